@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+// list, show, matrix, resolve: what is installed, what each backend can do, what resolves.
+#include "command.h"
+
+#include <switchyard/backendregistry.h>
+#include <switchyard/resolution.h>
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <sstream>
+
+namespace switchyard::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string join(const std::vector<std::string>& items, const std::string& sep = ",") {
+    std::string out;
+    for (const auto& i : items)
+        out += (out.empty() ? "" : sep) + i;
+    return out;
+}
+
+json dependency_json(const DependencyStatus& d) {
+    return {{"name", d.dependency.name},
+            {"kind", std::string(to_string(d.dependency.kind))},
+            {"hint", d.dependency.hint},
+            {"found", d.found},
+            {"location", d.location},
+            {"detail", d.detail}};
+}
+
+json cell_json(const DeclaredCell& c) {
+    return {{"key", c.key}, {"workspace_bytes", c.workspace_bytes}};
+}
+
+json summary_json(const BackendInfo& info) {
+    return {{"name", info.name},
+            {"source", std::string(to_string(info.source))},
+            {"tags", info.tags},
+            {"available", info.is_available()},
+            {"missing_deps", info.missing_dependencies()},
+            {"state", std::string(to_string(info.state))},
+            {"error", info.error},
+            {"description", info.description},
+            {"version", info.version}};
+}
+
+json detail_json(const BackendInfo& info) {
+    json j = summary_json(info);
+    const auto& caps = info.capabilities;
+    j["capabilities"] = {{"contract_version", caps.contract_version},
+                         {"min_core_version", caps.min_core_version ? json(*caps.min_core_version) : json(nullptr)},
+                         {"max_core_version", caps.max_core_version ? json(*caps.max_core_version) : json(nullptr)}};
+    j["dependencies"] = json::array();
+    for (const auto& d : info.dependencies)
+        j["dependencies"].push_back(dependency_json(d));
+    j["kernels"] = json::array();
+    for (const auto& c : info.declared_kernels)
+        j["kernels"].push_back(cell_json(c));
+    j["components"] = json::array();
+    for (const auto& c : info.declared_components)
+        j["components"].push_back(cell_json(c));
+    j["diagnostics"] = info.diagnostics;
+    j["manifest_path"] = info.manifest_path;
+    j["library_path"] = info.library_path;
+    j["shadowed_by"] = info.shadowed_by;
+    j["extra"] = info.extra;
+    return j;
+}
+
+int run_list(bool all, bool include_unavailable, const std::vector<std::string>& exclude_tags,
+             bool exclude_set, bool as_json) {
+    auto& registry = BackendRegistry::instance();
+    ListOptions options;
+    if (all)
+        options.exclude_tags.clear();
+    if (exclude_set)
+        options.exclude_tags = exclude_tags;
+    options.include_unavailable = include_unavailable;
+    const auto names = registry.list(options);
+    std::vector<BackendInfo> infos;
+    for (const auto& n : names)
+        infos.push_back(registry.info(n));
+    if (as_json) {
+        json out = json::array();
+        for (const auto& i : infos)
+            out.push_back(summary_json(i));
+        std::cout << out.dump(2) << "\n";
+        return Ok;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& i : infos)
+        rows.push_back({i.name, std::string(to_string(i.source)), std::string(to_string(i.state)), join(i.tags),
+                        i.is_available() ? i.description : i.error});
+    std::cout << format_table({"NAME", "SOURCE", "STATE", "TAGS", "DESCRIPTION / WHY NOT"}, rows);
+    if (!include_unavailable || !all)
+        std::cout << "\n(hidden: " << (all ? "" : "tags debug/experimental; ")
+                  << (include_unavailable ? "" : "unavailable backends; ")
+                  << "use --all --include-unavailable to see everything)\n";
+    return Ok;
+}
+
+int run_show(const std::string& name, bool as_json) {
+    auto& registry = BackendRegistry::instance();
+    // "show" is a real use: it loads a plugin so its registered cells can be compared.
+    std::string load_error;
+    try {
+        registry.lookup(name);
+    } catch (const InvalidBackend&) {
+        throw;
+    } catch (const std::exception& e) {
+        load_error = e.what();
+    }
+    const BackendInfo info = registry.info(name);
+    if (as_json) {
+        json j = detail_json(info);
+        if (!load_error.empty() && j["error"].get<std::string>().empty())
+            j["error"] = load_error;
+        std::cout << j.dump(2) << "\n";
+        return info.is_available() ? Ok : Failure;
+    }
+    std::ostringstream out;
+    out << info.name << "  (" << to_string(info.source) << ", " << to_string(info.state) << ")\n";
+    if (!info.description.empty())
+        out << "  " << info.description << "\n";
+    if (!info.version.empty())
+        out << "  version:          " << info.version << "\n";
+    out << "  tags:             " << (info.tags.empty() ? "-" : join(info.tags, ", ")) << "\n";
+    const auto& caps = info.capabilities;
+    out << "  contract version: " << caps.contract_version << "\n";
+    out << "  core versions:    " << caps.min_core_version.value_or("any") << " .. "
+        << caps.max_core_version.value_or("any") << "\n";
+    if (!info.manifest_path.empty())
+        out << "  manifest:         " << info.manifest_path << "\n";
+    if (!info.library_path.empty())
+        out << "  library:          " << info.library_path << "\n";
+    if (!info.shadowed_by.empty())
+        out << "  shadowed by:      " << info.shadowed_by << "\n";
+    out << "\nDependencies:\n";
+    if (info.dependencies.empty())
+        out << "  (none declared)\n";
+    for (const auto& d : info.dependencies) {
+        out << "  [" << (d.found ? "found  " : "MISSING") << "] " << d.dependency.name << " ("
+            << to_string(d.dependency.kind) << ")";
+        if (d.found)
+            out << " at " << d.location;
+        else
+            out << ": " << d.detail << (d.dependency.hint.empty() ? "" : "\n             install: " + d.dependency.hint);
+        out << "\n";
+    }
+    out << "\nKernels (" << info.declared_kernels.size() << "):\n";
+    for (const auto& c : info.declared_kernels)
+        out << "  " << TupleKey(c.key).to_string() << "  workspace " << c.workspace_bytes << " B\n";
+    if (!info.declared_components.empty()) {
+        out << "\nComponents (" << info.declared_components.size() << "):\n";
+        for (const auto& c : info.declared_components)
+            out << "  " << TupleKey(c.key).to_string() << "\n";
+    }
+    if (!info.diagnostics.empty()) {
+        out << "\nDiagnostics:\n";
+        for (const auto& d : info.diagnostics)
+            out << "  - " << d << "\n";
+    }
+    const std::string problem = !info.error.empty() ? info.error : load_error;
+    if (!problem.empty())
+        out << "\nProblem:\n  " << problem << "\n";
+    std::cout << out.str();
+    return info.is_available() ? Ok : Failure;
+}
+
+int run_matrix(bool as_json, bool as_csv, bool show_components) {
+    auto& registry = BackendRegistry::instance();
+    registry.ensure_initialized();
+    const json rows = show_components ? registry.component_registry().manifest_json()
+                                      : registry.kernel_registry().manifest_json();
+    const std::vector<std::string> fields =
+        show_components ? std::vector<std::string>{"kind", "device", "variant", "available", "source", "backend"}
+                        : std::vector<std::string>{"op", "device", "arch", "variant", "available", "source",
+                                                   "workspace_bytes", "backend"};
+    if (as_json) {
+        std::cout << rows.dump(2) << "\n";
+        return Ok;
+    }
+    auto text = [](const json& v) {
+        if (v.is_string())
+            return v.get<std::string>();
+        return v.dump();
+    };
+    if (as_csv) {
+        std::cout << join(fields) << "\n";
+        for (const auto& r : rows) {
+            std::vector<std::string> cells;
+            for (const auto& f : fields) {
+                std::string s = r.contains(f) ? text(r[f]) : "";
+                if (s.find_first_of(",\"\n") != std::string::npos) {
+                    std::string q = "\"";
+                    for (char c : s)
+                        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+                    s = q + "\"";
+                }
+                cells.push_back(s);
+            }
+            std::cout << join(cells) << "\n";
+        }
+        return Ok;
+    }
+    std::vector<std::string> header;
+    for (const auto& f : fields)
+        header.push_back(f == "workspace_bytes" ? "WORKSPACE" : [&] {
+            std::string u = f;
+            for (auto& c : u)
+                c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            return u;
+        }());
+    std::vector<std::vector<std::string>> table;
+    for (const auto& r : rows) {
+        std::vector<std::string> cells;
+        for (const auto& f : fields)
+            cells.push_back(f == "available" ? (r[f].get<bool>() ? "yes" : "no") : (r.contains(f) ? text(r[f]) : ""));
+        table.push_back(std::move(cells));
+    }
+    std::cout << format_table(header, table);
+    return Ok;
+}
+
+int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant, bool as_json) {
+    auto& registry = BackendRegistry::instance();
+    const Target target = parse_target(target_text);
+    const Resolution r = resolve_kernel(registry, op, target, variant);
+    if (as_json) {
+        std::cout << to_json(r).dump(2) << "\n";
+        return r.winner ? Ok : Failure;
+    }
+    std::cout << "Resolving " << op << " for " << target.device << (target.arch.empty() ? "" : ":" + target.arch)
+              << " (variant " << variant << "):\n";
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < r.rungs.size(); ++i) {
+        const auto& rung = r.rungs[i];
+        const bool win = r.winner && *r.winner == i;
+        rows.push_back({win ? "=>" : "", std::to_string(i + 1), rung.key.to_string(),
+                        rung.declared ? "declared" : "-", rung.declared ? (rung.available ? "available" : "unavailable") : "-",
+                        rung.backend, win ? "selected" : rung.why_not});
+    }
+    std::cout << format_table({"", "#", "KEY", "DECLARED", "HERE", "BACKEND", "NOTE"}, rows);
+    if (r.winner) {
+        std::cout << "\nSelected: " << r.rungs[*r.winner].key.to_string() << " from backend '"
+                  << r.rungs[*r.winner].backend << "'\n";
+    } else {
+        std::cout << "\nNothing resolves on this machine.\n";
+    }
+    if (r.first_declared && (!r.winner || *r.first_declared != *r.winner))
+        std::cout << "On hardware that has it, " << r.rungs[*r.first_declared].key.to_string()
+                  << " would be selected.\n";
+    return r.winner ? Ok : Failure;
+}
+
+} // namespace
+
+void add_registry_commands(CLI::App& app, Context& context) {
+    {
+        auto* cmd = app.add_subcommand("list", "List the installed backends (sorted)");
+        auto all = std::make_shared<bool>(false);
+        auto unavailable = std::make_shared<bool>(false);
+        auto json_out = std::make_shared<bool>(false);
+        auto tags = std::make_shared<std::vector<std::string>>();
+        cmd->add_flag("--all", *all, "Also show backends tagged debug or experimental");
+        cmd->add_flag("--include-unavailable", *unavailable, "Also show backends that cannot be used here");
+        auto* excl = cmd->add_option("--exclude-tags", *tags, "Hide backends with any of these tags (default: debug,experimental)")
+                         ->delimiter(',');
+        cmd->add_flag("--json", *json_out, "Machine-readable output");
+        set_action(cmd, context, [=] { return run_list(*all, *unavailable, *tags, excl->count() > 0, *json_out); });
+    }
+    {
+        auto* cmd = app.add_subcommand("show", "Everything known about one backend: capabilities, dependencies, cells, errors");
+        auto name = std::make_shared<std::string>();
+        auto json_out = std::make_shared<bool>(false);
+        cmd->add_option("NAME", *name, "Backend name")->required();
+        cmd->add_flag("--json", *json_out, "Machine-readable output");
+        set_action(cmd, context, [=] { return run_show(*name, *json_out); });
+    }
+    {
+        auto* cmd = app.add_subcommand("matrix", "Every declared kernel cell, available here or not (seed manifest order)");
+        auto json_out = std::make_shared<bool>(false);
+        auto csv_out = std::make_shared<bool>(false);
+        auto comps = std::make_shared<bool>(false);
+        auto* j = cmd->add_flag("--json", *json_out, "JSON rows");
+        cmd->add_flag("--csv", *csv_out, "CSV rows")->excludes(j);
+        cmd->add_flag("--components", *comps, "The component registry instead of the kernel registry");
+        set_action(cmd, context, [=] { return run_matrix(*json_out, *csv_out, *comps); });
+    }
+    {
+        auto* cmd = app.add_subcommand("resolve", "Walk the fallback chain of an op and explain every rung");
+        auto op = std::make_shared<std::string>();
+        auto target = std::make_shared<std::string>("cpu");
+        auto variant = std::make_shared<std::string>("default");
+        auto json_out = std::make_shared<bool>(false);
+        cmd->add_option("OP", *op, "Op name (flow_match_step, flow_sde_step, gemm, rms_norm, ...)")->required();
+        cmd->add_option("--target", *target, "DEVICE[:ARCH], e.g. cuda:sm_90, cpu:x86-64-v2, opencl (default: cpu)");
+        cmd->add_option("--variant", *variant, "Variant to look for on every rung (default: default)");
+        cmd->add_flag("--json", *json_out, "Machine-readable output");
+        set_action(cmd, context, [=] { return run_resolve(*op, *target, *variant, *json_out); });
+    }
+}
+
+} // namespace switchyard::cli

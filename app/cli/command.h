@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace switchyard::cli {
+
+/// Exit codes other tools rely on.
+enum ExitCode { Ok = 0, Failure = 1, Usage = 2 };
+
+/// Shared state of one invocation: the exit code the chosen subcommand produced.
+struct Context {
+    int exit_code = Ok;
+};
+
+/// Runs `fn` as the subcommand's action, mapping errors to exit codes and messages on
+/// stderr: unknown names and bad arguments -> 2 (with suggestions), anything else -> 1.
+void set_action(CLI::App* command, Context& context, std::function<int()> fn);
+
+/// A plain-text table with aligned columns.
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows);
+
+void add_registry_commands(CLI::App& app, Context& context);
+
+} // namespace switchyard::cli

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// switchyard-cli: the headless face of Switchyard (and its profiling worker).
+#include "command.h"
+
+#include <switchyard/version.h>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    using namespace switchyard;
+    CLI::App app{"Switchyard: explore the compute backends installed here, resolve kernels, profile them.\n"
+                 "Exit codes: 0 ok, 1 failure, 2 usage error or unknown name.",
+                 "switchyard-cli"};
+    app.set_version_flag("--version", std::string(core_version()) + " (" + std::string(core_git_hash()) + ")");
+    app.require_subcommand(1);
+    app.fallthrough(false);
+
+    cli::Context context;
+    cli::add_registry_commands(app, context);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? cli::Ok : cli::Usage;
+    }
+    return context.exit_code;
+}

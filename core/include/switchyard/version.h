@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace switchyard {
+
+/// Revision of the backend contract this core implements. A backend declaring a higher
+/// revision needs a newer Switchyard; lower revisions stay loadable (the contract is additive).
+inline constexpr int kContractVersion = 1;
+
+/// This core's release, "0.1.0".
+std::string_view core_version() noexcept;
+/// Git hash and build type the core was built from.
+std::string_view core_git_hash() noexcept;
+std::string_view core_build_type() noexcept;
+
+using VersionTriple = std::array<long long, 3>;
+
+/// The first three numeric components of a version ("1.2.3rc1" -> {1,2,3}), or nullopt
+/// when the string does not start with "N.N.N" (Python seed: ^(\d+)\.(\d+)\.(\d+)).
+std::optional<VersionTriple> parse_version(std::string_view text) noexcept;
+
+} // namespace switchyard

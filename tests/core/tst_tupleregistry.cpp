@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// Seed 004: tuple-keyed registries with availability, exact lookup, resolve_first, manifest.
+#include <switchyard/registries.h>
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+
+using namespace switchyard;
+
+namespace {
+
+KernelCell cell(TupleKey key, std::function<bool()> available = {}, std::int64_t workspace = 0, std::string backend = "t") {
+    KernelCell c;
+    c.key = std::move(key);
+    c.fn = [](const KernelArgs&) {};
+    c.available = std::move(available);
+    c.source = "registered";
+    c.backend = std::move(backend);
+    c.meta = {{"workspace_bytes", workspace}};
+    return c;
+}
+
+} // namespace
+
+class TestTupleRegistry : public QObject {
+    Q_OBJECT
+private slots:
+    void arityIsChecked_data() {
+        QTest::addColumn<QStringList>("parts");
+        QTest::addColumn<bool>("ok");
+        QTest::newRow("four") << QStringList{"gemm", "cpu", "generic", "reference"} << true;
+        QTest::newRow("three") << QStringList{"gemm", "cpu", "generic"} << false;
+        QTest::newRow("five") << QStringList{"gemm", "cpu", "generic", "reference", "x"} << false;
+        QTest::newRow("empty") << QStringList{} << false;
+    }
+    void arityIsChecked() {
+        QFETCH(QStringList, parts);
+        QFETCH(bool, ok);
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        std::vector<std::string> p;
+        for (const auto& s : parts)
+            p.push_back(s.toStdString());
+        TupleKey key(p);
+        if (ok) {
+            reg.put(cell(key));
+            QVERIFY(reg.lookup(key));
+        } else {
+            try {
+                reg.put(cell(key));
+                QFAIL("put with a wrong arity must throw");
+            } catch (const std::invalid_argument& e) {
+                const QString msg = QString::fromUtf8(e.what());
+                QVERIFY2(msg.contains("op, device, arch, variant"), qPrintable(msg));
+                QVERIFY2(msg.contains("kernels"), qPrintable(msg));
+            }
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, reg.lookup(key));
+            QCOMPARE(reg.size(), std::size_t{0});
+        }
+    }
+
+    void lookupIsExactAndIgnoresAvailability() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        reg.put(cell({"gemm", "cuda", "sm_90", "default"}, [] { return false; }));
+        auto c = reg.lookup({"gemm", "cuda", "sm_90", "default"});
+        QVERIFY(c);
+        QVERIFY(!c->is_available());
+        QVERIFY(!reg.lookup({"gemm", "cuda", "sm_80", "default"}));
+        QVERIFY(!reg.lookup({"gemm", "cuda", "sm_90", "Default"}));
+    }
+
+    void resolveFirst_data() {
+        // Each cell: key index -> availability (0 unavailable, 1 available, 2 predicate throws).
+        QTest::addColumn<QList<int>>("declared"); // per rung: -1 not declared, 0/1/2 as above
+        QTest::addColumn<int>("winner");          // rung index, -1 none
+        QTest::newRow("first available wins") << QList<int>{1, 1, 1} << 0;
+        QTest::newRow("skips undeclared") << QList<int>{-1, -1, 1} << 2;
+        QTest::newRow("skips unavailable") << QList<int>{0, 1, 1} << 1;
+        QTest::newRow("throwing predicate is unavailable") << QList<int>{2, -1, 1} << 2;
+        QTest::newRow("nothing resolves") << QList<int>{0, -1, 2} << -1;
+        QTest::newRow("empty registry") << QList<int>{-1, -1, -1} << -1;
+    }
+    void resolveFirst() {
+        QFETCH(QList<int>, declared);
+        QFETCH(int, winner);
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        const std::vector<TupleKey> chain = {{"gemm", "cuda", "sm_90", "default"},
+                                             {"gemm", "cuda", "generic", "default"},
+                                             {"gemm", "cpu", "generic", "reference"}};
+        for (int i = 0; i < declared.size(); ++i) {
+            const int d = declared[i];
+            if (d < 0)
+                continue;
+            std::function<bool()> pred = d == 1 ? std::function<bool()>([] { return true; })
+                                       : d == 0 ? std::function<bool()>([] { return false; })
+                                                : std::function<bool()>([]() -> bool { throw std::runtime_error("probe failed"); });
+            reg.put(cell(chain[static_cast<std::size_t>(i)], pred));
+        }
+        auto got = reg.resolve_first(chain);
+        if (winner < 0) {
+            QVERIFY(!got);
+        } else {
+            QVERIFY(got);
+            QVERIFY(got->key == chain[static_cast<std::size_t>(winner)]);
+        }
+    }
+
+    void putReplacesSameKey() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        reg.put(cell({"gemm", "cpu", "generic", "reference"}, {}, 1));
+        reg.put(cell({"gemm", "cpu", "generic", "reference"}, {}, 2));
+        QCOMPARE(reg.size(), std::size_t{1});
+        QCOMPARE(reg.lookup({"gemm", "cpu", "generic", "reference"})->meta["workspace_bytes"].get<int>(), 2);
+    }
+
+    void manifestListsEverythingSortedByStrings() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        // Inserted out of order; "sm_100" sorts before "sm_90" as a string, as in Python.
+        reg.put(cell({"rms_norm", "cpu", "generic", "reference"}));
+        reg.put(cell({"gemm", "cuda", "sm_90", "default"}, [] { return false; }, 4096));
+        reg.put(cell({"gemm", "cuda", "sm_100", "default"}, [] { return false; }));
+        reg.put(cell({"gemm", "cpu", "x86-64-v3", "default"}));
+        reg.put(cell({"flow_match_step", "opencl", "generic", "default"}, []() -> bool { throw 1; }));
+        const auto rows = reg.manifest_json();
+        QCOMPARE(rows.size(), std::size_t{5});
+        QStringList order;
+        for (const auto& r : rows)
+            order << QString::fromStdString(r["op"].get<std::string>() + "/" + r["device"].get<std::string>() + "/" +
+                                            r["arch"].get<std::string>());
+        QCOMPARE(order, (QStringList{"flow_match_step/opencl/generic", "gemm/cpu/x86-64-v3", "gemm/cuda/sm_100",
+                                     "gemm/cuda/sm_90", "rms_norm/cpu/generic"}));
+        QCOMPARE(rows[0]["available"].get<bool>(), false);
+        QCOMPARE(rows[1]["available"].get<bool>(), true);
+        QCOMPARE(rows[3]["available"].get<bool>(), false);
+        QCOMPARE(rows[3]["workspace_bytes"].get<int>(), 4096);
+        for (const auto& r : rows)
+            for (const char* f : {"op", "device", "arch", "variant", "available", "source", "workspace_bytes", "backend"})
+                QVERIFY2(r.contains(f), f);
+    }
+
+    void manifestOrderMatchesPython() {
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        if (python.isEmpty())
+            QSKIP("python3 is not installed: cannot compare with the seed's sorted(..., key=tuple(map(str, k)))");
+        const std::vector<std::vector<std::string>> keys = {
+            {"gemm", "cuda", "sm_90", "default"}, {"gemm", "cuda", "sm_100", "default"}, {"Gemm", "cpu", "generic", "x"},
+            {"gemm", "cpu", "generic", "reference"}, {"gemm", "cpu", "generic", "default"}, {"gemm_", "a", "b", "c"},
+            {"gem", "z", "z", "z"}, {"gemm", "cuda", "sm_9", "default"}, {"_x", "cpu", "generic", "reference"}};
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        QString literal = "[";
+        for (const auto& k : keys) {
+            reg.put(cell(TupleKey(k)));
+            literal += QStringLiteral("('%1','%2','%3','%4'),").arg(QString::fromStdString(k[0]), QString::fromStdString(k[1]),
+                                                                      QString::fromStdString(k[2]), QString::fromStdString(k[3]));
+        }
+        literal += "]";
+        QProcess p;
+        p.start(python, {"-c", "import sys\nfor k in sorted(" + literal + ", key=lambda k: tuple(map(str,k))): print('/'.join(k))"});
+        QVERIFY(p.waitForFinished(20000));
+        const QStringList expected = QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        QStringList got;
+        for (const auto& m : reg.manifest())
+            got << QString::fromStdString(m.cell->key[0] + "/" + m.cell->key[1] + "/" + m.cell->key[2] + "/" + m.cell->key[3]);
+        QCOMPARE(got, expected);
+    }
+
+    void componentsHaveThreeFields() {
+        ComponentRegistry reg("components", {"kind", "device", "variant"});
+        ComponentCell c;
+        c.key = {"vae", "cpu", "numpy"};
+        c.fn = [](const nlohmann::json&) { return std::shared_ptr<void>(); };
+        reg.put(c);
+        QVERIFY(reg.lookup({"vae", "cpu", "numpy"}));
+        c.key = {"vae", "cpu", "generic", "numpy"};
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, reg.put(c));
+    }
+
+    void replaceIfIsOneStep() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        reg.put(cell({"gemm", "cpu", "generic", "reference"}, {}, 0, "a"));
+        reg.put(cell({"gemm", "cpu", "generic", "default"}, {}, 0, "b"));
+        reg.replace_if([](const KernelCell& c) { return c.backend == "b"; },
+                       {cell({"gemm", "cpu", "generic", "fast"}, {}, 0, "b")});
+        QCOMPARE(reg.size(), std::size_t{2});
+        QVERIFY(!reg.lookup({"gemm", "cpu", "generic", "default"}));
+        QVERIFY(reg.lookup({"gemm", "cpu", "generic", "fast"}));
+        QCOMPARE(reg.erase_if([](const KernelCell& c) { return c.backend == "a"; }), std::size_t{1});
+        QCOMPARE(reg.size(), std::size_t{1});
+    }
+
+    void declaredCellIsLoadedWhenReached() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        const TupleKey key{"gemm", "opencl", "generic", "default"};
+        std::atomic<int> loads{0};
+        KernelCell placeholder;
+        placeholder.key = key;
+        placeholder.backend = "lazy";
+        placeholder.loader = [&] {
+            ++loads;
+            reg.put(cell(key, {}, 0, "lazy"));
+        };
+        reg.put(placeholder);
+        QVERIFY(!reg.lookup(key)->is_loaded());
+        auto got = reg.resolve_first({key, TupleKey{"gemm", "cpu", "generic", "reference"}});
+        QVERIFY(got);
+        QVERIFY(got->is_loaded());
+        QCOMPARE(loads.load(), 1);
+        QVERIFY(reg.resolve_first({key}));
+        QCOMPARE(loads.load(), 1);
+    }
+
+    void failedLoaderFallsThrough() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        KernelCell placeholder;
+        placeholder.key = {"gemm", "opencl", "generic", "default"};
+        placeholder.loader = [] { throw std::runtime_error("broken"); };
+        reg.put(placeholder);
+        reg.put(cell({"gemm", "cpu", "generic", "reference"}));
+        auto got = reg.resolve_first({TupleKey{"gemm", "opencl", "generic", "default"}, TupleKey{"gemm", "cpu", "generic", "reference"}});
+        QVERIFY(got);
+        QCOMPARE(QString::fromStdString(got->key[1]), QStringLiteral("cpu"));
+    }
+
+    void concurrentResolveAndPut() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        reg.put(cell({"gemm", "cpu", "generic", "reference"}));
+        const std::vector<TupleKey> chain = {{"gemm", "cuda", "sm_90", "default"}, {"gemm", "cpu", "generic", "reference"}};
+        std::atomic<bool> stop{false};
+        std::atomic<int> misses{0};
+        std::vector<std::thread> readers;
+        for (int t = 0; t < 4; ++t)
+            readers.emplace_back([&] {
+                while (!stop)
+                    if (!reg.resolve_first(chain))
+                        ++misses;
+            });
+        for (int i = 0; i < 2000; ++i) {
+            reg.put(cell({"gemm", "cuda", "sm_" + std::to_string(i % 50), "default"}, [] { return false; }));
+            reg.erase({"gemm", "cuda", "sm_" + std::to_string((i + 25) % 50), "default"});
+        }
+        stop = true;
+        for (auto& t : readers)
+            t.join();
+        QCOMPARE(misses.load(), 0); // the terminal rung never disappears
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTupleRegistry)
+#include "tst_tupleregistry.moc"
