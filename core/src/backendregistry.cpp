@@ -400,6 +400,25 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     entry->loaded = true;
 }
 
+bool BackendRegistry::is_usable(const Entry& entry) {
+    if (entry.info.state == BackendState::Invalid || !entry.info.shadowed_by.empty())
+        return false;
+    {
+        std::lock_guard lock(entry.state_mutex);
+        if (entry.failure)
+            return false;
+    }
+    for (const auto& d : entry.info.capabilities.optional_deps)
+        if (!check_dependency_cached(d).found)
+            return false;
+    try {
+        check_contract(entry.info.capabilities, entry.info.name);
+    } catch (const ContractMismatch&) {
+        return false;
+    }
+    return true;
+}
+
 BackendInfo BackendRegistry::snapshot_info(const Entry& entry) {
     BackendInfo info = entry.info;
     info.dependencies = check_dependencies(info.capabilities.optional_deps);
@@ -453,7 +472,7 @@ std::vector<std::string> BackendRegistry::list(const ListOptions& options) {
         });
         if (excluded)
             continue;
-        if (!options.include_unavailable && !snapshot_info(*e).is_available())
+        if (!options.include_unavailable && !is_usable(*e))
             continue;
         names.push_back(e->info.name);
     }

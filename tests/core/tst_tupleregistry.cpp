@@ -225,6 +225,34 @@ private slots:
         QCOMPARE(QString::fromStdString(got->key[1]), QStringLiteral("cpu"));
     }
 
+    void preparedChainAgreesWithPlain() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        std::atomic<bool> gpu{false};
+        const std::vector<TupleKey> keys = {{"gemm", "cuda", "sm_90", "default"}, {"gemm", "cuda", "generic", "default"},
+                                            {"gemm", "cpu", "generic", "reference"}};
+        PreparedChain<KernelFn> prepared(keys);
+        auto same = [&]() {
+            auto a = reg.resolve_first(keys);
+            auto b = reg.resolve_first(prepared);
+            return a.get() == b;
+        };
+        QVERIFY(!reg.resolve_first(prepared));
+        reg.put(cell(keys[2]));
+        QVERIFY(same());
+        QVERIFY(reg.resolve_first(prepared)->key == keys[2]);
+        reg.put(cell(keys[0], [&] { return gpu.load(); }));
+        QVERIFY(same());
+        QVERIFY(reg.resolve_first(prepared)->key == keys[2]);
+        gpu = true; // availability is re-checked on every call, not memoized
+        QVERIFY(same());
+        QVERIFY(reg.resolve_first(prepared)->key == keys[0]);
+        reg.erase(keys[0]);
+        QVERIFY(same());
+        QVERIFY(reg.resolve_first(prepared)->key == keys[2]);
+        KernelRegistry other("kernels", {"op", "device", "arch", "variant"});
+        QVERIFY(!other.resolve_first(prepared)); // a chain prepared for one registry is redone for another
+    }
+
     void concurrentResolveAndPut() {
         KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
         reg.put(cell({"gemm", "cpu", "generic", "reference"}));

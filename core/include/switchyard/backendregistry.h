@@ -173,6 +173,7 @@ private:
     void load_entry(const std::shared_ptr<Entry>& entry);
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
     BackendInfo snapshot_info(const Entry& entry);
+    static bool is_usable(const Entry& entry); // snapshot_info(entry).is_available(), without the copy
 
     KernelRegistry& m_kernels;
     ComponentRegistry& m_components;

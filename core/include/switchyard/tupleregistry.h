@@ -52,6 +52,30 @@ struct Registration {
     }
 };
 
+template <class Fn>
+class TupleRegistry;
+
+/// A fallback chain prepared for repeated resolution: it remembers which of its keys the
+/// registry declares, per registry generation, so resolving again only re-checks the
+/// declared cells' availability (the answer is the same as resolve_first over the keys).
+/// Not thread-safe: give each thread its own copy.
+template <class Fn>
+class PreparedChain {
+public:
+    PreparedChain() = default;
+    explicit PreparedChain(std::vector<TupleKey> keys) : m_keys(std::move(keys)) {}
+    const std::vector<TupleKey>& keys() const noexcept { return m_keys; }
+
+private:
+    friend class TupleRegistry<Fn>;
+    std::vector<TupleKey> m_keys;
+    std::uint64_t m_registry = 0;
+    std::uint64_t m_generation = ~0ull;
+    std::vector<std::shared_ptr<const Registration<Fn>>> m_declared;
+    std::shared_ptr<const Registration<Fn>> m_last; // the general path's answer
+    bool m_has_placeholder = false;
+};
+
 /// A registry keyed by an ordered tuple of strings, with availability-aware resolution
 /// (seed 004's TupleRegistry). Thread-safe: mutation takes a mutex and publishes an
 /// immutable snapshot; lookups read the snapshot without locking.
@@ -149,14 +173,17 @@ public:
     /// The first candidate that is declared and available wins (the fallback chain).
     /// A declared-but-not-loaded plugin cell is loaded on the way.
     CellPtr resolve_first(std::span<const TupleKey> chain) const {
+        const Table* table = &current();
         for (const auto& key : chain) {
-            const Table& table = current();
-            const Cell* cell = table.find_raw(key);
-            if (!cell || !cell->is_available())
+            const CellPtr* found = table->find_slot(key);
+            if (!found)
                 continue;
-            if (cell->is_loaded())
-                return table.find(key);
-            auto loader = cell->loader;
+            const Cell& cell = **found;
+            if (!cell.is_available())
+                continue;
+            if (cell.is_loaded())
+                return *found;
+            auto loader = cell.loader; // the table may be replaced while it runs
             if (loader) {
                 try {
                     loader();
@@ -166,9 +193,37 @@ public:
             auto fresh = snapshot()->find(key);
             if (fresh && fresh->is_loaded() && fresh->is_available())
                 return fresh;
+            table = &current();
         }
         return nullptr;
     }
+    /// resolve_first() for a prepared chain: one atomic load when the registry is unchanged.
+    /// The chain keeps the returned cell alive until it is resolved again or destroyed.
+    const Cell* resolve_first(PreparedChain<Fn>& chain) const {
+        if (chain.m_registry != m_id || chain.m_generation != m_generation.load(std::memory_order_acquire)) {
+            std::lock_guard lock(m_mutex);
+            chain.m_declared.clear();
+            chain.m_has_placeholder = false;
+            for (const auto& key : chain.m_keys) {
+                check_key(key);
+                if (auto cell = m_table->find(key)) {
+                    chain.m_has_placeholder |= !cell->is_loaded();
+                    chain.m_declared.push_back(std::move(cell));
+                }
+            }
+            chain.m_registry = m_id;
+            chain.m_generation = m_generation.load(std::memory_order_relaxed);
+        }
+        if (chain.m_has_placeholder) { // loading plugins on the way: take the general path
+            chain.m_last = resolve_first(std::span<const TupleKey>(chain.m_keys));
+            return chain.m_last.get();
+        }
+        for (const auto& cell : chain.m_declared)
+            if (cell->is_available())
+                return cell.get();
+        return nullptr;
+    }
+
     CellPtr resolve_first(std::initializer_list<TupleKey> chain) const {
         return resolve_first(std::span<const TupleKey>(chain.begin(), chain.size()));
     }
@@ -217,32 +272,25 @@ private:
             m_slots.assign(cap, Slot{});
             for (const auto& e : m_entries) {
                 std::size_t i = e->key.hash() & m_mask;
-                while (m_slots[i].cell)
+                while (m_slots[i].owner)
                     i = (i + 1) & m_mask;
-                m_slots[i] = Slot{e->key.hash(), e.get(), &e};
+                m_slots[i] = Slot{e->key.hash(), &e};
             }
         }
-        const Cell* find_raw(const TupleKey& key) const noexcept {
+        const CellPtr* find_slot(const TupleKey& key) const noexcept {
             if (m_slots.empty())
                 return nullptr;
             for (std::size_t i = key.hash() & m_mask;; i = (i + 1) & m_mask) {
                 const Slot& s = m_slots[i];
-                if (!s.cell)
+                if (!s.owner)
                     return nullptr;
-                if (s.hash == key.hash() && s.cell->key == key)
-                    return s.cell;
+                if (s.hash == key.hash() && (*s.owner)->key == key)
+                    return s.owner;
             }
         }
         CellPtr find(const TupleKey& key) const {
-            if (m_slots.empty())
-                return nullptr;
-            for (std::size_t i = key.hash() & m_mask;; i = (i + 1) & m_mask) {
-                const Slot& s = m_slots[i];
-                if (!s.cell)
-                    return nullptr;
-                if (s.hash == key.hash() && s.cell->key == key)
-                    return *s.owner;
-            }
+            const CellPtr* slot = find_slot(key);
+            return slot ? *slot : nullptr;
         }
         const std::vector<CellPtr>& entries() const noexcept { return m_entries; }
         std::size_t size() const noexcept { return m_entries.size(); }
@@ -250,8 +298,7 @@ private:
     private:
         struct Slot {
             std::size_t hash = 0;
-            const Cell* cell = nullptr;
-            const CellPtr* owner = nullptr;
+            const CellPtr* owner = nullptr; // points into m_entries, which never changes
         };
         std::vector<CellPtr> m_entries;
         std::vector<Slot> m_slots;

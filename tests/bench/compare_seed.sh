@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs BM_ResolveFirst7Rungs and the Python seed's resolve_first on the same chain in one
+# run and prints the ratio. Usage: tests/bench/compare_seed.sh [build-dir] [seed004.txt]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+seed=${2:-$(ls "$root"/../shared/seeds/004_*.txt 2>/dev/null | head -n1)}
+[ -f "$seed" ] || { echo "seed 004 not found; pass its path as the second argument" >&2; exit 2; }
+bench="$build/bin/bench/bench_registry"
+[ -x "$bench" ] || { echo "$bench not built (cmake --build $build --target bench_registry)" >&2; exit 2; }
+json=$("$bench" --benchmark_filter='BM_ResolveFirst7Rungs' --benchmark_repetitions=5 \
+    --benchmark_report_aggregates_only=true --benchmark_format=json 2>/dev/null)
+py_ns=$(python3 "$root/tests/bench/seed_resolve.py" "$seed")
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); py = float(sys.argv[2])
+for b in d["benchmarks"]:
+    if b["name"].endswith("_median"):
+        ns = b["real_time"]
+        name = b["name"][:-len("_median")]
+        print(f"{name}: C++ {ns:.1f} ns, Python seed {py:.1f} ns, ratio {py / ns:.0f}x (goal >= 50x)")
+' "$json" "$py_ns"

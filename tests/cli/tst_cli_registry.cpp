@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// switchyard-cli list/show/matrix/resolve as other tools use it: output, --json, exit codes.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run cli(const QStringList& args) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("SWITCHYARD_PLUGIN_PATH", "");
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
+    if (!p.waitForFinished(60000))
+        return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QJsonDocument parse(const QByteArray& bytes) {
+    QJsonParseError error;
+    auto doc = QJsonDocument::fromJson(bytes, &error);
+    if (error.error != QJsonParseError::NoError)
+        qWarning("not JSON (%s): %s", qPrintable(error.errorString()), bytes.left(400).constData());
+    return doc;
+}
+
+} // namespace
+
+class TestCliRegistry : public QObject {
+    Q_OBJECT
+private slots:
+    void exitCodes_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("stderrContains");
+        QTest::newRow("list") << QStringList{"list"} << 0 << "";
+        QTest::newRow("no subcommand") << QStringList{} << 2 << "";
+        QTest::newRow("unknown subcommand") << QStringList{"lsit"} << 2 << "";
+        QTest::newRow("unknown option") << QStringList{"list", "--bogus"} << 2 << "";
+        QTest::newRow("show unknown name") << QStringList{"show", "cpuu"} << 2 << "did you mean: 'cpu'?";
+        QTest::newRow("show without name") << QStringList{"show"} << 2 << "";
+        QTest::newRow("resolve unknown op") << QStringList{"resolve", "gemn"} << 2 << "did you mean: 'gemm'?";
+        QTest::newRow("resolve bad device") << QStringList{"resolve", "gemm", "--target", "tpu"} << 2 << "known devices: cpu, cuda, opencl";
+        QTest::newRow("resolve bad arch") << QStringList{"resolve", "gemm", "--target", "cuda:volta"} << 2 << "unknown arch 'volta'";
+        QTest::newRow("resolve unknown variant falls back") << QStringList{"resolve", "gemm", "--variant", "nope"} << 0 << "";
+        QTest::newRow("matrix json and csv") << QStringList{"matrix", "--json", "--csv"} << 2 << "";
+        QTest::newRow("help") << QStringList{"--help"} << 0 << "";
+    }
+    void exitCodes() {
+        QFETCH(QStringList, args);
+        QFETCH(int, code);
+        QFETCH(QString, stderrContains);
+        const Run r = cli(args);
+        QCOMPARE(r.code, code);
+        QVERIFY2(QString::fromUtf8(r.err).contains(stderrContains), r.err.constData());
+    }
+
+    void listJson() {
+        const Run r = cli({"list", "--json", "--all", "--include-unavailable"});
+        QCOMPARE(r.code, 0);
+        const auto rows = parse(r.out).array();
+        QVERIFY(!rows.isEmpty());
+        bool sawCpu = false;
+        QString previous;
+        for (const auto& v : rows) {
+            const auto o = v.toObject();
+            for (const char* f : {"name", "source", "tags", "available", "missing_deps", "state", "error"})
+                QVERIFY2(o.contains(f), f);
+            QVERIFY(previous <= o["name"].toString()); // sorted
+            previous = o["name"].toString();
+            if (o["name"].toString() == "cpu") {
+                sawCpu = true;
+                QCOMPARE(o["source"].toString(), QStringLiteral("builtin"));
+                QCOMPARE(o["available"].toBool(), true);
+                QCOMPARE(o["state"].toString(), QStringLiteral("loaded"));
+            }
+        }
+        QVERIFY(sawCpu);
+    }
+
+    void showJson() {
+        const Run r = cli({"show", "cpu", "--json"});
+        QCOMPARE(r.code, 0);
+        const auto o = parse(r.out).object();
+        QCOMPARE(o["name"].toString(), QStringLiteral("cpu"));
+        QCOMPARE(o["capabilities"].toObject()["contract_version"].toInt(), 1);
+        QVERIFY(o["dependencies"].isArray());
+        bool sawReference = false;
+        for (const auto& k : o["kernels"].toArray()) {
+            const auto key = k.toObject()["key"].toArray();
+            QCOMPARE(key.size(), 4);
+            if (key[3].toString() == "reference")
+                sawReference = true;
+        }
+        QVERIFY(sawReference);
+    }
+
+    void showHuman() {
+        const Run r = cli({"show", "cpu"});
+        QCOMPARE(r.code, 0);
+        const QString text = QString::fromUtf8(r.out);
+        QVERIFY(text.startsWith("cpu  (builtin, loaded)"));
+        QVERIFY(text.contains("(gemm, cpu, generic, reference)"));
+        QVERIFY(text.contains("Dependencies:"));
+    }
+
+    void matrixJsonIsTheSeedManifest() {
+        const Run r = cli({"matrix", "--json"});
+        QCOMPARE(r.code, 0);
+        const auto rows = parse(r.out).array();
+        QVERIFY(rows.size() >= 4);
+        QStringList previous;
+        for (const auto& v : rows) {
+            const auto o = v.toObject();
+            for (const char* f : {"op", "device", "arch", "variant", "available", "source", "workspace_bytes", "backend"})
+                QVERIFY2(o.contains(f), f);
+            const QStringList key{o["op"].toString(), o["device"].toString(), o["arch"].toString(), o["variant"].toString()};
+            if (!previous.isEmpty()) {
+                // sorted by the key rendered as strings, field by field
+                bool less = false;
+                for (int i = 0; i < 4; ++i) {
+                    if (previous[i] != key[i]) {
+                        less = previous[i].toUtf8() < key[i].toUtf8();
+                        break;
+                    }
+                }
+                QVERIFY2(less, qPrintable(previous.join('/') + " before " + key.join('/')));
+            }
+            previous = key;
+        }
+    }
+
+    void matrixCsv() {
+        const Run r = cli({"matrix", "--csv"});
+        QCOMPARE(r.code, 0);
+        const QStringList lines = QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.first(), QStringLiteral("op,device,arch,variant,available,source,workspace_bytes,backend"));
+        QVERIFY(lines.contains("gemm,cpu,generic,reference,true,builtin,0,cpu"));
+    }
+
+    void resolveJson_data() {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<int>("rungs");
+        QTest::newRow("cuda sm_90 on a machine without it") << "cuda:sm_90" << 7;
+        QTest::newRow("opencl") << "opencl" << 2;
+        QTest::newRow("cpu reference") << "cpu:generic" << 2;
+    }
+    void resolveJson() {
+        QFETCH(QString, target);
+        QFETCH(int, rungs);
+        const Run r = cli({"resolve", "rms_norm", "--target", target, "--json"});
+        QCOMPARE(r.code, 0);
+        const auto o = parse(r.out).object();
+        const auto chain = o["rungs"].toArray();
+        QCOMPARE(chain.size(), rungs);
+        const auto last = chain.last().toObject();
+        QCOMPARE(last["device"].toString(), QStringLiteral("cpu"));
+        QCOMPARE(last["variant"].toString(), QStringLiteral("reference"));
+        QVERIFY(last["declared"].toBool());
+        QVERIFY(!o["winner"].isNull());
+        for (const auto& v : chain) {
+            const auto rung = v.toObject();
+            if (!rung["available"].toBool())
+                QVERIFY(!rung["why_not"].toString().isEmpty());
+        }
+    }
+
+    void resolveHuman() {
+        const Run r = cli({"resolve", "gemm", "--target", "cpu:generic", "--variant", "reference"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(QString::fromUtf8(r.out).contains("Selected: (gemm, cpu, generic, reference) from backend 'cpu'"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliRegistry)
+#include "tst_cli_registry.moc"
