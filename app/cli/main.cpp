@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // switchyard-cli: the headless face of Switchyard (and its profiling worker).
 #include "command.h"
+#include "cmd_doctor.h"
+#include "cmd_profile.h"
 
 #include <switchyard/version.h>
 
@@ -17,6 +19,8 @@ int main(int argc, char** argv) {
 
     cli::Context context;
     cli::add_registry_commands(app, context);
+    cli::add_profile_commands(app, context);
+    cli::add_doctor_command(app, context);
 
     try {
         app.parse(argc, argv);

@@ -46,7 +46,8 @@ DependencyStatus check_dependency(const Dependency& dependency) {
             status.location = resolved.path;
             return status;
         }
-        status.detail = "the dynamic loader cannot resolve " + dependency.name + " (" + resolved.detail + ")";
+        status.detail =
+            "the dynamic loader cannot resolve " + dependency.name + " (" + resolved.detail + ")";
         break;
     }
     case DependencyKind::File:

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// doctor: everything a support engineer needs in one paste.
+#include "cmd_doctor.h"
+
+#include <switchyard/backendregistry.h>
+#include <switchyard/doctor.h>
+#include <switchyard/pluginsearchpath.h>
+
+#include <iostream>
+#include <memory>
+
+namespace switchyard::cli {
+
+void add_doctor_command(CLI::App& app, Context& context) {
+    struct Options {
+        bool json = false;
+        bool markdown = false;
+    };
+    auto options = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand(
+        "doctor", "Diagnose this machine: build, OS, devices, plugin search path, every backend "
+                  "and every problem "
+                  "with what to do about it. Loads no plugin. Exit 1 when an error is found.");
+    auto* json_flag = cmd->add_flag("--json", options->json, "Machine-readable report");
+    cmd->add_flag("--markdown", options->markdown, "A Markdown report to paste into a ticket")
+        ->excludes(json_flag);
+    set_action(cmd, context, [options]() {
+        const auto report = DoctorReport::collect(BackendRegistry::instance(),
+                                                  PluginSearchPath::from_environment());
+        if (options->json)
+            std::cout << report.to_json().dump(2) << "\n";
+        else if (options->markdown)
+            std::cout << report.to_markdown();
+        else
+            std::cout << report.to_text();
+        return report.has_errors() ? Failure : Ok;
+    });
+}
+
+} // namespace switchyard::cli

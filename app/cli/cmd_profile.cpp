@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+// profile (out-of-process runs), compare (two reports), hardware (what this machine is).
+#include "cmd_profile.h"
+
+#include <switchyard/compare.h>
+#include <switchyard/deviceregistry.h>
+#include <switchyard/hardware.h>
+#include <switchyard/profiler.h>
+#include <switchyard/report.h>
+#include <switchyard/workercontroller.h>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace switchyard::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+std::string human_time(double s) {
+    if (s <= 0)
+        return "-";
+    if (s < 1e-6)
+        return fmt("%.1f ns", s * 1e9);
+    if (s < 1e-3)
+        return fmt("%.2f us", s * 1e6);
+    if (s < 1)
+        return fmt("%.3f ms", s * 1e3);
+    return fmt("%.3f s", s);
+}
+
+std::vector<std::string> row_cells(const ProfileRow& r) {
+    const bool m = r.measured();
+    return {r.spec.op,
+            r.spec.size,
+            r.spec.device,
+            r.spec.backend,
+            r.spec.arch + "/" + r.spec.variant,
+            r.status,
+            m ? human_time(r.stats.median) : "-",
+            m ? fmt("%.2f", r.gbps) : "-",
+            m ? fmt("%.2f", r.gflops) : "-",
+            m && r.bandwidth_fraction > 0 ? fmt("%.0f%%", r.bandwidth_fraction * 100) : "-",
+            m ? fmt("%.2f%%", r.stats.rel_noise * 100) : "-",
+            m ? std::to_string(r.stats.count) : "-",
+            r.parity.verdict()};
+}
+
+const std::vector<std::string> kRowHeader = {"op",     "size",   "device", "backend", "arch/variant",
+                                             "status", "median", "GB/s",   "GFLOP/s", "%peak BW",
+                                             "noise",  "samples", "parity"};
+
+struct ProfileOptions {
+    std::vector<std::string> ops, devices, sizes;
+    bool all_variants = false, cold = false, json = false, jsonl = false, csv = false, in_process = false;
+    std::string variant = "default", output;
+    double timeout = 10, budget = 1.0, noise = 0.5, warmup = 0.05;
+    std::int64_t min_samples = 10, seed = 0x5eed;
+};
+
+ProfileSettings to_settings(const ProfileOptions& o) {
+    ProfileSettings s;
+    s.ops = o.ops;
+    s.devices = o.devices;
+    for (const auto& token : o.sizes) {
+        const auto colon = token.find(':');
+        if (colon == std::string::npos)
+            s.sizes["*"].push_back(token);
+        else
+            s.sizes[token.substr(0, colon)].push_back(token.substr(colon + 1));
+    }
+    s.all_variants = o.all_variants;
+    s.variant = o.variant;
+    s.cold = o.cold;
+    if (o.timeout <= 0 || o.budget < 0 || o.noise < 0 || o.warmup < 0 || o.min_samples < 1)
+        throw std::invalid_argument("--timeout must be positive; --budget, --max-noise, --warmup non-negative; "
+                                    "--min-samples at least 1");
+    s.row_timeout_s = o.timeout;
+    s.time_budget_s = o.budget;
+    s.max_noise = o.noise / 100.0;
+    s.warmup_s = o.warmup;
+    s.min_samples = o.min_samples;
+    s.seed = std::uint64_t(o.seed);
+    return s;
+}
+
+int run_profile(const ProfileOptions& o) {
+    const auto settings = to_settings(o);
+    const bool human = !o.json && !o.jsonl && !o.csv;
+    auto line = [](const json& j) { std::cout << j.dump() << std::endl; };
+    Report report;
+    std::size_t total = 0;
+    // Human mode: one progress line per finished row on stderr, the table at the end.
+    auto print_row = [&](const ProfileRow& r) {
+        if (human)
+            std::cerr << "[" << r.spec.index + 1 << "/" << total << "] " << r.spec.label() << " ["
+                      << r.spec.backend << "]: " << r.status << std::endl;
+    };
+    if (o.in_process) {
+        Profiler profiler(settings);
+        const auto plan = profiler.plan();
+        total = plan.size();
+        report.context = profiler.context();
+        if (o.jsonl) {
+            line({{"event", "context"}, {"context", report.context}});
+            auto p = json::array();
+            for (const auto& r : plan)
+                p.push_back(r.to_json());
+            line({{"event", "plan"}, {"rows", p}});
+        }
+        for (const auto& spec : plan) {
+            auto row = profiler.run_row(spec);
+            if (o.jsonl)
+                line({{"event", "row"}, {"row", row.to_json()}});
+            print_row(row);
+            report.rows.push_back(std::move(row));
+        }
+    } else {
+        WorkerController::Options wo;
+        wo.executable = "/proc/self/exe";
+        wo.settings = settings;
+        WorkerController controller(wo);
+        WorkerController::Callbacks cb;
+        cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
+        if (o.jsonl) {
+            cb.on_context = [&](const json& c) { line({{"event", "context"}, {"context", c}}); };
+            cb.on_plan = [&](const std::vector<RowSpec>& plan) {
+                total = plan.size();
+                auto p = json::array();
+                for (const auto& r : plan)
+                    p.push_back(r.to_json());
+                line({{"event", "plan"}, {"rows", p}});
+            };
+            cb.on_row_start = [&](const RowSpec& r) { line({{"event", "row_start"}, {"index", r.index}}); };
+            cb.on_progress = [&](std::int64_t i, const std::string& phase, std::int64_t n) {
+                line({{"event", "progress"}, {"index", i}, {"phase", phase}, {"samples", n}});
+            };
+        }
+        cb.on_row = [&](const ProfileRow& r) {
+            if (o.jsonl)
+                line({{"event", "row"}, {"row", r.to_json()}});
+            print_row(r);
+        };
+        cb.on_worker_stderr = [](const std::string& l) { std::cerr << "worker: " << l << "\n"; };
+        try {
+            report = controller.run(cb);
+        } catch (const WorkerUsageError& e) {
+            throw std::invalid_argument(e.what());
+        }
+    }
+    std::int64_t bad = 0;
+    for (const auto& r : report.rows)
+        bad += r.status != "ok";
+    if (o.jsonl)
+        line({{"event", "done"}, {"rows", report.rows.size()}, {"not_ok", bad}});
+    if (o.json)
+        std::cout << report.to_json().dump(1) << "\n";
+    if (o.csv)
+        std::cout << report.to_csv();
+    if (human) {
+        std::vector<std::vector<std::string>> table;
+        for (const auto& r : report.rows)
+            table.push_back(row_cells(r));
+        std::cout << format_table(kRowHeader, table);
+        for (const auto& r : report.rows)
+            if (r.status != "ok" && !r.reason.empty())
+                std::cout << r.spec.label() << " [" << r.spec.backend << "]: " << r.status << ": "
+                          << r.reason.substr(0, 400) << "\n";
+        if (report.context.contains("warnings"))
+            for (const auto& w : report.context["warnings"])
+                if (w.is_string())
+                    std::cout << "warning: " << w.get<std::string>() << "\n";
+        for (const auto& r : report.rows)
+            for (const auto& w : r.warnings)
+                std::cout << "warning: " << r.spec.label() << ": " << w << "\n";
+        std::cout << report.rows.size() << " rows, " << bad << " not ok\n";
+    }
+    if (!o.output.empty())
+        report.save(o.output);
+    return bad ? Failure : Ok;
+}
+
+int run_worker(const std::string& settings_text, std::int64_t start, const std::string& peaks_text) {
+    // The protocol gets the real stdout; anything a kernel prints goes to stderr.
+    const int proto = dup(STDOUT_FILENO);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    ProfileSettings settings;
+    CpuPeaks peaks;
+    bool have_peaks = false;
+    try {
+        settings = ProfileSettings::from_json(json::parse(settings_text));
+        if (!peaks_text.empty()) {
+            const auto p = json::parse(peaks_text);
+            peaks.triad_gbs = p.at("triad_gbs").get<double>();
+            peaks.triad_bytes = p.at("triad_bytes").get<std::int64_t>();
+            peaks.fma_gflops = p.at("fma_gflops").get<double>();
+            have_peaks = true;
+        }
+    } catch (const std::exception& e) {
+        const std::string msg = json({{"event", "fatal"}, {"usage", true}, {"message", std::string("worker: bad arguments: ") + e.what()}}).dump() + "\n";
+        (void)!::write(proto, msg.data(), msg.size());
+        return Usage;
+    }
+    return run_profile_worker(settings, start, have_peaks ? &peaks : nullptr, proto);
+}
+
+int run_compare(const std::string& a_path, const std::string& b_path, bool as_json, double alpha) {
+    const auto a = Report::load(a_path);
+    const auto b = Report::load(b_path);
+    CompareOptions options;
+    options.alpha = alpha;
+    const auto c = Comparison::of(a, b, options);
+    if (as_json) {
+        auto j = c.to_json();
+        j["a"] = a_path;
+        j["b"] = b_path;
+        std::cout << j.dump(1) << "\n";
+    } else {
+        std::cout << "A: " << a_path << "\nB: " << b_path << "\n\n" << c.to_text();
+    }
+    return Ok;
+}
+
+int run_hardware(bool as_json, bool probe) {
+    const auto& cpu = cpu_info();
+    const auto host = host_info();
+    auto devices = DeviceRegistry::instance().devices();
+    if (probe)
+        for (auto& d : devices)
+            d->prepare();
+    if (as_json) {
+        json j = {{"cpu", cpu.to_json()}, {"host", host.to_json()}, {"devices", json::array()},
+                  {"warnings", host_measurement_warnings()}};
+        if (probe)
+            j["cpu_peaks"] = cpu_peaks().to_json();
+        for (const auto& d : devices)
+            j["devices"].push_back(d->info().to_json());
+        std::cout << j.dump(1) << "\n";
+        return Ok;
+    }
+    std::cout << "CPU:      " << cpu.brand << " (" << cpu.vendor << ", " << cpu.microarchitecture << ", family "
+              << cpu.family << " model " << cpu.model << " stepping " << cpu.stepping << ")\n";
+    std::cout << "Cores:    " << cpu.physical_cores << " physical, " << cpu.logical_cpus << " logical (this process)\n";
+    std::cout << "Caches:  ";
+    for (const auto& c : cpu.caches)
+        std::cout << " L" << c.level << (c.type == "data" ? "d" : c.type == "instruction" ? "i" : "") << " "
+                  << (c.size_bytes >= (1 << 20) ? std::to_string(c.size_bytes >> 20) + " MiB"
+                                                : std::to_string(c.size_bytes >> 10) + " KiB");
+    std::cout << "\nISA:      " << cpu.architecture << ", levels:";
+    for (const auto& l : cpu.isa_levels)
+        std::cout << " " << l;
+    std::cout << " (best: " << cpu.best_level << ")\nFeatures: ";
+    for (std::size_t i = 0; i < cpu.features.size(); ++i)
+        std::cout << (i ? " " : "") << cpu.features[i];
+    std::cout << "\nHost:     " << host.hostname << ", " << host.distro << ", " << host.os << "\n";
+    std::cout << "Memory:   " << (host.memory_bytes >> 20) << " MiB\n";
+    std::cout << "Governor: " << (host.governor.empty() ? "(not readable)" : host.governor) << "\n\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& d : devices) {
+        const auto& i = d->info();
+        rows.push_back({i.id, i.name, i.arch, i.peak_bandwidth_gbs > 0 ? fmt("%.1f GB/s", i.peak_bandwidth_gbs) : "-",
+                        i.peak_gflops > 0 ? fmt("%.0f GFLOP/s", i.peak_gflops) : "-",
+                        i.has_device_timer ? "device" : "host"});
+    }
+    std::cout << format_table({"device", "name", "arch", "peak bandwidth", "peak fp32", "timer"}, rows);
+    for (const auto& d : devices) {
+        const auto& i = d->info();
+        if (!i.peak_bandwidth_source.empty())
+            std::cout << "  " << i.id << " bandwidth: " << i.peak_bandwidth_source << "\n";
+        if (!i.peak_gflops_source.empty())
+            std::cout << "  " << i.id << " fp32: " << i.peak_gflops_source << "\n";
+    }
+    for (const auto& w : host_measurement_warnings())
+        std::cout << "warning: " << w << "\n";
+    return Ok;
+}
+
+} // namespace
+
+void add_profile_commands(CLI::App& app, Context& context) {
+    {
+        auto o = std::make_shared<ProfileOptions>();
+        auto* cmd = app.add_subcommand(
+            "profile", "Measure kernels (ops x sizes x devices x cells) in a worker process; compare with the CPU reference");
+        cmd->add_option("--op", o->ops, "Ops to profile (default: all)")->delimiter(',');
+        cmd->add_option("--device", o->devices, "Device ids or kinds: cpu, cuda, cuda:0 (default: all)")->delimiter(',');
+        cmd->add_option("--sizes", o->sizes,
+                        "Sizes: N, BxD, MxNxK or a single number (K/M suffixes); OP:SIZE for one op only "
+                        "(default: a sweep per op)")
+            ->delimiter(',');
+        cmd->add_flag("--all-variants", o->all_variants, "Every available variant, not only the resolved cell");
+        cmd->add_option("--variant", o->variant, "The variant resolution asks for")->capture_default_str();
+        cmd->add_flag("--cold", o->cold, "Evict the caches before every sample");
+        auto* j = cmd->add_flag("--json", o->json, "Print the report as JSON at the end");
+        auto* jl = cmd->add_flag("--jsonl", o->jsonl, "Stream JSON lines: context, plan, progress, one per row");
+        auto* c = cmd->add_flag("--csv", o->csv, "Print the rows as CSV at the end");
+        j->excludes(jl)->excludes(c);
+        jl->excludes(c);
+        cmd->add_option("-o,--output", o->output, "Write the JSON report to this file");
+        cmd->add_option("--timeout", o->timeout, "Seconds a row may go without progress before it is killed")
+            ->capture_default_str();
+        cmd->add_option("--budget", o->budget, "Sampling time budget per row, seconds")->capture_default_str();
+        cmd->add_option("--max-noise", o->noise, "Stop sampling under this relative noise, percent")
+            ->capture_default_str();
+        cmd->add_option("--min-samples", o->min_samples, "At least this many samples")->capture_default_str();
+        cmd->add_option("--warmup", o->warmup, "Warm-up seconds per row")->capture_default_str();
+        cmd->add_option("--seed", o->seed, "Input seed")->capture_default_str();
+        cmd->add_flag("--in-process", o->in_process, "Run the kernels in this process (no crash isolation)");
+        set_action(cmd, context, [o] { return run_profile(*o); });
+    }
+    {
+        auto settings = std::make_shared<std::string>();
+        auto peaks = std::make_shared<std::string>();
+        auto start = std::make_shared<std::int64_t>(0);
+        auto* cmd = app.add_subcommand("__profile-worker", "internal: the profiling worker");
+        cmd->group(""); // hidden
+        cmd->add_option("--settings", *settings)->required();
+        cmd->add_option("--start", *start);
+        cmd->add_option("--peaks", *peaks);
+        cmd->callback([&context, settings, start, peaks] { context.exit_code = run_worker(*settings, *start, *peaks); });
+    }
+    {
+        auto a = std::make_shared<std::string>();
+        auto b = std::make_shared<std::string>();
+        auto as_json = std::make_shared<bool>(false);
+        auto alpha = std::make_shared<double>(0.05);
+        auto* cmd = app.add_subcommand("compare", "Compare two profile reports row by row (Mann-Whitney U verdicts)");
+        cmd->add_option("A", *a, "Baseline report (JSON)")->required();
+        cmd->add_option("B", *b, "Contender report (JSON)")->required();
+        cmd->add_flag("--json", *as_json, "Machine-readable output");
+        cmd->add_option("--alpha", *alpha, "Significance level of the U test")->capture_default_str();
+        set_action(cmd, context, [=] { return run_compare(*a, *b, *as_json, *alpha); });
+    }
+    {
+        auto as_json = std::make_shared<bool>(false);
+        auto no_probe = std::make_shared<bool>(false);
+        auto* cmd = app.add_subcommand("hardware", "The CPU, caches, ISA levels and devices of this machine");
+        cmd->add_flag("--json", *as_json, "Machine-readable output");
+        cmd->add_flag("--no-probe", *no_probe, "Skip the bandwidth and FMA probes (peaks stay unknown)");
+        set_action(cmd, context, [=] { return run_hardware(*as_json, !*no_probe); });
+    }
+}
+
+} // namespace switchyard::cli

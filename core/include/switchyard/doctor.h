@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/backendregistry.h>
+#include <switchyard/elfdeps.h>
+#include <switchyard/pluginsearchpath.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// One thing wrong on this machine, and what to do about it.
+struct DoctorProblem {
+    enum class Severity { Error, Warning, Info };
+    Severity severity = Severity::Error;
+    std::string subject; // a backend name, a folder, a library
+    std::string problem;
+    std::string fix;
+};
+std::string_view to_string(DoctorProblem::Severity severity) noexcept;
+
+/// The whole machine in one report a support engineer can paste into a ticket
+/// (`switchyard-cli doctor`). Collecting it opens no plugin library: plugin libraries'
+/// dependencies are read from their ELF files (ElfDependencyResolver).
+struct DoctorReport {
+    nlohmann::json build;  // version, git hash, build type, compiler, options
+    nlohmann::json system; // OS, kernel, machine, CPU, memory
+    nlohmann::json devices = nlohmann::json::array(); // {"kind", "name", "detail"}
+    std::vector<PluginDirectoryScan> search_path;
+    std::vector<BackendInfo> backends;
+    std::vector<ElfDependencyReport> libraries; // one per plugin library that exists
+    std::vector<DoctorProblem> problems;
+
+    /// True when some problem is an error (the CLI exits 1).
+    bool has_errors() const;
+
+    nlohmann::json to_json() const;
+    std::string to_markdown() const;
+    std::string to_text() const;
+
+    /// Examines `registry` (initialising it, loading nothing) and `path`.
+    static DoctorReport collect(BackendRegistry& registry, const PluginSearchPath& path);
+};
+
+} // namespace switchyard

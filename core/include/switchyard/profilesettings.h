@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// What a profile run measures and how. Everything has a default; to_json()/from_json()
+/// carry it to the worker process and into the report.
+struct ProfileSettings {
+    std::vector<std::string> ops;     // empty: every op
+    std::vector<std::string> devices; // ids ("cuda:0") or kinds ("cuda"); empty: every device
+    /// Sizes per op name; the key "*" applies to every op without its own entry. Strings
+    /// as parse_dims() reads them. No entry: the op's default sweep.
+    std::map<std::string, std::vector<std::string>> sizes;
+    bool all_variants = false;       // every available variant, not only the resolved cell
+    std::string variant = "default"; // the variant resolution asks for
+    bool cold = false;               // evict caches before every sample (one launch per sample)
+
+    double max_noise = 0.005;        // stop when the relative stddev falls under this...
+    std::int64_t min_samples = 10;   // ...with at least this many samples,
+    double time_budget_s = 1.0;      // or when this much sampling time is spent (per row)
+    std::int64_t max_samples = 100000;
+    double warmup_s = 0.05;          // warm-up time per row (at least one launch)
+    double min_sample_s = 100e-6;    // short kernels: launches are batched to this per sample
+    double row_timeout_s = 10.0;     // worker silent this long in a row: timed out
+    std::uint64_t seed = 0x5eed;
+    std::int64_t keep_samples = 2000; // samples stored per row (for compare); the rest thinned
+
+    nlohmann::json to_json() const;
+    /// Throws std::runtime_error naming the bad key.
+    static ProfileSettings from_json(const nlohmann::json& j);
+};
+
+} // namespace switchyard

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/buildinfo.h>
+#include <switchyard/dependencies.h>
+#include <switchyard/doctor.h>
+#include <switchyard/version.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace switchyard {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string read_first_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+// "KEY=value" or KEY="value" from /etc/os-release.
+std::string os_release(const std::string& key) {
+    for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
+        std::ifstream in(path);
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.rfind(key + "=", 0) != 0)
+                continue;
+            auto value = line.substr(key.size() + 1);
+            if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+                value = value.substr(1, value.size() - 2);
+            return value;
+        }
+    }
+    return {};
+}
+
+// The first "<field> : value" of /proc/cpuinfo.
+std::string cpuinfo(const std::string& field) {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(field, 0) != 0)
+            continue;
+        const auto colon = line.find(':');
+        if (colon != std::string::npos)
+            return line.substr(colon + (colon + 1 < line.size() ? 2 : 1));
+    }
+    return {};
+}
+
+long long meminfo_kib(const std::string& field) {
+    std::ifstream in("/proc/meminfo");
+    std::string name;
+    long long value = 0;
+    std::string unit;
+    while (in >> name >> value >> unit)
+        if (name == field + ":")
+            return value;
+    return 0;
+}
+
+json collect_build() {
+    return {{"version", SWITCHYARD_VERSION_STRING},
+            {"git", SWITCHYARD_GIT_HASH},
+            {"build_type", SWITCHYARD_BUILD_TYPE},
+            {"compiler", SWITCHYARD_COMPILER},
+            {"contract_version", kContractVersion},
+            {"options",
+             {{"SWITCHYARD_ENABLE_GUI", SWITCHYARD_OPTION_GUI},
+              {"SWITCHYARD_ENABLE_OPENCL", SWITCHYARD_OPTION_OPENCL},
+              {"SWITCHYARD_ENABLE_CUDA", SWITCHYARD_OPTION_CUDA}}}};
+}
+
+json collect_system() {
+    utsname u{};
+    ::uname(&u);
+    std::string isa;
+    const auto flags = " " + cpuinfo("flags") + " ";
+    for (const char* f : {"sse4_2", "avx", "avx2", "fma", "avx512f"})
+        if (flags.find(std::string(" ") + f + " ") != std::string::npos)
+            isa += (isa.empty() ? "" : " ") + std::string(f);
+    const auto* ld_path = std::getenv("LD_LIBRARY_PATH");
+    return {{"os", os_release("PRETTY_NAME")},
+            {"kernel", std::string(u.sysname) + " " + u.release},
+            {"machine", u.machine},
+            {"cpu", cpuinfo("model name")},
+            {"cpu_isa", isa},
+            {"logical_cpus", std::thread::hardware_concurrency()},
+            {"memory_mib", meminfo_kib("MemTotal") / 1024},
+            {"ld_library_path", ld_path ? ld_path : ""}};
+}
+
+// Devices visible without loading any device runtime.
+json collect_devices() {
+    json devices = json::array();
+    devices.push_back(
+        {{"kind", "cpu"},
+         {"name", cpuinfo("model name")},
+         {"detail", std::to_string(std::thread::hardware_concurrency()) + " logical CPUs"}});
+    std::error_code ec;
+    const fs::path nvidia = "/proc/driver/nvidia/gpus";
+    if (fs::is_directory(nvidia, ec)) {
+        const auto driver = read_first_line("/proc/driver/nvidia/version");
+        for (const auto& gpu : fs::directory_iterator(nvidia, ec)) {
+            std::ifstream in(gpu.path() / "information");
+            std::string line, model;
+            while (std::getline(in, line))
+                if (line.rfind("Model:", 0) == 0)
+                    model = line.substr(line.find_first_not_of(" \t", 6));
+            devices.push_back(
+                {{"kind", "cuda"},
+                 {"name", model},
+                 {"detail", "PCI " + gpu.path().filename().string() + "; " + driver}});
+        }
+    }
+    const auto cuda = check_dependency({"libcuda.so.1", DependencyKind::Library, ""});
+    devices.push_back({{"kind", "cuda-driver"},
+                       {"name", "libcuda.so.1"},
+                       {"detail", cuda.found ? "found at " + cuda.location : "not found"}});
+    const fs::path icds = "/etc/OpenCL/vendors";
+    if (fs::is_directory(icds, ec)) {
+        std::vector<fs::path> files;
+        for (const auto& f : fs::directory_iterator(icds, ec))
+            if (f.path().extension() == ".icd")
+                files.push_back(f.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+            const auto library = read_first_line(f.string());
+            const auto found = check_dependency({library, DependencyKind::Library, ""});
+            devices.push_back(
+                {{"kind", "opencl-icd"},
+                 {"name", f.filename().string()},
+                 {"detail", library + (found.found ? " (found at " + found.location + ")"
+                                                   : " (not found)")}});
+        }
+    }
+    return devices;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+std::string fix_for_failure(const BackendInfo& info) {
+    const auto& e = info.error;
+    if (contains(e, "a library it needs is missing"))
+        return "Install the package that provides the missing library (Debian: `apt-file search "
+               "<soname>`), "
+               "or add its folder to LD_LIBRARY_PATH";
+    if (contains(e, " is missing: "))
+        return "Reinstall the plugin, or remove its manifest " + info.manifest_path;
+    if (contains(e, "exports no"))
+        return "Rebuild the plugin with SWITCHYARD_PLUGIN(...) from <switchyard/plugin.h>";
+    if (contains(e, "register hook threw"))
+        return "Report it to the plugin's author with this report; the hook's message is above";
+    if (contains(e, "backend-contract revision"))
+        return "Upgrade Switchyard, or install a plugin built for this version";
+    return "Reinstall or update the plugin";
+}
+
+void add_backend_problems(const BackendInfo& info, const ElfDependencyReport* library,
+                          std::vector<DoctorProblem>& problems) {
+    using S = DoctorProblem::Severity;
+    switch (info.state) {
+    case BackendState::Invalid:
+        problems.push_back(
+            {S::Error, info.name, info.error,
+             contains(info.error, "writable by other users") ||
+                     contains(info.error, "owned by another user")
+                 ? "Remove write permission for other users (`chmod o-w`), or move the plugin to a "
+                   "folder only you or root can write"
+                 : "Fix the key named above in " + info.manifest_path +
+                       ", or remove the manifest"});
+        return;
+    case BackendState::Failed:
+        problems.push_back({S::Error, info.name, info.error, fix_for_failure(info)});
+        break;
+    case BackendState::Unavailable: {
+        bool any = false;
+        for (const auto& d : info.dependencies) {
+            if (d.found)
+                continue;
+            any = true;
+            problems.push_back({S::Warning, info.name,
+                                "optional dependency " + d.dependency.name + " (" +
+                                    std::string(to_string(d.dependency.kind)) + ") is missing" +
+                                    (d.detail.empty() ? "" : ": " + d.detail),
+                                d.dependency.hint.empty()
+                                    ? "No install hint declared; ask the plugin's author"
+                                    : d.dependency.hint});
+        }
+        if (!any)
+            problems.push_back({S::Warning, info.name, info.error,
+                                "Upgrade Switchyard or the plugin, as said above"});
+        break;
+    }
+    case BackendState::Shadowed:
+        problems.push_back(
+            {S::Info, info.name, info.error + " (" + info.manifest_path + ")",
+             "Remove the plugin you do not want, or rename one of them in its manifest"});
+        return;
+    default:
+        break;
+    }
+    for (const auto& d : info.diagnostics)
+        problems.push_back(
+            {S::Warning, info.name, d, "The manifest and the library disagree: update the plugin"});
+    if (info.source != BackendSource::Plugin || info.library_path.empty())
+        return;
+    if (!library) {
+        if (info.state != BackendState::Failed)
+            problems.push_back(
+                {S::Error, info.name, "its library " + info.library_path + " does not exist",
+                 "Reinstall the plugin, or remove its manifest " + info.manifest_path});
+        return;
+    }
+    if (!library->readable) {
+        problems.push_back(
+            {S::Error, info.name,
+             "its library " + info.library_path + " cannot be read: " + library->error,
+             "Reinstall the plugin"});
+        return;
+    }
+    for (const auto& dep : library->dependencies) {
+        if (dep.found() || contains(info.error, dep.soname))
+            continue;
+        problems.push_back({S::Error, info.name,
+                            "its library needs " + dep.soname + " (needed by " + dep.needed_by +
+                                "), which the dynamic loader cannot find; " + dep.detail,
+                            "Install the package that provides " + dep.soname +
+                                " (Debian: `apt-file search " + dep.soname +
+                                "`), or add its folder to LD_LIBRARY_PATH"});
+    }
+}
+
+json dependency_json(const DependencyStatus& d) {
+    return {{"name", d.dependency.name}, {"kind", std::string(to_string(d.dependency.kind))},
+            {"hint", d.dependency.hint}, {"found", d.found},
+            {"location", d.location},    {"detail", d.detail}};
+}
+
+json library_json(const ElfDependencyReport& r) {
+    json deps = json::array();
+    for (const auto& d : r.dependencies)
+        deps.push_back({{"soname", d.soname},
+                        {"path", d.path},
+                        {"found", d.found()},
+                        {"via", std::string(to_string(d.source))},
+                        {"needed_by", d.needed_by},
+                        {"depth", d.depth},
+                        {"detail", d.detail}});
+    return {{"library", r.library},
+            {"readable", r.readable},
+            {"error", r.error},
+            {"unresolved", r.unresolved()},
+            {"dependencies", deps}};
+}
+
+std::string now_utc() {
+    const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+// A Markdown table cell: no pipes, no line breaks.
+std::string cell(std::string text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += "<br>";
+        else
+            out += c;
+    }
+    return out.empty() ? "" : out;
+}
+
+std::string scan_status(const PluginDirectoryScan& s) {
+    if (!s.exists)
+        return "does not exist";
+    if (s.duplicate)
+        return "listed earlier, skipped";
+    if (!s.problem.empty())
+        return "refused: " + s.problem;
+    return std::to_string(s.manifests.size()) + " manifest(s)" +
+           (s.skipped_files ? ", " + std::to_string(s.skipped_files) + " other file(s) skipped"
+                            : "");
+}
+
+std::string backend_details(const BackendInfo& b) {
+    std::string details = b.error;
+    if (details.empty() && !b.manifest_path.empty())
+        details = b.manifest_path;
+    if (details.empty())
+        details = b.description;
+    return details;
+}
+
+} // namespace
+
+std::string_view to_string(DoctorProblem::Severity severity) noexcept {
+    switch (severity) {
+    case DoctorProblem::Severity::Error:
+        return "error";
+    case DoctorProblem::Severity::Warning:
+        return "warning";
+    case DoctorProblem::Severity::Info:
+        return "info";
+    }
+    return "error";
+}
+
+bool DoctorReport::has_errors() const {
+    return std::any_of(problems.begin(), problems.end(), [](const DoctorProblem& p) {
+        return p.severity == DoctorProblem::Severity::Error;
+    });
+}
+
+DoctorReport DoctorReport::collect(BackendRegistry& registry, const PluginSearchPath& path) {
+    DoctorReport report;
+    report.build = collect_build();
+    report.system = collect_system();
+    report.devices = collect_devices();
+    path.discover(&report.search_path);
+    report.backends = registry.infos();
+
+    using S = DoctorProblem::Severity;
+    for (const auto& scan : report.search_path)
+        if (!scan.problem.empty())
+            report.problems.push_back(
+                {S::Error, scan.dir.path, "plugins in this folder are refused: " + scan.problem,
+                 "Run `chmod o-w " + scan.dir.path + "`, or take it off the plugin path"});
+    const ElfDependencyResolver resolver;
+    for (const auto& info : report.backends) {
+        const ElfDependencyReport* library = nullptr;
+        if (info.source == BackendSource::Plugin && !info.library_path.empty() &&
+            info.state != BackendState::Shadowed &&
+            ::access(info.library_path.c_str(), F_OK) == 0) {
+            report.libraries.push_back(resolver.diagnose(info.library_path));
+            library = &report.libraries.back();
+        }
+        add_backend_problems(info, library, report.problems);
+    }
+    std::stable_sort(
+        report.problems.begin(), report.problems.end(),
+        [](const DoctorProblem& a, const DoctorProblem& b) { return a.severity < b.severity; });
+    return report;
+}
+
+json DoctorReport::to_json() const {
+    json scans = json::array();
+    for (const auto& s : search_path)
+        scans.push_back({{"path", s.dir.path},
+                         {"origin", s.dir.origin},
+                         {"exists", s.exists},
+                         {"duplicate", s.duplicate},
+                         {"problem", s.problem},
+                         {"manifests", s.manifests},
+                         {"skipped_files", s.skipped_files}});
+    json backend_rows = json::array();
+    for (const auto& b : backends) {
+        json deps = json::array();
+        for (const auto& d : b.dependencies)
+            deps.push_back(dependency_json(d));
+        json row = {{"name", b.name},
+                    {"source", std::string(to_string(b.source))},
+                    {"state", std::string(to_string(b.state))},
+                    {"available", b.is_available()},
+                    {"error", b.error},
+                    {"version", b.version},
+                    {"tags", b.tags},
+                    {"dependencies", deps},
+                    {"diagnostics", b.diagnostics},
+                    {"manifest_path", b.manifest_path},
+                    {"library_path", b.library_path},
+                    {"shadowed_by", b.shadowed_by}};
+        for (const auto& lib : libraries)
+            if (lib.library == b.library_path && b.state != BackendState::Shadowed)
+                row["library_dependencies"] = library_json(lib);
+        backend_rows.push_back(std::move(row));
+    }
+    json problem_rows = json::array();
+    for (const auto& p : problems)
+        problem_rows.push_back({{"severity", std::string(to_string(p.severity))},
+                                {"subject", p.subject},
+                                {"problem", p.problem},
+                                {"fix", p.fix}});
+    return {{"switchyard", build},  {"system", system},         {"devices", devices},
+            {"plugin_path", scans}, {"backends", backend_rows}, {"problems", problem_rows},
+            {"ok", !has_errors()}};
+}
+
+std::string DoctorReport::to_markdown() const {
+    std::ostringstream md;
+    md << "# Switchyard doctor report\n\n";
+    md << "Generated " << now_utc() << ".\n\n";
+    md << "## Switchyard\n\n| | |\n|---|---|\n";
+    md << "| Version | " << build.value("version", "") << " (git " << build.value("git", "")
+       << ") |\n";
+    md << "| Build type | " << build.value("build_type", "") << " |\n";
+    md << "| Compiler | " << build.value("compiler", "") << " |\n";
+    md << "| Backend contract | " << build.value("contract_version", 0) << " |\n";
+    std::string options;
+    for (auto it = build["options"].begin(); it != build["options"].end(); ++it)
+        options += (options.empty() ? "" : ", ") + it.key() + "=" + it.value().get<std::string>();
+    md << "| Build options | " << cell(options) << " |\n\n";
+    md << "## System\n\n| | |\n|---|---|\n";
+    md << "| OS | " << cell(system.value("os", "")) << " |\n";
+    md << "| Kernel | " << cell(system.value("kernel", "")) << " (" << system.value("machine", "")
+       << ") |\n";
+    md << "| CPU | " << cell(system.value("cpu", "")) << ", " << system.value("logical_cpus", 0)
+       << " logical CPUs |\n";
+    md << "| CPU features | " << cell(system.value("cpu_isa", "")) << " |\n";
+    md << "| Memory | " << system.value("memory_mib", 0LL) << " MiB |\n";
+    md << "| LD_LIBRARY_PATH | " << cell(system.value("ld_library_path", "")) << " |\n\n";
+    md << "## Devices\n\n| Kind | Name | Detail |\n|---|---|---|\n";
+    for (const auto& d : devices)
+        md << "| " << d.value("kind", "") << " | " << cell(d.value("name", "")) << " | "
+           << cell(d.value("detail", "")) << " |\n";
+    md << "\n## Plugin search path\n\n| # | Folder | From | Status |\n|---|---|---|---|\n";
+    for (std::size_t i = 0; i < search_path.size(); ++i)
+        md << "| " << i + 1 << " | `" << search_path[i].dir.path << "` | "
+           << search_path[i].dir.origin << " | " << cell(scan_status(search_path[i])) << " |\n";
+    for (const auto& s : search_path)
+        for (const auto& m : s.manifests)
+            md << "\n- `" << m << "`";
+    md << "\n\n## Backends\n\n| Backend | Source | State | Version | Details "
+          "|\n|---|---|---|---|---|\n";
+    for (const auto& b : backends)
+        md << "| " << cell(b.name) << " | " << to_string(b.source) << " | " << to_string(b.state)
+           << " | " << cell(b.version) << " | " << cell(backend_details(b)) << " |\n";
+    for (const auto& b : backends) {
+        if (b.dependencies.empty())
+            continue;
+        md << "\n### " << b.name
+           << ": optional dependencies\n\n| Dependency | Kind | Found | Where / why | Hint |\n"
+           << "|---|---|---|---|---|\n";
+        for (const auto& d : b.dependencies)
+            md << "| " << cell(d.dependency.name) << " | " << to_string(d.dependency.kind) << " | "
+               << (d.found ? "yes" : "**no**") << " | " << cell(d.found ? d.location : d.detail)
+               << " | " << cell(d.dependency.hint) << " |\n";
+    }
+    for (const auto& lib : libraries) {
+        md << "\n### `" << lib.library << "`: library dependencies\n\n```\n"
+           << lib.to_text() << "```\n";
+    }
+    md << "\n## Problems (" << problems.size() << ")\n\n";
+    if (problems.empty())
+        md << "None found.\n";
+    for (std::size_t i = 0; i < problems.size(); ++i)
+        md << i + 1 << ". **" << to_string(problems[i].severity) << "** `" << problems[i].subject
+           << "`: " << problems[i].problem << "  \n   *Fix:* " << problems[i].fix << "\n";
+    return md.str();
+}
+
+std::string DoctorReport::to_text() const {
+    std::ostringstream out;
+    out << "Switchyard " << build.value("version", "") << " (git " << build.value("git", "") << ", "
+        << build.value("build_type", "") << ", " << build.value("compiler", "") << ")\n";
+    out << "System:    " << system.value("os", "") << "; " << system.value("kernel", "") << " "
+        << system.value("machine", "") << "\n";
+    out << "CPU:       " << system.value("cpu", "") << " (" << system.value("logical_cpus", 0)
+        << " logical; " << system.value("cpu_isa", "") << ")\n";
+    out << "\nDevices:\n";
+    for (const auto& d : devices)
+        out << "  " << d.value("kind", "") << ": " << d.value("name", "") << " - "
+            << d.value("detail", "") << "\n";
+    out << "\nPlugin search path:\n";
+    for (std::size_t i = 0; i < search_path.size(); ++i)
+        out << "  " << i + 1 << ". " << search_path[i].dir.path << " [" << search_path[i].dir.origin
+            << "]: " << scan_status(search_path[i]) << "\n";
+    out << "\nBackends:\n";
+    for (const auto& b : backends) {
+        out << "  " << b.name << " (" << to_string(b.source) << "): " << to_string(b.state);
+        if (!b.error.empty())
+            out << " - " << b.error;
+        out << "\n";
+    }
+    out << "\nProblems: " << (problems.empty() ? "none\n" : std::to_string(problems.size()) + "\n");
+    for (const auto& p : problems)
+        out << "  [" << to_string(p.severity) << "] " << p.subject << ": " << p.problem
+            << "\n      fix: " << p.fix << "\n";
+    return out.str();
+}
+
+} // namespace switchyard

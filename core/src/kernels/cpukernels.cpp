@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+#include "kernels/cpukernels.h"
+
+#include "kernels/cpuvariants.h"
+#include "kernels/threadpool.h"
+
+#include <switchyard/reference.h>
+
+#include <cpu_features_macros.h>
+#if defined(CPU_FEATURES_ARCH_X86)
+#include <cpuinfo_x86.h>
+#endif
+
+#if defined(SWITCHYARD_HAVE_OPENBLAS)
+#include <cblas.h>
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <stdexcept>
+
+namespace switchyard {
+
+bool cpu_supports_x86_64_v3() noexcept {
+#if defined(CPU_FEATURES_ARCH_X86)
+    // cpu_features clears avx/avx2 when the OS does not save the YMM state (XCR0).
+    static const bool ok = [] {
+        const auto f = cpu_features::GetX86Info().features;
+        return f.avx && f.avx2 && f.fma3 && f.bmi1 && f.bmi2 && f.f16c && f.movbe && f.popcnt &&
+               f.sse4_2 && f.ssse3 && f.cx16;
+    }();
+    return ok;
+#else
+    return false;
+#endif
+}
+
+namespace {
+
+// The guard every x86-64-v3 entry point passes first: TupleRegistry::lookup ignores
+// availability, so a caller could reach the cell's fn on a v2-only machine.
+void require_v3() {
+    if (!cpu_supports_x86_64_v3())
+        throw std::runtime_error("this CPU cannot run x86-64-v3 (AVX2+FMA) kernels");
+}
+
+// Splits [0, n) into at most `parts` chunks whose boundaries are multiples of `align`.
+template <class Fn>
+void split_range(std::int64_t n, std::int64_t align, Fn&& fn) {
+    auto& pool = ThreadPool::instance();
+    const std::int64_t units = (n + align - 1) / align;
+    const std::int64_t parts = std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
+    pool.parallel_for(parts, [&](std::int64_t t) {
+        const std::int64_t u0 = units * t / parts, u1 = units * (t + 1) / parts;
+        const std::int64_t i0 = std::min(n, u0 * align), i1 = std::min(n, u1 * align);
+        if (i1 > i0)
+            fn(i0, i1);
+    });
+}
+
+// Elements past which flow_match's AVX2 kernel switches to non-temporal stores.
+constexpr std::int64_t kStreamThresholdElems = std::int64_t(1) << 20;
+
+// ---- per-op adapters from KernelArgs ----------------------------------------------------
+
+void fm_generic(const KernelArgs& a) {
+    cpu::generic::flow_match(a.dims[0], a.in[0], a.in[1], float(a.scalars[0]), a.out[0]);
+}
+void fm_generic_mt(const KernelArgs& a) {
+    split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
+        cpu::generic::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]), a.out[0] + i0);
+    });
+}
+void fm_avx2(const KernelArgs& a) {
+    require_v3();
+    cpu::avx2::flow_match(a.dims[0], a.in[0], a.in[1], float(a.scalars[0]), a.out[0],
+                          a.dims[0] >= kStreamThresholdElems);
+}
+void fm_avx2_mt(const KernelArgs& a) {
+    require_v3();
+    const bool stream = a.dims[0] >= kStreamThresholdElems;
+    split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
+        cpu::avx2::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]), a.out[0] + i0, stream);
+    });
+}
+
+cpu::SdeCoefs sde_coefs(const KernelArgs& a) {
+    return cpu::SdeCoefs::from(a.scalars[0], a.scalars[1], a.scalars[2], a.scalars[3]);
+}
+void sde_generic(const KernelArgs& a) {
+    cpu::generic::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0], a.out[1]);
+}
+template <bool Avx2>
+void sde_mt(const KernelArgs& a) {
+    if constexpr (Avx2)
+        require_v3();
+    const auto c = sde_coefs(a);
+    const std::int64_t d = a.dims[1];
+    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
+        const std::int64_t off = r0 * d;
+        if constexpr (Avx2)
+            cpu::avx2::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c, a.out[0] + off, a.out[1] + r0);
+        else
+            cpu::generic::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c, a.out[0] + off, a.out[1] + r0);
+    });
+}
+void sde_avx2(const KernelArgs& a) {
+    require_v3();
+    cpu::avx2::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0], a.out[1]);
+}
+
+void rms_generic(const KernelArgs& a) {
+    cpu::generic::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0]);
+}
+void rms_avx2(const KernelArgs& a) {
+    require_v3();
+    cpu::avx2::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0]);
+}
+template <bool Avx2>
+void rms_mt(const KernelArgs& a) {
+    if constexpr (Avx2)
+        require_v3();
+    const std::int64_t d = a.dims[1];
+    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
+        if constexpr (Avx2)
+            cpu::avx2::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0], a.out[0] + r0 * d);
+        else
+            cpu::generic::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0], a.out[0] + r0 * d);
+    });
+}
+
+// gemm packing workspace: slice `slot` of the caller's workspace when it is big enough
+// and aligned, else a thread-local buffer of our own.
+constexpr std::size_t kGemmSliceBytes = cpu::kGemmWorkspaceFloats * sizeof(float);
+
+float* gemm_workspace(const KernelArgs& a, std::int64_t slot) {
+    auto base = reinterpret_cast<std::uintptr_t>(a.workspace);
+    const std::size_t need = kGemmSliceBytes * std::size_t(slot + 1);
+    if (a.workspace && a.workspace_bytes >= need && base % 32 == 0)
+        return reinterpret_cast<float*>(base + kGemmSliceBytes * std::size_t(slot));
+    struct Free {
+        void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+    };
+    thread_local std::unique_ptr<float, Free> own(
+        static_cast<float*>(::operator new[](kGemmSliceBytes, std::align_val_t(64))));
+    return own.get();
+}
+
+void gemm_generic(const KernelArgs& a) {
+    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
+    cpu::generic::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]), a.out[0], n);
+}
+void gemm_avx2(const KernelArgs& a) {
+    require_v3();
+    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
+    cpu::avx2::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]), a.out[0], n,
+                    gemm_workspace(a, 0));
+}
+template <bool Avx2>
+void gemm_mt(const KernelArgs& a) {
+    if constexpr (Avx2)
+        require_v3();
+    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
+    const float alpha = float(a.scalars[0]), beta = float(a.scalars[1]);
+    const float* A = a.in[0];
+    const float* B = a.in[1];
+    float* C = a.out[0];
+    auto& pool = ThreadPool::instance();
+    // Split the larger of M and N; every thread gets whole micro-tiles.
+    const bool by_rows = m >= n;
+    const std::int64_t extent = by_rows ? m : n;
+    const std::int64_t align = by_rows ? cpu::kGemmMR : cpu::kGemmNR;
+    const std::int64_t units = (extent + align - 1) / align;
+    const std::int64_t parts = std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
+    pool.parallel_for(parts, [&](std::int64_t t) {
+        const std::int64_t i0 = std::min(extent, units * t / parts * align);
+        const std::int64_t i1 = std::min(extent, units * (t + 1) / parts * align);
+        if (i1 <= i0)
+            return;
+        const float* As = by_rows ? A + i0 * k : A;
+        const float* Bs = by_rows ? B : B + i0;
+        float* Cs = by_rows ? C + i0 * n : C + i0;
+        const std::int64_t ms = by_rows ? i1 - i0 : m, ns = by_rows ? n : i1 - i0;
+        if constexpr (Avx2)
+            cpu::avx2::gemm(ms, ns, k, As, k, Bs, n, alpha, beta, Cs, n, gemm_workspace(a, t));
+        else
+            cpu::generic::gemm(ms, ns, k, As, k, Bs, n, alpha, beta, Cs, n);
+    });
+}
+
+#if defined(SWITCHYARD_HAVE_OPENBLAS)
+void gemm_openblas(const KernelArgs& a) {
+    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(m), blasint(n), blasint(k),
+                float(a.scalars[0]), a.in[0], blasint(k), a.in[1], blasint(n), float(a.scalars[1]),
+                a.out[0], blasint(n));
+}
+#endif
+
+} // namespace
+
+void register_cpu_cells(CellRegistrar& r) {
+    const auto threads = std::int64_t(ThreadPool::available_cpus());
+    const std::function<bool()> v3 = [] { return cpu_supports_x86_64_v3(); };
+    auto add = [&](std::string_view op, const char* arch, const char* variant, KernelFn fn,
+                   std::function<bool()> available, std::int64_t workspace, nlohmann::json meta) {
+        r.add_kernel({std::string(op), "cpu", arch, variant, std::move(fn), std::move(available),
+                      workspace, std::move(meta)});
+    };
+    const nlohmann::json ref_meta = {{"isa", "scalar"}, {"threads", 1}, {"precision", "fp64 accumulate"}};
+    const nlohmann::json gen_meta = {{"isa", "baseline"}, {"threads", 1}};
+    const nlohmann::json gen_mt_meta = {{"isa", "baseline"}, {"threads", threads}};
+    const nlohmann::json v3_meta = {{"isa", "avx2+fma"}, {"threads", 1}};
+    const nlohmann::json v3_mt_meta = {{"isa", "avx2+fma"}, {"threads", threads}};
+
+    add(kFlowMatchStep, "generic", "reference", reference::flow_match_step_kernel, {}, 0, ref_meta);
+    add(kFlowMatchStep, "generic", "default", fm_generic, {}, 0, gen_meta);
+    add(kFlowMatchStep, "generic", "threaded", fm_generic_mt, {}, 0, gen_mt_meta);
+    add(kFlowMatchStep, "x86-64-v3", "default", fm_avx2, v3, 0, v3_meta);
+    add(kFlowMatchStep, "x86-64-v3", "threaded", fm_avx2_mt, v3, 0, v3_mt_meta);
+
+    add(kFlowSdeStep, "generic", "reference", reference::flow_sde_step_kernel, {}, 0, ref_meta);
+    add(kFlowSdeStep, "generic", "default", sde_generic, {}, 0, gen_meta);
+    add(kFlowSdeStep, "generic", "threaded", sde_mt<false>, {}, 0, gen_mt_meta);
+    add(kFlowSdeStep, "x86-64-v3", "default", sde_avx2, v3, 0, v3_meta);
+    add(kFlowSdeStep, "x86-64-v3", "threaded", sde_mt<true>, v3, 0, v3_mt_meta);
+
+    // The reference keeps one row of A*B in double: 8*N bytes it allocates itself.
+    add(kGemm, "generic", "reference", reference::gemm_kernel, {}, 0, ref_meta);
+    add(kGemm, "generic", "default", gemm_generic, {}, 0, gen_meta);
+    add(kGemm, "generic", "threaded", gemm_mt<false>, {}, 0, gen_mt_meta);
+    add(kGemm, "x86-64-v3", "default", gemm_avx2, v3, std::int64_t(kGemmSliceBytes), v3_meta);
+    add(kGemm, "x86-64-v3", "threaded", gemm_mt<true>, v3, std::int64_t(kGemmSliceBytes) * threads, v3_mt_meta);
+#if defined(SWITCHYARD_HAVE_OPENBLAS)
+    add(kGemm, "generic", "openblas", gemm_openblas, {}, 0,
+        {{"isa", "OpenBLAS dispatch"}, {"library", "OpenBLAS"}, {"threads", openblas_get_num_threads()},
+         {"config", openblas_get_config()}});
+#endif
+
+    add(kRmsNorm, "generic", "reference", reference::rms_norm_kernel, {}, 0, ref_meta);
+    add(kRmsNorm, "generic", "default", rms_generic, {}, 0, gen_meta);
+    add(kRmsNorm, "generic", "threaded", rms_mt<false>, {}, 0, gen_mt_meta);
+    add(kRmsNorm, "x86-64-v3", "default", rms_avx2, v3, 0, v3_meta);
+    add(kRmsNorm, "x86-64-v3", "threaded", rms_mt<true>, v3, 0, v3_mt_meta);
+}
+
+} // namespace switchyard

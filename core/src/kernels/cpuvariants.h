@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <numbers>
+
+// The building blocks of the fast CPU variants. Each works on a slice (a range of
+// elements, rows or columns) so the threaded variants can split the work.
+namespace switchyard::cpu {
+
+/// flow_sde_step's per-call constants, computed once in double (DESIGN.md's formula).
+struct SdeCoefs {
+    double x_coef = 0, v_coef = 0, std_dev = 0, log_norm = 0, inv_two_var = 0;
+
+    static SdeCoefs from(double sigma, double sigma_prev, double sigma_max, double noise_level) {
+        SdeCoefs c;
+        const double dt = sigma_prev - sigma;
+        const double denom_sigma = sigma == 1.0 ? sigma_max : sigma;
+        const double s = std::sqrt(sigma / (1.0 - denom_sigma)) * noise_level;
+        c.x_coef = 1.0 + s * s / (2.0 * sigma) * dt;
+        c.v_coef = (1.0 + s * s * (1.0 - sigma) / (2.0 * sigma)) * dt;
+        c.std_dev = s * std::sqrt(-dt);
+        c.log_norm = std::log(c.std_dev) + std::log(std::sqrt(2.0 * std::numbers::pi));
+        c.inv_two_var = 1.0 / (2.0 * c.std_dev * c.std_dev);
+        return c;
+    }
+};
+
+/// gemm blocking shared by the blocked variants (BLIS-style, 6x16 micro-tile).
+inline constexpr std::int64_t kGemmMR = 6;
+inline constexpr std::int64_t kGemmNR = 16;
+inline constexpr std::int64_t kGemmMC = 96;
+inline constexpr std::int64_t kGemmKC = 256;
+inline constexpr std::int64_t kGemmNC = 2048;
+/// Floats of packing workspace one blocked gemm call needs.
+inline constexpr std::size_t kGemmWorkspaceFloats = std::size_t(kGemmMC * kGemmKC + kGemmKC * kGemmNC);
+
+// Portable variants (plain C++ the compiler vectorises for the baseline ISA).
+namespace generic {
+void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out);
+void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
+              const SdeCoefs& c, float* prev, float* log_prob);
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+          const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc);
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
+/// STREAM triad a = b + s*c (the bandwidth probe).
+void triad(std::int64_t n, float* a, const float* b, const float* c, float s);
+} // namespace generic
+
+// AVX2 + FMA (x86-64-v3). Only callable after the runtime check (cpukernels.cpp).
+namespace avx2 {
+/// `stream`: use non-temporal stores (working sets larger than the caches).
+void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out, bool stream);
+void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
+              const SdeCoefs& c, float* prev, float* log_prob);
+/// `workspace` holds kGemmWorkspaceFloats floats, 32-byte aligned.
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+          const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
+          float* workspace);
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
+/// Runs `iterations` rounds of independent FMAs; returns the flops done (the peak probe).
+double fma_probe(std::int64_t iterations);
+} // namespace avx2
+
+} // namespace switchyard::cpu

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#include "kernels/threadpool.h"
+
+#include <sched.h>
+
+namespace switchyard {
+
+unsigned ThreadPool::available_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        const int n = CPU_COUNT(&set);
+        if (n > 0)
+            return unsigned(n);
+    }
+    const unsigned hc = std::thread::hardware_concurrency();
+    return hc ? hc : 1;
+}
+
+ThreadPool& ThreadPool::instance() {
+    static ThreadPool pool(available_cpus());
+    return pool;
+}
+
+ThreadPool::ThreadPool(unsigned threads) {
+    for (unsigned i = 1; i < threads; ++i)
+        m_workers.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    for (auto& t : m_workers)
+        t.join();
+}
+
+void ThreadPool::run_tasks() {
+    // Claims tasks one at a time under the lock: tasks are coarse (one per thread or a
+    // few), so the lock is not contended.
+    while (true) {
+        std::int64_t i;
+        const std::function<void(std::int64_t)>* task;
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_next >= m_count)
+                return;
+            i = m_next++;
+            task = m_task;
+        }
+        (*task)(i);
+        bool last;
+        {
+            std::lock_guard lock(m_mutex);
+            last = ++m_finished == m_count;
+        }
+        if (last)
+            m_done.notify_all();
+    }
+}
+
+void ThreadPool::worker_loop() {
+    std::uint64_t seen = 0;
+    while (true) {
+        {
+            std::unique_lock lock(m_mutex);
+            m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
+            if (m_stop)
+                return;
+            seen = m_generation;
+        }
+        run_tasks();
+    }
+}
+
+void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& task) {
+    if (n <= 0)
+        return;
+    if (n == 1 || m_workers.empty()) {
+        for (std::int64_t i = 0; i < n; ++i)
+            task(i);
+        return;
+    }
+    std::lock_guard call(m_call_mutex);
+    {
+        std::lock_guard lock(m_mutex);
+        m_task = &task;
+        m_count = n;
+        m_next = 0;
+        m_finished = 0;
+        ++m_generation;
+    }
+    m_wake.notify_all();
+    run_tasks();
+    std::unique_lock lock(m_mutex);
+    m_done.wait(lock, [&] { return m_finished == m_count; });
+    m_task = nullptr;
+}
+
+} // namespace switchyard

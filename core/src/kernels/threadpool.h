@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace switchyard {
+
+/// A fixed pool of worker threads for the threaded CPU variants: one per CPU this
+/// process may run on. parallel_for() runs task(i) for i in [0, n), the calling thread
+/// taking part, and returns when all are done. Calls are serialised.
+class ThreadPool {
+public:
+    static ThreadPool& instance();
+
+    explicit ThreadPool(unsigned threads);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    /// Workers plus the calling thread.
+    unsigned size() const noexcept { return unsigned(m_workers.size()) + 1; }
+
+    void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& task);
+
+    /// CPUs in this process's affinity mask (at least 1).
+    static unsigned available_cpus();
+
+private:
+    void worker_loop();
+    void run_tasks();
+
+    std::vector<std::thread> m_workers;
+    std::mutex m_call_mutex; // serialises parallel_for
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_done;
+    const std::function<void(std::int64_t)>* m_task = nullptr;
+    std::int64_t m_count = 0;
+    std::int64_t m_next = 0;
+    std::int64_t m_finished = 0;
+    std::uint64_t m_generation = 0;
+    bool m_stop = false;
+};
+
+} // namespace switchyard

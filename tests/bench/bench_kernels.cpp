@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// Kernel benchmarks (Google Benchmark) and the issue-4 figures, measured in one run:
+//   1. best CPU flow_match_step GB/s / triad probe GB/s, both at a 64 MiB working set (goal >= 0.90)
+//   2. best Switchyard gemm GFLOP/s / OpenBLAS GFLOP/s at 1024^3
+//   3. Switchyard's median for the reference flow_match_step at 1M elements /
+//      Google Benchmark's median on the same function (goal within 5 %)
+// Run: build/bin/bench/bench_kernels [--benchmark_filter=...] [--figures-json=FILE]
+#include "kernels/cpukernels.h"
+
+#include <switchyard/backendregistry.h>
+#include <switchyard/hardware.h>
+#include <switchyard/profiler.h>
+#include <switchyard/registries.h>
+#include <switchyard/workload.h>
+
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+using namespace switchyard;
+
+namespace {
+
+constexpr std::int64_t k64MiB = std::int64_t(64) << 20;
+constexpr std::int64_t kFlowN64MiB = k64MiB / 12; // x, v, out: 12 bytes per element
+constexpr std::int64_t kRef1M = std::int64_t(1) << 20;
+
+const std::vector<KernelCell>& cpu_cells() {
+    static CellRegistrar r("cpu", "builtin");
+    static const bool once = [] {
+        register_cpu_cells(r);
+        return true;
+    }();
+    (void)once;
+    return r.pending_kernels();
+}
+
+void run_cell(benchmark::State& state, const KernelCell* cell, Dims dims) {
+    const auto& op = *find_op(cell->key[0]);
+    Workload w(op, dims);
+    auto out = w.make_outputs();
+    auto args = w.args(out);
+    std::vector<std::byte> ws(std::size_t(cell->meta.value("workspace_bytes", 0)) + 64);
+    args.workspace = ws.data() + (64 - reinterpret_cast<std::uintptr_t>(ws.data()) % 64) % 64;
+    args.workspace_bytes = ws.size() - 64;
+    for (auto _ : state) {
+        cell->fn(args);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(std::int64_t(double(state.iterations()) * op.bytes(dims)));
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(double(state.iterations()) * op.flops(dims), benchmark::Counter::kIsRate,
+                           benchmark::Counter::kIs1000);
+}
+
+void register_benchmarks() {
+    for (const auto& cell : cpu_cells()) {
+        if (!cell.is_available())
+            continue;
+        const auto& key = cell.key;
+        const std::string name = key[0] + "/" + key[2] + "/" + key[3];
+        if (key[0] == kFlowMatchStep) {
+            benchmark::RegisterBenchmark((name + "/64MiB").c_str(), run_cell, &cell, Dims{kFlowN64MiB, 0, 0})
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond);
+            if (key[3] == "reference")
+                // The function figure 3 compares: median of 9 repetitions.
+                benchmark::RegisterBenchmark((name + "/1M").c_str(), run_cell, &cell, Dims{kRef1M, 0, 0})
+                    ->UseRealTime()
+                    ->Repetitions(9)
+                    ->ReportAggregatesOnly(true)
+                    ->Unit(benchmark::kMicrosecond);
+        } else if (key[0] == kGemm && key[3] != "reference") {
+            benchmark::RegisterBenchmark((name + "/1024").c_str(), run_cell, &cell, Dims{1024, 1024, 1024})
+                ->UseRealTime()
+                ->Unit(benchmark::kMillisecond);
+        } else if (key[0] == kRmsNorm || key[0] == kFlowSdeStep) {
+            benchmark::RegisterBenchmark((name + "/16384x1024").c_str(), run_cell, &cell, Dims{16384, 1024, 0})
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond);
+        }
+    }
+    benchmark::RegisterBenchmark("triad_probe/64MiB", [](benchmark::State& state) {
+        double gbs = 0;
+        for (auto _ : state)
+            gbs = measure_triad_gbs(k64MiB, 1);
+        state.counters["GB/s (best pass)"] = gbs;
+    })->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+// Keeps the console output and remembers the runs for the figures.
+class CollectingReporter : public benchmark::ConsoleReporter {
+public:
+    std::vector<Run> runs;
+    void ReportRuns(const std::vector<Run>& report) override {
+        ConsoleReporter::ReportRuns(report);
+        runs.insert(runs.end(), report.begin(), report.end());
+    }
+};
+
+ProfileRow profile_row(Profiler& p, std::string_view op, const char* arch, const char* variant, Dims dims) {
+    RowSpec spec;
+    spec.op = std::string(op);
+    spec.dims = dims;
+    spec.size = dims_to_string(*find_op(op), dims);
+    spec.device = "cpu";
+    spec.device_kind = "cpu";
+    spec.arch = arch;
+    spec.variant = variant;
+    spec.backend = "cpu";
+    return p.run_row(spec);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string figures_path;
+    std::vector<char*> args;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strncmp(argv[i], "--figures-json=", 15) == 0)
+            figures_path = argv[i] + 15;
+        else
+            args.push_back(argv[i]);
+    }
+    int n = int(args.size());
+    benchmark::Initialize(&n, args.data());
+    register_benchmarks();
+    CollectingReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+
+    // ---- the figures ----------------------------------------------------------------
+    BackendRegistry::instance().ensure_initialized();
+    nlohmann::json fig;
+    ProfileSettings settings;
+    settings.time_budget_s = 2.0;
+    settings.max_noise = 0.005;
+    Profiler profiler(settings);
+
+    // 1. flow_match_step vs the triad probe at 64 MiB.
+    const double triad = measure_triad_gbs(k64MiB, 20);
+    double best_fm = 0;
+    std::string best_fm_cell;
+    for (const auto& cell : cpu_cells()) {
+        if (cell.key[0] != kFlowMatchStep || !cell.is_available())
+            continue;
+        const auto row = profile_row(profiler, kFlowMatchStep, cell.key[2].c_str(), cell.key[3].c_str(), {kFlowN64MiB, 0, 0});
+        if (row.status == "ok" && row.gbps > best_fm) {
+            best_fm = row.gbps;
+            best_fm_cell = cell.key[2] + "/" + cell.key[3];
+        }
+    }
+    fig["flow_match_64MiB"] = {{"triad_gbs", triad}, {"best_gbs", best_fm}, {"best_cell", best_fm_cell},
+                               {"ratio", triad > 0 ? best_fm / triad : 0}, {"goal", ">= 0.90"}};
+
+    // 2. gemm at 1024^3: the best Switchyard variant vs OpenBLAS.
+    double best_gemm = 0, openblas = 0;
+    std::string best_gemm_cell;
+    for (const auto& cell : cpu_cells()) {
+        if (cell.key[0] != kGemm || !cell.is_available() || cell.key[3] == "reference")
+            continue;
+        const auto row = profile_row(profiler, kGemm, cell.key[2].c_str(), cell.key[3].c_str(), {1024, 1024, 1024});
+        if (row.status != "ok")
+            continue;
+        if (cell.key[3] == "openblas")
+            openblas = row.gflops;
+        else if (row.gflops > best_gemm) {
+            best_gemm = row.gflops;
+            best_gemm_cell = cell.key[2] + "/" + cell.key[3];
+        }
+    }
+    fig["gemm_1024"] = {{"best_gflops", best_gemm}, {"best_cell", best_gemm_cell}, {"openblas_gflops", openblas},
+                        {"ratio", openblas > 0 ? best_gemm / openblas : 0}};
+
+    // 3. Switchyard vs Google Benchmark on the reference flow_match_step at 1M elements.
+    const auto ref = profile_row(profiler, kFlowMatchStep, "generic", "reference", {kRef1M, 0, 0});
+    double gb_median = 0, gb_cpu_median = 0;
+    for (const auto& r : reporter.runs)
+        if (r.run_name.str().find("flow_match_step/generic/reference/1M") != std::string::npos &&
+            r.aggregate_name == "median") {
+            gb_median = r.GetAdjustedRealTime() * 1e-6; // microseconds -> seconds
+            gb_cpu_median = r.GetAdjustedCPUTime() * 1e-6;
+        }
+    fig["reference_flow_match_1M"] = {{"switchyard_median_s", ref.stats.median},
+                                      {"switchyard_samples", ref.stats.count},
+                                      {"switchyard_stop", ref.stop_reason},
+                                      {"google_benchmark_median_s", gb_median},
+                                      {"ratio", gb_median > 0 ? ref.stats.median / gb_median : 0},
+                                      // On a loaded machine Google Benchmark's real time (a mean over
+                                      // many iterations) includes preemption; its CPU time does not.
+                                      {"google_benchmark_cpu_median_s", gb_cpu_median},
+                                      {"ratio_vs_cpu_time", gb_cpu_median > 0 ? ref.stats.median / gb_cpu_median : 0},
+                                      {"goal", "within 5 %"}};
+    fig["warnings"] = host_measurement_warnings();
+    std::cout << "\nfigures:\n" << fig.dump(2) << "\n";
+    if (!figures_path.empty())
+        std::ofstream(figures_path) << fig.dump(2) << "\n";
+    benchmark::Shutdown();
+    return 0;
+}

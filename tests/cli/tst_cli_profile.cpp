@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// switchyard-cli profile / compare / hardware, run as a user would: a crashing, a hanging
+// and a wrong kernel (tests/fixtures/profiling) cost one row each and the run completes.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Result run_cli(const QStringList& args, const QString& plugin_path = QString(), int timeout_ms = 120000) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("SWITCHYARD_PLUGIN_PATH", plugin_path);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+const QString kFixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling");
+
+} // namespace
+
+class TestCliProfile : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+private slots:
+    void misbehavingKernelsCostOneRowEach() {
+        if (!QFile::exists(kFixtures + "/profiling.plugin.json"))
+            QSKIP("the profiling fixture plugin is not built");
+        const QString report = m_dir.filePath("isolation.json");
+        const auto r = run_cli({"profile", "--op", "flow_match_step", "--sizes", "1023", "--all-variants", "--jsonl",
+                                "--timeout", "2", "--budget", "0.02", "-o", report},
+                               kFixtures);
+        QCOMPARE(r.code, 1); // rows not ok
+        QMap<QString, QJsonObject> rows;
+        bool done = false, plan = false;
+        for (const auto& line : r.out.split('\n')) {
+            if (line.trimmed().isEmpty())
+                continue;
+            QJsonParseError error;
+            const auto doc = QJsonDocument::fromJson(line, &error);
+            QVERIFY2(error.error == QJsonParseError::NoError, line.constData()); // every line is JSON
+            const auto ev = doc.object().value("event").toString();
+            plan |= ev == "plan";
+            done |= ev == "done";
+            if (ev == "row") {
+                const auto row = doc.object().value("row").toObject();
+                rows[row.value("arch").toString() + "/" + row.value("variant").toString()] = row;
+            }
+        }
+        QVERIFY(plan);
+        QVERIFY(done);
+        QCOMPARE(rows.value("generic/crash").value("status").toString(), QString("crashed"));
+        QVERIFY(rows.value("generic/crash").value("reason").toString().contains("SIGSEGV"));
+        QCOMPARE(rows.value("generic/hang").value("status").toString(), QString("timed_out"));
+        QVERIFY(rows.value("generic/hang").value("reason").toString().contains("no progress"));
+        QCOMPARE(rows.value("generic/wrong").value("status").toString(), QString("fail"));
+        QCOMPARE(rows.value("generic/wrong").value("parity").toObject().value("verdict").toString(), QString("FAIL"));
+        // The built-in rows after the crash and the hang ran in fresh workers and passed.
+        for (const auto* key : {"generic/reference", "generic/default", "generic/threaded"}) {
+            QCOMPARE(rows.value(key).value("status").toString(), QString("ok"));
+            QCOMPARE(rows.value(key).value("parity").toObject().value("verdict").toString(), QString("PASS"));
+        }
+        // The report on disk has every row, the crashed ones included, and its context.
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto doc = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(doc.value("rows").toArray().size(), rows.size());
+        const auto ctx = doc.value("context").toObject();
+        for (const auto* key : {"switchyard", "host", "cpu", "devices", "date", "settings"})
+            QVERIFY2(ctx.contains(key), key);
+    }
+
+    void compareReports() {
+        const QString a = m_dir.filePath("a.json"), b = m_dir.filePath("b.json");
+        for (const auto& path : {a, b}) {
+            const auto r = run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023", "--all-variants", "--budget",
+                                    "0.02", "--json", "-o", path});
+            QCOMPARE(r.code, 0);
+        }
+        const auto r = run_cli({"compare", a, b, "--json"});
+        QCOMPARE(r.code, 0);
+        const auto doc = QJsonDocument::fromJson(r.out).object();
+        const auto pairs = doc.value("pairs").toArray();
+        QVERIFY(pairs.size() >= 3);
+        for (const auto& p : pairs) {
+            const auto v = p.toObject().value("verdict").toString();
+            QVERIFY2(v == "SAME" || v == "FASTER" || v == "SLOWER" || v == "UNCERTAIN", qPrintable(v));
+        }
+        QCOMPARE(doc.value("only_in_a").toArray().size(), 0);
+        const auto text = run_cli({"compare", a, b});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("verdict"));
+    }
+
+    void compareRejectsBadReports() {
+        QFile bad(m_dir.filePath("truncated.json"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"format\": \"switchyard-profile-report\", \"rows\": [");
+        bad.close();
+        auto r = run_cli({"compare", bad.fileName(), bad.fileName()});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("truncated"));
+        r = run_cli({"compare", m_dir.filePath("missing.json"), bad.fileName()});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("cannot open"));
+    }
+
+    void usageErrors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown op") << QStringList{"profile", "--op", "gem"} << "did you mean 'gemm'";
+        QTest::newRow("unknown device") << QStringList{"profile", "--device", "cdua"} << "unknown device";
+        QTest::newRow("bad size") << QStringList{"profile", "--op", "gemm", "--sizes", "1x2"} << "invalid size";
+        QTest::newRow("two formats") << QStringList{"profile", "--json", "--csv"} << "excludes";
+    }
+    void usageErrors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const auto r = run_cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    }
+
+    void csvOutput() {
+        const auto r = run_cli({"profile", "--op", "flow_match_step", "--sizes", "7", "--budget", "0.01", "--csv"});
+        QCOMPARE(r.code, 0);
+        const auto lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[0].startsWith("op,size,backend,device,arch,variant,status"));
+    }
+
+    void hardwareJson() {
+        const auto r = run_cli({"hardware", "--json"});
+        QCOMPARE(r.code, 0);
+        const auto doc = QJsonDocument::fromJson(r.out).object();
+        const auto cpu = doc.value("cpu").toObject();
+        QVERIFY(!cpu.value("isa_levels").toArray().isEmpty() || cpu.value("best_level").toString() == "generic");
+        QVERIFY(cpu.value("logical_cpus").toInt() >= 1);
+        const auto devices = doc.value("devices").toArray();
+        QVERIFY(!devices.isEmpty());
+        QCOMPARE(devices[0].toObject().value("id").toString(), QString("cpu"));
+        QVERIFY(devices[0].toObject().value("peak_bandwidth_gbs").toDouble() > 0);
+        const auto text = run_cli({"hardware", "--no-probe"});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("ISA:"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliProfile)
+#include "tst_cli_profile.moc"

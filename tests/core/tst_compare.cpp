@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// compare: verdicts on synthetic samples, pairing and unmatched rows.
+#include <QtTest>
+
+#include <switchyard/compare.h>
+
+using namespace switchyard;
+
+Q_DECLARE_METATYPE(std::vector<double>)
+
+namespace {
+
+std::vector<double> samples(double center, double spread, int n, std::uint64_t seed) {
+    std::vector<double> v;
+    std::uint64_t s = seed;
+    for (int i = 0; i < n; ++i) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        const double u = double(s >> 11) / double(1ULL << 53); // [0, 1)
+        v.push_back(center * (1.0 + spread * (u - 0.5)));
+    }
+    return v;
+}
+
+ProfileRow row(const std::string& op, const std::string& variant, std::vector<double> s,
+               const std::string& status = "ok") {
+    ProfileRow r;
+    r.spec.op = op;
+    r.spec.size = "1024";
+    r.spec.device = "cpu";
+    r.spec.arch = "generic";
+    r.spec.variant = variant;
+    r.spec.backend = "cpu";
+    r.status = status;
+    r.samples = std::move(s);
+    if (!r.samples.empty())
+        r.stats = SampleStats::from(r.samples);
+    return r;
+}
+
+} // namespace
+
+class TestCompare : public QObject {
+    Q_OBJECT
+
+private slots:
+    void verdicts_data() {
+        QTest::addColumn<std::vector<double>>("a");
+        QTest::addColumn<std::vector<double>>("b");
+        QTest::addColumn<QString>("verdict");
+        QTest::newRow("same distribution") << samples(1.0, 0.02, 50, 1) << samples(1.0, 0.02, 50, 2) << "SAME";
+        QTest::newRow("b 20% faster") << samples(1.0, 0.02, 30, 1) << samples(0.8, 0.02, 30, 2) << "FASTER";
+        QTest::newRow("b 20% slower") << samples(1.0, 0.02, 30, 1) << samples(1.2, 0.02, 30, 2) << "SLOWER";
+        QTest::newRow("significant but tiny") << samples(1.0, 0.001, 200, 1) << samples(1.004, 0.001, 200, 2)
+                                              << "SAME";
+        QTest::newRow("one sample") << std::vector<double>{1.0} << std::vector<double>{2.0} << "UNCERTAIN";
+        QTest::newRow("few and overlapping") << samples(1.0, 0.5, 4, 1) << samples(1.05, 0.5, 4, 2) << "UNCERTAIN";
+        QTest::newRow("few but separated") << std::vector<double>{1, 1.01, 1.02, 1.03}
+                                           << std::vector<double>{2, 2.01, 2.02, 2.03} << "SLOWER"; // exact p = 2/70
+        QTest::newRow("7 v 7 separated") << std::vector<double>{1, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06}
+                                         << std::vector<double>{2, 2.01, 2.02, 2.03, 2.04, 2.05, 2.06} << "SLOWER";
+        QTest::newRow("no samples") << std::vector<double>{} << std::vector<double>{1.0} << "UNCERTAIN";
+    }
+    void verdicts() {
+        QFETCH(std::vector<double>, a);
+        QFETCH(std::vector<double>, b);
+        QFETCH(QString, verdict);
+        const auto c = compare_samples(a, b);
+        QCOMPARE(QString::fromStdString(c.verdict), verdict);
+        if (verdict == "UNCERTAIN")
+            QVERIFY(!c.note.empty());
+    }
+
+    void ratioIsBOverA() {
+        const auto c = compare_samples(std::vector<double>(20, 2.0), std::vector<double>(20, 1.0));
+        QCOMPARE(c.ratio, 0.5);
+    }
+
+    void pairsAndUnmatched() {
+        Report a, b;
+        a.rows = {row("gemm", "default", samples(1.0, 0.02, 30, 1)),
+                  row("gemm", "threaded", samples(1.0, 0.02, 30, 3)),
+                  row("rms_norm", "default", samples(1.0, 0.02, 30, 5)),
+                  row("flow_match_step", "default", {}, "crashed")};
+        b.rows = {row("gemm", "threaded", samples(0.5, 0.02, 30, 4)),
+                  row("gemm", "default", samples(1.0, 0.02, 30, 2)),
+                  row("flow_sde_step", "default", samples(1.0, 0.02, 30, 6)),
+                  row("flow_match_step", "default", samples(1.0, 0.02, 30, 7))};
+        const auto c = Comparison::of(a, b);
+        QCOMPARE(c.pairs().size(), std::size_t(3));
+        QCOMPARE(c.pairs()[0].a.spec.variant, std::string("default"));
+        QCOMPARE(c.pairs()[0].result.verdict, std::string("SAME"));
+        QCOMPARE(c.pairs()[1].result.verdict, std::string("FASTER"));
+        QCOMPARE(c.pairs()[2].result.verdict, std::string("UNCERTAIN")); // crashed in A
+        QVERIFY(c.pairs()[2].result.note.find("crashed") != std::string::npos);
+        QCOMPARE(c.only_in_a().size(), std::size_t(1));
+        QCOMPARE(c.only_in_a()[0].spec.op, std::string("rms_norm"));
+        QCOMPARE(c.only_in_b().size(), std::size_t(1));
+        QCOMPARE(c.only_in_b()[0].spec.op, std::string("flow_sde_step"));
+        const auto j = c.to_json();
+        QCOMPARE(j["pairs"].size(), std::size_t(3));
+        QCOMPARE(j["only_in_a"].size(), std::size_t(1));
+        QCOMPARE(j["only_in_b"].size(), std::size_t(1));
+        const auto text = c.to_text();
+        QVERIFY(text.find("Only in A") != std::string::npos);
+        QVERIFY(text.find("Only in B") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompare)
+#include "tst_compare.moc"

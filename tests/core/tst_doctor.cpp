@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/doctor.h>
+#include <switchyard/version.h>
+
+#include <QtTest>
+
+#include <dlfcn.h>
+
+using namespace switchyard;
+
+namespace {
+
+const QString kPlugins = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/plugins");
+
+bool is_mapped(const QString& path) {
+    void* handle = ::dlopen(path.toLocal8Bit().constData(), RTLD_NOW | RTLD_NOLOAD);
+    if (handle)
+        ::dlclose(handle);
+    return handle != nullptr;
+}
+
+struct Fixture {
+    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+    ComponentRegistry components{"components", {"kind", "device", "variant"}};
+    BackendRegistry registry{kernels, components};
+    PluginSearchPath path;
+
+    explicit Fixture(const QStringList& cases) {
+        std::vector<std::string> dirs;
+        for (const auto& c : cases)
+            dirs.push_back((kPlugins + "/" + c).toStdString());
+        path = PluginSearchPath::from_dirs(dirs);
+        registry.set_plugin_discovery(path.discovery());
+    }
+};
+
+const DoctorProblem* find_problem(const DoctorReport& r, const std::string& subject,
+                                  const std::string& part) {
+    for (const auto& p : r.problems)
+        if (p.subject == subject && p.problem.find(part) != std::string::npos)
+            return &p;
+    return nullptr;
+}
+
+struct CliResult {
+    int exit_code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+CliResult run_cli(const QStringList& args, const QString& plugin_path) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("SWITCHYARD_PLUGIN_PATH", plugin_path);
+    p.setProcessEnvironment(env);
+    p.start(SWITCHYARD_CLI_PATH, args);
+    if (!p.waitForFinished(60000))
+        return {};
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+} // namespace
+
+class TestDoctor : public QObject {
+    Q_OBJECT
+private slots:
+    void reportsEveryProblemWithAFix() {
+        Fixture f({"good", "missing_dep", "unavailable", "invalid_json", "dup_a", "dup_b",
+                   "library_missing"});
+        const auto report = DoctorReport::collect(f.registry, f.path);
+        QCOMPARE(report.build.value("version", ""), std::string(core_version()));
+        QVERIFY(!report.system.value("kernel", "").empty());
+        QVERIFY(!report.devices.empty());
+        QCOMPARE(report.search_path.size(), std::size_t(7));
+        QCOMPARE(report.search_path[0].manifests.size(), std::size_t(1));
+        QVERIFY(report.has_errors());
+
+        const auto* dep =
+            find_problem(report, "fixture-missing-dep", "libswitchyard-nonexistent-dep.so.1");
+        QVERIFY(dep);
+        QCOMPARE(dep->severity, DoctorProblem::Severity::Error);
+        QVERIFY(dep->fix.find("LD_LIBRARY_PATH") != std::string::npos);
+        const auto* invalid = find_problem(report, "broken", "not valid JSON");
+        QVERIFY(invalid);
+        QCOMPARE(invalid->severity, DoctorProblem::Severity::Error);
+        const auto* missing_lib = find_problem(report, "fixture-library-missing", "does not exist");
+        QVERIFY(missing_lib);
+        const auto* optional =
+            find_problem(report, "fixture-unavailable", "libswitchyard-no-such-library.so.7");
+        QVERIFY(optional);
+        QCOMPARE(optional->severity, DoctorProblem::Severity::Warning);
+        QCOMPARE(optional->fix,
+                 std::string("Install switchyard-fixture-runtime (it does not exist)"));
+        const auto* shadowed = find_problem(report, "fixture-dup", "owned by");
+        QVERIFY(shadowed);
+        QCOMPARE(shadowed->severity, DoctorProblem::Severity::Info);
+        QVERIFY(!find_problem(report, "fixture-good", ""));
+        // Errors come first.
+        QCOMPARE(report.problems.front().severity, DoctorProblem::Severity::Error);
+
+        // Collecting opened no plugin library.
+        QVERIFY(!is_mapped(kPlugins + "/good/libswitchyard-fixture-good.so"));
+        QVERIFY(!f.registry.is_loaded("fixture-good"));
+    }
+
+    void rendersJsonAndMarkdown() {
+        Fixture f({"good", "missing_dep"});
+        const auto report = DoctorReport::collect(f.registry, f.path);
+        const auto j = report.to_json();
+        for (const char* key :
+             {"switchyard", "system", "devices", "plugin_path", "backends", "problems", "ok"})
+            QVERIFY2(j.contains(key), key);
+        QCOMPARE(j["ok"].get<bool>(), false);
+        bool saw_unresolved = false;
+        for (const auto& b : j["backends"])
+            if (b["name"] == "fixture-missing-dep")
+                saw_unresolved = b["library_dependencies"]["unresolved"] ==
+                                 nlohmann::json::array({"libswitchyard-nonexistent-dep.so.1"});
+        QVERIFY(saw_unresolved);
+        const auto md = QString::fromStdString(report.to_markdown());
+        for (const char* section :
+             {"# Switchyard doctor report", "## Switchyard", "## System", "## Devices",
+              "## Plugin search path", "## Backends", "## Problems (1)",
+              "libswitchyard-nonexistent-dep.so.1 => not found",
+              "| fixture-good | plugin | discovered"})
+            QVERIFY2(md.contains(section), section);
+        const auto text = QString::fromStdString(report.to_text());
+        QVERIFY(text.contains("[error] fixture-missing-dep"));
+    }
+
+    void aHealthyMachineHasNoErrors() {
+        Fixture f({"good"});
+        const auto report = DoctorReport::collect(f.registry, f.path);
+        QVERIFY(!report.has_errors());
+        QVERIFY(report.to_json()["ok"].get<bool>());
+        QCOMPARE(QString::fromStdString(report.to_markdown()).count("None found."), 1);
+    }
+
+    void cliDoctor() {
+        // The CLI finds the build tree's plugin folder next to itself, with no configuration.
+        auto r = run_cli({"doctor", "--json"}, kPlugins + "/good");
+        const auto j = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY2(!j.is_discarded(), r.err.constData());
+        QCOMPARE(r.exit_code, j["ok"].get<bool>() ? 0 : 1);
+        bool install = false;
+        for (const auto& d : j["plugin_path"])
+            if (d["origin"] == "install")
+                install = d["path"] == SWITCHYARD_BUILD_DIR "/lib/switchyard/plugins";
+        QVERIFY(install);
+        QCOMPARE(j["plugin_path"][0]["path"].get<std::string>(),
+                 (kPlugins + "/good").toStdString());
+
+        r = run_cli({"doctor", "--markdown"}, kPlugins + "/missing_dep");
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY(r.out.startsWith("# Switchyard doctor report"));
+        QVERIFY(r.out.contains("libswitchyard-nonexistent-dep.so.1"));
+
+        r = run_cli({"doctor", "--json", "--markdown"}, {});
+        QCOMPARE(r.exit_code, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDoctor)
+#include "tst_doctor.moc"

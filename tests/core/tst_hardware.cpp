@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// Hardware detection through cpu_features, the triad probe, and the device-provider seam.
+#include <QtTest>
+
+#include "kernels/cpukernels.h"
+
+#include <switchyard/deviceregistry.h>
+#include <switchyard/fallback.h>
+#include <switchyard/hardware.h>
+
+using namespace switchyard;
+
+namespace {
+
+// A device the way a GPU backend would plug in: its own memory, a device timer.
+class FakeDevice final : public Device {
+public:
+    explicit FakeDevice(int n) {
+        m_info.id = "fake:" + std::to_string(n);
+        m_info.kind = "fake";
+        m_info.name = "Fake accelerator";
+        m_info.arch = "fk_1";
+        m_info.peak_bandwidth_gbs = 1000;
+        m_info.peak_bandwidth_source = "spec";
+        m_info.has_device_timer = true;
+        m_info.properties = {{"memory_bytes", 1 << 30}};
+    }
+    const DeviceInfo& info() const override { return m_info; }
+    void* allocate(std::size_t bytes) override { return ::operator new(bytes); }
+    void release(void* p) noexcept override { ::operator delete(p); }
+    void upload(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
+    void download(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
+    double time_launches(const std::function<void()>& launch, int count) override {
+        for (int i = 0; i < count; ++i)
+            launch();
+        return 1e-3 * count; // "events" say 1 ms each
+    }
+
+private:
+    DeviceInfo m_info;
+};
+
+class FakeProvider final : public DeviceProvider {
+public:
+    std::string kind() const override { return "fake"; }
+    std::vector<std::shared_ptr<Device>> enumerate() override {
+        return {std::make_shared<FakeDevice>(0), std::make_shared<FakeDevice>(1)};
+    }
+};
+
+class BrokenProvider final : public DeviceProvider {
+public:
+    std::string kind() const override { return "broken"; }
+    std::vector<std::shared_ptr<Device>> enumerate() override { throw std::runtime_error("driver missing"); }
+};
+
+} // namespace
+
+class TestHardware : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cpuIsDetected() {
+        const auto& cpu = cpu_info();
+        QVERIFY(!cpu.architecture.empty());
+        QVERIFY(!cpu.brand.empty() || !cpu.vendor.empty());
+        QVERIFY(cpu.logical_cpus >= 1);
+        QVERIFY(cpu.physical_cores >= 1 && cpu.physical_cores <= cpu.logical_cpus);
+        QVERIFY(!cpu.features.empty());
+        QVERIFY(!cpu.caches.empty());
+        QVERIFY(cpu.last_level_cache_bytes() > 0);
+        bool l1 = false;
+        for (const auto& c : cpu.caches) {
+            l1 |= c.level == 1;
+            QVERIFY(c.size_bytes > 0);
+        }
+        QVERIFY(l1);
+    }
+
+    void isaLevelsAgree() {
+        const auto& cpu = cpu_info();
+        QCOMPARE(cpu.best_level, host_cpu_arch());
+        const bool v3 = std::find(cpu.isa_levels.begin(), cpu.isa_levels.end(), "x86-64-v3") != cpu.isa_levels.end();
+        QCOMPARE(v3, cpu_supports_x86_64_v3());
+        if (v3) {
+            QVERIFY(cpu.has_feature("avx2"));
+            QVERIFY(cpu.has_feature("fma3"));
+        }
+        const auto j = cpu.to_json();
+        QVERIFY(j.contains("caches") && j.contains("isa_levels") && j.contains("features"));
+    }
+
+    void hostInfo() {
+        const auto h = host_info();
+        QVERIFY(!h.os.empty());
+        QVERIFY(h.memory_bytes > 0);
+        QVERIFY(h.to_json().contains("governor"));
+    }
+
+    // A small probe: it must return a positive number (its size is what the figure uses).
+    void triadProbeRuns() { QVERIFY(measure_triad_gbs(4 << 20, 2) > 0); }
+
+    void peaksAreCachedAndReplaceable() {
+        set_cpu_peaks({12.5, 1 << 20, 3.0});
+        QCOMPARE(cpu_peaks().triad_gbs, 12.5);
+        auto cpu = DeviceRegistry::instance().find("cpu");
+        QVERIFY(cpu);
+        cpu->prepare();
+        QCOMPARE(cpu->info().peak_bandwidth_gbs, 12.5);
+        QVERIFY(!cpu->info().has_device_timer);
+    }
+
+    void providersPlugIn() {
+        auto& reg = DeviceRegistry::instance();
+        reg.add_provider(std::make_shared<FakeProvider>());
+        reg.add_provider(std::make_shared<BrokenProvider>());
+        const auto devices = reg.devices();
+        QCOMPARE(devices.front()->info().id, std::string("cpu"));
+        QVERIFY(reg.find("fake:0"));
+        QVERIFY(reg.find("fake:1"));
+        QCOMPARE(reg.find("fake:1")->info().arch, std::string("fk_1"));
+        QVERIFY(reg.find("fake:1")->info().has_device_timer);
+        int launches = 0;
+        QCOMPARE(reg.find("fake:0")->time_launches([&] { ++launches; }, 5), 5e-3);
+        QCOMPARE(launches, 5);
+        QCOMPARE(devices.size(), std::size_t(3)); // the broken provider contributes nothing
+        QVERIFY(reg.remove_provider("fake"));
+        QVERIFY(reg.remove_provider("broken"));
+        QVERIFY(!reg.find("fake:0"));
+        QCOMPARE(reg.devices().size(), std::size_t(1));
+    }
+
+    void deviceInfoJson() {
+        FakeDevice d(3);
+        const auto back = DeviceInfo::from_json(d.info().to_json());
+        QCOMPARE(back.to_json(), d.info().to_json());
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, DeviceInfo::from_json(nlohmann::json{{"name", "x"}}));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, DeviceInfo::from_json(nlohmann::json{{"id", 5}}));
+    }
+
+    // The host-timer default: count launches, synchronize, positive time.
+    void defaultTimer() {
+        auto cpu = make_cpu_device();
+        int n = 0;
+        QVERIFY(cpu->time_launches([&] { ++n; }, 3) >= 0);
+        QCOMPARE(n, 3);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHardware)
+#include "tst_hardware.moc"

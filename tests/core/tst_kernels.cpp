@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// Every built-in CPU variant against the scalar reference, on odd sizes and edge values;
+// the references against hand-computed values; the parity check against wrong kernels.
+#include <QtTest>
+
+#include "kernels/cpukernels.h"
+
+#include <switchyard/ops.h>
+#include <switchyard/parity.h>
+#include <switchyard/reference.h>
+#include <switchyard/workload.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace switchyard;
+
+Q_DECLARE_METATYPE(switchyard::Dims)
+Q_DECLARE_METATYPE(switchyard::InputPattern)
+
+namespace {
+
+const std::vector<KernelCell>& cpu_cells() {
+    static CellRegistrar r("cpu", "builtin");
+    static bool done = [] {
+        register_cpu_cells(r);
+        return true;
+    }();
+    (void)done;
+    return r.pending_kernels();
+}
+
+std::vector<Dims> odd_sizes(std::string_view op) {
+    if (op == kFlowMatchStep)
+        return {{1, 0, 0}, {7, 0, 0}, {1023, 0, 0}, {4099, 0, 0}, {(1 << 20) + 3, 0, 0}};
+    if (op == kGemm)
+        return {{1, 1, 1}, {7, 7, 7}, {13, 17, 19}, {97, 31, 257}, {5, 2051, 3}, {1023, 7, 9}, {7, 1023, 300}};
+    return {{1, 1, 0}, {1, 7, 0}, {3, 1023, 0}, {5, 4099, 0}, {67, 33, 0}};
+}
+
+} // namespace
+
+class TestKernels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyCellStatesWorkspace() {
+        QVERIFY(!cpu_cells().empty());
+        for (const auto& op : ops()) {
+            bool has_reference = false;
+            for (const auto& c : cpu_cells()) {
+                QVERIFY2(c.meta.contains("workspace_bytes") && c.meta["workspace_bytes"].is_number_integer(),
+                         c.key.to_string().c_str());
+                QCOMPARE(c.key[1], std::string("cpu"));
+                if (c.key[0] == op.name && c.key[2] == "generic" && c.key[3] == "reference")
+                    has_reference = true;
+            }
+            QVERIFY2(has_reference, std::string(op.name).c_str());
+        }
+    }
+
+    void v3CellsFollowTheRuntimeCheck() {
+        for (const auto& c : cpu_cells())
+            if (c.key[2] == "x86-64-v3")
+                QCOMPARE(c.is_available(), cpu_supports_x86_64_v3());
+    }
+
+    void variantMatchesReference_data() {
+        QTest::addColumn<int>("cell");
+        QTest::addColumn<Dims>("dims");
+        QTest::addColumn<InputPattern>("pattern");
+        const auto& cells = cpu_cells();
+        for (int i = 0; i < int(cells.size()); ++i) {
+            const auto& key = cells[std::size_t(i)].key;
+            const auto* op = find_op(key[0]);
+            for (const auto& d : odd_sizes(key[0]))
+                for (auto p : {InputPattern::Random, InputPattern::Zeros, InputPattern::Negatives, InputPattern::Large}) {
+                    // Big sizes once, with random inputs, to keep the suite fast.
+                    if (p != InputPattern::Random && op->bytes(d) > 4e6)
+                        continue;
+                    const auto name = key[2] + "/" + key[3] + " " + std::string(key[0]) + " " +
+                                      dims_to_string(*op, d) + " " + std::string(to_string(p));
+                    QTest::newRow(name.c_str()) << i << d << p;
+                }
+        }
+    }
+    void variantMatchesReference() {
+        QFETCH(int, cell);
+        QFETCH(Dims, dims);
+        QFETCH(InputPattern, pattern);
+        const auto& c = cpu_cells()[std::size_t(cell)];
+        if (!c.is_available())
+            QSKIP("this CPU cannot run the variant (runtime ISA check)");
+        const auto& op = *find_op(c.key[0]);
+        Workload w(op, dims, 1234, pattern);
+        auto out = w.make_outputs();
+        c.fn(w.args(out));
+        const auto parity = check_parity(op, dims, out, w.reference());
+        QVERIFY2(parity.pass, parity.first_failure.c_str());
+    }
+
+    // flow_sde_step at sigma == 1 divides by (1 - sigma_max), not by zero.
+    void sdeSigmaOneUsesSigmaMax_data() {
+        QTest::addColumn<int>("cell");
+        const auto& cells = cpu_cells();
+        for (int i = 0; i < int(cells.size()); ++i)
+            if (cells[std::size_t(i)].key[0] == kFlowSdeStep)
+                QTest::newRow((cells[std::size_t(i)].key[2] + "/" + cells[std::size_t(i)].key[3]).c_str()) << i;
+    }
+    void sdeSigmaOneUsesSigmaMax() {
+        QFETCH(int, cell);
+        const auto& c = cpu_cells()[std::size_t(cell)];
+        if (!c.is_available())
+            QSKIP("this CPU cannot run the variant (runtime ISA check)");
+        const auto& op = *find_op(kFlowSdeStep);
+        const Dims dims{3, 1029, 0};
+        Workload w(op, dims, 99);
+        w.scalars = {1.0, 0.95, 0.98, 0.7};
+        auto out = w.make_outputs();
+        c.fn(w.args(out));
+        for (float lp : w.reference()[1])
+            QVERIFY(std::isfinite(lp));
+        const auto parity = check_parity(op, dims, out, w.reference());
+        QVERIFY2(parity.pass, parity.first_failure.c_str());
+    }
+
+    void referenceHandValues() {
+        // flow_match_step
+        const float x[3] = {1.0f, -2.0f, 0.5f}, v[3] = {4.0f, 8.0f, -1.0f};
+        float out[3];
+        reference::flow_match_step(3, x, v, -0.25, out);
+        QCOMPARE(out[0], 0.0f);
+        QCOMPARE(out[1], -4.0f);
+        QCOMPARE(out[2], 0.75f);
+        // rms_norm: x = [3, 4], mean(x^2) = 12.5
+        const float rx[2] = {3.0f, 4.0f}, rw[2] = {1.0f, 2.0f};
+        float ry[2];
+        reference::rms_norm(1, 2, rx, rw, 0.0, ry);
+        QCOMPARE(ry[0], float(3.0 / std::sqrt(12.5)));
+        QCOMPARE(ry[1], float(8.0 / std::sqrt(12.5)));
+        // gemm: [[1,2],[3,4]] * [[5,6],[7,8]] = [[19,22],[43,50]]; alpha 2, beta 0.5, C = 1
+        const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+        float cm[4] = {1, 1, 1, 1};
+        reference::gemm(2, 2, 2, a, b, 2.0, 0.5, cm);
+        QCOMPARE(cm[0], 38.5f);
+        QCOMPARE(cm[1], 44.5f);
+        QCOMPARE(cm[2], 86.5f);
+        QCOMPARE(cm[3], 100.5f);
+        // beta == 0 never reads C (NaN there stays out of the result)
+        float cn[4] = {NAN, NAN, NAN, NAN};
+        reference::gemm(2, 2, 2, a, b, 1.0, 0.0, cn);
+        QCOMPARE(cn[3], 50.0f);
+        // flow_sde_step: values from DESIGN.md's formula evaluated in Python
+        const float sx = 0.5f, sv = -0.25f, sn = 1.0f;
+        float prev, lp;
+        reference::flow_sde_step(1, 1, &sx, &sv, &sn, 0.7, 0.6, 0.98, 0.7, &prev, &lp);
+        QVERIFY(std::fabs(prev - 0.8284237907444202) < 1e-6);
+        QVERIFY(std::fabs(lp - -0.334619972962519) < 1e-6);
+        reference::flow_sde_step(1, 1, &sx, &sv, &sn, 1.0, 0.95, 0.98, 0.7, &prev, &lp);
+        QVERIFY(std::fabs(prev - 1.3130471810589328) < 1e-6);
+        QVERIFY(std::fabs(lp - -1.5204089552030178) < 1e-6);
+    }
+
+    void parityCatchesWrongOutputs_data() {
+        QTest::addColumn<int>("kind");
+        QTest::newRow("off by a little") << 0;
+        QTest::newRow("nan") << 1;
+        QTest::newRow("inf") << 2;
+        QTest::newRow("element not written") << 3;
+        QTest::newRow("wrong size") << 4;
+        QTest::newRow("second output wrong") << 5;
+    }
+    void parityCatchesWrongOutputs() {
+        QFETCH(int, kind);
+        const auto& op = *find_op(kind == 5 ? kFlowSdeStep : kFlowMatchStep);
+        const Dims dims = kind == 5 ? Dims{4, 33, 0} : Dims{1023, 0, 0};
+        Workload w(op, dims);
+        auto out = w.make_outputs();
+        op.reference(w.args(out));
+        QVERIFY(check_parity(op, dims, out, w.reference()).pass);
+        switch (kind) {
+        case 0: out[0][500] *= 1.001f; out[0][500] += 1e-3f; break;
+        case 1: out[0][7] = std::numeric_limits<float>::quiet_NaN(); break;
+        case 2: out[0][0] = std::numeric_limits<float>::infinity(); break;
+        case 3: out = w.make_outputs(); op.reference(w.args(out)); out[0][1022] = std::numeric_limits<float>::quiet_NaN(); break;
+        case 4: out[0].pop_back(); break;
+        case 5: out[1][3] += 0.01f; break;
+        }
+        const auto parity = check_parity(op, dims, out, w.reference());
+        QVERIFY(!parity.pass);
+        QCOMPARE(std::string(parity.verdict()), std::string("FAIL"));
+        QVERIFY(!parity.first_failure.empty());
+        if (kind == 1 || kind == 2 || kind == 3)
+            QVERIFY(parity.non_finite > 0);
+    }
+
+    // A NaN the reference also produces is still a failure: NaN never passes.
+    void nanNeverPasses() {
+        const auto& op = *find_op(kFlowMatchStep);
+        const Dims dims{4, 0, 0};
+        std::vector<std::vector<float>> got = {{1, 2, NAN, 4}};
+        std::vector<std::vector<float>> ref = {{1, 2, NAN, 4}};
+        QVERIFY(!check_parity(op, dims, got, ref).pass);
+    }
+
+    void workloadIsDeterministic() {
+        const auto& op = *find_op(kFlowSdeStep);
+        Workload a(op, {3, 100, 0}, 7), b(op, {3, 100, 0}, 7), c(op, {3, 100, 0}, 8);
+        QVERIFY(a.input(0) == b.input(0));
+        QVERIFY(a.input(2) == b.input(2));
+        QVERIFY(a.input(0) != c.input(0));
+        // Pinned values: the generator must not change silently (reports compare inputs).
+        QCOMPARE(Workload(*find_op(kFlowMatchStep), {2, 0, 0}, 1).input(0).size(), std::size_t(2));
+    }
+
+    void parseDims_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("canonical");
+        QTest::newRow("1d") << "flow_match_step" << "1M" << true << "1048576";
+        QTest::newRow("2d single") << "rms_norm" << "4096" << true << "4x1024";
+        QTest::newRow("2d small") << "rms_norm" << "7" << true << "1x7";
+        QTest::newRow("2d explicit") << "flow_sde_step" << "3x5" << true << "3x5";
+        QTest::newRow("gemm cube") << "gemm" << "512" << true << "512x512x512";
+        QTest::newRow("gemm full") << "gemm" << "2x3x4" << true << "2x3x4";
+        QTest::newRow("wrong rank") << "gemm" << "2x3" << false << "";
+        QTest::newRow("zero") << "flow_match_step" << "0" << false << "";
+        QTest::newRow("negative") << "flow_match_step" << "-5" << false << "";
+        QTest::newRow("junk") << "flow_match_step" << "12abc" << false << "";
+        QTest::newRow("empty") << "flow_match_step" << "" << false << "";
+        QTest::newRow("huge") << "flow_match_step" << "999999999999999" << false << "";
+        QTest::newRow("huge gemm") << "gemm" << "2Gx2Gx2G" << false << "";
+    }
+    void parseDims() {
+        QFETCH(QString, op);
+        QFETCH(QString, text);
+        QFETCH(bool, ok);
+        QFETCH(QString, canonical);
+        const auto* info = find_op(op.toStdString());
+        std::string error;
+        auto d = parse_dims(*info, text.toStdString(), &error);
+        QCOMPARE(d.has_value(), ok);
+        if (ok)
+            QCOMPARE(QString::fromStdString(dims_to_string(*info, *d)), canonical);
+        else
+            QVERIFY(!error.empty());
+    }
+
+    void defaultSweepGoesPastTheCache() {
+        for (const auto& op : ops()) {
+            const auto sizes = default_sizes(op, 32 << 20);
+            QVERIFY(sizes.size() >= 3);
+            if (op.name != kGemm)
+                QVERIFY(op.bytes(sizes.back()) >= 64.0 * 1024 * 1024 * 0.99);
+            QVERIFY(op.bytes(sizes.front()) < 64.0 * 1024);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernels)
+#include "tst_kernels.moc"

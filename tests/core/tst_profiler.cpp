@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+// The in-process profiling engine: planning, one row end to end, parity verdicts of
+// wrong kernels, settings validation. No timing assertions (benchmarks measure speed).
+#include <QtTest>
+
+#include "kernels/cpukernels.h"
+
+#include <switchyard/backendregistry.h>
+#include <switchyard/deviceregistry.h>
+#include <switchyard/hardware.h>
+#include <switchyard/profiler.h>
+#include <switchyard/registries.h>
+
+#include <set>
+
+using namespace switchyard;
+
+namespace {
+
+ProfileSettings quick() {
+    ProfileSettings s;
+    s.time_budget_s = 0.02;
+    s.warmup_s = 0.001;
+    s.min_samples = 3;
+    return s;
+}
+
+void put_test_kernel(const std::string& variant, KernelFn fn) {
+    KernelCell cell;
+    cell.key = kernel_key(kFlowMatchStep, "cpu", "generic", variant);
+    cell.fn = std::move(fn);
+    cell.source = "registered";
+    cell.backend = "test";
+    cell.meta = {{"workspace_bytes", 0}};
+    kernels().put(std::move(cell));
+}
+
+RowSpec spec_for(const std::string& variant, std::int64_t n = 1023) {
+    RowSpec r;
+    r.op = std::string(kFlowMatchStep);
+    r.dims = {n, 0, 0};
+    r.size = std::to_string(n);
+    r.device = "cpu";
+    r.device_kind = "cpu";
+    r.arch = "generic";
+    r.variant = variant;
+    r.backend = "test";
+    return r;
+}
+
+} // namespace
+
+class TestProfiler : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        // Skip the probes: tests do not measure peaks.
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        BackendRegistry::instance().ensure_initialized();
+        put_test_kernel("wrong", [](const KernelArgs& a) {
+            for (std::int64_t i = 0; i < a.dims[0]; ++i)
+                a.out[0][i] = a.in[0][i] - float(a.scalars[0]) * a.in[1][i]; // sign error
+        });
+        put_test_kernel("nan", [](const KernelArgs& a) {
+            for (std::int64_t i = 0; i < a.dims[0]; ++i)
+                a.out[0][i] = i == 3 ? NAN : a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
+        });
+        put_test_kernel("lazy", [](const KernelArgs& a) {
+            for (std::int64_t i = 0; i + 1 < a.dims[0]; ++i) // forgets the last element
+                a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
+        });
+        put_test_kernel("throws", [](const KernelArgs&) { throw std::runtime_error("device lost"); });
+    }
+
+    void cleanupTestCase() {
+        kernels().erase_if([](const KernelCell& c) { return c.backend == "test"; });
+    }
+
+    void cpuDeviceIsListed() {
+        auto cpu = DeviceRegistry::instance().find("cpu");
+        QVERIFY(cpu);
+        QCOMPARE(cpu->info().kind, std::string("cpu"));
+        QCOMPARE(cpu->info().arch, cpu_info().best_level);
+        cpu->prepare();
+        QCOMPARE(cpu->info().peak_bandwidth_gbs, 20.0);
+        QVERIFY(!cpu->info().peak_bandwidth_source.empty());
+    }
+
+    void defaultPlanResolvesOneCellPerRow() {
+        Profiler p(quick());
+        const auto rows = p.plan();
+        std::set<std::string> ops_seen;
+        for (const auto& r : rows) {
+            ops_seen.insert(r.op);
+            QCOMPARE(r.device, std::string("cpu"));
+            QCOMPARE(r.variant, std::string("default"));
+            QCOMPARE(r.arch, cpu_supports_x86_64_v3() ? std::string("x86-64-v3") : std::string("generic"));
+            QCOMPARE(r.index, std::int64_t(&r - rows.data()));
+        }
+        QCOMPARE(ops_seen.size(), std::size_t(4));
+    }
+
+    void allVariantsPlan() {
+        auto s = quick();
+        s.ops = {"gemm"};
+        s.sizes["gemm"] = {"64"};
+        s.all_variants = true;
+        Profiler p(s);
+        std::set<std::string> variants;
+        for (const auto& r : p.plan())
+            if (r.backend == "cpu")
+                variants.insert(r.arch + "/" + r.variant);
+        QVERIFY(variants.count("generic/reference"));
+        QVERIFY(variants.count("generic/default"));
+        QVERIFY(variants.count("generic/threaded"));
+        QCOMPARE(variants.count("x86-64-v3/default"), std::size_t(cpu_supports_x86_64_v3() ? 1 : 0));
+    }
+
+    void sizesAndOpsAreValidated_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("size");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("op typo") << "gem" << "" << "" << "did you mean 'gemm'";
+        QTest::newRow("device typo") << "gemm" << "cpuu" << "" << "unknown device 'cpuu'";
+        QTest::newRow("bad size") << "gemm" << "" << "2x3" << "invalid size '2x3'";
+    }
+    void sizesAndOpsAreValidated() {
+        QFETCH(QString, op);
+        QFETCH(QString, device);
+        QFETCH(QString, size);
+        QFETCH(QString, message);
+        auto s = quick();
+        s.ops = {op.toStdString()};
+        if (!device.isEmpty())
+            s.devices = {device.toStdString()};
+        if (!size.isEmpty())
+            s.sizes["*"] = {size.toStdString()};
+        Profiler p(s);
+        try {
+            p.plan();
+            QFAIL("plan() accepted bad settings");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos, e.what());
+        }
+    }
+
+    void rowEndToEnd_data() {
+        QTest::addColumn<bool>("cold");
+        QTest::newRow("warm") << false;
+        QTest::newRow("cold") << true;
+    }
+    void rowEndToEnd() {
+        QFETCH(bool, cold);
+        auto s = quick();
+        s.ops = {"flow_match_step"};
+        s.sizes["*"] = {"4099"};
+        s.cold = cold;
+        s.keep_samples = 4;
+        Profiler p(s);
+        const auto plan = p.plan();
+        QCOMPARE(plan.size(), std::size_t(1));
+        std::vector<std::string> phases;
+        const auto row = p.run_row(plan[0], [&](const std::string& phase, std::int64_t) { phases.push_back(phase); });
+        QCOMPARE(row.status, std::string("ok"));
+        QCOMPARE(std::string(row.parity.verdict()), std::string("PASS"));
+        QVERIFY(row.stats.count >= 1);
+        QVERIFY(row.samples.size() <= 4);
+        QVERIFY(!row.stop_reason.empty());
+        QVERIFY(row.stats.min > 0 && row.stats.min <= row.stats.median && row.stats.median <= row.stats.p90);
+        QCOMPARE(row.bytes, 12.0 * 4099);
+        QVERIFY(row.gbps > 0);
+        QCOMPARE(row.peak_bandwidth_gbs, 20.0);
+        QVERIFY(std::fabs(row.bandwidth_fraction - row.gbps / 20.0) < 1e-12);
+        if (cold)
+            QCOMPARE(row.launches_per_sample, std::int64_t(1));
+        QVERIFY(std::find(phases.begin(), phases.end(), "parity") != phases.end());
+        QVERIFY(std::find(phases.begin(), phases.end(), "warmup") != phases.end());
+    }
+
+    void wrongKernelsNeverPass_data() {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("status");
+        QTest::newRow("wrong numbers") << "wrong" << "fail";
+        QTest::newRow("nan") << "nan" << "fail";
+        QTest::newRow("unwritten element") << "lazy" << "fail";
+        QTest::newRow("throws") << "throws" << "error";
+        QTest::newRow("not registered") << "nosuch" << "error";
+    }
+    void wrongKernelsNeverPass() {
+        QFETCH(QString, variant);
+        QFETCH(QString, status);
+        Profiler p(quick());
+        const auto row = p.run_row(spec_for(variant.toStdString()));
+        QCOMPARE(QString::fromStdString(row.status), status);
+        QVERIFY(std::string(row.parity.verdict()) != "PASS");
+        QVERIFY(!row.reason.empty());
+    }
+
+    void settingsJsonRoundTrip() {
+        auto s = quick();
+        s.ops = {"gemm", "rms_norm"};
+        s.sizes["gemm"] = {"64", "2x3x4"};
+        s.cold = true;
+        s.seed = 77;
+        const auto t = ProfileSettings::from_json(s.to_json());
+        QCOMPARE(t.to_json(), s.to_json());
+        auto bad = s.to_json();
+        bad["min_samples"] = "ten";
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ProfileSettings::from_json(bad));
+        bad = s.to_json();
+        bad["sizes"] = {{"gemm", {1, 2}}};
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ProfileSettings::from_json(bad));
+    }
+
+    void contextDescribesTheMachine() {
+        Profiler p(quick());
+        const auto c = p.context();
+        for (const char* key : {"switchyard", "date", "host", "cpu", "devices", "settings", "warnings"})
+            QVERIFY2(c.contains(key), key);
+        QVERIFY(c["switchyard"].contains("git_hash"));
+        QVERIFY(c["devices"].size() >= 1);
+        QCOMPARE(c["devices"][0]["id"].get<std::string>(), std::string("cpu"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfiler)
+#include "tst_profiler.moc"
