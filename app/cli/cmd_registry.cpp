@@ -3,6 +3,7 @@
 #include "command.h"
 
 #include <switchyard/backendregistry.h>
+#include <switchyard/elfdeps.h>
 #include <switchyard/resolution.h>
 
 #include <nlohmann/json.hpp>
@@ -67,6 +68,17 @@ json detail_json(const BackendInfo& info) {
     j["library_path"] = info.library_path;
     j["shadowed_by"] = info.shadowed_by;
     j["extra"] = info.extra;
+    if (!info.library_path.empty()) {
+        // What ldd would say about the plugin's library, without loading it.
+        const auto report = diagnose_library(info.library_path);
+        json libs = json::array();
+        for (const auto& d : report.dependencies)
+            libs.push_back({{"soname", d.soname}, {"path", d.path}, {"found", d.found()},
+                            {"source", std::string(to_string(d.source))}, {"needed_by", d.needed_by},
+                            {"depth", d.depth}, {"detail", d.detail}});
+        j["library_dependencies"] = {{"readable", report.readable}, {"error", report.error},
+                                     {"unresolved", report.unresolved()}, {"libraries", libs}};
+    }
     return j;
 }
 
@@ -149,6 +161,18 @@ int run_show(const std::string& name, bool as_json) {
         else
             out << ": " << d.detail << (d.dependency.hint.empty() ? "" : "\n             install: " + d.dependency.hint);
         out << "\n";
+    }
+    if (!info.library_path.empty()) {
+        const auto report = diagnose_library(info.library_path);
+        out << "\nLibrary dependencies (resolved like the dynamic loader, without loading):\n";
+        if (!report.readable)
+            out << "  cannot read " << info.library_path << ": " << report.error << "\n";
+        else if (report.dependencies.empty())
+            out << "  (none)\n";
+        else
+            out << report.to_text();
+        for (const auto& missing : report.unresolved())
+            out << "  MISSING: " << missing << " (nothing on the loader's search path provides it)\n";
     }
     out << "\nKernels (" << info.declared_kernels.size() << "):\n";
     for (const auto& c : info.declared_kernels)

@@ -88,8 +88,8 @@ BackendRegistry::BackendRegistry(KernelRegistry& kernels, ComponentRegistry& com
 
 BackendRegistry::~BackendRegistry() {
     std::set<std::string> names;
-    for (const auto& e : m_entries)
-        names.insert(e->info.name);
+    for (const auto& [name, e] : m_entries)
+        names.insert(name);
     auto ours = [&](const auto& cell) { return names.count(cell.backend) > 0; };
     m_kernels.erase_if(ours);
     m_components.erase_if(ours);
@@ -124,10 +124,8 @@ void BackendRegistry::ensure_initialized() {
 
 std::shared_ptr<BackendRegistry::Entry> BackendRegistry::find_entry(std::string_view name) {
     std::lock_guard lock(m_mutex);
-    for (const auto& e : m_entries)
-        if (e->info.name == name)
-            return e;
-    return nullptr;
+    auto it = m_entries.find(name);
+    return it == m_entries.end() ? nullptr : it->second;
 }
 
 void BackendRegistry::throw_unknown(std::string_view name) {
@@ -143,16 +141,15 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
     std::lock_guard lock(m_mutex);
     if (spec.name.empty())
         throw std::invalid_argument("a backend name is required");
-    auto existing = std::find_if(m_entries.begin(), m_entries.end(),
-                                 [&](const auto& e) { return e->info.name == spec.name; });
+    auto existing = m_entries.find(spec.name);
     if (existing != m_entries.end()) {
-        auto& owner = **existing;
+        auto& owner = *existing->second;
         if (skip_if_owned)
             return; // an explicit registration already owns the built-in's name
         if (!owner.is_plugin() || owner.loaded)
             throw DuplicateBackend(spec.name, owner.is_plugin() ? "a loaded plugin" : std::string(to_string(owner.info.source)));
         // An explicit registration wins over a plugin that has not been loaded yet.
-        auto plugin = *existing;
+        auto plugin = existing->second;
         m_entries.erase(existing);
         plugin->info.shadowed_by = spec.name + " (" + std::string(to_string(source)) + ")";
         m_kernels.erase_if([&](const KernelCell& c) { return c.backend == spec.name; });
@@ -175,7 +172,8 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
     entry->spec = std::move(spec);
     entry->loaded = true;
     registrar.commit(m_kernels, m_components);
-    m_entries.push_back(std::move(entry));
+    const std::string name = entry->info.name;
+    m_entries.emplace(name, std::move(entry));
 }
 
 void BackendRegistry::register_backend(BackendSpec spec) {
@@ -194,7 +192,7 @@ void BackendRegistry::register_experimental_backend(BackendSpec spec) {
 
 bool BackendRegistry::unregister_backend(std::string_view name) {
     std::lock_guard lock(m_mutex);
-    auto it = std::find_if(m_entries.begin(), m_entries.end(), [&](const auto& e) { return e->info.name == name; });
+    auto it = m_entries.find(name);
     if (it == m_entries.end())
         return false;
     m_entries.erase(it);
@@ -209,13 +207,14 @@ bool BackendRegistry::unregister_backend(std::string_view name) {
         auto plugin = *shadowed;
         m_shadowed.erase(shadowed);
         plugin->info.shadowed_by.clear();
-        m_entries.push_back(plugin);
+        m_entries.emplace(plugin->info.name, plugin);
         publish_placeholders(plugin);
     }
     return true;
 }
 
 void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>> providers) {
+    Placeholders batch;
     for (auto& provider : providers) {
         if (!provider)
             continue;
@@ -223,22 +222,32 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
         entry->info = provider->describe();
         entry->info.source = BackendSource::Plugin;
         entry->provider = std::move(provider);
-        auto owner = std::find_if(m_entries.begin(), m_entries.end(),
-                                  [&](const auto& e) { return e->info.name == entry->info.name; });
+        auto owner = m_entries.find(entry->info.name);
         if (owner != m_entries.end()) {
             // The plugin claims only a name nobody owns yet.
-            entry->info.shadowed_by = describe_owner((*owner)->info);
-            if ((*owner)->is_plugin() && !(*owner)->info.manifest_path.empty())
-                entry->info.shadowed_by += " from " + (*owner)->info.manifest_path;
+            const auto& holder = *owner->second;
+            entry->info.shadowed_by = describe_owner(holder.info);
+            if (holder.is_plugin() && !holder.info.manifest_path.empty())
+                entry->info.shadowed_by += " from " + holder.info.manifest_path;
             m_shadowed.push_back(std::move(entry));
             continue;
         }
-        m_entries.push_back(entry);
-        publish_placeholders(entry);
+        m_entries.emplace(entry->info.name, entry);
+        collect_placeholders(entry, batch);
     }
+    // One publication for all of them: discovery stays linear in the number of plugins.
+    m_kernels.put_all(std::move(batch.kernels));
+    m_components.put_all(std::move(batch.components));
 }
 
 void BackendRegistry::publish_placeholders(const std::shared_ptr<Entry>& entry) {
+    Placeholders batch;
+    collect_placeholders(entry, batch);
+    m_kernels.put_all(std::move(batch.kernels));
+    m_components.put_all(std::move(batch.components));
+}
+
+void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch) {
     if (!entry->is_plugin() || entry->info.state == BackendState::Invalid || entry->loaded)
         return;
     std::weak_ptr<Entry> weak = entry;
@@ -247,58 +256,41 @@ void BackendRegistry::publish_placeholders(const std::shared_ptr<Entry>& entry) 
     // contract acceptable.
     auto available = [weak]() {
         auto e = weak.lock();
-        if (!e)
-            return false;
-        {
-            std::lock_guard lock(e->state_mutex);
-            if (e->failure)
-                return false;
-        }
-        if (!missing_of(check_dependencies(e->info.capabilities.optional_deps)).empty())
-            return false;
-        check_contract(e->info.capabilities, e->info.name); // throws: unavailable
-        return true;
+        return e && is_usable(*e);
     };
     auto loader = [this, weak]() {
         if (auto e = weak.lock())
             load_entry(e);
     };
-    std::vector<KernelCell> kernels;
+    // A cell another backend (or an earlier plugin of this batch) declared stays theirs.
+    auto claim = [&](const TupleKey& key, auto& registry) {
+        if (auto existing = registry.lookup(key); existing && existing->backend != name)
+            return false;
+        return batch.claimed.insert(key.parts()).second;
+    };
     for (const auto& d : entry->info.declared_kernels) {
         KernelCell cell;
         cell.key = TupleKey(d.key);
-        if (cell.key.size() != 4)
+        if (cell.key.size() != 4 || !claim(cell.key, m_kernels))
             continue;
         cell.available = available;
         cell.loader = loader;
         cell.source = "plugin";
         cell.backend = name;
         cell.meta = {{"workspace_bytes", d.workspace_bytes}};
-        kernels.push_back(std::move(cell));
+        batch.kernels.push_back(std::move(cell));
     }
-    std::vector<ComponentCell> components;
     for (const auto& d : entry->info.declared_components) {
         ComponentCell cell;
         cell.key = TupleKey(d.key);
-        if (cell.key.size() != 3)
+        if (cell.key.size() != 3 || !claim(cell.key, m_components))
             continue;
         cell.available = available;
         cell.loader = loader;
         cell.source = "plugin";
         cell.backend = name;
-        components.push_back(std::move(cell));
+        batch.components.push_back(std::move(cell));
     }
-    // Cells another backend already declared stay theirs.
-    auto free_of_others = [&](auto& cells, auto& registry) {
-        std::erase_if(cells, [&](const auto& c) {
-            auto existing = registry.lookup(c.key);
-            return existing && existing->backend != name;
-        });
-    };
-    free_of_others(kernels, m_kernels);
-    free_of_others(components, m_components);
-    m_kernels.put_all(std::move(kernels));
-    m_components.put_all(std::move(components));
 }
 
 void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
@@ -456,14 +448,19 @@ BackendInfo BackendRegistry::snapshot_info(const Entry& entry) {
     return info;
 }
 
+std::vector<std::shared_ptr<BackendRegistry::Entry>> BackendRegistry::owners() const {
+    std::lock_guard lock(m_mutex);
+    std::vector<std::shared_ptr<Entry>> out;
+    out.reserve(m_entries.size());
+    for (const auto& [name, e] : m_entries)
+        out.push_back(e);
+    return out;
+}
+
 std::vector<std::string> BackendRegistry::list(const ListOptions& options) {
     ensure_initialized();
-    std::vector<std::shared_ptr<Entry>> entries;
-    {
-        std::lock_guard lock(m_mutex);
-        entries = m_entries;
-    }
-    std::vector<std::string> names;
+    const auto entries = owners();
+    std::vector<std::string> names; // m_entries is ordered by name: so is this
     names.reserve(entries.size());
     for (const auto& e : entries) {
         const auto& tags = e->info.tags;
@@ -476,7 +473,6 @@ std::vector<std::string> BackendRegistry::list(const ListOptions& options) {
             continue;
         names.push_back(e->info.name);
     }
-    std::sort(names.begin(), names.end());
     return names;
 }
 
@@ -485,18 +481,16 @@ std::vector<std::string> BackendRegistry::known_names() {
     std::lock_guard lock(m_mutex);
     std::vector<std::string> names;
     names.reserve(m_entries.size());
-    for (const auto& e : m_entries)
-        names.push_back(e->info.name);
-    std::sort(names.begin(), names.end());
+    for (const auto& [name, e] : m_entries)
+        names.push_back(name);
     return names;
 }
 
 std::vector<BackendInfo> BackendRegistry::infos() {
     ensure_initialized();
-    std::vector<std::shared_ptr<Entry>> entries;
+    auto entries = owners();
     {
         std::lock_guard lock(m_mutex);
-        entries = m_entries;
         entries.insert(entries.end(), m_shadowed.begin(), m_shadowed.end());
     }
     std::vector<BackendInfo> out;
@@ -561,12 +555,7 @@ std::string BackendRegistry::default_backend() const {
 }
 
 void BackendRegistry::reset_backends() {
-    std::vector<std::shared_ptr<Entry>> entries;
-    {
-        std::lock_guard lock(m_mutex);
-        entries = m_entries;
-    }
-    for (const auto& e : entries) {
+    for (const auto& e : owners()) {
         if (!e->loaded)
             continue;
         if (e->spec.reset)
@@ -585,7 +574,8 @@ void BackendRegistry::rescan() {
     }
     // Plugins that were never loaded are forgotten and rediscovered; loaded ones stay.
     std::vector<std::string> dropped;
-    std::erase_if(m_entries, [&](const auto& e) {
+    std::erase_if(m_entries, [&](const auto& item) {
+        const auto& e = item.second;
         if (e->is_plugin() && !e->loaded) {
             dropped.push_back(e->info.name);
             return true;
@@ -607,10 +597,9 @@ void BackendRegistry::rescan() {
         if (!p)
             return true;
         const auto described = p->describe();
-        return std::any_of(m_entries.begin(), m_entries.end(), [&](const auto& e) {
-            return e->is_plugin() && e->loaded && e->info.name == described.name &&
-                   e->info.manifest_path == described.manifest_path;
-        });
+        auto it = m_entries.find(described.name);
+        return it != m_entries.end() && it->second->is_plugin() && it->second->loaded &&
+               it->second->info.manifest_path == described.manifest_path;
     });
     adopt_plugins(std::move(providers));
 }

@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -167,18 +169,25 @@ public:
 private:
     struct Entry;
     std::shared_ptr<Entry> find_entry(std::string_view name);
+    std::vector<std::shared_ptr<Entry>> owners() const;
     [[noreturn]] void throw_unknown(std::string_view name);
     void add_spec(BackendSpec spec, BackendSource source, bool skip_if_owned);
     void adopt_plugins(std::vector<std::shared_ptr<BackendProvider>> providers);
     void load_entry(const std::shared_ptr<Entry>& entry);
+    struct Placeholders {
+        std::vector<KernelCell> kernels;
+        std::vector<ComponentCell> components;
+        std::set<std::vector<std::string>> claimed;
+    };
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
+    void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);
     BackendInfo snapshot_info(const Entry& entry);
     static bool is_usable(const Entry& entry); // snapshot_info(entry).is_available(), without the copy
 
     KernelRegistry& m_kernels;
     ComponentRegistry& m_components;
     mutable std::recursive_mutex m_mutex;
-    std::vector<std::shared_ptr<Entry>> m_entries;  // owners, one per name
+    std::map<std::string, std::shared_ptr<Entry>, std::less<>> m_entries; // owners, by name
     std::vector<std::shared_ptr<Entry>> m_shadowed; // plugins that lost their name
     PluginDiscovery m_discovery;
     bool m_builtins_loaded = false;

@@ -59,4 +59,8 @@ private:
     std::size_t m_hash = 0;
 };
 
+struct TupleKeyHash {
+    std::size_t operator()(const TupleKey& key) const noexcept { return key.hash(); }
+};
+
 } // namespace switchyard

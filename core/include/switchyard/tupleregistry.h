@@ -14,6 +14,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace switchyard {
@@ -132,14 +133,17 @@ public:
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
         std::erase_if(entries, [&](const CellPtr& e) { return pred(*e); });
+        std::unordered_map<TupleKey, std::size_t, TupleKeyHash> index;
+        index.reserve(entries.size() + cells.size());
+        for (std::size_t i = 0; i < entries.size(); ++i)
+            index.emplace(entries[i]->key, i);
         for (auto& c : cells) {
             auto ptr = std::make_shared<const Cell>(std::move(c));
-            auto it = std::find_if(entries.begin(), entries.end(),
-                                   [&](const CellPtr& e) { return e->key == ptr->key; });
-            if (it != entries.end())
-                *it = std::move(ptr);
-            else
+            auto [it, inserted] = index.emplace(ptr->key, entries.size());
+            if (inserted)
                 entries.push_back(std::move(ptr));
+            else
+                entries[it->second] = std::move(ptr);
         }
         publish(std::move(entries));
     }
