@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -82,6 +83,11 @@ json detail_json(const BackendInfo& info) {
     return j;
 }
 
+std::string first_line(const std::string& text) {
+    const auto nl = text.find('\n');
+    return nl == std::string::npos ? text : text.substr(0, nl) + " ...";
+}
+
 int run_list(bool all, bool include_unavailable, const std::vector<std::string>& exclude_tags,
              bool exclude_set, bool as_json) {
     auto& registry = BackendRegistry::instance();
@@ -91,10 +97,17 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     if (exclude_set)
         options.exclude_tags = exclude_tags;
     options.include_unavailable = include_unavailable;
-    const auto names = registry.list(options);
+    // registry.list() semantics, plus the plugins that lost their name (shadowed), which
+    // are unavailable by definition and listed with their owner.
     std::vector<BackendInfo> infos;
-    for (const auto& n : names)
-        infos.push_back(registry.info(n));
+    for (auto& info : registry.infos()) {
+        const bool excluded = std::any_of(info.tags.begin(), info.tags.end(), [&](const std::string& t) {
+            return std::find(options.exclude_tags.begin(), options.exclude_tags.end(), t) != options.exclude_tags.end();
+        });
+        if (excluded || (!include_unavailable && !info.is_available()))
+            continue;
+        infos.push_back(std::move(info));
+    }
     if (as_json) {
         json out = json::array();
         for (const auto& i : infos)
@@ -105,12 +118,12 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     std::vector<std::vector<std::string>> rows;
     for (const auto& i : infos)
         rows.push_back({i.name, std::string(to_string(i.source)), std::string(to_string(i.state)), join(i.tags),
-                        i.is_available() ? i.description : i.error});
+                        first_line(i.is_available() ? i.description : i.error)});
     std::cout << format_table({"NAME", "SOURCE", "STATE", "TAGS", "DESCRIPTION / WHY NOT"}, rows);
     if (!include_unavailable || !all)
         std::cout << "\n(hidden: " << (all ? "" : "tags debug/experimental; ")
                   << (include_unavailable ? "" : "unavailable backends; ")
-                  << "use --all --include-unavailable to see everything)\n";
+                  << "use --all --include-unavailable to see everything; `show NAME` explains one)\n";
     return Ok;
 }
 

@@ -4,6 +4,7 @@
 
 #include "difflib.h"
 #include "plugindiscovery.h"
+#include "textutil.h"
 
 #include <algorithm>
 #include <atomic>
@@ -75,10 +76,7 @@ std::vector<DependencyStatus> missing_of(const std::vector<DependencyStatus>& de
 }
 
 std::string key_list(const std::vector<std::vector<std::string>>& keys) {
-    std::string out;
-    for (const auto& k : keys)
-        out += (out.empty() ? "" : ", ") + TupleKey(k).to_string();
-    return out;
+    return text::join(keys, ", ", [](const auto& k) { return TupleKey(k).to_string(); });
 }
 
 } // namespace

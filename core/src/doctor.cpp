@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/buildinfo.h>
 #include <switchyard/dependencies.h>
+#include <switchyard/deviceregistry.h>
 #include <switchyard/doctor.h>
+#include <switchyard/hardware.h>
 #include <switchyard/version.h>
 
+#include "textutil.h"
+
 #include <algorithm>
-#include <chrono>
-#include <ctime>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
-#include <thread>
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 namespace switchyard {
@@ -22,54 +22,7 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string read_first_line(const std::string& path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
-// "KEY=value" or KEY="value" from /etc/os-release.
-std::string os_release(const std::string& key) {
-    for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
-        std::ifstream in(path);
-        std::string line;
-        while (std::getline(in, line)) {
-            if (line.rfind(key + "=", 0) != 0)
-                continue;
-            auto value = line.substr(key.size() + 1);
-            if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
-                value = value.substr(1, value.size() - 2);
-            return value;
-        }
-    }
-    return {};
-}
-
-// The first "<field> : value" of /proc/cpuinfo.
-std::string cpuinfo(const std::string& field) {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind(field, 0) != 0)
-            continue;
-        const auto colon = line.find(':');
-        if (colon != std::string::npos)
-            return line.substr(colon + (colon + 1 < line.size() ? 2 : 1));
-    }
-    return {};
-}
-
-long long meminfo_kib(const std::string& field) {
-    std::ifstream in("/proc/meminfo");
-    std::string name;
-    long long value = 0;
-    std::string unit;
-    while (in >> name >> value >> unit)
-        if (name == field + ":")
-            return value;
-    return 0;
-}
+using text::read_first_line;
 
 json collect_build() {
     return {{"version", SWITCHYARD_VERSION_STRING},
@@ -83,32 +36,27 @@ json collect_build() {
               {"SWITCHYARD_ENABLE_CUDA", SWITCHYARD_OPTION_CUDA}}}};
 }
 
+// The same "host" and "cpu" objects as `switchyard-cli hardware --json`.
 json collect_system() {
-    utsname u{};
-    ::uname(&u);
-    std::string isa;
-    const auto flags = " " + cpuinfo("flags") + " ";
-    for (const char* f : {"sse4_2", "avx", "avx2", "fma", "avx512f"})
-        if (flags.find(std::string(" ") + f + " ") != std::string::npos)
-            isa += (isa.empty() ? "" : " ") + std::string(f);
     const auto* ld_path = std::getenv("LD_LIBRARY_PATH");
-    return {{"os", os_release("PRETTY_NAME")},
-            {"kernel", std::string(u.sysname) + " " + u.release},
-            {"machine", u.machine},
-            {"cpu", cpuinfo("model name")},
-            {"cpu_isa", isa},
-            {"logical_cpus", std::thread::hardware_concurrency()},
-            {"memory_mib", meminfo_kib("MemTotal") / 1024},
+    return {{"host", host_info().to_json()},
+            {"cpu", cpu_info().to_json()},
             {"ld_library_path", ld_path ? ld_path : ""}};
 }
 
-// Devices visible without loading any device runtime.
-json collect_devices() {
-    json devices = json::array();
-    devices.push_back(
-        {{"kind", "cpu"},
-         {"name", cpuinfo("model name")},
-         {"detail", std::to_string(std::thread::hardware_concurrency()) + " logical CPUs"}});
+// The devices the device providers report. Listing them probes nothing: a peak that has
+// not been measured in this process stays 0 (unknown).
+std::vector<DeviceInfo> collect_devices() {
+    std::vector<DeviceInfo> devices;
+    for (const auto& d : DeviceRegistry::instance().devices())
+        devices.push_back(d->info());
+    return devices;
+}
+
+// Drivers and runtimes visible without loading them, for devices whose provider is not
+// registered (the CUDA and OpenCL backends register theirs when they are loaded).
+json collect_runtimes() {
+    json runtimes = json::array();
     std::error_code ec;
     const fs::path nvidia = "/proc/driver/nvidia/gpus";
     if (fs::is_directory(nvidia, ec)) {
@@ -119,16 +67,16 @@ json collect_devices() {
             while (std::getline(in, line))
                 if (line.rfind("Model:", 0) == 0)
                     model = line.substr(line.find_first_not_of(" \t", 6));
-            devices.push_back(
-                {{"kind", "cuda"},
+            runtimes.push_back(
+                {{"kind", "nvidia-gpu"},
                  {"name", model},
                  {"detail", "PCI " + gpu.path().filename().string() + "; " + driver}});
         }
     }
     const auto cuda = check_dependency({"libcuda.so.1", DependencyKind::Library, ""});
-    devices.push_back({{"kind", "cuda-driver"},
-                       {"name", "libcuda.so.1"},
-                       {"detail", cuda.found ? "found at " + cuda.location : "not found"}});
+    runtimes.push_back({{"kind", "cuda-driver"},
+                        {"name", "libcuda.so.1"},
+                        {"detail", cuda.found ? "found at " + cuda.location : "not found"}});
     const fs::path icds = "/etc/OpenCL/vendors";
     if (fs::is_directory(icds, ec)) {
         std::vector<fs::path> files;
@@ -139,14 +87,80 @@ json collect_devices() {
         for (const auto& f : files) {
             const auto library = read_first_line(f.string());
             const auto found = check_dependency({library, DependencyKind::Library, ""});
-            devices.push_back(
+            runtimes.push_back(
                 {{"kind", "opencl-icd"},
                  {"name", f.filename().string()},
                  {"detail", library + (found.found ? " (found at " + found.location + ")"
                                                    : " (not found)")}});
         }
     }
-    return devices;
+    return runtimes;
+}
+
+// A device without the peak figures nobody has measured yet.
+json device_json(const DeviceInfo& d) {
+    auto j = d.to_json();
+    if (d.peak_bandwidth_gbs <= 0) {
+        j.erase("peak_bandwidth_gbs");
+        j.erase("peak_bandwidth_source");
+    }
+    if (d.peak_gflops <= 0) {
+        j.erase("peak_gflops");
+        j.erase("peak_gflops_source");
+    }
+    return j;
+}
+
+std::string format_bytes(std::int64_t bytes) {
+    if (bytes >= (std::int64_t(1) << 30) && bytes % (std::int64_t(1) << 30) == 0)
+        return std::to_string(bytes >> 30) + " GiB";
+    if (bytes >= (1 << 20))
+        return std::to_string(bytes >> 20) + " MiB";
+    return std::to_string(bytes >> 10) + " KiB";
+}
+
+// "L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 105 MiB".
+std::string format_caches(const json& cpu) {
+    std::string out;
+    for (const auto& c : cpu.value("caches", json::array())) {
+        const auto type = c.value("type", "");
+        out += (out.empty() ? "L" : ", L") + std::to_string(c.value("level", 0)) +
+               (type == "data"          ? "d"
+                : type == "instruction" ? "i"
+                                        : "") +
+               " " + format_bytes(c.value("size_bytes", std::int64_t(0)));
+    }
+    return out;
+}
+
+// "x86-64-v2 x86-64-v3 (best: x86-64-v3)".
+std::string format_isa(const json& cpu) {
+    return text::join(cpu.value("isa_levels", std::vector<std::string>{}), " ") +
+           " (best: " + cpu.value("best_level", "") + ")";
+}
+
+// "AMD EPYC 7B13 (AMD_ZEN3), 8 physical cores, 16 logical CPUs".
+std::string format_cpu(const json& cpu) {
+    std::string out = cpu.value("brand", "");
+    const auto uarch = cpu.value("microarchitecture", "");
+    if (!uarch.empty())
+        out += " (" + uarch + ")";
+    return out + ", " + std::to_string(cpu.value("physical_cores", 0)) + " physical cores, " +
+           std::to_string(cpu.value("logical_cpus", 0)) + " logical CPUs";
+}
+
+std::string format_peaks(const DeviceInfo& d) {
+    char buf[64];
+    std::string out;
+    if (d.peak_bandwidth_gbs > 0) {
+        std::snprintf(buf, sizeof buf, "%.1f GB/s", d.peak_bandwidth_gbs);
+        out = buf;
+    }
+    if (d.peak_gflops > 0) {
+        std::snprintf(buf, sizeof buf, "%.0f GFLOP/s fp32", d.peak_gflops);
+        out += (out.empty() ? "" : ", ") + std::string(buf);
+    }
+    return out;
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -268,15 +282,6 @@ json library_json(const ElfDependencyReport& r) {
             {"dependencies", deps}};
 }
 
-std::string now_utc() {
-    const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 // A Markdown table cell: no pipes, no line breaks.
 std::string cell(std::string text) {
     std::string out;
@@ -337,6 +342,7 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, const PluginSearch
     report.build = collect_build();
     report.system = collect_system();
     report.devices = collect_devices();
+    report.runtimes = collect_runtimes();
     path.discover(&report.search_path);
     report.backends = registry.infos();
 
@@ -395,21 +401,24 @@ json DoctorReport::to_json() const {
                 row["library_dependencies"] = library_json(lib);
         backend_rows.push_back(std::move(row));
     }
+    json device_rows = json::array();
+    for (const auto& d : devices)
+        device_rows.push_back(device_json(d));
     json problem_rows = json::array();
     for (const auto& p : problems)
         problem_rows.push_back({{"severity", std::string(to_string(p.severity))},
                                 {"subject", p.subject},
                                 {"problem", p.problem},
                                 {"fix", p.fix}});
-    return {{"switchyard", build},  {"system", system},         {"devices", devices},
-            {"plugin_path", scans}, {"backends", backend_rows}, {"problems", problem_rows},
-            {"ok", !has_errors()}};
+    return {{"switchyard", build},      {"system", system},     {"devices", device_rows},
+            {"runtimes", runtimes},     {"plugin_path", scans}, {"backends", backend_rows},
+            {"problems", problem_rows}, {"ok", !has_errors()}};
 }
 
 std::string DoctorReport::to_markdown() const {
     std::ostringstream md;
     md << "# Switchyard doctor report\n\n";
-    md << "Generated " << now_utc() << ".\n\n";
+    md << "Generated " << text::utc_now_iso8601() << ".\n\n";
     md << "## Switchyard\n\n| | |\n|---|---|\n";
     md << "| Version | " << build.value("version", "") << " (git " << build.value("git", "")
        << ") |\n";
@@ -420,19 +429,31 @@ std::string DoctorReport::to_markdown() const {
     for (auto it = build["options"].begin(); it != build["options"].end(); ++it)
         options += (options.empty() ? "" : ", ") + it.key() + "=" + it.value().get<std::string>();
     md << "| Build options | " << cell(options) << " |\n\n";
+    const auto host = system.value("host", json::object());
+    const auto cpu = system.value("cpu", json::object());
     md << "## System\n\n| | |\n|---|---|\n";
-    md << "| OS | " << cell(system.value("os", "")) << " |\n";
-    md << "| Kernel | " << cell(system.value("kernel", "")) << " (" << system.value("machine", "")
-       << ") |\n";
-    md << "| CPU | " << cell(system.value("cpu", "")) << ", " << system.value("logical_cpus", 0)
-       << " logical CPUs |\n";
-    md << "| CPU features | " << cell(system.value("cpu_isa", "")) << " |\n";
-    md << "| Memory | " << system.value("memory_mib", 0LL) << " MiB |\n";
+    md << "| OS | " << cell(host.value("distro", "")) << " |\n";
+    md << "| Kernel | " << cell(host.value("os", "")) << " |\n";
+    md << "| Host | " << cell(host.value("hostname", "")) << " |\n";
+    md << "| CPU | " << cell(format_cpu(cpu)) << " |\n";
+    md << "| Caches | " << cell(format_caches(cpu)) << " |\n";
+    md << "| ISA levels | " << cell(format_isa(cpu)) << " |\n";
+    md << "| CPU features | "
+       << cell(text::join(cpu.value("features", std::vector<std::string>{}), " ")) << " |\n";
+    md << "| Memory | " << (host.value("memory_bytes", std::int64_t(0)) >> 20) << " MiB |\n";
+    const auto governor = host.value("governor", "");
+    md << "| Governor | " << (governor.empty() ? "(not readable)" : cell(governor)) << " |\n";
     md << "| LD_LIBRARY_PATH | " << cell(system.value("ld_library_path", "")) << " |\n\n";
-    md << "## Devices\n\n| Kind | Name | Detail |\n|---|---|---|\n";
-    for (const auto& d : devices)
-        md << "| " << d.value("kind", "") << " | " << cell(d.value("name", "")) << " | "
-           << cell(d.value("detail", "")) << " |\n";
+    md << "## Devices\n\n| Id | Name | Arch | Peaks |\n|---|---|---|---|\n";
+    for (const auto& d : devices) {
+        const auto peaks = format_peaks(d);
+        md << "| " << d.id << " | " << cell(d.name) << " | " << cell(d.arch) << " | "
+           << (peaks.empty() ? "not measured" : peaks) << " |\n";
+    }
+    md << "\n## Drivers and runtimes\n\n| Kind | Name | Detail |\n|---|---|---|\n";
+    for (const auto& r : runtimes)
+        md << "| " << r.value("kind", "") << " | " << cell(r.value("name", "")) << " | "
+           << cell(r.value("detail", "")) << " |\n";
     md << "\n## Plugin search path\n\n| # | Folder | From | Status |\n|---|---|---|---|\n";
     for (std::size_t i = 0; i < search_path.size(); ++i)
         md << "| " << i + 1 << " | `" << search_path[i].dir.path << "` | "
@@ -473,14 +494,23 @@ std::string DoctorReport::to_text() const {
     std::ostringstream out;
     out << "Switchyard " << build.value("version", "") << " (git " << build.value("git", "") << ", "
         << build.value("build_type", "") << ", " << build.value("compiler", "") << ")\n";
-    out << "System:    " << system.value("os", "") << "; " << system.value("kernel", "") << " "
-        << system.value("machine", "") << "\n";
-    out << "CPU:       " << system.value("cpu", "") << " (" << system.value("logical_cpus", 0)
-        << " logical; " << system.value("cpu_isa", "") << ")\n";
+    const auto host = system.value("host", json::object());
+    const auto cpu = system.value("cpu", json::object());
+    out << "System:    " << host.value("distro", "") << "; " << host.value("os", "") << "\n";
+    out << "CPU:       " << format_cpu(cpu) << "\n";
+    out << "Caches:    " << format_caches(cpu) << "\n";
+    out << "ISA:       " << format_isa(cpu) << "\n";
+    out << "Memory:    " << (host.value("memory_bytes", std::int64_t(0)) >> 20) << " MiB\n";
     out << "\nDevices:\n";
-    for (const auto& d : devices)
-        out << "  " << d.value("kind", "") << ": " << d.value("name", "") << " - "
-            << d.value("detail", "") << "\n";
+    for (const auto& d : devices) {
+        const auto peaks = format_peaks(d);
+        out << "  " << d.id << ": " << d.name << " [" << d.arch << "]"
+            << (peaks.empty() ? "" : " - " + peaks) << "\n";
+    }
+    out << "\nDrivers and runtimes:\n";
+    for (const auto& r : runtimes)
+        out << "  " << r.value("kind", "") << ": " << r.value("name", "") << " - "
+            << r.value("detail", "") << "\n";
     out << "\nPlugin search path:\n";
     for (std::size_t i = 0; i < search_path.size(); ++i)
         out << "  " << i + 1 << ". " << search_path[i].dir.path << " [" << search_path[i].dir.origin

@@ -2,6 +2,7 @@
 #include <switchyard/elfdeps.h>
 
 #include "ldcache.h"
+#include "textutil.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -149,12 +150,7 @@ std::string elf_error() {
     return message ? message : "libelf error";
 }
 
-std::string dirname_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
+using text::dirname_of;
 
 std::string absolute(const std::string& path) {
     if (!path.empty() && path[0] == '/')

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/errors.h>
 
+#include "textutil.h"
+
 namespace switchyard {
 namespace {
 
 std::string invalid_backend_message(const std::string& name, const std::vector<std::string>& suggestions) {
     std::string message = "Invalid backend: '" + name + "'";
     if (!suggestions.empty()) {
-        message += ", did you mean: ";
-        for (std::size_t i = 0; i < suggestions.size(); ++i)
-            message += (i ? ", '" : "'") + suggestions[i] + "'";
-        message += "?";
+        message += ", did you mean: " + text::join(suggestions, ", ", text::quoted) + "?";
     } else {
         message += ".";
     }

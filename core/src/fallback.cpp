@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/fallback.h>
 
+#include "textutil.h"
+
 #include <cpu_features_macros.h>
 #if defined(CPU_FEATURES_ARCH_X86)
 #include <cpuinfo_x86.h>
@@ -19,13 +21,6 @@ const std::vector<std::string> kCudaLadder = {"sm_100", "sm_90", "sm_89", "sm_86
 const std::vector<std::string> kX86Ladder = {"x86-64-v4", "x86-64-v3", "x86-64-v2", "generic"};
 const std::vector<std::string> kArmLadder = {"sve", "neon", "generic"};
 const std::vector<std::string> kOpenclLadder = {"generic"};
-
-std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& i : items)
-        out += (out.empty() ? "" : ", ") + i;
-    return out;
-}
 
 // "sm_87" -> 87; -1 when not an sm_NN arch.
 int sm_number(std::string_view arch) {
@@ -61,7 +56,7 @@ std::vector<std::string> arch_ladder(std::string_view device) {
     if (device == "opencl")
         return kOpenclLadder;
     throw std::invalid_argument("unknown device '" + std::string(device) + "'; known devices: " +
-                                join(known_devices()));
+                                text::join(known_devices()));
 }
 
 std::vector<std::string> arch_chain(std::string_view device, std::string_view start) {
@@ -88,7 +83,7 @@ std::vector<std::string> arch_chain(std::string_view device, std::string_view st
         }
     }
     throw std::invalid_argument("unknown arch '" + std::string(start) + "' for device '" +
-                                std::string(device) + "'; known arches: " + join(ladder) +
+                                std::string(device) + "'; known arches: " + text::join(ladder) +
                                 (device == "cuda" ? " (or any sm_NN)" : ""));
 }
 

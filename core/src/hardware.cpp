@@ -4,6 +4,7 @@
 #include "kernels/cpukernels.h"
 #include "kernels/cpuvariants.h"
 #include "kernels/threadpool.h"
+#include "textutil.h"
 
 #include <cpu_features_macros.h>
 #if defined(CPU_FEATURES_ARCH_X86)
@@ -33,12 +34,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_line(const fs::path& p) {
-    std::ifstream in(p);
-    std::string s;
-    std::getline(in, s);
-    return s;
-}
+using text::read_first_line;
 
 std::int64_t parse_size(const std::string& s) { // "32768K", "1M", "512"
     if (s.empty())
@@ -69,12 +65,12 @@ std::vector<CacheLevel> sysfs_caches() {
         if (!fs::exists(dir, ec))
             break;
         CacheLevel c;
-        c.level = std::atoi(read_line(dir / "level").c_str());
-        const auto type = read_line(dir / "type");
+        c.level = std::atoi(read_first_line(dir / "level").c_str());
+        const auto type = read_first_line(dir / "type");
         c.type = type == "Data" ? "data" : type == "Instruction" ? "instruction" : "unified";
-        c.size_bytes = parse_size(read_line(dir / "size"));
-        c.line_bytes = std::atoi(read_line(dir / "coherency_line_size").c_str());
-        c.ways = std::atoi(read_line(dir / "ways_of_associativity").c_str());
+        c.size_bytes = parse_size(read_first_line(dir / "size"));
+        c.line_bytes = std::atoi(read_first_line(dir / "coherency_line_size").c_str());
+        c.ways = std::atoi(read_first_line(dir / "ways_of_associativity").c_str());
         out.push_back(c);
     }
     return out;
@@ -90,8 +86,8 @@ unsigned count_physical_cores() {
         if (!CPU_ISSET(cpu, &set))
             continue;
         const fs::path topo = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology";
-        const auto core = read_line(topo / "core_id");
-        const auto pkg = read_line(topo / "physical_package_id");
+        const auto core = read_first_line(topo / "core_id");
+        const auto pkg = read_first_line(topo / "physical_package_id");
         if (core.empty())
             return 0;
         cores.insert({pkg, core});
@@ -268,7 +264,7 @@ HostInfo host_info() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page > 0)
         h.memory_bytes = std::int64_t(pages) * page;
-    h.governor = read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    h.governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     std::error_code ec;
     std::int64_t throttle = 0;
     bool any = false;
@@ -277,7 +273,7 @@ HostInfo host_info() {
         if (!fs::exists(dir, ec))
             break;
         for (const char* f : {"thermal_throttle/core_throttle_count", "thermal_throttle/package_throttle_count"}) {
-            const auto v = read_line(dir / f);
+            const auto v = read_first_line(dir / f);
             if (!v.empty()) {
                 any = true;
                 throttle += std::atoll(v.c_str());
@@ -312,11 +308,15 @@ double measure_triad_gbs(std::int64_t bytes, int repeats) {
         });
     });
     double best = 0;
-    for (int r = 0; r < std::max(1, repeats); ++r) {
+    // Plain and non-temporal stores alternate; the better one is the machine's limit.
+    for (int r = 0; r < 2 * std::max(1, repeats); ++r) {
         const auto t0 = std::chrono::steady_clock::now();
         pool.parallel_for(parts, [&](std::int64_t t) {
             chunk(t, [&](std::int64_t i0, std::int64_t i1) {
-                cpu::generic::triad(i1 - i0, a.get() + i0, b.get() + i0, c.get() + i0, 3.0f);
+                if (r % 2)
+                    cpu::generic::triad_stream(i1 - i0, a.get() + i0, b.get() + i0, c.get() + i0, 3.0f);
+                else
+                    cpu::generic::triad(i1 - i0, a.get() + i0, b.get() + i0, c.get() + i0, 3.0f);
             });
         });
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -4,6 +4,8 @@
 #include <switchyard/pluginprovider.h>
 #include <switchyard/pluginsearchpath.h>
 
+#include "textutil.h"
+
 #include <cstring>
 
 #include <dlfcn.h>
@@ -13,24 +15,9 @@
 namespace switchyard {
 namespace {
 
-std::string dirname_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string basename_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-    std::string out;
-    for (const auto& i : items)
-        out += (out.empty() ? "" : sep) + i;
-    return out;
-}
+using text::basename_of;
+using text::dirname_of;
+using text::join;
 
 // The folder, the manifest and the library must not be writable by other users.
 std::string check_trust(const std::string& manifest_path, const std::string& library_path) {

@@ -142,8 +142,16 @@ PluginSearchPath PluginSearchPath::from_dirs(const std::vector<std::string>& dir
 
 PluginSearchPath PluginSearchPath::from_environment() {
     std::vector<PluginSearchDir> dirs;
-    for (auto& d : split_colons(std::getenv("SWITCHYARD_PLUGIN_PATH")))
-        dirs.push_back({std::move(d), "SWITCHYARD_PLUGIN_PATH"});
+    for (auto& d : split_colons(std::getenv("SWITCHYARD_PLUGIN_PATH"))) {
+        // Shown in diagnostics: absolute, without a trailing slash.
+        std::error_code ec;
+        auto path = std::filesystem::absolute(d, ec).lexically_normal().string();
+        if (ec)
+            path = d;
+        while (path.size() > 1 && path.back() == '/')
+            path.pop_back();
+        dirs.push_back({std::move(path), "SWITCHYARD_PLUGIN_PATH"});
+    }
     if (auto user = user_plugin_dir(); !user.empty())
         dirs.push_back({std::move(user), "user"});
     if (auto install = install_plugin_dir(); !install.empty())

@@ -11,12 +11,12 @@
 #include <switchyard/workload.h>
 
 #include "difflib.h"
+#include "textutil.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
 #include <set>
 #include <stdexcept>
 
@@ -34,15 +34,9 @@ std::string suggest(std::string_view what, std::string_view name, const std::vec
     std::string msg = "unknown " + std::string(what) + " '" + std::string(name) + "'";
     const auto close = difflib::get_close_matches(name, known);
     if (!close.empty()) {
-        msg += "; did you mean ";
-        for (std::size_t i = 0; i < close.size(); ++i)
-            msg += (i ? " or '" : "'") + close[i] + "'";
-        msg += "?";
+        msg += "; did you mean " + text::join(close, " or ", text::quoted) + "?";
     }
-    std::string all;
-    for (const auto& k : known)
-        all += (all.empty() ? "" : ", ") + k;
-    return msg + " (known: " + all + ")";
+    return msg + " (known: " + text::join(known) + ")";
 }
 
 std::int64_t workspace_of(const KernelCell& cell) {
@@ -66,15 +60,6 @@ struct DeviceBuffers {
         return buffers.back();
     }
 };
-
-std::string iso_date_utc() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 } // namespace
 
@@ -405,7 +390,7 @@ nlohmann::json Profiler::context() const {
               {"git_hash", std::string(core_git_hash())},
               {"build_type", std::string(core_build_type())},
               {"compiler", SWITCHYARD_COMPILER}}},
-            {"date", iso_date_utc()},
+            {"date", text::utc_now_iso8601()},
             {"host", host_info().to_json()},
             {"cpu", cpu_info().to_json()},
             {"cpu_peaks", cpu_peaks().to_json()},

@@ -2,6 +2,7 @@
 #include <switchyard/resolution.h>
 
 #include "difflib.h"
+#include "textutil.h"
 
 #include <set>
 #include <stdexcept>
@@ -23,15 +24,9 @@ Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const 
         std::string message = "unknown op '" + std::string(op) + "'";
         const auto suggestions = difflib::get_close_matches(op, ops, 2, 0.6);
         if (!suggestions.empty()) {
-            message += ", did you mean: ";
-            for (std::size_t i = 0; i < suggestions.size(); ++i)
-                message += (i ? ", '" : "'") + suggestions[i] + "'";
-            message += "?";
+            message += ", did you mean: " + text::join(suggestions, ", ", text::quoted) + "?";
         }
-        std::string all;
-        for (const auto& o : ops)
-            all += (all.empty() ? "" : ", ") + o;
-        throw std::invalid_argument(message + " Known ops: " + all + ".");
+        throw std::invalid_argument(message + " Known ops: " + text::join(ops) + ".");
     }
 
     Resolution r;

@@ -15,10 +15,10 @@ struct Run {
     QByteArray err;
 };
 
-Run cli(const QStringList& args) {
+Run cli(const QStringList& args, const QString& pluginPath = {}) {
     QProcess p;
     auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SWITCHYARD_PLUGIN_PATH", "");
+    env.insert("SWITCHYARD_PLUGIN_PATH", pluginPath);
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
     if (!p.waitForFinished(60000))
@@ -86,6 +86,29 @@ private slots:
             }
         }
         QVERIFY(sawCpu);
+    }
+
+    void listShowsShadowedPluginsWithTheirOwner() {
+        const QString fixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/plugins/");
+        const QString path = fixtures + "dup_a:" + fixtures + "dup_b/:" + fixtures + "claims_cpu";
+        Run r = cli({"list", "--json", "--all", "--include-unavailable"}, path);
+        QCOMPARE(r.code, 0);
+        int dups = 0, shadowed = 0;
+        for (const auto& v : parse(r.out).array()) {
+            const auto o = v.toObject();
+            if (o["name"].toString() == "fixture-dup")
+                ++dups;
+            if (o["state"].toString() == "shadowed") {
+                ++shadowed;
+                QVERIFY(o["error"].toString().contains("is owned by"));
+                QCOMPARE(o["available"].toBool(), false);
+            }
+        }
+        QCOMPARE(dups, 2);
+        QCOMPARE(shadowed, 2); // the second fixture-dup, and the plugin named cpu
+        r = cli({"list", "--json", "--all"}, path); // usable ones only: no shadowed entries
+        for (const auto& v : parse(r.out).array())
+            QVERIFY(v.toObject()["state"].toString() != "shadowed");
     }
 
     void showJson() {

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include "core/fakedevice.h"
+
+#include <switchyard/deviceregistry.h>
 #include <switchyard/doctor.h>
+#include <switchyard/hardware.h>
 #include <switchyard/version.h>
 
 #include <QtTest>
@@ -69,7 +73,7 @@ private slots:
                    "library_missing"});
         const auto report = DoctorReport::collect(f.registry, f.path);
         QCOMPARE(report.build.value("version", ""), std::string(core_version()));
-        QVERIFY(!report.system.value("kernel", "").empty());
+        QVERIFY(!report.system["host"].value("os", "").empty());
         QVERIFY(!report.devices.empty());
         QCOMPARE(report.search_path.size(), std::size_t(7));
         QCOMPARE(report.search_path[0].manifests.size(), std::size_t(1));
@@ -107,8 +111,8 @@ private slots:
         Fixture f({"good", "missing_dep"});
         const auto report = DoctorReport::collect(f.registry, f.path);
         const auto j = report.to_json();
-        for (const char* key :
-             {"switchyard", "system", "devices", "plugin_path", "backends", "problems", "ok"})
+        for (const char* key : {"switchyard", "system", "devices", "runtimes", "plugin_path",
+                                "backends", "problems", "ok"})
             QVERIFY2(j.contains(key), key);
         QCOMPARE(j["ok"].get<bool>(), false);
         bool saw_unresolved = false;
@@ -120,12 +124,53 @@ private slots:
         const auto md = QString::fromStdString(report.to_markdown());
         for (const char* section :
              {"# Switchyard doctor report", "## Switchyard", "## System", "## Devices",
-              "## Plugin search path", "## Backends", "## Problems (1)",
-              "libswitchyard-nonexistent-dep.so.1 => not found",
+              "## Drivers and runtimes", "| cpu | ", "## Plugin search path", "## Backends",
+              "## Problems (1)", "libswitchyard-nonexistent-dep.so.1 => not found",
               "| fixture-good | plugin | discovered"})
             QVERIFY2(md.contains(section), section);
         const auto text = QString::fromStdString(report.to_text());
         QVERIFY(text.contains("[error] fixture-missing-dep"));
+        QVERIFY(text.contains("\nDevices:\n  cpu: "));
+    }
+
+    // The system section is cpu_features' and host_info()'s view; the devices are
+    // DeviceRegistry's; peaks appear only once something measured them.
+    void describesHardwareWithoutProbing() {
+        Fixture f({"good"});
+        auto& devices = DeviceRegistry::instance();
+        devices.add_provider(std::make_shared<test::FakeProvider>());
+        auto report = DoctorReport::collect(f.registry, f.path);
+        QVERIFY(devices.remove_provider("fake"));
+
+        const auto& cpu = cpu_info();
+        QCOMPARE(report.system["cpu"]["brand"].get<std::string>(), cpu.brand);
+        QCOMPARE(report.system["cpu"]["logical_cpus"].get<unsigned>(), cpu.logical_cpus);
+        QCOMPARE(report.system["cpu"]["physical_cores"].get<unsigned>(), cpu.physical_cores);
+        QCOMPARE(report.system["cpu"]["best_level"].get<std::string>(), cpu.best_level);
+        QCOMPARE(report.system["cpu"]["caches"].size(), cpu.caches.size());
+        QVERIFY(report.system["host"]["memory_bytes"].get<std::int64_t>() > 0);
+
+        QCOMPARE(report.devices.size(), std::size_t(3));
+        QCOMPARE(report.devices[0].id, std::string("cpu"));
+        QCOMPARE(report.devices[0].arch, cpu.best_level);
+        QCOMPARE(report.devices[1].id, std::string("fake:0"));
+        QCOMPARE(report.devices[1].arch, std::string("fk_1"));
+
+        // Collecting ran no probe: the CPU's peaks are unknown, and left out.
+        auto j = report.to_json();
+        QVERIFY(!j["devices"][0].contains("peak_bandwidth_gbs"));
+        QVERIFY(!j["devices"][0].contains("peak_gflops"));
+        QCOMPARE(j["devices"][1]["peak_bandwidth_gbs"].get<double>(), 1000.0);
+        QVERIFY(QString::fromStdString(report.to_markdown()).contains("| not measured |"));
+
+        // Once measured (here: set, as a profile worker does), they are reported.
+        set_cpu_peaks({12.5, 1 << 20, 3.0});
+        devices.find("cpu")->prepare();
+        report = DoctorReport::collect(f.registry, f.path);
+        j = report.to_json();
+        QCOMPARE(j["devices"][0]["peak_bandwidth_gbs"].get<double>(), 12.5);
+        QCOMPARE(j["devices"][0]["peak_gflops"].get<double>(), 3.0);
+        QVERIFY(QString::fromStdString(report.to_text()).contains("12.5 GB/s"));
     }
 
     void aHealthyMachineHasNoErrors() {
@@ -142,6 +187,8 @@ private slots:
         const auto j = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
         QVERIFY2(!j.is_discarded(), r.err.constData());
         QCOMPARE(r.exit_code, j["ok"].get<bool>() ? 0 : 1);
+        QCOMPARE(j["devices"][0]["id"].get<std::string>(), std::string("cpu"));
+        QVERIFY(!j["devices"][0].contains("peak_bandwidth_gbs")); // doctor runs no probe
         bool install = false;
         for (const auto& d : j["plugin_path"])
             if (d["origin"] == "install")

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <switchyard/backendregistry.h>
+#include <switchyard/device.h>
 #include <switchyard/elfdeps.h>
 #include <switchyard/pluginsearchpath.h>
 
@@ -27,8 +28,13 @@ std::string_view to_string(DoctorProblem::Severity severity) noexcept;
 /// dependencies are read from their ELF files (ElfDependencyResolver).
 struct DoctorReport {
     nlohmann::json build;  // version, git hash, build type, compiler, options
-    nlohmann::json system; // OS, kernel, machine, CPU, memory
-    nlohmann::json devices = nlohmann::json::array(); // {"kind", "name", "detail"}
+    nlohmann::json system; // {"host": HostInfo, "cpu": CpuInfo, "ld_library_path"}
+    /// What DeviceRegistry lists. Peaks are reported only when this process already
+    /// measured them (collecting never runs the probes); 0 means unknown.
+    std::vector<DeviceInfo> devices;
+    /// Drivers and runtimes found without loading them (NVIDIA kernel driver, libcuda,
+    /// OpenCL ICDs): {"kind", "name", "detail"}.
+    nlohmann::json runtimes = nlohmann::json::array();
     std::vector<PluginDirectoryScan> search_path;
     std::vector<BackendInfo> backends;
     std::vector<ElfDependencyReport> libraries; // one per plugin library that exists

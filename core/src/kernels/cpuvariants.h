@@ -47,6 +47,9 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
 void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
 /// STREAM triad a = b + s*c (the bandwidth probe).
 void triad(std::int64_t n, float* a, const float* b, const float* c, float s);
+/// The same with non-temporal stores (SSE2, the x86-64 baseline; plain stores elsewhere),
+/// so the probe is not beaten by kernels that stream their output past the caches.
+void triad_stream(std::int64_t n, float* a, const float* b, const float* c, float s);
 } // namespace generic
 
 // AVX2 + FMA (x86-64-v3). Only callable after the runtime check (cpukernels.cpp).

@@ -3,6 +3,11 @@
 
 #include <algorithm>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <cstdint>
+
 namespace switchyard::cpu::generic {
 
 void flow_match(std::int64_t n, const float* __restrict x, const float* __restrict v, float dt,
@@ -80,6 +85,23 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* __restrict x, const f
 void triad(std::int64_t n, float* __restrict a, const float* __restrict b, const float* __restrict c, float s) {
     for (std::int64_t i = 0; i < n; ++i)
         a[i] = b[i] + s * c[i];
+}
+
+void triad_stream(std::int64_t n, float* __restrict a, const float* __restrict b, const float* __restrict c,
+                  float s) {
+#if defined(__SSE2__)
+    std::int64_t i = 0;
+    for (; i < n && (reinterpret_cast<std::uintptr_t>(a + i) & 15u) != 0; ++i)
+        a[i] = b[i] + s * c[i];
+    const __m128 vs = _mm_set1_ps(s);
+    for (; i + 4 <= n; i += 4)
+        _mm_stream_ps(a + i, _mm_add_ps(_mm_loadu_ps(b + i), _mm_mul_ps(vs, _mm_loadu_ps(c + i))));
+    for (; i < n; ++i)
+        a[i] = b[i] + s * c[i];
+    _mm_sfence();
+#else
+    triad(n, a, b, c, s);
+#endif
 }
 
 } // namespace switchyard::cpu::generic

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// Small string and path helpers shared by core/src (private: not installed).
+#pragma once
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace switchyard::text {
+
+/// `to_text(item)` of every item, `separator` between them.
+template <class Range, class ToText>
+std::string join(const Range& items, std::string_view separator, ToText&& to_text) {
+    std::string out;
+    bool first = true;
+    for (const auto& item : items) {
+        if (!first)
+            out += separator;
+        out += to_text(item);
+        first = false;
+    }
+    return out;
+}
+
+/// The items (strings, string_views), `separator` between them: "a, b, c".
+template <class Range> std::string join(const Range& items, std::string_view separator = ", ") {
+    return join(
+        items, separator, [](const auto& item) -> const auto& { return item; });
+}
+
+/// "'text'", as suggestions are shown ("did you mean: 'cpu', 'cuda'?").
+inline std::string quoted(std::string_view text) {
+    return "'" + std::string(text) + "'";
+}
+
+/// Everything before the last '/': "." when there is none, "/" for "/file".
+inline std::string dirname_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos)
+        return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+/// Everything after the last '/'.
+inline std::string basename_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// The first line of a text file; "" when it cannot be read.
+inline std::string read_first_line(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+/// Now, as ISO 8601 in UTC: "2024-05-01T12:34:56Z".
+inline std::string utc_now_iso8601() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+} // namespace switchyard::text
