@@ -308,15 +308,24 @@ double measure_triad_gbs(std::int64_t bytes, int repeats) {
         });
     });
     double best = 0;
-    // Plain and non-temporal stores alternate; the better one is the machine's limit.
-    for (int r = 0; r < 2 * std::max(1, repeats); ++r) {
+    // STREAM's triad a = b + s*c in every form this CPU can run (plain stores, SSE2
+    // non-temporal stores, AVX2+FMA non-temporal stores), interleaved; the best is the
+    // machine's limit, so no kernel can beat the probe by storing differently.
+    const int forms = cpu_supports_x86_64_v3() ? 3 : 2;
+    for (int r = 0; r < forms * std::max(1, repeats); ++r) {
+        const int form = r % forms;
         const auto t0 = std::chrono::steady_clock::now();
         pool.parallel_for(parts, [&](std::int64_t t) {
             chunk(t, [&](std::int64_t i0, std::int64_t i1) {
-                if (r % 2)
-                    cpu::generic::triad_stream(i1 - i0, a.get() + i0, b.get() + i0, c.get() + i0, 3.0f);
+                float* out = a.get() + i0;
+                const float* x = b.get() + i0;
+                const float* v = c.get() + i0;
+                if (form == 0)
+                    cpu::generic::triad(i1 - i0, out, x, v, 3.0f);
+                else if (form == 1)
+                    cpu::generic::triad_stream(i1 - i0, out, x, v, 3.0f);
                 else
-                    cpu::generic::triad(i1 - i0, a.get() + i0, b.get() + i0, c.get() + i0, 3.0f);
+                    cpu::avx2::flow_match(i1 - i0, x, v, 3.0f, out, /*stream=*/true);
             });
         });
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
