@@ -8,10 +8,12 @@ function(switchyard_add_plugin target)
   endif()
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE switchyard::core ${ARG_LIBRARIES})
+  # Installed plugins live in <prefix>/lib/switchyard/plugins, the core in <prefix>/lib.
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
     LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIR}
-    CXX_VISIBILITY_PRESET hidden)
+    CXX_VISIBILITY_PRESET hidden
+    INSTALL_RPATH "$ORIGIN/../..")
   if(ARG_LIBRARY_NAME)
     set_target_properties(${target} PROPERTIES OUTPUT_NAME ${ARG_LIBRARY_NAME})
   endif()

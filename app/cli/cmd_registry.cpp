@@ -182,8 +182,11 @@ int run_show(const std::string& name, bool as_json) {
             out << "  cannot read " << info.library_path << ": " << report.error << "\n";
         else if (report.dependencies.empty())
             out << "  (none)\n";
-        else
-            out << report.to_text();
+        else {
+            std::istringstream lines(report.to_text());
+            for (std::string line; std::getline(lines, line);)
+                out << "  " << line << "\n";
+        }
         for (const auto& missing : report.unresolved())
             out << "  MISSING: " << missing << " (nothing on the loader's search path provides it)\n";
     }
