@@ -32,6 +32,11 @@ private slots:
         QCOMPARE(model.columnCount(), int(ui::BackendModel::ColumnCount));
         QCOMPARE(model.index(1, ui::BackendModel::StateColumn).data().toString(), QStringLiteral("unavailable"));
         QCOMPARE(model.index(1, ui::BackendModel::DescriptionColumn).data().toString(), QString::fromStdString(broken.error));
+        // A multi-line reason shows its first line in the table, all of it in the tooltip.
+        broken.error = "first line\n  - second line";
+        model.setResults({ok, broken});
+        QCOMPARE(model.index(1, ui::BackendModel::DescriptionColumn).data().toString(), QStringLiteral("first line …"));
+        QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(), QStringLiteral("first line\n  - second line"));
         QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(), QString::fromStdString(broken.error));
         QCOMPARE(model.index(0, 0).data(ui::BackendModel::AvailableRole).toBool(), true);
         QCOMPARE(model.index(1, 0).data(ui::BackendModel::AvailableRole).toBool(), false);

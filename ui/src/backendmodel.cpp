@@ -53,7 +53,12 @@ QVariant BackendModel::data(const QModelIndex& index, int role) const {
                 tags << qs(t);
             return tags.join(QStringLiteral(", "));
         }
-        case DescriptionColumn: return qs(b->is_available() ? b->description : b->error);
+        case DescriptionColumn: {
+            // One line in the table; the whole text is in the tooltip and the details.
+            const QString text = qs(b->is_available() ? b->description : b->error);
+            const auto newline = text.indexOf(QLatin1Char('\n'));
+            return newline < 0 ? text : text.left(newline) + QStringLiteral(" …");
+        }
         }
     }
     if (role == Qt::ToolTipRole)
