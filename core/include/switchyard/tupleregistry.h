@@ -270,7 +270,7 @@ private:
         Table() = default;
         explicit Table(std::vector<CellPtr> entries) : m_entries(std::move(entries)) {
             std::size_t cap = 8;
-            while (cap < m_entries.size() * 2)
+            while (cap < m_entries.size() * 4) // load <= 1/4: misses end at once
                 cap <<= 1;
             m_mask = cap - 1;
             m_slots.assign(cap, Slot{});
