@@ -79,6 +79,15 @@ std::string key_list(const std::vector<std::vector<std::string>>& keys) {
     return text::join(keys, ", ", [](const auto& k) { return TupleKey(k).to_string(); });
 }
 
+// Throws MissingDependency or ContractMismatch when what the backend declares it needs
+// is not met here.
+void check_requirements(const BackendInfo& info) {
+    auto missing = missing_of(check_dependencies(info.capabilities.optional_deps));
+    if (!missing.empty())
+        throw MissingDependency(info.name, std::move(missing));
+    check_contract(info.capabilities, info.name);
+}
+
 } // namespace
 
 BackendRegistry::BackendRegistry(KernelRegistry& kernels, ComponentRegistry& components)
@@ -266,29 +275,23 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry, 
             return false;
         return batch.claimed.insert(key.parts()).second;
     };
-    for (const auto& d : entry->info.declared_kernels) {
-        KernelCell cell;
-        cell.key = TupleKey(d.key);
-        if (cell.key.size() != 4 || !claim(cell.key, m_kernels))
-            continue;
-        cell.available = available;
-        cell.loader = loader;
-        cell.source = "plugin";
-        cell.backend = name;
-        cell.meta = {{"workspace_bytes", d.workspace_bytes}};
-        batch.kernels.push_back(std::move(cell));
-    }
-    for (const auto& d : entry->info.declared_components) {
-        ComponentCell cell;
-        cell.key = TupleKey(d.key);
-        if (cell.key.size() != 3 || !claim(cell.key, m_components))
-            continue;
-        cell.available = available;
-        cell.loader = loader;
-        cell.source = "plugin";
-        cell.backend = name;
-        batch.components.push_back(std::move(cell));
-    }
+    auto declare = [&](const std::vector<DeclaredCell>& declared, auto& registry, auto& out, bool kernel) {
+        for (const auto& d : declared) {
+            typename std::decay_t<decltype(out)>::value_type cell;
+            cell.key = TupleKey(d.key);
+            if (cell.key.size() != registry.key_fields().size() || !claim(cell.key, registry))
+                continue;
+            cell.available = available;
+            cell.loader = loader;
+            cell.source = "plugin";
+            cell.backend = name;
+            if (kernel) // the matrix always shows a kernel's workspace
+                cell.meta["workspace_bytes"] = d.workspace_bytes;
+            out.push_back(std::move(cell));
+        }
+    };
+    declare(entry->info.declared_kernels, m_kernels, batch.kernels, true);
+    declare(entry->info.declared_components, m_components, batch.components, false);
 }
 
 void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
@@ -297,21 +300,10 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     std::lock_guard load_lock(entry->load_mutex);
     if (entry->loaded)
         return;
-    {
-        std::lock_guard lock(entry->state_mutex);
-        if (entry->failure)
-            std::rethrow_exception(entry->failure);
-    }
+    check_preconditions(*entry); // before any plugin code runs
     const auto& info = entry->info;
-    if (info.state == BackendState::Invalid)
-        throw BackendLoadError(info.name, BackendLoadError::Cause::InvalidManifest, info.error);
     if (!entry->provider)
         throw BackendLoadError(info.name, BackendLoadError::Cause::Other, "no loader for this backend");
-    // Checked before any plugin code runs.
-    auto missing = missing_of(check_dependencies(info.capabilities.optional_deps));
-    if (!missing.empty())
-        throw MissingDependency(info.name, std::move(missing));
-    check_contract(info.capabilities, info.name);
 
     CellRegistrar registrar(info.name, "plugin");
     try {
@@ -390,20 +382,23 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     entry->loaded = true;
 }
 
-bool BackendRegistry::is_usable(const Entry& entry) {
-    if (entry.info.state == BackendState::Invalid || !entry.info.shadowed_by.empty())
-        return false;
+void BackendRegistry::check_preconditions(const Entry& entry) {
     {
         std::lock_guard lock(entry.state_mutex);
         if (entry.failure)
-            return false;
+            std::rethrow_exception(entry.failure);
     }
-    for (const auto& d : entry.info.capabilities.optional_deps)
-        if (!check_dependency_cached(d).found)
-            return false;
+    if (entry.info.state == BackendState::Invalid)
+        throw BackendLoadError(entry.info.name, BackendLoadError::Cause::InvalidManifest, entry.info.error);
+    check_requirements(entry.info);
+}
+
+bool BackendRegistry::is_usable(const Entry& entry) {
+    if (!entry.info.shadowed_by.empty())
+        return false;
     try {
-        check_contract(entry.info.capabilities, entry.info.name);
-    } catch (const ContractMismatch&) {
+        check_preconditions(entry);
+    } catch (const std::exception&) {
         return false;
     }
     return true;
@@ -428,15 +423,9 @@ BackendInfo BackendRegistry::snapshot_info(const Entry& entry) {
     }
     if (info.state == BackendState::Invalid)
         return info;
-    auto missing = missing_of(info.dependencies);
-    if (!missing.empty()) {
-        info.state = BackendState::Unavailable;
-        info.error = MissingDependency(info.name, std::move(missing)).what();
-        return info;
-    }
     try {
-        check_contract(info.capabilities, info.name);
-    } catch (const ContractMismatch& e) {
+        check_requirements(info);
+    } catch (const Error& e) {
         info.state = BackendState::Unavailable;
         info.error = e.what();
         return info;
@@ -516,13 +505,9 @@ BackendInfo BackendRegistry::lookup(std::string_view name) {
     auto entry = find_entry(name);
     if (!entry)
         throw_unknown(name);
-    if (entry->info.state == BackendState::Invalid)
-        throw BackendLoadError(entry->info.name, BackendLoadError::Cause::InvalidManifest, entry->info.error);
-    auto missing = missing_of(check_dependencies(entry->info.capabilities.optional_deps));
-    if (!missing.empty())
-        throw MissingDependency(entry->info.name, std::move(missing));
-    check_contract(entry->info.capabilities, entry->info.name);
-    if (!entry->loaded)
+    if (entry->loaded)
+        check_preconditions(*entry); // a usable registered backend may still lack a dependency
+    else
         load_entry(entry);
     return snapshot_info(*entry);
 }

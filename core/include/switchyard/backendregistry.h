@@ -182,6 +182,9 @@ private:
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
     void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);
     BackendInfo snapshot_info(const Entry& entry);
+    /// Throws what using `entry` now would throw, before any of its code runs: a remembered
+    /// failed load, an invalid manifest, missing dependencies, a contract mismatch.
+    static void check_preconditions(const Entry& entry);
     static bool is_usable(const Entry& entry); // snapshot_info(entry).is_available(), without the copy
 
     KernelRegistry& m_kernels;
