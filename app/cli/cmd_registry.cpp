@@ -101,10 +101,7 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     // are unavailable by definition and listed with their owner.
     std::vector<BackendInfo> infos;
     for (auto& info : registry.infos()) {
-        const bool excluded = std::any_of(info.tags.begin(), info.tags.end(), [&](const std::string& t) {
-            return std::find(options.exclude_tags.begin(), options.exclude_tags.end(), t) != options.exclude_tags.end();
-        });
-        if (excluded || (!include_unavailable && !info.is_available()))
+        if (options.excludes(info.tags) || (!include_unavailable && !info.is_available()))
             continue;
         infos.push_back(std::move(info));
     }

@@ -450,11 +450,7 @@ std::vector<std::string> BackendRegistry::list(const ListOptions& options) {
     std::vector<std::string> names; // m_entries is ordered by name: so is this
     names.reserve(entries.size());
     for (const auto& e : entries) {
-        const auto& tags = e->info.tags;
-        const bool excluded = std::any_of(tags.begin(), tags.end(), [&](const std::string& t) {
-            return std::find(options.exclude_tags.begin(), options.exclude_tags.end(), t) != options.exclude_tags.end();
-        });
-        if (excluded)
+        if (options.excludes(e->info.tags))
             continue;
         if (!options.include_unavailable && !is_usable(*e))
             continue;

@@ -69,21 +69,30 @@ public:
         }
     }
 
-    // A string member; `required` decides between "missing" and keeping the default.
-    bool string(const json& object, const char* key, const std::string& path, std::string& out,
-                bool required) {
+    // The member `key` when present and of the right type; records "missing" (when
+    // required) or "wrong type" otherwise. Absent and optional: nullptr, the default stays.
+    template <class IsType>
+    const json* typed(const json& object, const char* key, const std::string& path, bool required,
+                      IsType is_type, const char* expected) {
         auto it = object.find(key);
         if (it == object.end()) {
             if (required)
                 missing(path);
-            return false;
+            return nullptr;
         }
-        if (!it->is_string()) {
-            wrong_type(path, "a string", *it);
-            return false;
+        if (!is_type(*it)) {
+            wrong_type(path, expected, *it);
+            return nullptr;
         }
-        out = it->get<std::string>();
-        return true;
+        return &*it;
+    }
+
+    bool string(const json& object, const char* key, const std::string& path, std::string& out,
+                bool required) {
+        const json* v = typed(object, key, path, required, [](const json& j) { return j.is_string(); }, "a string");
+        if (v)
+            out = v->get<std::string>();
+        return v != nullptr;
     }
 
     bool string_list(const json& object, const char* key, const std::string& path,
@@ -120,18 +129,11 @@ public:
 
     bool integer(const json& object, const char* key, const std::string& path, long long& out,
                  bool required) {
-        auto it = object.find(key);
-        if (it == object.end()) {
-            if (required)
-                missing(path);
-            return false;
-        }
-        if (!it->is_number_integer()) {
-            wrong_type(path, "an integer", *it);
-            return false;
-        }
-        out = it->get<long long>();
-        return true;
+        const json* v =
+            typed(object, key, path, required, [](const json& j) { return j.is_number_integer(); }, "an integer");
+        if (v)
+            out = v->get<long long>();
+        return v != nullptr;
     }
 
     const json* array_of_objects(const json& object, const char* key, const std::string& path) {

@@ -26,14 +26,20 @@ inline const nlohmann::json* find(const nlohmann::json& j, const char* key) {
     return it == j.end() ? nullptr : &*it;
 }
 
+// The member `key`; nullptr when it is absent and the caller has a default for it.
+inline const nlohmann::json* member(const nlohmann::json& j, const char* key, const std::string& path,
+                                    bool has_default) {
+    const auto* v = find(j, key);
+    if (!v && !has_default)
+        fail(path + "." + key, "missing");
+    return v;
+}
+
 inline std::string str(const nlohmann::json& j, const char* key, const std::string& path,
                        std::optional<std::string> def = std::nullopt) {
-    const auto* v = find(j, key);
-    if (!v) {
-        if (def)
-            return *def;
-        fail(path + "." + key, "missing");
-    }
+    const auto* v = member(j, key, path, def.has_value());
+    if (!v)
+        return *def;
     if (!v->is_string())
         fail(path + "." + key, "expected a string");
     return v->get<std::string>();
@@ -41,12 +47,9 @@ inline std::string str(const nlohmann::json& j, const char* key, const std::stri
 
 inline double num(const nlohmann::json& j, const char* key, const std::string& path,
                   std::optional<double> def = std::nullopt) {
-    const auto* v = find(j, key);
-    if (!v) {
-        if (def)
-            return *def;
-        fail(path + "." + key, "missing");
-    }
+    const auto* v = member(j, key, path, def.has_value());
+    if (!v)
+        return *def;
     if (!v->is_number())
         fail(path + "." + key, "expected a number");
     const double d = v->get<double>();
@@ -58,12 +61,9 @@ inline double num(const nlohmann::json& j, const char* key, const std::string& p
 inline std::int64_t integer(const nlohmann::json& j, const char* key, const std::string& path,
                             std::optional<std::int64_t> def = std::nullopt, std::int64_t lo = 0,
                             std::int64_t hi = std::int64_t(1) << 53) {
-    const auto* v = find(j, key);
-    if (!v) {
-        if (def)
-            return *def;
-        fail(path + "." + key, "missing");
-    }
+    const auto* v = member(j, key, path, def.has_value());
+    if (!v)
+        return *def;
     if (!v->is_number())
         fail(path + "." + key, "expected an integer");
     const double d = v->get<double>();
@@ -74,12 +74,9 @@ inline std::int64_t integer(const nlohmann::json& j, const char* key, const std:
 
 inline bool boolean(const nlohmann::json& j, const char* key, const std::string& path,
                     std::optional<bool> def = std::nullopt) {
-    const auto* v = find(j, key);
-    if (!v) {
-        if (def)
-            return *def;
-        fail(path + "." + key, "missing");
-    }
+    const auto* v = member(j, key, path, def.has_value());
+    if (!v)
+        return *def;
     if (!v->is_boolean())
         fail(path + "." + key, "expected true or false");
     return v->get<bool>();

@@ -103,6 +103,15 @@ using PluginDiscovery = std::function<std::vector<std::shared_ptr<BackendProvide
 struct ListOptions {
     std::vector<std::string> exclude_tags = {"debug", "experimental"};
     bool include_unavailable = false;
+
+    /// Whether a backend with these tags is hidden by exclude_tags.
+    bool excludes(const std::vector<std::string>& tags) const {
+        for (const auto& t : tags)
+            for (const auto& x : exclude_tags)
+                if (t == x)
+                    return true;
+        return false;
+    }
 };
 
 /// The backend registry (seed 000 + seed 003). Sources in priority order: explicit
