@@ -2,9 +2,10 @@
 // doctor: everything a support engineer needs in one paste.
 #include "cmd_doctor.h"
 
-#include <switchyard/backendregistry.h>
-#include <switchyard/doctor.h>
-#include <switchyard/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/doctor/doctor.h>
+#include <switchyard/plugins/pluginsearchpath.h>
 
 #include <iostream>
 #include <memory>
@@ -25,7 +26,7 @@ void add_doctor_command(CLI::App& app, Context& context) {
     cmd->add_flag("--markdown", options->markdown, "A Markdown report to paste into a ticket")
         ->excludes(json_flag);
     set_action(cmd, context, [options]() {
-        const auto report = DoctorReport::collect(BackendRegistry::instance(),
+        const auto report = DoctorReport::collect(default_backends(), default_devices(),
                                                   PluginSearchPath::from_environment());
         if (options->json)
             std::cout << report.to_json().dump(2) << "\n";

@@ -2,12 +2,14 @@
 // profile (out-of-process runs), compare (two reports), hardware (what this machine is).
 #include "cmd_profile.h"
 
-#include <switchyard/compare.h>
-#include <switchyard/deviceregistry.h>
-#include <switchyard/hardware.h>
-#include <switchyard/profiler.h>
-#include <switchyard/report.h>
-#include <switchyard/workercontroller.h>
+#include <switchyard/report/compare.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/report/report.h>
+#include <switchyard/worker/workercontroller.h>
 
 #include <nlohmann/json.hpp>
 
@@ -109,7 +111,7 @@ int run_profile(const ProfileOptions& o) {
                       << r.spec.backend << "]: " << r.status << std::endl;
     };
     if (o.in_process) {
-        Profiler profiler(settings);
+        Profiler profiler(settings, default_backends(), default_devices());
         const auto plan = profiler.plan();
         total = plan.size();
         report.context = profiler.context();
@@ -213,7 +215,8 @@ int run_worker(const std::string& settings_text, std::int64_t start, const std::
         (void)!::write(proto, msg.data(), msg.size());
         return Usage;
     }
-    return run_profile_worker(settings, start, have_peaks ? &peaks : nullptr, proto);
+    return run_profile_worker(settings, start, have_peaks ? &peaks : nullptr, proto,
+                              default_backends(), default_devices());
 }
 
 int run_compare(const std::string& a_path, const std::string& b_path, bool as_json, double alpha) {
@@ -236,7 +239,7 @@ int run_compare(const std::string& a_path, const std::string& b_path, bool as_js
 int run_hardware(bool as_json, bool probe) {
     const auto& cpu = cpu_info();
     const auto host = host_info();
-    auto devices = DeviceRegistry::instance().devices();
+    auto devices = default_devices().devices();
     if (probe)
         for (auto& d : devices)
             d->prepare();

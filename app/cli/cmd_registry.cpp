@@ -2,9 +2,10 @@
 // list, show, matrix, resolve: what is installed, what each backend can do, what resolves.
 #include "command.h"
 
-#include <switchyard/backendregistry.h>
-#include <switchyard/elfdeps.h>
-#include <switchyard/resolution.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/registry/resolution.h>
 
 #include <nlohmann/json.hpp>
 
@@ -90,7 +91,7 @@ std::string first_line(const std::string& text) {
 
 int run_list(bool all, bool include_unavailable, const std::vector<std::string>& exclude_tags,
              bool exclude_set, bool as_json) {
-    auto& registry = BackendRegistry::instance();
+    auto& registry = default_backends();
     ListOptions options;
     if (all)
         options.exclude_tags.clear();
@@ -125,7 +126,7 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
 }
 
 int run_show(const std::string& name, bool as_json) {
-    auto& registry = BackendRegistry::instance();
+    auto& registry = default_backends();
     // "show" is a real use: it loads a plugin so its registered cells can be compared.
     std::string load_error;
     try {
@@ -208,7 +209,7 @@ int run_show(const std::string& name, bool as_json) {
 }
 
 int run_matrix(bool as_json, bool as_csv, bool show_components) {
-    auto& registry = BackendRegistry::instance();
+    auto& registry = default_backends();
     registry.ensure_initialized();
     const json rows = show_components ? registry.component_registry().manifest_json()
                                       : registry.kernel_registry().manifest_json();
@@ -263,7 +264,7 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
 }
 
 int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant, bool as_json) {
-    auto& registry = BackendRegistry::instance();
+    auto& registry = default_backends();
     const Target target = parse_target(target_text);
     const Resolution r = resolve_kernel(registry, op, target, variant);
     if (as_json) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "command.h"
 
-#include <switchyard/errors.h>
+#include <switchyard/sdk/errors.h>
 
 #include <algorithm>
 #include <iostream>

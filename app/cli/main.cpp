@@ -4,7 +4,7 @@
 #include "cmd_doctor.h"
 #include "cmd_profile.h"
 
-#include <switchyard/version.h>
+#include <switchyard/sdk/version.h>
 
 #include <iostream>
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // switchyard: the GUI.
-#include <switchyard/backendregistry.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
 #include <switchyard/ui/mainwindow.h>
-#include <switchyard/version.h>
+#include <switchyard/sdk/version.h>
 
 #include <QApplication>
 
@@ -10,7 +11,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Switchyard"));
     QApplication::setApplicationVersion(QString::fromUtf8(switchyard::core_version().data()));
-    switchyard::ui::MainWindow window(switchyard::BackendRegistry::instance());
+    switchyard::ui::MainWindow window(switchyard::default_backends());
     window.show();
     return QApplication::exec();
 }

@@ -2,8 +2,9 @@
 // Plugin discovery over generated manifests, without opening any library.
 // Goal (issue 3): under 100 ms for 1,000 manifests, growing linearly.
 //   build/bin/bench/bench_discovery --benchmark_filter=Discover
-#include <switchyard/backendregistry.h>
-#include <switchyard/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/plugins/pluginsearchpath.h>
 
 #include <benchmark/benchmark.h>
 
@@ -76,7 +77,7 @@ void BM_DiscoverIntoRegistry(benchmark::State& state) {
     for (auto _ : state) {
         KernelRegistry kernels("kernels", {"op", "device", "arch", "variant"});
         ComponentRegistry components("components", {"kind", "device", "variant"});
-        BackendRegistry registry(kernels, components);
+        BackendRegistry registry(kernels, components, builtin_backends);
         registry.set_plugin_discovery(discovery);
         registry.ensure_initialized();
         benchmark::DoNotOptimize(kernels.size());

@@ -7,11 +7,13 @@
 // Run: build/bin/bench/bench_kernels [--benchmark_filter=...] [--figures-json=FILE]
 #include "kernels/cpukernels.h"
 
-#include <switchyard/backendregistry.h>
-#include <switchyard/hardware.h>
-#include <switchyard/profiler.h>
-#include <switchyard/registries.h>
-#include <switchyard/workload.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/sdk/registries.h>
+#include <switchyard/profiling/workload.h>
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
@@ -141,12 +143,12 @@ int main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks(&reporter);
 
     // ---- the figures ----------------------------------------------------------------
-    BackendRegistry::instance().ensure_initialized();
+    default_backends().ensure_initialized();
     nlohmann::json fig;
     ProfileSettings settings;
     settings.time_budget_s = 2.0;
     settings.max_noise = 0.005;
-    Profiler profiler(settings);
+    Profiler profiler(settings, default_backends(), default_devices());
 
     // 1. flow_match_step vs the triad probe at 64 MiB. Each variant is timed one pass at a
     // time, alternating with a pass of the probe on the same working-set size, 25 rounds

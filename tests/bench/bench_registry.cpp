@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // resolve_first over a 7-rung chain, and list() over 10,000 backends.
 // Compare with the Python seed: tests/bench/compare_seed.sh.
-#include <switchyard/backendregistry.h>
-#include <switchyard/fallback.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/registry/fallback.h>
 
 #include <benchmark/benchmark.h>
 
@@ -57,7 +58,7 @@ BENCHMARK(BM_ResolveFirst7RungsPrepared);
 void BM_List10000Backends(benchmark::State& state) {
     KernelRegistry kernels("kernels", {"op", "device", "arch", "variant"});
     ComponentRegistry components("components", {"kind", "device", "variant"});
-    BackendRegistry registry(kernels, components);
+    BackendRegistry registry(kernels, components, builtin_backends);
     for (int i = 0; i < 10000; ++i) {
         BackendSpec s;
         s.name = "backend_" + std::to_string(i);

@@ -2,7 +2,7 @@
 // A device and its provider the way a GPU backend would plug in, for tests.
 #pragma once
 
-#include <switchyard/deviceregistry.h>
+#include <switchyard/hardware/deviceregistry.h>
 
 #include <cstring>
 #include <functional>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Seed 000 (+ the registry side of seed 003): names, tags, capabilities, lazy built-ins,
 // suggestions, default backend, reset, the plugin seam, thread safety.
-#include <switchyard/backendregistry.h>
-#include <switchyard/dependencies.h>
-#include <switchyard/resolution.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/diagnosis/dependencies.h>
+#include <switchyard/registry/resolution.h>
 
 #include <QTest>
 
@@ -20,7 +21,7 @@ namespace {
 struct Fixture {
     KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
     ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    std::unique_ptr<BackendRegistry> registry = std::make_unique<BackendRegistry>(kernels, components);
+    std::unique_ptr<BackendRegistry> registry = std::make_unique<BackendRegistry>(kernels, components, builtin_backends);
 };
 
 BackendSpec spec(std::string name, std::vector<std::string> tags = {}) {
@@ -100,12 +101,20 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(DuplicateBackend, f.registry->register_backend(spec("cpu")));
     }
 
-    void explicitRegistrationWinsOverBuiltin() {
+    // Seed 000: a built-in's name is taken before any explicit registration is accepted,
+    // even when nothing has touched the registry yet.
+    void explicitRegistrationOfBuiltinNameIsDuplicate() {
         Fixture f;
+        QVERIFY_THROWS_EXCEPTION(
+            DuplicateBackend,
+            f.registry->register_backend(with_kernel(spec("cpu"), "gemm", "cpu", "generic", "mine")));
+        QCOMPARE(f.registry->info("cpu").source, BackendSource::Builtin);
+        QVERIFY(f.kernels.lookup({"gemm", "cpu", "generic", "reference"}));
+        QVERIFY(!f.kernels.lookup({"gemm", "cpu", "generic", "mine"}));
+        // Once the built-in is unregistered, the name is free for an explicit backend.
+        QVERIFY(f.registry->unregister_backend("cpu"));
         f.registry->register_backend(with_kernel(spec("cpu"), "gemm", "cpu", "generic", "mine"));
         QCOMPARE(f.registry->info("cpu").source, BackendSource::Registered);
-        QVERIFY(!f.kernels.lookup({"gemm", "cpu", "generic", "reference"})); // the built-in never registered
-        QVERIFY(f.kernels.lookup({"gemm", "cpu", "generic", "mine"}));
     }
 
     void unregisterRemovesBackendAndCells() {

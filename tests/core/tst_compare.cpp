@@ -2,7 +2,7 @@
 // compare: verdicts on synthetic samples, pairing and unmatched rows.
 #include <QtTest>
 
-#include <switchyard/compare.h>
+#include <switchyard/report/compare.h>
 
 using namespace switchyard;
 

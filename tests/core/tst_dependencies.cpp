@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/dependencies.h>
+#include <switchyard/diagnosis/dependencies.h>
 
 #include <QtTest>
 

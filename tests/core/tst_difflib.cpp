@@ -4,7 +4,7 @@
 // difflib and hard-coded; testDifferentialAgainstPython compares against a live python3
 // on a few hundred generated cases when one is installed.
 
-#include "difflib.h"
+#include "util/difflib.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

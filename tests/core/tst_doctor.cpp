@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "core/fakedevice.h"
 
-#include <switchyard/deviceregistry.h>
-#include <switchyard/doctor.h>
-#include <switchyard/hardware.h>
-#include <switchyard/version.h>
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/doctor/doctor.h>
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/sdk/version.h>
 
 #include <QtTest>
 
@@ -26,7 +28,7 @@ bool is_mapped(const QString& path) {
 struct Fixture {
     KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
     ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    BackendRegistry registry{kernels, components};
+    BackendRegistry registry{kernels, components, builtin_backends};
     PluginSearchPath path;
 
     explicit Fixture(const QStringList& cases) {
@@ -71,7 +73,7 @@ private slots:
     void reportsEveryProblemWithAFix() {
         Fixture f({"good", "missing_dep", "unavailable", "invalid_json", "dup_a", "dup_b",
                    "library_missing"});
-        const auto report = DoctorReport::collect(f.registry, f.path);
+        const auto report = DoctorReport::collect(f.registry, default_devices(), f.path);
         QCOMPARE(report.build.value("version", ""), std::string(core_version()));
         QVERIFY(!report.system["host"].value("os", "").empty());
         QVERIFY(!report.devices.empty());
@@ -109,7 +111,7 @@ private slots:
 
     void rendersJsonAndMarkdown() {
         Fixture f({"good", "missing_dep"});
-        const auto report = DoctorReport::collect(f.registry, f.path);
+        const auto report = DoctorReport::collect(f.registry, default_devices(), f.path);
         const auto j = report.to_json();
         for (const char* key : {"switchyard", "system", "devices", "runtimes", "plugin_path",
                                 "backends", "problems", "ok"})
@@ -137,9 +139,9 @@ private slots:
     // DeviceRegistry's; peaks appear only once something measured them.
     void describesHardwareWithoutProbing() {
         Fixture f({"good"});
-        auto& devices = DeviceRegistry::instance();
+        auto& devices = default_devices();
         devices.add_provider(std::make_shared<test::FakeProvider>());
-        auto report = DoctorReport::collect(f.registry, f.path);
+        auto report = DoctorReport::collect(f.registry, default_devices(), f.path);
         QVERIFY(devices.remove_provider("fake"));
 
         const auto& cpu = cpu_info();
@@ -166,7 +168,7 @@ private slots:
         // Once measured (here: set, as a profile worker does), they are reported.
         set_cpu_peaks({12.5, 1 << 20, 3.0});
         devices.find("cpu")->prepare();
-        report = DoctorReport::collect(f.registry, f.path);
+        report = DoctorReport::collect(f.registry, default_devices(), f.path);
         j = report.to_json();
         QCOMPARE(j["devices"][0]["peak_bandwidth_gbs"].get<double>(), 12.5);
         QCOMPARE(j["devices"][0]["peak_gflops"].get<double>(), 3.0);
@@ -175,7 +177,7 @@ private slots:
 
     void aHealthyMachineHasNoErrors() {
         Fixture f({"good"});
-        const auto report = DoctorReport::collect(f.registry, f.path);
+        const auto report = DoctorReport::collect(f.registry, default_devices(), f.path);
         QVERIFY(!report.has_errors());
         QVERIFY(report.to_json()["ok"].get<bool>());
         QCOMPARE(QString::fromStdString(report.to_markdown()).count("None found."), 1);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/elfdeps.h>
+#include <switchyard/diagnosis/elfdeps.h>
 
-#include "ldcache.h"
+#include "diagnosis/ldcache.h"
 
 #include <QtTest>
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Fallback chains (DESIGN.md): most specific arch the hardware supports down to generic,
 // then the terminal rung (op, cpu, generic, reference); explained resolution.
-#include <switchyard/backendregistry.h>
-#include <switchyard/fallback.h>
-#include <switchyard/resolution.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/registry/fallback.h>
+#include <switchyard/registry/resolution.h>
 
 #include <QTest>
 
@@ -99,7 +100,7 @@ private slots:
     void hypotheticalTargetIsExplained() {
         KernelRegistry kernels("kernels", {"op", "device", "arch", "variant"});
         ComponentRegistry components("components", {"kind", "device", "variant"});
-        BackendRegistry registry(kernels, components);
+        BackendRegistry registry(kernels, components, builtin_backends);
         BackendSpec gpu;
         gpu.name = "fakecuda";
         gpu.register_cells = [](CellRegistrar& r) {
@@ -127,7 +128,7 @@ private slots:
     void unknownOpSuggests() {
         KernelRegistry kernels("kernels", {"op", "device", "arch", "variant"});
         ComponentRegistry components("components", {"kind", "device", "variant"});
-        BackendRegistry registry(kernels, components);
+        BackendRegistry registry(kernels, components, builtin_backends);
         try {
             resolve_kernel(registry, "gemn", parse_target("cpu"));
             QFAIL("must throw");

@@ -5,9 +5,12 @@
 #include "core/fakedevice.h"
 #include "kernels/cpukernels.h"
 
-#include <switchyard/deviceregistry.h>
-#include <switchyard/fallback.h>
-#include <switchyard/hardware.h>
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/kernels/cpudevice.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/registry/fallback.h>
+#include <switchyard/hardware/hardware.h>
 
 using namespace switchyard;
 
@@ -71,7 +74,7 @@ private slots:
     void peaksAreCachedAndReplaceable() {
         set_cpu_peaks({12.5, 1 << 20, 3.0});
         QCOMPARE(cpu_peaks().triad_gbs, 12.5);
-        auto cpu = DeviceRegistry::instance().find("cpu");
+        auto cpu = default_devices().find("cpu");
         QVERIFY(cpu);
         cpu->prepare();
         QCOMPARE(cpu->info().peak_bandwidth_gbs, 12.5);
@@ -79,7 +82,7 @@ private slots:
     }
 
     void providersPlugIn() {
-        auto& reg = DeviceRegistry::instance();
+        auto& reg = default_devices();
         reg.add_provider(std::make_shared<FakeProvider>());
         reg.add_provider(std::make_shared<BrokenProvider>());
         const auto devices = reg.devices();

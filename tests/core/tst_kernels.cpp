@@ -5,10 +5,10 @@
 
 #include "kernels/cpukernels.h"
 
-#include <switchyard/ops.h>
-#include <switchyard/parity.h>
-#include <switchyard/reference.h>
-#include <switchyard/workload.h>
+#include <switchyard/profiling/ops.h>
+#include <switchyard/profiling/parity.h>
+#include <switchyard/kernels/reference.h>
+#include <switchyard/profiling/workload.h>
 
 #include <cmath>
 #include <limits>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/manifest.h>
+#include <switchyard/plugins/manifest.h>
 
 #include <QtTest>
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Plugin discovery and loading against the fixture plugins (tests/fixtures/plugins).
-#include <switchyard/backendregistry.h>
-#include <switchyard/pluginprovider.h>
-#include <switchyard/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/plugins/pluginprovider.h>
+#include <switchyard/plugins/pluginsearchpath.h>
 
 #include <QtTest>
 
@@ -50,7 +51,7 @@ int library_counter(const std::string& path, const char* symbol) {
 struct Fixture {
     KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
     ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    BackendRegistry registry{kernels, components};
+    BackendRegistry registry{kernels, components, builtin_backends};
 
     explicit Fixture(const QStringList& cases) {
         std::vector<std::string> dirs;

@@ -5,11 +5,13 @@
 
 #include "kernels/cpukernels.h"
 
-#include <switchyard/backendregistry.h>
-#include <switchyard/deviceregistry.h>
-#include <switchyard/hardware.h>
-#include <switchyard/profiler.h>
-#include <switchyard/registries.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/sdk/registries.h>
 
 #include <set>
 
@@ -57,7 +59,7 @@ private slots:
     void initTestCase() {
         // Skip the probes: tests do not measure peaks.
         set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
-        BackendRegistry::instance().ensure_initialized();
+        default_backends().ensure_initialized();
         put_test_kernel("wrong", [](const KernelArgs& a) {
             for (std::int64_t i = 0; i < a.dims[0]; ++i)
                 a.out[0][i] = a.in[0][i] - float(a.scalars[0]) * a.in[1][i]; // sign error
@@ -78,7 +80,7 @@ private slots:
     }
 
     void cpuDeviceIsListed() {
-        auto cpu = DeviceRegistry::instance().find("cpu");
+        auto cpu = default_devices().find("cpu");
         QVERIFY(cpu);
         QCOMPARE(cpu->info().kind, std::string("cpu"));
         QCOMPARE(cpu->info().arch, cpu_info().best_level);
@@ -88,7 +90,7 @@ private slots:
     }
 
     void defaultPlanResolvesOneCellPerRow() {
-        Profiler p(quick());
+        Profiler p(quick(), default_backends(), default_devices());
         const auto rows = p.plan();
         std::set<std::string> ops_seen;
         for (const auto& r : rows) {
@@ -106,7 +108,7 @@ private slots:
         s.ops = {"gemm"};
         s.sizes["gemm"] = {"64"};
         s.all_variants = true;
-        Profiler p(s);
+        Profiler p(s, default_backends(), default_devices());
         std::set<std::string> variants;
         for (const auto& r : p.plan())
             if (r.backend == "cpu")
@@ -137,7 +139,7 @@ private slots:
             s.devices = {device.toStdString()};
         if (!size.isEmpty())
             s.sizes["*"] = {size.toStdString()};
-        Profiler p(s);
+        Profiler p(s, default_backends(), default_devices());
         try {
             p.plan();
             QFAIL("plan() accepted bad settings");
@@ -158,7 +160,7 @@ private slots:
         s.sizes["*"] = {"4099"};
         s.cold = cold;
         s.keep_samples = 4;
-        Profiler p(s);
+        Profiler p(s, default_backends(), default_devices());
         const auto plan = p.plan();
         QCOMPARE(plan.size(), std::size_t(1));
         std::vector<std::string> phases;
@@ -191,7 +193,7 @@ private slots:
     void wrongKernelsNeverPass() {
         QFETCH(QString, variant);
         QFETCH(QString, status);
-        Profiler p(quick());
+        Profiler p(quick(), default_backends(), default_devices());
         const auto row = p.run_row(spec_for(variant.toStdString()));
         QCOMPARE(QString::fromStdString(row.status), status);
         QVERIFY(std::string(row.parity.verdict()) != "PASS");
@@ -215,7 +217,7 @@ private slots:
     }
 
     void contextDescribesTheMachine() {
-        Profiler p(quick());
+        Profiler p(quick(), default_backends(), default_devices());
         const auto c = p.context();
         for (const char* key : {"switchyard", "date", "host", "cpu", "devices", "settings", "warnings"})
             QVERIFY2(c.contains(key), key);

@@ -3,7 +3,7 @@
 // clear error, never a crash.
 #include <QtTest>
 
-#include <switchyard/report.h>
+#include <switchyard/report/report.h>
 
 #include <QTemporaryDir>
 

@@ -2,7 +2,7 @@
 // Statistics against hand-computed values, the stopping rule, the Mann-Whitney U test.
 #include <QtTest>
 
-#include <switchyard/stats.h>
+#include <switchyard/profiling/stats.h>
 
 #include <cmath>
 #include <vector>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Seed 004: tuple-keyed registries with availability, exact lookup, resolve_first, manifest.
-#include <switchyard/registries.h>
+#include <switchyard/sdk/registries.h>
 
 #include <QProcess>
 #include <QStandardPaths>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The backend model under QAbstractItemModelTester, and the main window driven with QTest.
-#include <switchyard/backendregistry.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
 #include <switchyard/ui/backendmodel.h>
 #include <switchyard/ui/mainwindow.h>
 
@@ -47,7 +48,7 @@ private slots:
     void windowListsAndFiltersBackends() {
         KernelRegistry kernels("kernels", {"op", "device", "arch", "variant"});
         ComponentRegistry components("components", {"kind", "device", "variant"});
-        BackendRegistry registry(kernels, components);
+        BackendRegistry registry(kernels, components, builtin_backends);
         BackendSpec extra;
         extra.name = "extra";
         extra.description = "an extra backend";

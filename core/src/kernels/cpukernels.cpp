@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "kernels/cpukernels.h"
 
+#include <switchyard/hardware/isa.h>
+#include <switchyard/kernels/reference.h>
+
 #include "kernels/cpuvariants.h"
 #include "kernels/threadpool.h"
-
-#include <switchyard/reference.h>
-
-#include <cpu_features_macros.h>
-#if defined(CPU_FEATURES_ARCH_X86)
-#include <cpuinfo_x86.h>
-#endif
 
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
 #include <cblas.h>
@@ -24,17 +20,8 @@
 namespace switchyard {
 
 bool cpu_supports_x86_64_v3() noexcept {
-#if defined(CPU_FEATURES_ARCH_X86)
-    // cpu_features clears avx/avx2 when the OS does not save the YMM state (XCR0).
-    static const bool ok = [] {
-        const auto f = cpu_features::GetX86Info().features;
-        return f.avx && f.avx2 && f.fma3 && f.bmi1 && f.bmi2 && f.f16c && f.movbe && f.popcnt &&
-               f.sse4_2 && f.ssse3 && f.cx16;
-    }();
+    static const bool ok = cpu_supports("x86-64-v3");
     return ok;
-#else
-    return false;
-#endif
 }
 
 namespace {

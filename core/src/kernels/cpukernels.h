@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/registries.h>
+#include <switchyard/sdk/registries.h>
 
 namespace switchyard {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/reference.h>
+#include <switchyard/kernels/reference.h>
 
 #include <cmath>
 #include <numbers>

@@ -1,21 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "kernels/threadpool.h"
 
+#include <switchyard/hardware/hardware.h>
+
 #include <sched.h>
 
 namespace switchyard {
 
-unsigned ThreadPool::available_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        const int n = CPU_COUNT(&set);
-        if (n > 0)
-            return unsigned(n);
-    }
-    const unsigned hc = std::thread::hardware_concurrency();
-    return hc ? hc : 1;
-}
+unsigned ThreadPool::available_cpus() { return cpus_in_affinity_mask(); }
 
 ThreadPool& ThreadPool::instance() {
     static ThreadPool pool(available_cpus());

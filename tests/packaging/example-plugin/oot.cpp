@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The smallest real plugin: flow_match_step out = x + dt * v, variant "oot".
-#include <switchyard/plugin.h>
+#include <switchyard/sdk/plugin.h>
 static void k(const switchyard::KernelArgs& a) {
     for (std::int64_t i = 0; i < a.dims[0]; ++i) a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
 }

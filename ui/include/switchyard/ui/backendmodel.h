@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/backendregistry.h>
+#include <switchyard/registry/backendregistry.h>
 
 #include <QAbstractItemModel>
 

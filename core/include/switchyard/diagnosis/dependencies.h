@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/sdk/capabilities.h>
+
+#include <vector>
+
+namespace switchyard {
+
+/// Checks one optional dependency on this machine without loading anything:
+/// Library: resolved like the dynamic loader would (LD_LIBRARY_PATH, ld.so.cache, default dirs);
+/// File: the path exists; Executable: found on PATH; Env: the variable is set and non-empty.
+DependencyStatus check_dependency(const Dependency& dependency);
+
+/// check_dependency() with a process-wide cache (seed 000's _missing_dep_cache);
+/// clear_dependency_cache() forgets it (rescan, reset, tests).
+DependencyStatus check_dependency_cached(const Dependency& dependency);
+std::vector<DependencyStatus> check_dependencies(const std::vector<Dependency>& dependencies);
+void clear_dependency_cache();
+
+} // namespace switchyard

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/sdk/device.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace switchyard {
+
+/// A list of device providers. The process-wide one (runtime.h) starts with the CPU
+/// provider; a backend's register hook adds its own (PluginContext::add_device_provider)
+/// and unloading or resetting the backend removes them. Thread-safe.
+class DeviceRegistry {
+public:
+    DeviceRegistry() = default;
+    DeviceRegistry(const DeviceRegistry&) = delete;
+    DeviceRegistry& operator=(const DeviceRegistry&) = delete;
+
+    /// Replaces any provider of the same kind.
+    void add_provider(std::shared_ptr<DeviceProvider> provider);
+    bool remove_provider(std::string_view kind);
+
+    /// Every device of every provider (enumerated on first use, cached until refresh()).
+    /// A provider that throws contributes no device.
+    std::vector<std::shared_ptr<Device>> devices();
+    /// nullptr when no device has this id.
+    std::shared_ptr<Device> find(std::string_view id);
+    void refresh();
+
+private:
+    std::mutex m_mutex;
+    std::vector<std::shared_ptr<DeviceProvider>> m_providers;
+    std::vector<std::shared_ptr<Device>> m_devices;
+    bool m_enumerated = false;
+};
+
+} // namespace switchyard

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// One cache level as the CPU reports it.
+struct CacheLevel {
+    int level = 0;
+    std::string type; // "data", "instruction", "unified"
+    std::int64_t size_bytes = 0;
+    int line_bytes = 0;
+    int ways = 0;
+};
+
+/// The host CPU, detected through cpu_features (no hand-written cpuid).
+struct CpuInfo {
+    std::string architecture; // "x86_64", "aarch64"
+    std::string vendor;
+    std::string brand;
+    std::string microarchitecture; // cpu_features' name, e.g. "AMD_ZEN3"
+    int family = 0, model = 0, stepping = 0;
+    unsigned logical_cpus = 0;   // in this process's affinity mask
+    unsigned physical_cores = 0; // distinct (package, core) pairs among them
+    std::vector<CacheLevel> caches;
+    std::vector<std::string> features;   // cpu_features names of what is present
+    std::vector<std::string> isa_levels; // every level this CPU runs, e.g. x86-64-v2, x86-64-v3
+    std::string best_level;              // the most specific one ("generic" if none)
+
+    /// The largest data/unified cache (0 when unknown).
+    std::int64_t last_level_cache_bytes() const;
+    bool has_feature(std::string_view name) const;
+    nlohmann::json to_json() const;
+};
+
+/// The machine and OS around the CPU, plus what makes a measurement suspect.
+struct HostInfo {
+    std::string hostname;
+    std::string os;     // "Linux 6.1.0-18-amd64 #1 SMP ..."
+    std::string distro; // PRETTY_NAME of /etc/os-release
+    std::int64_t memory_bytes = 0;
+    std::string governor;          // "performance", "powersave", "" when there is no cpufreq
+    std::int64_t throttle_count = -1; // sum of the thermal throttle counters; -1 unknown
+    nlohmann::json to_json() const;
+};
+
+/// CPUs in this process's affinity mask (at least 1).
+unsigned cpus_in_affinity_mask();
+
+/// Detected once per process.
+const CpuInfo& cpu_info();
+/// Read afresh on every call (the governor and throttle counters change).
+HostInfo host_info();
+
+} // namespace switchyard

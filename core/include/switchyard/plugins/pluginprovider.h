@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/plugins/manifest.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace switchyard {
+
+struct PluginEntry;
+
+/// A plugin found on disk: its manifest, read at construction, and its library, opened
+/// (dlopen) only by load(). The registry decides when to load (seed 003 semantics live in
+/// BackendRegistry: name claiming, dependency and contract checks, rollback).
+///
+/// States as describe() reports them:
+/// - Invalid: the manifest is unreadable or wrong, or its folder, manifest or library can
+///   be written by other users (`error` says which; such a plugin is never opened);
+/// - Discovered: ready to load; Loaded: load() succeeded.
+/// load() throws BackendLoadError with one cause each: LibraryMissing, LibraryDependencyMissing
+/// (naming every unresolved soname), LibraryLoadFailed, EntryMissing, RegisterHookThrew,
+/// InvalidManifest, Untrusted, Other (the entry reports a newer contract than this core).
+class PluginProvider final : public BackendProvider {
+public:
+    /// Reads the manifest at `manifest_path` and checks who can write the plugin's files.
+    explicit PluginProvider(std::string manifest_path);
+    /// With a manifest already parsed; `untrusted_reason` non-empty refuses the plugin.
+    PluginProvider(std::string manifest_path, PluginManifest manifest,
+                   std::string untrusted_reason = {});
+    ~PluginProvider() override;
+
+    BackendInfo describe() const override;
+    /// Opens the library (RTLD_NOW | RTLD_LOCAL), checks the entry symbol and its contract,
+    /// runs the register hook. Idempotent: once it succeeded, further calls do nothing.
+    void load(CellRegistrar& registrar) override;
+    /// Forgets a failed load. The library itself stays mapped (RTLD_NODELETE): cells the
+    /// hook created may still reference its code until the caller drops them.
+    void unload() noexcept override;
+    /// Runs the plugin's reset hook, if it has one and is loaded.
+    void reset() override;
+
+    bool is_loaded() const noexcept { return m_loaded.load(std::memory_order_acquire); }
+    /// How many times this provider ran the register hook (tests: concurrent loads).
+    int register_count() const noexcept { return m_register_count.load(); }
+
+    const PluginManifest& manifest() const noexcept { return m_manifest; }
+    const std::string& manifest_path() const noexcept { return m_manifest_path; }
+    /// The library's absolute path (the manifest's folder + `library`).
+    std::string library_path() const;
+    /// The name the plugin claims: the manifest's, or the file name without ".plugin.json".
+    std::string name() const;
+
+private:
+    [[noreturn]] void fail(BackendLoadError::Cause cause, const std::string& reason) const;
+
+    std::string m_manifest_path;
+    PluginManifest m_manifest;
+    std::string m_untrusted;
+    mutable std::mutex m_mutex;
+    void* m_handle = nullptr;
+    const PluginEntry* m_entry = nullptr;
+    std::atomic<bool> m_loaded{false};
+    std::atomic<int> m_register_count{0};
+};
+
+} // namespace switchyard

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/profiling/profilerow.h>
+#include <switchyard/profiling/profilesettings.h>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+class Workload;
+class BackendRegistry;
+class DeviceRegistry;
+
+/// The profiling engine, in-process: plans rows (ops x sizes x devices x cells) and
+/// measures one row at a time. The worker process (switchyard-cli) runs it; the
+/// WorkerController (workercontroller.h) isolates it from the caller.
+class Profiler {
+public:
+    /// Called while a row runs: phase ("inputs", "reference", "parity", "warmup",
+    /// "sampling") and samples so far. The worker turns these into heartbeats.
+    using Progress = std::function<void(const std::string& phase, std::int64_t samples)>;
+
+    /// Resolves cells in `backends` (its kernel registry) and runs them on `devices`;
+    /// both must outlive the profiler.
+    Profiler(ProfileSettings settings, BackendRegistry& backends, DeviceRegistry& devices);
+    ~Profiler();
+
+    const ProfileSettings& settings() const noexcept { return m_settings; }
+
+    /// Every row of the run, in order. Loads the backend registry first. Throws
+    /// std::invalid_argument for an unknown op, device or malformed size (with suggestions).
+    std::vector<RowSpec> plan() const;
+
+    /// Measures one row; never throws (a failure becomes the row's status).
+    ProfileRow run_row(const RowSpec& spec, const Progress& progress = {});
+
+    /// plan() + run_row() for each, in this process (no isolation).
+    std::vector<ProfileRow> run(const std::function<void(const ProfileRow&)>& on_row = {});
+
+    /// The report's context: version, git hash, build type, host, OS, CPU, devices with
+    /// their properties and peaks, date, settings, and run-level warnings.
+    nlohmann::json context() const;
+
+private:
+    const Workload& workload(const std::string& op, const Dims& dims, const Progress& progress);
+
+    ProfileSettings m_settings;
+    BackendRegistry& m_backends;
+    DeviceRegistry& m_devices;
+    std::unique_ptr<Workload> m_workload; // the last (op, dims): consecutive rows share it
+    std::string m_workload_key;
+};
+
+/// Measurement warnings about the host (governor not `performance`, debug build, ...).
+std::vector<std::string> host_measurement_warnings();
+
+} // namespace switchyard

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/sdk/kernel.h>
+#include <switchyard/profiling/ops.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace switchyard {
+
+/// What the inputs look like. `Random` is what profile runs use; the others are the
+/// edge cases of the parity tests.
+enum class InputPattern {
+    Random,    // uniform in [-1, 1] (noise: standard normal; rms_norm's w: [0.5, 1.5])
+    Zeros,     // every data input 0 (rms_norm's w stays non-zero)
+    Negatives, // -|Random|
+    Large,     // Random scaled to large magnitudes (1e30; gemm 1e15 so products stay finite)
+};
+
+std::string_view to_string(InputPattern p);
+
+/// The host-side inputs of one (op, dims): deterministic from `seed` on every machine (own
+/// generator, no std:: distributions), so every variant and the reference see the same
+/// numbers, and two reports from two machines measured the same thing.
+class Workload {
+public:
+    Workload(const OpInfo& op, const Dims& dims, std::uint64_t seed = 0x5eedULL,
+             InputPattern pattern = InputPattern::Random);
+
+    const OpInfo& op() const noexcept { return *m_op; }
+    const Dims& dims() const noexcept { return m_dims; }
+    const std::vector<float>& input(int slot) const { return m_inputs.at(std::size_t(slot)); }
+    std::array<double, 4> scalars; // the op's default scalars; tests may change them
+
+    /// Fresh output buffers with their initial contents: gemm's C holds seeded values
+    /// (beta reads it); other outputs are filled with NaN so an element a kernel forgets
+    /// to write fails parity.
+    std::vector<std::vector<float>> make_outputs() const;
+
+    /// Host-pointer KernelArgs over this workload's inputs and the given outputs.
+    KernelArgs args(std::vector<std::vector<float>>& outputs) const;
+
+    /// The reference outputs (computed on first call, with the current scalars).
+    const std::vector<std::vector<float>>& reference() const;
+
+    /// Total bytes of inputs plus outputs.
+    std::size_t footprint_bytes() const;
+
+    /// Seeded fill, exposed for device backends that generate on the host.
+    static void fill_uniform(std::vector<float>& v, std::uint64_t seed, float lo, float hi);
+    static void fill_normal(std::vector<float>& v, std::uint64_t seed);
+
+private:
+    const OpInfo* m_op;
+    Dims m_dims;
+    std::uint64_t m_seed;
+    InputPattern m_pattern;
+    std::vector<std::vector<float>> m_inputs;
+    mutable std::vector<std::vector<float>> m_reference;
+};
+
+} // namespace switchyard

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/sdk/capabilities.h>
+#include <switchyard/sdk/errors.h>
+#include <switchyard/sdk/registries.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace switchyard {
+
+/// Where a backend came from, in priority order (an earlier source wins a name).
+enum class BackendSource { Registered, Builtin, Plugin };
+std::string_view to_string(BackendSource source) noexcept;
+
+/// A backend's lifecycle state.
+///
+/// | state        | meaning                                                     |
+/// |--------------|-------------------------------------------------------------|
+/// | Discovered   | manifest read, library not opened yet                       |
+/// | Invalid      | manifest unreadable or wrong; `error` names the key          |
+/// | Unavailable  | optional dependencies missing or contract/core range refused |
+/// | Loaded       | usable (registered and built-in backends start here)         |
+/// | Failed       | installed but broken; `error` says why; nothing it registered remains |
+/// | Shadowed     | a plugin whose name a registered/built-in/earlier backend owns |
+enum class BackendState { Discovered, Invalid, Unavailable, Loaded, Failed, Shadowed };
+std::string_view to_string(BackendState state) noexcept;
+
+/// Everything known about one backend, as plain data. Fields marked (plugin) are empty
+/// for registered and built-in backends.
+struct BackendInfo {
+    std::string name;
+    BackendSource source = BackendSource::Registered;
+    BackendState state = BackendState::Loaded;
+    std::string error; // why, for Invalid / Unavailable / Failed / Shadowed
+    std::vector<std::string> tags;
+    BackendCapabilities capabilities;
+    std::string description;
+    std::string version;
+    std::vector<DependencyStatus> dependencies; // every optional dependency, checked here
+    std::vector<DeclaredCell> declared_kernels;
+    std::vector<DeclaredCell> declared_components;
+    std::vector<std::string> diagnostics; // e.g. declared cells that differ from registered ones
+    std::string manifest_path;            // (plugin)
+    std::string library_path;             // (plugin)
+    std::string shadowed_by;              // (plugin, Shadowed) the owner's name and source
+    nlohmann::json extra = nlohmann::json::object(); // (plugin) unknown manifest keys, kept
+
+    std::vector<std::string> missing_dependencies() const;
+    /// Usable here: loadable state, no missing dependency, contract satisfied.
+    bool is_available() const;
+};
+
+/// A backend compiled into the process or registered through the API.
+struct BackendSpec {
+    std::string name;
+    std::vector<std::string> tags;
+    BackendCapabilities capabilities;
+    std::string description;
+    std::string version;
+    /// Declares the backend's cells; runs at registration (explicit and built-in backends).
+    std::function<void(CellRegistrar&)> register_cells;
+    /// Releases process-wide state (pools, caches); called by reset_backends().
+    std::function<void()> reset;
+};
+
+/// A backend that can describe itself without loading code and load itself on demand:
+/// the seam plugins plug into (see plugin.h).
+class BackendProvider {
+public:
+    virtual ~BackendProvider() = default;
+    /// Everything known without opening any library. Must not throw.
+    virtual BackendInfo describe() const = 0;
+    /// Opens the code and runs its register hook into `registrar`. Called with the
+    /// backend's load lock held, only after dependencies and contract were checked, and
+    /// never again once it succeeded. Throws BackendLoadError with the cause.
+    virtual void load(CellRegistrar& registrar) = 0;
+    /// Undoes a failed load (closes the library). Must not throw.
+    virtual void unload() noexcept {}
+    /// Releases the loaded backend's process-wide state.
+    virtual void reset() {}
+};
+
+using PluginDiscovery = std::function<std::vector<std::shared_ptr<BackendProvider>>()>;
+/// The built-in backends, asked for once, lazily (runtime.h wires the process's own).
+using BuiltinBackends = std::function<std::vector<BackendSpec>()>;
+
+struct ListOptions {
+    std::vector<std::string> exclude_tags = {"debug", "experimental"};
+    bool include_unavailable = false;
+
+    /// Whether a backend with these tags is hidden by exclude_tags.
+    bool excludes(const std::vector<std::string>& tags) const {
+        for (const auto& t : tags)
+            for (const auto& x : exclude_tags)
+                if (t == x)
+                    return true;
+        return false;
+    }
+};
+
+/// The backend registry (seed 000 + seed 003). Sources in priority order: explicit
+/// registration, built-ins (registered lazily, once, by register_builtin_backends()),
+/// plugins from discovery (they claim only names nobody owns). Thread-safe.
+class BackendRegistry {
+public:
+    /// Over `kernels` and `components`; `builtins` are added lazily, once (none if empty).
+    BackendRegistry(KernelRegistry& kernels, ComponentRegistry& components,
+                    BuiltinBackends builtins = {});
+    ~BackendRegistry();
+    BackendRegistry(const BackendRegistry&) = delete;
+    BackendRegistry& operator=(const BackendRegistry&) = delete;
+
+    /// Explicit registration. Throws DuplicateBackend when a registered or built-in backend
+    /// owns the name; a plugin owning it is shadowed (an already loaded plugin is not).
+    void register_backend(BackendSpec spec);
+    void register_debug_backend(BackendSpec spec);
+    void register_experimental_backend(BackendSpec spec);
+    /// Removes a backend and every cell it registered. Returns false if unknown.
+    bool unregister_backend(std::string_view name);
+
+    /// Sorted names (seed list_backends).
+    std::vector<std::string> list(const ListOptions& options = {});
+    /// Every known name, whatever its tags or availability.
+    std::vector<std::string> known_names();
+    /// Every backend, including shadowed plugins, sorted by name then priority.
+    std::vector<BackendInfo> infos();
+    /// What is known about `name` without loading it. Throws InvalidBackend.
+    BackendInfo info(std::string_view name);
+
+    /// Resolves a backend for use: loads a plugin if needed, then checks dependencies and
+    /// contract. Throws InvalidBackend, MissingDependency, ContractMismatch or BackendLoadError.
+    BackendInfo lookup(std::string_view name);
+    /// Loads a plugin's library (idempotent, seed 003): InvalidBackend when no such backend
+    /// is installed, BackendLoadError when it is installed but broken. A failed load
+    /// leaves nothing it registered behind.
+    void load(std::string_view name);
+    bool is_loaded(std::string_view name);
+
+    /// The default backend: "cpu" unless set. Setting validates the name through lookup();
+    /// nullopt restores "cpu".
+    void set_default_backend(std::optional<std::string> name);
+    std::string default_backend() const;
+
+    /// Calls reset() on every loaded backend that has one.
+    void reset_backends();
+    /// Re-runs plugin discovery: new manifests appear, removed ones that were never loaded
+    /// disappear, loaded plugins stay.
+    void rescan();
+    /// Forgets everything (tests): backends, their cells, default; built-ins and plugins
+    /// are loaded again lazily on next use.
+    void clear();
+
+    void set_plugin_discovery(PluginDiscovery discovery);
+    /// Where the built-in backends come from (none unless set). Takes effect on the next
+    /// lazy initialisation (after construction or clear()).
+    void set_builtins(BuiltinBackends builtins);
+    /// Where backends' device providers go (none unless set: they are then ignored).
+    void set_device_registry(DeviceRegistry* devices);
+    /// Runs the lazy initialisation (built-ins, plugin discovery) now; idempotent.
+    void ensure_initialized();
+
+    KernelRegistry& kernel_registry() noexcept { return m_kernels; }
+    ComponentRegistry& component_registry() noexcept { return m_components; }
+
+private:
+    struct Entry;
+    std::shared_ptr<Entry> find_entry(std::string_view name);
+    std::vector<std::shared_ptr<Entry>> owners() const;
+    [[noreturn]] void throw_unknown(std::string_view name);
+    void ensure_builtins_locked();
+    void add_spec(BackendSpec spec, BackendSource source, bool skip_if_owned);
+    void adopt_plugins(std::vector<std::shared_ptr<BackendProvider>> providers);
+    void load_entry(const std::shared_ptr<Entry>& entry);
+    struct Placeholders {
+        std::vector<KernelCell> kernels;
+        std::vector<ComponentCell> components;
+        std::set<std::vector<std::string>> claimed;
+    };
+    void publish_placeholders(const std::shared_ptr<Entry>& entry);
+    void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);
+    BackendInfo snapshot_info(const Entry& entry);
+    /// Throws what using `entry` now would throw, before any of its code runs: a remembered
+    /// failed load, an invalid manifest, missing dependencies, a contract mismatch.
+    static void check_preconditions(const Entry& entry);
+    static bool is_usable(const Entry& entry); // snapshot_info(entry).is_available(), without the copy
+
+    KernelRegistry& m_kernels;
+    ComponentRegistry& m_components;
+    mutable std::recursive_mutex m_mutex;
+    std::map<std::string, std::shared_ptr<Entry>, std::less<>> m_entries; // owners, by name
+    std::vector<std::shared_ptr<Entry>> m_shadowed; // plugins that lost their name
+    PluginDiscovery m_discovery;
+    BuiltinBackends m_builtins;
+    DeviceRegistry* m_devices = nullptr;
+    void publish_devices(const CellRegistrar& registrar, Entry& entry);
+    void withdraw_devices(Entry& entry);
+    bool m_builtins_loaded = false;
+    bool m_plugins_discovered = false;
+    std::optional<std::string> m_default;
+};
+
+} // namespace switchyard

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/fallback.h>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// One rung of a fallback chain, as the GUI and the CLI explain it.
+struct ResolutionRung {
+    TupleKey key;
+    bool declared = false;  // a cell exists for this key
+    bool available = false; // ... and it is usable here
+    std::string backend;    // who declared it
+    std::string why_not;    // when declared but unavailable, or not declared
+};
+
+/// A resolved op: every rung of the chain and the winner (resolve_first semantics).
+struct Resolution {
+    std::string op;
+    Target target;
+    std::string variant;
+    std::vector<ResolutionRung> rungs;
+    std::optional<std::size_t> winner;         // index into rungs
+    std::optional<std::size_t> first_declared; // what would resolve on hardware that has it
+    KernelRegistry::CellPtr cell;              // the winning cell
+};
+
+/// Builds the chain for (op, target, variant), resolves it through `registry`'s kernels
+/// (loading a plugin whose declared cell the chain reaches) and explains every rung.
+/// Throws std::invalid_argument for an unknown op, device or arch.
+Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
+                          std::string_view variant = "default");
+
+nlohmann::json to_json(const Resolution& resolution);
+
+/// Ops the registry has at least one cell for, sorted.
+std::vector<std::string> known_ops(BackendRegistry& registry);
+
+} // namespace switchyard

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/report/report.h>
+
+#include <nlohmann/json.hpp>
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// How two sets of samples are judged (Google Benchmark's compare.py: a two-sided
+/// Mann-Whitney U test at `alpha`, meaningful from `min_samples` per side).
+struct CompareOptions {
+    double alpha = 0.05;
+    std::size_t min_samples = 2;     // compare.py's UTEST_MIN_REPETITIONS
+    std::size_t optimal_samples = 9; // compare.py's UTEST_OPTIMAL_REPETITIONS: fewer cannot claim SAME
+    double min_effect = 0.01;        // a significant change smaller than 1 % is SAME
+};
+
+/// The verdict on B against A.
+struct SampleComparison {
+    std::string verdict; // SAME, FASTER, SLOWER, UNCERTAIN
+    double ratio = 0;    // median(B) / median(A): under 1 means B is faster
+    double p_value = 1;
+    std::string note; // why UNCERTAIN
+};
+
+SampleComparison compare_samples(std::span<const double> a, std::span<const double> b,
+                                 const CompareOptions& options = {});
+
+/// Two reports side by side. Rows pair on (op, size, backend, device, arch, variant);
+/// rows without a partner are listed, not dropped.
+class Comparison {
+public:
+    struct Pair {
+        ProfileRow a, b;
+        SampleComparison result;
+    };
+
+    static Comparison of(const Report& a, const Report& b, const CompareOptions& options = {});
+
+    const std::vector<Pair>& pairs() const noexcept { return m_pairs; }
+    const std::vector<ProfileRow>& only_in_a() const noexcept { return m_only_a; }
+    const std::vector<ProfileRow>& only_in_b() const noexcept { return m_only_b; }
+
+    nlohmann::json to_json() const;
+    std::string to_text() const;
+
+private:
+    std::vector<Pair> m_pairs;
+    std::vector<ProfileRow> m_only_a, m_only_b;
+};
+
+} // namespace switchyard

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/profiling/profilerow.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// A report that cannot be read: the message names the file, the position or key and
+/// what was expected.
+class ReportError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A profile report: the context it was measured in (Profiler::context()) and its rows.
+///
+/// File format (JSON): {"format": "switchyard-profile-report", "format_version": 1,
+/// "context": {...}, "rows": [ProfileRow, ...]}.
+struct Report {
+    static constexpr const char* kFormat = "switchyard-profile-report";
+    static constexpr int kFormatVersion = 1;
+    /// Reports larger than this are refused before parsing.
+    static constexpr std::size_t kMaxBytes = std::size_t(512) << 20;
+    /// Deeper nesting than this is refused before parsing (a hostile file).
+    static constexpr int kMaxDepth = 64;
+
+    nlohmann::json context = nlohmann::json::object();
+    std::vector<ProfileRow> rows;
+
+    nlohmann::json to_json() const;
+    /// Throws ReportError naming the bad key ("rows[2].stats.median: expected a number").
+    static Report from_json(const nlohmann::json& j);
+
+    /// Parses report text; never crashes on malformed, truncated or hostile input
+    /// (too big, too deep, wrong types): throws ReportError instead.
+    static Report parse(std::string_view text, const std::string& origin = "report");
+    /// Reads a file; ReportError when it cannot be opened or parsed.
+    static Report load(const std::string& path);
+    /// Writes atomically (temporary file + rename); ReportError on failure.
+    void save(const std::string& path) const;
+
+    /// Rows as CSV (one line per row, header first).
+    std::string to_csv() const;
+};
+
+} // namespace switchyard

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The composition root: the process-wide objects, wired from the modules below. Nothing
+// under core/src/<module>/ reaches for these; executables, the GUI and tests do.
+
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/registry/backendregistry.h>
+
+#include <vector>
+
+namespace switchyard {
+
+/// The built-in backends ("cpu"), in one explicit function (not static initialisation).
+std::vector<BackendSpec> builtin_backends();
+
+/// The process-wide backend registry over kernels() and components(): the built-in
+/// backends, plugins on the default search path (SWITCHYARD_PLUGIN_PATH, the user's
+/// folder, the install's lib/switchyard/plugins), device providers published into
+/// default_devices().
+BackendRegistry& default_backends();
+
+/// The process-wide device registry: the host CPU, plus the devices of loaded backends.
+DeviceRegistry& default_devices();
+
+/// Wires the built-in backends into `registry` the way default_backends() has them
+/// (tests and tools that build their own registry).
+void use_builtins(BackendRegistry& registry);
+
+} // namespace switchyard

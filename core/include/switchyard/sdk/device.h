@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// What the profiler and the GUI know about one device.
+struct DeviceInfo {
+    std::string id;   // "cpu", "cuda:0", "opencl:0"
+    std::string kind; // the kernel key's device field: "cpu", "cuda", "opencl"
+    std::string name; // "AMD EPYC 7B13", "NVIDIA H100 80GB HBM3"
+    std::string arch; // most specific arch: where the fallback chain starts ("x86-64-v3", "sm_90")
+    nlohmann::json properties = nlohmann::json::object(); // free-form (memory, clocks, CUs, ...)
+    double peak_bandwidth_gbs = 0; // 0: unknown
+    std::string peak_bandwidth_source;
+    double peak_gflops = 0; // fp32; 0: unknown
+    std::string peak_gflops_source;
+    bool has_device_timer = false; // samples come from device-side timers (CUDA/OpenCL events)
+
+    nlohmann::json to_json() const;
+    /// Throws std::runtime_error naming the bad key.
+    static DeviceInfo from_json(const nlohmann::json& j);
+};
+
+/// One device the profiler can run kernels on. The CPU is built in; the OpenCL and CUDA
+/// backends provide theirs through a DeviceProvider (deviceregistry.h).
+///
+/// Buffers are opaque handles the device's kernels understand (host pointers on the CPU,
+/// CUDA device pointers, cl_mem cast to void*); they go into KernelArgs as they are.
+class Device {
+public:
+    virtual ~Device() = default;
+
+    /// Cheap: no probing. Peak figures that must be measured are 0 until prepare() ran.
+    virtual const DeviceInfo& info() const = 0;
+    /// Measures what needs measuring (the CPU's triad and FMA probes) once; idempotent.
+    /// The profiler calls it before the first row on this device.
+    virtual void prepare() {}
+
+    virtual void* allocate(std::size_t bytes) = 0;
+    virtual void release(void* buffer) noexcept = 0;
+    virtual void upload(void* dst, const void* src, std::size_t bytes) = 0;
+    virtual void download(void* dst, const void* src, std::size_t bytes) = 0;
+
+    /// The queue kernels receive in KernelArgs::stream (nullptr on the CPU).
+    virtual void* stream() { return nullptr; }
+    /// Waits until everything queued has finished.
+    virtual void synchronize() {}
+
+    /// Seconds that `count` back-to-back launches took. The default times on the host
+    /// around the launches plus synchronize(); a device with timers overrides it
+    /// (CUDA events around the launches, OpenCL profiling events).
+    virtual double time_launches(const std::function<void()>& launch, int count);
+
+    /// Cold-cache mode: evicts this device's caches before a sample.
+    virtual void flush_caches() {}
+};
+
+/// The seam device backends plug into: enumerates the devices of one kind.
+class DeviceProvider {
+public:
+    virtual ~DeviceProvider() = default;
+    /// "cpu", "cuda", "opencl": the kernel key's device field.
+    virtual std::string kind() const = 0;
+    /// The devices present now; an empty list when the runtime or the hardware is missing.
+    /// Ids are "<kind>:<n>" (the CPU is just "cpu").
+    virtual std::vector<std::shared_ptr<Device>> enumerate() = 0;
+};
+
+} // namespace switchyard

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/sdk/device.h>
+#include <switchyard/sdk/kernel.h>
+#include <switchyard/sdk/tupleregistry.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// A component builder: materializes a weight-bearing component from a config.
+using ComponentFn = std::function<std::shared_ptr<void>(const nlohmann::json& config)>;
+
+using KernelRegistry = TupleRegistry<KernelFn>;       // (op, device, arch, variant)
+using ComponentRegistry = TupleRegistry<ComponentFn>; // (kind, device, variant)
+using KernelCell = Registration<KernelFn>;
+using ComponentCell = Registration<ComponentFn>;
+
+/// The process-wide registries (function-local singletons).
+KernelRegistry& kernels();
+ComponentRegistry& components();
+
+inline TupleKey kernel_key(std::string_view op, std::string_view device, std::string_view arch,
+                           std::string_view variant) {
+    return TupleKey{op, device, arch, variant};
+}
+inline TupleKey component_key(std::string_view kind, std::string_view device,
+                              std::string_view variant) {
+    return TupleKey{kind, device, variant};
+}
+
+/// A kernel or component cell a backend declares (from its manifest or its registration).
+struct DeclaredCell {
+    std::vector<std::string> key; // (op, device, arch, variant) or (kind, device, variant)
+    std::int64_t workspace_bytes = 0;
+};
+
+/// What a backend hands to its registration hook. Cells are buffered and published
+/// together by the caller only when the whole hook succeeds, so a hook that throws
+/// leaves nothing behind.
+class CellRegistrar {
+public:
+    struct KernelSpec {
+        std::string op, device, arch, variant = "default";
+        KernelFn fn;
+        std::function<bool()> available; // empty: always available
+        std::int64_t workspace_bytes = 0;
+        nlohmann::json meta = nlohmann::json::object(); // extra metadata shown in the matrix
+    };
+    struct ComponentSpec {
+        std::string kind, device, variant = "default";
+        ComponentFn fn;
+        std::function<bool()> available;
+        nlohmann::json meta = nlohmann::json::object();
+    };
+
+    CellRegistrar(std::string backend, std::string source)
+        : m_backend(std::move(backend)), m_source(std::move(source)) {}
+
+    void add_kernel(KernelSpec spec);
+    void add_component(ComponentSpec spec);
+    /// Adds the backend's device provider (one per device kind); published with the cells
+    /// into the device registry the backend registry feeds, and removed with the backend.
+    void add_device_provider(std::shared_ptr<DeviceProvider> provider);
+
+    const std::string& backend() const noexcept { return m_backend; }
+    const std::vector<KernelCell>& pending_kernels() const noexcept { return m_kernels; }
+    const std::vector<ComponentCell>& pending_components() const noexcept { return m_components; }
+    const std::vector<std::shared_ptr<DeviceProvider>>& device_providers() const noexcept {
+        return m_device_providers;
+    }
+
+    /// Publishes everything added so far into the given registries (all at once).
+    void commit(KernelRegistry& k, ComponentRegistry& c);
+
+private:
+    std::string m_backend;
+    std::string m_source;
+    std::vector<KernelCell> m_kernels;
+    std::vector<ComponentCell> m_components;
+    std::vector<std::shared_ptr<DeviceProvider>> m_device_providers;
+};
+
+} // namespace switchyard

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/sdk/tuplekey.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace switchyard {
+
+namespace detail {
+std::uint64_t next_registry_id() noexcept;
+}
+
+/// One cell of a TupleRegistry: a key, the implementation, an availability predicate,
+/// where it came from, and declared metadata (for kernels: workspace_bytes).
+///
+/// A cell declared by a plugin manifest but not yet loaded has no `fn` and a `loader`;
+/// resolve_first() calls the loader when the chain reaches such a cell, and the loader
+/// replaces the placeholder with the real registration (or leaves it unavailable).
+template <class Fn>
+struct Registration {
+    TupleKey key;
+    Fn fn;
+    std::function<bool()> available; // empty means always available
+    std::string source;              // "builtin", "registered", "plugin"
+    std::string backend;             // owning backend's name
+    nlohmann::json meta = nlohmann::json::object();
+    std::function<void()> loader; // only for declared-but-not-loaded cells
+
+    bool is_loaded() const noexcept { return static_cast<bool>(fn); }
+
+    /// The predicate's verdict; an exception inside it means "unavailable".
+    bool is_available() const noexcept {
+        if (!available)
+            return true;
+        try {
+            return available();
+        } catch (...) {
+            return false;
+        }
+    }
+};
+
+template <class Fn>
+class TupleRegistry;
+
+/// A fallback chain prepared for repeated resolution: it remembers which of its keys the
+/// registry declares, per registry generation, so resolving again only re-checks the
+/// declared cells' availability (the answer is the same as resolve_first over the keys).
+/// Not thread-safe: give each thread its own copy.
+template <class Fn>
+class PreparedChain {
+public:
+    PreparedChain() = default;
+    explicit PreparedChain(std::vector<TupleKey> keys) : m_keys(std::move(keys)) {}
+    const std::vector<TupleKey>& keys() const noexcept { return m_keys; }
+
+private:
+    friend class TupleRegistry<Fn>;
+    std::vector<TupleKey> m_keys;
+    std::uint64_t m_registry = 0;
+    std::uint64_t m_generation = ~0ull;
+    std::vector<std::shared_ptr<const Registration<Fn>>> m_declared;
+    std::shared_ptr<const Registration<Fn>> m_last; // the general path's answer
+    bool m_has_placeholder = false;
+};
+
+/// A registry keyed by an ordered tuple of strings, with availability-aware resolution
+/// (seed 004's TupleRegistry). Thread-safe: mutation takes a mutex and publishes an
+/// immutable snapshot; lookups read the snapshot without locking.
+template <class Fn>
+class TupleRegistry {
+public:
+    using Cell = Registration<Fn>;
+    using CellPtr = std::shared_ptr<const Cell>;
+
+    struct ManifestEntry {
+        CellPtr cell;
+        bool available = false;
+    };
+
+    TupleRegistry(std::string name, std::vector<std::string> key_fields)
+        : m_name(std::move(name)), m_fields(std::move(key_fields)),
+          m_id(detail::next_registry_id()), m_table(std::make_shared<Table>()) {}
+
+    TupleRegistry(const TupleRegistry&) = delete;
+    TupleRegistry& operator=(const TupleRegistry&) = delete;
+
+    const std::string& name() const noexcept { return m_name; }
+    const std::vector<std::string>& key_fields() const noexcept { return m_fields; }
+
+    /// Throws std::invalid_argument when the key's arity does not match the fields.
+    void check_key(const TupleKey& key) const {
+        if (key.size() != m_fields.size()) {
+            std::string fields;
+            for (const auto& f : m_fields)
+                fields += (fields.empty() ? "" : ", ") + f;
+            throw std::invalid_argument(m_name + ": key " + key.to_string() + " has " +
+                                        std::to_string(key.size()) + " fields but (" + fields +
+                                        ") needs " + std::to_string(m_fields.size()));
+        }
+    }
+
+    /// Declares (or replaces) one cell.
+    void put(Cell cell) {
+        std::vector<Cell> one;
+        one.push_back(std::move(cell));
+        put_all(std::move(one));
+    }
+
+    /// Declares several cells at once: all become visible together or none does.
+    void put_all(std::vector<Cell> cells) {
+        replace_if([](const Cell&) { return false; }, std::move(cells));
+    }
+
+    /// In one step: removes the cells matching `pred`, then declares `cells`.
+    template <class Pred>
+    void replace_if(Pred pred, std::vector<Cell> cells) {
+        for (const auto& c : cells)
+            check_key(c.key);
+        std::lock_guard lock(m_mutex);
+        auto entries = m_table->entries();
+        std::erase_if(entries, [&](const CellPtr& e) { return pred(*e); });
+        std::unordered_map<TupleKey, std::size_t, TupleKeyHash> index;
+        index.reserve(entries.size() + cells.size());
+        for (std::size_t i = 0; i < entries.size(); ++i)
+            index.emplace(entries[i]->key, i);
+        for (auto& c : cells) {
+            auto ptr = std::make_shared<const Cell>(std::move(c));
+            auto [it, inserted] = index.emplace(ptr->key, entries.size());
+            if (inserted)
+                entries.push_back(std::move(ptr));
+            else
+                entries[it->second] = std::move(ptr);
+        }
+        publish(std::move(entries));
+    }
+
+    /// Removes the cells matching `pred`; returns how many were removed.
+    template <class Pred>
+    std::size_t erase_if(Pred pred) {
+        std::lock_guard lock(m_mutex);
+        auto entries = m_table->entries();
+        auto removed = std::erase_if(entries, [&](const CellPtr& e) { return pred(*e); });
+        if (removed)
+            publish(std::move(entries));
+        return removed;
+    }
+
+    bool erase(const TupleKey& key) {
+        return erase_if([&](const Cell& c) { return c.key == key; }) > 0;
+    }
+
+    void clear() {
+        std::lock_guard lock(m_mutex);
+        publish({});
+    }
+
+    /// Exact lookup, ignoring availability.
+    CellPtr lookup(const TupleKey& key) const {
+        check_key(key);
+        return snapshot()->find(key);
+    }
+
+    /// The first candidate that is declared and available wins (the fallback chain).
+    /// A declared-but-not-loaded plugin cell is loaded on the way.
+    CellPtr resolve_first(std::span<const TupleKey> chain) const {
+        const Table* table = &current();
+        for (const auto& key : chain) {
+            const CellPtr* found = table->find_slot(key);
+            if (!found)
+                continue;
+            const Cell& cell = **found;
+            if (!cell.is_available())
+                continue;
+            if (cell.is_loaded())
+                return *found;
+            auto loader = cell.loader; // the table may be replaced while it runs
+            if (loader) {
+                try {
+                    loader();
+                } catch (...) {
+                }
+            }
+            auto fresh = snapshot()->find(key);
+            if (fresh && fresh->is_loaded() && fresh->is_available())
+                return fresh;
+            table = &current();
+        }
+        return nullptr;
+    }
+    /// resolve_first() for a prepared chain: one atomic load when the registry is unchanged.
+    /// The chain keeps the returned cell alive until it is resolved again or destroyed.
+    const Cell* resolve_first(PreparedChain<Fn>& chain) const {
+        if (chain.m_registry != m_id || chain.m_generation != m_generation.load(std::memory_order_acquire)) {
+            std::lock_guard lock(m_mutex);
+            chain.m_declared.clear();
+            chain.m_has_placeholder = false;
+            for (const auto& key : chain.m_keys) {
+                check_key(key);
+                if (auto cell = m_table->find(key)) {
+                    chain.m_has_placeholder |= !cell->is_loaded();
+                    chain.m_declared.push_back(std::move(cell));
+                }
+            }
+            chain.m_registry = m_id;
+            chain.m_generation = m_generation.load(std::memory_order_relaxed);
+        }
+        if (chain.m_has_placeholder) { // loading plugins on the way: take the general path
+            chain.m_last = resolve_first(std::span<const TupleKey>(chain.m_keys));
+            return chain.m_last.get();
+        }
+        for (const auto& cell : chain.m_declared)
+            if (cell->is_available())
+                return cell.get();
+        return nullptr;
+    }
+
+    CellPtr resolve_first(std::initializer_list<TupleKey> chain) const {
+        return resolve_first(std::span<const TupleKey>(chain.begin(), chain.size()));
+    }
+
+    /// Every declared cell, available or not, sorted by the key rendered as strings.
+    std::vector<ManifestEntry> manifest() const {
+        auto table = snapshot();
+        std::vector<ManifestEntry> rows;
+        rows.reserve(table->size());
+        for (const auto& e : table->entries())
+            rows.push_back({e, e->is_available()});
+        std::sort(rows.begin(), rows.end(),
+                  [](const ManifestEntry& a, const ManifestEntry& b) { return a.cell->key < b.cell->key; });
+        return rows;
+    }
+
+    /// The seed's manifest(): flat objects with the key fields, available, source and meta.
+    nlohmann::json manifest_json() const {
+        auto rows = nlohmann::json::array();
+        for (const auto& m : manifest()) {
+            nlohmann::json row = nlohmann::json::object();
+            for (std::size_t i = 0; i < m_fields.size(); ++i)
+                row[m_fields[i]] = m.cell->key[i];
+            row["available"] = m.available;
+            row["source"] = m.cell->source;
+            row["backend"] = m.cell->backend;
+            for (auto it = m.cell->meta.begin(); it != m.cell->meta.end(); ++it)
+                row[it.key()] = it.value();
+            rows.push_back(std::move(row));
+        }
+        return rows;
+    }
+
+    std::size_t size() const { return snapshot()->size(); }
+
+private:
+    // An immutable open-addressing table (linear probing, power-of-two capacity).
+    class Table {
+    public:
+        Table() = default;
+        explicit Table(std::vector<CellPtr> entries) : m_entries(std::move(entries)) {
+            std::size_t cap = 8;
+            while (cap < m_entries.size() * 4) // load <= 1/4: misses end at once
+                cap <<= 1;
+            m_mask = cap - 1;
+            m_slots.assign(cap, Slot{});
+            for (const auto& e : m_entries) {
+                std::size_t i = e->key.hash() & m_mask;
+                while (m_slots[i].owner)
+                    i = (i + 1) & m_mask;
+                m_slots[i] = Slot{e->key.hash(), &e};
+            }
+        }
+        const CellPtr* find_slot(const TupleKey& key) const noexcept {
+            if (m_slots.empty())
+                return nullptr;
+            for (std::size_t i = key.hash() & m_mask;; i = (i + 1) & m_mask) {
+                const Slot& s = m_slots[i];
+                if (!s.owner)
+                    return nullptr;
+                if (s.hash == key.hash() && (*s.owner)->key == key)
+                    return s.owner;
+            }
+        }
+        CellPtr find(const TupleKey& key) const {
+            const CellPtr* slot = find_slot(key);
+            return slot ? *slot : nullptr;
+        }
+        const std::vector<CellPtr>& entries() const noexcept { return m_entries; }
+        std::size_t size() const noexcept { return m_entries.size(); }
+
+    private:
+        struct Slot {
+            std::size_t hash = 0;
+            const CellPtr* owner = nullptr; // points into m_entries, which never changes
+        };
+        std::vector<CellPtr> m_entries;
+        std::vector<Slot> m_slots;
+        std::size_t m_mask = 0;
+    };
+
+    void publish(std::vector<CellPtr> entries) {
+        m_table = std::make_shared<const Table>(std::move(entries));
+        m_generation.fetch_add(1, std::memory_order_release);
+    }
+
+    std::shared_ptr<const Table> snapshot() const {
+        std::lock_guard lock(m_mutex);
+        return m_table;
+    }
+
+    // The calling thread's cached snapshot: one atomic load when nothing changed.
+    const Table& current() const {
+        struct CacheEntry {
+            std::uint64_t id = 0;
+            std::uint64_t generation = ~0ull;
+            std::shared_ptr<const Table> table;
+        };
+        thread_local CacheEntry cache[4];
+        thread_local unsigned next_victim = 0;
+        const auto gen = m_generation.load(std::memory_order_acquire);
+        for (auto& c : cache) {
+            if (c.id == m_id) {
+                if (c.generation != gen) {
+                    std::lock_guard lock(m_mutex);
+                    c.table = m_table;
+                    c.generation = m_generation.load(std::memory_order_relaxed);
+                }
+                return *c.table;
+            }
+        }
+        auto& c = cache[next_victim++ % 4];
+        std::lock_guard lock(m_mutex);
+        c.id = m_id;
+        c.table = m_table;
+        c.generation = m_generation.load(std::memory_order_relaxed);
+        return *c.table;
+    }
+
+    std::string m_name;
+    std::vector<std::string> m_fields;
+    std::uint64_t m_id;
+    mutable std::mutex m_mutex;
+    std::shared_ptr<const Table> m_table;
+    std::atomic<std::uint64_t> m_generation{0};
+};
+
+} // namespace switchyard

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/profilerow.h>
+#include <switchyard/profiling/profilesettings.h>
+#include <switchyard/report/report.h>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace switchyard {
+
+class BackendRegistry;
+class DeviceRegistry;
+
+/// The run could not go on: no worker starts, or it fails before planning. A usage
+/// problem in the settings (unknown op, bad size) is a WorkerUsageError.
+class WorkerError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+class WorkerUsageError : public WorkerError {
+public:
+    using WorkerError::WorkerError;
+};
+
+/// Runs a profile in worker processes (fork/exec + pipes + poll; no Qt), so the caller
+/// survives whatever a kernel does. A worker that dies in a row (a signal, an exit) marks
+/// that row `crashed`; one that reports no progress for `row_timeout_s` is killed and the
+/// row marked `timed_out`. Either way the run goes on with the next row in a fresh worker.
+///
+/// The worker is `executable worker_args... --settings JSON --start N [--peaks JSON]`,
+/// which calls run_profile_worker(); it writes one JSON object per line on its stdout:
+/// {"event": "context"|"plan"|"row_start"|"progress"|"row"|"done"|"fatal", ...}.
+/// Thread-safe to cancel() from another thread; everything else is single-threaded.
+class WorkerController {
+public:
+    struct Options {
+        std::string executable;                                // switchyard-cli ("/proc/self/exe" from the CLI)
+        std::vector<std::string> worker_args = {"__profile-worker"}; // the hidden subcommand
+        ProfileSettings settings;
+        std::vector<std::pair<std::string, std::string>> environment; // added to the worker's
+        double startup_timeout_s = 60; // silence allowed outside rows (probes, planning)
+    };
+    struct Callbacks {
+        std::function<void(const nlohmann::json& context)> on_context;
+        std::function<void(const std::vector<RowSpec>& plan)> on_plan;
+        std::function<void(const RowSpec& row)> on_row_start;
+        std::function<void(std::int64_t index, const std::string& phase, std::int64_t samples)> on_progress;
+        std::function<void(const ProfileRow& row)> on_row; // every finished row, crashed ones too
+        std::function<void(const std::string& line)> on_worker_stderr;
+    };
+
+    explicit WorkerController(Options options);
+
+    /// Runs every row; returns the report (rows in plan order). Throws WorkerUsageError
+    /// for bad settings, WorkerError when no worker can run at all.
+    Report run(const Callbacks& callbacks = {});
+    /// Stops the run: kills the worker; run() returns the rows finished so far.
+    void cancel() noexcept;
+    bool cancelled() const noexcept { return m_cancel.load(); }
+
+private:
+    Options m_options;
+    std::atomic<bool> m_cancel{false};
+    std::atomic<int> m_pid{0};
+};
+
+/// The worker side: plans, then runs rows from `start` on, writing the protocol to `fd`.
+/// `peaks` (when set) replaces the CPU probes so every worker of a run shares them.
+/// Returns the process exit code (0 done, 2 bad settings).
+int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
+                       int fd, BackendRegistry& backends, DeviceRegistry& devices);
+
+/// "signal 11 (SIGSEGV: Segmentation fault)" / "exit code 3": how a waitpid status reads.
+std::string describe_wait_status(int status);
+
+} // namespace switchyard

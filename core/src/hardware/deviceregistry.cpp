@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/hardware/deviceregistry.h>
+
+#include <algorithm>
+
+namespace switchyard {
+
+
+void DeviceRegistry::add_provider(std::shared_ptr<DeviceProvider> provider) {
+    if (!provider)
+        return;
+    std::lock_guard lock(m_mutex);
+    const auto kind = provider->kind();
+    std::erase_if(m_providers, [&](const auto& p) { return p->kind() == kind; });
+    m_providers.push_back(std::move(provider));
+    m_enumerated = false;
+}
+
+bool DeviceRegistry::remove_provider(std::string_view kind) {
+    std::lock_guard lock(m_mutex);
+    const auto n = std::erase_if(m_providers, [&](const auto& p) { return p->kind() == kind; });
+    m_enumerated = false;
+    return n > 0;
+}
+
+std::vector<std::shared_ptr<Device>> DeviceRegistry::devices() {
+    std::lock_guard lock(m_mutex);
+    if (!m_enumerated) {
+        m_devices.clear();
+        for (const auto& p : m_providers) {
+            try {
+                for (auto& d : p->enumerate())
+                    if (d)
+                        m_devices.push_back(std::move(d));
+            } catch (...) {
+                // A provider whose runtime fails contributes nothing; diagnosis says why.
+            }
+        }
+        m_enumerated = true;
+    }
+    return m_devices;
+}
+
+std::shared_ptr<Device> DeviceRegistry::find(std::string_view id) {
+    for (auto& d : devices())
+        if (d->info().id == id)
+            return d;
+    return nullptr;
+}
+
+void DeviceRegistry::refresh() {
+    std::lock_guard lock(m_mutex);
+    m_enumerated = false;
+}
+
+} // namespace switchyard

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// The built-in host CPU device: host memory, host timers, peaks from the probes.
+#include <switchyard/kernels/cpudevice.h>
+
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/kernels/probes.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace switchyard {
+
+namespace {
+
+class CpuDevice final : public Device {
+public:
+    CpuDevice() {
+        const auto& cpu = cpu_info();
+        m_info.id = "cpu";
+        m_info.kind = "cpu";
+        m_info.name = cpu.brand.empty() ? cpu.vendor : cpu.brand;
+        m_info.arch = cpu.best_level;
+        m_info.properties = cpu.to_json();
+        // The peaks are probed in prepare() so listing devices stays cheap.
+    }
+
+    const DeviceInfo& info() const override { return m_info; }
+
+    void prepare() override {
+        std::call_once(m_peaks_once, [this] {
+            const auto& p = cpu_peaks();
+            m_info.peak_bandwidth_gbs = p.triad_gbs;
+            m_info.peak_bandwidth_source =
+                "measured: STREAM triad, fp32, all threads, " + std::to_string(p.triad_bytes >> 20) + " MiB";
+            m_info.peak_gflops = p.fma_gflops;
+            m_info.peak_gflops_source = p.fma_gflops > 0 ? "measured: AVX2 FMA loop, all threads" : "";
+        });
+    }
+
+    void* allocate(std::size_t bytes) override {
+        return ::operator new[](std::max<std::size_t>(bytes, 64), std::align_val_t(64));
+    }
+    void release(void* buffer) noexcept override {
+        if (buffer)
+            ::operator delete[](buffer, std::align_val_t(64));
+    }
+    void upload(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+    void download(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+
+    void flush_caches() override {
+        // Write then read a buffer twice the size of the last-level cache.
+        if (m_flush.empty()) {
+            const auto llc = std::max<std::int64_t>(cpu_info().last_level_cache_bytes(), 8 << 20);
+            m_flush.assign(std::size_t(2 * llc / 8), 0);
+        }
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < m_flush.size(); i += 8) {
+            m_flush[i] += 1;
+            sum += m_flush[i];
+        }
+        m_sink = sum;
+    }
+
+private:
+    DeviceInfo m_info;
+    std::once_flag m_peaks_once;
+    std::vector<std::uint64_t> m_flush;
+    volatile std::uint64_t m_sink = 0;
+};
+
+class CpuProvider final : public DeviceProvider {
+public:
+    std::string kind() const override { return "cpu"; }
+    std::vector<std::shared_ptr<Device>> enumerate() override {
+        static auto device = make_cpu_device();
+        return {device};
+    }
+};
+
+} // namespace
+
+std::shared_ptr<DeviceProvider> make_cpu_device_provider() { return std::make_shared<CpuProvider>(); }
+
+std::shared_ptr<Device> make_cpu_device() { return std::make_shared<CpuDevice>(); }
+
+} // namespace switchyard

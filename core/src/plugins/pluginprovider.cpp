@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/sdk/plugin.h>
+#include <switchyard/plugins/pluginprovider.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+
+#include "util/textutil.h"
+
+#include <cstring>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace switchyard {
+namespace {
+
+using text::basename_of;
+using text::dirname_of;
+using text::join;
+
+// The folder, the manifest and the library must not be writable by other users.
+std::string check_trust(const std::string& manifest_path, const std::string& library_path) {
+    if (auto why = untrusted_reason(dirname_of(manifest_path), "plugin folder"); !why.empty())
+        return why;
+    if (auto why = untrusted_reason(manifest_path, "manifest"); !why.empty())
+        return why;
+    if (::access(library_path.c_str(), F_OK) == 0)
+        if (auto why = untrusted_reason(library_path, "library"); !why.empty())
+            return why;
+    return {};
+}
+
+} // namespace
+
+PluginProvider::PluginProvider(std::string manifest_path)
+    : m_manifest_path(std::move(manifest_path)), m_manifest(PluginManifest::read(m_manifest_path)) {
+    if (m_manifest.is_valid())
+        m_untrusted = check_trust(m_manifest_path, library_path());
+    else
+        m_untrusted = check_trust(m_manifest_path, {});
+}
+
+PluginProvider::PluginProvider(std::string manifest_path, PluginManifest manifest,
+                               std::string untrusted_reason)
+    : m_manifest_path(std::move(manifest_path)), m_manifest(std::move(manifest)),
+      m_untrusted(std::move(untrusted_reason)) {}
+
+PluginProvider::~PluginProvider() = default; // the library stays mapped (RTLD_NODELETE)
+
+std::string PluginProvider::library_path() const {
+    if (m_manifest.library.empty())
+        return {};
+    return dirname_of(m_manifest_path) + "/" + m_manifest.library;
+}
+
+std::string PluginProvider::name() const {
+    if (!m_manifest.name.empty())
+        return m_manifest.name;
+    auto file = basename_of(m_manifest_path);
+    if (is_manifest_file_name(file))
+        file.resize(file.size() - kManifestSuffix.size());
+    return file;
+}
+
+BackendInfo PluginProvider::describe() const {
+    BackendInfo info;
+    info.name = name();
+    info.source = BackendSource::Plugin;
+    info.manifest_path = m_manifest_path;
+    info.library_path = library_path();
+    info.extra = m_manifest.extra;
+    if (!m_manifest.is_valid()) {
+        info.state = BackendState::Invalid;
+        info.error = "invalid manifest " + m_manifest_path + ": " + join(m_manifest.errors, "; ");
+        if (!m_untrusted.empty())
+            info.error += "; also " + m_untrusted;
+        return info;
+    }
+    info.version = m_manifest.version;
+    info.description = m_manifest.description;
+    info.tags = m_manifest.tags;
+    info.capabilities = m_manifest.capabilities;
+    info.declared_kernels = m_manifest.kernels;
+    info.declared_components = m_manifest.components;
+    if (!m_untrusted.empty()) {
+        info.state = BackendState::Invalid;
+        info.error = "not loaded because " + m_untrusted;
+        return info;
+    }
+    info.state = is_loaded() ? BackendState::Loaded : BackendState::Discovered;
+    return info;
+}
+
+void PluginProvider::fail(BackendLoadError::Cause cause, const std::string& reason) const {
+    throw BackendLoadError(name(), cause, reason);
+}
+
+void PluginProvider::load(CellRegistrar& registrar) {
+    std::lock_guard lock(m_mutex);
+    if (is_loaded())
+        return;
+    if (!m_manifest.is_valid())
+        fail(BackendLoadError::Cause::InvalidManifest,
+             "its manifest " + m_manifest_path + " is invalid: " + join(m_manifest.errors, "; "));
+    const auto library = library_path();
+    // Checked again now: the files may have changed since discovery.
+    const auto untrusted = m_untrusted.empty() ? check_trust(m_manifest_path, library) : m_untrusted;
+    if (!untrusted.empty())
+        fail(BackendLoadError::Cause::Untrusted, "it is not loaded because " + untrusted);
+    // Never run plugin code for a contract or core range this core refuses.
+    check_contract(m_manifest.capabilities, name());
+
+    struct stat st {};
+    if (::stat(library.c_str(), &st) != 0)
+        fail(BackendLoadError::Cause::LibraryMissing,
+             "its library " + m_manifest.library + " is missing: " + library + " (named by " +
+                 m_manifest_path +
+                 ") does not exist. Reinstall the plugin, or remove its manifest.");
+
+    if (!m_handle) {
+        ::dlerror();
+        void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (!handle) {
+            const char* raw = ::dlerror();
+            const std::string dl = raw ? raw : "unknown dlopen error";
+            // Tell a missing dependency apart from a broken library, by reading the ELF
+            // dependencies the way the loader does.
+            const auto report = diagnose_library(library);
+            std::vector<std::string> missing;
+            for (const auto& d : report.dependencies)
+                if (!d.found())
+                    missing.push_back(d.soname + (d.needed_by == library
+                                                      ? ""
+                                                      : " (needed by " + d.needed_by + ")"));
+            if (missing.empty() && dl.find("cannot open shared object file") != std::string::npos &&
+                dl.rfind(library, 0) != 0)
+                missing.push_back(dl.substr(0, dl.find(':')));
+            if (!missing.empty())
+                fail(BackendLoadError::Cause::LibraryDependencyMissing,
+                     "its library " + library +
+                         " cannot be loaded because a library it needs is missing: " +
+                         join(missing, ", ") +
+                         ". Install the package that provides it, or add its folder to "
+                         "LD_LIBRARY_PATH. "
+                         "Reason: " +
+                         dl);
+            fail(BackendLoadError::Cause::LibraryLoadFailed,
+                 "its library " + library + " fails to load. Reason: " + dl);
+        }
+        ::dlerror();
+        void* symbol = ::dlsym(handle, kPluginEntrySymbol);
+        if (!symbol) {
+            ::dlclose(handle);
+            fail(BackendLoadError::Cause::EntryMissing,
+                 "its library " + library + " exports no '" + std::string(kPluginEntrySymbol) +
+                     "' symbol: it is not a Switchyard plugin, or was built without "
+                     "SWITCHYARD_PLUGIN(...)");
+        }
+        const auto entry_fn = reinterpret_cast<SwitchyardPluginEntryFn>(symbol);
+        const PluginEntry* entry = entry_fn();
+        if (!entry || entry->struct_size < offsetof(PluginEntry, reset) || !entry->register_cells) {
+            ::dlclose(handle);
+            fail(BackendLoadError::Cause::EntryMissing,
+                 "its entry symbol '" + std::string(kPluginEntrySymbol) + "' in " + library +
+                     " returned no register hook");
+        }
+        if (entry->contract_version > kContractVersion) {
+            ::dlclose(handle);
+            fail(BackendLoadError::Cause::Other,
+                 "its library was built for backend-contract revision " +
+                     std::to_string(entry->contract_version) +
+                     " but this Switchyard core implements up to revision " +
+                     std::to_string(kContractVersion) + " (its manifest declares " +
+                     std::to_string(m_manifest.capabilities.contract_version) +
+                     "); upgrade Switchyard, and fix the manifest's capabilities.contract_version");
+        }
+        m_handle = handle;
+        m_entry = entry;
+    }
+
+    PluginContext context(registrar, name(), dirname_of(library), m_manifest_path);
+    m_register_count.fetch_add(1);
+    try {
+        m_entry->register_cells(context);
+    } catch (const std::exception& e) {
+        fail(BackendLoadError::Cause::RegisterHookThrew,
+             std::string("its register hook threw: ") + e.what());
+    } catch (...) {
+        fail(BackendLoadError::Cause::RegisterHookThrew,
+             "its register hook threw a non-standard exception");
+    }
+    m_loaded.store(true, std::memory_order_release);
+}
+
+void PluginProvider::unload() noexcept {
+    std::lock_guard lock(m_mutex);
+    m_loaded.store(false, std::memory_order_release);
+    // The handle is kept: dlclose of an RTLD_NODELETE library changes nothing, and a later
+    // load() reuses it instead of opening the file again.
+}
+
+void PluginProvider::reset() {
+    const PluginEntry* entry = nullptr;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!is_loaded())
+            return;
+        entry = m_entry;
+    }
+    if (entry && entry->struct_size > offsetof(PluginEntry, reset) && entry->reset)
+        entry->reset();
+}
+
+} // namespace switchyard

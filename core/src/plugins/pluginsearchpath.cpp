@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/plugins/manifest.h>
+#include <switchyard/plugins/pluginprovider.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace switchyard {
+namespace {
+
+std::vector<std::string> split_colons(const char* text) {
+    std::vector<std::string> out;
+    if (!text)
+        return out;
+    std::string_view s(text);
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const auto end = s.find(':', start);
+        const auto item =
+            s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        if (!item.empty())
+            out.emplace_back(item);
+        if (end == std::string_view::npos)
+            break;
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string octal_mode(mode_t mode) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04o", unsigned(mode & 07777));
+    return buf;
+}
+
+std::string trust_problem(const struct stat& st, const std::string& path, const std::string& what) {
+    if (st.st_mode & S_IWOTH)
+        return what + " " + path + " is writable by other users (mode " + octal_mode(st.st_mode) +
+               "); run `chmod o-w " + path + "` to use it";
+    if (st.st_uid != 0 && st.st_uid != ::geteuid())
+        return what + " " + path + " is owned by another user (uid " + std::to_string(st.st_uid) +
+               "); only plugins owned by you or root are loaded";
+    return {};
+}
+
+std::string dirname_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos)
+        return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Reads one manifest through an open descriptor: the trust check costs no extra stat.
+std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
+                                             const std::string& file,
+                                             const std::string& dir_problem) {
+    const std::string path = dir + "/" + file;
+    const int fd = ::openat(dir_fd, file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        PluginManifest m;
+        m.errors.push_back("cannot read " + path + ": " + std::strerror(errno));
+        return std::make_shared<PluginProvider>(path, std::move(m), dir_problem);
+    }
+    struct stat st {};
+    std::string text;
+    std::string problem = dir_problem;
+    if (::fstat(fd, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            ::close(fd);
+            return nullptr; // a folder named like a manifest: not a plugin
+        }
+        if (problem.empty())
+            problem = trust_problem(st, path, "manifest");
+        text.resize(std::size_t(st.st_size));
+    }
+    std::size_t got = 0;
+    ssize_t n = 0;
+    while (got < text.size() && (n = ::read(fd, text.data() + got, text.size() - got)) > 0)
+        got += std::size_t(n);
+    text.resize(got);
+    ::close(fd);
+    auto manifest = PluginManifest::parse(text);
+    if (problem.empty() && manifest.is_valid()) {
+        struct stat lib {};
+        if (::fstatat(dir_fd, manifest.library.c_str(), &lib, 0) == 0)
+            problem = trust_problem(lib, dir + "/" + manifest.library, "library");
+    }
+    return std::make_shared<PluginProvider>(path, std::move(manifest), std::move(problem));
+}
+
+} // namespace
+
+std::string untrusted_reason(const std::string& path, const std::string& what) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return {};
+    return trust_problem(st, path, what);
+}
+
+std::string install_plugin_dir() {
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return {};
+    const std::string exe(buf, std::size_t(n));
+    // <prefix>/bin/switchyard-cli -> <prefix>/lib/switchyard/plugins
+    const std::filesystem::path prefix = std::filesystem::path(dirname_of(exe)).parent_path();
+    return (prefix / "lib" / "switchyard" / "plugins").lexically_normal().string();
+}
+
+std::string user_plugin_dir() {
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    if (xdg && xdg[0] == '/') // the XDG spec ignores relative values
+        return std::string(xdg) + "/switchyard/plugins";
+    std::string home;
+    if (const char* h = std::getenv("HOME"); h && *h)
+        home = h;
+    else if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir)
+        home = pw->pw_dir;
+    if (home.empty())
+        return {};
+    return home + "/.local/share/switchyard/plugins";
+}
+
+PluginSearchPath PluginSearchPath::from_dirs(const std::vector<std::string>& dirs) {
+    std::vector<PluginSearchDir> out;
+    for (const auto& d : dirs)
+        out.push_back({d, "explicit"});
+    return PluginSearchPath(std::move(out));
+}
+
+PluginSearchPath PluginSearchPath::from_environment() {
+    std::vector<PluginSearchDir> dirs;
+    for (auto& d : split_colons(std::getenv("SWITCHYARD_PLUGIN_PATH"))) {
+        // Shown in diagnostics: absolute, without a trailing slash.
+        std::error_code ec;
+        auto path = std::filesystem::absolute(d, ec).lexically_normal().string();
+        if (ec)
+            path = d;
+        while (path.size() > 1 && path.back() == '/')
+            path.pop_back();
+        dirs.push_back({std::move(path), "SWITCHYARD_PLUGIN_PATH"});
+    }
+    if (auto user = user_plugin_dir(); !user.empty())
+        dirs.push_back({std::move(user), "user"});
+    if (auto install = install_plugin_dir(); !install.empty())
+        dirs.push_back({std::move(install), "install"});
+    return PluginSearchPath(std::move(dirs));
+}
+
+std::vector<std::shared_ptr<BackendProvider>>
+PluginSearchPath::discover(std::vector<PluginDirectoryScan>* scans) const {
+    std::vector<std::shared_ptr<BackendProvider>> providers;
+    std::set<std::pair<dev_t, ino_t>> seen;
+    for (const auto& dir : m_dirs) {
+        PluginDirectoryScan scan;
+        scan.dir = dir;
+        const int dir_fd = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st {};
+        if (dir_fd < 0 || ::fstat(dir_fd, &st) != 0) {
+            if (dir_fd >= 0)
+                ::close(dir_fd);
+            if (scans)
+                scans->push_back(std::move(scan));
+            continue;
+        }
+        scan.exists = true;
+        if (!seen.insert({st.st_dev, st.st_ino}).second) {
+            scan.duplicate = true;
+            ::close(dir_fd);
+            if (scans)
+                scans->push_back(std::move(scan));
+            continue;
+        }
+        scan.problem = trust_problem(st, dir.path, "plugin folder");
+        std::vector<std::string> files;
+        if (DIR* d = ::fdopendir(::dup(dir_fd))) {
+            while (const dirent* e = ::readdir(d)) {
+                if (e->d_name[0] == '.' &&
+                    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+                    continue;
+                if (e->d_type == DT_DIR || !is_manifest_file_name(e->d_name)) {
+                    ++scan.skipped_files; // not a manifest: skipped
+                    continue;
+                }
+                files.emplace_back(e->d_name);
+            }
+            ::closedir(d);
+        }
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) {
+            if (auto provider = read_plugin(dir_fd, dir.path, file, scan.problem)) {
+                providers.push_back(std::move(provider));
+                scan.manifests.push_back(dir.path + "/" + file);
+            } else {
+                ++scan.skipped_files;
+            }
+        }
+        ::close(dir_fd);
+        if (scans)
+            scans->push_back(std::move(scan));
+    }
+    return providers;
+}
+
+PluginDiscovery PluginSearchPath::discovery() const {
+    return [path = *this]() { return path.discover(); };
+}
+
+} // namespace switchyard

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/profiling/profiler.h>
+
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/buildinfo.h>
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/registry/fallback.h>
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/sdk/registries.h>
+#include <switchyard/sdk/version.h>
+#include <switchyard/profiling/workload.h>
+
+#include "util/difflib.h"
+#include "util/textutil.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <stdexcept>
+
+namespace switchyard {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string suggest(std::string_view what, std::string_view name, const std::vector<std::string>& known) {
+    std::string msg = "unknown " + std::string(what) + " '" + std::string(name) + "'";
+    const auto close = difflib::get_close_matches(name, known);
+    if (!close.empty()) {
+        msg += "; did you mean " + text::join(close, " or ", text::quoted) + "?";
+    }
+    return msg + " (known: " + text::join(known) + ")";
+}
+
+std::int64_t workspace_of(const KernelCell& cell) {
+    const auto it = cell.meta.find("workspace_bytes");
+    if (it != cell.meta.end() && it->is_number_integer())
+        return std::max<std::int64_t>(0, it->get<std::int64_t>());
+    return 0;
+}
+
+// Device buffers of one row, released on every path out.
+struct DeviceBuffers {
+    Device& device;
+    std::vector<void*> buffers;
+    explicit DeviceBuffers(Device& d) : device(d) {}
+    ~DeviceBuffers() {
+        for (void* b : buffers)
+            device.release(b);
+    }
+    void* add(std::size_t bytes) {
+        buffers.push_back(device.allocate(bytes));
+        return buffers.back();
+    }
+};
+
+} // namespace
+
+std::vector<std::string> host_measurement_warnings() {
+    std::vector<std::string> w;
+    const auto host = host_info();
+    if (host.governor.empty())
+        w.push_back("the CPU frequency governor cannot be read (no cpufreq in /sys, typical of VMs): "
+                    "frequency scaling cannot be ruled out");
+    else if (host.governor != "performance")
+        w.push_back("CPU frequency governor is '" + host.governor +
+                    "', not 'performance': timings may drift (cpupower frequency-set -g performance)");
+    if (std::string_view(core_build_type()) == "Debug")
+        w.push_back("this is a Debug build: kernels are not optimised");
+    double load[1] = {0};
+    if (getloadavg(load, 1) == 1 && load[0] > 0.5 * double(cpu_info().logical_cpus) + 0.5)
+        w.push_back("the system is busy (load average " + std::to_string(load[0]).substr(0, 4) +
+                    "): other processes disturb the measurement");
+    return w;
+}
+
+Profiler::Profiler(ProfileSettings settings, BackendRegistry& backends, DeviceRegistry& devices)
+    : m_settings(std::move(settings)), m_backends(backends), m_devices(devices) {}
+Profiler::~Profiler() = default;
+
+std::vector<RowSpec> Profiler::plan() const {
+    m_backends.ensure_initialized();
+    // Ops.
+    std::vector<const OpInfo*> op_list;
+    std::vector<std::string> op_names;
+    for (const auto& op : ops())
+        op_names.emplace_back(op.name);
+    if (m_settings.ops.empty()) {
+        for (const auto& op : ops())
+            op_list.push_back(&op);
+    } else {
+        for (const auto& name : m_settings.ops) {
+            const auto* op = find_op(name);
+            if (!op)
+                throw std::invalid_argument(suggest("op", name, op_names));
+            if (std::find(op_list.begin(), op_list.end(), op) == op_list.end())
+                op_list.push_back(op);
+        }
+    }
+    for (const auto& [key, list] : m_settings.sizes)
+        if (key != "*" && !find_op(key))
+            throw std::invalid_argument(suggest("op", key, op_names) + " in --sizes");
+    // Devices.
+    auto all_devices = m_devices.devices();
+    std::vector<std::shared_ptr<Device>> devices;
+    if (m_settings.devices.empty()) {
+        devices = all_devices;
+    } else {
+        std::vector<std::string> known;
+        for (const auto& d : all_devices) {
+            known.push_back(d->info().id);
+            if (d->info().kind != d->info().id)
+                known.push_back(d->info().kind);
+        }
+        for (const auto& want : m_settings.devices) {
+            bool any = false;
+            for (const auto& d : all_devices)
+                if (d->info().id == want || d->info().kind == want) {
+                    any = true;
+                    if (std::find(devices.begin(), devices.end(), d) == devices.end())
+                        devices.push_back(d);
+                }
+            if (!any)
+                throw std::invalid_argument(suggest("device", want, known));
+        }
+    }
+    const auto llc = cpu_info().last_level_cache_bytes();
+    auto& registry = m_backends.kernel_registry();
+    std::vector<RowSpec> rows;
+    std::set<std::string> seen;
+    auto add_row = [&](const OpInfo& op, const Dims& dims, const KernelCell& cell, const std::string& device_id,
+                       const std::string& resolved_for) {
+        RowSpec r;
+        r.op = std::string(op.name);
+        r.dims = dims;
+        r.size = dims_to_string(op, dims);
+        r.device = device_id;
+        r.device_kind = cell.key[1];
+        r.arch = cell.key[2];
+        r.variant = cell.key[3];
+        r.backend = cell.backend;
+        r.source = cell.source;
+        r.workspace_bytes = workspace_of(cell);
+        if (resolved_for != device_id)
+            r.resolved_for = resolved_for;
+        const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
+        if (seen.insert(id).second) {
+            r.index = std::int64_t(rows.size());
+            rows.push_back(std::move(r));
+        }
+    };
+    for (const auto* op : op_list) {
+        std::vector<Dims> sizes;
+        auto it = m_settings.sizes.find(std::string(op->name));
+        if (it == m_settings.sizes.end())
+            it = m_settings.sizes.find("*");
+        if (it != m_settings.sizes.end()) {
+            for (const auto& text : it->second) {
+                std::string error;
+                auto d = parse_dims(*op, text, &error);
+                if (!d)
+                    throw std::invalid_argument(error);
+                sizes.push_back(*d);
+            }
+        } else {
+            sizes = default_sizes(*op, llc);
+        }
+        for (const auto& dims : sizes) {
+            for (const auto& dev : devices) {
+                const auto& info = dev->info();
+                if (m_settings.all_variants) {
+                    for (const auto& entry : registry.manifest()) {
+                        const auto& key = entry.cell->key;
+                        if (key[0] != op->name || key[1] != info.kind || !entry.available)
+                            continue;
+                        add_row(*op, dims, *entry.cell, info.id, info.id);
+                    }
+                } else {
+                    std::vector<TupleKey> chain;
+                    try {
+                        chain = fallback_chain(op->name, Target{info.kind, info.arch}, m_settings.variant);
+                    } catch (const std::exception&) {
+                        chain = fallback_chain(op->name, Target{info.kind, ""}, m_settings.variant);
+                    }
+                    const auto cell = registry.resolve_first(chain);
+                    if (!cell)
+                        continue;
+                    // The terminal rung runs on the host CPU whatever device asked.
+                    const std::string run_on = cell->key[1] == info.kind ? info.id : std::string("cpu");
+                    add_row(*op, dims, *cell, run_on, info.id);
+                }
+            }
+        }
+    }
+    return rows;
+}
+
+const Workload& Profiler::workload(const std::string& op, const Dims& dims, const Progress& progress) {
+    const auto key = op + "|" + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+    if (!m_workload || m_workload_key != key) {
+        m_workload.reset();
+        if (progress)
+            progress("inputs", 0);
+        m_workload = std::make_unique<Workload>(*find_op(op), dims, m_settings.seed);
+        m_workload_key = key;
+    }
+    if (progress)
+        progress("reference", 0);
+    (void)m_workload->reference();
+    return *m_workload;
+}
+
+ProfileRow Profiler::run_row(const RowSpec& spec, const Progress& progress) {
+    ProfileRow row;
+    row.spec = spec;
+    try {
+        const auto* op = find_op(spec.op);
+        if (!op)
+            throw std::invalid_argument("unknown op '" + spec.op + "'");
+        auto device = m_devices.find(spec.device);
+        if (!device)
+            throw std::invalid_argument("unknown device '" + spec.device + "'");
+        device->prepare();
+        const auto& dinfo = device->info();
+        row.timer = dinfo.has_device_timer ? "device" : "host";
+        row.bytes = op->bytes(spec.dims);
+        row.flops = op->flops(spec.dims);
+        row.peak_bandwidth_gbs = dinfo.peak_bandwidth_gbs;
+        row.peak_gflops = dinfo.peak_gflops;
+
+        const TupleKey key = kernel_key(spec.op, spec.device_kind, spec.arch, spec.variant);
+        const std::array<TupleKey, 1> one = {key};
+        const auto cell = m_backends.kernel_registry().resolve_first(one);
+        if (!cell) {
+            row.status = "error";
+            row.reason = m_backends.kernel_registry().lookup(key) ? "the cell is not available on this machine"
+                                               : "no such cell is registered";
+            return row;
+        }
+        const Workload& w = workload(spec.op, spec.dims, progress);
+        const auto host_before = spec.device_kind == "cpu" ? host_info().throttle_count : -1;
+
+        // Device buffers: inputs, outputs (with their initial contents), workspace.
+        DeviceBuffers bufs(*device);
+        KernelArgs args;
+        args.dims = spec.dims;
+        args.scalars = w.scalars;
+        args.stream = device->stream();
+        for (std::size_t s = 0; s < op->inputs.size(); ++s) {
+            const auto& host = w.input(int(s));
+            void* d = bufs.add(host.size() * sizeof(float));
+            device->upload(d, host.data(), host.size() * sizeof(float));
+            args.in[s] = static_cast<const float*>(d);
+        }
+        auto initial = w.make_outputs();
+        for (std::size_t s = 0; s < op->outputs.size(); ++s) {
+            void* d = bufs.add(initial[s].size() * sizeof(float));
+            device->upload(d, initial[s].data(), initial[s].size() * sizeof(float));
+            args.out[s] = static_cast<float*>(d);
+        }
+        const auto ws = std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell));
+        if (ws > 0) {
+            args.workspace = bufs.add(std::size_t(ws));
+            args.workspace_bytes = std::size_t(ws);
+        }
+        const KernelFn& fn = cell->fn;
+        const auto launch = [&] { fn(args); };
+
+        // Parity: one launch on fresh inputs.
+        if (progress)
+            progress("parity", 0);
+        launch();
+        device->synchronize();
+        auto got = w.make_outputs();
+        for (std::size_t s = 0; s < op->outputs.size(); ++s)
+            device->download(got[s].data(), args.out[s], got[s].size() * sizeof(float));
+        row.parity = check_parity(*op, spec.dims, got, w.reference());
+        got.clear();
+
+        // Warm-up, which also sizes the batches of short kernels.
+        if (progress)
+            progress("warmup", 0);
+        const auto& st = m_settings;
+        std::int64_t warm = 0;
+        const auto w0 = Clock::now();
+        double warm_s = 0;
+        do {
+            warm_s += device->time_launches(launch, 1);
+            ++warm;
+        } while (seconds_since(w0) < st.warmup_s && warm < 1000000);
+        const double per_launch = warm_s / double(warm);
+        std::int64_t batch = 1;
+        if (!st.cold && per_launch > 0 && per_launch < st.min_sample_s)
+            batch = std::clamp<std::int64_t>(std::int64_t(std::ceil(st.min_sample_s / per_launch)), 1, 1 << 20);
+        row.launches_per_sample = batch;
+
+        // Samples until the noise settles or the budget ends.
+        StoppingRule rule({st.max_noise, st.min_samples, st.time_budget_s, st.max_samples});
+        std::vector<double> samples;
+        const auto s0 = Clock::now();
+        auto last_beat = s0;
+        while (true) {
+            if (st.cold)
+                device->flush_caches();
+            const double t = device->time_launches(launch, int(batch)) / double(batch);
+            samples.push_back(t);
+            if (rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None)
+                break;
+            if (progress && std::chrono::duration<double>(Clock::now() - last_beat).count() > 0.2) {
+                last_beat = Clock::now();
+                progress("sampling", std::int64_t(samples.size()));
+            }
+        }
+        row.stop_reason = std::string(StoppingRule::to_string(rule.stopped()));
+        row.stats = SampleStats::from(samples);
+        if (st.keep_samples >= 0 && std::int64_t(samples.size()) > st.keep_samples) {
+            std::vector<double> thin;
+            const std::size_t keep = std::size_t(st.keep_samples);
+            for (std::size_t i = 0; i < keep; ++i)
+                thin.push_back(samples[i * samples.size() / keep]);
+            samples.swap(thin);
+        }
+        row.samples = std::move(samples);
+        if (row.stats.median > 0) {
+            row.gbps = row.bytes / row.stats.median / 1e9;
+            row.gflops = row.flops / row.stats.median / 1e9;
+        }
+        if (row.peak_bandwidth_gbs > 0)
+            row.bandwidth_fraction = row.gbps / row.peak_bandwidth_gbs;
+        if (row.peak_gflops > 0)
+            row.flops_fraction = row.gflops / row.peak_gflops;
+
+        // Is the measurement suspect?
+        if (rule.stopped() != StoppingRule::Stop::Converged && row.stats.rel_noise > st.max_noise)
+            row.warnings.push_back("noisy: relative noise " + std::to_string(row.stats.rel_noise * 100).substr(0, 5) +
+                                   " % is above the " + std::to_string(st.max_noise * 100).substr(0, 5) +
+                                   " % threshold");
+        if (row.stats.count < st.min_samples)
+            row.warnings.push_back("only " + std::to_string(row.stats.count) + " samples before the time budget ended");
+        if (host_before >= 0) {
+            const auto after = host_info().throttle_count;
+            if (after > host_before)
+                row.warnings.push_back("the CPU was thermally throttled during this row (" +
+                                       std::to_string(after - host_before) + " events)");
+        }
+        if (row.stats.median > 0 && row.stats.median * double(batch) < 2e-6 && row.timer == "host")
+            row.warnings.push_back("samples are shorter than the host timer resolves reliably");
+
+        row.status = row.parity.pass ? "ok" : "fail";
+        if (!row.parity.pass)
+            row.reason = "parity FAIL: " + row.parity.first_failure;
+    } catch (const std::exception& e) {
+        row.status = "error";
+        row.reason = e.what();
+    } catch (...) {
+        row.status = "error";
+        row.reason = "the kernel threw an unknown exception";
+    }
+    return row;
+}
+
+std::vector<ProfileRow> Profiler::run(const std::function<void(const ProfileRow&)>& on_row) {
+    std::vector<ProfileRow> out;
+    for (const auto& spec : plan()) {
+        out.push_back(run_row(spec));
+        if (on_row)
+            on_row(out.back());
+    }
+    return out;
+}
+
+nlohmann::json Profiler::context() const {
+    auto devices = nlohmann::json::array();
+    std::set<std::string> wanted(m_settings.devices.begin(), m_settings.devices.end());
+    for (const auto& d : m_devices.devices()) {
+        const auto& info = d->info();
+        if (!wanted.empty() && !wanted.count(info.id) && !wanted.count(info.kind) && info.id != "cpu")
+            continue;
+        d->prepare();
+        devices.push_back(d->info().to_json());
+    }
+    return {{"switchyard",
+             {{"version", std::string(core_version())},
+              {"git_hash", std::string(core_git_hash())},
+              {"build_type", std::string(core_build_type())},
+              {"compiler", SWITCHYARD_COMPILER}}},
+            {"date", text::utc_now_iso8601()},
+            {"host", host_info().to_json()},
+            {"cpu", cpu_info().to_json()},
+            {"cpu_peaks", cpu_peaks().to_json()},
+            {"devices", devices},
+            {"settings", m_settings.to_json()},
+            {"warnings", host_measurement_warnings()}};
+}
+
+} // namespace switchyard

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/registry/resolution.h>
+
+#include "util/difflib.h"
+#include "util/textutil.h"
+
+#include <set>
+#include <stdexcept>
+
+namespace switchyard {
+
+std::vector<std::string> known_ops(BackendRegistry& registry) {
+    registry.ensure_initialized();
+    std::set<std::string> ops;
+    for (const auto& row : registry.kernel_registry().manifest())
+        ops.insert(row.cell->key[0]);
+    return {ops.begin(), ops.end()};
+}
+
+Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
+                          std::string_view variant) {
+    const auto ops = known_ops(registry);
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
+        std::string message = "unknown op '" + std::string(op) + "'";
+        const auto suggestions = difflib::get_close_matches(op, ops, 2, 0.6);
+        if (!suggestions.empty()) {
+            message += ", did you mean: " + text::join(suggestions, ", ", text::quoted) + "?";
+        }
+        throw std::invalid_argument(message + " Known ops: " + text::join(ops) + ".");
+    }
+
+    Resolution r;
+    r.op = std::string(op);
+    r.target = target;
+    r.variant = std::string(variant);
+    const auto chain = fallback_chain(op, target, variant);
+    auto& kernels = registry.kernel_registry();
+    r.cell = kernels.resolve_first(chain);
+
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+        ResolutionRung rung;
+        rung.key = chain[i];
+        auto cell = kernels.lookup(chain[i]);
+        if (!cell) {
+            rung.why_not = "no backend declares this cell";
+            r.rungs.push_back(std::move(rung));
+            continue;
+        }
+        rung.declared = true;
+        rung.backend = cell->backend;
+        if (!r.first_declared)
+            r.first_declared = i;
+        rung.available = cell->is_available() && cell->is_loaded();
+        if (r.cell && cell.get() == r.cell.get() && !r.winner)
+            r.winner = i;
+        if (!rung.available) {
+            std::string reason;
+            try {
+                const auto info = registry.info(cell->backend);
+                if (!info.is_available())
+                    reason = "backend '" + info.name + "' is " + std::string(to_string(info.state)) + ": " + info.error;
+            } catch (const std::exception&) {
+            }
+            if (reason.empty() && cell->meta.contains("requires"))
+                reason = "needs " + cell->meta["requires"].get<std::string>() + ", which this machine lacks";
+            if (reason.empty())
+                reason = cell->is_loaded() ? "its availability check says no on this machine"
+                                           : "backend '" + cell->backend + "' has not loaded";
+            rung.why_not = reason;
+        }
+        r.rungs.push_back(std::move(rung));
+    }
+    return r;
+}
+
+nlohmann::json to_json(const Resolution& r) {
+    nlohmann::json j;
+    j["op"] = r.op;
+    j["target"] = {{"device", r.target.device}, {"arch", r.target.arch}};
+    j["variant"] = r.variant;
+    auto rungs = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.rungs.size(); ++i) {
+        const auto& rung = r.rungs[i];
+        rungs.push_back({{"op", rung.key[0]},
+                         {"device", rung.key[1]},
+                         {"arch", rung.key[2]},
+                         {"variant", rung.key[3]},
+                         {"declared", rung.declared},
+                         {"available", rung.available},
+                         {"backend", rung.backend},
+                         {"why_not", rung.why_not},
+                         {"winner", r.winner && *r.winner == i}});
+    }
+    j["rungs"] = std::move(rungs);
+    if (r.winner) {
+        const auto& w = r.rungs[*r.winner];
+        j["winner"] = {{"op", w.key[0]}, {"device", w.key[1]}, {"arch", w.key[2]},
+                       {"variant", w.key[3]}, {"backend", w.backend}};
+    } else {
+        j["winner"] = nullptr;
+    }
+    if (r.first_declared) {
+        const auto& d = r.rungs[*r.first_declared];
+        j["first_declared"] = {{"op", d.key[0]}, {"device", d.key[1]}, {"arch", d.key[2]},
+                               {"variant", d.key[3]}, {"backend", d.backend}};
+    } else {
+        j["first_declared"] = nullptr;
+    }
+    return j;
+}
+
+} // namespace switchyard

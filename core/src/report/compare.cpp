@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/report/compare.h>
+#include <switchyard/profiling/stats.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace switchyard {
+
+SampleComparison compare_samples(std::span<const double> a, std::span<const double> b,
+                                 const CompareOptions& options) {
+    SampleComparison c;
+    if (a.empty() || b.empty()) {
+        c.verdict = "UNCERTAIN";
+        c.note = "no samples";
+        return c;
+    }
+    const double ma = SampleStats::from(a).median, mb = SampleStats::from(b).median;
+    c.ratio = ma > 0 ? mb / ma : 0;
+    if (a.size() < options.min_samples || b.size() < options.min_samples) {
+        c.verdict = "UNCERTAIN";
+        c.note = "too few samples for the U test (need " + std::to_string(options.min_samples) + " per side)";
+        return c;
+    }
+    c.p_value = mann_whitney_p(a, b);
+    if (c.p_value < options.alpha) {
+        if (std::fabs(c.ratio - 1.0) < options.min_effect)
+            c.verdict = "SAME";
+        else
+            c.verdict = c.ratio < 1.0 ? "FASTER" : "SLOWER";
+    } else if (a.size() < options.optimal_samples || b.size() < options.optimal_samples) {
+        c.verdict = "UNCERTAIN";
+        c.note = "no significant difference, but fewer than " + std::to_string(options.optimal_samples) +
+                 " samples per side cannot show sameness";
+    } else {
+        c.verdict = "SAME";
+    }
+    return c;
+}
+
+Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions& options) {
+    Comparison out;
+    std::map<std::string, const ProfileRow*> in_b;
+    std::map<std::string, bool> used;
+    for (const auto& r : b.rows)
+        in_b.emplace(r.key(), &r); // first row wins on duplicate keys
+    for (const auto& ra : a.rows) {
+        const auto it = in_b.find(ra.key());
+        if (it == in_b.end() || used[ra.key()]) {
+            out.m_only_a.push_back(ra);
+            continue;
+        }
+        used[ra.key()] = true;
+        const ProfileRow& rb = *it->second;
+        Pair p{ra, rb, {}};
+        if (!ra.measured() || !rb.measured()) {
+            p.result.verdict = "UNCERTAIN";
+            p.result.note = "not measured in " + std::string(!ra.measured() ? "A" : "B") + " (" +
+                            (!ra.measured() ? ra.status : rb.status) + ")";
+        } else {
+            // Reports thin their samples; without samples fall back to nothing (UNCERTAIN).
+            p.result = compare_samples(ra.samples, rb.samples, options);
+            if (p.result.ratio == 0 && ra.stats.median > 0)
+                p.result.ratio = rb.stats.median / ra.stats.median;
+        }
+        out.m_pairs.push_back(std::move(p));
+    }
+    for (const auto& rb : b.rows)
+        if (!used[rb.key()] || in_b[rb.key()] != &rb)
+            out.m_only_b.push_back(rb);
+    return out;
+}
+
+nlohmann::json Comparison::to_json() const {
+    auto pairs = nlohmann::json::array();
+    for (const auto& p : m_pairs) {
+        nlohmann::json j = {{"op", p.a.spec.op},
+                            {"size", p.a.spec.size},
+                            {"backend", p.a.spec.backend},
+                            {"device", p.a.spec.device},
+                            {"arch", p.a.spec.arch},
+                            {"variant", p.a.spec.variant},
+                            {"status_a", p.a.status},
+                            {"status_b", p.b.status},
+                            {"median_a", p.a.stats.median},
+                            {"median_b", p.b.stats.median},
+                            {"samples_a", p.a.samples.size()},
+                            {"samples_b", p.b.samples.size()},
+                            {"ratio", p.result.ratio},
+                            {"p_value", p.result.p_value},
+                            {"verdict", p.result.verdict},
+                            {"parity_a", p.a.parity.verdict()},
+                            {"parity_b", p.b.parity.verdict()}};
+        if (!p.result.note.empty())
+            j["note"] = p.result.note;
+        pairs.push_back(std::move(j));
+    }
+    auto unmatched = [](const std::vector<ProfileRow>& rows) {
+        auto arr = nlohmann::json::array();
+        for (const auto& r : rows)
+            arr.push_back({{"op", r.spec.op},
+                           {"size", r.spec.size},
+                           {"backend", r.spec.backend},
+                           {"device", r.spec.device},
+                           {"arch", r.spec.arch},
+                           {"variant", r.spec.variant},
+                           {"status", r.status}});
+        return arr;
+    };
+    return {{"pairs", pairs}, {"only_in_a", unmatched(m_only_a)}, {"only_in_b", unmatched(m_only_b)}};
+}
+
+std::string Comparison::to_text() const {
+    std::ostringstream os;
+    char line[512];
+    std::snprintf(line, sizeof line, "%-16s %-14s %-8s %-10s %-20s %12s %12s %8s %8s  %s\n", "op", "size", "device",
+                  "backend", "arch/variant", "A median", "B median", "B/A", "p", "verdict");
+    os << line;
+    for (const auto& p : m_pairs) {
+        const auto av = p.a.spec.arch + "/" + p.a.spec.variant;
+        std::snprintf(line, sizeof line, "%-16s %-14s %-8s %-10s %-20s %10.3fus %10.3fus %8.3f %8.4f  %s%s%s\n",
+                      p.a.spec.op.c_str(), p.a.spec.size.c_str(), p.a.spec.device.c_str(),
+                      p.a.spec.backend.c_str(), av.c_str(), p.a.stats.median * 1e6, p.b.stats.median * 1e6,
+                      p.result.ratio, p.result.p_value, p.result.verdict.c_str(),
+                      p.result.note.empty() ? "" : " - ", p.result.note.c_str());
+        os << line;
+    }
+    auto list = [&](const char* title, const std::vector<ProfileRow>& rows) {
+        if (rows.empty())
+            return;
+        os << "\n" << title << " (" << rows.size() << "):\n";
+        for (const auto& r : rows)
+            os << "  " << r.spec.label() << " [" << r.spec.backend << "] " << r.status << "\n";
+    };
+    list("Only in A", m_only_a);
+    list("Only in B", m_only_b);
+    return os.str();
+}
+
+} // namespace switchyard

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/runtime/runtime.h>
+
+#include <switchyard/kernels/cpudevice.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/sdk/version.h>
+
+#include "kernels/cpukernels.h"
+
+namespace switchyard {
+
+std::vector<BackendSpec> builtin_backends() {
+    std::vector<BackendSpec> specs;
+    BackendSpec cpu;
+    cpu.name = "cpu";
+    cpu.description =
+        "Built-in CPU kernels: scalar references, SIMD, threaded and OpenBLAS variants";
+    cpu.version = std::string(core_version());
+    cpu.register_cells = [](CellRegistrar& r) { register_cpu_cells(r); };
+    specs.push_back(std::move(cpu));
+    return specs;
+}
+
+DeviceRegistry& default_devices() {
+    static DeviceRegistry* registry = [] {
+        auto* r = new DeviceRegistry; // never destroyed: plugins' devices outlive statics
+        r->add_provider(make_cpu_device_provider());
+        return r;
+    }();
+    return *registry;
+}
+
+void use_builtins(BackendRegistry& registry) { registry.set_builtins(&builtin_backends); }
+
+BackendRegistry& default_backends() {
+    static BackendRegistry registry(kernels(), components());
+    static std::once_flag once;
+    std::call_once(once, [] {
+        use_builtins(registry);
+        registry.set_device_registry(&default_devices());
+        registry.set_plugin_discovery([] { return PluginSearchPath::from_environment().discover(); });
+    });
+    return registry;
+}
+
+} // namespace switchyard
