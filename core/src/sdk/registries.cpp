@@ -2,16 +2,37 @@
 #include <switchyard/sdk/registries.h>
 
 #include <atomic>
-
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace switchyard {
 
 namespace detail {
+
 std::uint64_t next_registry_id() noexcept {
     static std::atomic<std::uint64_t> next{1};
     return next.fetch_add(1, std::memory_order_relaxed);
 }
+
+std::uint64_t intern_tuple(const std::vector<std::string>& parts) {
+    if (parts.empty())
+        return 0;
+    // Length-prefixed parts, so ("a,b") and ("a", "b") never share an encoding.
+    std::string encoded;
+    for (const auto& p : parts) {
+        const std::uint64_t n = p.size();
+        encoded.append(reinterpret_cast<const char*>(&n), sizeof n);
+        encoded += p;
+    }
+    static std::mutex mutex;
+    static auto* table = new std::unordered_map<std::string, std::uint64_t>; // outlives statics
+    std::lock_guard lock(mutex);
+    auto [it, inserted] = table->try_emplace(std::move(encoded), table->size() + 1);
+    return it->second;
+}
+
 } // namespace detail
 
 KernelRegistry& kernels() {

@@ -175,32 +175,19 @@ public:
     }
 
     /// The first candidate that is declared and available wins (the fallback chain).
-    /// A declared-but-not-loaded plugin cell is loaded on the way.
+    /// A declared-but-not-loaded plugin cell is loaded on the way. The calling thread
+    /// remembers which rungs of its recent chains are declared (per registry generation),
+    /// so an unchanged registry answers with integer compares and the availability checks.
     CellPtr resolve_first(std::span<const TupleKey> chain) const {
-        const Table* table = &current();
-        for (const auto& key : chain) {
-            const CellPtr* found = table->find_slot(key);
-            if (!found)
-                continue;
-            const Cell& cell = **found;
-            if (!cell.is_available())
-                continue;
-            if (cell.is_loaded())
-                return *found;
-            auto loader = cell.loader; // the table may be replaced while it runs
-            if (loader) {
-                try {
-                    loader();
-                } catch (...) {
-                }
-            }
-            auto fresh = snapshot()->find(key);
-            if (fresh && fresh->is_loaded() && fresh->is_available())
-                return fresh;
-            table = &current();
-        }
+        const ChainMemo* memo = chain_memo(chain);
+        if (!memo || memo->has_placeholder)
+            return resolve_walk(chain);
+        for (std::uint32_t i = 0; i < memo->declared_count; ++i)
+            if ((*memo->declared[i])->is_available())
+                return *memo->declared[i];
         return nullptr;
     }
+
     /// resolve_first() for a prepared chain: one atomic load when the registry is unchanged.
     /// The chain keeps the returned cell alive until it is resolved again or destroyed.
     const Cell* resolve_first(PreparedChain<Fn>& chain) const {
@@ -264,6 +251,90 @@ public:
     std::size_t size() const { return snapshot()->size(); }
 
 private:
+    // The general path: walks the chain in the current table, loading placeholders.
+    CellPtr resolve_walk(std::span<const TupleKey> chain) const {
+        const Table* table = &current();
+        for (const auto& key : chain) {
+            const CellPtr* found = table->find_slot(key);
+            if (!found)
+                continue;
+            const Cell& cell = **found;
+            if (!cell.is_available())
+                continue;
+            if (cell.is_loaded())
+                return *found;
+            auto loader = cell.loader; // the table may be replaced while it runs
+            if (loader) {
+                try {
+                    loader();
+                } catch (...) {
+                }
+            }
+            auto fresh = snapshot()->find(key);
+            if (fresh && fresh->is_loaded() && fresh->is_available())
+                return fresh;
+            table = &current();
+        }
+        return nullptr;
+    }
+
+    // What one thread knows about a chain it resolved: which rungs are declared in one
+    // generation of one registry. Plain data, so the hot path reads it without a TLS
+    // guard; the table the slots point into is kept alive by a separate array.
+    static constexpr std::size_t kMemoRungs = 16; // longer chains take the general path
+    static constexpr std::size_t kMemos = 8;
+    struct ChainMemo {
+        std::uint64_t registry = 0;
+        std::uint64_t generation = 0;
+        std::uint32_t size = 0;
+        std::uint32_t declared_count = 0;
+        bool has_placeholder = false;
+        std::uint64_t ids[kMemoRungs];
+        const CellPtr* declared[kMemoRungs];
+    };
+
+    // nullptr when the chain is too long to remember.
+    const ChainMemo* chain_memo(std::span<const TupleKey> chain) const {
+        if (chain.size() > kMemoRungs)
+            return nullptr;
+        thread_local ChainMemo memos[kMemos];
+        // The slot: from the ends of the chain (chains differ there), not a serial hash.
+        const std::uint64_t fingerprint =
+            chain.empty() ? m_id
+                          : (chain.front().id() * 0x9e3779b97f4a7c15ull) ^
+                                (chain.back().id() * 0xc2b2ae3d27d4eb4full) ^ (chain.size() + m_id);
+        const std::size_t index = (fingerprint ^ (fingerprint >> 29)) & (kMemos - 1);
+        ChainMemo& memo = memos[index];
+        const auto generation = m_generation.load(std::memory_order_acquire);
+        if (memo.registry == m_id && memo.generation == generation && memo.size == chain.size()) {
+            bool same = true;
+            for (std::size_t i = 0; i < chain.size(); ++i)
+                same &= memo.ids[i] == chain[i].id(); // no early exit: branch-free
+            if (same)
+                return &memo;
+        }
+        for (const auto& key : chain)
+            check_key(key);
+        thread_local std::shared_ptr<const Table> tables[kMemos];
+        {
+            std::lock_guard lock(m_mutex);
+            tables[index] = m_table;
+            memo.generation = m_generation.load(std::memory_order_relaxed);
+        }
+        memo.registry = m_id;
+        memo.size = std::uint32_t(chain.size());
+        memo.declared_count = 0;
+        memo.has_placeholder = false;
+        for (std::size_t i = 0; i < chain.size(); ++i) {
+            memo.ids[i] = chain[i].id();
+            if (const CellPtr* slot = tables[index]->find_slot(chain[i])) {
+                memo.declared[memo.declared_count++] = slot;
+                memo.has_placeholder |= !(*slot)->is_loaded();
+            }
+        }
+        return &memo;
+    }
+
     // An immutable open-addressing table (linear probing, power-of-two capacity).
     class Table {
     public:
