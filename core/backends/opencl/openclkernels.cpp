@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+#include "openclkernels.h"
+
+#include "clerror.h"
+#include "launchevents.h"
+#include "programcache.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <stdexcept>
+
+namespace switchyard::opencl {
+
+namespace {
+
+// Row kernels (flow_sde_step, rms_norm) run one work-group per row and reduce in local
+// memory, so their work-group size must be a power of two.
+constexpr const char* kSource = R"CLC(
+__kernel void flow_match_step_default(__global const float* x, __global const float* v,
+                                      const float dt, __global float* out, const ulong n) {
+    const size_t i = get_global_id(0);
+    if (i < n)
+        out[i] = x[i] + dt * v[i];
+}
+
+__kernel void flow_match_step_vec4(__global const float* x, __global const float* v,
+                                   const float dt, __global float* out, const ulong n) {
+    const size_t i = get_global_id(0);
+    const size_t base = i * 4;
+    if (base + 4 <= n) {
+        vstore4(vload4(i, x) + dt * vload4(i, v), i, out);
+    } else {
+        for (size_t j = base; j < n; ++j)
+            out[j] = x[j] + dt * v[j];
+    }
+}
+
+float reduce_sum(float value, __local float* scratch) {
+    const size_t lid = get_local_id(0);
+    scratch[lid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return scratch[0];
+}
+
+// prev = x*x_coef + v*v_coef + std_dev*noise; log_prob = -mean(noise^2)/2 - log_norm
+// (prev - mean is std_dev*noise exactly, as in the reference).
+__kernel void flow_sde_step_default(__global const float* x, __global const float* v,
+                                    __global const float* noise, const float x_coef,
+                                    const float v_coef, const float std_dev,
+                                    const float log_norm, __global float* prev,
+                                    __global float* log_prob, const ulong d,
+                                    __local float* scratch) {
+    const size_t row = get_group_id(0);
+    const size_t base = row * d;
+    float acc = 0.0f;
+    for (size_t i = get_local_id(0); i < d; i += get_local_size(0)) {
+        const float nz = noise[base + i];
+        prev[base + i] = x[base + i] * x_coef + v[base + i] * v_coef + std_dev * nz;
+        acc += nz * nz;
+    }
+    const float sum = reduce_sum(acc, scratch);
+    if (get_local_id(0) == 0)
+        log_prob[row] = d > 0 ? -0.5f * (sum / (float)d) - log_norm : 0.0f;
+}
+
+__kernel void flow_sde_step_vec4(__global const float* x, __global const float* v,
+                                 __global const float* noise, const float x_coef,
+                                 const float v_coef, const float std_dev, const float log_norm,
+                                 __global float* prev, __global float* log_prob, const ulong d,
+                                 __local float* scratch) {
+    const size_t row = get_group_id(0);
+    const size_t base = row * d;
+    const size_t quads = d / 4;
+    float4 acc4 = (float4)(0.0f);
+    for (size_t q = get_local_id(0); q < quads; q += get_local_size(0)) {
+        const size_t at = base + 4 * q;
+        const float4 nz = vload4(0, noise + at);
+        vstore4(vload4(0, x + at) * x_coef + vload4(0, v + at) * v_coef + std_dev * nz, 0,
+                prev + at);
+        acc4 += nz * nz;
+    }
+    float acc = acc4.x + acc4.y + acc4.z + acc4.w;
+    for (size_t i = 4 * quads + get_local_id(0); i < d; i += get_local_size(0)) {
+        const float nz = noise[base + i];
+        prev[base + i] = x[base + i] * x_coef + v[base + i] * v_coef + std_dev * nz;
+        acc += nz * nz;
+    }
+    const float sum = reduce_sum(acc, scratch);
+    if (get_local_id(0) == 0)
+        log_prob[row] = d > 0 ? -0.5f * (sum / (float)d) - log_norm : 0.0f;
+}
+
+__kernel void rms_norm_default(__global const float* x, __global const float* w, const float eps,
+                               __global float* y, const ulong d, __local float* scratch) {
+    const size_t base = get_group_id(0) * d;
+    float acc = 0.0f;
+    for (size_t i = get_local_id(0); i < d; i += get_local_size(0)) {
+        const float xi = x[base + i];
+        acc += xi * xi;
+    }
+    const float sum = reduce_sum(acc, scratch);
+    const float inv = 1.0f / sqrt((d > 0 ? sum / (float)d : 0.0f) + eps);
+    for (size_t i = get_local_id(0); i < d; i += get_local_size(0))
+        y[base + i] = x[base + i] * inv * w[i];
+}
+
+__kernel void rms_norm_vec4(__global const float* x, __global const float* w, const float eps,
+                            __global float* y, const ulong d, __local float* scratch) {
+    const size_t base = get_group_id(0) * d;
+    const size_t quads = d / 4;
+    float4 acc4 = (float4)(0.0f);
+    for (size_t q = get_local_id(0); q < quads; q += get_local_size(0)) {
+        const float4 xi = vload4(0, x + base + 4 * q);
+        acc4 += xi * xi;
+    }
+    float acc = acc4.x + acc4.y + acc4.z + acc4.w;
+    for (size_t i = 4 * quads + get_local_id(0); i < d; i += get_local_size(0)) {
+        const float xi = x[base + i];
+        acc += xi * xi;
+    }
+    const float sum = reduce_sum(acc, scratch);
+    const float inv = 1.0f / sqrt((d > 0 ? sum / (float)d : 0.0f) + eps);
+    for (size_t q = get_local_id(0); q < quads; q += get_local_size(0)) {
+        const size_t at = base + 4 * q;
+        vstore4(vload4(0, x + at) * inv * vload4(q, w), 0, y + at);
+    }
+    for (size_t i = 4 * quads + get_local_id(0); i < d; i += get_local_size(0))
+        y[base + i] = x[base + i] * inv * w[i];
+}
+
+// beta == 0 never reads C (it may hold garbage, even NaN), as in BLAS.
+__kernel void gemm_default(__global const float* a, __global const float* b, __global float* c,
+                           const int m, const int n, const int k, const float alpha,
+                           const float beta) {
+    const int j = get_global_id(0);
+    const int i = get_global_id(1);
+    if (i >= m || j >= n)
+        return;
+    __global const float* arow = a + (size_t)i * k;
+    float acc = 0.0f;
+    for (int p = 0; p < k; ++p)
+        acc += arow[p] * b[(size_t)p * n + j];
+    const size_t at = (size_t)i * n + j;
+    c[at] = alpha * acc + (beta == 0.0f ? 0.0f : beta * c[at]);
+}
+
+// 32x32 tiles of A and B in local memory; a 32x8 work-group, each item computing 4 rows.
+#define TS 32
+#define WPT 4
+#define RTS (TS / WPT)
+__kernel __attribute__((reqd_work_group_size(TS, RTS, 1)))
+void gemm_tiled(__global const float* a, __global const float* b, __global float* c, const int m,
+                const int n, const int k, const float alpha, const float beta) {
+    __local float as[TS][TS];
+    __local float bs[TS][TS];
+    const int tx = get_local_id(0);
+    const int ty = get_local_id(1);
+    const int col = get_group_id(0) * TS + tx;
+    const int row0 = get_group_id(1) * TS + ty;
+    float acc[WPT];
+    for (int w = 0; w < WPT; ++w)
+        acc[w] = 0.0f;
+    for (int t = 0; t < k; t += TS) {
+        for (int w = 0; w < WPT; ++w) {
+            const int r = row0 + w * RTS;
+            const int ka = t + tx;
+            as[ty + w * RTS][tx] = (r < m && ka < k) ? a[(size_t)r * k + ka] : 0.0f;
+            const int kb = t + ty + w * RTS;
+            bs[ty + w * RTS][tx] = (kb < k && col < n) ? b[(size_t)kb * n + col] : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int p = 0; p < TS; ++p) {
+            const float bv = bs[p][tx];
+            for (int w = 0; w < WPT; ++w)
+                acc[w] += as[ty + w * RTS][p] * bv;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int w = 0; w < WPT; ++w) {
+        const int r = row0 + w * RTS;
+        if (r < m && col < n) {
+            const size_t at = (size_t)r * n + col;
+            c[at] = alpha * acc[w] + (beta == 0.0f ? 0.0f : beta * c[at]);
+        }
+    }
+}
+
+__kernel void probe_copy(__global const float4* src, __global float4* dst, const ulong n4) {
+    const size_t i = get_global_id(0);
+    if (i < n4)
+        dst[i] = src[i];
+}
+
+// Eight independent FMA chains per work-item: 16 flops per iteration.
+__kernel void probe_fma(__global float* out, const int iterations, const float a, const float b) {
+    const float seed = (float)get_global_id(0) * 1e-7f;
+    float x0 = seed, x1 = seed + 0.1f, x2 = seed + 0.2f, x3 = seed + 0.3f;
+    float x4 = seed + 0.4f, x5 = seed + 0.5f, x6 = seed + 0.6f, x7 = seed + 0.7f;
+    for (int i = 0; i < iterations; ++i) {
+        x0 = fma(x0, a, b); x1 = fma(x1, a, b); x2 = fma(x2, a, b); x3 = fma(x3, a, b);
+        x4 = fma(x4, a, b); x5 = fma(x5, a, b); x6 = fma(x6, a, b); x7 = fma(x7, a, b);
+    }
+    out[get_global_id(0)] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
+}
+)CLC";
+
+cl_mem mem(const void* p) {
+    return static_cast<cl_mem>(const_cast<void*>(p));
+}
+
+cl_command_queue queue_of(const KernelArgs& a) {
+    if (!a.stream)
+        throw std::invalid_argument(
+            "opencl kernel: KernelArgs::stream must be the device's cl_command_queue");
+    return static_cast<cl_command_queue>(a.stream);
+}
+
+// Bytes of local memory for a __local argument.
+struct Local {
+    std::size_t bytes;
+};
+
+void set_arg(cl_kernel k, cl_uint index, const Local& local) {
+    check(clSetKernelArg(k, index, local.bytes, nullptr), "clSetKernelArg");
+}
+template <class T> void set_arg(cl_kernel k, cl_uint index, const T& value) {
+    check(clSetKernelArg(k, index, sizeof(T), &value), "clSetKernelArg");
+}
+
+// Sets the arguments and enqueues, holding the kernel's lock throughout.
+template <class... Args>
+void launch(cl_command_queue queue, const ProgramCache::Kernel& k, cl_uint dims,
+            const std::size_t* global, const std::size_t* local, const Args&... args) {
+    std::lock_guard lock(*k.lock);
+    cl_uint index = 0;
+    (set_arg(k.kernel, index++, args), ...);
+    LaunchEvents::enqueue(queue, k.kernel, dims, global, local);
+}
+
+std::size_t round_up(std::size_t n, std::size_t multiple) {
+    return (n + multiple - 1) / multiple * multiple;
+}
+
+// The largest power of two <= limit (>= 1).
+std::size_t floor_pow2(std::size_t limit) {
+    std::size_t p = 1;
+    while (p * 2 <= limit)
+        p *= 2;
+    return p;
+}
+
+// Work-group size of an element-wise kernel.
+std::size_t elementwise_group(const ProgramCache::Kernel& k) {
+    return std::min<std::size_t>(256, k.max_work_group);
+}
+
+// Work-group size of a row kernel: a power of two, no larger than the row's work items.
+std::size_t row_group(const ProgramCache::Kernel& k, std::int64_t items) {
+    const auto want = std::min<std::size_t>({256, k.max_work_group, std::size_t(items)});
+    std::size_t p = floor_pow2(std::max<std::size_t>(want, 1));
+    if (p < std::size_t(items) && p * 2 <= std::min<std::size_t>(256, k.max_work_group))
+        p *= 2;
+    return p;
+}
+
+void flow_match_step(const KernelArgs& a, bool vec4) {
+    const auto n = a.dims[0];
+    if (n <= 0)
+        return;
+    auto* q = queue_of(a);
+    const auto k = programs().kernel(q, vec4 ? "flow_match_step_vec4" : "flow_match_step_default");
+    const std::size_t items = vec4 ? std::size_t((n + 3) / 4) : std::size_t(n);
+    const std::size_t local = elementwise_group(k);
+    const std::size_t global = round_up(items, local);
+    launch(q, k, 1, &global, &local, mem(a.in[0]), mem(a.in[1]), float(a.scalars[0]), mem(a.out[0]),
+           cl_ulong(n));
+}
+
+void flow_sde_step(const KernelArgs& a, bool vec4) {
+    const auto b = a.dims[0], d = a.dims[1];
+    if (b <= 0)
+        return;
+    // The per-step coefficients, in double on the host as in the reference.
+    const double sigma = a.scalars[0], sigma_prev = a.scalars[1], sigma_max = a.scalars[2],
+                 noise_level = a.scalars[3];
+    const double dt = sigma_prev - sigma;
+    const double s = std::sqrt(sigma / (1.0 - (sigma == 1.0 ? sigma_max : sigma))) * noise_level;
+    const double x_coef = 1.0 + s * s / (2.0 * sigma) * dt;
+    const double v_coef = (1.0 + s * s * (1.0 - sigma) / (2.0 * sigma)) * dt;
+    const double std_dev = s * std::sqrt(-dt);
+    const double log_norm = std::log(std_dev) + std::log(std::sqrt(2.0 * std::numbers::pi));
+
+    auto* q = queue_of(a);
+    const auto k = programs().kernel(q, vec4 ? "flow_sde_step_vec4" : "flow_sde_step_default");
+    const std::size_t local = row_group(k, vec4 ? std::max<std::int64_t>(d / 4, 1) : d);
+    const std::size_t global = local * std::size_t(b);
+    launch(q, k, 1, &global, &local, mem(a.in[0]), mem(a.in[1]), mem(a.in[2]), float(x_coef),
+           float(v_coef), float(std_dev), float(log_norm), mem(a.out[0]), mem(a.out[1]),
+           cl_ulong(std::max<std::int64_t>(d, 0)), Local{local * sizeof(float)});
+}
+
+void rms_norm(const KernelArgs& a, bool vec4) {
+    const auto b = a.dims[0], d = a.dims[1];
+    if (b <= 0)
+        return;
+    auto* q = queue_of(a);
+    const auto k = programs().kernel(q, vec4 ? "rms_norm_vec4" : "rms_norm_default");
+    const std::size_t local = row_group(k, vec4 ? std::max<std::int64_t>(d / 4, 1) : d);
+    const std::size_t global = local * std::size_t(b);
+    launch(q, k, 1, &global, &local, mem(a.in[0]), mem(a.in[1]), float(a.scalars[0]), mem(a.out[0]),
+           cl_ulong(std::max<std::int64_t>(d, 0)), Local{local * sizeof(float)});
+}
+
+void gemm(const KernelArgs& a, bool tiled) {
+    const auto m = a.dims[0], n = a.dims[1], kk = a.dims[2];
+    if (m <= 0 || n <= 0)
+        return;
+    if (m > INT32_MAX || n > INT32_MAX || kk > INT32_MAX)
+        throw std::invalid_argument("opencl gemm: dimensions above 2^31 - 1");
+    auto* q = queue_of(a);
+    const auto k = programs().kernel(q, tiled ? "gemm_tiled" : "gemm_default");
+    std::size_t local[2], global[2];
+    if (tiled) {
+        constexpr std::size_t tile = 32, rows_per_item = 4;
+        if (k.max_work_group < tile * tile / rows_per_item)
+            throw std::runtime_error("opencl gemm tiled: the device runs at most " +
+                                     std::to_string(k.max_work_group) +
+                                     " work-items per group, the kernel needs 256");
+        local[0] = tile;
+        local[1] = tile / rows_per_item;
+        global[0] = round_up(std::size_t(n), tile);
+        global[1] = round_up(std::size_t(m), tile) / rows_per_item;
+    } else {
+        local[0] = 16;
+        local[1] = 16;
+        while (local[0] * local[1] > k.max_work_group)
+            (local[0] > local[1] ? local[0] : local[1]) /= 2;
+        global[0] = round_up(std::size_t(n), local[0]);
+        global[1] = round_up(std::size_t(m), local[1]);
+    }
+    launch(q, k, 2, global, local, mem(a.in[0]), mem(a.in[1]), mem(a.out[0]), cl_int(m), cl_int(n),
+           cl_int(kk), float(a.scalars[0]), float(a.scalars[1]));
+}
+
+} // namespace
+
+ProgramCache& programs() {
+    // Leaked on purpose: the plugin's reset hook clears it; at exit, OpenCL may already be
+    // torn down.
+    static auto* cache = new ProgramCache(kSource, "");
+    return *cache;
+}
+
+std::vector<KernelCellSpec> kernel_cells() {
+    return {
+        {kFlowMatchStep, "default", [](const KernelArgs& a) { flow_match_step(a, false); },
+         "one work-item per element"},
+        {kFlowMatchStep, "vec4", [](const KernelArgs& a) { flow_match_step(a, true); },
+         "float4 per work-item, scalar tail"},
+        {kFlowSdeStep, "default", [](const KernelArgs& a) { flow_sde_step(a, false); },
+         "one work-group per row, local-memory reduction"},
+        {kFlowSdeStep, "vec4", [](const KernelArgs& a) { flow_sde_step(a, true); },
+         "one work-group per row, float4 with a scalar tail"},
+        {kGemm, "default", [](const KernelArgs& a) { gemm(a, false); },
+         "one work-item per element of C"},
+        {kGemm, "tiled", [](const KernelArgs& a) { gemm(a, true); },
+         "32x32 local-memory tiles, 4 rows per work-item"},
+        {kRmsNorm, "default", [](const KernelArgs& a) { rms_norm(a, false); },
+         "one work-group per row, local-memory reduction"},
+        {kRmsNorm, "vec4", [](const KernelArgs& a) { rms_norm(a, true); },
+         "one work-group per row, float4 with a scalar tail"},
+    };
+}
+
+} // namespace switchyard::opencl
