@@ -198,16 +198,21 @@ __kernel void probe_copy(__global const float4* src, __global float4* dst, const
         dst[i] = src[i];
 }
 
-// Eight independent FMA chains per work-item: 16 flops per iteration.
+// Eight independent float8 FMA chains per work-item (128 flops per iteration): explicit
+// vectors, so CPU implementations that do not vectorise across work-items still fill
+// their SIMD units; GPUs get the same work as eight times the instruction-level parallelism.
 __kernel void probe_fma(__global float* out, const int iterations, const float a, const float b) {
-    const float seed = (float)get_global_id(0) * 1e-7f;
-    float x0 = seed, x1 = seed + 0.1f, x2 = seed + 0.2f, x3 = seed + 0.3f;
-    float x4 = seed + 0.4f, x5 = seed + 0.5f, x6 = seed + 0.6f, x7 = seed + 0.7f;
+    const float8 seed = (float8)((float)get_global_id(0) * 1e-7f) +
+                        (float8)(0.0f, 0.01f, 0.02f, 0.03f, 0.04f, 0.05f, 0.06f, 0.07f);
+    float8 x0 = seed, x1 = seed + 0.1f, x2 = seed + 0.2f, x3 = seed + 0.3f;
+    float8 x4 = seed + 0.4f, x5 = seed + 0.5f, x6 = seed + 0.6f, x7 = seed + 0.7f;
+    const float8 va = (float8)(a), vb = (float8)(b);
     for (int i = 0; i < iterations; ++i) {
-        x0 = fma(x0, a, b); x1 = fma(x1, a, b); x2 = fma(x2, a, b); x3 = fma(x3, a, b);
-        x4 = fma(x4, a, b); x5 = fma(x5, a, b); x6 = fma(x6, a, b); x7 = fma(x7, a, b);
+        x0 = fma(x0, va, vb); x1 = fma(x1, va, vb); x2 = fma(x2, va, vb); x3 = fma(x3, va, vb);
+        x4 = fma(x4, va, vb); x5 = fma(x5, va, vb); x6 = fma(x6, va, vb); x7 = fma(x7, va, vb);
     }
-    out[get_global_id(0)] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
+    const float8 sum = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
+    out[get_global_id(0)] = sum.s0 + sum.s1 + sum.s2 + sum.s3 + sum.s4 + sum.s5 + sum.s6 + sum.s7;
 }
 )CLC";
 
