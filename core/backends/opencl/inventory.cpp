@@ -5,6 +5,7 @@
 
 #include <CL/cl_ext.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -16,6 +17,7 @@ std::mutex g_mutex;
 // Leaked on purpose: a reference handed out stays valid after forget() (a reset is rare and
 // the answer is small).
 const Inventory* g_inventory = nullptr;
+std::atomic<int> g_has_devices{-1}; // -1: not asked yet
 
 std::string icd_folder() {
     const char* env = std::getenv("OCL_ICD_VENDORS");
@@ -70,9 +72,19 @@ const Inventory& Inventory::instance() {
     return *g_inventory;
 }
 
+bool Inventory::has_devices() {
+    const int known = g_has_devices.load(std::memory_order_acquire);
+    if (known >= 0)
+        return known == 1;
+    const bool any = !instance().devices.empty();
+    g_has_devices.store(any ? 1 : 0, std::memory_order_release);
+    return any;
+}
+
 void Inventory::forget() {
     std::lock_guard lock(g_mutex);
     g_inventory = nullptr;
+    g_has_devices.store(-1);
 }
 
 Inventory Inventory::query() {

@@ -35,6 +35,8 @@ struct Inventory {
 
     /// Queries the ICD loader once per process (until forget()); thread-safe, never throws.
     static const Inventory& instance();
+    /// Whether instance() has a device; lock-free once known (availability predicates).
+    static bool has_devices();
     /// Drops the cached answer (the plugin's reset hook); the next instance() asks again.
     static void forget();
 

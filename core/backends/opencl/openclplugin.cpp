@@ -27,10 +27,6 @@ DeviceRegistry& device_registry() {
     return DeviceRegistry::instance();
 }
 
-bool has_device() {
-    return !Inventory::instance().devices.empty();
-}
-
 void register_cells(PluginContext& ctx) {
     const auto& inventory = Inventory::instance();
     const std::string needs = inventory.unavailable_reason.empty()
@@ -42,7 +38,7 @@ void register_cells(PluginContext& ctx) {
                         .arch = "generic",
                         .variant = std::string(cell.variant),
                         .fn = std::move(cell.fn),
-                        .available = has_device,
+                        .available = &Inventory::has_devices,
                         .meta = {{"requires", needs}, {"kernel", cell.description}}});
     device_registry().add_provider(std::make_shared<OpenClProvider>());
     // After the registry exists, so this runs before it destroys the devices at exit.
