@@ -20,8 +20,6 @@
 
 #include <dlfcn.h>
 
-#include <set>
-
 using namespace switchyard;
 
 namespace {
@@ -87,7 +85,7 @@ private slots:
         const auto info = registry.info("opencl");
         QVERIFY(info.state == BackendState::Discovered);
         QVERIFY(!registry.is_loaded("opencl"));
-        QCOMPARE(int(info.declared_kernels.size()), 8);
+        QCOMPARE(int(info.declared_kernels.size()), 9);
         QCOMPARE(int(info.dependencies.size()), 1);
         QCOMPARE(info.dependencies[0].dependency.name, std::string("libOpenCL.so.1"));
         QVERIFY(info.dependencies[0].dependency.hint.find("pocl-opencl-icd") != std::string::npos);
@@ -173,14 +171,18 @@ private slots:
     void parity_data() {
         QTest::addColumn<QString>("op");
         QTest::addColumn<QStringList>("sizes");
-        // 1, 7, 1023 and sizes that are no multiple of any work-group size or tile.
+        QTest::addColumn<QStringList>("variants");
+        // 1, 7, 1023 and sizes that are no multiple of any work-group size, tile or block.
         QTest::newRow("flow_match_step")
-            << "flow_match_step" << QStringList{"1", "7", "1023", "100003"};
-        QTest::newRow("flow_sde_step")
-            << "flow_sde_step" << QStringList{"1", "7", "1023", "3x1029"};
-        QTest::newRow("rms_norm") << "rms_norm" << QStringList{"1", "7", "1023", "5x1001"};
+            << "flow_match_step" << QStringList{"1", "7", "1023", "100003"}
+            << QStringList{"default", "vec4"};
+        QTest::newRow("flow_sde_step") << "flow_sde_step" << QStringList{"1", "7", "1023", "3x1029"}
+                                       << QStringList{"default", "vec4"};
+        QTest::newRow("rms_norm") << "rms_norm" << QStringList{"1", "7", "1023", "5x1001"}
+                                  << QStringList{"default", "vec4"};
         QTest::newRow("gemm") << "gemm" << QStringList{"1x1x1",    "7x7x7",    "1023x7x9",
-                                                       "9x1023x7", "7x9x1023", "67x45x129"};
+                                                       "9x1023x7", "7x9x1023", "67x45x129"}
+                              << QStringList{"blocked", "default", "tiled"};
     }
 
     void parity() {
@@ -188,16 +190,18 @@ private slots:
             QSKIP(qPrintable(m_skip));
         QFETCH(QString, op);
         QFETCH(QStringList, sizes);
+        QFETCH(QStringList, variants);
         auto settings = quick();
         settings.ops = {op.toStdString()};
         for (const auto& s : sizes)
             settings.sizes["*"].push_back(s.toStdString());
         Profiler profiler(settings);
         const auto plan = profiler.plan();
-        std::set<std::string> variants;
+        QStringList planned;
         for (const auto& spec : plan) {
             QCOMPARE(spec.device, std::string("opencl:0"));
-            variants.insert(spec.variant);
+            if (!planned.contains(QString::fromStdString(spec.variant)))
+                planned << QString::fromStdString(spec.variant);
             const auto row = profiler.run_row(spec);
             const auto what = spec.op + " " + spec.size + " " + spec.variant + ": " + row.status +
                               " " + row.reason;
@@ -206,8 +210,9 @@ private slots:
             QCOMPARE(row.timer, std::string("device"));
             QVERIFY2(row.stats.median > 0, what.c_str());
         }
-        QCOMPARE(int(variants.size()), 2); // default and vec4 (tiled for gemm)
-        QCOMPARE(int(plan.size()), 2 * int(sizes.size()));
+        planned.sort();
+        QCOMPARE(planned, variants);
+        QCOMPARE(int(plan.size()), int(variants.size() * sizes.size()));
     }
 
     void deviceTimerTimesLaunches() {

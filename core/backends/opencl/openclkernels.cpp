@@ -192,6 +192,59 @@ void gemm_tiled(__global const float* a, __global const float* b, __global float
     }
 }
 
+// A 4x8 block of C per work-item: float8 rows of B, no local memory and no barrier (CPU
+// implementations compile it to plain SIMD loops). Columns past the last full 8 take a
+// scalar path; rows past m read row m-1 and are not stored.
+void store8(__global float* c, const size_t at, const float8 acc, const float alpha,
+            const float beta) {
+    float8 out = alpha * acc;
+    if (beta != 0.0f)
+        out += beta * vload8(0, c + at);
+    vstore8(out, 0, c + at);
+}
+
+__kernel void gemm_blocked(__global const float* a, __global const float* b, __global float* c,
+                           const int m, const int n, const int k, const float alpha,
+                           const float beta) {
+    const int j0 = get_global_id(0) * 8;
+    const int i0 = get_global_id(1) * 4;
+    if (i0 >= m || j0 >= n)
+        return;
+    const int rows = min(4, m - i0);
+    if (j0 + 8 <= n) {
+        __global const float* a0 = a + (size_t)i0 * k;
+        __global const float* a1 = a + (size_t)min(i0 + 1, m - 1) * k;
+        __global const float* a2 = a + (size_t)min(i0 + 2, m - 1) * k;
+        __global const float* a3 = a + (size_t)min(i0 + 3, m - 1) * k;
+        float8 acc0 = (float8)(0.0f), acc1 = (float8)(0.0f);
+        float8 acc2 = (float8)(0.0f), acc3 = (float8)(0.0f);
+        for (int p = 0; p < k; ++p) {
+            const float8 bv = vload8(0, b + (size_t)p * n + j0);
+            acc0 = fma((float8)(a0[p]), bv, acc0);
+            acc1 = fma((float8)(a1[p]), bv, acc1);
+            acc2 = fma((float8)(a2[p]), bv, acc2);
+            acc3 = fma((float8)(a3[p]), bv, acc3);
+        }
+        store8(c, (size_t)i0 * n + j0, acc0, alpha, beta);
+        if (rows > 1)
+            store8(c, (size_t)(i0 + 1) * n + j0, acc1, alpha, beta);
+        if (rows > 2)
+            store8(c, (size_t)(i0 + 2) * n + j0, acc2, alpha, beta);
+        if (rows > 3)
+            store8(c, (size_t)(i0 + 3) * n + j0, acc3, alpha, beta);
+        return;
+    }
+    for (int r = i0; r < i0 + rows; ++r) {
+        for (int j = j0; j < n; ++j) {
+            float acc = 0.0f;
+            for (int p = 0; p < k; ++p)
+                acc += a[(size_t)r * k + p] * b[(size_t)p * n + j];
+            const size_t at = (size_t)r * n + j;
+            c[at] = alpha * acc + (beta == 0.0f ? 0.0f : beta * c[at]);
+        }
+    }
+}
+
 __kernel void probe_copy(__global const float4* src, __global float4* dst, const ulong n4) {
     const size_t i = get_global_id(0);
     if (i < n4)
@@ -323,16 +376,20 @@ void rms_norm(const KernelArgs& a, bool vec4) {
            cl_ulong(std::max<std::int64_t>(d, 0)), Local{local * sizeof(float)});
 }
 
-void gemm(const KernelArgs& a, bool tiled) {
+enum class GemmKind { Default, Tiled, Blocked };
+
+void gemm(const KernelArgs& a, GemmKind kind) {
     const auto m = a.dims[0], n = a.dims[1], kk = a.dims[2];
     if (m <= 0 || n <= 0)
         return;
     if (m > INT32_MAX || n > INT32_MAX || kk > INT32_MAX)
         throw std::invalid_argument("opencl gemm: dimensions above 2^31 - 1");
     auto* q = queue_of(a);
-    const auto k = programs().kernel(q, tiled ? "gemm_tiled" : "gemm_default");
+    const auto k = programs().kernel(q, kind == GemmKind::Tiled     ? "gemm_tiled"
+                                        : kind == GemmKind::Blocked ? "gemm_blocked"
+                                                                    : "gemm_default");
     std::size_t local[2], global[2];
-    if (tiled) {
+    if (kind == GemmKind::Tiled) {
         constexpr std::size_t tile = 32, rows_per_item = 4;
         if (k.max_work_group < tile * tile / rows_per_item)
             throw std::runtime_error("opencl gemm tiled: the device runs at most " +
@@ -343,12 +400,15 @@ void gemm(const KernelArgs& a, bool tiled) {
         global[0] = round_up(std::size_t(n), tile);
         global[1] = round_up(std::size_t(m), tile) / rows_per_item;
     } else {
+        // Default: one item per element of C; blocked: one per 4x8 block.
+        const std::size_t cols = kind == GemmKind::Blocked ? 8 : 1;
+        const std::size_t rows = kind == GemmKind::Blocked ? 4 : 1;
         local[0] = 16;
-        local[1] = 16;
+        local[1] = kind == GemmKind::Blocked ? 8 : 16;
         while (local[0] * local[1] > k.max_work_group)
             (local[0] > local[1] ? local[0] : local[1]) /= 2;
-        global[0] = round_up(std::size_t(n), local[0]);
-        global[1] = round_up(std::size_t(m), local[1]);
+        global[0] = round_up((std::size_t(n) + cols - 1) / cols, local[0]);
+        global[1] = round_up((std::size_t(m) + rows - 1) / rows, local[1]);
     }
     launch(q, k, 2, global, local, mem(a.in[0]), mem(a.in[1]), mem(a.out[0]), cl_int(m), cl_int(n),
            cl_int(kk), float(a.scalars[0]), float(a.scalars[1]));
@@ -373,10 +433,12 @@ std::vector<KernelCellSpec> kernel_cells() {
          "one work-group per row, local-memory reduction"},
         {kFlowSdeStep, "vec4", [](const KernelArgs& a) { flow_sde_step(a, true); },
          "one work-group per row, float4 with a scalar tail"},
-        {kGemm, "default", [](const KernelArgs& a) { gemm(a, false); },
+        {kGemm, "default", [](const KernelArgs& a) { gemm(a, GemmKind::Default); },
          "one work-item per element of C"},
-        {kGemm, "tiled", [](const KernelArgs& a) { gemm(a, true); },
+        {kGemm, "tiled", [](const KernelArgs& a) { gemm(a, GemmKind::Tiled); },
          "32x32 local-memory tiles, 4 rows per work-item"},
+        {kGemm, "blocked", [](const KernelArgs& a) { gemm(a, GemmKind::Blocked); },
+         "4x8 register block per work-item, float8 rows of B, no local memory"},
         {kRmsNorm, "default", [](const KernelArgs& a) { rms_norm(a, false); },
          "one work-group per row, local-memory reduction"},
         {kRmsNorm, "vec4", [](const KernelArgs& a) { rms_norm(a, true); },
