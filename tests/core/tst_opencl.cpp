@@ -85,7 +85,7 @@ private slots:
         const auto info = registry.info("opencl");
         QVERIFY(info.state == BackendState::Discovered);
         QVERIFY(!registry.is_loaded("opencl"));
-        QCOMPARE(int(info.declared_kernels.size()), 9);
+        QCOMPARE(int(info.declared_kernels.size()), 11);
         QCOMPARE(int(info.dependencies.size()), 1);
         QCOMPARE(info.dependencies[0].dependency.name, std::string("libOpenCL.so.1"));
         QVERIFY(info.dependencies[0].dependency.hint.find("pocl-opencl-icd") != std::string::npos);
@@ -177,9 +177,9 @@ private slots:
             << "flow_match_step" << QStringList{"1", "7", "1023", "100003"}
             << QStringList{"default", "vec4"};
         QTest::newRow("flow_sde_step") << "flow_sde_step" << QStringList{"1", "7", "1023", "3x1029"}
-                                       << QStringList{"default", "vec4"};
+                                       << QStringList{"default", "row8", "vec4"};
         QTest::newRow("rms_norm") << "rms_norm" << QStringList{"1", "7", "1023", "5x1001"}
-                                  << QStringList{"default", "vec4"};
+                                  << QStringList{"default", "row8", "vec4"};
         QTest::newRow("gemm") << "gemm" << QStringList{"1x1x1",    "7x7x7",    "1023x7x9",
                                                        "9x1023x7", "7x9x1023", "67x45x129"}
                               << QStringList{"blocked", "default", "tiled"};

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <numbers>
 #include <stdexcept>
+#include <string>
 
 namespace switchyard::opencl {
 
@@ -133,6 +134,63 @@ __kernel void rms_norm_vec4(__global const float* x, __global const float* w, co
     }
     for (size_t i = 4 * quads + get_local_id(0); i < d; i += get_local_size(0))
         y[base + i] = x[base + i] * inv * w[i];
+}
+
+// One work-item per row, float8 with a scalar tail: no local memory and no barrier, the
+// shape CPU implementations run well (a GPU wants many rows to fill itself).
+float sum8(const float8 v) {
+    const float4 h = v.lo + v.hi;
+    return (h.x + h.y) + (h.z + h.w);
+}
+
+__kernel void flow_sde_step_row8(__global const float* x, __global const float* v,
+                                 __global const float* noise, const float x_coef,
+                                 const float v_coef, const float std_dev, const float log_norm,
+                                 __global float* prev, __global float* log_prob, const ulong d,
+                                 const ulong rows) {
+    const size_t row = get_global_id(0);
+    if (row >= rows)
+        return;
+    const size_t base = row * d;
+    const size_t octs = d / 8;
+    float8 acc8 = (float8)(0.0f);
+    for (size_t q = 0; q < octs; ++q) {
+        const size_t at = base + 8 * q;
+        const float8 nz = vload8(0, noise + at);
+        vstore8(vload8(0, x + at) * x_coef + vload8(0, v + at) * v_coef + std_dev * nz, 0,
+                prev + at);
+        acc8 += nz * nz;
+    }
+    float acc = sum8(acc8);
+    for (size_t i = base + 8 * octs; i < base + d; ++i) {
+        const float nz = noise[i];
+        prev[i] = x[i] * x_coef + v[i] * v_coef + std_dev * nz;
+        acc += nz * nz;
+    }
+    log_prob[row] = d > 0 ? -0.5f * (acc / (float)d) - log_norm : 0.0f;
+}
+
+__kernel void rms_norm_row8(__global const float* x, __global const float* w, const float eps,
+                            __global float* y, const ulong d, const ulong rows) {
+    const size_t row = get_global_id(0);
+    if (row >= rows)
+        return;
+    __global const float* xr = x + row * d;
+    __global float* yr = y + row * d;
+    const size_t octs = d / 8;
+    float8 acc8 = (float8)(0.0f);
+    for (size_t q = 0; q < octs; ++q) {
+        const float8 xi = vload8(q, xr);
+        acc8 += xi * xi;
+    }
+    float acc = sum8(acc8);
+    for (size_t i = 8 * octs; i < d; ++i)
+        acc += xr[i] * xr[i];
+    const float inv = 1.0f / sqrt((d > 0 ? acc / (float)d : 0.0f) + eps);
+    for (size_t q = 0; q < octs; ++q)
+        vstore8(vload8(q, xr) * inv * vload8(q, w), q, yr);
+    for (size_t i = 8 * octs; i < d; ++i)
+        yr[i] = xr[i] * inv * w[i];
 }
 
 // beta == 0 never reads C (it may hold garbage, even NaN), as in BLAS.
@@ -328,6 +386,15 @@ std::size_t row_group(const ProgramCache::Kernel& k, std::int64_t items) {
     return p;
 }
 
+// The row ops' variants: a work-group per row (default, vec4) or a work-item per row (row8).
+enum class RowKind { Default, Vec4, Row8 };
+
+std::string row_kernel(std::string_view op, RowKind kind) {
+    return std::string(op) + (kind == RowKind::Vec4   ? "_vec4"
+                              : kind == RowKind::Row8 ? "_row8"
+                                                      : "_default");
+}
+
 void flow_match_step(const KernelArgs& a, bool vec4) {
     const auto n = a.dims[0];
     if (n <= 0)
@@ -341,7 +408,7 @@ void flow_match_step(const KernelArgs& a, bool vec4) {
            cl_ulong(n));
 }
 
-void flow_sde_step(const KernelArgs& a, bool vec4) {
+void flow_sde_step(const KernelArgs& a, RowKind kind) {
     const auto b = a.dims[0], d = a.dims[1];
     if (b <= 0)
         return;
@@ -356,24 +423,43 @@ void flow_sde_step(const KernelArgs& a, bool vec4) {
     const double log_norm = std::log(std_dev) + std::log(std::sqrt(2.0 * std::numbers::pi));
 
     auto* q = queue_of(a);
-    const auto k = programs().kernel(q, vec4 ? "flow_sde_step_vec4" : "flow_sde_step_default");
-    const std::size_t local = row_group(k, vec4 ? std::max<std::int64_t>(d / 4, 1) : d);
+    const auto k = programs().kernel(q, row_kernel("flow_sde_step", kind));
+    const auto d_arg = cl_ulong(std::max<std::int64_t>(d, 0));
+    if (kind == RowKind::Row8) {
+        const std::size_t local = elementwise_group(k);
+        const std::size_t global = round_up(std::size_t(b), local);
+        launch(q, k, 1, &global, &local, mem(a.in[0]), mem(a.in[1]), mem(a.in[2]), float(x_coef),
+               float(v_coef), float(std_dev), float(log_norm), mem(a.out[0]), mem(a.out[1]), d_arg,
+               cl_ulong(b));
+        return;
+    }
+    const std::size_t local =
+        row_group(k, kind == RowKind::Vec4 ? std::max<std::int64_t>(d / 4, 1) : d);
     const std::size_t global = local * std::size_t(b);
     launch(q, k, 1, &global, &local, mem(a.in[0]), mem(a.in[1]), mem(a.in[2]), float(x_coef),
-           float(v_coef), float(std_dev), float(log_norm), mem(a.out[0]), mem(a.out[1]),
-           cl_ulong(std::max<std::int64_t>(d, 0)), Local{local * sizeof(float)});
+           float(v_coef), float(std_dev), float(log_norm), mem(a.out[0]), mem(a.out[1]), d_arg,
+           Local{local * sizeof(float)});
 }
 
-void rms_norm(const KernelArgs& a, bool vec4) {
+void rms_norm(const KernelArgs& a, RowKind kind) {
     const auto b = a.dims[0], d = a.dims[1];
     if (b <= 0)
         return;
     auto* q = queue_of(a);
-    const auto k = programs().kernel(q, vec4 ? "rms_norm_vec4" : "rms_norm_default");
-    const std::size_t local = row_group(k, vec4 ? std::max<std::int64_t>(d / 4, 1) : d);
+    const auto k = programs().kernel(q, row_kernel("rms_norm", kind));
+    const auto d_arg = cl_ulong(std::max<std::int64_t>(d, 0));
+    if (kind == RowKind::Row8) {
+        const std::size_t local = elementwise_group(k);
+        const std::size_t global = round_up(std::size_t(b), local);
+        launch(q, k, 1, &global, &local, mem(a.in[0]), mem(a.in[1]), float(a.scalars[0]),
+               mem(a.out[0]), d_arg, cl_ulong(b));
+        return;
+    }
+    const std::size_t local =
+        row_group(k, kind == RowKind::Vec4 ? std::max<std::int64_t>(d / 4, 1) : d);
     const std::size_t global = local * std::size_t(b);
     launch(q, k, 1, &global, &local, mem(a.in[0]), mem(a.in[1]), float(a.scalars[0]), mem(a.out[0]),
-           cl_ulong(std::max<std::int64_t>(d, 0)), Local{local * sizeof(float)});
+           d_arg, Local{local * sizeof(float)});
 }
 
 enum class GemmKind { Default, Tiled, Blocked };
@@ -429,20 +515,24 @@ std::vector<KernelCellSpec> kernel_cells() {
          "one work-item per element"},
         {kFlowMatchStep, "vec4", [](const KernelArgs& a) { flow_match_step(a, true); },
          "float4 per work-item, scalar tail"},
-        {kFlowSdeStep, "default", [](const KernelArgs& a) { flow_sde_step(a, false); },
+        {kFlowSdeStep, "default", [](const KernelArgs& a) { flow_sde_step(a, RowKind::Default); },
          "one work-group per row, local-memory reduction"},
-        {kFlowSdeStep, "vec4", [](const KernelArgs& a) { flow_sde_step(a, true); },
+        {kFlowSdeStep, "vec4", [](const KernelArgs& a) { flow_sde_step(a, RowKind::Vec4); },
          "one work-group per row, float4 with a scalar tail"},
+        {kFlowSdeStep, "row8", [](const KernelArgs& a) { flow_sde_step(a, RowKind::Row8); },
+         "one work-item per row, float8 with a scalar tail, no local memory"},
         {kGemm, "default", [](const KernelArgs& a) { gemm(a, GemmKind::Default); },
          "one work-item per element of C"},
         {kGemm, "tiled", [](const KernelArgs& a) { gemm(a, GemmKind::Tiled); },
          "32x32 local-memory tiles, 4 rows per work-item"},
         {kGemm, "blocked", [](const KernelArgs& a) { gemm(a, GemmKind::Blocked); },
          "4x8 register block per work-item, float8 rows of B, no local memory"},
-        {kRmsNorm, "default", [](const KernelArgs& a) { rms_norm(a, false); },
+        {kRmsNorm, "default", [](const KernelArgs& a) { rms_norm(a, RowKind::Default); },
          "one work-group per row, local-memory reduction"},
-        {kRmsNorm, "vec4", [](const KernelArgs& a) { rms_norm(a, true); },
+        {kRmsNorm, "vec4", [](const KernelArgs& a) { rms_norm(a, RowKind::Vec4); },
          "one work-group per row, float4 with a scalar tail"},
+        {kRmsNorm, "row8", [](const KernelArgs& a) { rms_norm(a, RowKind::Row8); },
+         "one work-item per row, float8 with a scalar tail, no local memory"},
     };
 }
 
