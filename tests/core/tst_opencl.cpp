@@ -11,12 +11,10 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
-#include <switchyard/backendregistry.h>
-#include <switchyard/deviceregistry.h>
-#include <switchyard/hardware.h>
-#include <switchyard/pluginsearchpath.h>
-#include <switchyard/profiler.h>
-#include <switchyard/registries.h>
+#include <switchyard/kernels/probes.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <dlfcn.h>
 
@@ -27,7 +25,7 @@ namespace {
 const std::string kPluginDir = SWITCHYARD_BUILD_DIR "/lib/switchyard/plugins";
 const std::string kLibrary = kPluginDir + "/libswitchyard-opencl.so";
 
-using TryBuildFn = int (*)(const char*, const char*, char*, std::size_t);
+using TryBuildFn = int (*)(void*, const char*, char*, std::size_t);
 
 struct CliResult {
     int code = -1;
@@ -73,7 +71,7 @@ private:
 private slots:
     void initTestCase() {
         set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0}); // no CPU probes: nothing here measures it
-        auto& registry = BackendRegistry::instance();
+        auto& registry = default_backends();
         registry.set_plugin_discovery(PluginSearchPath::from_dirs({kPluginDir}).discovery());
         registry.ensure_initialized();
         if (!QFile::exists(QString::fromStdString(kLibrary)))
@@ -81,7 +79,7 @@ private slots:
     }
 
     void discoveredNotLoaded() {
-        auto& registry = BackendRegistry::instance();
+        auto& registry = default_backends();
         const auto info = registry.info("opencl");
         QVERIFY(info.state == BackendState::Discovered);
         QVERIFY(!registry.is_loaded("opencl"));
@@ -96,7 +94,7 @@ private slots:
     }
 
     void loadsAndRegistersWhatItDeclares() {
-        auto& registry = BackendRegistry::instance();
+        auto& registry = default_backends();
         try {
             registry.load("opencl");
         } catch (const MissingDependency& e) {
@@ -112,7 +110,7 @@ private slots:
             QVERIFY(cell->is_loaded());
             QVERIFY(cell->meta.contains("requires"));
         }
-        m_device = DeviceRegistry::instance().find("opencl:0");
+        m_device = default_devices().find("opencl:0");
         if (!m_device) {
             const auto cell = kernels().lookup(kernel_key(kGemm, "opencl", "generic", "default"));
             QVERIFY(!cell->is_available());
@@ -195,7 +193,7 @@ private slots:
         settings.ops = {op.toStdString()};
         for (const auto& s : sizes)
             settings.sizes["*"].push_back(s.toStdString());
-        Profiler profiler(settings);
+        Profiler profiler(settings, default_backends(), default_devices());
         const auto plan = profiler.plan();
         QStringList planned;
         for (const auto& spec : plan) {
@@ -263,10 +261,11 @@ private slots:
         auto try_build = reinterpret_cast<TryBuildFn>(dlsym(handle, "switchyard_opencl_try_build"));
         QVERIFY(try_build);
         char message[8192] = {};
-        QCOMPARE(try_build("opencl:0", "__kernel void fine(__global float* p) { p[0] = 1.0f; }",
-                           message, sizeof message),
+        QCOMPARE(try_build(m_device->stream(),
+                           "__kernel void fine(__global float* p) { p[0] = 1.0f; }", message,
+                           sizeof message),
                  0);
-        QCOMPARE(try_build("opencl:0",
+        QCOMPARE(try_build(m_device->stream(),
                            "__kernel void broken(__global float* p) { p[0] = no_such_symbol_xyz; }",
                            message, sizeof message),
                  1);
@@ -317,12 +316,27 @@ private slots:
         QVERIFY(listed);
     }
 
-    void resetRemovesTheDevices() {
+    void resetKeepsTheDeviceUsable() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        default_backends().reset_backends(); // releases the built programs
+        auto settings = quick();
+        settings.ops = {"rms_norm"};
+        settings.sizes["*"] = {"7"};
+        Profiler profiler(settings, default_backends(), default_devices());
+        for (const auto& spec : profiler.plan()) {
+            const auto row = profiler.run_row(spec);
+            QVERIFY2(row.status == "ok", row.reason.c_str());
+        }
+    }
+
+    void unregisterWithdrawsTheDevices() {
         if (!m_device)
             QSKIP(qPrintable(m_skip));
         m_device.reset();
-        BackendRegistry::instance().reset_backends();
-        QVERIFY(!DeviceRegistry::instance().find("opencl:0"));
+        QVERIFY(default_backends().unregister_backend("opencl"));
+        QVERIFY(!default_devices().find("opencl:0"));
+        QVERIFY(default_devices().find("cpu"));
     }
 };
 

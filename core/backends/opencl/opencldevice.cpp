@@ -7,7 +7,6 @@
 #include "programcache.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,8 +17,6 @@
 namespace switchyard::opencl {
 
 namespace {
-
-std::atomic<bool> g_exiting{false};
 
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 
@@ -56,15 +53,6 @@ std::string fixed(double v, int decimals) {
 
 } // namespace
 
-bool process_exiting() noexcept {
-    return g_exiting.load();
-}
-
-void watch_process_exit() {
-    static std::once_flag once;
-    std::call_once(once, [] { std::atexit([] { g_exiting.store(true); }); });
-}
-
 OpenClDevice::OpenClDevice(std::string id, const DeviceRecord& record) : m_record(record) {
     m_info.id = std::move(id);
     m_info.kind = "opencl";
@@ -89,8 +77,6 @@ OpenClDevice::OpenClDevice(std::string id, const DeviceRecord& record) : m_recor
 }
 
 OpenClDevice::~OpenClDevice() {
-    if (process_exiting())
-        return;
     if (m_flush)
         clReleaseMemObject(m_flush);
     if (m_queue)

@@ -3,8 +3,7 @@
 
 #include "inventory.h"
 
-#include <switchyard/device.h>
-#include <switchyard/deviceregistry.h>
+#include <switchyard/sdk/device.h>
 
 #include <CL/cl.h>
 
@@ -67,12 +66,5 @@ private:
     bool m_enumerated = false;
     std::vector<std::shared_ptr<Device>> m_devices;
 };
-
-/// True at exit: OpenCL objects are then left to the process's end (the ICD may already
-/// be torn down).
-bool process_exiting() noexcept;
-/// Arranges for process_exiting() to turn true when exit() starts (before static objects
-/// created earlier are destroyed); idempotent.
-void watch_process_exit();
 
 } // namespace switchyard::opencl

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/kernel.h>
+#include <switchyard/sdk/kernel.h>
 
 #include <string_view>
 #include <vector>

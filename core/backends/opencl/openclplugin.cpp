@@ -6,12 +6,13 @@
 // which `resolve` prints ("needs an OpenCL device (clGetPlatformIDs: -1001 ...), which
 // this machine lacks") and `matrix --json` carries. A missing ICD loader never gets this
 // far: the manifest's libOpenCL.so.1 dependency marks the backend Unavailable first.
+#include "clerror.h"
 #include "inventory.h"
 #include "opencldevice.h"
 #include "openclkernels.h"
 #include "programcache.h"
 
-#include <switchyard/plugin.h>
+#include <switchyard/sdk/plugin.h>
 
 #include <algorithm>
 #include <cstring>
@@ -21,11 +22,6 @@ namespace {
 
 using namespace switchyard;
 using namespace switchyard::opencl;
-
-// The only place that names the process-wide device registry.
-DeviceRegistry& device_registry() {
-    return DeviceRegistry::instance();
-}
 
 void register_cells(PluginContext& ctx) {
     const auto& inventory = Inventory::instance();
@@ -40,13 +36,12 @@ void register_cells(PluginContext& ctx) {
                         .fn = std::move(cell.fn),
                         .available = &Inventory::has_devices,
                         .meta = {{"requires", needs}, {"kernel", cell.description}}});
-    device_registry().add_provider(std::make_shared<OpenClProvider>());
-    // After the registry exists, so this runs before it destroys the devices at exit.
-    watch_process_exit();
+    ctx.add_device_provider(std::make_shared<OpenClProvider>());
 }
 
+// The devices stay (the backend registry withdraws them when it unregisters the backend);
+// their programs are built again on next use.
 void reset() {
-    device_registry().remove_provider("opencl");
     programs().clear();
     Inventory::forget();
 }
@@ -55,24 +50,21 @@ void reset() {
 
 SWITCHYARD_PLUGIN_WITH_RESET(register_cells, reset)
 
-/// For tests: builds `source` for the device `device_id` ("opencl:0") as the kernels'
-/// program is built. Returns 0 when it builds; otherwise 1 with the error (carrying the
-/// build log) in `message`.
-extern "C" SWITCHYARD_PLUGIN_EXPORT int switchyard_opencl_try_build(const char* device_id,
-                                                                    const char* source,
-                                                                    char* message,
-                                                                    std::size_t capacity) {
+/// For tests: builds `source` as the kernels' program is built, for the device and
+/// context of `queue` (a Device::stream()). Returns 0 when it builds; otherwise 1 with the
+/// error (carrying the build log) in `message`.
+extern "C" SWITCHYARD_PLUGIN_EXPORT int
+switchyard_opencl_try_build(void* queue, const char* source, char* message, std::size_t capacity) {
     std::string error;
     try {
-        auto device = device_registry().find(device_id);
-        if (!device)
-            throw std::runtime_error(std::string("no device ") + device_id);
-        auto* queue = static_cast<cl_command_queue>(device->stream());
+        auto* q = static_cast<cl_command_queue>(queue);
         cl_context context = nullptr;
-        cl_device_id id = nullptr;
-        clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr);
-        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof id, &id, nullptr);
-        clReleaseProgram(ProgramCache::build(context, id, source, ""));
+        cl_device_id device = nullptr;
+        check(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
+              "clGetCommandQueueInfo");
+        check(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
+              "clGetCommandQueueInfo");
+        clReleaseProgram(ProgramCache::build(context, device, source, ""));
         return 0;
     } catch (const std::exception& e) {
         error = e.what();
