@@ -45,8 +45,8 @@ private slots:
         if (!QFile::exists(kFixtures + "/profiling.plugin.json"))
             QSKIP("the profiling fixture plugin is not built");
         const QString report = m_dir.filePath("isolation.json");
-        const auto r = run_cli({"profile", "--op", "flow_match_step", "--sizes", "1023", "--all-variants", "--jsonl",
-                                "--timeout", "2", "--budget", "0.02", "-o", report},
+        const auto r = run_cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "1023",
+                                "--all-variants", "--jsonl", "--timeout", "2", "--budget", "0.02", "-o", report},
                                kFixtures);
         QCOMPARE(r.code, 1); // rows not ok
         QMap<QString, QJsonObject> rows;
@@ -140,7 +140,8 @@ private slots:
     }
 
     void csvOutput() {
-        const auto r = run_cli({"profile", "--op", "flow_match_step", "--sizes", "7", "--budget", "0.01", "--csv"});
+        const auto r = run_cli(
+            {"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "7", "--budget", "0.01", "--csv"});
         QCOMPARE(r.code, 0);
         const auto lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 2);

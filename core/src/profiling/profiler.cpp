@@ -62,6 +62,34 @@ struct DeviceBuffers {
     }
 };
 
+// Loads each available backend that declares kernels on a device kind other than the
+// CPU and named by `wanted` ("opencl" or "opencl:1"; empty: every kind). A backend that
+// fails to load contributes no device; `show` says why.
+void load_device_backends(BackendRegistry& registry, const std::vector<std::string>& wanted) {
+    auto wants = [&](const std::string& kind) {
+        if (wanted.empty())
+            return true;
+        return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
+            return w == kind || w.rfind(kind + ":", 0) == 0;
+        });
+    };
+    for (const auto& info : registry.infos()) {
+        if (info.state != BackendState::Discovered || !info.is_available())
+            continue;
+        const auto on_device = [&](const DeclaredCell& c) {
+            return c.key.size() > 1 && c.key[1] != "cpu" && wants(c.key[1]);
+        };
+        const bool device_backend =
+            std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device);
+        if (!device_backend)
+            continue;
+        try {
+            registry.load(info.name);
+        } catch (const std::exception&) {
+        }
+    }
+}
+
 } // namespace
 
 std::vector<std::string> host_measurement_warnings() {
@@ -108,7 +136,9 @@ std::vector<RowSpec> Profiler::plan() const {
     for (const auto& [key, list] : m_settings.sizes)
         if (key != "*" && !find_op(key))
             throw std::invalid_argument(suggest("op", key, op_names) + " in --sizes");
-    // Devices.
+    // Devices. Device backends publish their providers when loaded: load the plugins
+    // that declare kernels for a device kind this run may use.
+    load_device_backends(m_backends, m_settings.devices);
     auto all_devices = m_devices.devices();
     std::vector<std::shared_ptr<Device>> devices;
     if (m_settings.devices.empty()) {

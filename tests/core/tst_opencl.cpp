@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+// The opencl backend plugin, loaded from the build's plugin folder like any plugin: its
+// devices (PoCL runs OpenCL on the CPU, so this runs in CI), every kernel against the CPU
+// reference at odd sizes, build errors with the build log, the reason shown when there
+// is no platform, and `switchyard-cli profile --device opencl:0`.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <switchyard/kernels/probes.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/runtime/runtime.h>
+
+#include <dlfcn.h>
+
+using namespace switchyard;
+
+namespace {
+
+const std::string kPluginDir = SWITCHYARD_BUILD_DIR "/lib/switchyard/plugins";
+const std::string kLibrary = kPluginDir + "/libswitchyard-opencl.so";
+
+using TryBuildFn = int (*)(void*, const char*, char*, std::size_t);
+
+struct CliResult {
+    int code = -1;
+    QByteArray out, err;
+};
+
+CliResult run_cli(const QStringList& args, const QMap<QString, QString>& extra_env = {}) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    // The CLI finds build/lib/switchyard/plugins beside its own folder.
+    env.insert("SWITCHYARD_PLUGIN_PATH", "");
+    for (auto it = extra_env.begin(); it != extra_env.end(); ++it)
+        env.insert(it.key(), it.value());
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+ProfileSettings quick() {
+    ProfileSettings s;
+    s.time_budget_s = 0.01;
+    s.warmup_s = 0.001;
+    s.min_samples = 2;
+    s.all_variants = true;
+    s.devices = {"opencl:0"};
+    return s;
+}
+
+} // namespace
+
+class TestOpenCl : public QObject {
+    Q_OBJECT
+
+private:
+    std::shared_ptr<Device> m_device;
+    QString m_skip; // why the device tests cannot run here
+
+private slots:
+    void initTestCase() {
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0}); // no CPU probes: nothing here measures it
+        auto& registry = default_backends();
+        registry.set_plugin_discovery(PluginSearchPath::from_dirs({kPluginDir}).discovery());
+        registry.ensure_initialized();
+        if (!QFile::exists(QString::fromStdString(kLibrary)))
+            QSKIP("the opencl plugin is not built (SWITCHYARD_ENABLE_OPENCL off or no OpenCL)");
+    }
+
+    void discoveredNotLoaded() {
+        auto& registry = default_backends();
+        const auto info = registry.info("opencl");
+        QVERIFY(info.state == BackendState::Discovered);
+        QVERIFY(!registry.is_loaded("opencl"));
+        QCOMPARE(int(info.declared_kernels.size()), 11);
+        QCOMPARE(int(info.dependencies.size()), 1);
+        QCOMPARE(info.dependencies[0].dependency.name, std::string("libOpenCL.so.1"));
+        QVERIFY(info.dependencies[0].dependency.hint.find("pocl-opencl-icd") != std::string::npos);
+        // Its cells are in the matrix before anything is loaded.
+        const auto cell = kernels().lookup(kernel_key(kGemm, "opencl", "generic", "tiled"));
+        QVERIFY(cell);
+        QVERIFY(!cell->is_loaded());
+    }
+
+    void loadsAndRegistersWhatItDeclares() {
+        auto& registry = default_backends();
+        try {
+            registry.load("opencl");
+        } catch (const MissingDependency& e) {
+            QSKIP(qPrintable(QString("no OpenCL ICD loader: ") + e.what()));
+        }
+        const auto info = registry.info("opencl");
+        QVERIFY(info.state == BackendState::Loaded);
+        QVERIFY2(info.diagnostics.empty(),
+                 info.diagnostics.empty() ? "" : info.diagnostics[0].c_str());
+        for (const auto& declared : info.declared_kernels) {
+            const auto cell = kernels().lookup(TupleKey(declared.key));
+            QVERIFY(cell);
+            QVERIFY(cell->is_loaded());
+            QVERIFY(cell->meta.contains("requires"));
+        }
+        m_device = default_devices().find("opencl:0");
+        if (!m_device) {
+            const auto cell = kernels().lookup(kernel_key(kGemm, "opencl", "generic", "default"));
+            QVERIFY(!cell->is_available());
+            m_skip = QString::fromStdString("no OpenCL device here: " +
+                                            cell->meta["requires"].get<std::string>());
+        }
+    }
+
+    void deviceDescribesItself() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        const auto& info = m_device->info();
+        QCOMPARE(info.id, std::string("opencl:0"));
+        QCOMPARE(info.kind, std::string("opencl"));
+        QCOMPARE(info.arch, std::string("generic"));
+        QVERIFY(!info.name.empty());
+        QVERIFY(info.has_device_timer);
+        for (const char* key :
+             {"platform", "vendor", "version", "driver_version", "compute_units",
+              "global_memory_bytes", "local_memory_bytes", "max_work_group_size", "max_clock_mhz"})
+            QVERIFY2(info.properties.contains(key), key);
+        QVERIFY(info.properties["compute_units"].get<int>() > 0);
+        // Every cell is available when there is a device.
+        for (const auto& m : kernels().manifest())
+            if (m.cell->key[1] == "opencl")
+                QVERIFY(m.available);
+    }
+
+    void probesMeasurePeaks() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        m_device->prepare();
+        const auto& info = m_device->info();
+        QVERIFY2(info.peak_bandwidth_gbs > 0, info.peak_bandwidth_source.c_str());
+        QVERIFY(info.peak_bandwidth_source.find("OpenCL copy probe") != std::string::npos);
+        QVERIFY(info.peak_bandwidth_source.find("read+write") != std::string::npos);
+        QVERIFY2(info.peak_gflops > 0, info.peak_gflops_source.c_str());
+        QVERIFY(info.peak_gflops_source.find("OpenCL FMA probe") != std::string::npos);
+    }
+
+    void buffersRoundTrip() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        QVERIFY(m_device->stream());
+        std::vector<float> in(1023), out(1023, -1.0f);
+        for (std::size_t i = 0; i < in.size(); ++i)
+            in[i] = float(i) * 0.5f;
+        void* buffer = m_device->allocate(in.size() * sizeof(float));
+        QVERIFY(buffer);
+        m_device->upload(buffer, in.data(), in.size() * sizeof(float));
+        m_device->download(out.data(), buffer, out.size() * sizeof(float));
+        m_device->release(buffer);
+        QCOMPARE(out, in);
+    }
+
+    void parity_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QStringList>("sizes");
+        QTest::addColumn<QStringList>("variants");
+        // 1, 7, 1023 and sizes that are no multiple of any work-group size, tile or block.
+        QTest::newRow("flow_match_step")
+            << "flow_match_step" << QStringList{"1", "7", "1023", "100003"}
+            << QStringList{"default", "vec4"};
+        QTest::newRow("flow_sde_step") << "flow_sde_step" << QStringList{"1", "7", "1023", "3x1029"}
+                                       << QStringList{"default", "row8", "vec4"};
+        QTest::newRow("rms_norm") << "rms_norm" << QStringList{"1", "7", "1023", "5x1001"}
+                                  << QStringList{"default", "row8", "vec4"};
+        QTest::newRow("gemm") << "gemm" << QStringList{"1x1x1",    "7x7x7",    "1023x7x9",
+                                                       "9x1023x7", "7x9x1023", "67x45x129"}
+                              << QStringList{"blocked", "default", "tiled"};
+    }
+
+    void parity() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        QFETCH(QString, op);
+        QFETCH(QStringList, sizes);
+        QFETCH(QStringList, variants);
+        auto settings = quick();
+        settings.ops = {op.toStdString()};
+        for (const auto& s : sizes)
+            settings.sizes["*"].push_back(s.toStdString());
+        Profiler profiler(settings, default_backends(), default_devices());
+        const auto plan = profiler.plan();
+        QStringList planned;
+        for (const auto& spec : plan) {
+            QCOMPARE(spec.device, std::string("opencl:0"));
+            if (!planned.contains(QString::fromStdString(spec.variant)))
+                planned << QString::fromStdString(spec.variant);
+            const auto row = profiler.run_row(spec);
+            const auto what = spec.op + " " + spec.size + " " + spec.variant + ": " + row.status +
+                              " " + row.reason;
+            QVERIFY2(row.status == "ok", what.c_str());
+            QVERIFY2(row.parity.checked && row.parity.pass, what.c_str());
+            QCOMPARE(row.timer, std::string("device"));
+            QVERIFY2(row.stats.median > 0, what.c_str());
+        }
+        planned.sort();
+        QCOMPARE(planned, variants);
+        QCOMPARE(int(plan.size()), int(variants.size() * sizes.size()));
+    }
+
+    void deviceTimerTimesLaunches() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        const auto cell =
+            kernels().lookup(kernel_key(kFlowMatchStep, "opencl", "generic", "default"));
+        const std::int64_t n = 1 << 16;
+        std::vector<float> host(std::size_t(n), 1.0f);
+        KernelArgs args;
+        args.dims = {n, 0, 0};
+        args.scalars = {0.5, 0, 0, 0};
+        args.stream = m_device->stream();
+        void* x = m_device->allocate(host.size() * sizeof(float));
+        void* out = m_device->allocate(host.size() * sizeof(float));
+        m_device->upload(x, host.data(), host.size() * sizeof(float));
+        args.in = {static_cast<const float*>(x), static_cast<const float*>(x), nullptr};
+        args.out = {static_cast<float*>(out), nullptr};
+        const double one = m_device->time_launches([&] { cell->fn(args); }, 1);
+        const double ten = m_device->time_launches([&] { cell->fn(args); }, 10);
+        m_device->download(host.data(), out, host.size() * sizeof(float));
+        m_device->release(x);
+        m_device->release(out);
+        QVERIFY(one > 0);
+        QVERIFY(ten > one); // ten launches' device times summed
+        QCOMPARE(host[12345], 1.5f);
+    }
+
+    void kernelWithoutQueueSaysSo() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        const auto cell = kernels().lookup(kernel_key(kRmsNorm, "opencl", "generic", "vec4"));
+        KernelArgs args;
+        args.dims = {1, 7, 0};
+        try {
+            cell->fn(args);
+            QFAIL("a kernel without a queue ran");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("cl_command_queue") != std::string::npos, e.what());
+        }
+    }
+
+    void badSourceShowsBuildLog() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        void* handle = dlopen(kLibrary.c_str(), RTLD_NOW | RTLD_NOLOAD);
+        QVERIFY2(handle, "the registry loaded the plugin from the build's plugin folder");
+        auto try_build = reinterpret_cast<TryBuildFn>(dlsym(handle, "switchyard_opencl_try_build"));
+        QVERIFY(try_build);
+        char message[8192] = {};
+        QCOMPARE(try_build(m_device->stream(),
+                           "__kernel void fine(__global float* p) { p[0] = 1.0f; }", message,
+                           sizeof message),
+                 0);
+        QCOMPARE(try_build(m_device->stream(),
+                           "__kernel void broken(__global float* p) { p[0] = no_such_symbol_xyz; }",
+                           message, sizeof message),
+                 1);
+        const std::string text = message;
+        QVERIFY2(text.find("clBuildProgram: -11 CL_BUILD_PROGRAM_FAILURE") != std::string::npos,
+                 message);
+        QVERIFY2(text.find("build log:") != std::string::npos, message);
+        QVERIFY2(text.find("no_such_symbol_xyz") != std::string::npos, message); // from the log
+        dlclose(handle);
+    }
+
+    void noPlatformIsExplained() {
+        // ocl-icd reads the ICDs from OCL_ICD_VENDORS: an empty folder means no platform.
+        QTemporaryDir empty;
+        const auto r = run_cli({"resolve", "flow_match_step", "--target", "opencl", "--json"},
+                               {{"OCL_ICD_VENDORS", empty.path()}});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const auto rungs = QJsonDocument::fromJson(r.out).object().value("rungs").toArray();
+        QVERIFY(!rungs.isEmpty());
+        const auto first = rungs.at(0).toObject();
+        QCOMPARE(first.value("device").toString(), QString("opencl"));
+        QVERIFY(first.value("declared").toBool());
+        QVERIFY(!first.value("available").toBool());
+        const auto why = first.value("why_not").toString();
+        QVERIFY2(why.contains("clGetPlatformIDs: -1001 CL_PLATFORM_NOT_FOUND_KHR"),
+                 qPrintable(why));
+        QVERIFY2(why.contains("no ICD in " + empty.path()), qPrintable(why));
+    }
+
+    void cliProfilesTheDevice() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        const auto r = run_cli({"profile", "--device", "opencl:0", "--op", "flow_match_step",
+                                "--sizes", "1023", "--budget", "0.05", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const auto doc = QJsonDocument::fromJson(r.out).object();
+        const auto rows = doc.value("rows").toArray();
+        QCOMPARE(rows.size(), 1);
+        const auto row = rows.at(0).toObject();
+        QCOMPARE(row.value("device").toString(), QString("opencl:0"));
+        QCOMPARE(row.value("backend").toString(), QString("opencl"));
+        QCOMPARE(row.value("status").toString(), QString("ok"));
+        QCOMPARE(row.value("timer").toString(), QString("device"));
+        QCOMPARE(row.value("parity").toObject().value("verdict").toString(), QString("PASS"));
+        bool listed = false;
+        for (const auto& d : doc.value("context").toObject().value("devices").toArray())
+            listed |= d.toObject().value("id").toString() == "opencl:0";
+        QVERIFY(listed);
+    }
+
+    void resetKeepsTheDeviceUsable() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        default_backends().reset_backends(); // releases the built programs
+        auto settings = quick();
+        settings.ops = {"rms_norm"};
+        settings.sizes["*"] = {"7"};
+        Profiler profiler(settings, default_backends(), default_devices());
+        for (const auto& spec : profiler.plan()) {
+            const auto row = profiler.run_row(spec);
+            QVERIFY2(row.status == "ok", row.reason.c_str());
+        }
+    }
+
+    void unregisterWithdrawsTheDevices() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        m_device.reset();
+        QVERIFY(default_backends().unregister_backend("opencl"));
+        QVERIFY(!default_devices().find("opencl:0"));
+        QVERIFY(default_devices().find("cpu"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOpenCl)
+#include "tst_opencl.moc"
