@@ -2,13 +2,14 @@
 // profile (out-of-process runs), compare (two reports), hardware (what this machine is).
 #include "cmd_profile.h"
 
-#include <switchyard/report/compare.h>
-#include <switchyard/kernels/probes.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/profiler.h>
+#include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workercontroller.h>
 
 #include <nlohmann/json.hpp>
@@ -50,7 +51,7 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             r.spec.device,
             r.spec.backend,
             r.spec.arch + "/" + r.spec.variant,
-            r.status,
+            std::string(to_string(r.status)),
             m ? human_time(r.stats.median) : "-",
             m ? fmt("%.2f", r.gbps) : "-",
             m ? fmt("%.2f", r.gflops) : "-",
@@ -60,13 +61,14 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             r.parity.verdict()};
 }
 
-const std::vector<std::string> kRowHeader = {"op",     "size",   "device", "backend", "arch/variant",
-                                             "status", "median", "GB/s",   "GFLOP/s", "%peak BW",
-                                             "noise",  "samples", "parity"};
+const std::vector<std::string> kRowHeader = {
+    "op",   "size",    "device",   "backend", "arch/variant", "status", "median",
+    "GB/s", "GFLOP/s", "%peak BW", "noise",   "samples",      "parity"};
 
 struct ProfileOptions {
     std::vector<std::string> ops, devices, sizes;
-    bool all_variants = false, cold = false, json = false, jsonl = false, csv = false, in_process = false;
+    bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
+         in_process = false;
     std::string variant = "default", output;
     double timeout = 10, budget = 1.0, noise = 0.5, warmup = 0.05;
     std::int64_t min_samples = 10, seed = 0x5eed;
@@ -87,8 +89,9 @@ ProfileSettings to_settings(const ProfileOptions& o) {
     s.variant = o.variant;
     s.cold = o.cold;
     if (o.timeout <= 0 || o.budget < 0 || o.noise < 0 || o.warmup < 0 || o.min_samples < 1)
-        throw std::invalid_argument("--timeout must be positive; --budget, --max-noise, --warmup non-negative; "
-                                    "--min-samples at least 1");
+        throw std::invalid_argument(
+            "--timeout must be positive; --budget, --max-noise, --warmup non-negative; "
+            "--min-samples at least 1");
     s.row_timeout_s = o.timeout;
     s.time_budget_s = o.budget;
     s.max_noise = o.noise / 100.0;
@@ -108,7 +111,7 @@ int run_profile(const ProfileOptions& o) {
     auto print_row = [&](const ProfileRow& r) {
         if (human)
             std::cerr << "[" << r.spec.index + 1 << "/" << total << "] " << r.spec.label() << " ["
-                      << r.spec.backend << "]: " << r.status << std::endl;
+                      << r.spec.backend << "]: " << to_string(r.status) << std::endl;
     };
     if (o.in_process) {
         Profiler profiler(settings, default_backends(), default_devices());
@@ -116,16 +119,13 @@ int run_profile(const ProfileOptions& o) {
         total = plan.size();
         report.context = profiler.context();
         if (o.jsonl) {
-            line({{"event", "context"}, {"context", report.context}});
-            auto p = json::array();
-            for (const auto& r : plan)
-                p.push_back(r.to_json());
-            line({{"event", "plan"}, {"rows", p}});
+            line(protocol::context_message(report.context));
+            line(protocol::plan_message(plan));
         }
         for (const auto& spec : plan) {
             auto row = profiler.run_row(spec);
             if (o.jsonl)
-                line({{"event", "row"}, {"row", row.to_json()}});
+                line(protocol::row_message(row));
             print_row(row);
             report.rows.push_back(std::move(row));
         }
@@ -137,22 +137,19 @@ int run_profile(const ProfileOptions& o) {
         WorkerController::Callbacks cb;
         cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
         if (o.jsonl) {
-            cb.on_context = [&](const json& c) { line({{"event", "context"}, {"context", c}}); };
+            cb.on_context = [&](const json& c) { line(protocol::context_message(c)); };
             cb.on_plan = [&](const std::vector<RowSpec>& plan) {
                 total = plan.size();
-                auto p = json::array();
-                for (const auto& r : plan)
-                    p.push_back(r.to_json());
-                line({{"event", "plan"}, {"rows", p}});
+                line(protocol::plan_message(plan));
             };
-            cb.on_row_start = [&](const RowSpec& r) { line({{"event", "row_start"}, {"index", r.index}}); };
+            cb.on_row_start = [&](const RowSpec& r) { line(protocol::row_start_message(r.index)); };
             cb.on_progress = [&](std::int64_t i, const std::string& phase, std::int64_t n) {
-                line({{"event", "progress"}, {"index", i}, {"phase", phase}, {"samples", n}});
+                line(protocol::progress_message(i, phase, n));
             };
         }
         cb.on_row = [&](const ProfileRow& r) {
             if (o.jsonl)
-                line({{"event", "row"}, {"row", r.to_json()}});
+                line(protocol::row_message(r));
             print_row(r);
         };
         cb.on_worker_stderr = [](const std::string& l) { std::cerr << "worker: " << l << "\n"; };
@@ -164,9 +161,9 @@ int run_profile(const ProfileOptions& o) {
     }
     std::int64_t bad = 0;
     for (const auto& r : report.rows)
-        bad += r.status != "ok";
+        bad += r.status != RowStatus::Ok;
     if (o.jsonl)
-        line({{"event", "done"}, {"rows", report.rows.size()}, {"not_ok", bad}});
+        line(protocol::done_message(std::int64_t(report.rows.size()), bad));
     if (o.json)
         std::cout << report.to_json().dump(1) << "\n";
     if (o.csv)
@@ -177,9 +174,10 @@ int run_profile(const ProfileOptions& o) {
             table.push_back(row_cells(r));
         std::cout << format_table(kRowHeader, table);
         for (const auto& r : report.rows)
-            if (r.status != "ok" && !r.reason.empty())
-                std::cout << r.spec.label() << " [" << r.spec.backend << "]: " << r.status << ": "
-                          << r.reason.substr(0, 400) << "\n";
+            if (r.status != RowStatus::Ok && !r.reason.empty())
+                std::cout << r.spec.label() << " [" << r.spec.backend
+                          << "]: " << to_string(r.status) << ": " << r.reason.substr(0, 400)
+                          << "\n";
         if (report.context.contains("warnings"))
             for (const auto& w : report.context["warnings"])
                 if (w.is_string())
@@ -194,7 +192,8 @@ int run_profile(const ProfileOptions& o) {
     return bad ? Failure : Ok;
 }
 
-int run_worker(const std::string& settings_text, std::int64_t start, const std::string& peaks_text) {
+int run_worker(const std::string& settings_text, std::int64_t start,
+               const std::string& peaks_text) {
     // The protocol gets the real stdout; anything a kernel prints goes to stderr.
     const int proto = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -211,7 +210,8 @@ int run_worker(const std::string& settings_text, std::int64_t start, const std::
             have_peaks = true;
         }
     } catch (const std::exception& e) {
-        const std::string msg = json({{"event", "fatal"}, {"usage", true}, {"message", std::string("worker: bad arguments: ") + e.what()}}).dump() + "\n";
+        const std::string msg = protocol::to_line(
+            protocol::fatal_message(std::string("worker: bad arguments: ") + e.what(), true));
         (void)!::write(proto, msg.data(), msg.size());
         return Usage;
     }
@@ -244,7 +244,9 @@ int run_hardware(bool as_json, bool probe) {
         for (auto& d : devices)
             d->prepare();
     if (as_json) {
-        json j = {{"cpu", cpu.to_json()}, {"host", host.to_json()}, {"devices", json::array()},
+        json j = {{"cpu", cpu.to_json()},
+                  {"host", host.to_json()},
+                  {"devices", json::array()},
                   {"warnings", host_measurement_warnings()}};
         if (probe)
             j["cpu_peaks"] = cpu_peaks().to_json();
@@ -253,12 +255,18 @@ int run_hardware(bool as_json, bool probe) {
         std::cout << j.dump(1) << "\n";
         return Ok;
     }
-    std::cout << "CPU:      " << cpu.brand << " (" << cpu.vendor << ", " << cpu.microarchitecture << ", family "
-              << cpu.family << " model " << cpu.model << " stepping " << cpu.stepping << ")\n";
-    std::cout << "Cores:    " << cpu.physical_cores << " physical, " << cpu.logical_cpus << " logical (this process)\n";
+    std::cout << "CPU:      " << cpu.brand << " (" << cpu.vendor << ", " << cpu.microarchitecture
+              << ", family " << cpu.family << " model " << cpu.model << " stepping " << cpu.stepping
+              << ")\n";
+    std::cout << "Cores:    " << cpu.physical_cores << " physical, " << cpu.logical_cpus
+              << " logical (this process)\n";
     std::cout << "Caches:  ";
     for (const auto& c : cpu.caches)
-        std::cout << " L" << c.level << (c.type == "data" ? "d" : c.type == "instruction" ? "i" : "") << " "
+        std::cout << " L" << c.level
+                  << (c.type == "data"          ? "d"
+                      : c.type == "instruction" ? "i"
+                                                : "")
+                  << " "
                   << (c.size_bytes >= (1 << 20) ? std::to_string(c.size_bytes >> 20) + " MiB"
                                                 : std::to_string(c.size_bytes >> 10) + " KiB");
     std::cout << "\nISA:      " << cpu.architecture << ", levels:";
@@ -269,15 +277,18 @@ int run_hardware(bool as_json, bool probe) {
         std::cout << (i ? " " : "") << cpu.features[i];
     std::cout << "\nHost:     " << host.hostname << ", " << host.distro << ", " << host.os << "\n";
     std::cout << "Memory:   " << (host.memory_bytes >> 20) << " MiB\n";
-    std::cout << "Governor: " << (host.governor.empty() ? "(not readable)" : host.governor) << "\n\n";
+    std::cout << "Governor: " << (host.governor.empty() ? "(not readable)" : host.governor)
+              << "\n\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& d : devices) {
         const auto& i = d->info();
-        rows.push_back({i.id, i.name, i.arch, i.peak_bandwidth_gbs > 0 ? fmt("%.1f GB/s", i.peak_bandwidth_gbs) : "-",
+        rows.push_back({i.id, i.name, i.arch,
+                        i.peak_bandwidth_gbs > 0 ? fmt("%.1f GB/s", i.peak_bandwidth_gbs) : "-",
                         i.peak_gflops > 0 ? fmt("%.0f GFLOP/s", i.peak_gflops) : "-",
                         i.has_device_timer ? "device" : "host"});
     }
-    std::cout << format_table({"device", "name", "arch", "peak bandwidth", "peak fp32", "timer"}, rows);
+    std::cout << format_table({"device", "name", "arch", "peak bandwidth", "peak fp32", "timer"},
+                              rows);
     for (const auto& d : devices) {
         const auto& i = d->info();
         if (!i.peak_bandwidth_source.empty())
@@ -295,32 +306,43 @@ int run_hardware(bool as_json, bool probe) {
 void add_profile_commands(CLI::App& app, Context& context) {
     {
         auto o = std::make_shared<ProfileOptions>();
-        auto* cmd = app.add_subcommand(
-            "profile", "Measure kernels (ops x sizes x devices x cells) in a worker process; compare with the CPU reference");
+        auto* cmd =
+            app.add_subcommand("profile", "Measure kernels (ops x sizes x devices x cells) in a "
+                                          "worker process; compare with the CPU reference");
         cmd->add_option("--op", o->ops, "Ops to profile (default: all)")->delimiter(',');
-        cmd->add_option("--device", o->devices, "Device ids or kinds: cpu, cuda, cuda:0 (default: all)")->delimiter(',');
-        cmd->add_option("--sizes", o->sizes,
-                        "Sizes: N, BxD, MxNxK or a single number (K/M suffixes); OP:SIZE for one op only "
-                        "(default: a sweep per op)")
+        cmd->add_option("--device", o->devices,
+                        "Device ids or kinds: cpu, cuda, cuda:0 (default: all)")
             ->delimiter(',');
-        cmd->add_flag("--all-variants", o->all_variants, "Every available variant, not only the resolved cell");
-        cmd->add_option("--variant", o->variant, "The variant resolution asks for")->capture_default_str();
+        cmd->add_option(
+               "--sizes", o->sizes,
+               "Sizes: N, BxD, MxNxK or a single number (K/M suffixes); OP:SIZE for one op only "
+               "(default: a sweep per op)")
+            ->delimiter(',');
+        cmd->add_flag("--all-variants", o->all_variants,
+                      "Every available variant, not only the resolved cell");
+        cmd->add_option("--variant", o->variant, "The variant resolution asks for")
+            ->capture_default_str();
         cmd->add_flag("--cold", o->cold, "Evict the caches before every sample");
         auto* j = cmd->add_flag("--json", o->json, "Print the report as JSON at the end");
-        auto* jl = cmd->add_flag("--jsonl", o->jsonl, "Stream JSON lines: context, plan, progress, one per row");
+        auto* jl = cmd->add_flag("--jsonl", o->jsonl,
+                                 "Stream JSON lines: context, plan, progress, one per row");
         auto* c = cmd->add_flag("--csv", o->csv, "Print the rows as CSV at the end");
         j->excludes(jl)->excludes(c);
         jl->excludes(c);
         cmd->add_option("-o,--output", o->output, "Write the JSON report to this file");
-        cmd->add_option("--timeout", o->timeout, "Seconds a row may go without progress before it is killed")
+        cmd->add_option("--timeout", o->timeout,
+                        "Seconds a row may go without progress before it is killed")
             ->capture_default_str();
-        cmd->add_option("--budget", o->budget, "Sampling time budget per row, seconds")->capture_default_str();
+        cmd->add_option("--budget", o->budget, "Sampling time budget per row, seconds")
+            ->capture_default_str();
         cmd->add_option("--max-noise", o->noise, "Stop sampling under this relative noise, percent")
             ->capture_default_str();
-        cmd->add_option("--min-samples", o->min_samples, "At least this many samples")->capture_default_str();
+        cmd->add_option("--min-samples", o->min_samples, "At least this many samples")
+            ->capture_default_str();
         cmd->add_option("--warmup", o->warmup, "Warm-up seconds per row")->capture_default_str();
         cmd->add_option("--seed", o->seed, "Input seed")->capture_default_str();
-        cmd->add_flag("--in-process", o->in_process, "Run the kernels in this process (no crash isolation)");
+        cmd->add_flag("--in-process", o->in_process,
+                      "Run the kernels in this process (no crash isolation)");
         set_action(cmd, context, [o] { return run_profile(*o); });
     }
     {
@@ -332,26 +354,32 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_option("--settings", *settings)->required();
         cmd->add_option("--start", *start);
         cmd->add_option("--peaks", *peaks);
-        cmd->callback([&context, settings, start, peaks] { context.exit_code = run_worker(*settings, *start, *peaks); });
+        cmd->callback([&context, settings, start, peaks] {
+            context.exit_code = run_worker(*settings, *start, *peaks);
+        });
     }
     {
         auto a = std::make_shared<std::string>();
         auto b = std::make_shared<std::string>();
         auto as_json = std::make_shared<bool>(false);
         auto alpha = std::make_shared<double>(0.05);
-        auto* cmd = app.add_subcommand("compare", "Compare two profile reports row by row (Mann-Whitney U verdicts)");
+        auto* cmd = app.add_subcommand(
+            "compare", "Compare two profile reports row by row (Mann-Whitney U verdicts)");
         cmd->add_option("A", *a, "Baseline report (JSON)")->required();
         cmd->add_option("B", *b, "Contender report (JSON)")->required();
         cmd->add_flag("--json", *as_json, "Machine-readable output");
-        cmd->add_option("--alpha", *alpha, "Significance level of the U test")->capture_default_str();
+        cmd->add_option("--alpha", *alpha, "Significance level of the U test")
+            ->capture_default_str();
         set_action(cmd, context, [=] { return run_compare(*a, *b, *as_json, *alpha); });
     }
     {
         auto as_json = std::make_shared<bool>(false);
         auto no_probe = std::make_shared<bool>(false);
-        auto* cmd = app.add_subcommand("hardware", "The CPU, caches, ISA levels and devices of this machine");
+        auto* cmd = app.add_subcommand("hardware",
+                                       "The CPU, caches, ISA levels and devices of this machine");
         cmd->add_flag("--json", *as_json, "Machine-readable output");
-        cmd->add_flag("--no-probe", *no_probe, "Skip the bandwidth and FMA probes (peaks stay unknown)");
+        cmd->add_flag("--no-probe", *no_probe,
+                      "Skip the bandwidth and FMA probes (peaks stay unknown)");
         set_action(cmd, context, [=] { return run_hardware(*as_json, !*no_probe); });
     }
 }

@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
         if (cell.key[0] != kGemm || !cell.is_available() || cell.key[3] == "reference")
             continue;
         const auto row = profile_row(profiler, kGemm, cell.key[2].c_str(), cell.key[3].c_str(), {1024, 1024, 1024});
-        if (row.status != "ok")
+        if (row.status != switchyard::RowStatus::Ok)
             continue;
         if (cell.key[3] == "openblas")
             openblas = row.gflops;

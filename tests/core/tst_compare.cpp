@@ -30,7 +30,7 @@ ProfileRow row(const std::string& op, const std::string& variant, std::vector<do
     r.spec.arch = "generic";
     r.spec.variant = variant;
     r.spec.backend = "cpu";
-    r.status = status;
+    r.status = *row_status_from_string(status);
     r.samples = std::move(s);
     if (!r.samples.empty())
         r.stats = SampleStats::from(r.samples);
@@ -47,18 +47,26 @@ private slots:
         QTest::addColumn<std::vector<double>>("a");
         QTest::addColumn<std::vector<double>>("b");
         QTest::addColumn<QString>("verdict");
-        QTest::newRow("same distribution") << samples(1.0, 0.02, 50, 1) << samples(1.0, 0.02, 50, 2) << "SAME";
-        QTest::newRow("b 20% faster") << samples(1.0, 0.02, 30, 1) << samples(0.8, 0.02, 30, 2) << "FASTER";
-        QTest::newRow("b 20% slower") << samples(1.0, 0.02, 30, 1) << samples(1.2, 0.02, 30, 2) << "SLOWER";
-        QTest::newRow("significant but tiny") << samples(1.0, 0.001, 200, 1) << samples(1.004, 0.001, 200, 2)
-                                              << "SAME";
-        QTest::newRow("one sample") << std::vector<double>{1.0} << std::vector<double>{2.0} << "UNCERTAIN";
-        QTest::newRow("few and overlapping") << samples(1.0, 0.5, 4, 1) << samples(1.05, 0.5, 4, 2) << "UNCERTAIN";
-        QTest::newRow("few but separated") << std::vector<double>{1, 1.01, 1.02, 1.03}
-                                           << std::vector<double>{2, 2.01, 2.02, 2.03} << "SLOWER"; // exact p = 2/70
-        QTest::newRow("7 v 7 separated") << std::vector<double>{1, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06}
-                                         << std::vector<double>{2, 2.01, 2.02, 2.03, 2.04, 2.05, 2.06} << "SLOWER";
-        QTest::newRow("no samples") << std::vector<double>{} << std::vector<double>{1.0} << "UNCERTAIN";
+        QTest::newRow("same distribution")
+            << samples(1.0, 0.02, 50, 1) << samples(1.0, 0.02, 50, 2) << "SAME";
+        QTest::newRow("b 20% faster")
+            << samples(1.0, 0.02, 30, 1) << samples(0.8, 0.02, 30, 2) << "FASTER";
+        QTest::newRow("b 20% slower")
+            << samples(1.0, 0.02, 30, 1) << samples(1.2, 0.02, 30, 2) << "SLOWER";
+        QTest::newRow("significant but tiny")
+            << samples(1.0, 0.001, 200, 1) << samples(1.004, 0.001, 200, 2) << "SAME";
+        QTest::newRow("one sample")
+            << std::vector<double>{1.0} << std::vector<double>{2.0} << "UNCERTAIN";
+        QTest::newRow("few and overlapping")
+            << samples(1.0, 0.5, 4, 1) << samples(1.05, 0.5, 4, 2) << "UNCERTAIN";
+        QTest::newRow("few but separated")
+            << std::vector<double>{1, 1.01, 1.02, 1.03} << std::vector<double>{2, 2.01, 2.02, 2.03}
+            << "SLOWER"; // exact p = 2/70
+        QTest::newRow("7 v 7 separated")
+            << std::vector<double>{1, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06}
+            << std::vector<double>{2, 2.01, 2.02, 2.03, 2.04, 2.05, 2.06} << "SLOWER";
+        QTest::newRow("no samples")
+            << std::vector<double>{} << std::vector<double>{1.0} << "UNCERTAIN";
     }
     void verdicts() {
         QFETCH(std::vector<double>, a);

@@ -6,11 +6,11 @@
 #include "kernels/cpukernels.h"
 
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/registry/fallback.h>
-#include <switchyard/hardware/hardware.h>
+#include <switchyard/runtime/runtime.h>
 
 using namespace switchyard;
 
@@ -22,7 +22,9 @@ using test::FakeProvider;
 class BrokenProvider final : public DeviceProvider {
 public:
     std::string kind() const override { return "broken"; }
-    std::vector<std::shared_ptr<Device>> enumerate() override { throw std::runtime_error("driver missing"); }
+    std::vector<std::shared_ptr<Device>> enumerate() override {
+        throw std::runtime_error("driver missing");
+    }
 };
 
 } // namespace
@@ -51,7 +53,8 @@ private slots:
     void isaLevelsAgree() {
         const auto& cpu = cpu_info();
         QCOMPARE(cpu.best_level, host_cpu_arch());
-        const bool v3 = std::find(cpu.isa_levels.begin(), cpu.isa_levels.end(), "x86-64-v3") != cpu.isa_levels.end();
+        const bool v3 = std::find(cpu.isa_levels.begin(), cpu.isa_levels.end(), "x86-64-v3") !=
+                        cpu.isa_levels.end();
         QCOMPARE(v3, cpu_supports_x86_64_v3());
         if (v3) {
             QVERIFY(cpu.has_feature("avx2"));
@@ -105,16 +108,27 @@ private slots:
         FakeDevice d(3);
         const auto back = DeviceInfo::from_json(d.info().to_json());
         QCOMPARE(back.to_json(), d.info().to_json());
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, DeviceInfo::from_json(nlohmann::json{{"name", "x"}}));
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, DeviceInfo::from_json(nlohmann::json{{"id", 5}}));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 DeviceInfo::from_json(nlohmann::json{{"name", "x"}}));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 DeviceInfo::from_json(nlohmann::json{{"id", 5}}));
     }
 
-    // The host-timer default: count launches, synchronize, positive time.
+    // The host-timer default times what it launches: 3 launches of a 20 ms sleep read
+    // as at least 60 ms and well under a second; an empty launch reads as (almost) nothing.
     void defaultTimer() {
         auto cpu = make_cpu_device();
         int n = 0;
-        QVERIFY(cpu->time_launches([&] { ++n; }, 3) >= 0);
+        const double t = cpu->time_launches(
+            [&] {
+                ++n;
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            },
+            3);
         QCOMPARE(n, 3);
+        QVERIFY2(t >= 0.060 && t < 1.0, qPrintable(QString::number(t)));
+        const double empty = cpu->time_launches([] {}, 1);
+        QVERIFY2(empty >= 0 && empty < 0.010, qPrintable(QString::number(empty)));
     }
 };
 

@@ -3,7 +3,9 @@
 // clear error, never a crash.
 #include <QtTest>
 
+#include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
+#include <switchyard/worker/protocol.h>
 
 #include <QTemporaryDir>
 
@@ -41,7 +43,7 @@ Report sample_report() {
     ProfileRow crashed = row;
     crashed.spec.index = 1;
     crashed.spec.variant = "threaded";
-    crashed.status = "crashed";
+    crashed.status = RowStatus::Crashed;
     crashed.reason = "killed by signal 11 (SIGSEGV)";
     crashed.samples.clear();
     crashed.stats = {};
@@ -64,7 +66,7 @@ private slots:
         const auto back = Report::load(path);
         QCOMPARE(back.to_json(), r.to_json());
         QCOMPARE(back.rows.size(), std::size_t(2));
-        QCOMPARE(back.rows[1].status, std::string("crashed"));
+        QVERIFY(back.rows[1].status == RowStatus::Crashed);
         QCOMPARE(std::string(back.rows[0].parity.verdict()), std::string("PASS"));
         QCOMPARE(std::string(back.rows[1].parity.verdict()), std::string("NOT_CHECKED"));
         QCOMPARE(back.rows[0].spec.workspace_bytes, std::int64_t(4096));
@@ -73,7 +75,8 @@ private slots:
     void csvHasOneLinePerRow() {
         const auto csv = sample_report().to_csv();
         QCOMPARE(std::count(csv.begin(), csv.end(), '\n'), 3L);
-        QVERIFY(csv.find("\"killed by signal 11 (SIGSEGV)\"") == std::string::npos); // no comma: unquoted
+        QVERIFY(csv.find("\"killed by signal 11 (SIGSEGV)\"") ==
+                std::string::npos); // no comma: unquoted
     }
 
     void badInputs_data() {
@@ -82,14 +85,19 @@ private slots:
         const auto good = QByteArray::fromStdString(sample_report().to_json().dump());
         QTest::newRow("empty") << QByteArray() << "empty file";
         QTest::newRow("truncated") << good.left(good.size() / 2) << "truncated";
-        QTest::newRow("garbage") << QByteArray("\x7f" "ELF\x01\x02garbage") << "malformed JSON";
+        QTest::newRow("garbage") << QByteArray("\x7f"
+                                               "ELF\x01\x02garbage")
+                                 << "malformed JSON";
         QTest::newRow("not an object") << QByteArray("[1, 2, 3]") << "expected a JSON object";
-        QTest::newRow("wrong format") << QByteArray(R"({"format": "other", "format_version": 1})") << "report.format";
+        QTest::newRow("wrong format")
+            << QByteArray(R"({"format": "other", "format_version": 1})") << "report.format";
         QTest::newRow("future version")
-            << QByteArray(R"({"format": "switchyard-profile-report", "format_version": 99, "context": {}, "rows": []})")
+            << QByteArray(
+                   R"({"format": "switchyard-profile-report", "format_version": 99, "context": {}, "rows": []})")
             << "newer";
         QTest::newRow("rows not array")
-            << QByteArray(R"({"format": "switchyard-profile-report", "format_version": 1, "context": {}, "rows": 5})")
+            << QByteArray(
+                   R"({"format": "switchyard-profile-report", "format_version": 1, "context": {}, "rows": 5})")
             << "report.rows";
         QByteArray deep(100000, '[');
         QTest::newRow("deep nesting") << deep << "nested deeper";
@@ -97,23 +105,29 @@ private slots:
         QTest::newRow("brackets in a string are not nesting") << deep_string << "report.format";
         auto bad_stat = sample_report().to_json();
         bad_stat["rows"][0]["stats"]["median"] = "fast";
-        QTest::newRow("wrong type") << QByteArray::fromStdString(bad_stat.dump()) << "rows[0].stats.median";
+        QTest::newRow("wrong type")
+            << QByteArray::fromStdString(bad_stat.dump()) << "rows[0].stats.median";
         auto bad_status = sample_report().to_json();
         bad_status["rows"][1]["status"] = "exploded";
-        QTest::newRow("unknown status") << QByteArray::fromStdString(bad_status.dump()) << "rows[1].status";
+        QTest::newRow("unknown status")
+            << QByteArray::fromStdString(bad_status.dump()) << "rows[1].status";
         auto huge = sample_report().to_json();
         huge["rows"][0]["launches_per_sample"] = 1e300;
-        QTest::newRow("huge number") << QByteArray::fromStdString(huge.dump()) << "launches_per_sample";
+        QTest::newRow("huge number")
+            << QByteArray::fromStdString(huge.dump()) << "launches_per_sample";
         auto neg = sample_report().to_json();
         neg["rows"][0]["samples"][1] = -1.0;
-        QTest::newRow("negative sample") << QByteArray::fromStdString(neg.dump()) << "rows[0].samples[1]";
+        QTest::newRow("negative sample")
+            << QByteArray::fromStdString(neg.dump()) << "rows[0].samples[1]";
         auto dims = sample_report().to_json();
         dims["rows"][0]["dims"] = {1, 2};
         QTest::newRow("bad dims") << QByteArray::fromStdString(dims.dump()) << "rows[0].dims";
         auto missing = sample_report().to_json();
         missing["rows"][0].erase("op");
-        QTest::newRow("missing key") << QByteArray::fromStdString(missing.dump()) << "rows[0].op: missing";
-        QTest::newRow("invalid utf8") << QByteArray("{\"format\": \"\xff\xfe\"}") << "malformed JSON";
+        QTest::newRow("missing key")
+            << QByteArray::fromStdString(missing.dump()) << "rows[0].op: missing";
+        QTest::newRow("invalid utf8")
+            << QByteArray("{\"format\": \"\xff\xfe\"}") << "malformed JSON";
     }
     void badInputs() {
         QFETCH(QByteArray, text);
@@ -122,7 +136,8 @@ private slots:
             Report::parse(std::string_view(text.constData(), std::size_t(text.size())), "x.json");
             QFAIL("accepted a bad report");
         } catch (const ReportError& e) {
-            QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos,
+                     e.what());
             QVERIFY(std::string(e.what()).rfind("x.json", 0) == 0);
         }
     }
@@ -159,6 +174,170 @@ private slots:
                 Report::parse(t);
             } catch (const ReportError&) {
             }
+        }
+    }
+    // The reader names the key path of the first problem, nested types included.
+    void keyPaths_data() {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("sample") << "/rows/3/samples/2"
+                                << "\"fast\""
+                                << "rows[3].samples[2]: expected a number, got string";
+        QTest::newRow("stats") << "/rows/2/stats/median"
+                               << "true"
+                               << "rows[2].stats.median: expected a number, got boolean";
+        QTest::newRow("parity") << "/rows/1/parity/mismatches"
+                                << "\"x\""
+                                << "rows[1].parity.mismatches: expected an integer";
+        QTest::newRow("status") << "/rows/0/status"
+                                << "\"exploded\""
+                                << "rows[0].status: unknown status 'exploded'";
+        QTest::newRow("timer") << "/rows/3/timer"
+                               << "7"
+                               << "rows[3].timer: expected a string, got integer";
+        QTest::newRow("dims") << "/rows/3/dims/1"
+                              << "-1"
+                              << "rows[3].dims[1]: expected a non-negative integer";
+        QTest::newRow("context") << "/context"
+                                 << "[]"
+                                 << "report.context: expected an object, got array";
+    }
+    void keyPaths() {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, message);
+        auto report = sample_report();
+        report.rows.push_back(report.rows[0]);
+        report.rows.push_back(report.rows[0]);
+        auto j = report.to_json();
+        j[nlohmann::json::json_pointer(pointer.toStdString())] =
+            nlohmann::json::parse(value.toStdString());
+        try {
+            Report::from_json(j);
+            QFAIL("accepted a bad report");
+        } catch (const ReportError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()).left(message.size()), message);
+        }
+    }
+
+    void formatKeys() {
+        const auto j = sample_report().to_json();
+        QCOMPARE(j.at("format").get<std::string>(), std::string("switchyard.report"));
+        QCOMPARE(j.at("format_version").get<int>(), 2);
+        const auto c = Comparison::of(sample_report(), sample_report()).to_json();
+        QCOMPARE(c.at("format").get<std::string>(), std::string("switchyard.compare"));
+        QCOMPARE(c.at("format_version").get<int>(), 1);
+    }
+
+    // Version 1 reports ("switchyard-profile-report") are still read.
+    void readsVersion1() {
+        auto j = sample_report().to_json();
+        j["format"] = "switchyard-profile-report";
+        j["format_version"] = 1;
+        const auto back = Report::from_json(j);
+        QCOMPARE(back.rows.size(), sample_report().rows.size());
+    }
+
+    // The enums keep the JSON ids the reports always had.
+    void enumRoundTrip_data() {
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("id");
+        QTest::newRow("ok") << int(RowStatus::Ok) << "ok";
+        QTest::newRow("fail") << int(RowStatus::Fail) << "fail";
+        QTest::newRow("error") << int(RowStatus::Error) << "error";
+        QTest::newRow("crashed") << int(RowStatus::Crashed) << "crashed";
+        QTest::newRow("timed_out") << int(RowStatus::TimedOut) << "timed_out";
+    }
+    void enumRoundTrip() {
+        QFETCH(int, status);
+        QFETCH(QString, id);
+        const auto s = RowStatus(status);
+        QCOMPARE(QString::fromStdString(std::string(to_string(s))), id);
+        QVERIFY(row_status_from_string(id.toStdString()) == s);
+        QCOMPARE(nlohmann::json(s), nlohmann::json(id.toStdString()));
+        QVERIFY(nlohmann::json(id.toStdString()).get<RowStatus>() == s);
+        auto row = sample_report().rows[0];
+        row.status = s;
+        QVERIFY(ProfileRow::from_json(row.to_json()).status == s);
+        QCOMPARE(row.to_json().at("status").get<std::string>(), id.toStdString());
+    }
+    void timerRoundTrip() {
+        for (const auto t : {Timer::Host, Timer::Device}) {
+            auto row = sample_report().rows[0];
+            row.timer = t;
+            QCOMPARE(row.to_json().at("timer").get<std::string>(), std::string(to_string(t)));
+            QVERIFY(ProfileRow::from_json(row.to_json()).timer == t);
+        }
+        QCOMPARE(std::string(to_string(Timer::Host)), std::string("host"));
+        QCOMPARE(std::string(to_string(Timer::Device)), std::string("device"));
+        QVERIFY(!timer_from_string("sundial"));
+        QVERIFY(!row_status_from_string("exploded"));
+    }
+
+    // Every protocol message parses back to what was built, through its text line.
+    void protocolRoundTrip() {
+        using namespace protocol;
+        const auto report = sample_report();
+        auto round = [](const nlohmann::json& m) {
+            const auto line = to_line(m);
+            QVERIFY(!line.empty() && line.back() == '\n');
+            auto parsed = parse(nlohmann::json::parse(line));
+            if (!parsed)
+                throw std::runtime_error("not a protocol message: " + line);
+            return *parsed;
+        };
+        for (const auto e : {Event::Context, Event::Plan, Event::RowStart, Event::Progress,
+                             Event::Row, Event::Done, Event::Fatal})
+            QVERIFY(event_from_string(to_string(e)) == e);
+        QCOMPARE(std::string(to_string(Event::RowStart)), std::string("row_start"));
+
+        auto m = round(context_message(report.context, nlohmann::json{{"triad_gbs", 1.5}}));
+        QVERIFY(m.event == Event::Context);
+        QCOMPARE(m.context, report.context);
+        QCOMPARE(m.peaks.at("triad_gbs").get<double>(), 1.5);
+        QVERIFY(round(context_message(nullptr)).context.is_null());
+
+        std::vector<RowSpec> plan = {report.rows[0].spec, report.rows[1].spec};
+        m = round(plan_message(plan));
+        QVERIFY(m.event == Event::Plan);
+        QCOMPARE(m.plan.size(), std::size_t(2));
+        QCOMPARE(m.plan[1].to_json(), plan[1].to_json());
+
+        m = round(row_start_message(7));
+        QVERIFY(m.event == Event::RowStart);
+        QCOMPARE(m.index, std::int64_t(7));
+
+        m = round(progress_message(3, "warmup", 12));
+        QVERIFY(m.event == Event::Progress);
+        QCOMPARE(m.index, std::int64_t(3));
+        QCOMPARE(m.phase, std::string("warmup"));
+        QCOMPARE(m.samples, std::int64_t(12));
+
+        m = round(row_message(report.rows[1]));
+        QVERIFY(m.event == Event::Row);
+        QCOMPARE(m.row.to_json(), report.rows[1].to_json());
+
+        m = round(done_message());
+        QVERIFY(m.event == Event::Done && !m.rows_total);
+        m = round(done_message(5, 2));
+        QVERIFY(m.rows_total == 5 && m.not_ok == 2);
+
+        m = round(fatal_message("bad op", true));
+        QVERIFY(m.event == Event::Fatal && m.usage);
+        QCOMPARE(m.message, std::string("bad op"));
+
+        QVERIFY(!parse(nlohmann::json{{"event", "gossip"}}));
+        QVERIFY(!parse(nlohmann::json::array()));
+        auto bad = row_message(report.rows[0]);
+        bad["row"]["samples"][0] = "x";
+        try {
+            parse(bad);
+            QFAIL("accepted a bad row");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).rfind("row.samples[0]: expected a number, got string",
+                                                 0) == 0,
+                     e.what());
         }
     }
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/plugins/manifest.h>
 
+#include "util/jsonread.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -17,138 +19,52 @@ namespace {
 namespace k = manifest_keys;
 using json = nlohmann::json;
 
-std::string type_name(const json& value) {
-    switch (value.type()) {
-    case json::value_t::null:
-        return "null";
-    case json::value_t::boolean:
-        return "boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-        return "integer";
-    case json::value_t::number_float:
-        return "number";
-    case json::value_t::string:
-        return "string";
-    case json::value_t::array:
-        return "array";
-    case json::value_t::object:
-        return "object";
-    default:
-        return "value";
-    }
-}
+using jsonread::Kind;
 
-// Collects errors and unknown keys while walking the document.
+// The manifest's reader: the shared JSON reader collecting every problem, plus the
+// unknown keys it keeps (with dotted paths) in `extra`.
 class Reader {
 public:
     explicit Reader(PluginManifest& m) : m_m(m) {}
 
-    void wrong_type(const std::string& key, const char* expected, const json& got) {
-        m_m.errors.push_back("key '" + key + "': expected " + expected + ", got " + type_name(got));
+    jsonread::Collector& check() { return m_check; }
+    void invalid(const std::string& key, const std::string& why) { m_check.add(key, why); }
+    void wrong_type(const std::string& key, Kind kind, const json& got) {
+        m_check.wrong_type(key, kind, got);
     }
-    void missing(const std::string& key) {
-        m_m.errors.push_back("key '" + key + "' is missing (required)");
-    }
-    void invalid(const std::string& key, const std::string& why) {
-        m_m.errors.push_back("key '" + key + "': " + why);
-    }
-
     void keep(const std::string& path, const json& value) { m_m.extra[path] = value; }
-
-    // Unknown keys are kept, never rejected.
     void keep_unknown(const json& object, const std::string& prefix,
-                      std::initializer_list<const char*> known) {
-        for (auto it = object.begin(); it != object.end(); ++it) {
-            bool is_known = false;
-            for (const char* name : known)
-                if (it.key() == name)
-                    is_known = true;
-            if (!is_known)
-                m_m.extra[prefix.empty() ? it.key() : prefix + "." + it.key()] = it.value();
-        }
+                      std::initializer_list<std::string_view> known) {
+        for (const auto& [path, value] : jsonread::unknown_members(object, prefix, known))
+            keep(path, *value);
     }
 
-    // The member `key` when present and of the right type; records "missing" (when
-    // required) or "wrong type" otherwise. Absent and optional: nullptr, the default stays.
-    template <class IsType>
-    const json* typed(const json& object, const char* key, const std::string& path, bool required,
-                      IsType is_type, const char* expected) {
-        auto it = object.find(key);
-        if (it == object.end()) {
-            if (required)
-                missing(path);
-            return nullptr;
-        }
-        if (!is_type(*it)) {
-            wrong_type(path, expected, *it);
-            return nullptr;
-        }
-        return &*it;
-    }
-
-    bool string(const json& object, const char* key, const std::string& path, std::string& out,
+    bool string(const json& o, const char* key, const std::string& path, std::string& out,
                 bool required) {
-        const json* v = typed(object, key, path, required, [](const json& j) { return j.is_string(); }, "a string");
-        if (v)
-            out = v->get<std::string>();
-        return v != nullptr;
+        return m_check.string(o, key, path, out, required);
     }
-
-    bool string_list(const json& object, const char* key, const std::string& path,
-                     std::vector<std::string>& out) {
-        auto it = object.find(key);
-        if (it == object.end())
-            return false;
-        if (!it->is_array()) {
-            wrong_type(path, "an array of strings", *it);
-            return false;
-        }
-        for (std::size_t i = 0; i < it->size(); ++i) {
-            const auto& item = (*it)[i];
-            if (!item.is_string()) {
-                wrong_type(path + "[" + std::to_string(i) + "]", "a string", item);
-                continue;
-            }
-            out.push_back(item.get<std::string>());
-        }
-        return true;
-    }
-
-    std::optional<std::string> optional_version(const json& object, const char* key,
-                                                const std::string& path) {
-        auto it = object.find(key);
-        if (it == object.end() || it->is_null())
-            return std::nullopt;
-        if (!it->is_string()) {
-            wrong_type(path, "a version string or null", *it);
-            return std::nullopt;
-        }
-        return it->get<std::string>();
-    }
-
-    bool integer(const json& object, const char* key, const std::string& path, long long& out,
+    bool integer(const json& o, const char* key, const std::string& path, long long& out,
                  bool required) {
-        const json* v =
-            typed(object, key, path, required, [](const json& j) { return j.is_number_integer(); }, "an integer");
-        if (v)
-            out = v->get<long long>();
-        return v != nullptr;
+        return m_check.integer(o, key, path, out, required);
+    }
+    std::optional<std::string> optional_version(const json& o, const char* key,
+                                                const std::string& path) {
+        return m_check.optional_string(o, key, path, "a version string or null");
+    }
+    const json* array_of_objects(const json& o, const char* key, const std::string& path) {
+        return m_check.member(o, key, path, Kind::ArrayOfObjects, false);
     }
 
-    const json* array_of_objects(const json& object, const char* key, const std::string& path) {
-        auto it = object.find(key);
-        if (it == object.end())
-            return nullptr;
-        if (!it->is_array()) {
-            wrong_type(path, "an array of objects", *it);
-            return nullptr;
-        }
-        return &*it;
+    // The problems as the manifest's error strings, in the order they were found.
+    void finish() {
+        for (const auto& p : m_check.problems())
+            m_m.errors.push_back(p.missing ? "key '" + p.path + "' is missing (required)"
+                                           : "key '" + p.path + "': " + p.message);
     }
 
 private:
     PluginManifest& m_m;
+    jsonread::Collector m_check;
 };
 
 bool valid_name(const std::string& name) {
@@ -182,7 +98,7 @@ void read_capabilities(Reader& r, const json& caps, PluginManifest& m) {
             const auto& d = (*deps)[i];
             const std::string at = deps_path + "[" + std::to_string(i) + "]";
             if (!d.is_object()) {
-                r.wrong_type(at, "an object", d);
+                r.wrong_type(at, Kind::Object, d);
                 continue;
             }
             r.keep_unknown(d, at, {k::kDepName, k::kDepKind, k::kDepHint});
@@ -216,7 +132,7 @@ void read_cells(Reader& r, const json& root, const char* key,
         const auto& c = (*cells)[i];
         const std::string at = std::string(key) + "[" + std::to_string(i) + "]";
         if (!c.is_object()) {
-            r.wrong_type(at, "an object", c);
+            r.wrong_type(at, Kind::Object, c);
             continue;
         }
         std::vector<const char*> known(key_fields);
@@ -249,21 +165,6 @@ void read_cells(Reader& r, const json& root, const char* key,
     }
 }
 
-// 1-based line and column of a byte offset, for JSON syntax errors.
-std::string position_of(std::string_view text, std::size_t byte) {
-    std::size_t line = 1;
-    std::size_t column = 1;
-    for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
 } // namespace
 
 PluginManifest PluginManifest::parse(std::string_view text) {
@@ -277,11 +178,12 @@ PluginManifest PluginManifest::parse(std::string_view text) {
         std::string what = e.what();
         if (auto colon = what.rfind(": "); colon != std::string::npos)
             what = what.substr(colon + 2);
-        m.errors.push_back("not valid JSON at " + position_of(text, at) + ": " + what);
+        m.errors.push_back("not valid JSON at " + jsonread::position_of(text, at) + ": " + what);
         return m;
     }
     if (!root.is_object()) {
-        m.errors.push_back("expected a JSON object at the top level, got " + type_name(root));
+        m.errors.push_back("expected a JSON object at the top level, got " +
+                           jsonread::type_name(root));
         return m;
     }
     Reader r(m);
@@ -312,15 +214,16 @@ PluginManifest PluginManifest::parse(std::string_view text) {
             r.invalid(k::kLibrary,
                       "must be a file name in the manifest's folder, got '" + m.library + "'");
     }
-    r.string_list(root, k::kTags, k::kTags, m.tags);
+    r.check().strings(root, k::kTags, k::kTags, m.tags);
     if (auto it = root.find(k::kCapabilities); it != root.end()) {
         if (it->is_object())
             read_capabilities(r, *it, m);
         else
-            r.wrong_type(k::kCapabilities, "an object", *it);
+            r.wrong_type(k::kCapabilities, Kind::Object, *it);
     }
     read_cells(r, root, k::kKernels, {k::kOp, k::kDevice, k::kArch}, true, m.kernels);
     read_cells(r, root, k::kComponents, {k::kKind, k::kDevice}, false, m.components);
+    r.finish();
     return m;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/profiling/ops.h>
 #include <switchyard/kernels/reference.h>
+#include <switchyard/profiling/ops.h>
 
 #include <algorithm>
 #include <charconv>
@@ -157,17 +157,20 @@ std::string dims_to_string(const OpInfo& op, const Dims& dims) {
 std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text, std::string* error) {
     auto fail = [&](std::string why) -> std::optional<Dims> {
         if (error)
-            *error = "invalid size '" + std::string(text) + "' for " + std::string(op.name) + ": " + why;
+            *error =
+                "invalid size '" + std::string(text) + "' for " + std::string(op.name) + ": " + why;
         return std::nullopt;
     };
     std::vector<std::int64_t> parts;
     std::size_t start = 0;
     while (true) {
         auto x = text.find('x', start);
-        auto part = text.substr(start, x == std::string_view::npos ? std::string_view::npos : x - start);
+        auto part =
+            text.substr(start, x == std::string_view::npos ? std::string_view::npos : x - start);
         auto v = parse_count(part);
         if (!v)
-            return fail("expected a positive integer (optional K/M/G suffix), got '" + std::string(part) + "'");
+            return fail("expected a positive integer (optional K/M/G suffix), got '" +
+                        std::string(part) + "'");
         parts.push_back(*v);
         if (x == std::string_view::npos)
             break;

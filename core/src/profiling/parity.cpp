@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/profiling/parity.h>
 
+#include "util/jsonread.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -28,8 +30,8 @@ ParityResult check_parity(const OpInfo& op, const Dims& dims,
         const auto& g = got[s];
         const auto& e = ref[s];
         if (g.size() != expected || e.size() != expected) {
-            fail_once(std::string(op.outputs[s]) + ": " + std::to_string(g.size()) + " elements, expected " +
-                      std::to_string(expected));
+            fail_once(std::string(op.outputs[s]) + ": " + std::to_string(g.size()) +
+                      " elements, expected " + std::to_string(expected));
             ++r.mismatches;
             continue;
         }
@@ -73,59 +75,47 @@ ParityResult check_parity(const OpInfo& op, const Dims& dims,
     return r;
 }
 
+void to_json(nlohmann::json& j, const ParityResult& p) {
+    j = {{"verdict", p.verdict()}};
+    if (!p.checked)
+        return;
+    j["max_abs_error"] = p.max_abs_error;
+    j["max_rel_error"] = p.max_rel_error;
+    j["atol"] = p.tolerance.atol;
+    j["rtol"] = p.tolerance.rtol;
+    j["mismatches"] = p.mismatches;
+    j["non_finite"] = p.non_finite;
+    j["elements"] = p.elements;
+    if (!p.first_failure.empty())
+        j["first_failure"] = p.first_failure;
+}
+
+void from_json(const nlohmann::json& j, ParityResult& r) {
+    const jsonread::Value v(j, "parity");
+    v.expect(jsonread::Kind::Object);
+    const auto verdict = v.at("verdict").str();
+    if (verdict != "PASS" && verdict != "FAIL" && verdict != "NOT_CHECKED")
+        v.at("verdict").fail("expected PASS, FAIL or NOT_CHECKED, got '" + verdict + "'");
+    r = ParityResult{};
+    r.checked = verdict != "NOT_CHECKED";
+    r.pass = verdict == "PASS";
+    r.max_abs_error = v.num("max_abs_error", 0.0);
+    r.max_rel_error = v.num("max_rel_error", 0.0);
+    r.tolerance.atol = v.num("atol", 0.0);
+    r.tolerance.rtol = v.num("rtol", 0.0);
+    constexpr std::int64_t kMaxCount = std::int64_t(9e15);
+    r.mismatches = v.integer("mismatches", 0, 0, kMaxCount);
+    r.non_finite = v.integer("non_finite", 0, 0, kMaxCount);
+    r.elements = v.integer("elements", 0, 0, kMaxCount);
+    r.first_failure = v.str("first_failure", std::string());
+}
+
 nlohmann::json ParityResult::to_json() const {
-    nlohmann::json j = {{"verdict", verdict()}};
-    if (!checked)
-        return j;
-    j["max_abs_error"] = max_abs_error;
-    j["max_rel_error"] = max_rel_error;
-    j["atol"] = tolerance.atol;
-    j["rtol"] = tolerance.rtol;
-    j["mismatches"] = mismatches;
-    j["non_finite"] = non_finite;
-    j["elements"] = elements;
-    if (!first_failure.empty())
-        j["first_failure"] = first_failure;
-    return j;
+    return *this;
 }
 
 ParityResult ParityResult::from_json(const nlohmann::json& j) {
-    if (!j.is_object())
-        throw std::runtime_error("parity: expected an object");
-    ParityResult r;
-    auto num = [&](const char* key, double def) {
-        if (!j.contains(key))
-            return def;
-        if (!j[key].is_number())
-            throw std::runtime_error(std::string("parity.") + key + ": expected a number");
-        return j[key].get<double>();
-    };
-    if (!j.contains("verdict") || !j["verdict"].is_string())
-        throw std::runtime_error("parity.verdict: expected a string");
-    const auto v = j["verdict"].get<std::string>();
-    if (v != "PASS" && v != "FAIL" && v != "NOT_CHECKED")
-        throw std::runtime_error("parity.verdict: expected PASS, FAIL or NOT_CHECKED, got '" + v + "'");
-    r.checked = v != "NOT_CHECKED";
-    r.pass = v == "PASS";
-    r.max_abs_error = num("max_abs_error", 0);
-    r.max_rel_error = num("max_rel_error", 0);
-    r.tolerance.atol = num("atol", 0);
-    r.tolerance.rtol = num("rtol", 0);
-    auto count = [&](const char* key) {
-        const double v = num(key, 0);
-        if (!(v >= 0 && v <= 9.0e15))
-            throw std::runtime_error(std::string("parity.") + key + ": out of range");
-        return std::int64_t(v);
-    };
-    r.mismatches = count("mismatches");
-    r.non_finite = count("non_finite");
-    r.elements = count("elements");
-    if (j.contains("first_failure")) {
-        if (!j["first_failure"].is_string())
-            throw std::runtime_error("parity.first_failure: expected a string");
-        r.first_failure = j["first_failure"].get<std::string>();
-    }
-    return r;
+    return j.get<ParityResult>();
 }
 
 } // namespace switchyard

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/profiling/profiler.h>
 
-#include <switchyard/registry/backendregistry.h>
 #include <switchyard/buildinfo.h>
 #include <switchyard/hardware/deviceregistry.h>
-#include <switchyard/registry/fallback.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/workload.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/fallback.h>
 #include <switchyard/sdk/registries.h>
 #include <switchyard/sdk/version.h>
-#include <switchyard/profiling/workload.h>
 
 #include "util/difflib.h"
 #include "util/textutil.h"
@@ -31,7 +31,8 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-std::string suggest(std::string_view what, std::string_view name, const std::vector<std::string>& known) {
+std::string suggest(std::string_view what, std::string_view name,
+                    const std::vector<std::string>& known) {
     std::string msg = "unknown " + std::string(what) + " '" + std::string(name) + "'";
     const auto close = difflib::get_close_matches(name, known);
     if (!close.empty()) {
@@ -96,11 +97,13 @@ std::vector<std::string> host_measurement_warnings() {
     std::vector<std::string> w;
     const auto host = host_info();
     if (host.governor.empty())
-        w.push_back("the CPU frequency governor cannot be read (no cpufreq in /sys, typical of VMs): "
-                    "frequency scaling cannot be ruled out");
+        w.push_back(
+            "the CPU frequency governor cannot be read (no cpufreq in /sys, typical of VMs): "
+            "frequency scaling cannot be ruled out");
     else if (host.governor != "performance")
-        w.push_back("CPU frequency governor is '" + host.governor +
-                    "', not 'performance': timings may drift (cpupower frequency-set -g performance)");
+        w.push_back(
+            "CPU frequency governor is '" + host.governor +
+            "', not 'performance': timings may drift (cpupower frequency-set -g performance)");
     if (std::string_view(core_build_type()) == "Debug")
         w.push_back("this is a Debug build: kernels are not optimised");
     double load[1] = {0};
@@ -166,8 +169,8 @@ std::vector<RowSpec> Profiler::plan() const {
     auto& registry = m_backends.kernel_registry();
     std::vector<RowSpec> rows;
     std::set<std::string> seen;
-    auto add_row = [&](const OpInfo& op, const Dims& dims, const KernelCell& cell, const std::string& device_id,
-                       const std::string& resolved_for) {
+    auto add_row = [&](const OpInfo& op, const Dims& dims, const KernelCell& cell,
+                       const std::string& device_id, const std::string& resolved_for) {
         RowSpec r;
         r.op = std::string(op.name);
         r.dims = dims;
@@ -216,7 +219,8 @@ std::vector<RowSpec> Profiler::plan() const {
                 } else {
                     std::vector<TupleKey> chain;
                     try {
-                        chain = fallback_chain(op->name, Target{info.kind, info.arch}, m_settings.variant);
+                        chain = fallback_chain(op->name, Target{info.kind, info.arch},
+                                               m_settings.variant);
                     } catch (const std::exception&) {
                         chain = fallback_chain(op->name, Target{info.kind, ""}, m_settings.variant);
                     }
@@ -224,7 +228,8 @@ std::vector<RowSpec> Profiler::plan() const {
                     if (!cell)
                         continue;
                     // The terminal rung runs on the host CPU whatever device asked.
-                    const std::string run_on = cell->key[1] == info.kind ? info.id : std::string("cpu");
+                    const std::string run_on =
+                        cell->key[1] == info.kind ? info.id : std::string("cpu");
                     add_row(*op, dims, *cell, run_on, info.id);
                 }
             }
@@ -233,8 +238,10 @@ std::vector<RowSpec> Profiler::plan() const {
     return rows;
 }
 
-const Workload& Profiler::workload(const std::string& op, const Dims& dims, const Progress& progress) {
-    const auto key = op + "|" + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+const Workload& Profiler::workload(const std::string& op, const Dims& dims,
+                                   const Progress& progress) {
+    const auto key = op + "|" + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+                     std::to_string(dims[2]);
     if (!m_workload || m_workload_key != key) {
         m_workload.reset();
         if (progress)
@@ -248,153 +255,204 @@ const Workload& Profiler::workload(const std::string& op, const Dims& dims, cons
     return *m_workload;
 }
 
+namespace {
+
+// Device buffers for the op's inputs (uploaded), outputs (with their initial contents)
+// and workspace; the kernel's arguments point at them.
+KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,
+                     DeviceBuffers& bufs, std::int64_t workspace) {
+    KernelArgs args;
+    args.dims = spec.dims;
+    args.scalars = w.scalars;
+    args.stream = device.stream();
+    for (std::size_t s = 0; s < op.inputs.size(); ++s) {
+        const auto& host = w.input(int(s));
+        void* d = bufs.add(host.size() * sizeof(float));
+        device.upload(d, host.data(), host.size() * sizeof(float));
+        args.in[s] = static_cast<const float*>(d);
+    }
+    auto initial = w.make_outputs();
+    for (std::size_t s = 0; s < op.outputs.size(); ++s) {
+        void* d = bufs.add(initial[s].size() * sizeof(float));
+        device.upload(d, initial[s].data(), initial[s].size() * sizeof(float));
+        args.out[s] = static_cast<float*>(d);
+    }
+    if (workspace > 0) {
+        args.workspace = bufs.add(std::size_t(workspace));
+        args.workspace_bytes = std::size_t(workspace);
+    }
+    return args;
+}
+
+// One launch on fresh inputs, compared with the reference.
+ParityResult check_once(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,
+                        const KernelArgs& args, const std::function<void()>& launch) {
+    launch();
+    device.synchronize();
+    auto got = w.make_outputs();
+    for (std::size_t s = 0; s < op.outputs.size(); ++s)
+        device.download(got[s].data(), args.out[s], got[s].size() * sizeof(float));
+    return check_parity(op, spec.dims, got, w.reference());
+}
+
+// Warm-up, which also sizes the batches of short kernels: returns launches per sample.
+std::int64_t warm_up(Device& device, const std::function<void()>& launch,
+                     const ProfileSettings& st) {
+    std::int64_t warm = 0;
+    const auto w0 = Clock::now();
+    double warm_s = 0;
+    do {
+        warm_s += device.time_launches(launch, 1);
+        ++warm;
+    } while (seconds_since(w0) < st.warmup_s && warm < 1000000);
+    const double per_launch = warm_s / double(warm);
+    if (st.cold || per_launch <= 0 || per_launch >= st.min_sample_s)
+        return 1;
+    return std::clamp<std::int64_t>(std::int64_t(std::ceil(st.min_sample_s / per_launch)), 1,
+                                    1 << 20);
+}
+
+// Samples (seconds per launch) until `rule` says stop.
+std::vector<double> take_samples(Device& device, const std::function<void()>& launch,
+                                 std::int64_t batch, const ProfileSettings& st, StoppingRule& rule,
+                                 const Profiler::Progress& progress) {
+    std::vector<double> samples;
+    const auto s0 = Clock::now();
+    auto last_beat = s0;
+    while (true) {
+        if (st.cold)
+            device.flush_caches();
+        const double t = device.time_launches(launch, int(batch)) / double(batch);
+        samples.push_back(t);
+        if (rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None)
+            break;
+        if (progress && seconds_since(last_beat) > 0.2) {
+            last_beat = Clock::now();
+            progress("sampling", std::int64_t(samples.size()));
+        }
+    }
+    return samples;
+}
+
+// Every (size / keep)-th sample, so a report stays small.
+void thin_samples(std::vector<double>& samples, std::int64_t keep_samples) {
+    if (keep_samples < 0 || std::int64_t(samples.size()) <= keep_samples)
+        return;
+    std::vector<double> thin;
+    const std::size_t keep = std::size_t(keep_samples);
+    for (std::size_t i = 0; i < keep; ++i)
+        thin.push_back(samples[i * samples.size() / keep]);
+    samples.swap(thin);
+}
+
+// Statistics, throughput and their fractions of the device's peaks.
+void summarize(ProfileRow& row, const StoppingRule& rule, std::vector<double> samples,
+               std::int64_t keep_samples) {
+    row.stop_reason = std::string(StoppingRule::to_string(rule.stopped()));
+    row.stats = SampleStats::from(samples);
+    thin_samples(samples, keep_samples);
+    row.samples = std::move(samples);
+    if (row.stats.median > 0) {
+        row.gbps = row.bytes / row.stats.median / 1e9;
+        row.gflops = row.flops / row.stats.median / 1e9;
+    }
+    if (row.peak_bandwidth_gbs > 0)
+        row.bandwidth_fraction = row.gbps / row.peak_bandwidth_gbs;
+    if (row.peak_gflops > 0)
+        row.flops_fraction = row.gflops / row.peak_gflops;
+}
+
+// Is the measurement suspect? `throttle_before` is the host's throttle count before the
+// row (-1: not a CPU row).
+void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettings& st,
+                  std::int64_t throttle_before) {
+    if (rule.stopped() != StoppingRule::Stop::Converged && row.stats.rel_noise > st.max_noise)
+        row.warnings.push_back(
+            "noisy: relative noise " + std::to_string(row.stats.rel_noise * 100).substr(0, 5) +
+            " % is above the " + std::to_string(st.max_noise * 100).substr(0, 5) + " % threshold");
+    if (row.stats.count < st.min_samples)
+        row.warnings.push_back("only " + std::to_string(row.stats.count) +
+                               " samples before the time budget ended");
+    if (throttle_before >= 0) {
+        const auto after = host_info().throttle_count;
+        if (after > throttle_before)
+            row.warnings.push_back("the CPU was thermally throttled during this row (" +
+                                   std::to_string(after - throttle_before) + " events)");
+    }
+    if (row.stats.median > 0 && row.stats.median * double(row.launches_per_sample) < 2e-6 &&
+        row.timer == Timer::Host)
+        row.warnings.push_back("samples are shorter than the host timer resolves reliably");
+}
+
+} // namespace
+
 ProfileRow Profiler::run_row(const RowSpec& spec, const Progress& progress) {
     ProfileRow row;
     row.spec = spec;
     try {
-        const auto* op = find_op(spec.op);
-        if (!op)
-            throw std::invalid_argument("unknown op '" + spec.op + "'");
-        auto device = m_devices.find(spec.device);
-        if (!device)
-            throw std::invalid_argument("unknown device '" + spec.device + "'");
-        device->prepare();
-        const auto& dinfo = device->info();
-        row.timer = dinfo.has_device_timer ? "device" : "host";
-        row.bytes = op->bytes(spec.dims);
-        row.flops = op->flops(spec.dims);
-        row.peak_bandwidth_gbs = dinfo.peak_bandwidth_gbs;
-        row.peak_gflops = dinfo.peak_gflops;
-
-        const TupleKey key = kernel_key(spec.op, spec.device_kind, spec.arch, spec.variant);
-        const std::array<TupleKey, 1> one = {key};
-        const auto cell = m_backends.kernel_registry().resolve_first(one);
-        if (!cell) {
-            row.status = "error";
-            row.reason = m_backends.kernel_registry().lookup(key) ? "the cell is not available on this machine"
-                                               : "no such cell is registered";
-            return row;
-        }
-        const Workload& w = workload(spec.op, spec.dims, progress);
-        const auto host_before = spec.device_kind == "cpu" ? host_info().throttle_count : -1;
-
-        // Device buffers: inputs, outputs (with their initial contents), workspace.
-        DeviceBuffers bufs(*device);
-        KernelArgs args;
-        args.dims = spec.dims;
-        args.scalars = w.scalars;
-        args.stream = device->stream();
-        for (std::size_t s = 0; s < op->inputs.size(); ++s) {
-            const auto& host = w.input(int(s));
-            void* d = bufs.add(host.size() * sizeof(float));
-            device->upload(d, host.data(), host.size() * sizeof(float));
-            args.in[s] = static_cast<const float*>(d);
-        }
-        auto initial = w.make_outputs();
-        for (std::size_t s = 0; s < op->outputs.size(); ++s) {
-            void* d = bufs.add(initial[s].size() * sizeof(float));
-            device->upload(d, initial[s].data(), initial[s].size() * sizeof(float));
-            args.out[s] = static_cast<float*>(d);
-        }
-        const auto ws = std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell));
-        if (ws > 0) {
-            args.workspace = bufs.add(std::size_t(ws));
-            args.workspace_bytes = std::size_t(ws);
-        }
-        const KernelFn& fn = cell->fn;
-        const auto launch = [&] { fn(args); };
-
-        // Parity: one launch on fresh inputs.
-        if (progress)
-            progress("parity", 0);
-        launch();
-        device->synchronize();
-        auto got = w.make_outputs();
-        for (std::size_t s = 0; s < op->outputs.size(); ++s)
-            device->download(got[s].data(), args.out[s], got[s].size() * sizeof(float));
-        row.parity = check_parity(*op, spec.dims, got, w.reference());
-        got.clear();
-
-        // Warm-up, which also sizes the batches of short kernels.
-        if (progress)
-            progress("warmup", 0);
-        const auto& st = m_settings;
-        std::int64_t warm = 0;
-        const auto w0 = Clock::now();
-        double warm_s = 0;
-        do {
-            warm_s += device->time_launches(launch, 1);
-            ++warm;
-        } while (seconds_since(w0) < st.warmup_s && warm < 1000000);
-        const double per_launch = warm_s / double(warm);
-        std::int64_t batch = 1;
-        if (!st.cold && per_launch > 0 && per_launch < st.min_sample_s)
-            batch = std::clamp<std::int64_t>(std::int64_t(std::ceil(st.min_sample_s / per_launch)), 1, 1 << 20);
-        row.launches_per_sample = batch;
-
-        // Samples until the noise settles or the budget ends.
-        StoppingRule rule({st.max_noise, st.min_samples, st.time_budget_s, st.max_samples});
-        std::vector<double> samples;
-        const auto s0 = Clock::now();
-        auto last_beat = s0;
-        while (true) {
-            if (st.cold)
-                device->flush_caches();
-            const double t = device->time_launches(launch, int(batch)) / double(batch);
-            samples.push_back(t);
-            if (rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None)
-                break;
-            if (progress && std::chrono::duration<double>(Clock::now() - last_beat).count() > 0.2) {
-                last_beat = Clock::now();
-                progress("sampling", std::int64_t(samples.size()));
-            }
-        }
-        row.stop_reason = std::string(StoppingRule::to_string(rule.stopped()));
-        row.stats = SampleStats::from(samples);
-        if (st.keep_samples >= 0 && std::int64_t(samples.size()) > st.keep_samples) {
-            std::vector<double> thin;
-            const std::size_t keep = std::size_t(st.keep_samples);
-            for (std::size_t i = 0; i < keep; ++i)
-                thin.push_back(samples[i * samples.size() / keep]);
-            samples.swap(thin);
-        }
-        row.samples = std::move(samples);
-        if (row.stats.median > 0) {
-            row.gbps = row.bytes / row.stats.median / 1e9;
-            row.gflops = row.flops / row.stats.median / 1e9;
-        }
-        if (row.peak_bandwidth_gbs > 0)
-            row.bandwidth_fraction = row.gbps / row.peak_bandwidth_gbs;
-        if (row.peak_gflops > 0)
-            row.flops_fraction = row.gflops / row.peak_gflops;
-
-        // Is the measurement suspect?
-        if (rule.stopped() != StoppingRule::Stop::Converged && row.stats.rel_noise > st.max_noise)
-            row.warnings.push_back("noisy: relative noise " + std::to_string(row.stats.rel_noise * 100).substr(0, 5) +
-                                   " % is above the " + std::to_string(st.max_noise * 100).substr(0, 5) +
-                                   " % threshold");
-        if (row.stats.count < st.min_samples)
-            row.warnings.push_back("only " + std::to_string(row.stats.count) + " samples before the time budget ended");
-        if (host_before >= 0) {
-            const auto after = host_info().throttle_count;
-            if (after > host_before)
-                row.warnings.push_back("the CPU was thermally throttled during this row (" +
-                                       std::to_string(after - host_before) + " events)");
-        }
-        if (row.stats.median > 0 && row.stats.median * double(batch) < 2e-6 && row.timer == "host")
-            row.warnings.push_back("samples are shorter than the host timer resolves reliably");
-
-        row.status = row.parity.pass ? "ok" : "fail";
-        if (!row.parity.pass)
-            row.reason = "parity FAIL: " + row.parity.first_failure;
+        measure(row, progress);
     } catch (const std::exception& e) {
-        row.status = "error";
+        row.status = RowStatus::Error;
         row.reason = e.what();
     } catch (...) {
-        row.status = "error";
+        row.status = RowStatus::Error;
         row.reason = "the kernel threw an unknown exception";
     }
     return row;
+}
+
+void Profiler::measure(ProfileRow& row, const Progress& progress) {
+    const RowSpec& spec = row.spec;
+    const auto* op = find_op(spec.op);
+    if (!op)
+        throw std::invalid_argument("unknown op '" + spec.op + "'");
+    auto device = m_devices.find(spec.device);
+    if (!device)
+        throw std::invalid_argument("unknown device '" + spec.device + "'");
+    device->prepare();
+    const auto& dinfo = device->info();
+    row.timer = dinfo.has_device_timer ? Timer::Device : Timer::Host;
+    row.bytes = op->bytes(spec.dims);
+    row.flops = op->flops(spec.dims);
+    row.peak_bandwidth_gbs = dinfo.peak_bandwidth_gbs;
+    row.peak_gflops = dinfo.peak_gflops;
+
+    const TupleKey key = kernel_key(spec.op, spec.device_kind, spec.arch, spec.variant);
+    const std::array<TupleKey, 1> one = {key};
+    const auto cell = m_backends.kernel_registry().resolve_first(one);
+    if (!cell) {
+        row.status = RowStatus::Error;
+        row.reason = m_backends.kernel_registry().lookup(key)
+                         ? "the cell is not available on this machine"
+                         : "no such cell is registered";
+        return;
+    }
+    const Workload& w = workload(spec.op, spec.dims, progress);
+    const auto throttle_before = spec.device_kind == "cpu" ? host_info().throttle_count : -1;
+
+    DeviceBuffers bufs(*device);
+    const KernelArgs args =
+        make_args(*op, spec, w, *device, bufs,
+                  std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell)));
+    const KernelFn& fn = cell->fn;
+    const std::function<void()> launch = [&] { fn(args); };
+
+    if (progress)
+        progress("parity", 0);
+    row.parity = check_once(*op, spec, w, *device, args, launch);
+    if (progress)
+        progress("warmup", 0);
+    row.launches_per_sample = warm_up(*device, launch, m_settings);
+    StoppingRule rule({m_settings.max_noise, m_settings.min_samples, m_settings.time_budget_s,
+                       m_settings.max_samples});
+    auto samples =
+        take_samples(*device, launch, row.launches_per_sample, m_settings, rule, progress);
+    summarize(row, rule, std::move(samples), m_settings.keep_samples);
+    add_warnings(row, rule, m_settings, throttle_before);
+
+    row.status = row.parity.pass ? RowStatus::Ok : RowStatus::Fail;
+    if (!row.parity.pass)
+        row.reason = "parity FAIL: " + row.parity.first_failure;
 }
 
 std::vector<ProfileRow> Profiler::run(const std::function<void(const ProfileRow&)>& on_row) {
@@ -412,7 +470,8 @@ nlohmann::json Profiler::context() const {
     std::set<std::string> wanted(m_settings.devices.begin(), m_settings.devices.end());
     for (const auto& d : m_devices.devices()) {
         const auto& info = d->info();
-        if (!wanted.empty() && !wanted.count(info.id) && !wanted.count(info.kind) && info.id != "cpu")
+        if (!wanted.empty() && !wanted.count(info.id) && !wanted.count(info.kind) &&
+            info.id != "cpu")
             continue;
         d->prepare();
         devices.push_back(d->info().to_json());

@@ -3,124 +3,215 @@
 
 #include "util/jsonread.h"
 
+#include <array>
+
 namespace switchyard {
+
+namespace {
+
+constexpr std::array<std::pair<RowStatus, std::string_view>, 5> kStatusIds = {{
+    {RowStatus::Ok, "ok"},
+    {RowStatus::Fail, "fail"},
+    {RowStatus::Error, "error"},
+    {RowStatus::Crashed, "crashed"},
+    {RowStatus::TimedOut, "timed_out"},
+}};
+
+constexpr std::array<std::pair<Timer, std::string_view>, 2> kTimerIds = {{
+    {Timer::Host, "host"},
+    {Timer::Device, "device"},
+}};
+
+template <class Enum, std::size_t N>
+std::string_view id_of(const std::array<std::pair<Enum, std::string_view>, N>& ids,
+                       Enum value) noexcept {
+    for (const auto& [e, id] : ids)
+        if (e == value)
+            return id;
+    return ids[0].second;
+}
+
+template <class Enum, std::size_t N>
+std::optional<Enum> enum_of(const std::array<std::pair<Enum, std::string_view>, N>& ids,
+                            std::string_view id) noexcept {
+    for (const auto& [e, name] : ids)
+        if (name == id)
+            return e;
+    return std::nullopt;
+}
+
+void read_dims(const jsonread::Value& v, Dims& dims) {
+    if (v.raw().size() != 3 || !v.raw().is_array())
+        v.fail("expected an array of 3 integers");
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto d = v[i];
+        if (!d.raw().is_number_integer() || d.raw().get<std::int64_t>() < 0)
+            d.fail("expected a non-negative integer");
+        dims[i] = d.raw().get<std::int64_t>();
+    }
+}
+
+std::vector<double> read_samples(const jsonread::Value& v) {
+    if (!v.raw().is_array())
+        v.fail("expected an array of numbers, got " + jsonread::type_name(v.raw()));
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const auto sample = v[i];
+        if (!sample.raw().is_number())
+            sample.fail("expected a number, got " + jsonread::type_name(sample.raw()));
+        const double d = sample.num();
+        if (d < 0)
+            sample.fail("expected a non-negative number");
+        out.push_back(d);
+    }
+    return out;
+}
+
+} // namespace
+
+std::string_view to_string(RowStatus status) noexcept {
+    return id_of(kStatusIds, status);
+}
+std::optional<RowStatus> row_status_from_string(std::string_view id) noexcept {
+    return enum_of(kStatusIds, id);
+}
+std::string_view to_string(Timer timer) noexcept {
+    return id_of(kTimerIds, timer);
+}
+std::optional<Timer> timer_from_string(std::string_view id) noexcept {
+    return enum_of(kTimerIds, id);
+}
+
+void to_json(nlohmann::json& j, RowStatus status) {
+    j = std::string(to_string(status));
+}
+void to_json(nlohmann::json& j, Timer timer) {
+    j = std::string(to_string(timer));
+}
+
+void from_json(const nlohmann::json& j, RowStatus& status) {
+    const jsonread::Value v(j, "status");
+    const auto id = v.str();
+    const auto parsed = row_status_from_string(id);
+    if (!parsed)
+        v.fail("unknown status '" + id + "'");
+    status = *parsed;
+}
+
+void from_json(const nlohmann::json& j, Timer& timer) {
+    const jsonread::Value v(j, "timer");
+    const auto id = v.str();
+    const auto parsed = timer_from_string(id);
+    if (!parsed)
+        v.fail("unknown timer '" + id + "' (expected host or device)");
+    timer = *parsed;
+}
 
 std::string RowSpec::label() const {
     return op + " " + size + " " + device + " " + arch + "/" + variant;
 }
 
+void to_json(nlohmann::json& j, const RowSpec& r) {
+    j = {{"index", r.index},
+         {"op", r.op},
+         {"size", r.size},
+         {"dims", {r.dims[0], r.dims[1], r.dims[2]}},
+         {"device", r.device},
+         {"device_kind", r.device_kind},
+         {"arch", r.arch},
+         {"variant", r.variant},
+         {"backend", r.backend},
+         {"source", r.source},
+         {"workspace_bytes", r.workspace_bytes}};
+    if (!r.resolved_for.empty())
+        j["resolved_for"] = r.resolved_for;
+}
+
+void from_json(const nlohmann::json& j, RowSpec& r) {
+    const jsonread::Value v(j, "row");
+    v.expect(jsonread::Kind::Object);
+    r.index = v.integer("index", 0);
+    r.op = v.str("op");
+    r.size = v.str("size");
+    if (const auto d = v.find("dims"))
+        read_dims(*d, r.dims);
+    r.device = v.str("device");
+    r.device_kind = v.str("device_kind", r.device.substr(0, r.device.find(':')));
+    r.arch = v.str("arch");
+    r.variant = v.str("variant");
+    r.backend = v.str("backend", std::string());
+    r.source = v.str("source", std::string());
+    r.resolved_for = v.str("resolved_for", std::string());
+    r.workspace_bytes = v.integer("workspace_bytes", 0);
+}
+
 nlohmann::json RowSpec::to_json() const {
-    nlohmann::json j = {{"index", index},
-                        {"op", op},
-                        {"size", size},
-                        {"dims", {dims[0], dims[1], dims[2]}},
-                        {"device", device},
-                        {"device_kind", device_kind},
-                        {"arch", arch},
-                        {"variant", variant},
-                        {"backend", backend},
-                        {"source", source},
-                        {"workspace_bytes", workspace_bytes}};
-    if (!resolved_for.empty())
-        j["resolved_for"] = resolved_for;
-    return j;
+    return *this;
 }
 
 RowSpec RowSpec::from_json(const nlohmann::json& j) {
-    using namespace jsonread;
-    const std::string p = "row";
-    if (!j.is_object())
-        fail(p, "expected an object");
-    RowSpec r;
-    r.index = integer(j, "index", p, 0);
-    r.op = str(j, "op", p);
-    r.size = str(j, "size", p);
-    if (const auto* d = find(j, "dims")) {
-        if (!d->is_array() || d->size() != 3)
-            fail(p + ".dims", "expected an array of 3 integers");
-        for (std::size_t i = 0; i < 3; ++i) {
-            const auto& v = (*d)[i];
-            if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
-                fail(p + ".dims[" + std::to_string(i) + "]", "expected a non-negative integer");
-            r.dims[i] = v.get<std::int64_t>();
-        }
-    }
-    r.device = str(j, "device", p);
-    r.device_kind = str(j, "device_kind", p, r.device.substr(0, r.device.find(':')));
-    r.arch = str(j, "arch", p);
-    r.variant = str(j, "variant", p);
-    r.backend = str(j, "backend", p, std::string());
-    r.source = str(j, "source", p, std::string());
-    r.resolved_for = str(j, "resolved_for", p, std::string());
-    r.workspace_bytes = integer(j, "workspace_bytes", p, 0);
-    return r;
+    return j.get<RowSpec>();
 }
 
 std::string ProfileRow::key() const {
-    return spec.op + "|" + spec.size + "|" + spec.backend + "|" + spec.device + "|" + spec.arch + "|" + spec.variant;
+    return spec.op + "|" + spec.size + "|" + spec.backend + "|" + spec.device + "|" + spec.arch +
+           "|" + spec.variant;
+}
+
+void to_json(nlohmann::json& j, const ProfileRow& r) {
+    to_json(j, r.spec);
+    j["status"] = r.status;
+    if (!r.reason.empty())
+        j["reason"] = r.reason;
+    j["timer"] = r.timer;
+    j["launches_per_sample"] = r.launches_per_sample;
+    j["stop_reason"] = r.stop_reason;
+    j["stats"] = r.stats;
+    j["samples"] = r.samples;
+    j["bytes"] = r.bytes;
+    j["flops"] = r.flops;
+    j["gbps"] = r.gbps;
+    j["gflops"] = r.gflops;
+    j["peak_bandwidth_gbs"] = r.peak_bandwidth_gbs;
+    j["bandwidth_fraction"] = r.bandwidth_fraction;
+    j["peak_gflops"] = r.peak_gflops;
+    j["flops_fraction"] = r.flops_fraction;
+    j["parity"] = r.parity;
+    j["warnings"] = r.warnings;
+}
+
+void from_json(const nlohmann::json& j, ProfileRow& r) {
+    const jsonread::Value v(j, "row");
+    from_json(j, r.spec); // the same object: the spec's keys sit beside the measurement's
+    r.status = v.get<RowStatus>("status");
+    r.reason = v.str("reason", std::string());
+    r.timer = v.contains("timer") ? v.get<Timer>("timer") : Timer::Host;
+    r.launches_per_sample = v.integer("launches_per_sample", 1);
+    r.stop_reason = v.str("stop_reason", std::string());
+    if (const auto s = v.find("stats"))
+        r.stats = s->get<SampleStats>();
+    if (const auto s = v.find("samples"))
+        r.samples = read_samples(*s);
+    r.bytes = v.num("bytes", 0.0);
+    r.flops = v.num("flops", 0.0);
+    r.gbps = v.num("gbps", 0.0);
+    r.gflops = v.num("gflops", 0.0);
+    r.peak_bandwidth_gbs = v.num("peak_bandwidth_gbs", 0.0);
+    r.bandwidth_fraction = v.num("bandwidth_fraction", 0.0);
+    r.peak_gflops = v.num("peak_gflops", 0.0);
+    r.flops_fraction = v.num("flops_fraction", 0.0);
+    if (const auto p = v.find("parity"))
+        r.parity = p->get<ParityResult>();
+    r.warnings = v.strings("warnings");
 }
 
 nlohmann::json ProfileRow::to_json() const {
-    nlohmann::json j = spec.to_json();
-    j["status"] = status;
-    if (!reason.empty())
-        j["reason"] = reason;
-    j["timer"] = timer;
-    j["launches_per_sample"] = launches_per_sample;
-    j["stop_reason"] = stop_reason;
-    j["stats"] = stats.to_json();
-    j["samples"] = samples;
-    j["bytes"] = bytes;
-    j["flops"] = flops;
-    j["gbps"] = gbps;
-    j["gflops"] = gflops;
-    j["peak_bandwidth_gbs"] = peak_bandwidth_gbs;
-    j["bandwidth_fraction"] = bandwidth_fraction;
-    j["peak_gflops"] = peak_gflops;
-    j["flops_fraction"] = flops_fraction;
-    j["parity"] = parity.to_json();
-    j["warnings"] = warnings;
-    return j;
+    return *this;
 }
 
 ProfileRow ProfileRow::from_json(const nlohmann::json& j) {
-    using namespace jsonread;
-    const std::string p = "row";
-    ProfileRow r;
-    r.spec = RowSpec::from_json(j);
-    r.status = str(j, "status", p);
-    static const char* const known[] = {"ok", "fail", "error", "crashed", "timed_out"};
-    if (std::find(std::begin(known), std::end(known), r.status) == std::end(known))
-        fail(p + ".status", "unknown status '" + r.status + "'");
-    r.reason = str(j, "reason", p, std::string());
-    r.timer = str(j, "timer", p, std::string("host"));
-    r.launches_per_sample = integer(j, "launches_per_sample", p, 1);
-    r.stop_reason = str(j, "stop_reason", p, std::string());
-    if (const auto* s = find(j, "stats"))
-        r.stats = SampleStats::from_json(*s);
-    if (const auto* s = find(j, "samples")) {
-        if (!s->is_array())
-            fail(p + ".samples", "expected an array of numbers");
-        r.samples.reserve(s->size());
-        for (std::size_t i = 0; i < s->size(); ++i) {
-            const auto& v = (*s)[i];
-            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-                fail(p + ".samples[" + std::to_string(i) + "]", "expected a non-negative number");
-            r.samples.push_back(v.get<double>());
-        }
-    }
-    r.bytes = num(j, "bytes", p, 0.0);
-    r.flops = num(j, "flops", p, 0.0);
-    r.gbps = num(j, "gbps", p, 0.0);
-    r.gflops = num(j, "gflops", p, 0.0);
-    r.peak_bandwidth_gbs = num(j, "peak_bandwidth_gbs", p, 0.0);
-    r.bandwidth_fraction = num(j, "bandwidth_fraction", p, 0.0);
-    r.peak_gflops = num(j, "peak_gflops", p, 0.0);
-    r.flops_fraction = num(j, "flops_fraction", p, 0.0);
-    if (const auto* par = find(j, "parity"))
-        r.parity = ParityResult::from_json(*par);
-    r.warnings = strings(j, "warnings", p);
-    return r;
+    return j.get<ProfileRow>();
 }
 
 } // namespace switchyard

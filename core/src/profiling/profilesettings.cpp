@@ -5,56 +5,62 @@
 
 namespace switchyard {
 
-nlohmann::json ProfileSettings::to_json() const {
+void to_json(nlohmann::json& j, const ProfileSettings& p) {
     nlohmann::json s = nlohmann::json::object();
-    for (const auto& [op, list] : sizes)
+    for (const auto& [op, list] : p.sizes)
         s[op] = list;
-    return {{"ops", ops},
-            {"devices", devices},
-            {"sizes", s},
-            {"all_variants", all_variants},
-            {"variant", variant},
-            {"cold", cold},
-            {"max_noise", max_noise},
-            {"min_samples", min_samples},
-            {"time_budget_s", time_budget_s},
-            {"max_samples", max_samples},
-            {"warmup_s", warmup_s},
-            {"min_sample_s", min_sample_s},
-            {"row_timeout_s", row_timeout_s},
-            {"seed", seed},
-            {"keep_samples", keep_samples}};
+    j = {{"ops", p.ops},
+         {"devices", p.devices},
+         {"sizes", s},
+         {"all_variants", p.all_variants},
+         {"variant", p.variant},
+         {"cold", p.cold},
+         {"max_noise", p.max_noise},
+         {"min_samples", p.min_samples},
+         {"time_budget_s", p.time_budget_s},
+         {"max_samples", p.max_samples},
+         {"warmup_s", p.warmup_s},
+         {"min_sample_s", p.min_sample_s},
+         {"row_timeout_s", p.row_timeout_s},
+         {"seed", p.seed},
+         {"keep_samples", p.keep_samples}};
+}
+
+void from_json(const nlohmann::json& j, ProfileSettings& s) {
+    const jsonread::Value v(j, "settings");
+    v.expect(jsonread::Kind::Object);
+    s = ProfileSettings{};
+    s.ops = v.strings("ops");
+    s.devices = v.strings("devices");
+    if (const auto sizes = v.find("sizes")) {
+        if (!sizes->raw().is_object())
+            sizes->fail("expected an object of op -> [size, ...]");
+        for (auto it = sizes->raw().begin(); it != sizes->raw().end(); ++it)
+            s.sizes[it.key()] = sizes->strings(it.key());
+    }
+    s.all_variants = v.boolean("all_variants", false);
+    s.variant = v.str("variant", std::string("default"));
+    s.cold = v.boolean("cold", false);
+    s.max_noise = v.num("max_noise", s.max_noise);
+    s.min_samples = v.integer("min_samples", s.min_samples, 1, 1 << 30);
+    s.time_budget_s = v.num("time_budget_s", s.time_budget_s);
+    s.max_samples = v.integer("max_samples", s.max_samples, 1, std::int64_t(1) << 40);
+    s.warmup_s = v.num("warmup_s", s.warmup_s);
+    s.min_sample_s = v.num("min_sample_s", s.min_sample_s);
+    s.row_timeout_s = v.num("row_timeout_s", s.row_timeout_s);
+    s.seed = std::uint64_t(v.integer("seed", std::int64_t(s.seed), 0, std::int64_t(1) << 53));
+    s.keep_samples = v.integer("keep_samples", s.keep_samples, 0, std::int64_t(1) << 32);
+    if (s.max_noise < 0 || s.time_budget_s < 0 || s.warmup_s < 0 || s.min_sample_s < 0 ||
+        s.row_timeout_s <= 0)
+        v.fail("negative time or noise threshold");
+}
+
+nlohmann::json ProfileSettings::to_json() const {
+    return *this;
 }
 
 ProfileSettings ProfileSettings::from_json(const nlohmann::json& j) {
-    using namespace jsonread;
-    const std::string p = "settings";
-    if (!j.is_object())
-        fail(p, "expected an object");
-    ProfileSettings s;
-    s.ops = strings(j, "ops", p);
-    s.devices = strings(j, "devices", p);
-    if (const auto* sz = find(j, "sizes")) {
-        if (!sz->is_object())
-            fail(p + ".sizes", "expected an object of op -> [size, ...]");
-        for (auto it = sz->begin(); it != sz->end(); ++it)
-            s.sizes[it.key()] = strings(*sz, it.key().c_str(), p + ".sizes");
-    }
-    s.all_variants = boolean(j, "all_variants", p, false);
-    s.variant = str(j, "variant", p, std::string("default"));
-    s.cold = boolean(j, "cold", p, false);
-    s.max_noise = num(j, "max_noise", p, s.max_noise);
-    s.min_samples = integer(j, "min_samples", p, s.min_samples, 1, 1 << 30);
-    s.time_budget_s = num(j, "time_budget_s", p, s.time_budget_s);
-    s.max_samples = integer(j, "max_samples", p, s.max_samples, 1, std::int64_t(1) << 40);
-    s.warmup_s = num(j, "warmup_s", p, s.warmup_s);
-    s.min_sample_s = num(j, "min_sample_s", p, s.min_sample_s);
-    s.row_timeout_s = num(j, "row_timeout_s", p, s.row_timeout_s);
-    s.seed = std::uint64_t(integer(j, "seed", p, std::int64_t(s.seed), 0, std::int64_t(1) << 53));
-    s.keep_samples = integer(j, "keep_samples", p, s.keep_samples, 0, std::int64_t(1) << 32);
-    if (s.max_noise < 0 || s.time_budget_s < 0 || s.warmup_s < 0 || s.min_sample_s < 0 || s.row_timeout_s <= 0)
-        fail(p, "negative time or noise threshold");
-    return s;
+    return j.get<ProfileSettings>();
 }
 
 } // namespace switchyard

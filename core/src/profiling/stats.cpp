@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/profiling/stats.h>
 
+#include "util/jsonread.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -46,35 +48,37 @@ SampleStats SampleStats::from(std::span<const double> samples) {
     return s;
 }
 
+void to_json(nlohmann::json& j, const SampleStats& s) {
+    j = {{"count", s.count},   {"min", s.min}, {"max", s.max},       {"mean", s.mean},
+         {"median", s.median}, {"p90", s.p90}, {"stddev", s.stddev}, {"rel_noise", s.rel_noise}};
+}
+
+void from_json(const nlohmann::json& j, SampleStats& s) {
+    const jsonread::Value v(j, "stats");
+    v.expect(jsonread::Kind::Object);
+    auto non_negative = [&](const char* key) {
+        const auto member = v.at(key);
+        const double d = member.num();
+        if (d < 0)
+            member.fail("expected a non-negative finite number");
+        return d;
+    };
+    s.count = v.at("count").integer(0, std::int64_t(9e15));
+    s.min = non_negative("min");
+    s.max = non_negative("max");
+    s.mean = non_negative("mean");
+    s.median = non_negative("median");
+    s.p90 = non_negative("p90");
+    s.stddev = non_negative("stddev");
+    s.rel_noise = non_negative("rel_noise");
+}
+
 nlohmann::json SampleStats::to_json() const {
-    return {{"count", count}, {"min", min},       {"max", max},           {"mean", mean},
-            {"median", median}, {"p90", p90}, {"stddev", stddev}, {"rel_noise", rel_noise}};
+    return *this;
 }
 
 SampleStats SampleStats::from_json(const nlohmann::json& j) {
-    if (!j.is_object())
-        throw std::runtime_error("stats: expected an object");
-    auto num = [&](const char* key) {
-        if (!j.contains(key) || !j[key].is_number())
-            throw std::runtime_error(std::string("stats.") + key + ": expected a number");
-        const double v = j[key].get<double>();
-        if (!std::isfinite(v) || v < 0)
-            throw std::runtime_error(std::string("stats.") + key + ": expected a non-negative finite number");
-        return v;
-    };
-    SampleStats s;
-    const double count = num("count");
-    if (count > 9.0e15)
-        throw std::runtime_error("stats.count: out of range");
-    s.count = std::int64_t(count);
-    s.min = num("min");
-    s.max = num("max");
-    s.mean = num("mean");
-    s.median = num("median");
-    s.p90 = num("p90");
-    s.stddev = num("stddev");
-    s.rel_noise = num("rel_noise");
-    return s;
+    return j.get<SampleStats>();
 }
 
 double StoppingRule::rel_noise() const noexcept {
@@ -101,10 +105,14 @@ StoppingRule::Stop StoppingRule::add(double sample, double elapsed_s) {
 
 std::string_view StoppingRule::to_string(Stop s) noexcept {
     switch (s) {
-    case Stop::None: return "none";
-    case Stop::Converged: return "converged";
-    case Stop::TimeBudget: return "time_budget";
-    case Stop::MaxSamples: return "max_samples";
+    case Stop::None:
+        return "none";
+    case Stop::Converged:
+        return "converged";
+    case Stop::TimeBudget:
+        return "time_budget";
+    case Stop::MaxSamples:
+        return "max_samples";
     }
     return "none";
 }

@@ -31,10 +31,14 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
 
 std::string_view to_string(InputPattern p) {
     switch (p) {
-    case InputPattern::Random: return "random";
-    case InputPattern::Zeros: return "zeros";
-    case InputPattern::Negatives: return "negatives";
-    case InputPattern::Large: return "large";
+    case InputPattern::Random:
+        return "random";
+    case InputPattern::Zeros:
+        return "zeros";
+    case InputPattern::Negatives:
+        return "negatives";
+    case InputPattern::Large:
+        return "large";
     }
     return "?";
 }
@@ -82,10 +86,17 @@ Workload::Workload(const OpInfo& op, const Dims& dims, std::uint64_t seed, Input
             const float large = op.name == kGemm ? 1e15f : 1e30f;
             for (auto& x : v) {
                 switch (pattern) {
-                case InputPattern::Random: break;
-                case InputPattern::Zeros: x = 0.0f; break;
-                case InputPattern::Negatives: x = -std::fabs(x); break;
-                case InputPattern::Large: x *= large; break;
+                case InputPattern::Random:
+                    break;
+                case InputPattern::Zeros:
+                    x = 0.0f;
+                    break;
+                case InputPattern::Negatives:
+                    x = -std::fabs(x);
+                    break;
+                case InputPattern::Large:
+                    x *= large;
+                    break;
                 }
             }
         }

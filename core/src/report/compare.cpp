@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/report/compare.h>
 #include <switchyard/profiling/stats.h>
+#include <switchyard/report/compare.h>
 
 #include <cstdio>
 #include <map>
@@ -20,7 +20,8 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
     c.ratio = ma > 0 ? mb / ma : 0;
     if (a.size() < options.min_samples || b.size() < options.min_samples) {
         c.verdict = "UNCERTAIN";
-        c.note = "too few samples for the U test (need " + std::to_string(options.min_samples) + " per side)";
+        c.note = "too few samples for the U test (need " + std::to_string(options.min_samples) +
+                 " per side)";
         return c;
     }
     c.p_value = mann_whitney_p(a, b);
@@ -31,8 +32,8 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
             c.verdict = c.ratio < 1.0 ? "FASTER" : "SLOWER";
     } else if (a.size() < options.optimal_samples || b.size() < options.optimal_samples) {
         c.verdict = "UNCERTAIN";
-        c.note = "no significant difference, but fewer than " + std::to_string(options.optimal_samples) +
-                 " samples per side cannot show sameness";
+        c.note = "no significant difference, but fewer than " +
+                 std::to_string(options.optimal_samples) + " samples per side cannot show sameness";
     } else {
         c.verdict = "SAME";
     }
@@ -57,7 +58,7 @@ Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions
         if (!ra.measured() || !rb.measured()) {
             p.result.verdict = "UNCERTAIN";
             p.result.note = "not measured in " + std::string(!ra.measured() ? "A" : "B") + " (" +
-                            (!ra.measured() ? ra.status : rb.status) + ")";
+                            std::string(to_string(!ra.measured() ? ra.status : rb.status)) + ")";
         } else {
             // Reports thin their samples; without samples fall back to nothing (UNCERTAIN).
             p.result = compare_samples(ra.samples, rb.samples, options);
@@ -108,22 +109,29 @@ nlohmann::json Comparison::to_json() const {
                            {"status", r.status}});
         return arr;
     };
-    return {{"pairs", pairs}, {"only_in_a", unmatched(m_only_a)}, {"only_in_b", unmatched(m_only_b)}};
+    return {{"format", kFormat},
+            {"format_version", kFormatVersion},
+            {"pairs", pairs},
+            {"only_in_a", unmatched(m_only_a)},
+            {"only_in_b", unmatched(m_only_b)}};
 }
 
 std::string Comparison::to_text() const {
     std::ostringstream os;
     char line[512];
-    std::snprintf(line, sizeof line, "%-16s %-14s %-8s %-10s %-20s %12s %12s %8s %8s  %s\n", "op", "size", "device",
-                  "backend", "arch/variant", "A median", "B median", "B/A", "p", "verdict");
+    std::snprintf(line, sizeof line, "%-16s %-14s %-8s %-10s %-20s %12s %12s %8s %8s  %s\n", "op",
+                  "size", "device", "backend", "arch/variant", "A median", "B median", "B/A", "p",
+                  "verdict");
     os << line;
     for (const auto& p : m_pairs) {
         const auto av = p.a.spec.arch + "/" + p.a.spec.variant;
-        std::snprintf(line, sizeof line, "%-16s %-14s %-8s %-10s %-20s %10.3fus %10.3fus %8.3f %8.4f  %s%s%s\n",
+        std::snprintf(line, sizeof line,
+                      "%-16s %-14s %-8s %-10s %-20s %10.3fus %10.3fus %8.3f %8.4f  %s%s%s\n",
                       p.a.spec.op.c_str(), p.a.spec.size.c_str(), p.a.spec.device.c_str(),
-                      p.a.spec.backend.c_str(), av.c_str(), p.a.stats.median * 1e6, p.b.stats.median * 1e6,
-                      p.result.ratio, p.result.p_value, p.result.verdict.c_str(),
-                      p.result.note.empty() ? "" : " - ", p.result.note.c_str());
+                      p.a.spec.backend.c_str(), av.c_str(), p.a.stats.median * 1e6,
+                      p.b.stats.median * 1e6, p.result.ratio, p.result.p_value,
+                      p.result.verdict.c_str(), p.result.note.empty() ? "" : " - ",
+                      p.result.note.c_str());
         os << line;
     }
     auto list = [&](const char* title, const std::vector<ProfileRow>& rows) {
@@ -131,7 +139,8 @@ std::string Comparison::to_text() const {
             return;
         os << "\n" << title << " (" << rows.size() << "):\n";
         for (const auto& r : rows)
-            os << "  " << r.spec.label() << " [" << r.spec.backend << "] " << r.status << "\n";
+            os << "  " << r.spec.label() << " [" << r.spec.backend << "] " << to_string(r.status)
+               << "\n";
     };
     list("Only in A", m_only_a);
     list("Only in B", m_only_b);

@@ -10,50 +10,61 @@
 
 namespace switchyard {
 
-nlohmann::json Report::to_json() const {
-    auto rows_json = nlohmann::json::array();
-    for (const auto& r : rows)
-        rows_json.push_back(r.to_json());
-    return {{"format", kFormat}, {"format_version", kFormatVersion}, {"context", context}, {"rows", rows_json}};
+void to_json(nlohmann::json& j, const Report& r) {
+    j = {{"format", Report::kFormat},
+         {"format_version", Report::kFormatVersion},
+         {"context", r.context},
+         {"rows", r.rows}};
 }
 
-Report Report::from_json(const nlohmann::json& j) {
+namespace {
+
+// The format id (this one, or version 1's) and a version this core reads.
+void check_format(const jsonread::Value& v) {
+    const auto format = v.at("format");
+    const auto id = format.str();
+    const auto version = v.at("format_version").integer(0, 1 << 20);
+    if (id != Report::kFormat && id != Report::kFormatV1)
+        format.fail("expected '" + std::string(Report::kFormat) + "', got '" + id + "'");
+    if (version > Report::kFormatVersion)
+        v.at("format_version")
+            .fail(std::to_string(version) + " is newer than this Switchyard reads (" +
+                  std::to_string(Report::kFormatVersion) + ")");
+}
+
+} // namespace
+
+void from_json(const nlohmann::json& j, Report& r) {
     try {
-        using namespace jsonread;
+        const jsonread::Value v(j, "report");
         if (!j.is_object())
-            fail("report", "expected a JSON object");
-        const auto format = str(j, "format", "report");
-        if (format != kFormat)
-            fail("report.format", "expected '" + std::string(kFormat) + "', got '" + format + "'");
-        const auto version = integer(j, "format_version", "report", std::nullopt, 0, 1 << 20);
-        if (version > kFormatVersion)
-            fail("report.format_version", std::to_string(version) + " is newer than this Switchyard reads (" +
-                                              std::to_string(kFormatVersion) + ")");
-        Report r;
-        r.context = object(j, "context", "report");
-        const auto* rows = find(j, "rows");
-        if (!rows || !rows->is_array())
-            fail("report.rows", "expected an array");
-        r.rows.reserve(rows->size());
-        for (std::size_t i = 0; i < rows->size(); ++i) {
-            try {
-                r.rows.push_back(ProfileRow::from_json((*rows)[i]));
-            } catch (const std::exception& e) {
-                // "row.stats.median: ..." -> "rows[3].stats.median: ..."
-                std::string msg = e.what();
-                if (msg.rfind("row", 0) == 0)
-                    msg = "rows[" + std::to_string(i) + "]" + msg.substr(3);
-                else
-                    msg = "rows[" + std::to_string(i) + "]." + msg;
-                throw ReportError(msg);
-            }
-        }
-        return r;
+            v.fail("expected a JSON object");
+        check_format(v);
+        r.context = v.at("context").expect(jsonread::Kind::Object).raw();
+        // Row paths start at "rows" ("rows[3].samples[2]: ..."), as a reader of the file sees them.
+        const auto* rows_json = j.contains("rows") ? &j["rows"] : nullptr;
+        if (!rows_json || !rows_json->is_array())
+            throw jsonread::Error("report.rows", "expected an array");
+        const auto rows = jsonread::Value::at_path(*rows_json, "rows");
+        r.rows.clear();
+        r.rows.reserve(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            r.rows.push_back(rows[i].get<ProfileRow>());
     } catch (const ReportError&) {
         throw;
     } catch (const std::exception& e) {
         throw ReportError(e.what());
     }
+}
+
+nlohmann::json Report::to_json() const {
+    return *this;
+}
+
+Report Report::from_json(const nlohmann::json& j) {
+    Report r;
+    switchyard::from_json(j, r);
+    return r;
 }
 
 namespace {
@@ -88,19 +99,22 @@ int nesting_depth(std::string_view text, int limit) {
 
 Report Report::parse(std::string_view text, const std::string& origin) {
     if (text.size() > kMaxBytes)
-        throw ReportError(origin + ": " + std::to_string(text.size()) + " bytes is larger than the " +
-                          std::to_string(kMaxBytes >> 20) + " MiB a report may have");
+        throw ReportError(origin + ": " + std::to_string(text.size()) +
+                          " bytes is larger than the " + std::to_string(kMaxBytes >> 20) +
+                          " MiB a report may have");
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
         throw ReportError(origin + ": empty file, not a report");
     if (nesting_depth(text, kMaxDepth) > kMaxDepth)
-        throw ReportError(origin + ": nested deeper than " + std::to_string(kMaxDepth) + " levels, not a report");
+        throw ReportError(origin + ": nested deeper than " + std::to_string(kMaxDepth) +
+                          " levels, not a report");
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text.begin(), text.end());
     } catch (const nlohmann::json::parse_error& e) {
         // e.byte is where the parser stopped; at the end it means a truncated file.
         const bool truncated = e.byte >= text.size();
-        throw ReportError(origin + ": " + (truncated ? "truncated JSON (the file ends early)" : "malformed JSON") +
+        throw ReportError(origin + ": " +
+                          (truncated ? "truncated JSON (the file ends early)" : "malformed JSON") +
                           " at byte " + std::to_string(e.byte) + ": " + e.what());
     } catch (const std::exception& e) {
         throw ReportError(origin + ": cannot parse: " + e.what());
@@ -121,8 +135,9 @@ Report Report::load(const std::string& path) {
     if (size < 0)
         throw ReportError(path + ": cannot read the file");
     if (std::size_t(size) > kMaxBytes)
-        throw ReportError(path + ": " + std::to_string(std::size_t(size)) + " bytes is larger than the " +
-                          std::to_string(kMaxBytes >> 20) + " MiB a report may have");
+        throw ReportError(path + ": " + std::to_string(std::size_t(size)) +
+                          " bytes is larger than the " + std::to_string(kMaxBytes >> 20) +
+                          " MiB a report may have");
     in.seekg(0);
     std::string text(std::size_t(size), '\0');
     in.read(text.data(), size);
@@ -161,18 +176,22 @@ std::string Report::to_csv() const {
             q += c == '"' ? std::string("\"\"") : std::string(1, c);
         return q + "\"";
     };
-    os << "op,size,backend,device,arch,variant,status,samples,min_s,median_s,mean_s,p90_s,stddev_s,rel_noise,"
-          "stop_reason,gbps,gflops,bandwidth_fraction,flops_fraction,parity,max_abs_error,max_rel_error,atol,rtol,"
+    os << "op,size,backend,device,arch,variant,status,samples,min_s,median_s,mean_s,p90_s,stddev_s,"
+          "rel_noise,"
+          "stop_reason,gbps,gflops,bandwidth_fraction,flops_fraction,parity,max_abs_error,max_rel_"
+          "error,atol,rtol,"
           "reason\n";
     for (const auto& r : rows) {
         const auto& s = r.spec;
-        os << quote(s.op) << ',' << quote(s.size) << ',' << quote(s.backend) << ',' << quote(s.device) << ','
-           << quote(s.arch) << ',' << quote(s.variant) << ',' << r.status << ',' << r.stats.count << ','
-           << r.stats.min << ',' << r.stats.median << ',' << r.stats.mean << ',' << r.stats.p90 << ','
-           << r.stats.stddev << ',' << r.stats.rel_noise << ',' << r.stop_reason << ',' << r.gbps << ','
-           << r.gflops << ',' << r.bandwidth_fraction << ',' << r.flops_fraction << ',' << r.parity.verdict()
-           << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ',' << r.parity.tolerance.atol
-           << ',' << r.parity.tolerance.rtol << ',' << quote(r.reason) << '\n';
+        os << quote(s.op) << ',' << quote(s.size) << ',' << quote(s.backend) << ','
+           << quote(s.device) << ',' << quote(s.arch) << ',' << quote(s.variant) << ','
+           << to_string(r.status) << ',' << r.stats.count << ',' << r.stats.min << ','
+           << r.stats.median << ',' << r.stats.mean << ',' << r.stats.p90 << ',' << r.stats.stddev
+           << ',' << r.stats.rel_noise << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops
+           << ',' << r.bandwidth_fraction << ',' << r.flops_fraction << ',' << r.parity.verdict()
+           << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ','
+           << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ',' << quote(r.reason)
+           << '\n';
     }
     return os.str();
 }

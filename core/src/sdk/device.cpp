@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/sdk/device.h>
 
+#include "util/jsonread.h"
+
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -17,53 +19,43 @@ double Device::time_launches(const std::function<void()>& launch, int count) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void to_json(nlohmann::json& j, const DeviceInfo& d) {
+    j = {{"id", d.id},
+         {"kind", d.kind},
+         {"name", d.name},
+         {"arch", d.arch},
+         {"properties", d.properties},
+         {"peak_bandwidth_gbs", d.peak_bandwidth_gbs},
+         {"peak_bandwidth_source", d.peak_bandwidth_source},
+         {"peak_gflops", d.peak_gflops},
+         {"peak_gflops_source", d.peak_gflops_source},
+         {"has_device_timer", d.has_device_timer}};
+}
+
+void from_json(const nlohmann::json& j, DeviceInfo& d) {
+    const jsonread::Value v(j, "device");
+    v.expect(jsonread::Kind::Object);
+    d = DeviceInfo{};
+    d.id = v.str("id");
+    d.kind = v.str("kind", std::string());
+    d.name = v.str("name", std::string());
+    d.arch = v.str("arch", std::string());
+    if (v.contains("properties"))
+        d.properties = j["properties"];
+    d.peak_bandwidth_gbs = v.num("peak_bandwidth_gbs", 0.0);
+    d.peak_bandwidth_source = v.str("peak_bandwidth_source", std::string());
+    d.peak_gflops = v.num("peak_gflops", 0.0);
+    d.peak_gflops_source = v.str("peak_gflops_source", std::string());
+    if (v.contains("has_device_timer") && j["has_device_timer"].is_boolean())
+        d.has_device_timer = j["has_device_timer"].get<bool>();
+}
+
 nlohmann::json DeviceInfo::to_json() const {
-    return {{"id", id},
-            {"kind", kind},
-            {"name", name},
-            {"arch", arch},
-            {"properties", properties},
-            {"peak_bandwidth_gbs", peak_bandwidth_gbs},
-            {"peak_bandwidth_source", peak_bandwidth_source},
-            {"peak_gflops", peak_gflops},
-            {"peak_gflops_source", peak_gflops_source},
-            {"has_device_timer", has_device_timer}};
+    return *this;
 }
 
 DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
-    if (!j.is_object())
-        throw std::runtime_error("device: expected an object");
-    DeviceInfo d;
-    auto str = [&](const char* key, bool required) {
-        if (!j.contains(key)) {
-            if (required)
-                throw std::runtime_error(std::string("device.") + key + ": missing");
-            return std::string();
-        }
-        if (!j[key].is_string())
-            throw std::runtime_error(std::string("device.") + key + ": expected a string");
-        return j[key].get<std::string>();
-    };
-    auto num = [&](const char* key) {
-        if (!j.contains(key))
-            return 0.0;
-        if (!j[key].is_number())
-            throw std::runtime_error(std::string("device.") + key + ": expected a number");
-        return j[key].get<double>();
-    };
-    d.id = str("id", true);
-    d.kind = str("kind", false);
-    d.name = str("name", false);
-    d.arch = str("arch", false);
-    if (j.contains("properties"))
-        d.properties = j["properties"];
-    d.peak_bandwidth_gbs = num("peak_bandwidth_gbs");
-    d.peak_bandwidth_source = str("peak_bandwidth_source", false);
-    d.peak_gflops = num("peak_gflops");
-    d.peak_gflops_source = str("peak_gflops_source", false);
-    if (j.contains("has_device_timer") && j["has_device_timer"].is_boolean())
-        d.has_device_timer = j["has_device_timer"].get<bool>();
-    return d;
+    return j.get<DeviceInfo>();
 }
 
 } // namespace switchyard

@@ -1,109 +1,165 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Checked accessors for reading reports and worker messages: every failure throws
-// std::runtime_error naming the key path ("rows[3].stats.median: expected a number").
+// The one JSON reader of the core. Every problem names the key path where it was found
+// ("rows[3].samples[2]: expected a number, got string").
+//
+// Two ways to use it:
+// - Value: checked accessors that throw jsonread::Error on the first problem (reports,
+//   worker messages, settings, device info). Nested types are read with get<T>(), which
+//   calls the type's ADL from_json(const json&, T&) with the key path carried along, so a
+//   nested reader names the full path without anyone editing messages afterwards.
+// - Collector: the same checks, but problems are collected and reading goes on (plugin
+//   manifests, where every error is listed at once and unknown keys are kept).
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard::jsonread {
 
-[[noreturn]] inline void fail(const std::string& path, const std::string& what) {
-    throw std::runtime_error(path + ": " + what);
-}
+using json = nlohmann::json;
 
-inline const nlohmann::json* find(const nlohmann::json& j, const char* key) {
-    if (!j.is_object())
-        return nullptr;
-    auto it = j.find(key);
-    return it == j.end() ? nullptr : &*it;
-}
+/// "string", "integer", "object", ...: how a JSON value's type reads in a message.
+std::string type_name(const json& value);
+/// "line 3, column 7": 1-based position of `byte` in `text`.
+std::string position_of(std::string_view text, std::size_t byte);
+/// `path` + "." + `key` (just `key` at the root).
+std::string join(const std::string& path, std::string_view key);
+/// `path` + "[i]".
+std::string index(const std::string& path, std::size_t i);
 
-// The member `key`; nullptr when it is absent and the caller has a default for it.
-inline const nlohmann::json* member(const nlohmann::json& j, const char* key, const std::string& path,
-                                    bool has_default) {
-    const auto* v = find(j, key);
-    if (!v && !has_default)
-        fail(path + "." + key, "missing");
-    return v;
-}
+/// A value that cannot be read: what() is "path: message".
+class Error : public std::runtime_error {
+public:
+    Error(std::string path, std::string message);
+    const std::string& path() const noexcept { return m_path; }
+    const std::string& message() const noexcept { return m_message; }
 
-inline std::string str(const nlohmann::json& j, const char* key, const std::string& path,
-                       std::optional<std::string> def = std::nullopt) {
-    const auto* v = member(j, key, path, def.has_value());
-    if (!v)
-        return *def;
-    if (!v->is_string())
-        fail(path + "." + key, "expected a string");
-    return v->get<std::string>();
-}
+private:
+    std::string m_path;
+    std::string m_message;
+};
 
-inline double num(const nlohmann::json& j, const char* key, const std::string& path,
-                  std::optional<double> def = std::nullopt) {
-    const auto* v = member(j, key, path, def.has_value());
-    if (!v)
-        return *def;
-    if (!v->is_number())
-        fail(path + "." + key, "expected a number");
-    const double d = v->get<double>();
-    if (!std::isfinite(d))
-        fail(path + "." + key, "expected a finite number");
-    return d;
-}
+/// The expected kinds of value, and how they read in a message.
+enum class Kind { String, Number, Integer, Boolean, Array, Object, ArrayOfStrings, ArrayOfObjects };
+bool is(const json& value, Kind kind);
+const char* expected(Kind kind);
 
-inline std::int64_t integer(const nlohmann::json& j, const char* key, const std::string& path,
-                            std::optional<std::int64_t> def = std::nullopt, std::int64_t lo = 0,
-                            std::int64_t hi = std::int64_t(1) << 53) {
-    const auto* v = member(j, key, path, def.has_value());
-    if (!v)
-        return *def;
-    if (!v->is_number())
-        fail(path + "." + key, "expected an integer");
-    const double d = v->get<double>();
-    if (!(d >= double(lo) && d <= double(hi)) || d != std::floor(d))
-        fail(path + "." + key, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    return std::int64_t(d);
-}
+/// A JSON value and the key path it was read at. Every accessor throws Error naming the
+/// path of the first problem.
+class Value {
+public:
+    /// A document root. Inside a get<T>() the path continues the caller's; otherwise it
+    /// starts at `root_name` (may be empty).
+    explicit Value(const json& j, std::string_view root_name = {});
+    /// A value at exactly `path`.
+    static Value at_path(const json& j, std::string path);
 
-inline bool boolean(const nlohmann::json& j, const char* key, const std::string& path,
-                    std::optional<bool> def = std::nullopt) {
-    const auto* v = member(j, key, path, def.has_value());
-    if (!v)
-        return *def;
-    if (!v->is_boolean())
-        fail(path + "." + key, "expected true or false");
-    return v->get<bool>();
-}
+    const json& raw() const noexcept { return *m_j; }
+    const std::string& path() const noexcept { return m_path; }
 
-inline std::vector<std::string> strings(const nlohmann::json& j, const char* key, const std::string& path) {
-    std::vector<std::string> out;
-    const auto* v = find(j, key);
-    if (!v)
+    [[noreturn]] void fail(const std::string& message) const;
+    /// Throws unless the value is of `kind` ("expected an object, got array").
+    const Value& expect(Kind kind) const;
+
+    /// The member `key` (throws "key: missing" when absent); nullopt from find().
+    Value at(std::string_view key) const;
+    std::optional<Value> find(std::string_view key) const;
+    bool contains(std::string_view key) const;
+    /// Element `i` of an array.
+    Value operator[](std::size_t i) const;
+    std::size_t size() const;
+
+    std::string str() const;
+    double num() const; // finite
+    std::int64_t integer(std::int64_t lo = 0, std::int64_t hi = std::int64_t(1) << 53) const;
+    bool boolean() const;
+    std::vector<std::string> strings() const;
+
+    // Members with a default when absent (nullopt: required).
+    std::string str(std::string_view key, std::optional<std::string> def = std::nullopt) const;
+    double num(std::string_view key, std::optional<double> def = std::nullopt) const;
+    std::int64_t integer(std::string_view key, std::optional<std::int64_t> def = std::nullopt,
+                         std::int64_t lo = 0, std::int64_t hi = std::int64_t(1) << 53) const;
+    bool boolean(std::string_view key, std::optional<bool> def = std::nullopt) const;
+    /// Absent: empty.
+    std::vector<std::string> strings(std::string_view key) const;
+
+    /// The value as T through T's ADL from_json(const json&, T&), with this path carried
+    /// into the nested reader.
+    template <class T> T get() const {
+        T out{};
+        PathScope scope(m_path);
+        from_json(*m_j, out);
         return out;
-    if (!v->is_array())
-        fail(path + "." + key, "expected an array of strings");
-    for (std::size_t i = 0; i < v->size(); ++i) {
-        if (!(*v)[i].is_string())
-            fail(path + "." + key + "[" + std::to_string(i) + "]", "expected a string");
-        out.push_back((*v)[i].get<std::string>());
     }
-    return out;
-}
+    template <class T> T get(std::string_view key) const { return at(key).get<T>(); }
 
-inline const nlohmann::json& object(const nlohmann::json& j, const char* key, const std::string& path) {
-    const auto* v = find(j, key);
-    if (!v)
-        fail(path + "." + key, "missing");
-    if (!v->is_object())
-        fail(path + "." + key, "expected an object");
-    return *v;
-}
+private:
+    // Makes `path` the root path of Values built inside the scope (thread-local).
+    class PathScope {
+    public:
+        explicit PathScope(const std::string& path);
+        ~PathScope();
+        PathScope(const PathScope&) = delete;
+        PathScope& operator=(const PathScope&) = delete;
+
+    private:
+        const std::string* m_saved;
+    };
+
+    const json* m_j;
+    std::string m_path;
+};
+
+/// One problem found by a Collector.
+struct Problem {
+    std::string path;
+    std::string message; // "expected a string, got integer"; "missing"
+    bool missing = false;
+};
+
+/// Reads on after a problem: each check records it and returns nullptr/false, leaving
+/// the caller's default in place.
+class Collector {
+public:
+    const std::vector<Problem>& problems() const noexcept { return m_problems; }
+
+    void add(const std::string& path, const std::string& message) {
+        m_problems.push_back({path, message});
+    }
+    void wrong_type(const std::string& path, Kind kind, const json& got);
+
+    /// The member `key` of `object` when present and of `kind`; records "missing" (when
+    /// required) or the wrong type otherwise.
+    const json* member(const json& object, std::string_view key, const std::string& path, Kind kind,
+                       bool required);
+    bool string(const json& object, std::string_view key, const std::string& path, std::string& out,
+                bool required);
+    bool integer(const json& object, std::string_view key, const std::string& path, long long& out,
+                 bool required);
+    /// Present: true, and every string element (a wrong element is recorded and skipped).
+    bool strings(const json& object, std::string_view key, const std::string& path,
+                 std::vector<std::string>& out);
+    /// A string, or absent/null (nullopt).
+    std::optional<std::string> optional_string(const json& object, std::string_view key,
+                                               const std::string& path, const char* expected_text);
+
+private:
+    std::vector<Problem> m_problems;
+};
+
+/// The members of `object` whose names are not in `known`, with their dotted paths
+/// ("capabilities.vendor"), in document order.
+std::vector<std::pair<std::string, const json*>>
+unknown_members(const json& object, const std::string& path,
+                std::initializer_list<std::string_view> known);
 
 } // namespace switchyard::jsonread

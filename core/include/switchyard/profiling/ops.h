@@ -60,9 +60,12 @@ std::string dims_to_string(const OpInfo& op, const Dims& dims);
 /// Parses a size for `op`: "AxBxC" with the op's rank, or a single number (K/M/G suffixes
 /// are powers of 1024): N for a 1-D op; for [B,D] ops that many elements with D = 1024
 /// (B = 1, D = n below 1024); n^3 for gemm. nullopt (and `error`) when malformed.
-std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text, std::string* error = nullptr);
+std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text,
+                               std::string* error = nullptr);
 
 /// The working set in bytes (what `bytes` counts).
-inline double working_set_bytes(const OpInfo& op, const Dims& d) { return op.bytes(d); }
+inline double working_set_bytes(const OpInfo& op, const Dims& d) {
+    return op.bytes(d);
+}
 
 } // namespace switchyard

@@ -13,21 +13,25 @@ namespace switchyard {
 
 /// The result of comparing a kernel's outputs with the CPU reference.
 struct ParityResult {
-    bool checked = false;     // false: not compared (no reference, or the run failed first)
+    bool checked = false; // false: not compared (no reference, or the run failed first)
     bool pass = false;
     double max_abs_error = 0; // over every output element
     double max_rel_error = 0; // |got - ref| / |ref| where ref != 0
     Tolerance tolerance;
-    std::int64_t mismatches = 0;   // elements outside the tolerance
-    std::int64_t non_finite = 0;   // NaN/Inf in the kernel's output (always a failure)
+    std::int64_t mismatches = 0; // elements outside the tolerance
+    std::int64_t non_finite = 0; // NaN/Inf in the kernel's output (always a failure)
     std::int64_t elements = 0;
-    std::string first_failure;     // "log_prob[3]: got nan, expected -1.25", empty on pass
+    std::string first_failure; // "log_prob[3]: got nan, expected -1.25", empty on pass
 
-    const char* verdict() const noexcept { return !checked ? "NOT_CHECKED" : pass ? "PASS" : "FAIL"; }
+    const char* verdict() const noexcept {
+        return !checked ? "NOT_CHECKED" : pass ? "PASS" : "FAIL";
+    }
     nlohmann::json to_json() const;
     /// Throws std::runtime_error naming the bad key.
     static ParityResult from_json(const nlohmann::json& j);
 };
+void to_json(nlohmann::json& j, const ParityResult& parity);
+void from_json(const nlohmann::json& j, ParityResult& parity);
 
 /// Compares every output slot of `op` element by element (ops.h's Tolerance rule). A
 /// kernel output that is NaN or Inf always fails, whatever the reference holds; so does a

@@ -49,6 +49,8 @@ public:
     nlohmann::json context() const;
 
 private:
+    // run_row without the catch: fills `row` (spec set) or throws.
+    void measure(ProfileRow& row, const Progress& progress);
     const Workload& workload(const std::string& op, const Dims& dims, const Progress& progress);
 
     ProfileSettings m_settings;

@@ -8,10 +8,34 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard {
+
+/// How a row ended. The JSON ids are stable: "ok", "fail", "error", "crashed", "timed_out".
+enum class RowStatus {
+    Ok,       // measured, parity PASS
+    Fail,     // measured, parity FAIL
+    Error,    // the kernel threw or was unavailable
+    Crashed,  // the worker died in this row
+    TimedOut, // the row hung and the worker was killed
+};
+std::string_view to_string(RowStatus status) noexcept;
+std::optional<RowStatus> row_status_from_string(std::string_view id) noexcept;
+
+/// What timed the samples. JSON ids: "host" (steady_clock), "device" (device events).
+enum class Timer { Host, Device };
+std::string_view to_string(Timer timer) noexcept;
+std::optional<Timer> timer_from_string(std::string_view id) noexcept;
+
+void to_json(nlohmann::json& j, RowStatus status);
+/// Throws std::runtime_error ("status: unknown status 'x'").
+void from_json(const nlohmann::json& j, RowStatus& status);
+void to_json(nlohmann::json& j, Timer timer);
+void from_json(const nlohmann::json& j, Timer& timer);
 
 /// One row of a profile run before it runs: what to measure, where.
 struct RowSpec {
@@ -31,21 +55,21 @@ struct RowSpec {
     /// "gemm 512x512x512 cpu x86-64-v3/default"
     std::string label() const;
     nlohmann::json to_json() const;
-    /// Throws std::runtime_error naming the bad key.
+    /// Throws std::runtime_error naming the bad key ("row.dims[1]: ...").
     static RowSpec from_json(const nlohmann::json& j);
 };
+void to_json(nlohmann::json& j, const RowSpec& spec);
+void from_json(const nlohmann::json& j, RowSpec& spec);
 
 /// One measured row of a report.
 struct ProfileRow {
     RowSpec spec;
-    /// ok: measured, parity PASS; fail: measured, parity FAIL; error: the kernel threw or
-    /// was unavailable; crashed: the worker died in this row; timed_out: the row hung.
-    std::string status = "ok";
+    RowStatus status = RowStatus::Ok;
     std::string reason; // why, for every status but ok
-    std::string timer = "host"; // "host" (steady_clock) or "device" (device events)
+    Timer timer = Timer::Host;
     std::int64_t launches_per_sample = 1;
-    std::string stop_reason; // StoppingRule::to_string
-    SampleStats stats;       // seconds per launch
+    std::string stop_reason;     // StoppingRule::to_string
+    SampleStats stats;           // seconds per launch
     std::vector<double> samples; // seconds per launch (thinned to keep_samples)
     double bytes = 0, flops = 0;
     double gbps = 0, gflops = 0; // from the median
@@ -54,12 +78,16 @@ struct ProfileRow {
     ParityResult parity;
     std::vector<std::string> warnings;
 
-    bool measured() const noexcept { return status == "ok" || status == "fail"; }
+    bool measured() const noexcept { return status == RowStatus::Ok || status == RowStatus::Fail; }
     /// (op, size, backend, device, arch, variant): how compare pairs rows.
     std::string key() const;
     nlohmann::json to_json() const;
-    /// Throws std::runtime_error naming the bad key.
+    /// Throws std::runtime_error naming the bad key ("row.samples[2]: expected a number,
+    /// got string"; inside a report "rows[3].samples[2]: ...").
     static ProfileRow from_json(const nlohmann::json& j);
 };
+/// A row is its spec's members plus the measurement, in one flat object.
+void to_json(nlohmann::json& j, const ProfileRow& row);
+void from_json(const nlohmann::json& j, ProfileRow& row);
 
 } // namespace switchyard

@@ -22,13 +22,13 @@ struct ProfileSettings {
     std::string variant = "default"; // the variant resolution asks for
     bool cold = false;               // evict caches before every sample (one launch per sample)
 
-    double max_noise = 0.005;        // stop when the relative stddev falls under this...
-    std::int64_t min_samples = 10;   // ...with at least this many samples,
-    double time_budget_s = 1.0;      // or when this much sampling time is spent (per row)
+    double max_noise = 0.005;      // stop when the relative stddev falls under this...
+    std::int64_t min_samples = 10; // ...with at least this many samples,
+    double time_budget_s = 1.0;    // or when this much sampling time is spent (per row)
     std::int64_t max_samples = 100000;
-    double warmup_s = 0.05;          // warm-up time per row (at least one launch)
-    double min_sample_s = 100e-6;    // short kernels: launches are batched to this per sample
-    double row_timeout_s = 10.0;     // worker silent this long in a row: timed out
+    double warmup_s = 0.05;       // warm-up time per row (at least one launch)
+    double min_sample_s = 100e-6; // short kernels: launches are batched to this per sample
+    double row_timeout_s = 10.0;  // worker silent this long in a row: timed out
     std::uint64_t seed = 0x5eed;
     std::int64_t keep_samples = 2000; // samples stored per row (for compare); the rest thinned
 
@@ -36,5 +36,7 @@ struct ProfileSettings {
     /// Throws std::runtime_error naming the bad key.
     static ProfileSettings from_json(const nlohmann::json& j);
 };
+void to_json(nlohmann::json& j, const ProfileSettings& settings);
+void from_json(const nlohmann::json& j, ProfileSettings& settings);
 
 } // namespace switchyard

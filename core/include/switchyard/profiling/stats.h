@@ -23,6 +23,8 @@ struct SampleStats {
     /// Throws std::runtime_error naming the bad key.
     static SampleStats from_json(const nlohmann::json& j);
 };
+void to_json(nlohmann::json& j, const SampleStats& stats);
+void from_json(const nlohmann::json& j, SampleStats& stats);
 
 /// The q-quantile (0..1) of sorted data, numpy's linear method.
 double quantile_sorted(std::span<const double> sorted, double q);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/sdk/kernel.h>
 #include <switchyard/profiling/ops.h>
+#include <switchyard/sdk/kernel.h>
 
 #include <cstdint>
 #include <string_view>

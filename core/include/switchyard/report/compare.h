@@ -15,9 +15,10 @@ namespace switchyard {
 /// Mann-Whitney U test at `alpha`, meaningful from `min_samples` per side).
 struct CompareOptions {
     double alpha = 0.05;
-    std::size_t min_samples = 2;     // compare.py's UTEST_MIN_REPETITIONS
-    std::size_t optimal_samples = 9; // compare.py's UTEST_OPTIMAL_REPETITIONS: fewer cannot claim SAME
-    double min_effect = 0.01;        // a significant change smaller than 1 % is SAME
+    std::size_t min_samples = 2; // compare.py's UTEST_MIN_REPETITIONS
+    std::size_t optimal_samples =
+        9;                    // compare.py's UTEST_OPTIMAL_REPETITIONS: fewer cannot claim SAME
+    double min_effect = 0.01; // a significant change smaller than 1 % is SAME
 };
 
 /// The verdict on B against A.
@@ -35,6 +36,10 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
 /// rows without a partner are listed, not dropped.
 class Comparison {
 public:
+    /// `compare --json` carries these at the top level (docs/json.md).
+    static constexpr const char* kFormat = "switchyard.compare";
+    static constexpr int kFormatVersion = 1;
+
     struct Pair {
         ProfileRow a, b;
         SampleComparison result;

@@ -21,11 +21,14 @@ public:
 
 /// A profile report: the context it was measured in (Profiler::context()) and its rows.
 ///
-/// File format (JSON): {"format": "switchyard-profile-report", "format_version": 1,
-/// "context": {...}, "rows": [ProfileRow, ...]}.
+/// File format (JSON, docs/json.md): {"format": "switchyard.report", "format_version": 2,
+/// "context": {...}, "rows": [ProfileRow, ...]}. Version 1 reports (format
+/// "switchyard-profile-report", the same body) are still read.
 struct Report {
-    static constexpr const char* kFormat = "switchyard-profile-report";
-    static constexpr int kFormatVersion = 1;
+    static constexpr const char* kFormat = "switchyard.report";
+    static constexpr int kFormatVersion = 2;
+    /// The format id of version 1 reports.
+    static constexpr const char* kFormatV1 = "switchyard-profile-report";
     /// Reports larger than this are refused before parsing.
     static constexpr std::size_t kMaxBytes = std::size_t(512) << 20;
     /// Deeper nesting than this is refused before parsing (a hostile file).
@@ -35,7 +38,8 @@ struct Report {
     std::vector<ProfileRow> rows;
 
     nlohmann::json to_json() const;
-    /// Throws ReportError naming the bad key ("rows[2].stats.median: expected a number").
+    /// Throws ReportError naming the bad key ("rows[2].stats.median: expected a number,
+    /// got string").
     static Report from_json(const nlohmann::json& j);
 
     /// Parses report text; never crashes on malformed, truncated or hostile input
@@ -49,5 +53,8 @@ struct Report {
     /// Rows as CSV (one line per row, header first).
     std::string to_csv() const;
 };
+void to_json(nlohmann::json& j, const Report& report);
+/// Throws ReportError naming the key path of the first problem.
+void from_json(const nlohmann::json& j, Report& report);
 
 } // namespace switchyard

@@ -28,6 +28,8 @@ struct DeviceInfo {
     /// Throws std::runtime_error naming the bad key.
     static DeviceInfo from_json(const nlohmann::json& j);
 };
+void to_json(nlohmann::json& j, const DeviceInfo& info);
+void from_json(const nlohmann::json& j, DeviceInfo& info);
 
 /// One device the profiler can run kernels on. The CPU is built in; the OpenCL and CUDA
 /// backends provide theirs through a DeviceProvider (deviceregistry.h).

@@ -20,6 +20,9 @@ namespace switchyard {
 
 class BackendRegistry;
 class DeviceRegistry;
+namespace protocol {
+struct Message;
+}
 
 /// The run could not go on: no worker starts, or it fails before planning. A usage
 /// problem in the settings (unknown op, bad size) is a WorkerUsageError.
@@ -38,13 +41,13 @@ public:
 /// row marked `timed_out`. Either way the run goes on with the next row in a fresh worker.
 ///
 /// The worker is `executable worker_args... --settings JSON --start N [--peaks JSON]`,
-/// which calls run_profile_worker(); it writes one JSON object per line on its stdout:
-/// {"event": "context"|"plan"|"row_start"|"progress"|"row"|"done"|"fatal", ...}.
+/// which calls run_profile_worker(); it writes the protocol (protocol.h) on its stdout,
+/// one JSON object per line.
 /// Thread-safe to cancel() from another thread; everything else is single-threaded.
 class WorkerController {
 public:
     struct Options {
-        std::string executable;                                // switchyard-cli ("/proc/self/exe" from the CLI)
+        std::string executable; // switchyard-cli ("/proc/self/exe" from the CLI)
         std::vector<std::string> worker_args = {"__profile-worker"}; // the hidden subcommand
         ProfileSettings settings;
         std::vector<std::pair<std::string, std::string>> environment; // added to the worker's
@@ -54,7 +57,8 @@ public:
         std::function<void(const nlohmann::json& context)> on_context;
         std::function<void(const std::vector<RowSpec>& plan)> on_plan;
         std::function<void(const RowSpec& row)> on_row_start;
-        std::function<void(std::int64_t index, const std::string& phase, std::int64_t samples)> on_progress;
+        std::function<void(std::int64_t index, const std::string& phase, std::int64_t samples)>
+            on_progress;
         std::function<void(const ProfileRow& row)> on_row; // every finished row, crashed ones too
         std::function<void(const std::string& line)> on_worker_stderr;
     };
@@ -69,6 +73,22 @@ public:
     bool cancelled() const noexcept { return m_cancel.load(); }
 
 private:
+    struct RunState;
+    struct Attempt;
+    // process: one worker from spawn to reap; its pipes read until it ends or hangs
+    Attempt run_one_worker(RunState& state, const std::vector<std::string>& env,
+                           const std::string& settings_json, const Callbacks& cb);
+    std::vector<std::string> worker_argv(const RunState& state,
+                                         const std::string& settings_json) const;
+    bool pump(int out_fd, int err_fd, RunState& state, Attempt& attempt, const Callbacks& cb);
+    // protocol: one line, one message
+    void handle_line(const std::string& line, RunState& state, Attempt& attempt,
+                     const Callbacks& cb);
+    void apply(const protocol::Message& m, RunState& state, Attempt& attempt, const Callbacks& cb);
+    // bookkeeping: the row a dead worker takes with it, where the next one starts
+    ProfileRow failed_row(const RowSpec& spec, const Attempt& attempt) const;
+    bool recover(RunState& state, const Attempt& attempt, const Callbacks& cb) const;
+
     Options m_options;
     std::atomic<bool> m_cancel{false};
     std::atomic<int> m_pid{0};
