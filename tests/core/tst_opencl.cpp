@@ -201,11 +201,11 @@ private slots:
             if (!planned.contains(QString::fromStdString(spec.variant)))
                 planned << QString::fromStdString(spec.variant);
             const auto row = profiler.run_row(spec);
-            const auto what = spec.op + " " + spec.size + " " + spec.variant + ": " + row.status +
+            const auto what = spec.op + " " + spec.size + " " + spec.variant + ": " + std::string(to_string(row.status)) +
                               " " + row.reason;
-            QVERIFY2(row.status == "ok", what.c_str());
+            QVERIFY2(row.status == RowStatus::Ok, what.c_str());
             QVERIFY2(row.parity.checked && row.parity.pass, what.c_str());
-            QCOMPARE(row.timer, std::string("device"));
+            QCOMPARE(row.timer, Timer::Device);
             QVERIFY2(row.stats.median > 0, what.c_str());
         }
         planned.sort();
@@ -326,7 +326,7 @@ private slots:
         Profiler profiler(settings, default_backends(), default_devices());
         for (const auto& spec : profiler.plan()) {
             const auto row = profiler.run_row(spec);
-            QVERIFY2(row.status == "ok", row.reason.c_str());
+            QVERIFY2(row.status == RowStatus::Ok, row.reason.c_str());
         }
     }
 

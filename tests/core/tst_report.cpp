@@ -279,9 +279,10 @@ private slots:
     void protocolRoundTrip() {
         using namespace protocol;
         const auto report = sample_report();
-        auto round = [](const nlohmann::json& m) {
+        auto round = [](const nlohmann::json& m) -> Message {
             const auto line = to_line(m);
-            QVERIFY(!line.empty() && line.back() == '\n');
+            if (line.empty() || line.back() != '\n')
+                throw std::runtime_error("a protocol line must end with a newline: " + line);
             auto parsed = parse(nlohmann::json::parse(line));
             if (!parsed)
                 throw std::runtime_error("not a protocol message: " + line);
