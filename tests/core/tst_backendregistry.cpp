@@ -418,6 +418,27 @@ private slots:
         QVERIFY(f.registry->is_loaded("good"));
     }
 
+    // Every cause has a stable id that reads back to it, in JSON too.
+    void causeIdsRoundTrip() {
+        const auto all = all_backend_causes();
+        QCOMPARE(all.size(), std::size_t(17));
+        std::set<std::string> ids;
+        for (const auto cause : all) {
+            const std::string id(to_string(cause));
+            QVERIFY(ids.insert(id).second);
+            for (char c : id)
+                QVERIFY2((c >= 'a' && c <= 'z') || c == '_', id.c_str()); // snake_case
+            QCOMPARE(backend_cause_from_string(id), std::optional<BackendCause>(cause));
+            const nlohmann::json j = cause;
+            QCOMPARE(j.get<std::string>(), id);
+            QCOMPARE(j.get<BackendCause>(), cause);
+        }
+        QCOMPARE(to_string(BackendCause::Untrusted), std::string_view("untrusted"));
+        QVERIFY(!backend_cause_from_string("Untrusted"));
+        QCOMPARE(to_backend_cause(BackendLoadError::Cause::EntryContractTooNew), BackendCause::EntryContractTooNew);
+        QCOMPARE(to_backend_cause(BackendLoadError::Cause::Untrusted), BackendCause::Untrusted);
+    }
+
     void concurrentLoadsLoadOnce() {
         Fixture f;
         auto p = std::make_shared<FakeProvider>("gpuish");
