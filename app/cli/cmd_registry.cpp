@@ -4,8 +4,8 @@
 
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +25,8 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
     return out;
 }
 
-// The envelope of every --json output: {"format": "switchyard.<command>", "format_version": 1, ...}.
+// The envelope of every --json output: {"format": "switchyard.<command>", "format_version": 1,
+// ...}.
 json envelope(const std::string& command, json body = json::object()) {
     json out = {{"format", "switchyard." + command}, {"format_version", 1}};
     out.update(body);
@@ -63,13 +64,14 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     }
     std::vector<std::vector<std::string>> rows;
     for (const auto& i : infos)
-        rows.push_back({i.name, std::string(to_string(i.source)), std::string(to_string(i.state)), join(i.tags),
-                        first_line(i.is_available() ? i.description : i.error)});
+        rows.push_back({i.name, std::string(to_string(i.source)), std::string(to_string(i.state)),
+                        join(i.tags), first_line(i.is_available() ? i.description : i.error)});
     std::cout << format_table({"NAME", "SOURCE", "STATE", "TAGS", "DESCRIPTION / WHY NOT"}, rows);
     if (!include_unavailable || !all)
-        std::cout << "\n(hidden: " << (all ? "" : "tags debug/experimental; ")
-                  << (include_unavailable ? "" : "unavailable backends; ")
-                  << "use --all --include-unavailable to see everything; `show NAME` explains one)\n";
+        std::cout
+            << "\n(hidden: " << (all ? "" : "tags debug/experimental; ")
+            << (include_unavailable ? "" : "unavailable backends; ")
+            << "use --all --include-unavailable to see everything; `show NAME` explains one)\n";
     return Ok;
 }
 
@@ -106,11 +108,14 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
     const json rows = show_components ? registry.component_registry().manifest_json()
                                       : registry.kernel_registry().manifest_json();
     const std::vector<std::string> fields =
-        show_components ? std::vector<std::string>{"kind", "device", "variant", "available", "source", "backend"}
-                        : std::vector<std::string>{"op", "device", "arch", "variant", "available", "source",
-                                                   "workspace_bytes", "backend"};
+        show_components ? std::vector<std::string>{"kind",      "device", "variant",
+                                                   "available", "source", "backend"}
+                        : std::vector<std::string>{
+                              "op",     "device",          "arch",   "variant", "available",
+                              "source", "workspace_bytes", "backend"};
     if (as_json) {
-        std::cout << envelope("matrix", {{"registry", show_components ? "components" : "kernels"}, {"cells", rows}})
+        std::cout << envelope("matrix", {{"registry", show_components ? "components" : "kernels"},
+                                         {"cells", rows}})
                          .dump(2)
                   << "\n";
         return Ok;
@@ -150,14 +155,16 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
     for (const auto& r : rows) {
         std::vector<std::string> cells;
         for (const auto& f : fields)
-            cells.push_back(f == "available" ? (r[f].get<bool>() ? "yes" : "no") : (r.contains(f) ? text(r[f]) : ""));
+            cells.push_back(f == "available" ? (r[f].get<bool>() ? "yes" : "no")
+                                             : (r.contains(f) ? text(r[f]) : ""));
         table.push_back(std::move(cells));
     }
     std::cout << format_table(header, table);
     return Ok;
 }
 
-int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant, bool as_json) {
+int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant,
+                bool as_json) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
     const Resolution r = resolve_kernel(registry, op, target, variant);
@@ -165,14 +172,16 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
         std::cout << envelope("resolve", to_json(r)).dump(2) << "\n";
         return r.winner ? Ok : Failure;
     }
-    std::cout << "Resolving " << op << " for " << target.device << (target.arch.empty() ? "" : ":" + target.arch)
-              << " (variant " << variant << "):\n";
+    std::cout << "Resolving " << op << " for " << target.device
+              << (target.arch.empty() ? "" : ":" + target.arch) << " (variant " << variant
+              << "):\n";
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < r.rungs.size(); ++i) {
         const auto& rung = r.rungs[i];
         const bool win = r.winner && *r.winner == i;
         rows.push_back({win ? "=>" : "", std::to_string(i + 1), rung.key.to_string(),
-                        rung.declared ? "declared" : "-", rung.declared ? (rung.available ? "available" : "unavailable") : "-",
+                        rung.declared ? "declared" : "-",
+                        rung.declared ? (rung.available ? "available" : "unavailable") : "-",
                         rung.backend, win ? "selected" : rung.why_not});
     }
     std::cout << format_table({"", "#", "KEY", "DECLARED", "HERE", "BACKEND", "NOTE"}, rows);
@@ -198,14 +207,21 @@ void add_registry_commands(CLI::App& app, Context& context) {
         auto json_out = std::make_shared<bool>(false);
         auto tags = std::make_shared<std::vector<std::string>>();
         cmd->add_flag("--all", *all, "Also show backends tagged debug or experimental");
-        cmd->add_flag("--include-unavailable", *unavailable, "Also show backends that cannot be used here");
-        auto* excl = cmd->add_option("--exclude-tags", *tags, "Hide backends with any of these tags (default: debug,experimental)")
-                         ->delimiter(',');
+        cmd->add_flag("--include-unavailable", *unavailable,
+                      "Also show backends that cannot be used here");
+        auto* excl =
+            cmd->add_option("--exclude-tags", *tags,
+                            "Hide backends with any of these tags (default: debug,experimental)")
+                ->delimiter(',');
         cmd->add_flag("--json", *json_out, "Machine-readable output");
-        set_action(cmd, context, [=] { return run_list(*all, *unavailable, *tags, excl->count() > 0, *json_out); });
+        set_action(cmd, context, [=] {
+            return run_list(*all, *unavailable, *tags, excl->count() > 0, *json_out);
+        });
     }
     {
-        auto* cmd = app.add_subcommand("show", "Everything known about one backend: capabilities, dependencies, cells, errors");
+        auto* cmd = app.add_subcommand(
+            "show",
+            "Everything known about one backend: capabilities, dependencies, cells, errors");
         auto name = std::make_shared<std::string>();
         auto json_out = std::make_shared<bool>(false);
         cmd->add_option("NAME", *name, "Backend name")->required();
@@ -213,24 +229,30 @@ void add_registry_commands(CLI::App& app, Context& context) {
         set_action(cmd, context, [=] { return run_show(*name, *json_out); });
     }
     {
-        auto* cmd = app.add_subcommand("matrix", "Every declared kernel cell, available here or not (seed manifest order)");
+        auto* cmd = app.add_subcommand(
+            "matrix", "Every declared kernel cell, available here or not (seed manifest order)");
         auto json_out = std::make_shared<bool>(false);
         auto csv_out = std::make_shared<bool>(false);
         auto comps = std::make_shared<bool>(false);
         auto* j = cmd->add_flag("--json", *json_out, "JSON rows");
         cmd->add_flag("--csv", *csv_out, "CSV rows")->excludes(j);
-        cmd->add_flag("--components", *comps, "The component registry instead of the kernel registry");
+        cmd->add_flag("--components", *comps,
+                      "The component registry instead of the kernel registry");
         set_action(cmd, context, [=] { return run_matrix(*json_out, *csv_out, *comps); });
     }
     {
-        auto* cmd = app.add_subcommand("resolve", "Walk the fallback chain of an op and explain every rung");
+        auto* cmd = app.add_subcommand("resolve",
+                                       "Walk the fallback chain of an op and explain every rung");
         auto op = std::make_shared<std::string>();
         auto target = std::make_shared<std::string>("cpu");
         auto variant = std::make_shared<std::string>("default");
         auto json_out = std::make_shared<bool>(false);
-        cmd->add_option("OP", *op, "Op name (flow_match_step, flow_sde_step, gemm, rms_norm, ...)")->required();
-        cmd->add_option("--target", *target, "DEVICE[:ARCH], e.g. cuda:sm_90, cpu:x86-64-v2, opencl (default: cpu)");
-        cmd->add_option("--variant", *variant, "Variant to look for on every rung (default: default)");
+        cmd->add_option("OP", *op, "Op name (flow_match_step, flow_sde_step, gemm, rms_norm, ...)")
+            ->required();
+        cmd->add_option("--target", *target,
+                        "DEVICE[:ARCH], e.g. cuda:sm_90, cpu:x86-64-v2, opencl (default: cpu)");
+        cmd->add_option("--variant", *variant,
+                        "Variant to look for on every rung (default: default)");
         cmd->add_flag("--json", *json_out, "Machine-readable output");
         set_action(cmd, context, [=] { return run_resolve(*op, *target, *variant, *json_out); });
     }

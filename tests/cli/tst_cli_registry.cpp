@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // switchyard-cli list/show/matrix/resolve as other tools use it: output, --json, exit codes.
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
-#include <QDir>
-#include <QFile>
-#include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -29,7 +29,8 @@ Run cli(const QStringList& args, const QString& pluginPath = {}) {
     p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
     if (!p.waitForFinished(60000))
         return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 
 QJsonDocument parse(const QByteArray& bytes) {
@@ -53,12 +54,18 @@ private slots:
         QTest::newRow("no subcommand") << QStringList{} << 2 << "";
         QTest::newRow("unknown subcommand") << QStringList{"lsit"} << 2 << "";
         QTest::newRow("unknown option") << QStringList{"list", "--bogus"} << 2 << "";
-        QTest::newRow("show unknown name") << QStringList{"show", "cpuu"} << 2 << "did you mean: 'cpu'?";
+        QTest::newRow("show unknown name")
+            << QStringList{"show", "cpuu"} << 2 << "did you mean: 'cpu'?";
         QTest::newRow("show without name") << QStringList{"show"} << 2 << "";
-        QTest::newRow("resolve unknown op") << QStringList{"resolve", "gemn"} << 2 << "did you mean: 'gemm'?";
-        QTest::newRow("resolve bad device") << QStringList{"resolve", "gemm", "--target", "tpu"} << 2 << "known devices: cpu, cuda, opencl";
-        QTest::newRow("resolve bad arch") << QStringList{"resolve", "gemm", "--target", "cuda:volta"} << 2 << "unknown arch 'volta'";
-        QTest::newRow("resolve unknown variant falls back") << QStringList{"resolve", "gemm", "--variant", "nope"} << 0 << "";
+        QTest::newRow("resolve unknown op")
+            << QStringList{"resolve", "gemn"} << 2 << "did you mean: 'gemm'?";
+        QTest::newRow("resolve bad device") << QStringList{"resolve", "gemm", "--target", "tpu"}
+                                            << 2 << "known devices: cpu, cuda, opencl";
+        QTest::newRow("resolve bad arch")
+            << QStringList{"resolve", "gemm", "--target", "cuda:volta"} << 2
+            << "unknown arch 'volta'";
+        QTest::newRow("resolve unknown variant falls back")
+            << QStringList{"resolve", "gemm", "--variant", "nope"} << 0 << "";
         QTest::newRow("matrix json and csv") << QStringList{"matrix", "--json", "--csv"} << 2 << "";
         QTest::newRow("help") << QStringList{"--help"} << 0 << "";
     }
@@ -83,7 +90,8 @@ private slots:
         QString previous;
         for (const auto& v : rows) {
             const auto o = v.toObject();
-            for (const char* f : {"name", "source", "tags", "available", "missing_deps", "state", "cause", "error"})
+            for (const char* f :
+                 {"name", "source", "tags", "available", "missing_deps", "state", "cause", "error"})
                 QVERIFY2(o.contains(f), f);
             QVERIFY(previous <= o["name"].toString()); // sorted
             previous = o["name"].toString();
@@ -161,9 +169,11 @@ private slots:
         QStringList previous;
         for (const auto& v : rows) {
             const auto o = v.toObject();
-            for (const char* f : {"op", "device", "arch", "variant", "available", "source", "workspace_bytes", "backend"})
+            for (const char* f : {"op", "device", "arch", "variant", "available", "source",
+                                  "workspace_bytes", "backend"})
                 QVERIFY2(o.contains(f), f);
-            const QStringList key{o["op"].toString(), o["device"].toString(), o["arch"].toString(), o["variant"].toString()};
+            const QStringList key{o["op"].toString(), o["device"].toString(), o["arch"].toString(),
+                                  o["variant"].toString()};
             if (!previous.isEmpty()) {
                 // sorted by the key rendered as strings, field by field
                 bool less = false;
@@ -189,13 +199,14 @@ private slots:
         for (const auto& entry : QDir(fixtures + "good").entryInfoList(QDir::Files))
             QVERIFY(QFile::copy(entry.filePath(), open + "/" + entry.fileName()));
         QCOMPARE(::chmod(open.toLocal8Bit().constData(), 0777), 0);
-        const QString path = fixtures + "library_missing:" + fixtures + "missing_dep:" + fixtures + "invalid_json:" +
-                             fixtures + "unavailable:" + open;
-        const QMap<QString, QString> expected{{"fixture-library-missing", "library_missing"},
-                                              {"broken", "invalid_manifest"},
-                                              {"fixture-unavailable", "optional_dependency_missing"},
-                                              {"fixture-good", "untrusted"},
-                                              {"cpu", "none"}};
+        const QString path = fixtures + "library_missing:" + fixtures + "missing_dep:" + fixtures +
+                             "invalid_json:" + fixtures + "unavailable:" + open;
+        const QMap<QString, QString> expected{
+            {"fixture-library-missing", "library_missing"},
+            {"broken", "invalid_manifest"},
+            {"fixture-unavailable", "optional_dependency_missing"},
+            {"fixture-good", "untrusted"},
+            {"cpu", "none"}};
         const Run r = cli({"list", "--json", "--all", "--include-unavailable"}, path);
         QCOMPARE(r.code, 0);
         QMap<QString, QString> causes;
@@ -235,7 +246,8 @@ private slots:
         const Run r = cli({"matrix", "--csv"});
         QCOMPARE(r.code, 0);
         const QStringList lines = QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.first(), QStringLiteral("op,device,arch,variant,available,source,workspace_bytes,backend"));
+        QCOMPARE(lines.first(),
+                 QStringLiteral("op,device,arch,variant,available,source,workspace_bytes,backend"));
         QVERIFY(lines.contains("gemm,cpu,generic,reference,true,builtin,0,cpu"));
     }
 
@@ -269,7 +281,8 @@ private slots:
     void resolveHuman() {
         const Run r = cli({"resolve", "gemm", "--target", "cpu:generic", "--variant", "reference"});
         QCOMPARE(r.code, 0);
-        QVERIFY(QString::fromUtf8(r.out).contains("Selected: (gemm, cpu, generic, reference) from backend 'cpu'"));
+        QVERIFY(QString::fromUtf8(r.out).contains(
+            "Selected: (gemm, cpu, generic, reference) from backend 'cpu'"));
     }
 };
 

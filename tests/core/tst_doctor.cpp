@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "core/fakedevice.h"
 
+#include <switchyard/doctor/doctor.h>
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/runtime/runtime.h>
-#include <switchyard/doctor/doctor.h>
-#include <switchyard/hardware/hardware.h>
 #include <switchyard/sdk/version.h>
 
 #include <QtTest>
@@ -114,8 +114,8 @@ private slots:
         Fixture f({"good", "missing_dep"});
         const auto report = DoctorReport::collect(f.registry, default_devices(), f.path);
         const auto j = report.to_json();
-        for (const char* key : {"format", "format_version", "switchyard", "system", "devices", "runtimes",
-                                "plugin_path", "backends", "problems", "ok"})
+        for (const char* key : {"format", "format_version", "switchyard", "system", "devices",
+                                "runtimes", "plugin_path", "backends", "problems", "ok"})
             QVERIFY2(j.contains(key), key);
         QCOMPARE(j["format"], "switchyard.doctor");
         QCOMPARE(j["format_version"], 1);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Plugin discovery and loading against the fixture plugins (tests/fixtures/plugins).
-#include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <QtTest>
 
@@ -227,7 +227,9 @@ private slots:
             << "load" << int(C::LibraryMissing) << "libswitchyard-fixture-never-built.so is missing"
             << int(BackendState::Failed) << "";
         QTest::newRow("library is not a library")
-            << "library_garbage" << "fixture-library-garbage" << "load" << int(C::LibraryLoadFailed)
+            << "library_garbage"
+            << "fixture-library-garbage"
+            << "load" << int(C::LibraryLoadFailed)
             << "fails to load. Reason: " << int(BackendState::Failed) << "";
         QTest::newRow("dependency missing")
             << "missing_dep"
@@ -410,8 +412,11 @@ private slots:
         QTest::addColumn<QString>("dir");
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("cause");
-        QTest::newRow("missing DT_NEEDED") << "missing_dep" << "fixture-missing-dep" << int(BackendCause::LibraryDependencyMissing);
-        QTest::newRow("not ELF") << "library_garbage" << "fixture-library-garbage" << int(BackendCause::LibraryNotElf);
+        QTest::newRow("missing DT_NEEDED")
+            << "missing_dep"
+            << "fixture-missing-dep" << int(BackendCause::LibraryDependencyMissing);
+        QTest::newRow("not ELF") << "library_garbage"
+                                 << "fixture-library-garbage" << int(BackendCause::LibraryNotElf);
     }
     void detailsStoreWhatTheLibraryShows() {
         QFETCH(QString, dir);

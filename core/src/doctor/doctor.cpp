@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/buildinfo.h>
 #include <switchyard/diagnosis/dependencies.h>
-#include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/doctor/doctor.h>
-#include <switchyard/registry/backendinfoformat.h>
+#include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/sdk/version.h>
 
 #include "util/textutil.h"
@@ -138,8 +138,8 @@ std::string format_cpu(const CpuInfo& cpu) {
     std::string out = cpu.brand;
     if (!cpu.microarchitecture.empty())
         out += " (" + cpu.microarchitecture + ")";
-    return out + ", " + std::to_string(cpu.physical_cores) + " physical cores, " + std::to_string(cpu.logical_cpus) +
-           " logical CPUs";
+    return out + ", " + std::to_string(cpu.physical_cores) + " physical cores, " +
+           std::to_string(cpu.logical_cpus) + " logical CPUs";
 }
 
 std::string format_peaks(const DeviceInfo& d) {
@@ -166,12 +166,15 @@ struct CauseRule {
     const char* fix;
 };
 constexpr CauseRule kCauseRules[] = {
-    {BackendCause::LibraryMissing, Severity::Error, "Reinstall the plugin, or remove its manifest {manifest}"},
+    {BackendCause::LibraryMissing, Severity::Error,
+     "Reinstall the plugin, or remove its manifest {manifest}"},
     {BackendCause::LibraryUnreadable, Severity::Error,
      "Make the library readable (`chmod a+r {library}`), or reinstall the plugin"},
-    {BackendCause::LibraryNotElf, Severity::Error, "Reinstall the plugin: {library} is not a shared library"},
+    {BackendCause::LibraryNotElf, Severity::Error,
+     "Reinstall the plugin: {library} is not a shared library"},
     {BackendCause::LibraryDependencyMissing, Severity::Error,
-     "Install the package that provides the missing library (Debian: `apt-file search <soname>`), or add its "
+     "Install the package that provides the missing library (Debian: `apt-file search <soname>`), "
+     "or add its "
      "folder to LD_LIBRARY_PATH"},
     {BackendCause::LibraryLoadFailed, Severity::Error, "Reinstall or update the plugin"},
     {BackendCause::EntryMissing, Severity::Error,
@@ -181,14 +184,21 @@ constexpr CauseRule kCauseRules[] = {
     {BackendCause::RegisterHookThrew, Severity::Error,
      "Report it to the plugin's author with this report; the hook's message is above"},
     {BackendCause::Untrusted, Severity::Error,
-     "Remove write permission for other users (`chmod o-w`), or move the plugin to a folder only you or root "
+     "Remove write permission for other users (`chmod o-w`), or move the plugin to a folder only "
+     "you or root "
      "can write"},
-    {BackendCause::InvalidManifest, Severity::Error, "Fix the key named above in {manifest}, or remove the manifest"},
-    {BackendCause::ContractTooNew, Severity::Warning, "Upgrade Switchyard or the plugin, as said above"},
-    {BackendCause::CoreTooOld, Severity::Warning, "Upgrade Switchyard or the plugin, as said above"},
-    {BackendCause::CoreTooNew, Severity::Warning, "Upgrade Switchyard or the plugin, as said above"},
-    {BackendCause::OptionalDependencyMissing, Severity::Warning, "No install hint declared; ask the plugin's author"},
-    {BackendCause::Shadowed, Severity::Info, "Remove the plugin you do not want, or rename one of them in its manifest"},
+    {BackendCause::InvalidManifest, Severity::Error,
+     "Fix the key named above in {manifest}, or remove the manifest"},
+    {BackendCause::ContractTooNew, Severity::Warning,
+     "Upgrade Switchyard or the plugin, as said above"},
+    {BackendCause::CoreTooOld, Severity::Warning,
+     "Upgrade Switchyard or the plugin, as said above"},
+    {BackendCause::CoreTooNew, Severity::Warning,
+     "Upgrade Switchyard or the plugin, as said above"},
+    {BackendCause::OptionalDependencyMissing, Severity::Warning,
+     "No install hint declared; ask the plugin's author"},
+    {BackendCause::Shadowed, Severity::Info,
+     "Remove the plugin you do not want, or rename one of them in its manifest"},
 };
 
 const CauseRule* rule_for(BackendCause cause) {
@@ -200,8 +210,9 @@ const CauseRule* rule_for(BackendCause cause) {
 
 std::string fix_for(const CauseRule& rule, const BackendInfo& info) {
     std::string fix = rule.fix;
-    for (const auto& [key, value] : {std::pair<std::string, std::string>{"{manifest}", info.manifest_path},
-                                     std::pair<std::string, std::string>{"{library}", info.library_path}})
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"{manifest}", info.manifest_path},
+          std::pair<std::string, std::string>{"{library}", info.library_path}})
         if (auto at = fix.find(key); at != std::string::npos)
             fix.replace(at, key.size(), value);
     return fix;
@@ -214,21 +225,25 @@ void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& p
             // One problem per missing dependency, each with its install hint.
             for (const auto& d : info.dependencies)
                 if (!d.found)
-                    problems.push_back({rule->severity, info.name,
-                                        "optional dependency " + d.dependency.name + " (" +
-                                            std::string(to_string(d.dependency.kind)) + ") is missing" +
-                                            (d.detail.empty() ? "" : ": " + d.detail),
-                                        d.dependency.hint.empty() ? fix_for(*rule, info) : d.dependency.hint,
-                                        info.cause});
+                    problems.push_back(
+                        {rule->severity, info.name,
+                         "optional dependency " + d.dependency.name + " (" +
+                             std::string(to_string(d.dependency.kind)) + ") is missing" +
+                             (d.detail.empty() ? "" : ": " + d.detail),
+                         d.dependency.hint.empty() ? fix_for(*rule, info) : d.dependency.hint,
+                         info.cause});
         } else {
-            const std::string where = info.cause == BackendCause::Shadowed ? " (" + info.manifest_path + ")" : "";
-            problems.push_back({rule->severity, info.name, info.error + where, fix_for(*rule, info), info.cause});
+            const std::string where =
+                info.cause == BackendCause::Shadowed ? " (" + info.manifest_path + ")" : "";
+            problems.push_back(
+                {rule->severity, info.name, info.error + where, fix_for(*rule, info), info.cause});
         }
     }
     if (info.state == BackendState::Invalid || info.state == BackendState::Shadowed)
         return;
     for (const auto& d : info.diagnostics)
-        problems.push_back({Severity::Warning, info.name, d, "The manifest and the library disagree: update the plugin",
+        problems.push_back({Severity::Warning, info.name, d,
+                            "The manifest and the library disagree: update the plugin",
                             BackendCause::None});
     if (!info.library_report || info.cause == BackendCause::LibraryDependencyMissing ||
         info.cause == BackendCause::LibraryNotElf)
@@ -239,8 +254,9 @@ void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& p
         problems.push_back({Severity::Error, info.name,
                             "its library needs " + dep.soname + " (needed by " + dep.needed_by +
                                 "), which the dynamic loader cannot find; " + dep.detail,
-                            "Install the package that provides " + dep.soname + " (Debian: `apt-file search " +
-                                dep.soname + "`), or add its folder to LD_LIBRARY_PATH",
+                            "Install the package that provides " + dep.soname +
+                                " (Debian: `apt-file search " + dep.soname +
+                                "`), or add its folder to LD_LIBRARY_PATH",
                             BackendCause::LibraryDependencyMissing});
     }
 }
@@ -322,14 +338,16 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
     // Rules: each fact that is wrong becomes a problem with its fix.
     for (const auto& scan : report.search_path)
         if (!scan.problem.empty())
-            report.problems.push_back({Severity::Error, scan.dir.path,
-                                       "plugins in this folder are refused: " + scan.problem,
-                                       "Run `chmod o-w " + scan.dir.path + "`, or take it off the plugin path",
-                                       BackendCause::Untrusted});
+            report.problems.push_back(
+                {Severity::Error, scan.dir.path,
+                 "plugins in this folder are refused: " + scan.problem,
+                 "Run `chmod o-w " + scan.dir.path + "`, or take it off the plugin path",
+                 BackendCause::Untrusted});
     for (const auto& info : report.backends)
         add_backend_problems(info, report.problems);
-    std::stable_sort(report.problems.begin(), report.problems.end(),
-                     [](const DoctorProblem& a, const DoctorProblem& b) { return a.severity < b.severity; });
+    std::stable_sort(
+        report.problems.begin(), report.problems.end(),
+        [](const DoctorProblem& a, const DoctorProblem& b) { return a.severity < b.severity; });
     return report;
 }
 
@@ -337,9 +355,12 @@ json DoctorReport::to_json() const {
     json options = json::object();
     for (const auto& [name, value] : build.options)
         options[name] = value;
-    const json build_row = {{"version", build.version},       {"git_hash", build.git_hash},
-                            {"build_type", build.build_type}, {"compiler", build.compiler},
-                            {"contract_version", build.contract_version}, {"options", options}};
+    const json build_row = {{"version", build.version},
+                            {"git_hash", build.git_hash},
+                            {"build_type", build.build_type},
+                            {"compiler", build.compiler},
+                            {"contract_version", build.contract_version},
+                            {"options", options}};
     const json system_row = {{"host", system.host.to_json()},
                              {"cpu", system.cpu.to_json()},
                              {"ld_library_path", system.ld_library_path}};
@@ -365,16 +386,11 @@ json DoctorReport::to_json() const {
                                 {"cause", p.cause},
                                 {"problem", p.problem},
                                 {"fix", p.fix}});
-    return {{"format", "switchyard.doctor"},
-            {"format_version", 1},
-            {"switchyard", build_row},
-            {"system", system_row},
-            {"devices", device_rows},
-            {"runtimes", runtimes},
-            {"plugin_path", scans},
-            {"backends", backend_rows},
-            {"problems", problem_rows},
-            {"ok", !has_errors()}};
+    return {{"format", "switchyard.doctor"}, {"format_version", 1},
+            {"switchyard", build_row},       {"system", system_row},
+            {"devices", device_rows},        {"runtimes", runtimes},
+            {"plugin_path", scans},          {"backends", backend_rows},
+            {"problems", problem_rows},      {"ok", !has_errors()}};
 }
 
 std::string DoctorReport::to_markdown() const {
@@ -399,10 +415,10 @@ std::string DoctorReport::to_markdown() const {
     md << "| CPU | " << cell(format_cpu(cpu)) << " |\n";
     md << "| Caches | " << cell(format_caches(cpu)) << " |\n";
     md << "| ISA levels | " << cell(format_isa(cpu)) << " |\n";
-    md << "| CPU features | "
-       << cell(text::join(cpu.features, " ")) << " |\n";
+    md << "| CPU features | " << cell(text::join(cpu.features, " ")) << " |\n";
     md << "| Memory | " << (host.memory_bytes >> 20) << " MiB |\n";
-    md << "| Governor | " << (host.governor.empty() ? "(not readable)" : cell(host.governor)) << " |\n";
+    md << "| Governor | " << (host.governor.empty() ? "(not readable)" : cell(host.governor))
+       << " |\n";
     md << "| LD_LIBRARY_PATH | " << cell(system.ld_library_path) << " |\n\n";
     md << "## Devices\n\n| Id | Name | Arch | Peaks |\n|---|---|---|---|\n";
     for (const auto& d : devices) {
@@ -424,9 +440,9 @@ std::string DoctorReport::to_markdown() const {
     md << "\n\n## Backends\n\n| Backend | Source | State | Cause | Version | Details "
           "|\n|---|---|---|---|---|---|\n";
     for (const auto& b : backends)
-        md << "| " << cell(b.name) << " | " << to_string(b.source) << " | " << to_string(b.state) << " | "
-           << (b.cause == BackendCause::None ? "-" : to_string(b.cause)) << " | " << cell(b.version) << " | "
-           << cell(backend_details(b)) << " |\n";
+        md << "| " << cell(b.name) << " | " << to_string(b.source) << " | " << to_string(b.state)
+           << " | " << (b.cause == BackendCause::None ? "-" : to_string(b.cause)) << " | "
+           << cell(b.version) << " | " << cell(backend_details(b)) << " |\n";
     for (const auto& b : backends) {
         if (b.dependencies.empty())
             continue;
@@ -453,8 +469,8 @@ std::string DoctorReport::to_markdown() const {
 
 std::string DoctorReport::to_text() const {
     std::ostringstream out;
-    out << "Switchyard " << build.version << " (git " << build.git_hash << ", " << build.build_type << ", "
-        << build.compiler << ")\n";
+    out << "Switchyard " << build.version << " (git " << build.git_hash << ", " << build.build_type
+        << ", " << build.compiler << ")\n";
     const auto& host = system.host;
     const auto& cpu = system.cpu;
     out << "System:    " << host.distro << "; " << host.os << "\n";

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/diagnosis/elfdeps.h>
-#include <switchyard/sdk/plugin.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/sdk/plugin.h>
 
 #include "util/textutil.h"
 
@@ -111,12 +111,15 @@ std::optional<BackendLoadError> PluginProvider::library_file_problem() const {
     const auto library = library_path();
     struct stat st {};
     if (::stat(library.c_str(), &st) != 0)
-        return BackendLoadError(name(), BackendLoadError::Cause::LibraryMissing,
-                                "its library " + m_manifest.library + " is missing: " + library + " (named by " +
-                                    m_manifest_path + ") does not exist. Reinstall the plugin, or remove its manifest.");
+        return BackendLoadError(
+            name(), BackendLoadError::Cause::LibraryMissing,
+            "its library " + m_manifest.library + " is missing: " + library + " (named by " +
+                m_manifest_path +
+                ") does not exist. Reinstall the plugin, or remove its manifest.");
     if (::access(library.c_str(), R_OK) != 0)
         return BackendLoadError(name(), BackendLoadError::Cause::LibraryUnreadable,
-                                "its library " + library + " cannot be read: " + std::strerror(errno) +
+                                "its library " + library +
+                                    " cannot be read: " + std::strerror(errno) +
                                     ". Reinstall the plugin, or fix the file's permissions.");
     return std::nullopt;
 }
@@ -141,7 +144,8 @@ void PluginProvider::load(CellRegistrar& registrar) {
              "its manifest " + m_manifest_path + " is invalid: " + join(m_manifest.errors, "; "));
     const auto library = library_path();
     // Checked again now: the files may have changed since discovery.
-    const auto untrusted = m_untrusted.empty() ? check_trust(m_manifest_path, library) : m_untrusted;
+    const auto untrusted =
+        m_untrusted.empty() ? check_trust(m_manifest_path, library) : m_untrusted;
     if (!untrusted.empty())
         fail(BackendLoadError::Cause::Untrusted, "it is not loaded because " + untrusted);
     // Never run plugin code for a contract or core range this core refuses.

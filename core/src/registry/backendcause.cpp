@@ -60,21 +60,33 @@ std::vector<BackendCause> all_backend_causes() {
 BackendCause to_backend_cause(BackendLoadError::Cause cause) noexcept {
     using L = BackendLoadError::Cause;
     switch (cause) {
-    case L::LibraryMissing: return C::LibraryMissing;
-    case L::LibraryUnreadable: return C::LibraryUnreadable;
-    case L::LibraryNotElf: return C::LibraryNotElf;
-    case L::LibraryDependencyMissing: return C::LibraryDependencyMissing;
-    case L::LibraryLoadFailed: return C::LibraryLoadFailed;
-    case L::EntryMissing: return C::EntryMissing;
-    case L::EntryContractTooNew: return C::EntryContractTooNew;
-    case L::RegisterHookThrew: return C::RegisterHookThrew;
-    case L::InvalidManifest: return C::InvalidManifest;
-    case L::Untrusted: return C::Untrusted;
+    case L::LibraryMissing:
+        return C::LibraryMissing;
+    case L::LibraryUnreadable:
+        return C::LibraryUnreadable;
+    case L::LibraryNotElf:
+        return C::LibraryNotElf;
+    case L::LibraryDependencyMissing:
+        return C::LibraryDependencyMissing;
+    case L::LibraryLoadFailed:
+        return C::LibraryLoadFailed;
+    case L::EntryMissing:
+        return C::EntryMissing;
+    case L::EntryContractTooNew:
+        return C::EntryContractTooNew;
+    case L::RegisterHookThrew:
+        return C::RegisterHookThrew;
+    case L::InvalidManifest:
+        return C::InvalidManifest;
+    case L::Untrusted:
+        return C::Untrusted;
     }
     return C::LibraryLoadFailed;
 }
 
-void to_json(nlohmann::json& j, BackendCause cause) { j = std::string(to_string(cause)); }
+void to_json(nlohmann::json& j, BackendCause cause) {
+    j = std::string(to_string(cause));
+}
 
 void from_json(const nlohmann::json& j, BackendCause& cause) {
     const auto id = j.get<std::string>();

@@ -11,9 +11,13 @@ namespace {
 
 using nlohmann::json;
 
-json cell_json(const DeclaredCell& c) { return {{"key", c.key}, {"workspace_bytes", c.workspace_bytes}}; }
+json cell_json(const DeclaredCell& c) {
+    return {{"key", c.key}, {"workspace_bytes", c.workspace_bytes}};
+}
 
-json optional_version(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+json optional_version(const std::optional<std::string>& v) {
+    return v ? json(*v) : json(nullptr);
+}
 
 } // namespace
 
@@ -54,7 +58,8 @@ json detail_json(const BackendInfo& info) {
 }
 
 std::string summary_line(const BackendInfo& info) {
-    std::string out = info.name + " (" + std::string(to_string(info.source)) + "): " + std::string(to_string(info.state));
+    std::string out = info.name + " (" + std::string(to_string(info.source)) +
+                      "): " + std::string(to_string(info.state));
     if (info.cause != BackendCause::None)
         out += " [" + std::string(to_string(info.cause)) + "]";
     if (!info.error.empty())
@@ -69,7 +74,8 @@ std::string render_text(const BackendInfo& info) {
         out << "  " << info.description << "\n";
     if (!info.version.empty())
         out << "  version:          " << info.version << "\n";
-    out << "  tags:             " << (info.tags.empty() ? "-" : text::join(info.tags, ", ")) << "\n";
+    out << "  tags:             " << (info.tags.empty() ? "-" : text::join(info.tags, ", "))
+        << "\n";
     const auto& caps = info.capabilities;
     out << "  contract version: " << caps.contract_version << "\n";
     out << "  core versions:    " << caps.min_core_version.value_or("any") << " .. "
@@ -90,7 +96,8 @@ std::string render_text(const BackendInfo& info) {
             out << " at " << d.location;
         else
             out << ": " << d.detail
-                << (d.dependency.hint.empty() ? "" : "\n             install: " + d.dependency.hint);
+                << (d.dependency.hint.empty() ? ""
+                                              : "\n             install: " + d.dependency.hint);
         out << "\n";
     }
     if (info.library_report) {
@@ -106,7 +113,8 @@ std::string render_text(const BackendInfo& info) {
                 out << "  " << line << "\n";
         }
         for (const auto& missing : report.unresolved())
-            out << "  MISSING: " << missing << " (nothing on the loader's search path provides it)\n";
+            out << "  MISSING: " << missing
+                << " (nothing on the loader's search path provides it)\n";
     }
     out << "\nKernels (" << info.declared_kernels.size() << "):\n";
     for (const auto& c : info.declared_kernels)

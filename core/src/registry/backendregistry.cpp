@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/registry/backendregistry.h>
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/registry/backendregistry.h>
 
 #include "util/difflib.h"
 #include "util/textutil.h"
@@ -14,21 +14,30 @@ namespace switchyard {
 
 std::string_view to_string(BackendSource source) noexcept {
     switch (source) {
-    case BackendSource::Registered: return "registered";
-    case BackendSource::Builtin: return "builtin";
-    case BackendSource::Plugin: return "plugin";
+    case BackendSource::Registered:
+        return "registered";
+    case BackendSource::Builtin:
+        return "builtin";
+    case BackendSource::Plugin:
+        return "plugin";
     }
     return "registered";
 }
 
 std::string_view to_string(BackendState state) noexcept {
     switch (state) {
-    case BackendState::Discovered: return "discovered";
-    case BackendState::Invalid: return "invalid";
-    case BackendState::Unavailable: return "unavailable";
-    case BackendState::Loaded: return "loaded";
-    case BackendState::Failed: return "failed";
-    case BackendState::Shadowed: return "shadowed";
+    case BackendState::Discovered:
+        return "discovered";
+    case BackendState::Invalid:
+        return "invalid";
+    case BackendState::Unavailable:
+        return "unavailable";
+    case BackendState::Loaded:
+        return "loaded";
+    case BackendState::Failed:
+        return "failed";
+    case BackendState::Shadowed:
+        return "shadowed";
     }
     return "invalid";
 }
@@ -53,12 +62,18 @@ bool transition_allowed(BackendState from, BackendState to, bool failed_at_disco
     if (from == to)
         return true;
     switch (from) {
-    case S::Discovered: return to == S::Loaded || to == S::Failed || to == S::Unavailable || to == S::Shadowed;
-    case S::Unavailable: return to == S::Discovered || to == S::Loaded || to == S::Shadowed;
-    case S::Loaded: return to == S::Unavailable;
-    case S::Failed: return to == S::Shadowed || (to == S::Loaded && failed_at_discovery);
-    case S::Invalid: return to == S::Shadowed;
-    case S::Shadowed: return true; // the name given back: the plugin's own state again
+    case S::Discovered:
+        return to == S::Loaded || to == S::Failed || to == S::Unavailable || to == S::Shadowed;
+    case S::Unavailable:
+        return to == S::Discovered || to == S::Loaded || to == S::Shadowed;
+    case S::Loaded:
+        return to == S::Unavailable;
+    case S::Failed:
+        return to == S::Shadowed || (to == S::Loaded && failed_at_discovery);
+    case S::Invalid:
+        return to == S::Shadowed;
+    case S::Shadowed:
+        return true; // the name given back: the plugin's own state again
     }
     return false;
 }
@@ -70,14 +85,14 @@ bool transition_allowed(BackendState from, BackendState to, bool failed_at_disco
 /// `state_mutex` (a leaf lock); loads are serialised by `load_mutex`.
 struct BackendRegistry::Entry {
     BackendInfo info;
-    BackendSpec spec;                           // registered and built-in backends
-    std::shared_ptr<BackendProvider> provider;  // plugins
+    BackendSpec spec;                          // registered and built-in backends
+    std::shared_ptr<BackendProvider> provider; // plugins
     std::mutex load_mutex;
     std::atomic<bool> loaded{false};
     mutable std::mutex state_mutex;
-    std::exception_ptr failure;                 // a failed load, rethrown until rescan
+    std::exception_ptr failure; // a failed load, rethrown until rescan
     std::vector<std::string> diagnostics;
-    bool inspected = false;                     // library_report read (details())
+    bool inspected = false; // library_report read (details())
     std::optional<ElfDependencyReport> library_report;
     std::vector<std::string> device_kinds; // providers it published into the device registry
 
@@ -88,7 +103,8 @@ struct BackendRegistry::Entry {
     void transition(BackendState to, BackendCause cause, std::string message) {
         if (!transition_allowed(info.state, to, !failure))
             throw std::logic_error("backend '" + info.name + "': no transition from " +
-                                   std::string(to_string(info.state)) + " to " + std::string(to_string(to)));
+                                   std::string(to_string(info.state)) + " to " +
+                                   std::string(to_string(to)));
         info.state = to;
         info.cause = cause;
         info.error = std::move(message);
@@ -149,7 +165,8 @@ Problem requirement_problem(const BackendInfo& info) {
 }
 
 // Discovered/Loaded <-> Unavailable, as the machine is now; `state_mutex` held.
-void refresh_requirements(BackendInfo& info, bool loaded, const std::function<void(BackendState, Problem)>& move) {
+void refresh_requirements(BackendInfo& info, bool loaded,
+                          const std::function<void(BackendState, Problem)>& move) {
     using S = BackendState;
     if (info.state != S::Discovered && info.state != S::Loaded && info.state != S::Unavailable)
         return;
@@ -233,7 +250,8 @@ std::shared_ptr<BackendRegistry::Entry> BackendRegistry::find_entry(std::string_
 }
 
 void BackendRegistry::throw_unknown(std::string_view name) {
-    throw InvalidBackend(std::string(name), difflib::get_close_matches(name, known_names(), 2, 0.6));
+    throw InvalidBackend(std::string(name),
+                         difflib::get_close_matches(name, known_names(), 2, 0.6));
 }
 
 void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip_if_owned) {
@@ -251,7 +269,9 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
         if (skip_if_owned)
             return; // an explicit registration already owns the built-in's name
         if (!owner.is_plugin() || owner.loaded)
-            throw DuplicateBackend(spec.name, owner.is_plugin() ? "a loaded plugin" : std::string(to_string(owner.info.source)));
+            throw DuplicateBackend(spec.name, owner.is_plugin()
+                                                  ? "a loaded plugin"
+                                                  : std::string(to_string(owner.info.source)));
         // An explicit registration wins over a plugin that has not been loaded yet.
         auto plugin = existing->second;
         m_entries.erase(existing);
@@ -270,7 +290,8 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
     entry->info.description = spec.description;
     entry->info.version = spec.version;
     for (const auto& k : registrar.pending_kernels())
-        entry->info.declared_kernels.push_back({k.key.parts(), k.meta.value("workspace_bytes", std::int64_t{0})});
+        entry->info.declared_kernels.push_back(
+            {k.key.parts(), k.meta.value("workspace_bytes", std::int64_t{0})});
     for (const auto& c : registrar.pending_components())
         entry->info.declared_components.push_back({c.key.parts(), 0});
     entry->spec = std::move(spec);
@@ -358,7 +379,8 @@ void BackendRegistry::publish_placeholders(const std::shared_ptr<Entry>& entry) 
     m_components.put_all(std::move(batch.components));
 }
 
-void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch) {
+void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
+                                           Placeholders& batch) {
     if (!entry->is_plugin() || entry->info.state == BackendState::Invalid || entry->loaded)
         return; // a Failed plugin keeps its placeholders: they show what it would provide
     std::weak_ptr<Entry> weak = entry;
@@ -379,7 +401,8 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry, 
             return false;
         return batch.claimed.insert(key.parts()).second;
     };
-    auto declare = [&](const std::vector<DeclaredCell>& declared, auto& registry, auto& out, bool kernel) {
+    auto declare = [&](const std::vector<DeclaredCell>& declared, auto& registry, auto& out,
+                       bool kernel) {
         for (const auto& d : declared) {
             typename std::decay_t<decltype(out)>::value_type cell;
             cell.key = TupleKey(d.key);
@@ -441,7 +464,8 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
 
     // Compare what the library registered with what its manifest declared.
     std::vector<std::string> diagnostics;
-    auto compare = [&](const std::vector<DeclaredCell>& declared, auto& pending, auto& registry, const char* what) {
+    auto compare = [&](const std::vector<DeclaredCell>& declared, auto& pending, auto& registry,
+                       const char* what) {
         std::set<std::vector<std::string>> declared_keys, registered_keys;
         for (const auto& d : declared)
             declared_keys.insert(d.key);
@@ -463,13 +487,14 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
             return false;
         });
         if (!only_declared.empty())
-            diagnostics.push_back(std::string("manifest declares ") + what + " the library did not register: " +
-                                  key_list(only_declared));
+            diagnostics.push_back(std::string("manifest declares ") + what +
+                                  " the library did not register: " + key_list(only_declared));
         if (!only_registered.empty())
-            diagnostics.push_back(std::string("library registered ") + what + " its manifest does not declare: " +
-                                  key_list(only_registered));
+            diagnostics.push_back(std::string("library registered ") + what +
+                                  " its manifest does not declare: " + key_list(only_registered));
         if (!taken.empty())
-            diagnostics.push_back(std::string("ignored ") + what + " that another backend owns: " + key_list(taken));
+            diagnostics.push_back(std::string("ignored ") + what +
+                                  " that another backend owns: " + key_list(taken));
     };
     auto kernels = registrar.pending_kernels();
     auto components = registrar.pending_components();
@@ -478,9 +503,11 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
 
     // Publish: the placeholders give way to the real cells in one step.
     const std::string name = info.name;
-    m_kernels.replace_if([&](const KernelCell& c) { return c.backend == name && !c.is_loaded(); }, std::move(kernels));
-    m_components.replace_if([&](const ComponentCell& c) { return c.backend == name && !c.is_loaded(); },
-                            std::move(components));
+    m_kernels.replace_if([&](const KernelCell& c) { return c.backend == name && !c.is_loaded(); },
+                         std::move(kernels));
+    m_components.replace_if(
+        [&](const ComponentCell& c) { return c.backend == name && !c.is_loaded(); },
+        std::move(components));
     {
         std::lock_guard lock(entry->state_mutex);
         entry->diagnostics = std::move(diagnostics);
@@ -498,8 +525,9 @@ void BackendRegistry::check_preconditions(Entry& entry) {
             std::rethrow_exception(entry.failure);
         if (entry.info.state == BackendState::Invalid)
             throw BackendLoadError(entry.info.name,
-                                   entry.info.cause == BackendCause::Untrusted ? BackendLoadError::Cause::Untrusted
-                                                                               : BackendLoadError::Cause::InvalidManifest,
+                                   entry.info.cause == BackendCause::Untrusted
+                                       ? BackendLoadError::Cause::Untrusted
+                                       : BackendLoadError::Cause::InvalidManifest,
                                    entry.info.error);
         info = entry.info;
     }
@@ -510,8 +538,9 @@ void BackendRegistry::check_preconditions(Entry& entry) {
 
 bool BackendRegistry::is_usable(Entry& entry) {
     std::lock_guard lock(entry.state_mutex);
-    refresh_requirements(entry.info, entry.loaded,
-                         [&](BackendState to, Problem p) { entry.transition(to, p.cause, std::move(p.message)); });
+    refresh_requirements(entry.info, entry.loaded, [&](BackendState to, Problem p) {
+        entry.transition(to, p.cause, std::move(p.message));
+    });
     return entry.info.state == BackendState::Discovered || entry.info.state == BackendState::Loaded;
 }
 
@@ -535,7 +564,8 @@ void BackendRegistry::inspect(Entry& entry) {
     const auto& name = entry.info.name;
     if (!r.readable) {
         const BackendLoadError error(name, BackendLoadError::Cause::LibraryNotElf,
-                                     "its library " + r.library + " is not a shared library this machine can load: " +
+                                     "its library " + r.library +
+                                         " is not a shared library this machine can load: " +
                                          r.error + ". Reinstall the plugin.");
         entry.fail(std::make_exception_ptr(error), BackendCause::LibraryNotElf, error.what());
         return;
@@ -543,17 +573,20 @@ void BackendRegistry::inspect(Entry& entry) {
     if (const auto missing = r.unresolved_with_requester(); !missing.empty()) {
         const BackendLoadError error(name, BackendLoadError::Cause::LibraryDependencyMissing,
                                      missing_libraries_message(r.library, missing));
-        entry.fail(std::make_exception_ptr(error), BackendCause::LibraryDependencyMissing, error.what());
+        entry.fail(std::make_exception_ptr(error), BackendCause::LibraryDependencyMissing,
+                   error.what());
     }
 }
 
 BackendInfo BackendRegistry::snapshot_info(Entry& entry) {
     std::lock_guard lock(entry.state_mutex);
-    refresh_requirements(entry.info, entry.loaded,
-                         [&](BackendState to, Problem p) { entry.transition(to, p.cause, std::move(p.message)); });
+    refresh_requirements(entry.info, entry.loaded, [&](BackendState to, Problem p) {
+        entry.transition(to, p.cause, std::move(p.message));
+    });
     BackendInfo info = entry.info;
     info.dependencies = check_dependencies(info.capabilities.optional_deps);
-    info.diagnostics.insert(info.diagnostics.end(), entry.diagnostics.begin(), entry.diagnostics.end());
+    info.diagnostics.insert(info.diagnostics.end(), entry.diagnostics.begin(),
+                            entry.diagnostics.end());
     info.library_report = entry.library_report;
     return info;
 }

@@ -115,7 +115,8 @@ void to_json(nlohmann::json& j, const ElfDependencyReport& report);
 /// "its library L cannot be loaded because a library it needs is missing: A, B. Install the
 /// package that provides it, or add its folder to LD_LIBRARY_PATH." (`missing` as
 /// ElfDependencyReport::unresolved_with_requester() gives it).
-std::string missing_libraries_message(const std::string& library, const std::vector<std::string>& missing);
+std::string missing_libraries_message(const std::string& library,
+                                      const std::vector<std::string>& missing);
 
 /// ElfDependencyResolver().diagnose(path): the plugin library's own dependencies.
 ElfDependencyReport diagnose_library(const std::string& path);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/registry/backendregistry.h>
-#include <switchyard/hardware/deviceregistry.h>
-#include <switchyard/sdk/device.h>
 #include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
 

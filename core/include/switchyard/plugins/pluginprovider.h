@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/registry/backendregistry.h>
 #include <switchyard/plugins/manifest.h>
+#include <switchyard/registry/backendregistry.h>
 
 #include <atomic>
 #include <memory>

@@ -33,11 +33,13 @@ std::string_view to_string(BackendSource source) noexcept;
 /// | state        | meaning                                                     | causes |
 /// |--------------|-------------------------------------------------------------|--------|
 /// | Discovered   | manifest read, library present, not opened yet               | none |
-/// | Invalid      | manifest unreadable or wrong, or its files writable by others | invalid_manifest, untrusted |
-/// | Unavailable  | optional dependencies missing or contract/core range refused | optional_dependency_missing, contract_too_new, core_too_new, core_too_old |
-/// | Loaded       | usable (registered and built-in backends start here)         | none |
-/// | Failed       | installed but broken; nothing it registered remains          | library_* , entry_*, register_hook_threw |
-/// | Shadowed     | a plugin whose name a registered/built-in/earlier backend owns | shadowed |
+/// | Invalid      | manifest unreadable or wrong, or its files writable by others |
+/// invalid_manifest, untrusted | | Unavailable  | optional dependencies missing or contract/core
+/// range refused | optional_dependency_missing, contract_too_new, core_too_new, core_too_old | |
+/// Loaded       | usable (registered and built-in backends start here)         | none | | Failed |
+/// installed but broken; nothing it registered remains          | library_* , entry_*,
+/// register_hook_threw | | Shadowed     | a plugin whose name a registered/built-in/earlier backend
+/// owns | shadowed |
 ///
 /// Transitions (each checked; anything else is a logic error):
 /// - discovery: a plugin starts Discovered, Invalid (manifest, trust) or Failed (library
@@ -78,7 +80,7 @@ struct BackendInfo {
     std::string manifest_path;            // (plugin)
     std::string library_path;             // (plugin)
     std::string shadowed_by;              // (plugin, Shadowed) the owner's name and source
-    nlohmann::json extra = nlohmann::json::object(); // (plugin) unknown manifest keys, kept
+    nlohmann::json extra = nlohmann::json::object();   // (plugin) unknown manifest keys, kept
     std::optional<ElfDependencyReport> library_report; // (plugin) its DT_NEEDED, resolved
 
     std::vector<std::string> missing_dependencies() const;
