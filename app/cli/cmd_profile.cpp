@@ -244,7 +244,9 @@ int run_hardware(bool as_json, bool probe) {
         for (auto& d : devices)
             d->prepare();
     if (as_json) {
-        json j = {{"cpu", cpu.to_json()},
+        json j = {{"format", "switchyard.hardware"},
+                  {"format_version", 1},
+                  {"cpu", cpu.to_json()},
                   {"host", host.to_json()},
                   {"devices", json::array()},
                   {"warnings", host_measurement_warnings()}};

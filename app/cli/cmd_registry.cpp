@@ -2,10 +2,10 @@
 // list, show, matrix, resolve: what is installed, what each backend can do, what resolves.
 #include "command.h"
 
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
-#include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <nlohmann/json.hpp>
 
@@ -25,63 +25,12 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
     return out;
 }
 
-json dependency_json(const DependencyStatus& d) {
-    return {{"name", d.dependency.name},
-            {"kind", std::string(to_string(d.dependency.kind))},
-            {"hint", d.dependency.hint},
-            {"found", d.found},
-            {"location", d.location},
-            {"detail", d.detail}};
-}
-
-json cell_json(const DeclaredCell& c) {
-    return {{"key", c.key}, {"workspace_bytes", c.workspace_bytes}};
-}
-
-json summary_json(const BackendInfo& info) {
-    return {{"name", info.name},
-            {"source", std::string(to_string(info.source))},
-            {"tags", info.tags},
-            {"available", info.is_available()},
-            {"missing_deps", info.missing_dependencies()},
-            {"state", std::string(to_string(info.state))},
-            {"error", info.error},
-            {"description", info.description},
-            {"version", info.version}};
-}
-
-json detail_json(const BackendInfo& info) {
-    json j = summary_json(info);
-    const auto& caps = info.capabilities;
-    j["capabilities"] = {{"contract_version", caps.contract_version},
-                         {"min_core_version", caps.min_core_version ? json(*caps.min_core_version) : json(nullptr)},
-                         {"max_core_version", caps.max_core_version ? json(*caps.max_core_version) : json(nullptr)}};
-    j["dependencies"] = json::array();
-    for (const auto& d : info.dependencies)
-        j["dependencies"].push_back(dependency_json(d));
-    j["kernels"] = json::array();
-    for (const auto& c : info.declared_kernels)
-        j["kernels"].push_back(cell_json(c));
-    j["components"] = json::array();
-    for (const auto& c : info.declared_components)
-        j["components"].push_back(cell_json(c));
-    j["diagnostics"] = info.diagnostics;
-    j["manifest_path"] = info.manifest_path;
-    j["library_path"] = info.library_path;
-    j["shadowed_by"] = info.shadowed_by;
-    j["extra"] = info.extra;
-    if (!info.library_path.empty()) {
-        // What ldd would say about the plugin's library, without loading it.
-        const auto report = diagnose_library(info.library_path);
-        json libs = json::array();
-        for (const auto& d : report.dependencies)
-            libs.push_back({{"soname", d.soname}, {"path", d.path}, {"found", d.found()},
-                            {"source", std::string(to_string(d.source))}, {"needed_by", d.needed_by},
-                            {"depth", d.depth}, {"detail", d.detail}});
-        j["library_dependencies"] = {{"readable", report.readable}, {"error", report.error},
-                                     {"unresolved", report.unresolved()}, {"libraries", libs}};
-    }
-    return j;
+// The envelope of every --json output: {"format": "switchyard.<command>", "format_version": 1,
+// ...}.
+json envelope(const std::string& command, json body = json::object()) {
+    json out = {{"format", "switchyard." + command}, {"format_version", 1}};
+    out.update(body);
+    return out;
 }
 
 std::string first_line(const std::string& text) {
@@ -107,21 +56,22 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
         infos.push_back(std::move(info));
     }
     if (as_json) {
-        json out = json::array();
+        json rows = json::array();
         for (const auto& i : infos)
-            out.push_back(summary_json(i));
-        std::cout << out.dump(2) << "\n";
+            rows.push_back(summary_json(i));
+        std::cout << envelope("list", {{"backends", rows}}).dump(2) << "\n";
         return Ok;
     }
     std::vector<std::vector<std::string>> rows;
     for (const auto& i : infos)
-        rows.push_back({i.name, std::string(to_string(i.source)), std::string(to_string(i.state)), join(i.tags),
-                        first_line(i.is_available() ? i.description : i.error)});
+        rows.push_back({i.name, std::string(to_string(i.source)), std::string(to_string(i.state)),
+                        join(i.tags), first_line(i.is_available() ? i.description : i.error)});
     std::cout << format_table({"NAME", "SOURCE", "STATE", "TAGS", "DESCRIPTION / WHY NOT"}, rows);
     if (!include_unavailable || !all)
-        std::cout << "\n(hidden: " << (all ? "" : "tags debug/experimental; ")
-                  << (include_unavailable ? "" : "unavailable backends; ")
-                  << "use --all --include-unavailable to see everything; `show NAME` explains one)\n";
+        std::cout
+            << "\n(hidden: " << (all ? "" : "tags debug/experimental; ")
+            << (include_unavailable ? "" : "unavailable backends; ")
+            << "use --all --include-unavailable to see everything; `show NAME` explains one)\n";
     return Ok;
 }
 
@@ -136,75 +86,19 @@ int run_show(const std::string& name, bool as_json) {
     } catch (const std::exception& e) {
         load_error = e.what();
     }
-    const BackendInfo info = registry.info(name);
+    // Described in detail: the library's ELF dependencies are read (and a problem they
+    // show is stored).
+    const BackendInfo info = registry.details(name);
     if (as_json) {
-        json j = detail_json(info);
+        json j = envelope("show", detail_json(info));
         if (!load_error.empty() && j["error"].get<std::string>().empty())
             j["error"] = load_error;
         std::cout << j.dump(2) << "\n";
         return info.is_available() ? Ok : Failure;
     }
-    std::ostringstream out;
-    out << info.name << "  (" << to_string(info.source) << ", " << to_string(info.state) << ")\n";
-    if (!info.description.empty())
-        out << "  " << info.description << "\n";
-    if (!info.version.empty())
-        out << "  version:          " << info.version << "\n";
-    out << "  tags:             " << (info.tags.empty() ? "-" : join(info.tags, ", ")) << "\n";
-    const auto& caps = info.capabilities;
-    out << "  contract version: " << caps.contract_version << "\n";
-    out << "  core versions:    " << caps.min_core_version.value_or("any") << " .. "
-        << caps.max_core_version.value_or("any") << "\n";
-    if (!info.manifest_path.empty())
-        out << "  manifest:         " << info.manifest_path << "\n";
-    if (!info.library_path.empty())
-        out << "  library:          " << info.library_path << "\n";
-    if (!info.shadowed_by.empty())
-        out << "  shadowed by:      " << info.shadowed_by << "\n";
-    out << "\nDependencies:\n";
-    if (info.dependencies.empty())
-        out << "  (none declared)\n";
-    for (const auto& d : info.dependencies) {
-        out << "  [" << (d.found ? "found  " : "MISSING") << "] " << d.dependency.name << " ("
-            << to_string(d.dependency.kind) << ")";
-        if (d.found)
-            out << " at " << d.location;
-        else
-            out << ": " << d.detail << (d.dependency.hint.empty() ? "" : "\n             install: " + d.dependency.hint);
-        out << "\n";
-    }
-    if (!info.library_path.empty()) {
-        const auto report = diagnose_library(info.library_path);
-        out << "\nLibrary dependencies (resolved like the dynamic loader, without loading):\n";
-        if (!report.readable)
-            out << "  cannot read " << info.library_path << ": " << report.error << "\n";
-        else if (report.dependencies.empty())
-            out << "  (none)\n";
-        else {
-            std::istringstream lines(report.to_text());
-            for (std::string line; std::getline(lines, line);)
-                out << "  " << line << "\n";
-        }
-        for (const auto& missing : report.unresolved())
-            out << "  MISSING: " << missing << " (nothing on the loader's search path provides it)\n";
-    }
-    out << "\nKernels (" << info.declared_kernels.size() << "):\n";
-    for (const auto& c : info.declared_kernels)
-        out << "  " << TupleKey(c.key).to_string() << "  workspace " << c.workspace_bytes << " B\n";
-    if (!info.declared_components.empty()) {
-        out << "\nComponents (" << info.declared_components.size() << "):\n";
-        for (const auto& c : info.declared_components)
-            out << "  " << TupleKey(c.key).to_string() << "\n";
-    }
-    if (!info.diagnostics.empty()) {
-        out << "\nDiagnostics:\n";
-        for (const auto& d : info.diagnostics)
-            out << "  - " << d << "\n";
-    }
-    const std::string problem = !info.error.empty() ? info.error : load_error;
-    if (!problem.empty())
-        out << "\nProblem:\n  " << problem << "\n";
-    std::cout << out.str();
+    std::cout << render_text(info);
+    if (info.error.empty() && !load_error.empty())
+        std::cout << "\nProblem:\n  " << load_error << "\n";
     return info.is_available() ? Ok : Failure;
 }
 
@@ -214,11 +108,16 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
     const json rows = show_components ? registry.component_registry().manifest_json()
                                       : registry.kernel_registry().manifest_json();
     const std::vector<std::string> fields =
-        show_components ? std::vector<std::string>{"kind", "device", "variant", "available", "source", "backend"}
-                        : std::vector<std::string>{"op", "device", "arch", "variant", "available", "source",
-                                                   "workspace_bytes", "backend"};
+        show_components ? std::vector<std::string>{"kind",      "device", "variant",
+                                                   "available", "source", "backend"}
+                        : std::vector<std::string>{
+                              "op",     "device",          "arch",   "variant", "available",
+                              "source", "workspace_bytes", "backend"};
     if (as_json) {
-        std::cout << rows.dump(2) << "\n";
+        std::cout << envelope("matrix", {{"registry", show_components ? "components" : "kernels"},
+                                         {"cells", rows}})
+                         .dump(2)
+                  << "\n";
         return Ok;
     }
     auto text = [](const json& v) {
@@ -256,29 +155,33 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
     for (const auto& r : rows) {
         std::vector<std::string> cells;
         for (const auto& f : fields)
-            cells.push_back(f == "available" ? (r[f].get<bool>() ? "yes" : "no") : (r.contains(f) ? text(r[f]) : ""));
+            cells.push_back(f == "available" ? (r[f].get<bool>() ? "yes" : "no")
+                                             : (r.contains(f) ? text(r[f]) : ""));
         table.push_back(std::move(cells));
     }
     std::cout << format_table(header, table);
     return Ok;
 }
 
-int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant, bool as_json) {
+int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant,
+                bool as_json) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
     const Resolution r = resolve_kernel(registry, op, target, variant);
     if (as_json) {
-        std::cout << to_json(r).dump(2) << "\n";
+        std::cout << envelope("resolve", to_json(r)).dump(2) << "\n";
         return r.winner ? Ok : Failure;
     }
-    std::cout << "Resolving " << op << " for " << target.device << (target.arch.empty() ? "" : ":" + target.arch)
-              << " (variant " << variant << "):\n";
+    std::cout << "Resolving " << op << " for " << target.device
+              << (target.arch.empty() ? "" : ":" + target.arch) << " (variant " << variant
+              << "):\n";
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < r.rungs.size(); ++i) {
         const auto& rung = r.rungs[i];
         const bool win = r.winner && *r.winner == i;
         rows.push_back({win ? "=>" : "", std::to_string(i + 1), rung.key.to_string(),
-                        rung.declared ? "declared" : "-", rung.declared ? (rung.available ? "available" : "unavailable") : "-",
+                        rung.declared ? "declared" : "-",
+                        rung.declared ? (rung.available ? "available" : "unavailable") : "-",
                         rung.backend, win ? "selected" : rung.why_not});
     }
     std::cout << format_table({"", "#", "KEY", "DECLARED", "HERE", "BACKEND", "NOTE"}, rows);
@@ -304,14 +207,21 @@ void add_registry_commands(CLI::App& app, Context& context) {
         auto json_out = std::make_shared<bool>(false);
         auto tags = std::make_shared<std::vector<std::string>>();
         cmd->add_flag("--all", *all, "Also show backends tagged debug or experimental");
-        cmd->add_flag("--include-unavailable", *unavailable, "Also show backends that cannot be used here");
-        auto* excl = cmd->add_option("--exclude-tags", *tags, "Hide backends with any of these tags (default: debug,experimental)")
-                         ->delimiter(',');
+        cmd->add_flag("--include-unavailable", *unavailable,
+                      "Also show backends that cannot be used here");
+        auto* excl =
+            cmd->add_option("--exclude-tags", *tags,
+                            "Hide backends with any of these tags (default: debug,experimental)")
+                ->delimiter(',');
         cmd->add_flag("--json", *json_out, "Machine-readable output");
-        set_action(cmd, context, [=] { return run_list(*all, *unavailable, *tags, excl->count() > 0, *json_out); });
+        set_action(cmd, context, [=] {
+            return run_list(*all, *unavailable, *tags, excl->count() > 0, *json_out);
+        });
     }
     {
-        auto* cmd = app.add_subcommand("show", "Everything known about one backend: capabilities, dependencies, cells, errors");
+        auto* cmd = app.add_subcommand(
+            "show",
+            "Everything known about one backend: capabilities, dependencies, cells, errors");
         auto name = std::make_shared<std::string>();
         auto json_out = std::make_shared<bool>(false);
         cmd->add_option("NAME", *name, "Backend name")->required();
@@ -319,24 +229,30 @@ void add_registry_commands(CLI::App& app, Context& context) {
         set_action(cmd, context, [=] { return run_show(*name, *json_out); });
     }
     {
-        auto* cmd = app.add_subcommand("matrix", "Every declared kernel cell, available here or not (seed manifest order)");
+        auto* cmd = app.add_subcommand(
+            "matrix", "Every declared kernel cell, available here or not (seed manifest order)");
         auto json_out = std::make_shared<bool>(false);
         auto csv_out = std::make_shared<bool>(false);
         auto comps = std::make_shared<bool>(false);
         auto* j = cmd->add_flag("--json", *json_out, "JSON rows");
         cmd->add_flag("--csv", *csv_out, "CSV rows")->excludes(j);
-        cmd->add_flag("--components", *comps, "The component registry instead of the kernel registry");
+        cmd->add_flag("--components", *comps,
+                      "The component registry instead of the kernel registry");
         set_action(cmd, context, [=] { return run_matrix(*json_out, *csv_out, *comps); });
     }
     {
-        auto* cmd = app.add_subcommand("resolve", "Walk the fallback chain of an op and explain every rung");
+        auto* cmd = app.add_subcommand("resolve",
+                                       "Walk the fallback chain of an op and explain every rung");
         auto op = std::make_shared<std::string>();
         auto target = std::make_shared<std::string>("cpu");
         auto variant = std::make_shared<std::string>("default");
         auto json_out = std::make_shared<bool>(false);
-        cmd->add_option("OP", *op, "Op name (flow_match_step, flow_sde_step, gemm, rms_norm, ...)")->required();
-        cmd->add_option("--target", *target, "DEVICE[:ARCH], e.g. cuda:sm_90, cpu:x86-64-v2, opencl (default: cpu)");
-        cmd->add_option("--variant", *variant, "Variant to look for on every rung (default: default)");
+        cmd->add_option("OP", *op, "Op name (flow_match_step, flow_sde_step, gemm, rms_norm, ...)")
+            ->required();
+        cmd->add_option("--target", *target,
+                        "DEVICE[:ARCH], e.g. cuda:sm_90, cpu:x86-64-v2, opencl (default: cpu)");
+        cmd->add_option("--variant", *variant,
+                        "Variant to look for on every rung (default: default)");
         cmd->add_flag("--json", *json_out, "Machine-readable output");
         set_action(cmd, context, [=] { return run_resolve(*op, *target, *variant, *json_out); });
     }

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 // switchyard-cli list/show/matrix/resolve as other tools use it: output, --json, exit codes.
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -23,7 +29,8 @@ Run cli(const QStringList& args, const QString& pluginPath = {}) {
     p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
     if (!p.waitForFinished(60000))
         return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 
 QJsonDocument parse(const QByteArray& bytes) {
@@ -47,12 +54,18 @@ private slots:
         QTest::newRow("no subcommand") << QStringList{} << 2 << "";
         QTest::newRow("unknown subcommand") << QStringList{"lsit"} << 2 << "";
         QTest::newRow("unknown option") << QStringList{"list", "--bogus"} << 2 << "";
-        QTest::newRow("show unknown name") << QStringList{"show", "cpuu"} << 2 << "did you mean: 'cpu'?";
+        QTest::newRow("show unknown name")
+            << QStringList{"show", "cpuu"} << 2 << "did you mean: 'cpu'?";
         QTest::newRow("show without name") << QStringList{"show"} << 2 << "";
-        QTest::newRow("resolve unknown op") << QStringList{"resolve", "gemn"} << 2 << "did you mean: 'gemm'?";
-        QTest::newRow("resolve bad device") << QStringList{"resolve", "gemm", "--target", "tpu"} << 2 << "known devices: cpu, cuda, opencl";
-        QTest::newRow("resolve bad arch") << QStringList{"resolve", "gemm", "--target", "cuda:volta"} << 2 << "unknown arch 'volta'";
-        QTest::newRow("resolve unknown variant falls back") << QStringList{"resolve", "gemm", "--variant", "nope"} << 0 << "";
+        QTest::newRow("resolve unknown op")
+            << QStringList{"resolve", "gemn"} << 2 << "did you mean: 'gemm'?";
+        QTest::newRow("resolve bad device") << QStringList{"resolve", "gemm", "--target", "tpu"}
+                                            << 2 << "known devices: cpu, cuda, opencl";
+        QTest::newRow("resolve bad arch")
+            << QStringList{"resolve", "gemm", "--target", "cuda:volta"} << 2
+            << "unknown arch 'volta'";
+        QTest::newRow("resolve unknown variant falls back")
+            << QStringList{"resolve", "gemm", "--variant", "nope"} << 0 << "";
         QTest::newRow("matrix json and csv") << QStringList{"matrix", "--json", "--csv"} << 2 << "";
         QTest::newRow("help") << QStringList{"--help"} << 0 << "";
     }
@@ -68,13 +81,17 @@ private slots:
     void listJson() {
         const Run r = cli({"list", "--json", "--all", "--include-unavailable"});
         QCOMPARE(r.code, 0);
-        const auto rows = parse(r.out).array();
+        const auto doc = parse(r.out).object();
+        QCOMPARE(doc["format"].toString(), QStringLiteral("switchyard.list"));
+        QCOMPARE(doc["format_version"].toInt(), 1);
+        const auto rows = doc["backends"].toArray();
         QVERIFY(!rows.isEmpty());
         bool sawCpu = false;
         QString previous;
         for (const auto& v : rows) {
             const auto o = v.toObject();
-            for (const char* f : {"name", "source", "tags", "available", "missing_deps", "state", "error"})
+            for (const char* f :
+                 {"name", "source", "tags", "available", "missing_deps", "state", "cause", "error"})
                 QVERIFY2(o.contains(f), f);
             QVERIFY(previous <= o["name"].toString()); // sorted
             previous = o["name"].toString();
@@ -94,20 +111,21 @@ private slots:
         Run r = cli({"list", "--json", "--all", "--include-unavailable"}, path);
         QCOMPARE(r.code, 0);
         int dups = 0, shadowed = 0;
-        for (const auto& v : parse(r.out).array()) {
+        for (const auto& v : parse(r.out).object()["backends"].toArray()) {
             const auto o = v.toObject();
             if (o["name"].toString() == "fixture-dup")
                 ++dups;
             if (o["state"].toString() == "shadowed") {
                 ++shadowed;
                 QVERIFY(o["error"].toString().contains("is owned by"));
+                QCOMPARE(o["cause"].toString(), QStringLiteral("shadowed"));
                 QCOMPARE(o["available"].toBool(), false);
             }
         }
         QCOMPARE(dups, 2);
         QCOMPARE(shadowed, 2); // the second fixture-dup, and the plugin named cpu
         r = cli({"list", "--json", "--all"}, path); // usable ones only: no shadowed entries
-        for (const auto& v : parse(r.out).array())
+        for (const auto& v : parse(r.out).object()["backends"].toArray())
             QVERIFY(v.toObject()["state"].toString() != "shadowed");
     }
 
@@ -115,7 +133,10 @@ private slots:
         const Run r = cli({"show", "cpu", "--json"});
         QCOMPARE(r.code, 0);
         const auto o = parse(r.out).object();
+        QCOMPARE(o["format"].toString(), QStringLiteral("switchyard.show"));
+        QCOMPARE(o["format_version"].toInt(), 1);
         QCOMPARE(o["name"].toString(), QStringLiteral("cpu"));
+        QCOMPARE(o["cause"].toString(), QStringLiteral("none"));
         QCOMPARE(o["capabilities"].toObject()["contract_version"].toInt(), 1);
         QVERIFY(o["dependencies"].isArray());
         bool sawReference = false;
@@ -140,14 +161,19 @@ private slots:
     void matrixJsonIsTheSeedManifest() {
         const Run r = cli({"matrix", "--json"});
         QCOMPARE(r.code, 0);
-        const auto rows = parse(r.out).array();
+        const auto doc = parse(r.out).object();
+        QCOMPARE(doc["format"].toString(), QStringLiteral("switchyard.matrix"));
+        QCOMPARE(doc["format_version"].toInt(), 1);
+        const auto rows = doc["cells"].toArray();
         QVERIFY(rows.size() >= 4);
         QStringList previous;
         for (const auto& v : rows) {
             const auto o = v.toObject();
-            for (const char* f : {"op", "device", "arch", "variant", "available", "source", "workspace_bytes", "backend"})
+            for (const char* f : {"op", "device", "arch", "variant", "available", "source",
+                                  "workspace_bytes", "backend"})
                 QVERIFY2(o.contains(f), f);
-            const QStringList key{o["op"].toString(), o["device"].toString(), o["arch"].toString(), o["variant"].toString()};
+            const QStringList key{o["op"].toString(), o["device"].toString(), o["arch"].toString(),
+                                  o["variant"].toString()};
             if (!previous.isEmpty()) {
                 // sorted by the key rendered as strings, field by field
                 bool less = false;
@@ -163,11 +189,65 @@ private slots:
         }
     }
 
+    // Every backend that is not loaded says why, as a stable id.
+    void listAndShowCarryTheCause() {
+        const QString fixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/plugins/");
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString open = tmp.filePath("open");
+        QDir().mkpath(open);
+        for (const auto& entry : QDir(fixtures + "good").entryInfoList(QDir::Files))
+            QVERIFY(QFile::copy(entry.filePath(), open + "/" + entry.fileName()));
+        QCOMPARE(::chmod(open.toLocal8Bit().constData(), 0777), 0);
+        const QString path = fixtures + "library_missing:" + fixtures + "missing_dep:" + fixtures +
+                             "invalid_json:" + fixtures + "unavailable:" + open;
+        const QMap<QString, QString> expected{
+            {"fixture-library-missing", "library_missing"},
+            {"broken", "invalid_manifest"},
+            {"fixture-unavailable", "optional_dependency_missing"},
+            {"fixture-good", "untrusted"},
+            {"cpu", "none"}};
+        const Run r = cli({"list", "--json", "--all", "--include-unavailable"}, path);
+        QCOMPARE(r.code, 0);
+        QMap<QString, QString> causes;
+        for (const auto& v : parse(r.out).object()["backends"].toArray()) {
+            const auto o = v.toObject();
+            causes[o["name"].toString()] = o["cause"].toString();
+            if (o["state"].toString() != "loaded" && o["state"].toString() != "discovered")
+                QVERIFY2(o["cause"].toString() != "none", qPrintable(o["name"].toString()));
+        }
+        for (auto it = expected.begin(); it != expected.end(); ++it)
+            QCOMPARE(causes.value(it.key()), it.value());
+        // A library missing is known at discovery: not usable, so not in the default list.
+        const Run usable = cli({"list", "--json", "--all"}, path);
+        for (const auto& v : parse(usable.out).object()["backends"].toArray())
+            QVERIFY(v.toObject()["name"].toString() != "fixture-library-missing");
+        // show describes in detail: the missing DT_NEEDED is found and stored.
+        const Run show = cli({"show", "fixture-missing-dep", "--json"}, path);
+        QCOMPARE(show.code, 1);
+        const auto o = parse(show.out).object();
+        QCOMPARE(o["cause"].toString(), QStringLiteral("library_dependency_missing"));
+        QCOMPARE(o["library_dependencies"].toObject()["unresolved"].toArray().first().toString(),
+                 QStringLiteral("libswitchyard-nonexistent-dep.so.1"));
+        QVERIFY(o["library_dependencies"].toObject()["dependencies"].isArray());
+        const Run untrusted = cli({"show", "fixture-good", "--json"}, path);
+        QCOMPARE(parse(untrusted.out).object()["cause"].toString(), QStringLiteral("untrusted"));
+        const Run text = cli({"show", "fixture-good"}, path);
+        QVERIFY2(QString::fromUtf8(text.out).contains("Problem (untrusted)"), text.out.constData());
+    }
+
+    void resolveAndMatrixHaveAFormat() {
+        const Run r = cli({"resolve", "gemm", "--json"});
+        QCOMPARE(parse(r.out).object()["format"].toString(), QStringLiteral("switchyard.resolve"));
+        QCOMPARE(parse(r.out).object()["format_version"].toInt(), 1);
+    }
+
     void matrixCsv() {
         const Run r = cli({"matrix", "--csv"});
         QCOMPARE(r.code, 0);
         const QStringList lines = QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.first(), QStringLiteral("op,device,arch,variant,available,source,workspace_bytes,backend"));
+        QCOMPARE(lines.first(),
+                 QStringLiteral("op,device,arch,variant,available,source,workspace_bytes,backend"));
         QVERIFY(lines.contains("gemm,cpu,generic,reference,true,builtin,0,cpu"));
     }
 
@@ -201,7 +281,8 @@ private slots:
     void resolveHuman() {
         const Run r = cli({"resolve", "gemm", "--target", "cpu:generic", "--variant", "reference"});
         QCOMPARE(r.code, 0);
-        QVERIFY(QString::fromUtf8(r.out).contains("Selected: (gemm, cpu, generic, reference) from backend 'cpu'"));
+        QVERIFY(QString::fromUtf8(r.out).contains(
+            "Selected: (gemm, cpu, generic, reference) from backend 'cpu'"));
     }
 };
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Seed 000 (+ the registry side of seed 003): names, tags, capabilities, lazy built-ins,
 // suggestions, default backend, reset, the plugin seam, thread safety.
-#include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/diagnosis/dependencies.h>
+#include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <QTest>
 
@@ -21,7 +21,8 @@ namespace {
 struct Fixture {
     KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
     ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    std::unique_ptr<BackendRegistry> registry = std::make_unique<BackendRegistry>(kernels, components, builtin_backends);
+    std::unique_ptr<BackendRegistry> registry =
+        std::make_unique<BackendRegistry>(kernels, components, builtin_backends);
 };
 
 BackendSpec spec(std::string name, std::vector<std::string> tags = {}) {
@@ -32,7 +33,8 @@ BackendSpec spec(std::string name, std::vector<std::string> tags = {}) {
     return s;
 }
 
-BackendSpec with_kernel(BackendSpec s, std::string op, std::string device, std::string arch, std::string variant) {
+BackendSpec with_kernel(BackendSpec s, std::string op, std::string device, std::string arch,
+                        std::string variant) {
     s.register_cells = [=](CellRegistrar& r) {
         r.add_kernel({op, device, arch, variant, [](const KernelArgs&) {}, {}, 64});
     };
@@ -105,9 +107,9 @@ private slots:
     // even when nothing has touched the registry yet.
     void explicitRegistrationOfBuiltinNameIsDuplicate() {
         Fixture f;
-        QVERIFY_THROWS_EXCEPTION(
-            DuplicateBackend,
-            f.registry->register_backend(with_kernel(spec("cpu"), "gemm", "cpu", "generic", "mine")));
+        QVERIFY_THROWS_EXCEPTION(DuplicateBackend,
+                                 f.registry->register_backend(
+                                     with_kernel(spec("cpu"), "gemm", "cpu", "generic", "mine")));
         QCOMPARE(f.registry->info("cpu").source, BackendSource::Builtin);
         QVERIFY(f.kernels.lookup({"gemm", "cpu", "generic", "reference"}));
         QVERIFY(!f.kernels.lookup({"gemm", "cpu", "generic", "mine"}));
@@ -144,10 +146,14 @@ private slots:
         QTest::addColumn<QStringList>("exclude");
         QTest::addColumn<bool>("useDefault");
         QTest::addColumn<QStringList>("expected");
-        QTest::newRow("default hides debug and experimental") << QStringList{} << true << QStringList{"cpu", "plain", "tagged"};
-        QTest::newRow("nothing excluded") << QStringList{} << false << QStringList{"cpu", "dbg", "exp", "plain", "tagged"};
-        QTest::newRow("custom tag") << QStringList{"fast"} << false << QStringList{"cpu", "dbg", "exp", "plain"};
-        QTest::newRow("only debug") << QStringList{"debug"} << false << QStringList{"cpu", "exp", "plain", "tagged"};
+        QTest::newRow("default hides debug and experimental")
+            << QStringList{} << true << QStringList{"cpu", "plain", "tagged"};
+        QTest::newRow("nothing excluded")
+            << QStringList{} << false << QStringList{"cpu", "dbg", "exp", "plain", "tagged"};
+        QTest::newRow("custom tag")
+            << QStringList{"fast"} << false << QStringList{"cpu", "dbg", "exp", "plain"};
+        QTest::newRow("only debug")
+            << QStringList{"debug"} << false << QStringList{"cpu", "exp", "plain", "tagged"};
     }
     void listFiltersTags() {
         QFETCH(QStringList, exclude);
@@ -176,8 +182,10 @@ private slots:
         qunsetenv("SWITCHYARD_TEST_DEP_VAR");
         clear_dependency_cache();
         BackendSpec s = spec("needy");
-        s.capabilities.optional_deps = {{"SWITCHYARD_TEST_DEP_VAR", DependencyKind::Env, "export SWITCHYARD_TEST_DEP_VAR=1"},
-                                        {"libswitchyard-definitely-missing.so.7", DependencyKind::Library, "apt install libmissing7"}};
+        s.capabilities.optional_deps = {
+            {"SWITCHYARD_TEST_DEP_VAR", DependencyKind::Env, "export SWITCHYARD_TEST_DEP_VAR=1"},
+            {"libswitchyard-definitely-missing.so.7", DependencyKind::Library,
+             "apt install libmissing7"}};
         f.registry->register_backend(s);
         auto names = f.registry->list();
         QVERIFY(std::find(names.begin(), names.end(), "needy") == names.end());
@@ -193,7 +201,9 @@ private slots:
             QFAIL("lookup of a backend with missing dependencies must throw");
         } catch (const MissingDependency& e) {
             const QString msg = e.what();
-            QVERIFY2(msg.contains("missing optional dependencies: SWITCHYARD_TEST_DEP_VAR, libswitchyard-definitely-missing.so.7"), qPrintable(msg));
+            QVERIFY2(msg.contains("missing optional dependencies: SWITCHYARD_TEST_DEP_VAR, "
+                                  "libswitchyard-definitely-missing.so.7"),
+                     qPrintable(msg));
             QVERIFY2(msg.contains("export SWITCHYARD_TEST_DEP_VAR=1"), qPrintable(msg));
             QVERIFY2(msg.contains("apt install libmissing7"), qPrintable(msg));
             QCOMPARE(e.missing().size(), std::size_t{2});
@@ -223,7 +233,8 @@ private slots:
     void unknownNameSuggests_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QStringList>("suggestions");
-        // Expected values are what python3's difflib.get_close_matches(name, names, n=2, cutoff=0.6) returns.
+        // Expected values are what python3's difflib.get_close_matches(name, names, n=2,
+        // cutoff=0.6) returns.
         QTest::newRow("typo") << "cdua" << QStringList{"cuda"};
         QTest::newRow("extra letter") << "cpuu" << QStringList{"cpu"};
         QTest::newRow("two, ordered by score") << "openc" << QStringList{"opencl", "opencl-pocl"};
@@ -253,7 +264,8 @@ private slots:
             if (suggestions.isEmpty())
                 QVERIFY(!msg.contains("did you mean"));
             else
-                QVERIFY2(msg.contains("did you mean: '" + suggestions.join("', '") + "'?"), qPrintable(msg));
+                QVERIFY2(msg.contains("did you mean: '" + suggestions.join("', '") + "'?"),
+                         qPrintable(msg));
             QVERIFY(msg.contains("switchyard-cli list"));
         }
     }
@@ -265,19 +277,46 @@ private slots:
         QTest::addColumn<QString>("core");
         QTest::addColumn<int>("expect"); // 0 ok, 1 upgrade Switchyard, 2 upgrade backend
         QTest::addColumn<QString>("message");
-        QTest::newRow("defaults") << 1 << "" << "" << "0.1.0" << 0 << "";
-        QTest::newRow("older contract ok") << 0 << "" << "" << "0.1.0" << 0 << "";
-        QTest::newRow("contract too new") << 2 << "" << "" << "0.1.0" << 1 << "implements backend-contract revision 2";
-        QTest::newRow("min inclusive") << 1 << "0.1.0" << "" << "0.1.0" << 0 << "";
-        QTest::newRow("max inclusive") << 1 << "" << "0.1.0" << "0.1.0" << 0 << "";
-        QTest::newRow("below min") << 1 << "99.0.0" << "" << "0.1.0" << 1 << "requires Switchyard >= 99.0.0, found 0.1.0";
-        QTest::newRow("above max") << 1 << "" << "0.0.9" << "0.1.0" << 2 << "supports Switchyard <= 0.0.9, found 0.1.0";
-        QTest::newRow("numeric not lexical") << 1 << "0.9.0" << "" << "0.10.0" << 0 << "";
-        QTest::newRow("only three components") << 1 << "" << "1.2.3" << "1.2.3.9" << 0 << "";
-        QTest::newRow("suffix ignored") << 1 << "1.2.3" << "" << "1.2.3rc1" << 0 << "";
-        QTest::newRow("unparseable core skips range") << 1 << "99.0.0" << "0.0.1" << "dev" << 0 << "";
-        QTest::newRow("unparseable core keeps contract") << 5 << "" << "" << "dev" << 1 << "revision 5";
-        QTest::newRow("unparseable bound skipped") << 1 << "latest" << "" << "0.1.0" << 0 << "";
+        QTest::newRow("defaults") << 1 << ""
+                                  << ""
+                                  << "0.1.0" << 0 << "";
+        QTest::newRow("older contract ok") << 0 << ""
+                                           << ""
+                                           << "0.1.0" << 0 << "";
+        QTest::newRow("contract too new")
+            << 2 << ""
+            << ""
+            << "0.1.0" << 1 << "implements backend-contract revision 2";
+        QTest::newRow("min inclusive") << 1 << "0.1.0"
+                                       << ""
+                                       << "0.1.0" << 0 << "";
+        QTest::newRow("max inclusive") << 1 << ""
+                                       << "0.1.0"
+                                       << "0.1.0" << 0 << "";
+        QTest::newRow("below min") << 1 << "99.0.0"
+                                   << ""
+                                   << "0.1.0" << 1 << "requires Switchyard >= 99.0.0, found 0.1.0";
+        QTest::newRow("above max") << 1 << ""
+                                   << "0.0.9"
+                                   << "0.1.0" << 2 << "supports Switchyard <= 0.0.9, found 0.1.0";
+        QTest::newRow("numeric not lexical") << 1 << "0.9.0"
+                                             << ""
+                                             << "0.10.0" << 0 << "";
+        QTest::newRow("only three components") << 1 << ""
+                                               << "1.2.3"
+                                               << "1.2.3.9" << 0 << "";
+        QTest::newRow("suffix ignored") << 1 << "1.2.3"
+                                        << ""
+                                        << "1.2.3rc1" << 0 << "";
+        QTest::newRow("unparseable core skips range") << 1 << "99.0.0"
+                                                      << "0.0.1"
+                                                      << "dev" << 0 << "";
+        QTest::newRow("unparseable core keeps contract") << 5 << ""
+                                                         << ""
+                                                         << "dev" << 1 << "revision 5";
+        QTest::newRow("unparseable bound skipped") << 1 << "latest"
+                                                   << ""
+                                                   << "0.1.0" << 0 << "";
     }
     void contractIsChecked() {
         QFETCH(int, contract);
@@ -297,9 +336,11 @@ private slots:
             QCOMPARE(expect, 0);
         } catch (const ContractMismatch& e) {
             QVERIFY2(expect != 0, e.what());
-            QCOMPARE(e.upgrade(), expect == 1 ? ContractMismatch::Upgrade::Switchyard : ContractMismatch::Upgrade::Backend);
+            QCOMPARE(e.upgrade(), expect == 1 ? ContractMismatch::Upgrade::Switchyard
+                                              : ContractMismatch::Upgrade::Backend);
             QVERIFY2(QString(e.what()).contains(message), e.what());
-            QVERIFY(QString(e.what()).contains(expect == 1 ? "upgrade Switchyard" : "check the backend for an update"));
+            QVERIFY(QString(e.what()).contains(expect == 1 ? "upgrade Switchyard"
+                                                           : "check the backend for an update"));
         }
     }
 
@@ -346,7 +387,8 @@ private slots:
         f.registry->register_backend(spec("mine"));
         f.registry->clear();
         QVERIFY_THROWS_EXCEPTION(InvalidBackend, f.registry->info("mine"));
-        QVERIFY(f.registry->info("cpu").source == BackendSource::Builtin); // built-ins come back lazily
+        QVERIFY(f.registry->info("cpu").source ==
+                BackendSource::Builtin); // built-ins come back lazily
     }
 
     void pluginClaimsOnlyFreeNames() {
@@ -355,7 +397,9 @@ private slots:
         auto p2 = std::make_shared<FakeProvider>("gpuish");
         auto p3 = std::make_shared<FakeProvider>("gpuish");
         p3->m_info.manifest_path = "/second/gpuish.plugin.json";
-        f.registry->set_plugin_discovery([=] { return std::vector<std::shared_ptr<BackendProvider>>{p1, p2, p3}; });
+        f.registry->set_plugin_discovery([=] {
+            return std::vector<std::shared_ptr<BackendProvider>>{p1, p2, p3};
+        });
         const auto infos = f.registry->infos();
         int shadowed = 0;
         for (const auto& i : infos) {
@@ -368,13 +412,15 @@ private slots:
         QCOMPARE(f.registry->info("cpu").source, BackendSource::Builtin);
         QCOMPARE(f.registry->info("gpuish").manifest_path, std::string("/fake/gpuish.plugin.json"));
         QCOMPARE(f.registry->info("gpuish").state, BackendState::Discovered);
-        QCOMPARE(p1->loads.load() + p2->loads.load() + p3->loads.load(), 0); // discovery never loads
+        QCOMPARE(p1->loads.load() + p2->loads.load() + p3->loads.load(),
+                 0); // discovery never loads
     }
 
     void placeholderCellsLoadOnResolution() {
         Fixture f;
         auto p = std::make_shared<FakeProvider>("gpuish");
-        f.registry->set_plugin_discovery([=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
+        f.registry->set_plugin_discovery(
+            [=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
         f.registry->ensure_initialized();
         auto declared = f.kernels.lookup({"gemm", "opencl", "generic", "default"});
         QVERIFY(declared);
@@ -396,7 +442,9 @@ private slots:
         auto bad = std::make_shared<FakeProvider>("bad", /*throws=*/true);
         auto good = std::make_shared<FakeProvider>("good");
         good->m_info.declared_kernels = {{{"gemm", "opencl", "generic", "other"}, 0}};
-        f.registry->set_plugin_discovery([=] { return std::vector<std::shared_ptr<BackendProvider>>{bad, good}; });
+        f.registry->set_plugin_discovery([=] {
+            return std::vector<std::shared_ptr<BackendProvider>>{bad, good};
+        });
         try {
             f.registry->load("bad");
             QFAIL("a throwing hook must fail the load");
@@ -418,10 +466,33 @@ private slots:
         QVERIFY(f.registry->is_loaded("good"));
     }
 
+    // Every cause has a stable id that reads back to it, in JSON too.
+    void causeIdsRoundTrip() {
+        const auto all = all_backend_causes();
+        QCOMPARE(all.size(), std::size_t(17));
+        std::set<std::string> ids;
+        for (const auto cause : all) {
+            const std::string id(to_string(cause));
+            QVERIFY(ids.insert(id).second);
+            for (char c : id)
+                QVERIFY2((c >= 'a' && c <= 'z') || c == '_', id.c_str()); // snake_case
+            QCOMPARE(backend_cause_from_string(id), std::optional<BackendCause>(cause));
+            const nlohmann::json j = cause;
+            QCOMPARE(j.get<std::string>(), id);
+            QCOMPARE(j.get<BackendCause>(), cause);
+        }
+        QCOMPARE(to_string(BackendCause::Untrusted), std::string_view("untrusted"));
+        QVERIFY(!backend_cause_from_string("Untrusted"));
+        QCOMPARE(to_backend_cause(BackendLoadError::Cause::EntryContractTooNew),
+                 BackendCause::EntryContractTooNew);
+        QCOMPARE(to_backend_cause(BackendLoadError::Cause::Untrusted), BackendCause::Untrusted);
+    }
+
     void concurrentLoadsLoadOnce() {
         Fixture f;
         auto p = std::make_shared<FakeProvider>("gpuish");
-        f.registry->set_plugin_discovery([=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
+        f.registry->set_plugin_discovery(
+            [=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
         std::vector<std::thread> threads;
         for (int i = 0; i < 8; ++i)
             threads.emplace_back([&, i] {
@@ -439,37 +510,50 @@ private slots:
     void registrationShadowsUnloadedPlugin() {
         Fixture f;
         auto p = std::make_shared<FakeProvider>("gpuish");
-        f.registry->set_plugin_discovery([=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
+        f.registry->set_plugin_discovery(
+            [=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
         f.registry->ensure_initialized();
         f.registry->register_backend(spec("gpuish"));
         QCOMPARE(f.registry->info("gpuish").source, BackendSource::Registered);
         QVERIFY(!f.kernels.lookup({"gemm", "opencl", "generic", "default"}));
         f.registry->unregister_backend("gpuish");
-        QCOMPARE(f.registry->info("gpuish").source, BackendSource::Plugin); // the plugin gets its name back
+        QCOMPARE(f.registry->info("gpuish").source,
+                 BackendSource::Plugin); // the plugin gets its name back
     }
 
     void stressConcurrentLookupRegistrationAndLazyLoading() {
         Fixture f;
         auto p = std::make_shared<FakeProvider>("gpuish");
-        f.registry->set_plugin_discovery([=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
+        f.registry->set_plugin_discovery(
+            [=] { return std::vector<std::shared_ptr<BackendProvider>>{p}; });
         std::atomic<int> unexpected{0};
         std::vector<std::thread> threads;
         for (int t = 0; t < 8; ++t) {
             threads.emplace_back([&, t] {
                 try {
                     for (int i = 0; i < 200; ++i) {
-                        const std::string mine = "t" + std::to_string(t) + "_" + std::to_string(i % 5);
+                        const std::string mine =
+                            "t" + std::to_string(t) + "_" + std::to_string(i % 5);
                         switch ((t + i) % 5) {
-                        case 0: f.registry->lookup("cpu"); break;
+                        case 0:
+                            f.registry->lookup("cpu");
+                            break;
                         case 1:
                             try {
-                                f.registry->register_backend(with_kernel(spec(mine), "gemm", "cpu", mine, "default"));
+                                f.registry->register_backend(
+                                    with_kernel(spec(mine), "gemm", "cpu", mine, "default"));
                             } catch (const DuplicateBackend&) {
                             }
                             break;
-                        case 2: f.registry->unregister_backend(mine); break;
-                        case 3: f.registry->list(); break;
-                        case 4: f.registry->lookup("gpuish"); break;
+                        case 2:
+                            f.registry->unregister_backend(mine);
+                            break;
+                        case 3:
+                            f.registry->list();
+                            break;
+                        case 4:
+                            f.registry->lookup("gpuish");
+                            break;
                         }
                     }
                 } catch (const std::exception& e) {

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "core/fakedevice.h"
 
+#include <switchyard/doctor/doctor.h>
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/runtime/runtime.h>
-#include <switchyard/doctor/doctor.h>
-#include <switchyard/hardware/hardware.h>
 #include <switchyard/sdk/version.h>
 
 #include <QtTest>
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 using namespace switchyard;
 
@@ -74,8 +75,8 @@ private slots:
         Fixture f({"good", "missing_dep", "unavailable", "invalid_json", "dup_a", "dup_b",
                    "library_missing"});
         const auto report = DoctorReport::collect(f.registry, default_devices(), f.path);
-        QCOMPARE(report.build.value("version", ""), std::string(core_version()));
-        QVERIFY(!report.system["host"].value("os", "").empty());
+        QCOMPARE(report.build.version, std::string(core_version()));
+        QVERIFY(!report.system.host.os.empty());
         QVERIFY(!report.devices.empty());
         QCOMPARE(report.search_path.size(), std::size_t(7));
         QCOMPARE(report.search_path[0].manifests.size(), std::size_t(1));
@@ -113,9 +114,12 @@ private slots:
         Fixture f({"good", "missing_dep"});
         const auto report = DoctorReport::collect(f.registry, default_devices(), f.path);
         const auto j = report.to_json();
-        for (const char* key : {"switchyard", "system", "devices", "runtimes", "plugin_path",
-                                "backends", "problems", "ok"})
+        for (const char* key : {"format", "format_version", "switchyard", "system", "devices",
+                                "runtimes", "plugin_path", "backends", "problems", "ok"})
             QVERIFY2(j.contains(key), key);
+        QCOMPARE(j["format"], "switchyard.doctor");
+        QCOMPARE(j["format_version"], 1);
+        QVERIFY(j["switchyard"].contains("git_hash"));
         QCOMPARE(j["ok"].get<bool>(), false);
         bool saw_unresolved = false;
         for (const auto& b : j["backends"])
@@ -145,12 +149,12 @@ private slots:
         QVERIFY(devices.remove_provider("fake"));
 
         const auto& cpu = cpu_info();
-        QCOMPARE(report.system["cpu"]["brand"].get<std::string>(), cpu.brand);
-        QCOMPARE(report.system["cpu"]["logical_cpus"].get<unsigned>(), cpu.logical_cpus);
-        QCOMPARE(report.system["cpu"]["physical_cores"].get<unsigned>(), cpu.physical_cores);
-        QCOMPARE(report.system["cpu"]["best_level"].get<std::string>(), cpu.best_level);
-        QCOMPARE(report.system["cpu"]["caches"].size(), cpu.caches.size());
-        QVERIFY(report.system["host"]["memory_bytes"].get<std::int64_t>() > 0);
+        QCOMPARE(report.system.cpu.brand, cpu.brand);
+        QCOMPARE(report.system.cpu.logical_cpus, cpu.logical_cpus);
+        QCOMPARE(report.system.cpu.physical_cores, cpu.physical_cores);
+        QCOMPARE(report.system.cpu.best_level, cpu.best_level);
+        QCOMPARE(report.system.cpu.caches.size(), cpu.caches.size());
+        QVERIFY(report.system.host.memory_bytes > 0);
 
         QCOMPARE(report.devices.size(), std::size_t(3));
         QCOMPARE(report.devices[0].id, std::string("cpu"));
@@ -173,6 +177,37 @@ private slots:
         QCOMPARE(j["devices"][0]["peak_bandwidth_gbs"].get<double>(), 12.5);
         QCOMPARE(j["devices"][0]["peak_gflops"].get<double>(), 3.0);
         QVERIFY(QString::fromStdString(report.to_text()).contains("12.5 GB/s"));
+    }
+
+    // A plugin folder other users can write to reads "untrusted", with the fix from the table.
+    void reportsUntrusted() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = tmp.filePath("open");
+        QDir().mkpath(dir);
+        for (const auto& entry : QDir(kPlugins + "/good").entryInfoList(QDir::Files))
+            QVERIFY(QFile::copy(entry.filePath(), dir + "/" + entry.fileName()));
+        QCOMPARE(::chmod(dir.toLocal8Bit().constData(), 0777), 0);
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components, builtin_backends};
+        const auto path = PluginSearchPath::from_dirs({dir.toStdString()});
+        registry.set_plugin_discovery(path.discovery());
+        const auto report = DoctorReport::collect(registry, default_devices(), path);
+        const DoctorProblem* problem = nullptr;
+        for (const auto& p : report.problems)
+            if (p.subject == "fixture-good")
+                problem = &p;
+        QVERIFY(problem);
+        QCOMPARE(problem->cause, BackendCause::Untrusted);
+        QVERIFY(problem->fix.find("chmod o-w") != std::string::npos);
+        const auto j = report.to_json();
+        bool saw = false;
+        for (const auto& b : j["backends"])
+            if (b["name"] == "fixture-good")
+                saw = b["cause"] == "untrusted" && b["state"] == "invalid";
+        QVERIFY(saw);
+        QVERIFY(QString::fromStdString(report.to_text()).contains("invalid [untrusted]"));
     }
 
     void aHealthyMachineHasNoErrors() {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Plugin discovery and loading against the fixture plugins (tests/fixtures/plugins).
-#include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <QtTest>
 
@@ -227,7 +227,9 @@ private slots:
             << "load" << int(C::LibraryMissing) << "libswitchyard-fixture-never-built.so is missing"
             << int(BackendState::Failed) << "";
         QTest::newRow("library is not a library")
-            << "library_garbage" << "fixture-library-garbage" << "load" << int(C::LibraryLoadFailed)
+            << "library_garbage"
+            << "fixture-library-garbage"
+            << "load" << int(C::LibraryLoadFailed)
             << "fails to load. Reason: " << int(BackendState::Failed) << "";
         QTest::newRow("dependency missing")
             << "missing_dep"
@@ -243,7 +245,7 @@ private slots:
         QTest::newRow("entry says contract 99")
             << "entry_contract99"
             << "fixture-entry-contract99"
-            << "load" << int(C::Other) << "built for backend-contract revision 99"
+            << "load" << int(C::EntryContractTooNew) << "built for backend-contract revision 99"
             << int(BackendState::Failed) << "";
         QTest::newRow("register hook throws")
             << "throwing"
@@ -373,12 +375,63 @@ private slots:
         Fixture f({dir});
         const auto info = f.registry.info("fixture-good");
         QCOMPARE(info.state, BackendState::Invalid);
+        QCOMPARE(info.cause, BackendCause::Untrusted);
+        QCOMPARE(to_string(info.cause), std::string_view("untrusted"));
+        QVERIFY(!info.is_available());
+        const auto usable = f.registry.list({.exclude_tags = {}});
+        QVERIFY(std::find(usable.begin(), usable.end(), "fixture-good") == usable.end());
         const QString error = QString::fromStdString(info.error);
         QVERIFY2(error.contains(what + " " + target + " is writable by other users"),
                  qPrintable(error));
         QVERIFY2(error.contains("chmod o-w"), qPrintable(error));
-        QVERIFY_THROWS_EXCEPTION(BackendLoadError, f.registry.load("fixture-good"));
+        try {
+            f.registry.load("fixture-good");
+            QFAIL("an untrusted plugin was loaded");
+        } catch (const BackendLoadError& e) {
+            QCOMPARE(e.cause(), BackendLoadError::Cause::Untrusted);
+        }
+        QCOMPARE(f.registry.info("fixture-good").cause, BackendCause::Untrusted);
         QVERIFY(!is_mapped((dir + "/libswitchyard-fixture-good.so").toStdString()));
+    }
+
+    // What can be known without loading is known at discovery.
+    void libraryMissingIsNotDiscovered() {
+        Fixture f({"library_missing"});
+        const auto info = f.registry.info("fixture-library-missing");
+        QCOMPARE(info.state, BackendState::Failed);
+        QCOMPARE(info.cause, BackendCause::LibraryMissing);
+        QVERIFY(!info.is_available());
+        QVERIFY(info.error.find("does not exist") != std::string::npos);
+        const auto usable = f.registry.list({.exclude_tags = {}});
+        QVERIFY(std::find(usable.begin(), usable.end(), "fixture-library-missing") == usable.end());
+    }
+
+    // A missing DT_NEEDED or a library that is not ELF is found when described in detail,
+    // and stored.
+    void detailsStoreWhatTheLibraryShows_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("cause");
+        QTest::newRow("missing DT_NEEDED")
+            << "missing_dep"
+            << "fixture-missing-dep" << int(BackendCause::LibraryDependencyMissing);
+        QTest::newRow("not ELF") << "library_garbage"
+                                 << "fixture-library-garbage" << int(BackendCause::LibraryNotElf);
+    }
+    void detailsStoreWhatTheLibraryShows() {
+        QFETCH(QString, dir);
+        QFETCH(QString, name);
+        QFETCH(int, cause);
+        Fixture f({dir});
+        const std::string backend = name.toStdString();
+        QCOMPARE(f.registry.info(backend).state, BackendState::Discovered);
+        const auto details = f.registry.details(backend);
+        QCOMPARE(details.state, BackendState::Failed);
+        QCOMPARE(int(details.cause), cause);
+        QVERIFY(details.library_report.has_value());
+        QCOMPARE(int(f.registry.info(backend).cause), cause); // stored
+        QVERIFY_THROWS_EXCEPTION(BackendLoadError, f.registry.load(backend));
+        QVERIFY(!f.registry.is_loaded(backend));
     }
 
     void trustIsCheckedAgainAtLoad() {

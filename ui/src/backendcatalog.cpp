@@ -21,20 +21,23 @@ void BackendCatalog::refresh(bool rescan) {
         try {
             if (rescan)
                 registry.rescan();
-            infos = registry.infos();
+            infos = registry.infos(InfoDetail::Full); // off the GUI thread: ELF files are read here
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }
         if (!self)
             return;
-        QMetaObject::invokeMethod(self.data(), [self, infos = std::move(infos), error]() {
-            if (!self)
-                return;
-            if (error.isEmpty())
-                emit self->backendsAvailable(infos);
-            else
-                emit self->backendsFailed(error);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, infos = std::move(infos), error]() {
+                if (!self)
+                    return;
+                if (error.isEmpty())
+                    emit self->backendsAvailable(infos);
+                else
+                    emit self->backendsFailed(error);
+            },
+            Qt::QueuedConnection);
     });
 }
 

@@ -4,6 +4,8 @@
 #include <switchyard/ui/backendcatalog.h>
 #include <switchyard/ui/backendmodel.h>
 
+#include <switchyard/registry/backendinfoformat.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -20,38 +22,21 @@
 
 namespace switchyard::ui {
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
+// The same text as `switchyard-cli show` (one renderer, registry/backendinfoformat.h).
 QString describe(const BackendInfo& b) {
-    QString t;
-    t += QStringLiteral("%1  (%2, %3)\n").arg(qs(b.name), qs(std::string(to_string(b.source))), qs(std::string(to_string(b.state))));
-    if (!b.description.empty())
-        t += QStringLiteral("%1\n").arg(qs(b.description));
-    t += QStringLiteral("\nContract version: %1\nCore versions: %2 .. %3\n")
-             .arg(b.capabilities.contract_version)
-             .arg(qs(b.capabilities.min_core_version.value_or("any")), qs(b.capabilities.max_core_version.value_or("any")));
-    if (!b.error.empty())
-        t += QStringLiteral("\nProblem: %1\n").arg(qs(b.error));
-    t += QStringLiteral("\nDependencies:\n");
-    if (b.dependencies.empty())
-        t += QStringLiteral("  (none declared)\n");
-    for (const auto& d : b.dependencies)
-        t += QStringLiteral("  [%1] %2 %3\n").arg(d.found ? QStringLiteral("found") : QStringLiteral("MISSING"),
-                                               qs(d.dependency.name),
-                                               d.found ? qs(d.location) : qs(d.detail + " — " + d.dependency.hint));
-    t += QStringLiteral("\nKernels (%1):\n").arg(b.declared_kernels.size());
-    for (const auto& k : b.declared_kernels)
-        t += QStringLiteral("  %1  workspace %2 B\n").arg(qs(TupleKey(k.key).to_string())).arg(k.workspace_bytes);
-    for (const auto& d : b.diagnostics)
-        t += QStringLiteral("\nDiagnostic: %1\n").arg(qs(d));
-    return t;
+    return qs(render_text(b));
 }
 } // namespace
 
 MainWindow::MainWindow(BackendRegistry& registry, QWidget* parent)
-    : QMainWindow(parent), m_catalog(new BackendCatalog(registry, this)), m_model(new BackendModel(this)),
-      m_proxy(new QSortFilterProxyModel(this)), m_view(new QTreeView), m_filter(new QLineEdit),
-      m_details(new QPlainTextEdit), m_status(new QLabel) {
+    : QMainWindow(parent), m_catalog(new BackendCatalog(registry, this)),
+      m_model(new BackendModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_view(new QTreeView), m_filter(new QLineEdit), m_details(new QPlainTextEdit),
+      m_status(new QLabel) {
     setWindowTitle(tr("Switchyard"));
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(BackendModel::SortRole);
@@ -67,11 +52,13 @@ MainWindow::MainWindow(BackendRegistry& registry, QWidget* parent)
 
     m_filter->setPlaceholderText(tr("Filter backends (name, tag, state)…"));
     m_filter->setClearButtonEnabled(true);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy,
+            &QSortFilterProxyModel::setFilterFixedString);
 
     m_details->setReadOnly(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    m_details->setPlaceholderText(tr("Select a backend to see its capabilities, dependencies and cells."));
+    m_details->setPlaceholderText(
+        tr("Select a backend to see its capabilities, dependencies and cells."));
 
     auto* left = new QWidget;
     auto* layout = new QVBoxLayout(left);
@@ -91,19 +78,24 @@ MainWindow::MainWindow(BackendRegistry& registry, QWidget* parent)
     auto* rescan = toolbar->addAction(tr("Rescan plugins"));
     connect(rescan, &QAction::triggered, this, [this] { m_catalog->refresh(true); });
     auto* copy = toolbar->addAction(tr("Copy details"));
-    connect(copy, &QAction::triggered, this, [this] { QApplication::clipboard()->setText(m_details->toPlainText()); });
+    connect(copy, &QAction::triggered, this,
+            [this] { QApplication::clipboard()->setText(m_details->toPlainText()); });
 
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::showDetails);
-    connect(m_catalog, &BackendCatalog::backendsAvailable, this, [this](const std::vector<BackendInfo>& b) {
-        m_model->setResults(b);
-        const auto usable = std::count_if(b.begin(), b.end(), [](const BackendInfo& i) { return i.is_available(); });
-        m_status->setText(tr("%1 backends, %2 usable here").arg(b.size()).arg(usable));
-        m_view->resizeColumnToContents(BackendModel::NameColumn);
-        if (m_proxy->rowCount() > 0)
-            m_view->setCurrentIndex(m_proxy->index(0, 0));
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &MainWindow::showDetails);
+    connect(m_catalog, &BackendCatalog::backendsAvailable, this,
+            [this](const std::vector<BackendInfo>& b) {
+                m_model->setResults(b);
+                const auto usable = std::count_if(
+                    b.begin(), b.end(), [](const BackendInfo& i) { return i.is_available(); });
+                m_status->setText(tr("%1 backends, %2 usable here").arg(b.size()).arg(usable));
+                m_view->resizeColumnToContents(BackendModel::NameColumn);
+                if (m_proxy->rowCount() > 0)
+                    m_view->setCurrentIndex(m_proxy->index(0, 0));
+            });
+    connect(m_catalog, &BackendCatalog::backendsFailed, this, [this](const QString& e) {
+        m_status->setText(tr("Could not list backends: %1").arg(e));
     });
-    connect(m_catalog, &BackendCatalog::backendsFailed, this,
-            [this](const QString& e) { m_status->setText(tr("Could not list backends: %1").arg(e)); });
     resize(1000, 600);
     m_catalog->refresh();
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/diagnosis/dependencies.h>
+
+#include <nlohmann/json.hpp>
 #include <switchyard/diagnosis/elfdeps.h>
 
 #include <cstdlib>
@@ -124,6 +126,12 @@ std::vector<DependencyStatus> check_dependencies(const std::vector<Dependency>& 
 void clear_dependency_cache() {
     std::lock_guard lock(g_cache_mutex);
     g_cache.clear();
+}
+
+void to_json(nlohmann::json& j, const DependencyStatus& d) {
+    j = {{"name", d.dependency.name}, {"kind", std::string(to_string(d.dependency.kind))},
+         {"hint", d.dependency.hint}, {"found", d.found},
+         {"location", d.location},    {"detail", d.detail}};
 }
 
 } // namespace switchyard

@@ -4,6 +4,8 @@
 #include "diagnosis/ldcache.h"
 #include "util/textutil.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -362,6 +364,37 @@ std::string_view to_string(LibrarySearchSource source) noexcept {
         return "not found";
     }
     return "not found";
+}
+
+std::vector<std::string> ElfDependencyReport::unresolved_with_requester() const {
+    std::vector<std::string> out;
+    for (const auto& d : dependencies)
+        if (!d.found())
+            out.push_back(d.soname +
+                          (d.needed_by == library ? "" : " (needed by " + d.needed_by + ")"));
+    return out;
+}
+
+std::string missing_libraries_message(const std::string& library,
+                                      const std::vector<std::string>& missing) {
+    return "its library " + library +
+           " cannot be loaded because a library it needs is missing: " + text::join(missing, ", ") +
+           ". Install the package that provides it, or add its folder to LD_LIBRARY_PATH.";
+}
+
+void to_json(nlohmann::json& j, const ResolvedLibrary& d) {
+    j = {{"soname", d.soname},       {"path", d.path},
+         {"found", d.found()},       {"source", std::string(to_string(d.source))},
+         {"needed_by", d.needed_by}, {"depth", d.depth},
+         {"detail", d.detail}};
+}
+
+void to_json(nlohmann::json& j, const ElfDependencyReport& r) {
+    j = {{"library", r.library},
+         {"readable", r.readable},
+         {"error", r.error},
+         {"unresolved", r.unresolved()},
+         {"dependencies", r.dependencies}};
 }
 
 std::vector<std::string> ElfDependencyReport::unresolved() const {

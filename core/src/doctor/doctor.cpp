@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/buildinfo.h>
 #include <switchyard/diagnosis/dependencies.h>
-#include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/doctor/doctor.h>
+#include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/sdk/version.h>
 
 #include "util/textutil.h"
@@ -24,24 +25,20 @@ namespace fs = std::filesystem;
 
 using text::read_first_line;
 
-json collect_build() {
-    return {{"version", SWITCHYARD_VERSION_STRING},
-            {"git", SWITCHYARD_GIT_HASH},
-            {"build_type", SWITCHYARD_BUILD_TYPE},
-            {"compiler", SWITCHYARD_COMPILER},
-            {"contract_version", kContractVersion},
-            {"options",
-             {{"SWITCHYARD_ENABLE_GUI", SWITCHYARD_OPTION_GUI},
-              {"SWITCHYARD_ENABLE_OPENCL", SWITCHYARD_OPTION_OPENCL},
-              {"SWITCHYARD_ENABLE_CUDA", SWITCHYARD_OPTION_CUDA}}}};
+DoctorReport::Build collect_build() {
+    return {SWITCHYARD_VERSION_STRING,
+            SWITCHYARD_GIT_HASH,
+            SWITCHYARD_BUILD_TYPE,
+            SWITCHYARD_COMPILER,
+            kContractVersion,
+            {{"SWITCHYARD_ENABLE_GUI", SWITCHYARD_OPTION_GUI},
+             {"SWITCHYARD_ENABLE_OPENCL", SWITCHYARD_OPTION_OPENCL},
+             {"SWITCHYARD_ENABLE_CUDA", SWITCHYARD_OPTION_CUDA}}};
 }
 
-// The same "host" and "cpu" objects as `switchyard-cli hardware --json`.
-json collect_system() {
+DoctorReport::System collect_system() {
     const auto* ld_path = std::getenv("LD_LIBRARY_PATH");
-    return {{"host", host_info().to_json()},
-            {"cpu", cpu_info().to_json()},
-            {"ld_library_path", ld_path ? ld_path : ""}};
+    return {host_info(), cpu_info(), ld_path ? ld_path : ""};
 }
 
 // The devices the device providers report. Listing them probes nothing: a peak that has
@@ -120,33 +117,29 @@ std::string format_bytes(std::int64_t bytes) {
 }
 
 // "L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 105 MiB".
-std::string format_caches(const json& cpu) {
+std::string format_caches(const CpuInfo& cpu) {
     std::string out;
-    for (const auto& c : cpu.value("caches", json::array())) {
-        const auto type = c.value("type", "");
-        out += (out.empty() ? "L" : ", L") + std::to_string(c.value("level", 0)) +
-               (type == "data"          ? "d"
-                : type == "instruction" ? "i"
-                                        : "") +
-               " " + format_bytes(c.value("size_bytes", std::int64_t(0)));
-    }
+    for (const auto& c : cpu.caches)
+        out += (out.empty() ? "L" : ", L") + std::to_string(c.level) +
+               (c.type == "data"          ? "d"
+                : c.type == "instruction" ? "i"
+                                          : "") +
+               " " + format_bytes(c.size_bytes);
     return out;
 }
 
 // "x86-64-v2 x86-64-v3 (best: x86-64-v3)".
-std::string format_isa(const json& cpu) {
-    return text::join(cpu.value("isa_levels", std::vector<std::string>{}), " ") +
-           " (best: " + cpu.value("best_level", "") + ")";
+std::string format_isa(const CpuInfo& cpu) {
+    return text::join(cpu.isa_levels, " ") + " (best: " + cpu.best_level + ")";
 }
 
 // "AMD EPYC 7B13 (AMD_ZEN3), 8 physical cores, 16 logical CPUs".
-std::string format_cpu(const json& cpu) {
-    std::string out = cpu.value("brand", "");
-    const auto uarch = cpu.value("microarchitecture", "");
-    if (!uarch.empty())
-        out += " (" + uarch + ")";
-    return out + ", " + std::to_string(cpu.value("physical_cores", 0)) + " physical cores, " +
-           std::to_string(cpu.value("logical_cpus", 0)) + " logical CPUs";
+std::string format_cpu(const CpuInfo& cpu) {
+    std::string out = cpu.brand;
+    if (!cpu.microarchitecture.empty())
+        out += " (" + cpu.microarchitecture + ")";
+    return out + ", " + std::to_string(cpu.physical_cores) + " physical cores, " +
+           std::to_string(cpu.logical_cpus) + " logical CPUs";
 }
 
 std::string format_peaks(const DeviceInfo& d) {
@@ -163,123 +156,109 @@ std::string format_peaks(const DeviceInfo& d) {
     return out;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
+using Severity = DoctorProblem::Severity;
+
+// The one table of what to do about each cause. "{manifest}" and "{library}" are replaced
+// with the backend's paths.
+struct CauseRule {
+    BackendCause cause;
+    Severity severity;
+    const char* fix;
+};
+constexpr CauseRule kCauseRules[] = {
+    {BackendCause::LibraryMissing, Severity::Error,
+     "Reinstall the plugin, or remove its manifest {manifest}"},
+    {BackendCause::LibraryUnreadable, Severity::Error,
+     "Make the library readable (`chmod a+r {library}`), or reinstall the plugin"},
+    {BackendCause::LibraryNotElf, Severity::Error,
+     "Reinstall the plugin: {library} is not a shared library"},
+    {BackendCause::LibraryDependencyMissing, Severity::Error,
+     "Install the package that provides the missing library (Debian: `apt-file search <soname>`), "
+     "or add its "
+     "folder to LD_LIBRARY_PATH"},
+    {BackendCause::LibraryLoadFailed, Severity::Error, "Reinstall or update the plugin"},
+    {BackendCause::EntryMissing, Severity::Error,
+     "Rebuild the plugin with SWITCHYARD_PLUGIN(...) from <switchyard/sdk/plugin.h>"},
+    {BackendCause::EntryContractTooNew, Severity::Error,
+     "Upgrade Switchyard, or install a plugin built for this version"},
+    {BackendCause::RegisterHookThrew, Severity::Error,
+     "Report it to the plugin's author with this report; the hook's message is above"},
+    {BackendCause::Untrusted, Severity::Error,
+     "Remove write permission for other users (`chmod o-w`), or move the plugin to a folder only "
+     "you or root "
+     "can write"},
+    {BackendCause::InvalidManifest, Severity::Error,
+     "Fix the key named above in {manifest}, or remove the manifest"},
+    {BackendCause::ContractTooNew, Severity::Warning,
+     "Upgrade Switchyard or the plugin, as said above"},
+    {BackendCause::CoreTooOld, Severity::Warning,
+     "Upgrade Switchyard or the plugin, as said above"},
+    {BackendCause::CoreTooNew, Severity::Warning,
+     "Upgrade Switchyard or the plugin, as said above"},
+    {BackendCause::OptionalDependencyMissing, Severity::Warning,
+     "No install hint declared; ask the plugin's author"},
+    {BackendCause::Shadowed, Severity::Info,
+     "Remove the plugin you do not want, or rename one of them in its manifest"},
+};
+
+const CauseRule* rule_for(BackendCause cause) {
+    for (const auto& r : kCauseRules)
+        if (r.cause == cause)
+            return &r;
+    return nullptr; // None, NotInstalled: nothing to fix
 }
 
-std::string fix_for_failure(const BackendInfo& info) {
-    const auto& e = info.error;
-    if (contains(e, "a library it needs is missing"))
-        return "Install the package that provides the missing library (Debian: `apt-file search "
-               "<soname>`), "
-               "or add its folder to LD_LIBRARY_PATH";
-    if (contains(e, " is missing: "))
-        return "Reinstall the plugin, or remove its manifest " + info.manifest_path;
-    if (contains(e, "exports no"))
-        return "Rebuild the plugin with SWITCHYARD_PLUGIN(...) from <switchyard/sdk/plugin.h>";
-    if (contains(e, "register hook threw"))
-        return "Report it to the plugin's author with this report; the hook's message is above";
-    if (contains(e, "backend-contract revision"))
-        return "Upgrade Switchyard, or install a plugin built for this version";
-    return "Reinstall or update the plugin";
+std::string fix_for(const CauseRule& rule, const BackendInfo& info) {
+    std::string fix = rule.fix;
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"{manifest}", info.manifest_path},
+          std::pair<std::string, std::string>{"{library}", info.library_path}})
+        if (auto at = fix.find(key); at != std::string::npos)
+            fix.replace(at, key.size(), value);
+    return fix;
 }
 
-void add_backend_problems(const BackendInfo& info, const ElfDependencyReport* library,
-                          std::vector<DoctorProblem>& problems) {
-    using S = DoctorProblem::Severity;
-    switch (info.state) {
-    case BackendState::Invalid:
-        problems.push_back(
-            {S::Error, info.name, info.error,
-             contains(info.error, "writable by other users") ||
-                     contains(info.error, "owned by another user")
-                 ? "Remove write permission for other users (`chmod o-w`), or move the plugin to a "
-                   "folder only you or root can write"
-                 : "Fix the key named above in " + info.manifest_path +
-                       ", or remove the manifest"});
-        return;
-    case BackendState::Failed:
-        problems.push_back({S::Error, info.name, info.error, fix_for_failure(info)});
-        break;
-    case BackendState::Unavailable: {
-        bool any = false;
-        for (const auto& d : info.dependencies) {
-            if (d.found)
-                continue;
-            any = true;
-            problems.push_back({S::Warning, info.name,
-                                "optional dependency " + d.dependency.name + " (" +
-                                    std::string(to_string(d.dependency.kind)) + ") is missing" +
-                                    (d.detail.empty() ? "" : ": " + d.detail),
-                                d.dependency.hint.empty()
-                                    ? "No install hint declared; ask the plugin's author"
-                                    : d.dependency.hint});
-        }
-        if (!any)
-            problems.push_back({S::Warning, info.name, info.error,
-                                "Upgrade Switchyard or the plugin, as said above"});
-        break;
-    }
-    case BackendState::Shadowed:
-        problems.push_back(
-            {S::Info, info.name, info.error + " (" + info.manifest_path + ")",
-             "Remove the plugin you do not want, or rename one of them in its manifest"});
-        return;
-    default:
-        break;
-    }
-    for (const auto& d : info.diagnostics)
-        problems.push_back(
-            {S::Warning, info.name, d, "The manifest and the library disagree: update the plugin"});
-    if (info.source != BackendSource::Plugin || info.library_path.empty())
-        return;
-    if (!library) {
-        if (info.state != BackendState::Failed)
+// The rules for one backend: its cause, its diagnostics, its library's own dependencies.
+void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& problems) {
+    if (const auto* rule = rule_for(info.cause)) {
+        if (info.cause == BackendCause::OptionalDependencyMissing) {
+            // One problem per missing dependency, each with its install hint.
+            for (const auto& d : info.dependencies)
+                if (!d.found)
+                    problems.push_back(
+                        {rule->severity, info.name,
+                         "optional dependency " + d.dependency.name + " (" +
+                             std::string(to_string(d.dependency.kind)) + ") is missing" +
+                             (d.detail.empty() ? "" : ": " + d.detail),
+                         d.dependency.hint.empty() ? fix_for(*rule, info) : d.dependency.hint,
+                         info.cause});
+        } else {
+            const std::string where =
+                info.cause == BackendCause::Shadowed ? " (" + info.manifest_path + ")" : "";
             problems.push_back(
-                {S::Error, info.name, "its library " + info.library_path + " does not exist",
-                 "Reinstall the plugin, or remove its manifest " + info.manifest_path});
-        return;
+                {rule->severity, info.name, info.error + where, fix_for(*rule, info), info.cause});
+        }
     }
-    if (!library->readable) {
-        problems.push_back(
-            {S::Error, info.name,
-             "its library " + info.library_path + " cannot be read: " + library->error,
-             "Reinstall the plugin"});
+    if (info.state == BackendState::Invalid || info.state == BackendState::Shadowed)
         return;
-    }
-    for (const auto& dep : library->dependencies) {
-        if (dep.found() || contains(info.error, dep.soname))
+    for (const auto& d : info.diagnostics)
+        problems.push_back({Severity::Warning, info.name, d,
+                            "The manifest and the library disagree: update the plugin",
+                            BackendCause::None});
+    if (!info.library_report || info.cause == BackendCause::LibraryDependencyMissing ||
+        info.cause == BackendCause::LibraryNotElf)
+        return;
+    for (const auto& dep : info.library_report->dependencies) {
+        if (dep.found())
             continue;
-        problems.push_back({S::Error, info.name,
+        problems.push_back({Severity::Error, info.name,
                             "its library needs " + dep.soname + " (needed by " + dep.needed_by +
                                 "), which the dynamic loader cannot find; " + dep.detail,
                             "Install the package that provides " + dep.soname +
                                 " (Debian: `apt-file search " + dep.soname +
-                                "`), or add its folder to LD_LIBRARY_PATH"});
+                                "`), or add its folder to LD_LIBRARY_PATH",
+                            BackendCause::LibraryDependencyMissing});
     }
-}
-
-json dependency_json(const DependencyStatus& d) {
-    return {{"name", d.dependency.name}, {"kind", std::string(to_string(d.dependency.kind))},
-            {"hint", d.dependency.hint}, {"found", d.found},
-            {"location", d.location},    {"detail", d.detail}};
-}
-
-json library_json(const ElfDependencyReport& r) {
-    json deps = json::array();
-    for (const auto& d : r.dependencies)
-        deps.push_back({{"soname", d.soname},
-                        {"path", d.path},
-                        {"found", d.found()},
-                        {"via", std::string(to_string(d.source))},
-                        {"needed_by", d.needed_by},
-                        {"depth", d.depth},
-                        {"detail", d.detail}});
-    return {{"library", r.library},
-            {"readable", r.readable},
-            {"error", r.error},
-            {"unresolved", r.unresolved()},
-            {"dependencies", deps}};
 }
 
 // A Markdown table cell: no pipes, no line breaks.
@@ -339,31 +318,33 @@ bool DoctorReport::has_errors() const {
 
 DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& devices,
                                    const PluginSearchPath& path) {
+    // Collect: typed facts only.
     DoctorReport report;
     report.build = collect_build();
     report.system = collect_system();
     report.devices = collect_devices(devices);
     report.runtimes = collect_runtimes();
     path.discover(&report.search_path);
-    report.backends = registry.infos();
+    // In detail: each plugin library's ELF dependencies are read (not loaded), and what
+    // they show is stored in the registry.
+    report.backends = registry.infos(InfoDetail::Full);
+    for (auto& info : report.backends) {
+        if (info.state == BackendState::Shadowed)
+            info.library_report.reset(); // not the library in use
+        if (info.library_report)
+            report.libraries.push_back(*info.library_report);
+    }
 
-    using S = DoctorProblem::Severity;
+    // Rules: each fact that is wrong becomes a problem with its fix.
     for (const auto& scan : report.search_path)
         if (!scan.problem.empty())
             report.problems.push_back(
-                {S::Error, scan.dir.path, "plugins in this folder are refused: " + scan.problem,
-                 "Run `chmod o-w " + scan.dir.path + "`, or take it off the plugin path"});
-    const ElfDependencyResolver resolver;
-    for (const auto& info : report.backends) {
-        const ElfDependencyReport* library = nullptr;
-        if (info.source == BackendSource::Plugin && !info.library_path.empty() &&
-            info.state != BackendState::Shadowed &&
-            ::access(info.library_path.c_str(), F_OK) == 0) {
-            report.libraries.push_back(resolver.diagnose(info.library_path));
-            library = &report.libraries.back();
-        }
-        add_backend_problems(info, library, report.problems);
-    }
+                {Severity::Error, scan.dir.path,
+                 "plugins in this folder are refused: " + scan.problem,
+                 "Run `chmod o-w " + scan.dir.path + "`, or take it off the plugin path",
+                 BackendCause::Untrusted});
+    for (const auto& info : report.backends)
+        add_backend_problems(info, report.problems);
     std::stable_sort(
         report.problems.begin(), report.problems.end(),
         [](const DoctorProblem& a, const DoctorProblem& b) { return a.severity < b.severity; });
@@ -371,6 +352,18 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
 }
 
 json DoctorReport::to_json() const {
+    json options = json::object();
+    for (const auto& [name, value] : build.options)
+        options[name] = value;
+    const json build_row = {{"version", build.version},
+                            {"git_hash", build.git_hash},
+                            {"build_type", build.build_type},
+                            {"compiler", build.compiler},
+                            {"contract_version", build.contract_version},
+                            {"options", options}};
+    const json system_row = {{"host", system.host.to_json()},
+                             {"cpu", system.cpu.to_json()},
+                             {"ld_library_path", system.ld_library_path}};
     json scans = json::array();
     for (const auto& s : search_path)
         scans.push_back({{"path", s.dir.path},
@@ -381,27 +374,8 @@ json DoctorReport::to_json() const {
                          {"manifests", s.manifests},
                          {"skipped_files", s.skipped_files}});
     json backend_rows = json::array();
-    for (const auto& b : backends) {
-        json deps = json::array();
-        for (const auto& d : b.dependencies)
-            deps.push_back(dependency_json(d));
-        json row = {{"name", b.name},
-                    {"source", std::string(to_string(b.source))},
-                    {"state", std::string(to_string(b.state))},
-                    {"available", b.is_available()},
-                    {"error", b.error},
-                    {"version", b.version},
-                    {"tags", b.tags},
-                    {"dependencies", deps},
-                    {"diagnostics", b.diagnostics},
-                    {"manifest_path", b.manifest_path},
-                    {"library_path", b.library_path},
-                    {"shadowed_by", b.shadowed_by}};
-        for (const auto& lib : libraries)
-            if (lib.library == b.library_path && b.state != BackendState::Shadowed)
-                row["library_dependencies"] = library_json(lib);
-        backend_rows.push_back(std::move(row));
-    }
+    for (const auto& b : backends)
+        backend_rows.push_back(detail_json(b));
     json device_rows = json::array();
     for (const auto& d : devices)
         device_rows.push_back(device_json(d));
@@ -409,11 +383,14 @@ json DoctorReport::to_json() const {
     for (const auto& p : problems)
         problem_rows.push_back({{"severity", std::string(to_string(p.severity))},
                                 {"subject", p.subject},
+                                {"cause", p.cause},
                                 {"problem", p.problem},
                                 {"fix", p.fix}});
-    return {{"switchyard", build},      {"system", system},     {"devices", device_rows},
-            {"runtimes", runtimes},     {"plugin_path", scans}, {"backends", backend_rows},
-            {"problems", problem_rows}, {"ok", !has_errors()}};
+    return {{"format", "switchyard.doctor"}, {"format_version", 1},
+            {"switchyard", build_row},       {"system", system_row},
+            {"devices", device_rows},        {"runtimes", runtimes},
+            {"plugin_path", scans},          {"backends", backend_rows},
+            {"problems", problem_rows},      {"ok", !has_errors()}};
 }
 
 std::string DoctorReport::to_markdown() const {
@@ -421,30 +398,28 @@ std::string DoctorReport::to_markdown() const {
     md << "# Switchyard doctor report\n\n";
     md << "Generated " << text::utc_now_iso8601() << ".\n\n";
     md << "## Switchyard\n\n| | |\n|---|---|\n";
-    md << "| Version | " << build.value("version", "") << " (git " << build.value("git", "")
-       << ") |\n";
-    md << "| Build type | " << build.value("build_type", "") << " |\n";
-    md << "| Compiler | " << build.value("compiler", "") << " |\n";
-    md << "| Backend contract | " << build.value("contract_version", 0) << " |\n";
+    md << "| Version | " << build.version << " (git " << build.git_hash << ") |\n";
+    md << "| Build type | " << build.build_type << " |\n";
+    md << "| Compiler | " << build.compiler << " |\n";
+    md << "| Backend contract | " << build.contract_version << " |\n";
     std::string options;
-    for (auto it = build["options"].begin(); it != build["options"].end(); ++it)
-        options += (options.empty() ? "" : ", ") + it.key() + "=" + it.value().get<std::string>();
+    for (const auto& [name, value] : build.options)
+        options += (options.empty() ? "" : ", ") + name + "=" + value;
     md << "| Build options | " << cell(options) << " |\n\n";
-    const auto host = system.value("host", json::object());
-    const auto cpu = system.value("cpu", json::object());
+    const auto& host = system.host;
+    const auto& cpu = system.cpu;
     md << "## System\n\n| | |\n|---|---|\n";
-    md << "| OS | " << cell(host.value("distro", "")) << " |\n";
-    md << "| Kernel | " << cell(host.value("os", "")) << " |\n";
-    md << "| Host | " << cell(host.value("hostname", "")) << " |\n";
+    md << "| OS | " << cell(host.distro) << " |\n";
+    md << "| Kernel | " << cell(host.os) << " |\n";
+    md << "| Host | " << cell(host.hostname) << " |\n";
     md << "| CPU | " << cell(format_cpu(cpu)) << " |\n";
     md << "| Caches | " << cell(format_caches(cpu)) << " |\n";
     md << "| ISA levels | " << cell(format_isa(cpu)) << " |\n";
-    md << "| CPU features | "
-       << cell(text::join(cpu.value("features", std::vector<std::string>{}), " ")) << " |\n";
-    md << "| Memory | " << (host.value("memory_bytes", std::int64_t(0)) >> 20) << " MiB |\n";
-    const auto governor = host.value("governor", "");
-    md << "| Governor | " << (governor.empty() ? "(not readable)" : cell(governor)) << " |\n";
-    md << "| LD_LIBRARY_PATH | " << cell(system.value("ld_library_path", "")) << " |\n\n";
+    md << "| CPU features | " << cell(text::join(cpu.features, " ")) << " |\n";
+    md << "| Memory | " << (host.memory_bytes >> 20) << " MiB |\n";
+    md << "| Governor | " << (host.governor.empty() ? "(not readable)" : cell(host.governor))
+       << " |\n";
+    md << "| LD_LIBRARY_PATH | " << cell(system.ld_library_path) << " |\n\n";
     md << "## Devices\n\n| Id | Name | Arch | Peaks |\n|---|---|---|---|\n";
     for (const auto& d : devices) {
         const auto peaks = format_peaks(d);
@@ -462,11 +437,12 @@ std::string DoctorReport::to_markdown() const {
     for (const auto& s : search_path)
         for (const auto& m : s.manifests)
             md << "\n- `" << m << "`";
-    md << "\n\n## Backends\n\n| Backend | Source | State | Version | Details "
-          "|\n|---|---|---|---|---|\n";
+    md << "\n\n## Backends\n\n| Backend | Source | State | Cause | Version | Details "
+          "|\n|---|---|---|---|---|---|\n";
     for (const auto& b : backends)
         md << "| " << cell(b.name) << " | " << to_string(b.source) << " | " << to_string(b.state)
-           << " | " << cell(b.version) << " | " << cell(backend_details(b)) << " |\n";
+           << " | " << (b.cause == BackendCause::None ? "-" : to_string(b.cause)) << " | "
+           << cell(b.version) << " | " << cell(backend_details(b)) << " |\n";
     for (const auto& b : backends) {
         if (b.dependencies.empty())
             continue;
@@ -493,15 +469,15 @@ std::string DoctorReport::to_markdown() const {
 
 std::string DoctorReport::to_text() const {
     std::ostringstream out;
-    out << "Switchyard " << build.value("version", "") << " (git " << build.value("git", "") << ", "
-        << build.value("build_type", "") << ", " << build.value("compiler", "") << ")\n";
-    const auto host = system.value("host", json::object());
-    const auto cpu = system.value("cpu", json::object());
-    out << "System:    " << host.value("distro", "") << "; " << host.value("os", "") << "\n";
+    out << "Switchyard " << build.version << " (git " << build.git_hash << ", " << build.build_type
+        << ", " << build.compiler << ")\n";
+    const auto& host = system.host;
+    const auto& cpu = system.cpu;
+    out << "System:    " << host.distro << "; " << host.os << "\n";
     out << "CPU:       " << format_cpu(cpu) << "\n";
     out << "Caches:    " << format_caches(cpu) << "\n";
     out << "ISA:       " << format_isa(cpu) << "\n";
-    out << "Memory:    " << (host.value("memory_bytes", std::int64_t(0)) >> 20) << " MiB\n";
+    out << "Memory:    " << (host.memory_bytes >> 20) << " MiB\n";
     out << "\nDevices:\n";
     for (const auto& d : devices) {
         const auto peaks = format_peaks(d);
@@ -517,12 +493,8 @@ std::string DoctorReport::to_text() const {
         out << "  " << i + 1 << ". " << search_path[i].dir.path << " [" << search_path[i].dir.origin
             << "]: " << scan_status(search_path[i]) << "\n";
     out << "\nBackends:\n";
-    for (const auto& b : backends) {
-        out << "  " << b.name << " (" << to_string(b.source) << "): " << to_string(b.state);
-        if (!b.error.empty())
-            out << " - " << b.error;
-        out << "\n";
-    }
+    for (const auto& b : backends)
+        out << "  " << summary_line(b) << "\n";
     out << "\nProblems: " << (problems.empty() ? "none\n" : std::to_string(problems.size()) + "\n");
     for (const auto& p : problems)
         out << "  [" << to_string(p.severity) << "] " << p.subject << ": " << p.problem

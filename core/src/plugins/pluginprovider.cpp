@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/diagnosis/elfdeps.h>
-#include <switchyard/sdk/plugin.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/sdk/plugin.h>
 
 #include "util/textutil.h"
 
+#include <cerrno>
 #include <cstring>
 
 #include <dlfcn.h>
@@ -71,7 +72,9 @@ BackendInfo PluginProvider::describe() const {
     info.library_path = library_path();
     info.extra = m_manifest.extra;
     if (!m_manifest.is_valid()) {
+        // Untrusted wins: fixing the manifest would not make such a plugin load.
         info.state = BackendState::Invalid;
+        info.cause = m_untrusted.empty() ? BackendCause::InvalidManifest : BackendCause::Untrusted;
         info.error = "invalid manifest " + m_manifest_path + ": " + join(m_manifest.errors, "; ");
         if (!m_untrusted.empty())
             info.error += "; also " + m_untrusted;
@@ -85,11 +88,47 @@ BackendInfo PluginProvider::describe() const {
     info.declared_components = m_manifest.components;
     if (!m_untrusted.empty()) {
         info.state = BackendState::Invalid;
+        info.cause = BackendCause::Untrusted;
         info.error = "not loaded because " + m_untrusted;
         return info;
     }
-    info.state = is_loaded() ? BackendState::Loaded : BackendState::Discovered;
+    if (is_loaded()) {
+        info.state = BackendState::Loaded;
+        return info;
+    }
+    // What can be known without loading: the library file is there and readable.
+    if (auto problem = library_file_problem()) {
+        info.state = BackendState::Failed;
+        info.cause = to_backend_cause(problem->cause());
+        info.error = problem->what();
+        return info;
+    }
+    info.state = BackendState::Discovered;
     return info;
+}
+
+std::optional<BackendLoadError> PluginProvider::library_file_problem() const {
+    const auto library = library_path();
+    struct stat st {};
+    if (::stat(library.c_str(), &st) != 0)
+        return BackendLoadError(
+            name(), BackendLoadError::Cause::LibraryMissing,
+            "its library " + m_manifest.library + " is missing: " + library + " (named by " +
+                m_manifest_path +
+                ") does not exist. Reinstall the plugin, or remove its manifest.");
+    if (::access(library.c_str(), R_OK) != 0)
+        return BackendLoadError(name(), BackendLoadError::Cause::LibraryUnreadable,
+                                "its library " + library +
+                                    " cannot be read: " + std::strerror(errno) +
+                                    ". Reinstall the plugin, or fix the file's permissions.");
+    return std::nullopt;
+}
+
+std::optional<ElfDependencyReport> PluginProvider::inspect_library() const {
+    const auto library = library_path();
+    if (library.empty() || ::access(library.c_str(), F_OK) != 0)
+        return std::nullopt;
+    return diagnose_library(library);
 }
 
 void PluginProvider::fail(BackendLoadError::Cause cause, const std::string& reason) const {
@@ -105,18 +144,15 @@ void PluginProvider::load(CellRegistrar& registrar) {
              "its manifest " + m_manifest_path + " is invalid: " + join(m_manifest.errors, "; "));
     const auto library = library_path();
     // Checked again now: the files may have changed since discovery.
-    const auto untrusted = m_untrusted.empty() ? check_trust(m_manifest_path, library) : m_untrusted;
+    const auto untrusted =
+        m_untrusted.empty() ? check_trust(m_manifest_path, library) : m_untrusted;
     if (!untrusted.empty())
         fail(BackendLoadError::Cause::Untrusted, "it is not loaded because " + untrusted);
     // Never run plugin code for a contract or core range this core refuses.
     check_contract(m_manifest.capabilities, name());
 
-    struct stat st {};
-    if (::stat(library.c_str(), &st) != 0)
-        fail(BackendLoadError::Cause::LibraryMissing,
-             "its library " + m_manifest.library + " is missing: " + library + " (named by " +
-                 m_manifest_path +
-                 ") does not exist. Reinstall the plugin, or remove its manifest.");
+    if (auto problem = library_file_problem())
+        throw *problem;
 
     if (!m_handle) {
         ::dlerror();
@@ -127,24 +163,13 @@ void PluginProvider::load(CellRegistrar& registrar) {
             // Tell a missing dependency apart from a broken library, by reading the ELF
             // dependencies the way the loader does.
             const auto report = diagnose_library(library);
-            std::vector<std::string> missing;
-            for (const auto& d : report.dependencies)
-                if (!d.found())
-                    missing.push_back(d.soname + (d.needed_by == library
-                                                      ? ""
-                                                      : " (needed by " + d.needed_by + ")"));
+            auto missing = report.unresolved_with_requester();
             if (missing.empty() && dl.find("cannot open shared object file") != std::string::npos &&
                 dl.rfind(library, 0) != 0)
                 missing.push_back(dl.substr(0, dl.find(':')));
             if (!missing.empty())
                 fail(BackendLoadError::Cause::LibraryDependencyMissing,
-                     "its library " + library +
-                         " cannot be loaded because a library it needs is missing: " +
-                         join(missing, ", ") +
-                         ". Install the package that provides it, or add its folder to "
-                         "LD_LIBRARY_PATH. "
-                         "Reason: " +
-                         dl);
+                     missing_libraries_message(library, missing) + " Reason: " + dl);
             fail(BackendLoadError::Cause::LibraryLoadFailed,
                  "its library " + library + " fails to load. Reason: " + dl);
         }
@@ -167,7 +192,7 @@ void PluginProvider::load(CellRegistrar& registrar) {
         }
         if (entry->contract_version > kContractVersion) {
             ::dlclose(handle);
-            fail(BackendLoadError::Cause::Other,
+            fail(BackendLoadError::Cause::EntryContractTooNew,
                  "its library was built for backend-contract revision " +
                      std::to_string(entry->contract_version) +
                      " but this Switchyard core implements up to revision " +

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/registry/backendregistry.h>
 #include <switchyard/diagnosis/dependencies.h>
+#include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/registry/backendregistry.h>
 
 #include "util/difflib.h"
 #include "util/textutil.h"
@@ -13,21 +14,30 @@ namespace switchyard {
 
 std::string_view to_string(BackendSource source) noexcept {
     switch (source) {
-    case BackendSource::Registered: return "registered";
-    case BackendSource::Builtin: return "builtin";
-    case BackendSource::Plugin: return "plugin";
+    case BackendSource::Registered:
+        return "registered";
+    case BackendSource::Builtin:
+        return "builtin";
+    case BackendSource::Plugin:
+        return "plugin";
     }
     return "registered";
 }
 
 std::string_view to_string(BackendState state) noexcept {
     switch (state) {
-    case BackendState::Discovered: return "discovered";
-    case BackendState::Invalid: return "invalid";
-    case BackendState::Unavailable: return "unavailable";
-    case BackendState::Loaded: return "loaded";
-    case BackendState::Failed: return "failed";
-    case BackendState::Shadowed: return "shadowed";
+    case BackendState::Discovered:
+        return "discovered";
+    case BackendState::Invalid:
+        return "invalid";
+    case BackendState::Unavailable:
+        return "unavailable";
+    case BackendState::Loaded:
+        return "loaded";
+    case BackendState::Failed:
+        return "failed";
+    case BackendState::Shadowed:
+        return "shadowed";
     }
     return "invalid";
 }
@@ -44,21 +54,66 @@ bool BackendInfo::is_available() const {
     return state == BackendState::Loaded || state == BackendState::Discovered;
 }
 
-/// One backend the registry knows. `info` is its static description; the load state is
-/// guarded by `state_mutex` (a leaf lock), loads are serialised by `load_mutex`.
+namespace {
+
+// The transitions the state table in backendregistry.h allows.
+bool transition_allowed(BackendState from, BackendState to, bool failed_at_discovery) {
+    using S = BackendState;
+    if (from == to)
+        return true;
+    switch (from) {
+    case S::Discovered:
+        return to == S::Loaded || to == S::Failed || to == S::Unavailable || to == S::Shadowed;
+    case S::Unavailable:
+        return to == S::Discovered || to == S::Loaded || to == S::Shadowed;
+    case S::Loaded:
+        return to == S::Unavailable;
+    case S::Failed:
+        return to == S::Shadowed || (to == S::Loaded && failed_at_discovery);
+    case S::Invalid:
+        return to == S::Shadowed;
+    case S::Shadowed:
+        return true; // the name given back: the plugin's own state again
+    }
+    return false;
+}
+
+} // namespace
+
+/// One backend the registry knows. `info` is its description; its stored state (`info.state`,
+/// `info.cause`, `info.error`), `failure`, `diagnostics` and `library_report` are guarded by
+/// `state_mutex` (a leaf lock); loads are serialised by `load_mutex`.
 struct BackendRegistry::Entry {
     BackendInfo info;
-    BackendSpec spec;                           // registered and built-in backends
-    std::shared_ptr<BackendProvider> provider;  // plugins
+    BackendSpec spec;                          // registered and built-in backends
+    std::shared_ptr<BackendProvider> provider; // plugins
     std::mutex load_mutex;
     std::atomic<bool> loaded{false};
     mutable std::mutex state_mutex;
-    std::exception_ptr failure;                 // a failed load, rethrown until rescan
-    std::string failure_text;
+    std::exception_ptr failure; // a failed load, rethrown until rescan
     std::vector<std::string> diagnostics;
+    bool inspected = false; // library_report read (details())
+    std::optional<ElfDependencyReport> library_report;
     std::vector<std::string> device_kinds; // providers it published into the device registry
 
     bool is_plugin() const { return info.source == BackendSource::Plugin; }
+
+    /// Moves to `to` with its cause and message; `state_mutex` held. Throws std::logic_error
+    /// on a transition the state table does not allow.
+    void transition(BackendState to, BackendCause cause, std::string message) {
+        if (!transition_allowed(info.state, to, !failure))
+            throw std::logic_error("backend '" + info.name + "': no transition from " +
+                                   std::string(to_string(info.state)) + " to " +
+                                   std::string(to_string(to)));
+        info.state = to;
+        info.cause = cause;
+        info.error = std::move(message);
+    }
+    /// Stores a failed load (or a failure details() found): Failed until rescan.
+    void fail(std::exception_ptr error, BackendCause cause, std::string message) {
+        failure = std::move(error);
+        transition(BackendState::Failed, cause, std::move(message));
+    }
 };
 
 namespace {
@@ -86,6 +141,40 @@ void check_requirements(const BackendInfo& info) {
     if (!missing.empty())
         throw MissingDependency(info.name, std::move(missing));
     check_contract(info.capabilities, info.name);
+}
+
+struct Problem {
+    BackendCause cause = BackendCause::None;
+    std::string message;
+};
+
+// check_requirements() as a cause and a message (None when they are met).
+Problem requirement_problem(const BackendInfo& info) {
+    try {
+        check_requirements(info);
+    } catch (const MissingDependency& e) {
+        return {BackendCause::OptionalDependencyMissing, e.what()};
+    } catch (const ContractMismatch& e) {
+        if (info.capabilities.contract_version > kContractVersion)
+            return {BackendCause::ContractTooNew, e.what()};
+        return {e.upgrade() == ContractMismatch::Upgrade::Switchyard ? BackendCause::CoreTooOld
+                                                                     : BackendCause::CoreTooNew,
+                e.what()};
+    }
+    return {};
+}
+
+// Discovered/Loaded <-> Unavailable, as the machine is now; `state_mutex` held.
+void refresh_requirements(BackendInfo& info, bool loaded,
+                          const std::function<void(BackendState, Problem)>& move) {
+    using S = BackendState;
+    if (info.state != S::Discovered && info.state != S::Loaded && info.state != S::Unavailable)
+        return;
+    auto problem = requirement_problem(info);
+    if (problem.cause != BackendCause::None)
+        move(S::Unavailable, std::move(problem));
+    else
+        move(loaded ? S::Loaded : S::Discovered, {});
 }
 
 } // namespace
@@ -161,7 +250,8 @@ std::shared_ptr<BackendRegistry::Entry> BackendRegistry::find_entry(std::string_
 }
 
 void BackendRegistry::throw_unknown(std::string_view name) {
-    throw InvalidBackend(std::string(name), difflib::get_close_matches(name, known_names(), 2, 0.6));
+    throw InvalidBackend(std::string(name),
+                         difflib::get_close_matches(name, known_names(), 2, 0.6));
 }
 
 void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip_if_owned) {
@@ -179,11 +269,13 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
         if (skip_if_owned)
             return; // an explicit registration already owns the built-in's name
         if (!owner.is_plugin() || owner.loaded)
-            throw DuplicateBackend(spec.name, owner.is_plugin() ? "a loaded plugin" : std::string(to_string(owner.info.source)));
+            throw DuplicateBackend(spec.name, owner.is_plugin()
+                                                  ? "a loaded plugin"
+                                                  : std::string(to_string(owner.info.source)));
         // An explicit registration wins over a plugin that has not been loaded yet.
         auto plugin = existing->second;
         m_entries.erase(existing);
-        plugin->info.shadowed_by = spec.name + " (" + std::string(to_string(source)) + ")";
+        shadow(*plugin, spec.name + " (" + std::string(to_string(source)) + ")");
         m_kernels.erase_if([&](const KernelCell& c) { return c.backend == spec.name; });
         m_components.erase_if([&](const ComponentCell& c) { return c.backend == spec.name; });
         m_shadowed.push_back(std::move(plugin));
@@ -198,7 +290,8 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
     entry->info.description = spec.description;
     entry->info.version = spec.version;
     for (const auto& k : registrar.pending_kernels())
-        entry->info.declared_kernels.push_back({k.key.parts(), k.meta.value("workspace_bytes", std::int64_t{0})});
+        entry->info.declared_kernels.push_back(
+            {k.key.parts(), k.meta.value("workspace_bytes", std::int64_t{0})});
     for (const auto& c : registrar.pending_components())
         entry->info.declared_components.push_back({c.key.parts(), 0});
     entry->spec = std::move(spec);
@@ -244,7 +337,7 @@ bool BackendRegistry::unregister_backend(std::string_view name) {
     if (shadowed != m_shadowed.end()) {
         auto plugin = *shadowed;
         m_shadowed.erase(shadowed);
-        plugin->info.shadowed_by.clear();
+        unshadow(*plugin);
         m_entries.emplace(plugin->info.name, plugin);
         publish_placeholders(plugin);
     }
@@ -264,9 +357,10 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
         if (owner != m_entries.end()) {
             // The plugin claims only a name nobody owns yet.
             const auto& holder = *owner->second;
-            entry->info.shadowed_by = describe_owner(holder.info);
+            std::string by = describe_owner(holder.info);
             if (holder.is_plugin() && !holder.info.manifest_path.empty())
-                entry->info.shadowed_by += " from " + holder.info.manifest_path;
+                by += " from " + holder.info.manifest_path;
+            shadow(*entry, std::move(by));
             m_shadowed.push_back(std::move(entry));
             continue;
         }
@@ -285,9 +379,10 @@ void BackendRegistry::publish_placeholders(const std::shared_ptr<Entry>& entry) 
     m_components.put_all(std::move(batch.components));
 }
 
-void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch) {
+void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
+                                           Placeholders& batch) {
     if (!entry->is_plugin() || entry->info.state == BackendState::Invalid || entry->loaded)
-        return;
+        return; // a Failed plugin keeps its placeholders: they show what it would provide
     std::weak_ptr<Entry> weak = entry;
     const std::string name = entry->info.name;
     // Usable as far as can be told without loading: not failed, dependencies present,
@@ -306,7 +401,8 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry, 
             return false;
         return batch.claimed.insert(key.parts()).second;
     };
-    auto declare = [&](const std::vector<DeclaredCell>& declared, auto& registry, auto& out, bool kernel) {
+    auto declare = [&](const std::vector<DeclaredCell>& declared, auto& registry, auto& out,
+                       bool kernel) {
         for (const auto& d : declared) {
             typename std::decay_t<decltype(out)>::value_type cell;
             cell.key = TupleKey(d.key);
@@ -333,8 +429,8 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
         return;
     check_preconditions(*entry); // before any plugin code runs
     const auto& info = entry->info;
-    if (!entry->provider)
-        throw BackendLoadError(info.name, BackendLoadError::Cause::Other, "no loader for this backend");
+    if (!entry->provider) // registered and built-in backends are Loaded from the start
+        throw std::logic_error("backend '" + info.name + "' has no loader");
 
     CellRegistrar registrar(info.name, "plugin");
     try {
@@ -343,30 +439,33 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
         // Roll back: nothing the hook registered was published; close the library.
         entry->provider->unload();
         std::exception_ptr failure = std::current_exception();
+        BackendCause cause = BackendCause::RegisterHookThrew;
         std::string text;
         try {
             throw;
         } catch (const BackendLoadError& e) {
+            cause = to_backend_cause(e.cause());
             text = e.what();
         } catch (const std::exception& e) {
-            failure = std::make_exception_ptr(
-                BackendLoadError(info.name, BackendLoadError::Cause::RegisterHookThrew,
-                                 std::string("its register hook threw: ") + e.what()));
-            text = std::string("Cannot load backend '") + info.name + "': its register hook threw: " + e.what();
+            const BackendLoadError error(info.name, BackendLoadError::Cause::RegisterHookThrew,
+                                         std::string("its register hook threw: ") + e.what());
+            text = error.what();
+            failure = std::make_exception_ptr(error);
         } catch (...) {
-            failure = std::make_exception_ptr(BackendLoadError(
-                info.name, BackendLoadError::Cause::RegisterHookThrew, "its register hook threw a non-standard exception"));
-            text = "Cannot load backend '" + info.name + "': its register hook threw a non-standard exception";
+            const BackendLoadError error(info.name, BackendLoadError::Cause::RegisterHookThrew,
+                                         "its register hook threw a non-standard exception");
+            text = error.what();
+            failure = std::make_exception_ptr(error);
         }
         std::lock_guard lock(entry->state_mutex);
-        entry->failure = failure;
-        entry->failure_text = text;
+        entry->fail(failure, cause, std::move(text));
         std::rethrow_exception(failure);
     }
 
     // Compare what the library registered with what its manifest declared.
     std::vector<std::string> diagnostics;
-    auto compare = [&](const std::vector<DeclaredCell>& declared, auto& pending, auto& registry, const char* what) {
+    auto compare = [&](const std::vector<DeclaredCell>& declared, auto& pending, auto& registry,
+                       const char* what) {
         std::set<std::vector<std::string>> declared_keys, registered_keys;
         for (const auto& d : declared)
             declared_keys.insert(d.key);
@@ -388,13 +487,14 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
             return false;
         });
         if (!only_declared.empty())
-            diagnostics.push_back(std::string("manifest declares ") + what + " the library did not register: " +
-                                  key_list(only_declared));
+            diagnostics.push_back(std::string("manifest declares ") + what +
+                                  " the library did not register: " + key_list(only_declared));
         if (!only_registered.empty())
-            diagnostics.push_back(std::string("library registered ") + what + " its manifest does not declare: " +
-                                  key_list(only_registered));
+            diagnostics.push_back(std::string("library registered ") + what +
+                                  " its manifest does not declare: " + key_list(only_registered));
         if (!taken.empty())
-            diagnostics.push_back(std::string("ignored ") + what + " that another backend owns: " + key_list(taken));
+            diagnostics.push_back(std::string("ignored ") + what +
+                                  " that another backend owns: " + key_list(taken));
     };
     auto kernels = registrar.pending_kernels();
     auto components = registrar.pending_components();
@@ -403,68 +503,109 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
 
     // Publish: the placeholders give way to the real cells in one step.
     const std::string name = info.name;
-    m_kernels.replace_if([&](const KernelCell& c) { return c.backend == name && !c.is_loaded(); }, std::move(kernels));
-    m_components.replace_if([&](const ComponentCell& c) { return c.backend == name && !c.is_loaded(); },
-                            std::move(components));
+    m_kernels.replace_if([&](const KernelCell& c) { return c.backend == name && !c.is_loaded(); },
+                         std::move(kernels));
+    m_components.replace_if(
+        [&](const ComponentCell& c) { return c.backend == name && !c.is_loaded(); },
+        std::move(components));
     {
         std::lock_guard lock(entry->state_mutex);
         entry->diagnostics = std::move(diagnostics);
+        entry->transition(BackendState::Loaded, BackendCause::None, {});
     }
     publish_devices(registrar, *entry);
     entry->loaded = true;
 }
 
-void BackendRegistry::check_preconditions(const Entry& entry) {
+void BackendRegistry::check_preconditions(Entry& entry) {
+    BackendInfo info;
     {
         std::lock_guard lock(entry.state_mutex);
         if (entry.failure)
             std::rethrow_exception(entry.failure);
+        if (entry.info.state == BackendState::Invalid)
+            throw BackendLoadError(entry.info.name,
+                                   entry.info.cause == BackendCause::Untrusted
+                                       ? BackendLoadError::Cause::Untrusted
+                                       : BackendLoadError::Cause::InvalidManifest,
+                                   entry.info.error);
+        info = entry.info;
     }
-    if (entry.info.state == BackendState::Invalid)
-        throw BackendLoadError(entry.info.name, BackendLoadError::Cause::InvalidManifest, entry.info.error);
-    check_requirements(entry.info);
+    // A Failed found at discovery (library file missing or unreadable) is not rethrown
+    // here: the provider's load() checks the file again and throws with its cause.
+    check_requirements(info);
 }
 
-bool BackendRegistry::is_usable(const Entry& entry) {
-    if (!entry.info.shadowed_by.empty())
-        return false;
-    try {
-        check_preconditions(entry);
-    } catch (const std::exception&) {
-        return false;
-    }
-    return true;
+bool BackendRegistry::is_usable(Entry& entry) {
+    std::lock_guard lock(entry.state_mutex);
+    refresh_requirements(entry.info, entry.loaded, [&](BackendState to, Problem p) {
+        entry.transition(to, p.cause, std::move(p.message));
+    });
+    return entry.info.state == BackendState::Discovered || entry.info.state == BackendState::Loaded;
 }
 
-BackendInfo BackendRegistry::snapshot_info(const Entry& entry) {
-    BackendInfo info = entry.info;
-    info.dependencies = check_dependencies(info.capabilities.optional_deps);
+void BackendRegistry::inspect(Entry& entry) {
+    if (!entry.provider)
+        return;
     {
         std::lock_guard lock(entry.state_mutex);
-        info.diagnostics.insert(info.diagnostics.end(), entry.diagnostics.begin(), entry.diagnostics.end());
-        if (entry.failure) {
-            info.state = BackendState::Failed;
-            info.error = entry.failure_text;
-            return info;
-        }
+        if (entry.inspected)
+            return;
     }
-    if (!info.shadowed_by.empty()) {
-        info.state = BackendState::Shadowed;
-        info.error = "the name '" + info.name + "' is owned by " + info.shadowed_by + "; this plugin is not used";
-        return info;
+    auto report = entry.provider->inspect_library(); // reads files: outside the lock
+    std::lock_guard lock(entry.state_mutex);
+    if (entry.inspected)
+        return;
+    entry.inspected = true;
+    entry.library_report = std::move(report);
+    if (!entry.library_report || entry.loaded || entry.info.state != BackendState::Discovered)
+        return;
+    const auto& r = *entry.library_report;
+    const auto& name = entry.info.name;
+    if (!r.readable) {
+        const BackendLoadError error(name, BackendLoadError::Cause::LibraryNotElf,
+                                     "its library " + r.library +
+                                         " is not a shared library this machine can load: " +
+                                         r.error + ". Reinstall the plugin.");
+        entry.fail(std::make_exception_ptr(error), BackendCause::LibraryNotElf, error.what());
+        return;
     }
-    if (info.state == BackendState::Invalid)
-        return info;
-    try {
-        check_requirements(info);
-    } catch (const Error& e) {
-        info.state = BackendState::Unavailable;
-        info.error = e.what();
-        return info;
+    if (const auto missing = r.unresolved_with_requester(); !missing.empty()) {
+        const BackendLoadError error(name, BackendLoadError::Cause::LibraryDependencyMissing,
+                                     missing_libraries_message(r.library, missing));
+        entry.fail(std::make_exception_ptr(error), BackendCause::LibraryDependencyMissing,
+                   error.what());
     }
-    info.state = entry.loaded ? BackendState::Loaded : BackendState::Discovered;
-    info.error.clear();
+}
+
+BackendInfo BackendRegistry::snapshot_info(Entry& entry) {
+    std::lock_guard lock(entry.state_mutex);
+    refresh_requirements(entry.info, entry.loaded, [&](BackendState to, Problem p) {
+        entry.transition(to, p.cause, std::move(p.message));
+    });
+    BackendInfo info = entry.info;
+    info.dependencies = check_dependencies(info.capabilities.optional_deps);
+    info.diagnostics.insert(info.diagnostics.end(), entry.diagnostics.begin(),
+                            entry.diagnostics.end());
+    info.library_report = entry.library_report;
     return info;
+}
+
+void BackendRegistry::shadow(Entry& entry, std::string owner) {
+    std::lock_guard lock(entry.state_mutex);
+    entry.info.shadowed_by = std::move(owner);
+    entry.transition(BackendState::Shadowed, BackendCause::Shadowed,
+                     "the name '" + entry.info.name + "' is owned by " + entry.info.shadowed_by +
+                         "; this plugin is not used");
+}
+
+void BackendRegistry::unshadow(Entry& entry) {
+    const BackendInfo described = entry.provider ? entry.provider->describe() : entry.info;
+    std::lock_guard lock(entry.state_mutex);
+    entry.info.shadowed_by.clear();
+    entry.transition(described.state, described.cause, described.error);
+    if (entry.failure) // a load that failed before it lost its name
+        entry.transition(BackendState::Failed, entry.info.cause, entry.info.error);
 }
 
 std::vector<std::shared_ptr<BackendRegistry::Entry>> BackendRegistry::owners() const {
@@ -501,7 +642,7 @@ std::vector<std::string> BackendRegistry::known_names() {
     return names;
 }
 
-std::vector<BackendInfo> BackendRegistry::infos() {
+std::vector<BackendInfo> BackendRegistry::infos(InfoDetail detail) {
     ensure_initialized();
     auto entries = owners();
     {
@@ -510,8 +651,11 @@ std::vector<BackendInfo> BackendRegistry::infos() {
     }
     std::vector<BackendInfo> out;
     out.reserve(entries.size());
-    for (const auto& e : entries)
+    for (const auto& e : entries) {
+        if (detail == InfoDetail::Full)
+            inspect(*e);
         out.push_back(snapshot_info(*e));
+    }
     std::stable_sort(out.begin(), out.end(), [](const BackendInfo& a, const BackendInfo& b) {
         if (a.name != b.name)
             return a.name < b.name;
@@ -525,6 +669,15 @@ BackendInfo BackendRegistry::info(std::string_view name) {
     auto entry = find_entry(name);
     if (!entry)
         throw_unknown(name);
+    return snapshot_info(*entry);
+}
+
+BackendInfo BackendRegistry::details(std::string_view name) {
+    ensure_initialized();
+    auto entry = find_entry(name);
+    if (!entry)
+        throw_unknown(name);
+    inspect(*entry);
     return snapshot_info(*entry);
 }
 

@@ -5,7 +5,6 @@
 
 #include "util/textutil.h"
 
-
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
@@ -13,7 +12,8 @@
 namespace switchyard {
 namespace {
 
-const std::vector<std::string> kCudaLadder = {"sm_100", "sm_90", "sm_89", "sm_86", "sm_80", "sm_75", "generic"};
+const std::vector<std::string> kCudaLadder = {"sm_100", "sm_90", "sm_89",  "sm_86",
+                                              "sm_80",  "sm_75", "generic"};
 const std::vector<std::string> kX86Ladder = {"x86-64-v4", "x86-64-v3", "x86-64-v2", "generic"};
 const std::vector<std::string> kArmLadder = {"sve", "neon", "generic"};
 const std::vector<std::string> kOpenclLadder = {"generic"};
@@ -51,8 +51,8 @@ std::vector<std::string> arch_ladder(std::string_view device) {
         return host_is_aarch64() ? kArmLadder : kX86Ladder;
     if (device == "opencl")
         return kOpenclLadder;
-    throw std::invalid_argument("unknown device '" + std::string(device) + "'; known devices: " +
-                                text::join(known_devices()));
+    throw std::invalid_argument("unknown device '" + std::string(device) +
+                                "'; known devices: " + text::join(known_devices()));
 }
 
 std::vector<std::string> arch_chain(std::string_view device, std::string_view start) {
@@ -83,7 +83,9 @@ std::vector<std::string> arch_chain(std::string_view device, std::string_view st
                                 (device == "cuda" ? " (or any sm_NN)" : ""));
 }
 
-std::string host_cpu_arch() { return cpu_best_isa_level(); }
+std::string host_cpu_arch() {
+    return cpu_best_isa_level();
+}
 
 Target parse_target(std::string_view text) {
     Target t;
@@ -92,14 +94,16 @@ Target parse_target(std::string_view text) {
     if (colon != std::string_view::npos)
         t.arch = std::string(text.substr(colon + 1));
     (void)arch_ladder(t.device); // validates the device
-    if (!t.arch.empty() && std::all_of(t.arch.begin(), t.arch.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (!t.arch.empty() &&
+        std::all_of(t.arch.begin(), t.arch.end(), [](char c) { return c >= '0' && c <= '9'; }))
         t.arch.clear(); // "cuda:0" is a device id: the arch comes from the hardware
     if (!t.arch.empty())
         (void)arch_chain(t.device, t.arch); // validates the arch
     return t;
 }
 
-std::vector<TupleKey> fallback_chain(std::string_view op, const Target& target, std::string_view variant) {
+std::vector<TupleKey> fallback_chain(std::string_view op, const Target& target,
+                                     std::string_view variant) {
     std::string start = target.arch;
     if (start.empty())
         start = target.device == "cpu" ? host_cpu_arch() : arch_ladder(target.device).front();

@@ -58,11 +58,13 @@ Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const 
             try {
                 const auto info = registry.info(cell->backend);
                 if (!info.is_available())
-                    reason = "backend '" + info.name + "' is " + std::string(to_string(info.state)) + ": " + info.error;
+                    reason = "backend '" + info.name + "' is " +
+                             std::string(to_string(info.state)) + ": " + info.error;
             } catch (const std::exception&) {
             }
             if (reason.empty() && cell->meta.contains("requires"))
-                reason = "needs " + cell->meta["requires"].get<std::string>() + ", which this machine lacks";
+                reason = "needs " + cell->meta["requires"].get<std::string>() +
+                         ", which this machine lacks";
             if (reason.empty())
                 reason = cell->is_loaded() ? "its availability check says no on this machine"
                                            : "backend '" + cell->backend + "' has not loaded";
@@ -94,15 +96,21 @@ nlohmann::json to_json(const Resolution& r) {
     j["rungs"] = std::move(rungs);
     if (r.winner) {
         const auto& w = r.rungs[*r.winner];
-        j["winner"] = {{"op", w.key[0]}, {"device", w.key[1]}, {"arch", w.key[2]},
-                       {"variant", w.key[3]}, {"backend", w.backend}};
+        j["winner"] = {{"op", w.key[0]},
+                       {"device", w.key[1]},
+                       {"arch", w.key[2]},
+                       {"variant", w.key[3]},
+                       {"backend", w.backend}};
     } else {
         j["winner"] = nullptr;
     }
     if (r.first_declared) {
         const auto& d = r.rungs[*r.first_declared];
-        j["first_declared"] = {{"op", d.key[0]}, {"device", d.key[1]}, {"arch", d.key[2]},
-                               {"variant", d.key[3]}, {"backend", d.backend}};
+        j["first_declared"] = {{"op", d.key[0]},
+                               {"device", d.key[1]},
+                               {"arch", d.key[2]},
+                               {"variant", d.key[3]},
+                               {"backend", d.backend}};
     } else {
         j["first_declared"] = nullptr;
     }

@@ -3,6 +3,8 @@
 
 #include <switchyard/sdk/capabilities.h>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <vector>
 
 namespace switchyard {
@@ -17,5 +19,9 @@ DependencyStatus check_dependency(const Dependency& dependency);
 DependencyStatus check_dependency_cached(const Dependency& dependency);
 std::vector<DependencyStatus> check_dependencies(const std::vector<Dependency>& dependencies);
 void clear_dependency_cache();
+
+/// {"name", "kind", "hint", "found", "location", "detail"}: the one JSON shape of a checked
+/// dependency (`show --json`, `doctor --json`).
+void to_json(nlohmann::json& j, const DependencyStatus& status);
 
 } // namespace switchyard

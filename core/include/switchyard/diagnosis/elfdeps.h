@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +63,9 @@ struct ElfDependencyReport {
 
     /// The sonames nothing resolves, in the order met.
     std::vector<std::string> unresolved() const;
+    /// The same, each followed by " (needed by PATH)" when a dependency of the library
+    /// needs it: what a message names.
+    std::vector<std::string> unresolved_with_requester() const;
     bool ok() const { return readable && unresolved().empty(); }
     /// "libfoo.so.1 => /usr/lib/libfoo.so.1 (ld.so.cache)" lines, indented by depth.
     std::string to_text() const;
@@ -100,6 +105,18 @@ private:
     Options m_options;
     std::unique_ptr<Impl> m_impl;
 };
+
+/// The one JSON shape of a resolved library and of a report (`show --json`,
+/// `doctor --json`): {"soname", "path", "found", "source", "needed_by", "depth", "detail"};
+/// {"library", "readable", "error", "unresolved", "dependencies": [...]}.
+void to_json(nlohmann::json& j, const ResolvedLibrary& library);
+void to_json(nlohmann::json& j, const ElfDependencyReport& report);
+
+/// "its library L cannot be loaded because a library it needs is missing: A, B. Install the
+/// package that provides it, or add its folder to LD_LIBRARY_PATH." (`missing` as
+/// ElfDependencyReport::unresolved_with_requester() gives it).
+std::string missing_libraries_message(const std::string& library,
+                                      const std::vector<std::string>& missing);
 
 /// ElfDependencyResolver().diagnose(path): the plugin library's own dependencies.
 ElfDependencyReport diagnose_library(const std::string& path);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/registry/backendregistry.h>
-#include <switchyard/hardware/deviceregistry.h>
-#include <switchyard/sdk/device.h>
 #include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@ struct DoctorProblem {
     std::string subject; // a backend name, a folder, a library
     std::string problem;
     std::string fix;
+    BackendCause cause = BackendCause::None; // when the subject is a backend (or its folder)
 };
 std::string_view to_string(DoctorProblem::Severity severity) noexcept;
 
@@ -28,8 +30,24 @@ std::string_view to_string(DoctorProblem::Severity severity) noexcept;
 /// (`switchyard-cli doctor`). Collecting it opens no plugin library: plugin libraries'
 /// dependencies are read from their ELF files (ElfDependencyResolver).
 struct DoctorReport {
-    nlohmann::json build;  // version, git hash, build type, compiler, options
-    nlohmann::json system; // {"host": HostInfo, "cpu": CpuInfo, "ld_library_path"}
+    /// How this Switchyard was built.
+    struct Build {
+        std::string version;
+        std::string git_hash;
+        std::string build_type;
+        std::string compiler;
+        int contract_version = 0;
+        std::vector<std::pair<std::string, std::string>> options; // SWITCHYARD_ENABLE_*, in order
+    };
+    /// The machine, as `switchyard-cli hardware` sees it (no probe runs).
+    struct System {
+        HostInfo host;
+        CpuInfo cpu;
+        std::string ld_library_path;
+    };
+
+    Build build;
+    System system;
     /// What DeviceRegistry lists. Peaks are reported only when this process already
     /// measured them (collecting never runs the probes); 0 means unknown.
     std::vector<DeviceInfo> devices;
@@ -44,11 +62,13 @@ struct DoctorReport {
     /// True when some problem is an error (the CLI exits 1).
     bool has_errors() const;
 
+    /// {"format": "switchyard.doctor", "format_version": 1, ...} (docs/json.md).
     nlohmann::json to_json() const;
     std::string to_markdown() const;
     std::string to_text() const;
 
-    /// Examines `registry` (initialising it, loading nothing) and `path`.
+    /// Collect, then rules: examines `registry` (initialising it, describing every backend
+    /// in detail, loading nothing) and `path`, then derives the problems.
     static DoctorReport collect(BackendRegistry& registry, DeviceRegistry& devices,
                                 const PluginSearchPath& path);
 };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <switchyard/registry/backendregistry.h>
 #include <switchyard/plugins/manifest.h>
+#include <switchyard/registry/backendregistry.h>
 
 #include <atomic>
 #include <memory>
@@ -17,13 +17,17 @@ struct PluginEntry;
 /// (dlopen) only by load(). The registry decides when to load (seed 003 semantics live in
 /// BackendRegistry: name claiming, dependency and contract checks, rollback).
 ///
-/// States as describe() reports them:
-/// - Invalid: the manifest is unreadable or wrong, or its folder, manifest or library can
-///   be written by other users (`error` says which; such a plugin is never opened);
+/// States as describe() reports them (with their BackendCause):
+/// - Invalid: the manifest is unreadable or wrong (invalid_manifest), or its folder,
+///   manifest or library can be written by other users (untrusted; `error` says which;
+///   such a plugin is never opened);
+/// - Failed: its library file is missing (library_missing) or unreadable
+///   (library_unreadable), known without opening it;
 /// - Discovered: ready to load; Loaded: load() succeeded.
-/// load() throws BackendLoadError with one cause each: LibraryMissing, LibraryDependencyMissing
-/// (naming every unresolved soname), LibraryLoadFailed, EntryMissing, RegisterHookThrew,
-/// InvalidManifest, Untrusted, Other (the entry reports a newer contract than this core).
+/// load() throws BackendLoadError with one cause each: LibraryMissing, LibraryUnreadable,
+/// LibraryDependencyMissing (naming every unresolved soname), LibraryLoadFailed,
+/// EntryMissing, EntryContractTooNew (the entry reports a newer contract than this core),
+/// RegisterHookThrew, InvalidManifest, Untrusted.
 class PluginProvider final : public BackendProvider {
 public:
     /// Reads the manifest at `manifest_path` and checks who can write the plugin's files.
@@ -42,6 +46,9 @@ public:
     void unload() noexcept override;
     /// Runs the plugin's reset hook, if it has one and is loaded.
     void reset() override;
+    /// The library's DT_NEEDED entries resolved like the loader (nothing is opened);
+    /// nullopt when the library file does not exist.
+    std::optional<ElfDependencyReport> inspect_library() const override;
 
     bool is_loaded() const noexcept { return m_loaded.load(std::memory_order_acquire); }
     /// How many times this provider ran the register hook (tests: concurrent loads).
@@ -56,6 +63,8 @@ public:
 
 private:
     [[noreturn]] void fail(BackendLoadError::Cause cause, const std::string& reason) const;
+    /// LibraryMissing or LibraryUnreadable when the library file cannot be opened.
+    std::optional<BackendLoadError> library_file_problem() const;
 
     std::string m_manifest_path;
     PluginManifest m_manifest;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/registry/backendcause.h>
 #include <switchyard/sdk/capabilities.h>
 #include <switchyard/sdk/errors.h>
 #include <switchyard/sdk/registries.h>
@@ -25,26 +27,48 @@ namespace switchyard {
 enum class BackendSource { Registered, Builtin, Plugin };
 std::string_view to_string(BackendSource source) noexcept;
 
-/// A backend's lifecycle state.
+/// A backend's lifecycle state, stored by the registry with its BackendCause and message
+/// (docs/plugins.md has the table of states, causes and fixes).
 ///
-/// | state        | meaning                                                     |
-/// |--------------|-------------------------------------------------------------|
-/// | Discovered   | manifest read, library not opened yet                       |
-/// | Invalid      | manifest unreadable or wrong; `error` names the key          |
-/// | Unavailable  | optional dependencies missing or contract/core range refused |
-/// | Loaded       | usable (registered and built-in backends start here)         |
-/// | Failed       | installed but broken; `error` says why; nothing it registered remains |
-/// | Shadowed     | a plugin whose name a registered/built-in/earlier backend owns |
+/// | state        | meaning                                                     | causes |
+/// |--------------|-------------------------------------------------------------|--------|
+/// | Discovered   | manifest read, library present, not opened yet               | none |
+/// | Invalid      | manifest unreadable or wrong, or its files writable by others |
+/// invalid_manifest, untrusted | | Unavailable  | optional dependencies missing or contract/core
+/// range refused | optional_dependency_missing, contract_too_new, core_too_new, core_too_old | |
+/// Loaded       | usable (registered and built-in backends start here)         | none | | Failed |
+/// installed but broken; nothing it registered remains          | library_* , entry_*,
+/// register_hook_threw | | Shadowed     | a plugin whose name a registered/built-in/earlier backend
+/// owns | shadowed |
+///
+/// Transitions (each checked; anything else is a logic error):
+/// - discovery: a plugin starts Discovered, Invalid (manifest, trust) or Failed (library
+///   file missing or unreadable); registered and built-in backends start Loaded;
+/// - Discovered -> Loaded (load succeeded) or Failed (load failed, or details() found a
+///   missing DT_NEEDED or a library that is not ELF);
+/// - Discovered/Loaded <-> Unavailable: re-checked whenever the backend is described or
+///   used, since a dependency can be installed or removed while the process runs;
+/// - Failed (found at discovery) -> Loaded: the library appeared before the first load;
+/// - any unloaded state -> Shadowed (another backend took the name), and back to the
+///   plugin's own state when the owner is unregistered.
 enum class BackendState { Discovered, Invalid, Unavailable, Loaded, Failed, Shadowed };
 std::string_view to_string(BackendState state) noexcept;
 
 /// Everything known about one backend, as plain data. Fields marked (plugin) are empty
 /// for registered and built-in backends.
+///
+/// Valid in every state: name, source, state, cause, tags, manifest_path, library_path.
+/// `error` is empty exactly when `cause` is None (Discovered, Loaded). Invalid with cause
+/// invalid_manifest: only the fields above and `extra` are filled (the manifest could not
+/// be read). `diagnostics`: Loaded only. `shadowed_by`: Shadowed only. `library_report`:
+/// only from BackendRegistry::details() (or infos(InfoDetail::Full)) for a plugin whose
+/// library file exists.
 struct BackendInfo {
     std::string name;
     BackendSource source = BackendSource::Registered;
     BackendState state = BackendState::Loaded;
-    std::string error; // why, for Invalid / Unavailable / Failed / Shadowed
+    BackendCause cause = BackendCause::None; // why, stored with the state
+    std::string error; // the human message for `cause`: Invalid / Unavailable / Failed / Shadowed
     std::vector<std::string> tags;
     BackendCapabilities capabilities;
     std::string description;
@@ -56,12 +80,18 @@ struct BackendInfo {
     std::string manifest_path;            // (plugin)
     std::string library_path;             // (plugin)
     std::string shadowed_by;              // (plugin, Shadowed) the owner's name and source
-    nlohmann::json extra = nlohmann::json::object(); // (plugin) unknown manifest keys, kept
+    nlohmann::json extra = nlohmann::json::object();   // (plugin) unknown manifest keys, kept
+    std::optional<ElfDependencyReport> library_report; // (plugin) its DT_NEEDED, resolved
 
     std::vector<std::string> missing_dependencies() const;
     /// Usable here: loadable state, no missing dependency, contract satisfied.
     bool is_available() const;
 };
+
+/// How much BackendRegistry::infos() finds out: Summary reads what is stored; Full also
+/// reads each plugin library's ELF dependencies (no library is opened) and stores what it
+/// finds (Discovered -> Failed on a missing DT_NEEDED or a library that is not ELF).
+enum class InfoDetail { Summary, Full };
 
 /// A backend compiled into the process or registered through the API.
 struct BackendSpec {
@@ -91,6 +121,9 @@ public:
     virtual void unload() noexcept {}
     /// Releases the loaded backend's process-wide state.
     virtual void reset() {}
+    /// What its library's ELF file says without opening it (DT_NEEDED resolved like the
+    /// loader); nullopt when there is no library file to read. Must not throw.
+    virtual std::optional<ElfDependencyReport> inspect_library() const { return std::nullopt; }
 };
 
 using PluginDiscovery = std::function<std::vector<std::shared_ptr<BackendProvider>>()>;
@@ -136,9 +169,12 @@ public:
     /// Every known name, whatever its tags or availability.
     std::vector<std::string> known_names();
     /// Every backend, including shadowed plugins, sorted by name then priority.
-    std::vector<BackendInfo> infos();
+    std::vector<BackendInfo> infos(InfoDetail detail = InfoDetail::Summary);
     /// What is known about `name` without loading it. Throws InvalidBackend.
     BackendInfo info(std::string_view name);
+    /// info() plus the library's ELF dependencies, read without loading it; a missing
+    /// DT_NEEDED or a library that is not ELF is stored (Failed). Throws InvalidBackend.
+    BackendInfo details(std::string_view name);
 
     /// Resolves a backend for use: loads a plugin if needed, then checks dependencies and
     /// contract. Throws InvalidBackend, MissingDependency, ContractMismatch or BackendLoadError.
@@ -191,11 +227,15 @@ private:
     };
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
     void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);
-    BackendInfo snapshot_info(const Entry& entry);
+    BackendInfo snapshot_info(Entry& entry);
+    /// Reads the library's ELF dependencies once and stores a failure they show.
+    static void inspect(Entry& entry);
     /// Throws what using `entry` now would throw, before any of its code runs: a remembered
     /// failed load, an invalid manifest, missing dependencies, a contract mismatch.
-    static void check_preconditions(const Entry& entry);
-    static bool is_usable(const Entry& entry); // snapshot_info(entry).is_available(), without the copy
+    static void check_preconditions(Entry& entry);
+    static bool is_usable(Entry& entry); // snapshot_info(entry).is_available(), without the copy
+    static void shadow(Entry& entry, std::string owner);
+    static void unshadow(Entry& entry);
 
     KernelRegistry& m_kernels;
     ComponentRegistry& m_components;

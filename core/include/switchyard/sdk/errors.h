@@ -62,10 +62,21 @@ private:
 
 /// The backend is installed but broken: its library or one of the library's own
 /// dependencies fails to load, its entry symbol is missing, or its register hook threw.
+/// Each cause has a stable id in the registry (`BackendCause`, registry/backendcause.h).
 class BackendLoadError : public Error {
 public:
-    enum class Cause { LibraryMissing, LibraryDependencyMissing, LibraryLoadFailed, EntryMissing,
-                       RegisterHookThrew, InvalidManifest, Untrusted, Other };
+    enum class Cause {
+        LibraryMissing,           // the library file does not exist
+        LibraryUnreadable,        // the library file exists but cannot be read
+        LibraryNotElf,            // the library file is not an ELF shared object for this machine
+        LibraryDependencyMissing, // a DT_NEEDED entry resolves to nothing
+        LibraryLoadFailed,        // dlopen failed otherwise (undefined symbol, ...)
+        EntryMissing,             // no entry symbol, or it returned no register hook
+        EntryContractTooNew,      // the entry reports a newer contract than this core implements
+        RegisterHookThrew,        // the register hook threw
+        InvalidManifest,          // the manifest is unreadable or wrong
+        Untrusted,                // its folder, manifest or library is writable by others
+    };
     BackendLoadError(std::string backend, Cause cause, const std::string& reason);
     const std::string& backend() const noexcept { return m_backend; }
     Cause cause() const noexcept { return m_cause; }

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/registry/backendregistry.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace switchyard {
+
+/// The one place a BackendInfo becomes text or JSON: `list`, `show`, `doctor` and the
+/// GUI's details pane all use these (docs/json.md describes the JSON).
+
+/// `list --json` row: name, source, tags, available, missing_deps, state, cause, error,
+/// description, version.
+nlohmann::json summary_json(const BackendInfo& info);
+/// `show --json`: the summary plus capabilities, dependencies, kernels, components,
+/// diagnostics, paths, shadowed_by, extra and (when read) library_dependencies.
+nlohmann::json detail_json(const BackendInfo& info);
+
+/// One line: "name (source): state [cause] - error" (the cause and error when there is one).
+std::string summary_line(const BackendInfo& info);
+/// The full description: header, versions, paths, dependencies, library dependencies,
+/// cells, diagnostics and the problem with its cause (`show`, the GUI's details).
+std::string render_text(const BackendInfo& info);
+
+} // namespace switchyard
