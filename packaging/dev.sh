@@ -3,6 +3,7 @@
 # Switchyard developer entry point. On a fresh Debian 12 machine:
 #   ./packaging/dev.sh run    install what is missing, build into build/, start the GUI
 #   ./packaging/dev.sh test   install what is missing, build into build/, run the whole CTest suite
+#   ./packaging/dev.sh deps   only install what is missing
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,13 +11,13 @@ build="${SWITCHYARD_BUILD_DIR:-$root/build}"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 usage() {
-    echo "usage: $0 run [GUI arguments...] | test [ctest arguments...]" >&2
+    echo "usage: $0 run [GUI arguments...] | test [ctest arguments...] | deps" >&2
     exit 2
 }
 
 # The Debian packages the build, the tests and the GUI need (one list, kept here).
 packages=(
-    cmake ninja-build g++ pkg-config git
+    cmake ninja-build g++ pkg-config git clang-format
     qt6-base-dev libqcustomplot-dev libgl-dev
     nlohmann-json3-dev libcli11-dev libcpu-features-dev libopenblas-dev libelf-dev
     libbenchmark-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
@@ -51,6 +52,9 @@ configure_and_build() {
 verb="${1:-}"
 [ $# -gt 0 ] && shift
 case "$verb" in
+deps)
+    install_missing
+    ;;
 run)
     install_missing
     configure_and_build

@@ -2,10 +2,10 @@
 // doctor: everything a support engineer needs in one paste.
 #include "cmd_doctor.h"
 
-#include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/doctor/doctor.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <iostream>
 #include <memory>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // switchyard-cli: the headless face of Switchyard (and its profiling worker).
-#include "command.h"
 #include "cmd_doctor.h"
 #include "cmd_profile.h"
+#include "command.h"
 
 #include <switchyard/sdk/version.h>
 
@@ -10,10 +10,12 @@
 
 int main(int argc, char** argv) {
     using namespace switchyard;
-    CLI::App app{"Switchyard: explore the compute backends installed here, resolve kernels, profile them.\n"
-                 "Exit codes: 0 ok, 1 failure, 2 usage error or unknown name.",
-                 "switchyard-cli"};
-    app.set_version_flag("--version", std::string(core_version()) + " (" + std::string(core_git_hash()) + ")");
+    CLI::App app{
+        "Switchyard: explore the compute backends installed here, resolve kernels, profile them.\n"
+        "Exit codes: 0 ok, 1 failure, 2 usage error or unknown name.",
+        "switchyard-cli"};
+    app.set_version_flag("--version",
+                         std::string(core_version()) + " (" + std::string(core_git_hash()) + ")");
     app.require_subcommand(1);
     app.fallthrough(false);
 

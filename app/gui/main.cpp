@@ -2,8 +2,8 @@
 // switchyard: the GUI.
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/runtime/runtime.h>
-#include <switchyard/ui/mainwindow.h>
 #include <switchyard/sdk/version.h>
+#include <switchyard/ui/mainwindow.h>
 
 #include <QApplication>
 

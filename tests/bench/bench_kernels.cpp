@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: MIT
 // Kernel benchmarks (Google Benchmark) and the issue-4 figures, measured in one run:
-//   1. best CPU flow_match_step GB/s / triad probe GB/s, both at a 64 MiB working set (goal >= 0.90)
+//   1. best CPU flow_match_step GB/s / triad probe GB/s, both at a 64 MiB working set (goal >=
+//   0.90)
 //   2. best Switchyard gemm GFLOP/s / OpenBLAS GFLOP/s at 1024^3
 //   3. Switchyard's median for the reference flow_match_step at 1M elements /
 //      Google Benchmark's median on the same function (goal within 5 %)
 // Run: build/bin/bench/bench_kernels [--benchmark_filter=...] [--figures-json=FILE]
 #include "kernels/cpukernels.h"
 
-#include <switchyard/registry/backendregistry.h>
-#include <switchyard/kernels/probes.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/profiler.h>
-#include <switchyard/sdk/registries.h>
 #include <switchyard/profiling/workload.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+#include <switchyard/sdk/registries.h>
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
@@ -67,32 +68,39 @@ void register_benchmarks() {
         const auto& key = cell.key;
         const std::string name = key[0] + "/" + key[2] + "/" + key[3];
         if (key[0] == kFlowMatchStep) {
-            benchmark::RegisterBenchmark((name + "/64MiB").c_str(), run_cell, &cell, Dims{kFlowN64MiB, 0, 0})
+            benchmark::RegisterBenchmark((name + "/64MiB").c_str(), run_cell, &cell,
+                                         Dims{kFlowN64MiB, 0, 0})
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);
             if (key[3] == "reference")
                 // The function figure 3 compares: median of 9 repetitions.
-                benchmark::RegisterBenchmark((name + "/1M").c_str(), run_cell, &cell, Dims{kRef1M, 0, 0})
+                benchmark::RegisterBenchmark((name + "/1M").c_str(), run_cell, &cell,
+                                             Dims{kRef1M, 0, 0})
                     ->UseRealTime()
                     ->Repetitions(9)
                     ->ReportAggregatesOnly(true)
                     ->Unit(benchmark::kMicrosecond);
         } else if (key[0] == kGemm && key[3] != "reference") {
-            benchmark::RegisterBenchmark((name + "/1024").c_str(), run_cell, &cell, Dims{1024, 1024, 1024})
+            benchmark::RegisterBenchmark((name + "/1024").c_str(), run_cell, &cell,
+                                         Dims{1024, 1024, 1024})
                 ->UseRealTime()
                 ->Unit(benchmark::kMillisecond);
         } else if (key[0] == kRmsNorm || key[0] == kFlowSdeStep) {
-            benchmark::RegisterBenchmark((name + "/16384x1024").c_str(), run_cell, &cell, Dims{16384, 1024, 0})
+            benchmark::RegisterBenchmark((name + "/16384x1024").c_str(), run_cell, &cell,
+                                         Dims{16384, 1024, 0})
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);
         }
     }
-    benchmark::RegisterBenchmark("triad_probe/64MiB", [](benchmark::State& state) {
-        double gbs = 0;
-        for (auto _ : state)
-            gbs = measure_triad_gbs(k64MiB, 1);
-        state.counters["GB/s (best pass)"] = gbs;
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("triad_probe/64MiB",
+                                 [](benchmark::State& state) {
+                                     double gbs = 0;
+                                     for (auto _ : state)
+                                         gbs = measure_triad_gbs(k64MiB, 1);
+                                     state.counters["GB/s (best pass)"] = gbs;
+                                 })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
 }
 
 // Keeps the console output and remembers the runs for the figures.
@@ -105,7 +113,8 @@ public:
     }
 };
 
-ProfileRow profile_row(Profiler& p, std::string_view op, const char* arch, const char* variant, Dims dims) {
+ProfileRow profile_row(Profiler& p, std::string_view op, const char* arch, const char* variant,
+                       Dims dims) {
     RowSpec spec;
     spec.op = std::string(op);
     spec.dims = dims;
@@ -159,7 +168,8 @@ int main(int argc, char** argv) {
     nlohmann::json per_cell = nlohmann::json::object();
     {
         const std::int64_t n = kFlowN64MiB;
-        std::vector<float> x(std::size_t(n), 1.0f), v(std::size_t(n), 0.5f), out(std::size_t(n), 0.0f);
+        std::vector<float> x(std::size_t(n), 1.0f), v(std::size_t(n), 0.5f),
+            out(std::size_t(n), 0.0f);
         for (const auto& cell : cpu_cells()) {
             if (cell.key[0] != kFlowMatchStep || !cell.is_available() || cell.key[3] == "reference")
                 continue;
@@ -178,14 +188,17 @@ int main(int argc, char** argv) {
                 for (int pass = 0; pass < 3; ++pass) {
                     const auto t0 = std::chrono::steady_clock::now();
                     cell.fn(args);
-                    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    const double secs =
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                            .count();
                     best = std::max(best, 12.0 * double(n) / secs / 1e9);
                 }
                 kernel_gbs.push_back(best);
             }
             const double k = median(kernel_gbs), p = median(probe_gbs);
             const std::string name = cell.key[2] + "/" + cell.key[3];
-            per_cell[name] = {{"kernel_median_gbs", k}, {"triad_median_gbs", p}, {"ratio", p > 0 ? k / p : 0}};
+            per_cell[name] = {
+                {"kernel_median_gbs", k}, {"triad_median_gbs", p}, {"ratio", p > 0 ? k / p : 0}};
             if (p > 0 && k / p > (triad > 0 ? best_fm / triad : 0)) {
                 best_fm = k;
                 triad = p;
@@ -193,9 +206,12 @@ int main(int argc, char** argv) {
             }
         }
     }
-    fig["flow_match_64MiB"] = {{"triad_gbs", triad}, {"best_gbs", best_fm}, {"best_cell", best_fm_cell},
+    fig["flow_match_64MiB"] = {{"triad_gbs", triad},
+                               {"best_gbs", best_fm},
+                               {"best_cell", best_fm_cell},
                                {"cells", per_cell},
-                               {"ratio", triad > 0 ? best_fm / triad : 0}, {"goal", ">= 0.90"}};
+                               {"ratio", triad > 0 ? best_fm / triad : 0},
+                               {"goal", ">= 0.90"}};
 
     // 2. gemm at 1024^3: the best Switchyard variant vs OpenBLAS.
     double best_gemm = 0, openblas = 0;
@@ -203,7 +219,8 @@ int main(int argc, char** argv) {
     for (const auto& cell : cpu_cells()) {
         if (cell.key[0] != kGemm || !cell.is_available() || cell.key[3] == "reference")
             continue;
-        const auto row = profile_row(profiler, kGemm, cell.key[2].c_str(), cell.key[3].c_str(), {1024, 1024, 1024});
+        const auto row = profile_row(profiler, kGemm, cell.key[2].c_str(), cell.key[3].c_str(),
+                                     {1024, 1024, 1024});
         if (row.status != switchyard::RowStatus::Ok)
             continue;
         if (cell.key[3] == "openblas")
@@ -213,7 +230,9 @@ int main(int argc, char** argv) {
             best_gemm_cell = cell.key[2] + "/" + cell.key[3];
         }
     }
-    fig["gemm_1024"] = {{"best_gflops", best_gemm}, {"best_cell", best_gemm_cell}, {"openblas_gflops", openblas},
+    fig["gemm_1024"] = {{"best_gflops", best_gemm},
+                        {"best_cell", best_gemm_cell},
+                        {"openblas_gflops", openblas},
                         {"ratio", openblas > 0 ? best_gemm / openblas : 0}};
 
     // 3. Switchyard vs Google Benchmark on the reference flow_match_step at 1M elements.
@@ -236,20 +255,22 @@ int main(int argc, char** argv) {
             ratios.push_back(ref.stats.median / gb_median);
             ratios_cpu.push_back(ref.stats.median / gb_cpu_median);
         }
-        rounds.push_back({{"switchyard_median_s", ref.stats.median}, {"google_benchmark_median_s", gb_median},
+        rounds.push_back({{"switchyard_median_s", ref.stats.median},
+                          {"google_benchmark_median_s", gb_median},
                           {"google_benchmark_cpu_median_s", gb_cpu_median}});
     }
-    fig["reference_flow_match_1M"] = {{"switchyard_median_s", ref.stats.median},
-                                      {"switchyard_samples", ref.stats.count},
-                                      {"switchyard_stop", ref.stop_reason},
-                                      {"google_benchmark_median_s", rounds.back()["google_benchmark_median_s"]},
-                                      {"rounds", rounds},
-                                      {"ratio", median(ratios)},
-                                      // On a loaded machine Google Benchmark's real time (a mean over
-                                      // many iterations) includes preemption; its CPU time does not.
-                                      {"google_benchmark_cpu_median_s", rounds.back()["google_benchmark_cpu_median_s"]},
-                                      {"ratio_vs_cpu_time", median(ratios_cpu)},
-                                      {"goal", "within 5 %"}};
+    fig["reference_flow_match_1M"] = {
+        {"switchyard_median_s", ref.stats.median},
+        {"switchyard_samples", ref.stats.count},
+        {"switchyard_stop", ref.stop_reason},
+        {"google_benchmark_median_s", rounds.back()["google_benchmark_median_s"]},
+        {"rounds", rounds},
+        {"ratio", median(ratios)},
+        // On a loaded machine Google Benchmark's real time (a mean over
+        // many iterations) includes preemption; its CPU time does not.
+        {"google_benchmark_cpu_median_s", rounds.back()["google_benchmark_cpu_median_s"]},
+        {"ratio_vs_cpu_time", median(ratios_cpu)},
+        {"goal", "within 5 %"}};
     fig["warnings"] = host_measurement_warnings();
     std::cout << "\nfigures:\n" << fig.dump(2) << "\n";
     if (!figures_path.empty())

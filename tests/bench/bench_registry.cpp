@@ -2,8 +2,8 @@
 // resolve_first over a 7-rung chain, and list() over 10,000 backends.
 // Compare with the Python seed: tests/bench/compare_seed.sh.
 #include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/registry/fallback.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <benchmark/benchmark.h>
 

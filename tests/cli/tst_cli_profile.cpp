@@ -16,7 +16,8 @@ struct Result {
     QByteArray out, err;
 };
 
-Result run_cli(const QStringList& args, const QString& plugin_path = QString(), int timeout_ms = 120000) {
+Result run_cli(const QStringList& args, const QString& plugin_path = QString(),
+               int timeout_ms = 120000) {
     QProcess p;
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert("SWITCHYARD_PLUGIN_PATH", plugin_path);
@@ -45,8 +46,9 @@ private slots:
         if (!QFile::exists(kFixtures + "/profiling.plugin.json"))
             QSKIP("the profiling fixture plugin is not built");
         const QString report = m_dir.filePath("isolation.json");
-        const auto r = run_cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "1023",
-                                "--all-variants", "--jsonl", "--timeout", "2", "--budget", "0.02", "-o", report},
+        const auto r = run_cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes",
+                                "1023", "--all-variants", "--jsonl", "--timeout", "2", "--budget",
+                                "0.02", "-o", report},
                                kFixtures);
         QCOMPARE(r.code, 1); // rows not ok
         QMap<QString, QJsonObject> rows;
@@ -56,7 +58,8 @@ private slots:
                 continue;
             QJsonParseError error;
             const auto doc = QJsonDocument::fromJson(line, &error);
-            QVERIFY2(error.error == QJsonParseError::NoError, line.constData()); // every line is JSON
+            QVERIFY2(error.error == QJsonParseError::NoError,
+                     line.constData()); // every line is JSON
             const auto ev = doc.object().value("event").toString();
             plan |= ev == "plan";
             done |= ev == "done";
@@ -72,11 +75,13 @@ private slots:
         QCOMPARE(rows.value("generic/hang").value("status").toString(), QString("timed_out"));
         QVERIFY(rows.value("generic/hang").value("reason").toString().contains("no progress"));
         QCOMPARE(rows.value("generic/wrong").value("status").toString(), QString("fail"));
-        QCOMPARE(rows.value("generic/wrong").value("parity").toObject().value("verdict").toString(), QString("FAIL"));
+        QCOMPARE(rows.value("generic/wrong").value("parity").toObject().value("verdict").toString(),
+                 QString("FAIL"));
         // The built-in rows after the crash and the hang ran in fresh workers and passed.
         for (const auto* key : {"generic/reference", "generic/default", "generic/threaded"}) {
             QCOMPARE(rows.value(key).value("status").toString(), QString("ok"));
-            QCOMPARE(rows.value(key).value("parity").toObject().value("verdict").toString(), QString("PASS"));
+            QCOMPARE(rows.value(key).value("parity").toObject().value("verdict").toString(),
+                     QString("PASS"));
         }
         // The report on disk has every row, the crashed ones included, and its context.
         QFile f(report);
@@ -91,8 +96,8 @@ private slots:
     void compareReports() {
         const QString a = m_dir.filePath("a.json"), b = m_dir.filePath("b.json");
         for (const auto& path : {a, b}) {
-            const auto r = run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023", "--all-variants", "--budget",
-                                    "0.02", "--json", "-o", path});
+            const auto r = run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023",
+                                    "--all-variants", "--budget", "0.02", "--json", "-o", path});
             QCOMPARE(r.code, 0);
         }
         const auto r = run_cli({"compare", a, b, "--json"});
@@ -102,7 +107,8 @@ private slots:
         QVERIFY(pairs.size() >= 3);
         for (const auto& p : pairs) {
             const auto v = p.toObject().value("verdict").toString();
-            QVERIFY2(v == "SAME" || v == "FASTER" || v == "SLOWER" || v == "UNCERTAIN", qPrintable(v));
+            QVERIFY2(v == "SAME" || v == "FASTER" || v == "SLOWER" || v == "UNCERTAIN",
+                     qPrintable(v));
         }
         QCOMPARE(doc.value("only_in_a").toArray().size(), 0);
         const auto text = run_cli({"compare", a, b});
@@ -126,9 +132,12 @@ private slots:
     void usageErrors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown op") << QStringList{"profile", "--op", "gem"} << "did you mean 'gemm'";
-        QTest::newRow("unknown device") << QStringList{"profile", "--device", "cdua"} << "unknown device";
-        QTest::newRow("bad size") << QStringList{"profile", "--op", "gemm", "--sizes", "1x2"} << "invalid size";
+        QTest::newRow("unknown op")
+            << QStringList{"profile", "--op", "gem"} << "did you mean 'gemm'";
+        QTest::newRow("unknown device")
+            << QStringList{"profile", "--device", "cdua"} << "unknown device";
+        QTest::newRow("bad size") << QStringList{"profile", "--op", "gemm", "--sizes", "1x2"}
+                                  << "invalid size";
         QTest::newRow("two formats") << QStringList{"profile", "--json", "--csv"} << "excludes";
     }
     void usageErrors() {
@@ -140,8 +149,8 @@ private slots:
     }
 
     void csvOutput() {
-        const auto r = run_cli(
-            {"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "7", "--budget", "0.01", "--csv"});
+        const auto r = run_cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes",
+                                "7", "--budget", "0.01", "--csv"});
         QCOMPARE(r.code, 0);
         const auto lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 2);
@@ -153,7 +162,8 @@ private slots:
         QCOMPARE(r.code, 0);
         const auto doc = QJsonDocument::fromJson(r.out).object();
         const auto cpu = doc.value("cpu").toObject();
-        QVERIFY(!cpu.value("isa_levels").toArray().isEmpty() || cpu.value("best_level").toString() == "generic");
+        QVERIFY(!cpu.value("isa_levels").toArray().isEmpty() ||
+                cpu.value("best_level").toString() == "generic");
         QVERIFY(cpu.value("logical_cpus").toInt() >= 1);
         const auto devices = doc.value("devices").toArray();
         QVERIFY(!devices.isEmpty());

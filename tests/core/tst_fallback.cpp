@@ -2,9 +2,9 @@
 // Fallback chains (DESIGN.md): most specific arch the hardware supports down to generic,
 // then the terminal rung (op, cpu, generic, reference); explained resolution.
 #include <switchyard/registry/backendregistry.h>
-#include <switchyard/runtime/runtime.h>
 #include <switchyard/registry/fallback.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <QTest>
 
@@ -29,35 +29,58 @@ private slots:
         QTest::addColumn<QString>("variant");
         QTest::addColumn<QStringList>("expected");
         const QString ref = "cpu:generic:reference";
-        QTest::newRow("cuda sm_100") << "cuda:sm_100" << "default"
-                                     << QStringList{"cuda:sm_100:default", "cuda:sm_90:default", "cuda:sm_89:default", "cuda:sm_86:default",
-                                                    "cuda:sm_80:default", "cuda:sm_75:default", "cuda:generic:default", ref};
-        QTest::newRow("cuda sm_90") << "cuda:sm_90" << "default"
-                                    << QStringList{"cuda:sm_90:default", "cuda:sm_89:default", "cuda:sm_86:default", "cuda:sm_80:default",
-                                                   "cuda:sm_75:default", "cuda:generic:default", ref};
-        QTest::newRow("cuda sm_87 starts below it") << "cuda:sm_87" << "default"
-                                                    << QStringList{"cuda:sm_86:default", "cuda:sm_80:default", "cuda:sm_75:default",
-                                                                   "cuda:generic:default", ref};
-        QTest::newRow("cuda sm_120 starts at sm_100") << "cuda:sm_120" << "v"
-                                                      << QStringList{"cuda:sm_100:v", "cuda:sm_90:v", "cuda:sm_89:v", "cuda:sm_86:v",
-                                                                     "cuda:sm_80:v", "cuda:sm_75:v", "cuda:generic:v", ref};
-        QTest::newRow("cuda sm_70 below the ladder") << "cuda:sm_70" << "default" << QStringList{"cuda:generic:default", ref};
-        QTest::newRow("cuda generic") << "cuda:generic" << "default" << QStringList{"cuda:generic:default", ref};
-        QTest::newRow("x86-64-v4") << "cpu:x86-64-v4" << "default"
-                                   << QStringList{"cpu:x86-64-v4:default", "cpu:x86-64-v3:default", "cpu:x86-64-v2:default",
-                                                  "cpu:generic:default", ref};
-        QTest::newRow("x86-64-v2") << "cpu:x86-64-v2" << "default"
-                                   << QStringList{"cpu:x86-64-v2:default", "cpu:generic:default", ref};
-        QTest::newRow("aarch64 sve") << "cpu:sve" << "default"
-                                     << QStringList{"cpu:sve:default", "cpu:neon:default", "cpu:generic:default", ref};
-        QTest::newRow("opencl") << "opencl" << "default" << QStringList{"opencl:generic:default", ref};
-        QTest::newRow("cpu reference is not repeated") << "cpu:generic" << "reference" << QStringList{ref};
+        QTest::newRow("cuda sm_100")
+            << "cuda:sm_100"
+            << "default" << QStringList{"cuda:sm_100:default",  "cuda:sm_90:default",
+                                        "cuda:sm_89:default",   "cuda:sm_86:default",
+                                        "cuda:sm_80:default",   "cuda:sm_75:default",
+                                        "cuda:generic:default", ref};
+        QTest::newRow("cuda sm_90") << "cuda:sm_90"
+                                    << "default"
+                                    << QStringList{"cuda:sm_90:default",
+                                                   "cuda:sm_89:default",
+                                                   "cuda:sm_86:default",
+                                                   "cuda:sm_80:default",
+                                                   "cuda:sm_75:default",
+                                                   "cuda:generic:default",
+                                                   ref};
+        QTest::newRow("cuda sm_87 starts below it")
+            << "cuda:sm_87"
+            << "default"
+            << QStringList{"cuda:sm_86:default", "cuda:sm_80:default", "cuda:sm_75:default",
+                           "cuda:generic:default", ref};
+        QTest::newRow("cuda sm_120 starts at sm_100")
+            << "cuda:sm_120"
+            << "v" << QStringList{"cuda:sm_100:v", "cuda:sm_90:v", "cuda:sm_89:v",   "cuda:sm_86:v",
+                                  "cuda:sm_80:v",  "cuda:sm_75:v", "cuda:generic:v", ref};
+        QTest::newRow("cuda sm_70 below the ladder")
+            << "cuda:sm_70"
+            << "default" << QStringList{"cuda:generic:default", ref};
+        QTest::newRow("cuda generic") << "cuda:generic"
+                                      << "default" << QStringList{"cuda:generic:default", ref};
+        QTest::newRow("x86-64-v4")
+            << "cpu:x86-64-v4"
+            << "default"
+            << QStringList{"cpu:x86-64-v4:default", "cpu:x86-64-v3:default",
+                           "cpu:x86-64-v2:default", "cpu:generic:default", ref};
+        QTest::newRow("x86-64-v2")
+            << "cpu:x86-64-v2"
+            << "default" << QStringList{"cpu:x86-64-v2:default", "cpu:generic:default", ref};
+        QTest::newRow("aarch64 sve")
+            << "cpu:sve"
+            << "default"
+            << QStringList{"cpu:sve:default", "cpu:neon:default", "cpu:generic:default", ref};
+        QTest::newRow("opencl") << "opencl"
+                                << "default" << QStringList{"opencl:generic:default", ref};
+        QTest::newRow("cpu reference is not repeated") << "cpu:generic"
+                                                       << "reference" << QStringList{ref};
     }
     void chains() {
         QFETCH(QString, target);
         QFETCH(QString, variant);
         QFETCH(QStringList, expected);
-        const auto chain = fallback_chain("gemm", parse_target(target.toStdString()), variant.toStdString());
+        const auto chain =
+            fallback_chain("gemm", parse_target(target.toStdString()), variant.toStdString());
         QCOMPARE(render(chain), expected);
         for (const auto& k : chain)
             QCOMPARE(k[0], std::string("gemm"));
@@ -75,10 +98,14 @@ private slots:
     void badTargets_data() {
         QTest::addColumn<QString>("target");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown device") << "tpu" << "unknown device 'tpu'; known devices: cpu, cuda, opencl";
-        QTest::newRow("unknown cuda arch") << "cuda:ampere" << "unknown arch 'ampere' for device 'cuda'";
-        QTest::newRow("cpu arch of cuda") << "cpu:sm_90" << "unknown arch 'sm_90' for device 'cpu'";
-        QTest::newRow("opencl arch") << "opencl:sm_90" << "known arches: generic";
+        QTest::newRow("unknown device") << "tpu"
+                                        << "unknown device 'tpu'; known devices: cpu, cuda, opencl";
+        QTest::newRow("unknown cuda arch") << "cuda:ampere"
+                                           << "unknown arch 'ampere' for device 'cuda'";
+        QTest::newRow("cpu arch of cuda") << "cpu:sm_90"
+                                          << "unknown arch 'sm_90' for device 'cpu'";
+        QTest::newRow("opencl arch") << "opencl:sm_90"
+                                     << "known arches: generic";
     }
     void badTargets() {
         QFETCH(QString, target);
@@ -104,7 +131,13 @@ private slots:
         BackendSpec gpu;
         gpu.name = "fakecuda";
         gpu.register_cells = [](CellRegistrar& r) {
-            r.add_kernel({"gemm", "cuda", "sm_80", "default", [](const KernelArgs&) {}, [] { return false; }, 0,
+            r.add_kernel({"gemm",
+                          "cuda",
+                          "sm_80",
+                          "default",
+                          [](const KernelArgs&) {},
+                          [] { return false; },
+                          0,
                           {{"requires", "a CUDA device"}}});
         };
         registry.register_backend(gpu);
@@ -116,7 +149,8 @@ private slots:
         QVERIFY(r.first_declared);
         QCOMPARE(*r.first_declared, std::size_t{3}); // sm_80: what an sm_90 machine would run
         QVERIFY(r.rungs[3].declared && !r.rungs[3].available);
-        QVERIFY2(QString::fromStdString(r.rungs[3].why_not).contains("needs a CUDA device"), r.rungs[3].why_not.c_str());
+        QVERIFY2(QString::fromStdString(r.rungs[3].why_not).contains("needs a CUDA device"),
+                 r.rungs[3].why_not.c_str());
         QVERIFY(!r.rungs[0].declared);
         QCOMPARE(r.rungs[0].why_not, std::string("no backend declares this cell"));
         const auto j = to_json(r);

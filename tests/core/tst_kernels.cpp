@@ -5,9 +5,9 @@
 
 #include "kernels/cpukernels.h"
 
+#include <switchyard/kernels/reference.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/parity.h>
-#include <switchyard/kernels/reference.h>
 #include <switchyard/profiling/workload.h>
 
 #include <cmath>
@@ -34,7 +34,8 @@ std::vector<Dims> odd_sizes(std::string_view op) {
     if (op == kFlowMatchStep)
         return {{1, 0, 0}, {7, 0, 0}, {1023, 0, 0}, {4099, 0, 0}, {(1 << 20) + 3, 0, 0}};
     if (op == kGemm)
-        return {{1, 1, 1}, {7, 7, 7}, {13, 17, 19}, {97, 31, 257}, {5, 2051, 3}, {1023, 7, 9}, {7, 1023, 300}};
+        return {{1, 1, 1},    {7, 7, 7},    {13, 17, 19},  {97, 31, 257},
+                {5, 2051, 3}, {1023, 7, 9}, {7, 1023, 300}};
     return {{1, 1, 0}, {1, 7, 0}, {3, 1023, 0}, {5, 4099, 0}, {67, 33, 0}};
 }
 
@@ -49,7 +50,8 @@ private slots:
         for (const auto& op : ops()) {
             bool has_reference = false;
             for (const auto& c : cpu_cells()) {
-                QVERIFY2(c.meta.contains("workspace_bytes") && c.meta["workspace_bytes"].is_number_integer(),
+                QVERIFY2(c.meta.contains("workspace_bytes") &&
+                             c.meta["workspace_bytes"].is_number_integer(),
                          c.key.to_string().c_str());
                 QCOMPARE(c.key[1], std::string("cpu"));
                 if (c.key[0] == op.name && c.key[2] == "generic" && c.key[3] == "reference")
@@ -74,7 +76,8 @@ private slots:
             const auto& key = cells[std::size_t(i)].key;
             const auto* op = find_op(key[0]);
             for (const auto& d : odd_sizes(key[0]))
-                for (auto p : {InputPattern::Random, InputPattern::Zeros, InputPattern::Negatives, InputPattern::Large}) {
+                for (auto p : {InputPattern::Random, InputPattern::Zeros, InputPattern::Negatives,
+                               InputPattern::Large}) {
                     // Big sizes once, with random inputs, to keep the suite fast.
                     if (p != InputPattern::Random && op->bytes(d) > 4e6)
                         continue;
@@ -105,7 +108,9 @@ private slots:
         const auto& cells = cpu_cells();
         for (int i = 0; i < int(cells.size()); ++i)
             if (cells[std::size_t(i)].key[0] == kFlowSdeStep)
-                QTest::newRow((cells[std::size_t(i)].key[2] + "/" + cells[std::size_t(i)].key[3]).c_str()) << i;
+                QTest::newRow(
+                    (cells[std::size_t(i)].key[2] + "/" + cells[std::size_t(i)].key[3]).c_str())
+                    << i;
     }
     void sdeSigmaOneUsesSigmaMax() {
         QFETCH(int, cell);
@@ -179,12 +184,27 @@ private slots:
         op.reference(w.args(out));
         QVERIFY(check_parity(op, dims, out, w.reference()).pass);
         switch (kind) {
-        case 0: out[0][500] *= 1.001f; out[0][500] += 1e-3f; break;
-        case 1: out[0][7] = std::numeric_limits<float>::quiet_NaN(); break;
-        case 2: out[0][0] = std::numeric_limits<float>::infinity(); break;
-        case 3: out = w.make_outputs(); op.reference(w.args(out)); out[0][1022] = std::numeric_limits<float>::quiet_NaN(); break;
-        case 4: out[0].pop_back(); break;
-        case 5: out[1][3] += 0.01f; break;
+        case 0:
+            out[0][500] *= 1.001f;
+            out[0][500] += 1e-3f;
+            break;
+        case 1:
+            out[0][7] = std::numeric_limits<float>::quiet_NaN();
+            break;
+        case 2:
+            out[0][0] = std::numeric_limits<float>::infinity();
+            break;
+        case 3:
+            out = w.make_outputs();
+            op.reference(w.args(out));
+            out[0][1022] = std::numeric_limits<float>::quiet_NaN();
+            break;
+        case 4:
+            out[0].pop_back();
+            break;
+        case 5:
+            out[1][3] += 0.01f;
+            break;
         }
         const auto parity = check_parity(op, dims, out, w.reference());
         QVERIFY(!parity.pass);
@@ -218,19 +238,32 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<bool>("ok");
         QTest::addColumn<QString>("canonical");
-        QTest::newRow("1d") << "flow_match_step" << "1M" << true << "1048576";
-        QTest::newRow("2d single") << "rms_norm" << "4096" << true << "4x1024";
-        QTest::newRow("2d small") << "rms_norm" << "7" << true << "1x7";
-        QTest::newRow("2d explicit") << "flow_sde_step" << "3x5" << true << "3x5";
-        QTest::newRow("gemm cube") << "gemm" << "512" << true << "512x512x512";
-        QTest::newRow("gemm full") << "gemm" << "2x3x4" << true << "2x3x4";
-        QTest::newRow("wrong rank") << "gemm" << "2x3" << false << "";
-        QTest::newRow("zero") << "flow_match_step" << "0" << false << "";
-        QTest::newRow("negative") << "flow_match_step" << "-5" << false << "";
-        QTest::newRow("junk") << "flow_match_step" << "12abc" << false << "";
-        QTest::newRow("empty") << "flow_match_step" << "" << false << "";
-        QTest::newRow("huge") << "flow_match_step" << "999999999999999" << false << "";
-        QTest::newRow("huge gemm") << "gemm" << "2Gx2Gx2G" << false << "";
+        QTest::newRow("1d") << "flow_match_step"
+                            << "1M" << true << "1048576";
+        QTest::newRow("2d single") << "rms_norm"
+                                   << "4096" << true << "4x1024";
+        QTest::newRow("2d small") << "rms_norm"
+                                  << "7" << true << "1x7";
+        QTest::newRow("2d explicit") << "flow_sde_step"
+                                     << "3x5" << true << "3x5";
+        QTest::newRow("gemm cube") << "gemm"
+                                   << "512" << true << "512x512x512";
+        QTest::newRow("gemm full") << "gemm"
+                                   << "2x3x4" << true << "2x3x4";
+        QTest::newRow("wrong rank") << "gemm"
+                                    << "2x3" << false << "";
+        QTest::newRow("zero") << "flow_match_step"
+                              << "0" << false << "";
+        QTest::newRow("negative") << "flow_match_step"
+                                  << "-5" << false << "";
+        QTest::newRow("junk") << "flow_match_step"
+                              << "12abc" << false << "";
+        QTest::newRow("empty") << "flow_match_step"
+                               << "" << false << "";
+        QTest::newRow("huge") << "flow_match_step"
+                              << "999999999999999" << false << "";
+        QTest::newRow("huge gemm") << "gemm"
+                                   << "2Gx2Gx2G" << false << "";
     }
     void parseDims() {
         QFETCH(QString, op);

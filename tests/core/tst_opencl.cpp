@@ -201,8 +201,8 @@ private slots:
             if (!planned.contains(QString::fromStdString(spec.variant)))
                 planned << QString::fromStdString(spec.variant);
             const auto row = profiler.run_row(spec);
-            const auto what = spec.op + " " + spec.size + " " + spec.variant + ": " + std::string(to_string(row.status)) +
-                              " " + row.reason;
+            const auto what = spec.op + " " + spec.size + " " + spec.variant + ": " +
+                              std::string(to_string(row.status)) + " " + row.reason;
             QVERIFY2(row.status == RowStatus::Ok, what.c_str());
             QVERIFY2(row.parity.checked && row.parity.pass, what.c_str());
             QCOMPARE(row.timer, Timer::Device);

@@ -23,13 +23,14 @@ private slots:
         QTest::addColumn<double>("p90");
         QTest::addColumn<double>("stddev");
         // 1..10: var = sum((x - 5.5)^2) / 9 = 82.5 / 9
-        QTest::newRow("1..10") << std::vector<double>{10, 9, 8, 7, 6, 5, 4, 3, 2, 1} << 1.0 << 5.5 << 5.5 << 9.1
-                               << std::sqrt(82.5 / 9.0);
+        QTest::newRow("1..10") << std::vector<double>{10, 9, 8, 7, 6, 5, 4, 3, 2, 1} << 1.0 << 5.5
+                               << 5.5 << 9.1 << std::sqrt(82.5 / 9.0);
         // {3, 1, 2}: p90 at position 0.9 * 2 = 1.8 -> 2 + 0.8 * (3 - 2)
         QTest::newRow("odd") << std::vector<double>{3, 1, 2} << 1.0 << 2.0 << 2.0 << 2.8 << 1.0;
         QTest::newRow("one") << std::vector<double>{4e-6} << 4e-6 << 4e-6 << 4e-6 << 4e-6 << 0.0;
         // {1, 1, 1, 5}: mean 2, var = (1 + 1 + 1 + 9) / 3 = 4
-        QTest::newRow("skewed") << std::vector<double>{1, 5, 1, 1} << 1.0 << 1.0 << 2.0 << 3.8 << 2.0;
+        QTest::newRow("skewed") << std::vector<double>{1, 5, 1, 1} << 1.0 << 1.0 << 2.0 << 3.8
+                                << 2.0;
     }
     void sampleStats() {
         QFETCH(std::vector<double>, samples);
@@ -127,17 +128,20 @@ private slots:
         QTest::addColumn<std::vector<double>>("b");
         QTest::addColumn<double>("p");
         // Exact: 1 arrangement in C(6,3) = 20 is as extreme on each side.
-        QTest::newRow("exact 3v3") << std::vector<double>{1, 2, 3} << std::vector<double>{4, 5, 6} << 0.1;
+        QTest::newRow("exact 3v3")
+            << std::vector<double>{1, 2, 3} << std::vector<double>{4, 5, 6} << 0.1;
         QTest::newRow("exact 7v7") << std::vector<double>{1, 2, 3, 4, 5, 6, 7}
                                    << std::vector<double>{8, 9, 10, 11, 12, 13, 14} << 2.0 / 3432.0;
-        QTest::newRow("exact same") << std::vector<double>{1, 4} << std::vector<double>{2, 3} << 1.0;
+        QTest::newRow("exact same")
+            << std::vector<double>{1, 4} << std::vector<double>{2, 3} << 1.0;
         // Asymptotic (scipy.stats.mannwhitneyu gives 0.00018267179110955)
-        QTest::newRow("normal 10v10") << std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-                                      << std::vector<double>{11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
-                                      << 0.0001826717911095504;
+        QTest::newRow("normal 10v10")
+            << std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+            << std::vector<double>{11, 12, 13, 14, 15, 16, 17, 18, 19, 20} << 0.0001826717911095504;
         // Ties: the tie-corrected normal approximation.
         QTest::newRow("ties") << std::vector<double>{1, 2, 2, 3, 3, 3, 4, 5}
-                              << std::vector<double>{3, 4, 4, 5, 5, 6, 7, 8, 9} << 0.006406285296812042;
+                              << std::vector<double>{3, 4, 4, 5, 5, 6, 7, 8, 9}
+                              << 0.006406285296812042;
         QTest::newRow("all equal") << std::vector<double>{1, 1, 1, 1, 1, 1, 1, 1, 1}
                                    << std::vector<double>{1, 1, 1, 1, 1, 1, 1, 1, 1} << 1.0;
         QTest::newRow("empty") << std::vector<double>{} << std::vector<double>{1, 2} << 1.0;

@@ -14,7 +14,8 @@ using namespace switchyard;
 
 namespace {
 
-KernelCell cell(TupleKey key, std::function<bool()> available = {}, std::int64_t workspace = 0, std::string backend = "t") {
+KernelCell cell(TupleKey key, std::function<bool()> available = {}, std::int64_t workspace = 0,
+                std::string backend = "t") {
     KernelCell c;
     c.key = std::move(key);
     c.fn = [](const KernelArgs&) {};
@@ -95,9 +96,11 @@ private slots:
             const int d = declared[i];
             if (d < 0)
                 continue;
-            std::function<bool()> pred = d == 1 ? std::function<bool()>([] { return true; })
-                                       : d == 0 ? std::function<bool()>([] { return false; })
-                                                : std::function<bool()>([]() -> bool { throw std::runtime_error("probe failed"); });
+            std::function<bool()> pred = d == 1   ? std::function<bool()>([] { return true; })
+                                         : d == 0 ? std::function<bool()>([] { return false; })
+                                                  : std::function<bool()>([]() -> bool {
+                                                        throw std::runtime_error("probe failed");
+                                                    });
             reg.put(cell(chain[static_cast<std::size_t>(i)], pred));
         }
         auto got = reg.resolve_first(chain);
@@ -114,57 +117,74 @@ private slots:
         reg.put(cell({"gemm", "cpu", "generic", "reference"}, {}, 1));
         reg.put(cell({"gemm", "cpu", "generic", "reference"}, {}, 2));
         QCOMPARE(reg.size(), std::size_t{1});
-        QCOMPARE(reg.lookup({"gemm", "cpu", "generic", "reference"})->meta["workspace_bytes"].get<int>(), 2);
+        QCOMPARE(
+            reg.lookup({"gemm", "cpu", "generic", "reference"})->meta["workspace_bytes"].get<int>(),
+            2);
     }
 
     void manifestListsEverythingSortedByStrings() {
         KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
         // Inserted out of order; "sm_100" sorts before "sm_90" as a string, as in Python.
         reg.put(cell({"rms_norm", "cpu", "generic", "reference"}));
-        reg.put(cell({"gemm", "cuda", "sm_90", "default"}, [] { return false; }, 4096));
+        reg.put(cell(
+            {"gemm", "cuda", "sm_90", "default"}, [] { return false; }, 4096));
         reg.put(cell({"gemm", "cuda", "sm_100", "default"}, [] { return false; }));
         reg.put(cell({"gemm", "cpu", "x86-64-v3", "default"}));
-        reg.put(cell({"flow_match_step", "opencl", "generic", "default"}, []() -> bool { throw 1; }));
+        reg.put(
+            cell({"flow_match_step", "opencl", "generic", "default"}, []() -> bool { throw 1; }));
         const auto rows = reg.manifest_json();
         QCOMPARE(rows.size(), std::size_t{5});
         QStringList order;
         for (const auto& r : rows)
-            order << QString::fromStdString(r["op"].get<std::string>() + "/" + r["device"].get<std::string>() + "/" +
+            order << QString::fromStdString(r["op"].get<std::string>() + "/" +
+                                            r["device"].get<std::string>() + "/" +
                                             r["arch"].get<std::string>());
-        QCOMPARE(order, (QStringList{"flow_match_step/opencl/generic", "gemm/cpu/x86-64-v3", "gemm/cuda/sm_100",
-                                     "gemm/cuda/sm_90", "rms_norm/cpu/generic"}));
+        QCOMPARE(order,
+                 (QStringList{"flow_match_step/opencl/generic", "gemm/cpu/x86-64-v3",
+                              "gemm/cuda/sm_100", "gemm/cuda/sm_90", "rms_norm/cpu/generic"}));
         QCOMPARE(rows[0]["available"].get<bool>(), false);
         QCOMPARE(rows[1]["available"].get<bool>(), true);
         QCOMPARE(rows[3]["available"].get<bool>(), false);
         QCOMPARE(rows[3]["workspace_bytes"].get<int>(), 4096);
         for (const auto& r : rows)
-            for (const char* f : {"op", "device", "arch", "variant", "available", "source", "workspace_bytes", "backend"})
+            for (const char* f : {"op", "device", "arch", "variant", "available", "source",
+                                  "workspace_bytes", "backend"})
                 QVERIFY2(r.contains(f), f);
     }
 
     void manifestOrderMatchesPython() {
         const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
         if (python.isEmpty())
-            QSKIP("python3 is not installed: cannot compare with the seed's sorted(..., key=tuple(map(str, k)))");
-        const std::vector<std::vector<std::string>> keys = {
-            {"gemm", "cuda", "sm_90", "default"}, {"gemm", "cuda", "sm_100", "default"}, {"Gemm", "cpu", "generic", "x"},
-            {"gemm", "cpu", "generic", "reference"}, {"gemm", "cpu", "generic", "default"}, {"gemm_", "a", "b", "c"},
-            {"gem", "z", "z", "z"}, {"gemm", "cuda", "sm_9", "default"}, {"_x", "cpu", "generic", "reference"}};
+            QSKIP("python3 is not installed: cannot compare with the seed's sorted(..., "
+                  "key=tuple(map(str, k)))");
+        const std::vector<std::vector<std::string>> keys = {{"gemm", "cuda", "sm_90", "default"},
+                                                            {"gemm", "cuda", "sm_100", "default"},
+                                                            {"Gemm", "cpu", "generic", "x"},
+                                                            {"gemm", "cpu", "generic", "reference"},
+                                                            {"gemm", "cpu", "generic", "default"},
+                                                            {"gemm_", "a", "b", "c"},
+                                                            {"gem", "z", "z", "z"},
+                                                            {"gemm", "cuda", "sm_9", "default"},
+                                                            {"_x", "cpu", "generic", "reference"}};
         KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
         QString literal = "[";
         for (const auto& k : keys) {
             reg.put(cell(TupleKey(k)));
-            literal += QStringLiteral("('%1','%2','%3','%4'),").arg(QString::fromStdString(k[0]), QString::fromStdString(k[1]),
-                                                                      QString::fromStdString(k[2]), QString::fromStdString(k[3]));
+            literal += QStringLiteral("('%1','%2','%3','%4'),")
+                           .arg(QString::fromStdString(k[0]), QString::fromStdString(k[1]),
+                                QString::fromStdString(k[2]), QString::fromStdString(k[3]));
         }
         literal += "]";
         QProcess p;
-        p.start(python, {"-c", "import sys\nfor k in sorted(" + literal + ", key=lambda k: tuple(map(str,k))): print('/'.join(k))"});
+        p.start(python, {"-c", "import sys\nfor k in sorted(" + literal +
+                                   ", key=lambda k: tuple(map(str,k))): print('/'.join(k))"});
         QVERIFY(p.waitForFinished(20000));
-        const QStringList expected = QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        const QStringList expected =
+            QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
         QStringList got;
         for (const auto& m : reg.manifest())
-            got << QString::fromStdString(m.cell->key[0] + "/" + m.cell->key[1] + "/" + m.cell->key[2] + "/" + m.cell->key[3]);
+            got << QString::fromStdString(m.cell->key[0] + "/" + m.cell->key[1] + "/" +
+                                          m.cell->key[2] + "/" + m.cell->key[3]);
         QCOMPARE(got, expected);
     }
 
@@ -188,7 +208,8 @@ private slots:
         QCOMPARE(reg.size(), std::size_t{2});
         QVERIFY(!reg.lookup({"gemm", "cpu", "generic", "default"}));
         QVERIFY(reg.lookup({"gemm", "cpu", "generic", "fast"}));
-        QCOMPARE(reg.erase_if([](const KernelCell& c) { return c.backend == "a"; }), std::size_t{1});
+        QCOMPARE(reg.erase_if([](const KernelCell& c) { return c.backend == "a"; }),
+                 std::size_t{1});
         QCOMPARE(reg.size(), std::size_t{1});
     }
 
@@ -220,7 +241,8 @@ private slots:
         placeholder.loader = [] { throw std::runtime_error("broken"); };
         reg.put(placeholder);
         reg.put(cell({"gemm", "cpu", "generic", "reference"}));
-        auto got = reg.resolve_first({TupleKey{"gemm", "opencl", "generic", "default"}, TupleKey{"gemm", "cpu", "generic", "reference"}});
+        auto got = reg.resolve_first({TupleKey{"gemm", "opencl", "generic", "default"},
+                                      TupleKey{"gemm", "cpu", "generic", "reference"}});
         QVERIFY(got);
         QCOMPARE(QString::fromStdString(got->key[1]), QStringLiteral("cpu"));
     }
@@ -228,7 +250,8 @@ private slots:
     void preparedChainAgreesWithPlain() {
         KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
         std::atomic<bool> gpu{false};
-        const std::vector<TupleKey> keys = {{"gemm", "cuda", "sm_90", "default"}, {"gemm", "cuda", "generic", "default"},
+        const std::vector<TupleKey> keys = {{"gemm", "cuda", "sm_90", "default"},
+                                            {"gemm", "cuda", "generic", "default"},
                                             {"gemm", "cpu", "generic", "reference"}};
         PreparedChain<KernelFn> prepared(keys);
         auto same = [&]() {
@@ -250,13 +273,15 @@ private slots:
         QVERIFY(same());
         QVERIFY(reg.resolve_first(prepared)->key == keys[2]);
         KernelRegistry other("kernels", {"op", "device", "arch", "variant"});
-        QVERIFY(!other.resolve_first(prepared)); // a chain prepared for one registry is redone for another
+        QVERIFY(!other.resolve_first(
+            prepared)); // a chain prepared for one registry is redone for another
     }
 
     void concurrentResolveAndPut() {
         KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
         reg.put(cell({"gemm", "cpu", "generic", "reference"}));
-        const std::vector<TupleKey> chain = {{"gemm", "cuda", "sm_90", "default"}, {"gemm", "cpu", "generic", "reference"}};
+        const std::vector<TupleKey> chain = {{"gemm", "cuda", "sm_90", "default"},
+                                             {"gemm", "cpu", "generic", "reference"}};
         std::atomic<bool> stop{false};
         std::atomic<int> misses{0};
         std::vector<std::thread> readers;
@@ -267,7 +292,8 @@ private slots:
                         ++misses;
             });
         for (int i = 0; i < 2000; ++i) {
-            reg.put(cell({"gemm", "cuda", "sm_" + std::to_string(i % 50), "default"}, [] { return false; }));
+            reg.put(cell({"gemm", "cuda", "sm_" + std::to_string(i % 50), "default"},
+                         [] { return false; }));
             reg.erase({"gemm", "cuda", "sm_" + std::to_string((i + 25) % 50), "default"});
         }
         stop = true;

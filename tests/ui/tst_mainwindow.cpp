@@ -19,7 +19,8 @@ class TestMainWindow : public QObject {
 private slots:
     void modelIsConsistent() {
         ui::BackendModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         BackendInfo ok;
         ok.name = "cpu";
         ok.description = "built in";
@@ -31,14 +32,19 @@ private slots:
         model.setResults({ok, broken});
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.columnCount(), int(ui::BackendModel::ColumnCount));
-        QCOMPARE(model.index(1, ui::BackendModel::StateColumn).data().toString(), QStringLiteral("unavailable"));
-        QCOMPARE(model.index(1, ui::BackendModel::DescriptionColumn).data().toString(), QString::fromStdString(broken.error));
+        QCOMPARE(model.index(1, ui::BackendModel::StateColumn).data().toString(),
+                 QStringLiteral("unavailable"));
+        QCOMPARE(model.index(1, ui::BackendModel::DescriptionColumn).data().toString(),
+                 QString::fromStdString(broken.error));
         // A multi-line reason shows its first line in the table, all of it in the tooltip.
         broken.error = "first line\n  - second line";
         model.setResults({ok, broken});
-        QCOMPARE(model.index(1, ui::BackendModel::DescriptionColumn).data().toString(), QStringLiteral("first line …"));
-        QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(), QStringLiteral("first line\n  - second line"));
-        QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(), QString::fromStdString(broken.error));
+        QCOMPARE(model.index(1, ui::BackendModel::DescriptionColumn).data().toString(),
+                 QStringLiteral("first line …"));
+        QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("first line\n  - second line"));
+        QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(),
+                 QString::fromStdString(broken.error));
         QCOMPARE(model.index(0, 0).data(ui::BackendModel::AvailableRole).toBool(), true);
         QCOMPARE(model.index(1, 0).data(ui::BackendModel::AvailableRole).toBool(), false);
         model.setResults({});
@@ -60,15 +66,18 @@ private slots:
         auto* view = window.backendView();
         QTRY_COMPARE(view->model()->rowCount(), 2);
         // The first row is selected and its details are shown, selectable.
-        QTRY_VERIFY(window.detailsView()->toPlainText().startsWith(QStringLiteral("cpu  (builtin, loaded)")));
-        QVERIFY(window.detailsView()->toPlainText().contains(QStringLiteral("(gemm, cpu, generic, reference)")));
+        QTRY_VERIFY(window.detailsView()->toPlainText().startsWith(
+            QStringLiteral("cpu  (builtin, loaded)")));
+        QVERIFY(window.detailsView()->toPlainText().contains(
+            QStringLiteral("(gemm, cpu, generic, reference)")));
 
         auto* filter = window.findChild<QLineEdit*>();
         QVERIFY(filter);
         QTest::keyClicks(filter, QStringLiteral("extr"));
         QCOMPARE(view->model()->rowCount(), 1);
         view->setCurrentIndex(view->model()->index(0, 0));
-        QVERIFY(window.detailsView()->toPlainText().startsWith(QStringLiteral("extra  (registered, loaded)")));
+        QVERIFY(window.detailsView()->toPlainText().startsWith(
+            QStringLiteral("extra  (registered, loaded)")));
         filter->clear();
         QCOMPARE(view->model()->rowCount(), 2);
     }

@@ -7,7 +7,9 @@
 
 namespace switchyard::ui {
 namespace {
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
+}
 } // namespace
 
 BackendModel::BackendModel(QObject* parent) : QAbstractItemModel(parent) {}
@@ -19,7 +21,8 @@ void BackendModel::setResults(std::vector<BackendInfo> backends) {
 }
 
 const BackendInfo* BackendModel::backendAt(const QModelIndex& index) const {
-    if (!index.isValid() || index.model() != this || index.row() >= static_cast<int>(m_backends.size()))
+    if (!index.isValid() || index.model() != this ||
+        index.row() >= static_cast<int>(m_backends.size()))
         return nullptr;
     return &m_backends[static_cast<std::size_t>(index.row())];
 }
@@ -30,13 +33,17 @@ QModelIndex BackendModel::index(int row, int column, const QModelIndex& parent) 
     return createIndex(row, column);
 }
 
-QModelIndex BackendModel::parent(const QModelIndex&) const { return {}; }
+QModelIndex BackendModel::parent(const QModelIndex&) const {
+    return {};
+}
 
 int BackendModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_backends.size());
 }
 
-int BackendModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int BackendModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant BackendModel::data(const QModelIndex& index, int role) const {
     const BackendInfo* b = backendAt(index);
@@ -44,9 +51,12 @@ QVariant BackendModel::data(const QModelIndex& index, int role) const {
         return {};
     if (role == Qt::DisplayRole || role == SortRole) {
         switch (index.column()) {
-        case NameColumn: return qs(b->name);
-        case SourceColumn: return qs(to_string(b->source));
-        case StateColumn: return qs(to_string(b->state));
+        case NameColumn:
+            return qs(b->name);
+        case SourceColumn:
+            return qs(to_string(b->source));
+        case StateColumn:
+            return qs(to_string(b->state));
         case TagsColumn: {
             QStringList tags;
             for (const auto& t : b->tags)
@@ -78,11 +88,16 @@ QVariant BackendModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return tr("Backend");
-    case SourceColumn: return tr("Source");
-    case StateColumn: return tr("State");
-    case TagsColumn: return tr("Tags");
-    case DescriptionColumn: return tr("Description / why not");
+    case NameColumn:
+        return tr("Backend");
+    case SourceColumn:
+        return tr("Source");
+    case StateColumn:
+        return tr("State");
+    case TagsColumn:
+        return tr("Tags");
+    case DescriptionColumn:
+        return tr("Description / why not");
     }
     return {};
 }

@@ -5,7 +5,6 @@
 
 namespace switchyard {
 
-
 void DeviceRegistry::add_provider(std::shared_ptr<DeviceProvider> provider) {
     if (!provider)
         return;

@@ -117,7 +117,8 @@ CpuInfo detect_cpu() {
     const CacheInfo ci = GetX86CacheInfo();
     for (int i = 0; i < ci.size; ++i) {
         const auto& l = ci.levels[i];
-        if (l.cache_type != CPU_FEATURE_CACHE_DATA && l.cache_type != CPU_FEATURE_CACHE_INSTRUCTION &&
+        if (l.cache_type != CPU_FEATURE_CACHE_DATA &&
+            l.cache_type != CPU_FEATURE_CACHE_INSTRUCTION &&
             l.cache_type != CPU_FEATURE_CACHE_UNIFIED)
             continue;
         c.caches.push_back({l.level,
@@ -182,8 +183,11 @@ bool CpuInfo::has_feature(std::string_view name) const {
 nlohmann::json CpuInfo::to_json() const {
     auto caches_json = nlohmann::json::array();
     for (const auto& c : caches)
-        caches_json.push_back({{"level", c.level}, {"type", c.type}, {"size_bytes", c.size_bytes},
-                               {"line_bytes", c.line_bytes}, {"ways", c.ways}});
+        caches_json.push_back({{"level", c.level},
+                               {"type", c.type},
+                               {"size_bytes", c.size_bytes},
+                               {"line_bytes", c.line_bytes},
+                               {"ways", c.ways}});
     return {{"architecture", architecture},
             {"vendor", vendor},
             {"brand", brand},
@@ -200,12 +204,9 @@ nlohmann::json CpuInfo::to_json() const {
 }
 
 nlohmann::json HostInfo::to_json() const {
-    return {{"hostname", hostname},
-            {"os", os},
-            {"distro", distro},
-            {"memory_bytes", memory_bytes},
-            {"governor", governor},
-            {"throttle_count", throttle_count}};
+    return {{"hostname", hostname}, {"os", os},
+            {"distro", distro},     {"memory_bytes", memory_bytes},
+            {"governor", governor}, {"throttle_count", throttle_count}};
 }
 
 const CpuInfo& cpu_info() {
@@ -241,7 +242,8 @@ HostInfo host_info() {
         const fs::path dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu);
         if (!fs::exists(dir, ec))
             break;
-        for (const char* f : {"thermal_throttle/core_throttle_count", "thermal_throttle/package_throttle_count"}) {
+        for (const char* f :
+             {"thermal_throttle/core_throttle_count", "thermal_throttle/package_throttle_count"}) {
             const auto v = read_first_line(dir / f);
             if (!v.empty()) {
                 any = true;

@@ -5,19 +5,23 @@
 
 #include <immintrin.h>
 
-
 namespace switchyard::cpu::avx2 {
 
 namespace {
 
 // No std:: templates in this file: an inline function instantiated here is built for
 // AVX2 and the linker could keep that copy for callers in baseline code.
-inline std::int64_t imin(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
-inline float fmaf_(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+inline std::int64_t imin(std::int64_t a, std::int64_t b) {
+    return a < b ? a : b;
+}
+inline float fmaf_(float a, float b, float c) {
+    return __builtin_fmaf(a, b, c);
+}
 
 // Lane mask for the first `rem` (0..8) lanes.
 inline __m256i tail_mask(std::int64_t rem) {
-    alignas(32) static const int table[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    alignas(32) static const int table[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                              0,  0,  0,  0,  0,  0,  0,  0};
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - rem));
 }
 
@@ -47,7 +51,8 @@ void flow_match(std::int64_t n, const float* x, const float* v, float dt, float*
         }
         for (; i + 32 <= n; i += 32) {
             for (int u = 0; u < 32; u += 8) {
-                const __m256 r = _mm256_fmadd_ps(vdt, _mm256_loadu_ps(v + i + u), _mm256_loadu_ps(x + i + u));
+                const __m256 r =
+                    _mm256_fmadd_ps(vdt, _mm256_loadu_ps(v + i + u), _mm256_loadu_ps(x + i + u));
                 _mm256_stream_ps(out + i + u, r);
             }
         }
@@ -55,16 +60,19 @@ void flow_match(std::int64_t n, const float* x, const float* v, float dt, float*
     } else {
         for (; i + 32 <= n; i += 32) {
             for (int u = 0; u < 32; u += 8) {
-                const __m256 r = _mm256_fmadd_ps(vdt, _mm256_loadu_ps(v + i + u), _mm256_loadu_ps(x + i + u));
+                const __m256 r =
+                    _mm256_fmadd_ps(vdt, _mm256_loadu_ps(v + i + u), _mm256_loadu_ps(x + i + u));
                 _mm256_storeu_ps(out + i + u, r);
             }
         }
     }
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(out + i, _mm256_fmadd_ps(vdt, _mm256_loadu_ps(v + i), _mm256_loadu_ps(x + i)));
+        _mm256_storeu_ps(out + i,
+                         _mm256_fmadd_ps(vdt, _mm256_loadu_ps(v + i), _mm256_loadu_ps(x + i)));
     if (i < n) {
         const __m256i m = tail_mask(n - i);
-        const __m256 r = _mm256_fmadd_ps(vdt, _mm256_maskload_ps(v + i, m), _mm256_maskload_ps(x + i, m));
+        const __m256 r =
+            _mm256_fmadd_ps(vdt, _mm256_maskload_ps(v + i, m), _mm256_maskload_ps(x + i, m));
         _mm256_maskstore_ps(out + i, m, r);
     }
 }
@@ -94,15 +102,17 @@ void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, co
         if (i < d) {
             const __m256i m = tail_mask(d - i);
             // Masked-off lanes load 0: their diff is 0 and adds nothing to the sum.
-            _mm256_maskstore_ps(pr + i, m, step(_mm256_maskload_ps(xr + i, m), _mm256_maskload_ps(vr + i, m),
-                                                _mm256_maskload_ps(nr + i, m)));
+            _mm256_maskstore_ps(pr + i, m,
+                                step(_mm256_maskload_ps(xr + i, m), _mm256_maskload_ps(vr + i, m),
+                                     _mm256_maskload_ps(nr + i, m)));
         }
         const double sumsq = hsum_pd(_mm256_add_pd(lo, hi));
         log_prob[r] = d > 0 ? float(-sumsq * c.inv_two_var / double(d) - c.log_norm) : 0.0f;
     }
 }
 
-void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y) {
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,
+              float* y) {
     for (std::int64_t r = 0; r < b; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
@@ -118,15 +128,17 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
         if (i < d)
             acc_sq_pd(_mm256_maskload_ps(xr + i, tail_mask(d - i)), a0, a1);
         const double sumsq = hsum_pd(_mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
-        const __m256 inv = _mm256_set1_ps(float(1.0 / std::sqrt((d > 0 ? sumsq / double(d) : 0.0) + eps)));
+        const __m256 inv =
+            _mm256_set1_ps(float(1.0 / std::sqrt((d > 0 ? sumsq / double(d) : 0.0) + eps)));
         i = 0;
         for (; i + 8 <= d; i += 8)
             _mm256_storeu_ps(yr + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + i), inv),
                                                    _mm256_loadu_ps(w + i)));
         if (i < d) {
             const __m256i m = tail_mask(d - i);
-            _mm256_maskstore_ps(yr + i, m, _mm256_mul_ps(_mm256_mul_ps(_mm256_maskload_ps(xr + i, m), inv),
-                                                         _mm256_maskload_ps(w + i, m)));
+            _mm256_maskstore_ps(yr + i, m,
+                                _mm256_mul_ps(_mm256_mul_ps(_mm256_maskload_ps(xr + i, m), inv),
+                                              _mm256_maskload_ps(w + i, m)));
         }
     }
 }
@@ -286,7 +298,9 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
                             } else {
                                 for (std::int64_t j = 0; j < cols; ++j) {
                                     const float t = alpha * trow[j];
-                                    crow[j] = !first ? crow[j] + t : beta == 0.0f ? t : fmaf_(beta, crow[j], t);
+                                    crow[j] = !first         ? crow[j] + t
+                                              : beta == 0.0f ? t
+                                                             : fmaf_(beta, crow[j], t);
                                 }
                             }
                         }

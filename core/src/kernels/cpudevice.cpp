@@ -33,10 +33,11 @@ public:
         std::call_once(m_peaks_once, [this] {
             const auto& p = cpu_peaks();
             m_info.peak_bandwidth_gbs = p.triad_gbs;
-            m_info.peak_bandwidth_source =
-                "measured: STREAM triad, fp32, all threads, " + std::to_string(p.triad_bytes >> 20) + " MiB";
+            m_info.peak_bandwidth_source = "measured: STREAM triad, fp32, all threads, " +
+                                           std::to_string(p.triad_bytes >> 20) + " MiB";
             m_info.peak_gflops = p.fma_gflops;
-            m_info.peak_gflops_source = p.fma_gflops > 0 ? "measured: AVX2 FMA loop, all threads" : "";
+            m_info.peak_gflops_source =
+                p.fma_gflops > 0 ? "measured: AVX2 FMA loop, all threads" : "";
         });
     }
 
@@ -47,8 +48,12 @@ public:
         if (buffer)
             ::operator delete[](buffer, std::align_val_t(64));
     }
-    void upload(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
-    void download(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+    void upload(void* dst, const void* src, std::size_t bytes) override {
+        std::memcpy(dst, src, bytes);
+    }
+    void download(void* dst, const void* src, std::size_t bytes) override {
+        std::memcpy(dst, src, bytes);
+    }
 
     void flush_caches() override {
         // Write then read a buffer twice the size of the last-level cache.
@@ -82,8 +87,12 @@ public:
 
 } // namespace
 
-std::shared_ptr<DeviceProvider> make_cpu_device_provider() { return std::make_shared<CpuProvider>(); }
+std::shared_ptr<DeviceProvider> make_cpu_device_provider() {
+    return std::make_shared<CpuProvider>();
+}
 
-std::shared_ptr<Device> make_cpu_device() { return std::make_shared<CpuDevice>(); }
+std::shared_ptr<Device> make_cpu_device() {
+    return std::make_shared<CpuDevice>();
+}
 
 } // namespace switchyard

@@ -34,11 +34,11 @@ void require_v3() {
 }
 
 // Splits [0, n) into at most `parts` chunks whose boundaries are multiples of `align`.
-template <class Fn>
-void split_range(std::int64_t n, std::int64_t align, Fn&& fn) {
+template <class Fn> void split_range(std::int64_t n, std::int64_t align, Fn&& fn) {
     auto& pool = ThreadPool::instance();
     const std::int64_t units = (n + align - 1) / align;
-    const std::int64_t parts = std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
+    const std::int64_t parts =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
     pool.parallel_for(parts, [&](std::int64_t t) {
         const std::int64_t u0 = units * t / parts, u1 = units * (t + 1) / parts;
         const std::int64_t i0 = std::min(n, u0 * align), i1 = std::min(n, u1 * align);
@@ -57,7 +57,8 @@ void fm_generic(const KernelArgs& a) {
 }
 void fm_generic_mt(const KernelArgs& a) {
     split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
-        cpu::generic::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]), a.out[0] + i0);
+        cpu::generic::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]),
+                                 a.out[0] + i0);
     });
 }
 void fm_avx2(const KernelArgs& a) {
@@ -69,7 +70,8 @@ void fm_avx2_mt(const KernelArgs& a) {
     require_v3();
     const bool stream = a.dims[0] >= kStreamThresholdElems;
     split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
-        cpu::avx2::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]), a.out[0] + i0, stream);
+        cpu::avx2::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]),
+                              a.out[0] + i0, stream);
     });
 }
 
@@ -77,10 +79,10 @@ cpu::SdeCoefs sde_coefs(const KernelArgs& a) {
     return cpu::SdeCoefs::from(a.scalars[0], a.scalars[1], a.scalars[2], a.scalars[3]);
 }
 void sde_generic(const KernelArgs& a) {
-    cpu::generic::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0], a.out[1]);
+    cpu::generic::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0],
+                           a.out[1]);
 }
-template <bool Avx2>
-void sde_mt(const KernelArgs& a) {
+template <bool Avx2> void sde_mt(const KernelArgs& a) {
     if constexpr (Avx2)
         require_v3();
     const auto c = sde_coefs(a);
@@ -88,14 +90,17 @@ void sde_mt(const KernelArgs& a) {
     split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
         const std::int64_t off = r0 * d;
         if constexpr (Avx2)
-            cpu::avx2::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c, a.out[0] + off, a.out[1] + r0);
+            cpu::avx2::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c,
+                                a.out[0] + off, a.out[1] + r0);
         else
-            cpu::generic::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c, a.out[0] + off, a.out[1] + r0);
+            cpu::generic::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c,
+                                   a.out[0] + off, a.out[1] + r0);
     });
 }
 void sde_avx2(const KernelArgs& a) {
     require_v3();
-    cpu::avx2::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0], a.out[1]);
+    cpu::avx2::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0],
+                        a.out[1]);
 }
 
 void rms_generic(const KernelArgs& a) {
@@ -105,16 +110,17 @@ void rms_avx2(const KernelArgs& a) {
     require_v3();
     cpu::avx2::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0]);
 }
-template <bool Avx2>
-void rms_mt(const KernelArgs& a) {
+template <bool Avx2> void rms_mt(const KernelArgs& a) {
     if constexpr (Avx2)
         require_v3();
     const std::int64_t d = a.dims[1];
     split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
         if constexpr (Avx2)
-            cpu::avx2::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0], a.out[0] + r0 * d);
+            cpu::avx2::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0],
+                                a.out[0] + r0 * d);
         else
-            cpu::generic::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0], a.out[0] + r0 * d);
+            cpu::generic::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0],
+                                   a.out[0] + r0 * d);
     });
 }
 
@@ -137,16 +143,16 @@ float* gemm_workspace(const KernelArgs& a, std::int64_t slot) {
 
 void gemm_generic(const KernelArgs& a) {
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
-    cpu::generic::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]), a.out[0], n);
+    cpu::generic::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]),
+                       a.out[0], n);
 }
 void gemm_avx2(const KernelArgs& a) {
     require_v3();
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
-    cpu::avx2::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]), a.out[0], n,
-                    gemm_workspace(a, 0));
+    cpu::avx2::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]),
+                    a.out[0], n, gemm_workspace(a, 0));
 }
-template <bool Avx2>
-void gemm_mt(const KernelArgs& a) {
+template <bool Avx2> void gemm_mt(const KernelArgs& a) {
     if constexpr (Avx2)
         require_v3();
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
@@ -160,7 +166,8 @@ void gemm_mt(const KernelArgs& a) {
     const std::int64_t extent = by_rows ? m : n;
     const std::int64_t align = by_rows ? cpu::kGemmMR : cpu::kGemmNR;
     const std::int64_t units = (extent + align - 1) / align;
-    const std::int64_t parts = std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
+    const std::int64_t parts =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
     pool.parallel_for(parts, [&](std::int64_t t) {
         const std::int64_t i0 = std::min(extent, units * t / parts * align);
         const std::int64_t i1 = std::min(extent, units * (t + 1) / parts * align);
@@ -196,7 +203,8 @@ void register_cpu_cells(CellRegistrar& r) {
         r.add_kernel({std::string(op), "cpu", arch, variant, std::move(fn), std::move(available),
                       workspace, std::move(meta)});
     };
-    const nlohmann::json ref_meta = {{"isa", "scalar"}, {"threads", 1}, {"precision", "fp64 accumulate"}};
+    const nlohmann::json ref_meta = {
+        {"isa", "scalar"}, {"threads", 1}, {"precision", "fp64 accumulate"}};
     const nlohmann::json gen_meta = {{"isa", "baseline"}, {"threads", 1}};
     const nlohmann::json gen_mt_meta = {{"isa", "baseline"}, {"threads", threads}};
     const nlohmann::json v3_meta = {{"isa", "avx2+fma"}, {"threads", 1}};
@@ -219,10 +227,13 @@ void register_cpu_cells(CellRegistrar& r) {
     add(kGemm, "generic", "default", gemm_generic, {}, 0, gen_meta);
     add(kGemm, "generic", "threaded", gemm_mt<false>, {}, 0, gen_mt_meta);
     add(kGemm, "x86-64-v3", "default", gemm_avx2, v3, std::int64_t(kGemmSliceBytes), v3_meta);
-    add(kGemm, "x86-64-v3", "threaded", gemm_mt<true>, v3, std::int64_t(kGemmSliceBytes) * threads, v3_mt_meta);
+    add(kGemm, "x86-64-v3", "threaded", gemm_mt<true>, v3, std::int64_t(kGemmSliceBytes) * threads,
+        v3_mt_meta);
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
     add(kGemm, "generic", "openblas", gemm_openblas, {}, 0,
-        {{"isa", "OpenBLAS dispatch"}, {"library", "OpenBLAS"}, {"threads", openblas_get_num_threads()},
+        {{"isa", "OpenBLAS dispatch"},
+         {"library", "OpenBLAS"},
+         {"threads", openblas_get_num_threads()},
          {"config", openblas_get_config()}});
 #endif
 

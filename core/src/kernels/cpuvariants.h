@@ -35,7 +35,8 @@ inline constexpr std::int64_t kGemmMC = 96;
 inline constexpr std::int64_t kGemmKC = 256;
 inline constexpr std::int64_t kGemmNC = 2048;
 /// Floats of packing workspace one blocked gemm call needs.
-inline constexpr std::size_t kGemmWorkspaceFloats = std::size_t(kGemmMC * kGemmKC + kGemmKC * kGemmNC);
+inline constexpr std::size_t kGemmWorkspaceFloats =
+    std::size_t(kGemmMC * kGemmKC + kGemmKC * kGemmNC);
 
 // Portable variants (plain C++ the compiler vectorises for the baseline ISA).
 namespace generic {

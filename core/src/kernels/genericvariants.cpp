@@ -82,13 +82,14 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* __restrict x, const f
     }
 }
 
-void triad(std::int64_t n, float* __restrict a, const float* __restrict b, const float* __restrict c, float s) {
+void triad(std::int64_t n, float* __restrict a, const float* __restrict b,
+           const float* __restrict c, float s) {
     for (std::int64_t i = 0; i < n; ++i)
         a[i] = b[i] + s * c[i];
 }
 
-void triad_stream(std::int64_t n, float* __restrict a, const float* __restrict b, const float* __restrict c,
-                  float s) {
+void triad_stream(std::int64_t n, float* __restrict a, const float* __restrict b,
+                  const float* __restrict c, float s) {
 #if defined(__SSE2__)
     std::int64_t i = 0;
     for (; i < n && (reinterpret_cast<std::uintptr_t>(a + i) & 15u) != 0; ++i)

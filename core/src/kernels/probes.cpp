@@ -28,7 +28,8 @@ struct AlignedFree {
 };
 using AlignedBuffer = std::unique_ptr<float, AlignedFree>;
 AlignedBuffer aligned_floats(std::size_t n) {
-    return AlignedBuffer(static_cast<float*>(::operator new[](n * sizeof(float), std::align_val_t(64))));
+    return AlignedBuffer(
+        static_cast<float*>(::operator new[](n * sizeof(float), std::align_val_t(64))));
 }
 
 double measure_fma_gflops() {
@@ -41,8 +42,11 @@ double measure_fma_gflops() {
     for (int rep = 0; rep < 3; ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
         std::vector<double> flops(std::size_t(threads), 0.0);
-        pool.parallel_for(threads, [&](std::int64_t t) { flops[std::size_t(t)] = cpu::avx2::fma_probe(iterations); });
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        pool.parallel_for(threads, [&](std::int64_t t) {
+            flops[std::size_t(t)] = cpu::avx2::fma_probe(iterations);
+        });
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         double total = 0;
         for (double f : flops)
             total += f;
@@ -59,7 +63,8 @@ nlohmann::json CpuPeaks::to_json() const {
 
 double measure_triad_gbs(std::int64_t bytes, int repeats) {
     const std::int64_t n = std::max<std::int64_t>(1024, bytes / 12);
-    auto a = aligned_floats(std::size_t(n)), b = aligned_floats(std::size_t(n)), c = aligned_floats(std::size_t(n));
+    auto a = aligned_floats(std::size_t(n)), b = aligned_floats(std::size_t(n)),
+         c = aligned_floats(std::size_t(n));
     auto& pool = ThreadPool::instance();
     const std::int64_t parts = pool.size();
     auto chunk = [&](std::int64_t t, auto&& fn) {
@@ -97,7 +102,8 @@ double measure_triad_gbs(std::int64_t bytes, int repeats) {
                     cpu::avx2::flow_match(i1 - i0, x, v, 3.0f, out, /*stream=*/true);
             });
         });
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (s > 0)
             best = std::max(best, 12.0 * double(n) / s / 1e9);
     }
@@ -108,7 +114,8 @@ const CpuPeaks& cpu_peaks() {
     std::lock_guard lock(g_peaks_mutex);
     if (!g_peaks) {
         CpuPeaks p;
-        p.triad_bytes = std::max<std::int64_t>(std::int64_t(64) << 20, 4 * cpu_info().last_level_cache_bytes());
+        p.triad_bytes =
+            std::max<std::int64_t>(std::int64_t(64) << 20, 4 * cpu_info().last_level_cache_bytes());
         p.triad_gbs = measure_triad_gbs(p.triad_bytes);
         p.fma_gflops = measure_fma_gflops();
         g_peaks = p;

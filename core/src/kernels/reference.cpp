@@ -59,7 +59,8 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const 
     }
 }
 
-void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y) {
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,
+              float* y) {
     for (std::int64_t r = 0; r < b; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;

@@ -7,7 +7,9 @@
 
 namespace switchyard {
 
-unsigned ThreadPool::available_cpus() { return cpus_in_affinity_mask(); }
+unsigned ThreadPool::available_cpus() {
+    return cpus_in_affinity_mask();
+}
 
 ThreadPool& ThreadPool::instance() {
     static ThreadPool pool(available_cpus());

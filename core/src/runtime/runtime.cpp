@@ -30,7 +30,9 @@ DeviceRegistry& default_devices() {
     return *registry;
 }
 
-void use_builtins(BackendRegistry& registry) { registry.set_builtins(&builtin_backends); }
+void use_builtins(BackendRegistry& registry) {
+    registry.set_builtins(&builtin_backends);
+}
 
 BackendRegistry& default_backends() {
     static BackendRegistry registry(kernels(), components());
@@ -38,7 +40,8 @@ BackendRegistry& default_backends() {
     std::call_once(once, [] {
         use_builtins(registry);
         registry.set_device_registry(&default_devices());
-        registry.set_plugin_discovery([] { return PluginSearchPath::from_environment().discover(); });
+        registry.set_plugin_discovery(
+            [] { return PluginSearchPath::from_environment().discover(); });
     });
     return registry;
 }

@@ -6,23 +6,27 @@
 namespace switchyard {
 namespace {
 
-std::string invalid_backend_message(const std::string& name, const std::vector<std::string>& suggestions) {
+std::string invalid_backend_message(const std::string& name,
+                                    const std::vector<std::string>& suggestions) {
     std::string message = "Invalid backend: '" + name + "'";
     if (!suggestions.empty()) {
         message += ", did you mean: " + text::join(suggestions, ", ", text::quoted) + "?";
     } else {
         message += ".";
     }
-    return message + " See `switchyard-cli list --all --include-unavailable` for the installed backends.";
+    return message +
+           " See `switchyard-cli list --all --include-unavailable` for the installed backends.";
 }
 
-std::string missing_message(const std::string& backend, const std::vector<DependencyStatus>& missing) {
+std::string missing_message(const std::string& backend,
+                            const std::vector<DependencyStatus>& missing) {
     std::string names;
     std::string hints;
     for (const auto& m : missing) {
         names += (names.empty() ? "" : ", ") + m.dependency.name;
-        hints += "\n  - " + m.dependency.name + " (" + std::string(to_string(m.dependency.kind)) + "): " +
-                 (m.dependency.hint.empty() ? "no install hint declared" : m.dependency.hint);
+        hints +=
+            "\n  - " + m.dependency.name + " (" + std::string(to_string(m.dependency.kind)) +
+            "): " + (m.dependency.hint.empty() ? "no install hint declared" : m.dependency.hint);
     }
     return "backend '" + backend + "' is missing optional dependencies: " + names +
            ". Install them and retry:" + hints;
@@ -39,7 +43,8 @@ DuplicateBackend::DuplicateBackend(const std::string& name, const std::string& o
             "); unregister it first or choose another name") {}
 
 MissingDependency::MissingDependency(std::string backend, std::vector<DependencyStatus> missing)
-    : Error(missing_message(backend, missing)), m_backend(std::move(backend)), m_missing(std::move(missing)) {}
+    : Error(missing_message(backend, missing)), m_backend(std::move(backend)),
+      m_missing(std::move(missing)) {}
 
 ContractMismatch::ContractMismatch(std::string backend, Upgrade side, const std::string& message)
     : Error(message), m_backend(std::move(backend)), m_side(side) {}

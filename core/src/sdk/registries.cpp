@@ -71,14 +71,15 @@ void CellRegistrar::add_component(ComponentSpec spec) {
     cell.backend = m_backend;
     cell.meta = spec.meta.is_object() ? std::move(spec.meta) : nlohmann::json::object();
     if (!cell.fn)
-        throw std::invalid_argument("component " + cell.key.to_string() + " of backend '" + m_backend +
-                                    "' has no implementation");
+        throw std::invalid_argument("component " + cell.key.to_string() + " of backend '" +
+                                    m_backend + "' has no implementation");
     m_components.push_back(std::move(cell));
 }
 
 void CellRegistrar::add_device_provider(std::shared_ptr<DeviceProvider> provider) {
     if (!provider)
-        throw std::invalid_argument("add_device_provider: null provider for backend '" + m_backend + "'");
+        throw std::invalid_argument("add_device_provider: null provider for backend '" + m_backend +
+                                    "'");
     m_device_providers.push_back(std::move(provider));
 }
 

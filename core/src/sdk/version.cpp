@@ -6,9 +6,15 @@
 
 namespace switchyard {
 
-std::string_view core_version() noexcept { return SWITCHYARD_VERSION_STRING; }
-std::string_view core_git_hash() noexcept { return SWITCHYARD_GIT_HASH; }
-std::string_view core_build_type() noexcept { return SWITCHYARD_BUILD_TYPE; }
+std::string_view core_version() noexcept {
+    return SWITCHYARD_VERSION_STRING;
+}
+std::string_view core_git_hash() noexcept {
+    return SWITCHYARD_GIT_HASH;
+}
+std::string_view core_build_type() noexcept {
+    return SWITCHYARD_BUILD_TYPE;
+}
 
 std::optional<VersionTriple> parse_version(std::string_view text) noexcept {
     VersionTriple out{};

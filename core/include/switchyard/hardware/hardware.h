@@ -44,7 +44,7 @@ struct HostInfo {
     std::string os;     // "Linux 6.1.0-18-amd64 #1 SMP ..."
     std::string distro; // PRETTY_NAME of /etc/os-release
     std::int64_t memory_bytes = 0;
-    std::string governor;          // "performance", "powersave", "" when there is no cpufreq
+    std::string governor;             // "performance", "powersave", "" when there is no cpufreq
     std::int64_t throttle_count = -1; // sum of the thermal throttle counters; -1 unknown
     nlohmann::json to_json() const;
 };

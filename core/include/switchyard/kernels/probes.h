@@ -9,7 +9,7 @@ namespace switchyard {
 
 /// Peak-ish figures of the host CPU measured by small probes, cached for the process.
 struct CpuPeaks {
-    double triad_gbs = 0;        // STREAM triad (a = b + s*c, fp32, all threads), 12 bytes/element
+    double triad_gbs = 0;         // STREAM triad (a = b + s*c, fp32, all threads), 12 bytes/element
     std::int64_t triad_bytes = 0; // working set the probe used
     double fma_gflops = 0;        // dependent-free FMA loop on all threads (0 without x86-64-v3)
     nlohmann::json to_json() const;

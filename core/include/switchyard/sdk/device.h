@@ -18,7 +18,7 @@ struct DeviceInfo {
     std::string name; // "AMD EPYC 7B13", "NVIDIA H100 80GB HBM3"
     std::string arch; // most specific arch: where the fallback chain starts ("x86-64-v3", "sm_90")
     nlohmann::json properties = nlohmann::json::object(); // free-form (memory, clocks, CUs, ...)
-    double peak_bandwidth_gbs = 0; // 0: unknown
+    double peak_bandwidth_gbs = 0;                        // 0: unknown
     std::string peak_bandwidth_source;
     double peak_gflops = 0; // fp32; 0: unknown
     std::string peak_gflops_source;

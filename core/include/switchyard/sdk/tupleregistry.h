@@ -29,8 +29,7 @@ std::uint64_t next_registry_id() noexcept;
 /// A cell declared by a plugin manifest but not yet loaded has no `fn` and a `loader`;
 /// resolve_first() calls the loader when the chain reaches such a cell, and the loader
 /// replaces the placeholder with the real registration (or leaves it unavailable).
-template <class Fn>
-struct Registration {
+template <class Fn> struct Registration {
     TupleKey key;
     Fn fn;
     std::function<bool()> available; // empty means always available
@@ -53,15 +52,13 @@ struct Registration {
     }
 };
 
-template <class Fn>
-class TupleRegistry;
+template <class Fn> class TupleRegistry;
 
 /// A fallback chain prepared for repeated resolution: it remembers which of its keys the
 /// registry declares, per registry generation, so resolving again only re-checks the
 /// declared cells' availability (the answer is the same as resolve_first over the keys).
 /// Not thread-safe: give each thread its own copy.
-template <class Fn>
-class PreparedChain {
+template <class Fn> class PreparedChain {
 public:
     PreparedChain() = default;
     explicit PreparedChain(std::vector<TupleKey> keys) : m_keys(std::move(keys)) {}
@@ -80,8 +77,7 @@ private:
 /// A registry keyed by an ordered tuple of strings, with availability-aware resolution
 /// (seed 004's TupleRegistry). Thread-safe: mutation takes a mutex and publishes an
 /// immutable snapshot; lookups read the snapshot without locking.
-template <class Fn>
-class TupleRegistry {
+template <class Fn> class TupleRegistry {
 public:
     using Cell = Registration<Fn>;
     using CellPtr = std::shared_ptr<const Cell>;
@@ -126,8 +122,7 @@ public:
     }
 
     /// In one step: removes the cells matching `pred`, then declares `cells`.
-    template <class Pred>
-    void replace_if(Pred pred, std::vector<Cell> cells) {
+    template <class Pred> void replace_if(Pred pred, std::vector<Cell> cells) {
         for (const auto& c : cells)
             check_key(c.key);
         std::lock_guard lock(m_mutex);
@@ -149,8 +144,7 @@ public:
     }
 
     /// Removes the cells matching `pred`; returns how many were removed.
-    template <class Pred>
-    std::size_t erase_if(Pred pred) {
+    template <class Pred> std::size_t erase_if(Pred pred) {
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
         auto removed = std::erase_if(entries, [&](const CellPtr& e) { return pred(*e); });
@@ -191,7 +185,8 @@ public:
     /// resolve_first() for a prepared chain: one atomic load when the registry is unchanged.
     /// The chain keeps the returned cell alive until it is resolved again or destroyed.
     const Cell* resolve_first(PreparedChain<Fn>& chain) const {
-        if (chain.m_registry != m_id || chain.m_generation != m_generation.load(std::memory_order_acquire)) {
+        if (chain.m_registry != m_id ||
+            chain.m_generation != m_generation.load(std::memory_order_acquire)) {
             std::lock_guard lock(m_mutex);
             chain.m_declared.clear();
             chain.m_has_placeholder = false;
@@ -226,8 +221,9 @@ public:
         rows.reserve(table->size());
         for (const auto& e : table->entries())
             rows.push_back({e, e->is_available()});
-        std::sort(rows.begin(), rows.end(),
-                  [](const ManifestEntry& a, const ManifestEntry& b) { return a.cell->key < b.cell->key; });
+        std::sort(rows.begin(), rows.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
+            return a.cell->key < b.cell->key;
+        });
         return rows;
     }
 

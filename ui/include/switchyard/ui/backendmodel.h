@@ -13,7 +13,14 @@ namespace switchyard::ui {
 class BackendModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Columns { NameColumn, SourceColumn, StateColumn, TagsColumn, DescriptionColumn, ColumnCount };
+    enum Columns {
+        NameColumn,
+        SourceColumn,
+        StateColumn,
+        TagsColumn,
+        DescriptionColumn,
+        ColumnCount
+    };
     enum Roles { SortRole = Qt::UserRole, NameRole, AvailableRole, ErrorRole };
 
     explicit BackendModel(QObject* parent = nullptr);
@@ -27,7 +34,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     std::vector<BackendInfo> m_backends;
