@@ -89,6 +89,11 @@ template <int BM, int BN, int BK, int TM, int TN> struct Tiling {
     static constexpr int kAPitch =
         BM + 4; // A is stored transposed (k-major); the pad spreads banks
     static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are read as float4");
+    // A thread's TN columns are TN/4 runs of 4, BN/(TN/4) apart, so a warp's float4 reads
+    // of a B row are contiguous (no bank conflicts) rather than TN floats apart.
+    static __device__ __forceinline__ int column(int tx, int j) {
+        return (j / 4) * (4 * (BN / TN)) + tx * 4 + j % 4;
+    }
     static_assert((BM * BK) % kThreads == 0 && (BK * BN) % (4 * kThreads) == 0,
                   "tiles split evenly");
 };
@@ -99,6 +104,7 @@ __global__ void __launch_bounds__(Tiling<BM, BN, BK, TM, TN>::kThreads, MinBlock
                float alpha, float beta, float* __restrict__ c, bool b_vec4) {
     using T = Tiling<BM, BN, BK, TM, TN>;
     constexpr int kThreads = T::kThreads, kAPitch = T::kAPitch;
+    const auto column = [](int tx, int j) { return T::column(tx, j); };
     __shared__ __align__(16) float as[2][BK][kAPitch];
     __shared__ __align__(16) float bs[2][BK][BN];
 
@@ -160,7 +166,7 @@ __global__ void __launch_bounds__(Tiling<BM, BN, BK, TM, TN>::kThreads, MinBlock
             }
 #pragma unroll
             for (int j = 0; j < TN; j += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(&bs[stage][kk][tx * TN + j]);
+                const float4 v = *reinterpret_cast<const float4*>(&bs[stage][kk][column(tx, j)]);
                 bf[j] = v.x, bf[j + 1] = v.y, bf[j + 2] = v.z, bf[j + 3] = v.w;
             }
 #pragma unroll
@@ -180,7 +186,7 @@ __global__ void __launch_bounds__(Tiling<BM, BN, BK, TM, TN>::kThreads, MinBlock
         float* row = c + std::int64_t(gm) * n;
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const int gn = n0 + tx * TN + j;
+            const int gn = n0 + column(tx, j);
             if (gn < n)
                 row[gn] = beta == 0.f ? alpha * acc[i][j] : fmaf(alpha, acc[i][j], beta * row[gn]);
         }
