@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The cuda and cuda-cublas plugins (core/backends/cuda). Without a GPU (CI, this machine):
 // their manifests, the way a missing driver is reported, the CUDA runtime's own reason,
-// and the what-if chain for an sm_90 device. With a GPU: every op on cuda:0 against the
-// CPU reference.
+// the what-if chain for an sm_90 device, and every hand-written kernel run on the host by
+// cudaemu.h (threads as fibers) against the CPU reference. With a GPU: every op on cuda:0
+// against the CPU reference.
 #include <switchyard/backendregistry.h>
 #include <switchyard/deviceregistry.h>
 #include <switchyard/pluginsearchpath.h>
 #include <switchyard/profiler.h>
 #include <switchyard/resolution.h>
+#include <switchyard/workload.h>
 
 #include <QtTest>
 
@@ -15,7 +17,15 @@
 
 #include <set>
 
+// The kernels' device code, compiled for the host (cudaemu.h first: it defines the CUDA
+// built-ins the kernels use). Last, so its macros touch nothing else.
+#include "../../core/backends/cuda/cudaemu.h"
+
+#include "../../core/backends/cuda/elementwise.cuh"
+#include "../../core/backends/cuda/gemm.cuh"
+
 using namespace switchyard;
+using namespace switchyard::cuda; // the run_* launches of the .cuh files
 
 namespace {
 
@@ -62,6 +72,26 @@ CliResult run_cli(const QStringList& args) {
     p.waitForFinished(120000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
             QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())};
+}
+
+// The launcher for the emulation: the whole grid, block after block, on this thread.
+struct EmulatedLaunch {
+    template <class... Params, class... Args>
+    void operator()(dim3 grid, dim3 block, void (*kernel)(Params...), Args... args) const {
+        cudaemu::launch(grid, block, [&] { kernel(args...); });
+    }
+};
+
+using Runner = void (*)(const KernelArgs&);
+
+// Runs `run` on the op's deterministic inputs (host memory stands in for the device's) and
+// checks its outputs against the CPU reference with the op's tolerance.
+ParityResult emulate(std::string_view op_name, const Dims& dims, Runner run) {
+    const OpInfo& op = *find_op(op_name);
+    Workload w(op, dims);
+    auto out = w.make_outputs();
+    run(w.args(out));
+    return check_parity(op, dims, out, w.reference());
 }
 
 } // namespace
@@ -184,6 +214,62 @@ private slots:
         const auto cli = run_cli({"resolve", "gemm", "--target", "cuda:sm_90"});
         QVERIFY2(cli.code == 0 && cli.out.contains("sm_90") && cli.out.contains("reference"),
                  qPrintable(cli.out));
+    }
+
+    void emulatedKernels_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("size");
+        QTest::addColumn<void*>("runner");
+        struct Variant {
+            const char* op;
+            const char* name;
+            Runner run;
+            std::vector<const char*> sizes;
+        };
+        // Odd sizes: scalar tails, rows that are not a multiple of 4, partial tiles in
+        // every dimension, B rows that are (n % 4 == 0) and are not 16-byte loadable.
+        const std::vector<const char*> vec = {"1", "7", "1023", "4100"};
+        const std::vector<const char*> rows = {"1x1", "3x7", "2x1023", "5x1024", "2x2052"};
+        const std::vector<const char*> gemm = {"1x1x1",      "7x9x13",    "33x20x17",
+                                               "129x260x37", "130x257x9", "64x128x16"};
+        static const std::vector<Variant> variants = {
+            {"flow_match_step", "generic",
+             [](const KernelArgs& a) { run_flow_match_step(a, false, EmulatedLaunch{}); }, vec},
+            {"flow_match_step", "sm_80",
+             [](const KernelArgs& a) { run_flow_match_step(a, true, EmulatedLaunch{}); }, vec},
+            {"flow_sde_step", "generic",
+             [](const KernelArgs& a) { run_flow_sde_step(a, false, EmulatedLaunch{}); }, rows},
+            {"flow_sde_step", "sm_80",
+             [](const KernelArgs& a) { run_flow_sde_step(a, true, EmulatedLaunch{}); }, rows},
+            {"rms_norm", "generic",
+             [](const KernelArgs& a) { run_rms_norm(a, false, EmulatedLaunch{}); }, rows},
+            {"rms_norm", "sm_80",
+             [](const KernelArgs& a) { run_rms_norm(a, true, EmulatedLaunch{}); }, rows},
+            {"gemm", "generic", [](const KernelArgs& a) { run_gemm_generic(a, EmulatedLaunch{}); },
+             gemm},
+            {"gemm", "sm_80", [](const KernelArgs& a) { run_gemm_sm80(a, EmulatedLaunch{}); },
+             gemm},
+            {"gemm", "sm_90", [](const KernelArgs& a) { run_gemm_sm90(a, EmulatedLaunch{}); },
+             gemm},
+        };
+        for (const auto& v : variants)
+            for (const char* size : v.sizes)
+                QTest::addRow("%s %s %s", v.op, v.name, size)
+                    << QString(v.op) << QString(size) << reinterpret_cast<void*>(v.run);
+    }
+
+    void emulatedKernels() {
+        QFETCH(QString, op);
+        QFETCH(QString, size);
+        QFETCH(void*, runner);
+        const auto* info = find_op(op.toStdString());
+        QVERIFY(info);
+        std::string error;
+        const auto dims = parse_dims(*info, size.toStdString(), &error);
+        QVERIFY2(dims, error.c_str());
+        const auto r = emulate(info->name, *dims, reinterpret_cast<Runner>(runner));
+        QVERIFY2(r.pass, r.first_failure.c_str());
+        QCOMPARE(r.non_finite, 0);
     }
 
     void profileEveryOpOnTheGpu() {
