@@ -168,6 +168,60 @@ private slots:
                  qPrintable(doctor.out));
     }
 
+    void missingCublasIsALibraryDependency() {
+        // A machine with the driver but without the CUDA toolkit's libraries: simulated with
+        // a copy of cuda-cublas whose DT_NEEDED names libcublas.so.99 (same length, so the
+        // ELF stays valid) and whose manifest declares no driver dependency.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile lib(kPluginDir + "/libswitchyard-cuda-cublas.so");
+        QVERIFY(lib.open(QIODevice::ReadOnly));
+        QByteArray elf = lib.readAll();
+        const QByteArray needed("libcublas.so.13\0", 16), fake("libcublas.so.99\0", 16);
+        QVERIFY(elf.contains(needed));
+        elf.replace(needed, fake);
+        QFile copy(dir.path() + "/libswitchyard-cuda-cublas.so");
+        QVERIFY(copy.open(QIODevice::WriteOnly));
+        copy.write(elf);
+        copy.close();
+        QFile manifest(kPluginDir + "/cuda-cublas.plugin.json");
+        QVERIFY(manifest.open(QIODevice::ReadOnly));
+        auto j = nlohmann::json::parse(manifest.readAll().toStdString());
+        j["capabilities"]["optional_deps"] = nlohmann::json::array();
+        QFile out(dir.path() + "/cuda-cublas.plugin.json");
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QByteArray::fromStdString(j.dump()));
+        out.close();
+
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components};
+        registry.set_plugin_discovery(
+            PluginSearchPath::from_dirs({dir.path().toStdString()}).discovery());
+        try {
+            registry.load("cuda-cublas");
+            QFAIL("loading a plugin whose libcublas is missing succeeded");
+        } catch (const BackendLoadError& e) {
+            QCOMPARE(e.cause(), BackendLoadError::Cause::LibraryDependencyMissing);
+            QVERIFY2(std::string(e.what()).find("libcublas.so.99") != std::string::npos, e.what());
+        }
+        QCOMPARE(registry.info("cuda-cublas").state, BackendState::Failed);
+
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("SWITCHYARD_PLUGIN_PATH", dir.path());
+        p.setProcessEnvironment(env);
+        p.start(SWITCHYARD_CLI_PATH, {"show", "cuda-cublas"});
+        p.waitForFinished(60000);
+        const QString show =
+            QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+        QVERIFY2(show.contains("a library it needs is missing: libcublas.so.99"), qPrintable(show));
+        p.start(SWITCHYARD_CLI_PATH, {"doctor"});
+        p.waitForFinished(60000);
+        const QString doctor = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(doctor.contains("its library needs libcublas.so.99"), qPrintable(doctor));
+    }
+
     void runtimeGivesItsOwnReason() {
         // The library opened directly, past the manifest's dependency check: what the
         // static CUDA runtime itself says on this machine.
