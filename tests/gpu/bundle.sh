@@ -22,15 +22,16 @@ if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
     export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$src")}
 fi
+mkdir -p "$build"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DSWITCHYARD_ENABLE_GUI=OFF -DSWITCHYARD_ENABLE_TESTS=OFF -DSWITCHYARD_ENABLE_BENCHMARKS=OFF \
-    -DSWITCHYARD_ENABLE_CUDA=ON "-DSWITCHYARD_CUDA_ARCHITECTURES=$archs" "${launcher[@]}" >"$build.configure.log" ||
-    { cat "$build.configure.log" >&2; exit 1; }
+    -DSWITCHYARD_ENABLE_CUDA=ON "-DSWITCHYARD_CUDA_ARCHITECTURES=$archs" "${launcher[@]}" >"$build/configure.log" ||
+    { cat "$build/configure.log" >&2; exit 1; }
 # With the GUI and the tests off, the default target is the CLI, the core and the plugins.
 cmake --build "$build" -j "${JOBS:-2}"
 
 plugins=$build/lib/switchyard/plugins
-[[ -f $plugins/libswitchyard-cuda.so ]] || { echo "bundle.sh: the cuda plugin was not built (see $build.configure.log)" >&2; exit 1; }
+[[ -f $plugins/libswitchyard-cuda.so ]] || { echo "bundle.sh: the cuda plugin was not built (see $build/configure.log)" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib/switchyard/plugins"

@@ -42,7 +42,7 @@ if [[ $? -ne 0 ]]; then
     say "no CUDA device: switchyard-cli cannot profile on cuda:0 here."
     say "$(echo "$probe" | grep -v '^\[' | head -3)"
     say "The cuda backend says:"
-    say "$(sed -n '1,12p' "$out/show-cuda.txt")"
+    say "$(sed -n '1p;/^Dependencies:/,/^$/p;/^Problem/,$p' "$out/show-cuda.txt")"
     exit 3
 fi
 
