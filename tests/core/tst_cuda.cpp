@@ -4,12 +4,13 @@
 // the what-if chain for an sm_90 device, and every hand-written kernel run on the host by
 // cudaemu.h (threads as fibers) against the CPU reference. With a GPU: every op on cuda:0
 // against the CPU reference.
-#include <switchyard/backendregistry.h>
-#include <switchyard/deviceregistry.h>
-#include <switchyard/pluginsearchpath.h>
-#include <switchyard/profiler.h>
-#include <switchyard/resolution.h>
-#include <switchyard/workload.h>
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/profiling/workload.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/resolution.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <QtTest>
 
@@ -44,7 +45,7 @@ Keys declared_keys(const BackendInfo& info) {
 struct Plugins {
     KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
     ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    BackendRegistry registry{kernels, components};
+    BackendRegistry registry{kernels, components, builtin_backends};
     Plugins() {
         registry.set_plugin_discovery(
             PluginSearchPath::from_dirs({kPluginDir.toStdString()}).discovery());
@@ -195,7 +196,7 @@ private slots:
 
         KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
         ComponentRegistry components{"components", {"kind", "device", "variant"}};
-        BackendRegistry registry{kernels, components};
+        BackendRegistry registry{kernels, components, builtin_backends};
         registry.set_plugin_discovery(
             PluginSearchPath::from_dirs({dir.path().toStdString()}).discovery());
         try {
@@ -260,7 +261,7 @@ private slots:
         }
         QVERIFY(r.first_declared && *r.first_declared == 0);
         QVERIFY(r.winner);
-        if (!DeviceRegistry::instance().find("cuda:0") && driver_missing(p.registry.info("cuda"))) {
+        if (!default_devices().find("cuda:0") && driver_missing(p.registry.info("cuda"))) {
             QCOMPARE(*r.winner, r.rungs.size() - 1); // the CPU reference
             QVERIFY2(r.rungs[0].why_not.find("libcuda.so.1") != std::string::npos,
                      r.rungs[0].why_not.c_str());
@@ -327,10 +328,10 @@ private slots:
     }
 
     void profileEveryOpOnTheGpu() {
-        Profiler probe{ProfileSettings{}};
+        Profiler probe{ProfileSettings{}, default_backends(), default_devices()};
         (void)probe.plan(); // loads the device backends that can load here
-        if (!DeviceRegistry::instance().find("cuda:0")) {
-            const auto info = BackendRegistry::instance().info("cuda");
+        if (!default_devices().find("cuda:0")) {
+            const auto info = default_backends().info("cuda");
             const std::string why =
                 info.is_available() ? "the CUDA runtime reports no device" : info.error;
             QSKIP(("no CUDA device: " + why).c_str());
@@ -345,7 +346,7 @@ private slots:
         s.time_budget_s = 0.05;
         s.warmup_s = 0.005;
         s.min_samples = 3;
-        Profiler profiler(s);
+        Profiler profiler(s, default_backends(), default_devices());
         std::set<std::string> variants;
         for (const auto& row : profiler.run()) {
             const auto what =

@@ -6,7 +6,7 @@
 // cuBLAS gets (B, A) with m = N, n = M.
 #include "cudaruntime.h"
 
-#include <switchyard/plugin.h>
+#include <switchyard/sdk/plugin.h>
 
 #include <cublas_v2.h>
 

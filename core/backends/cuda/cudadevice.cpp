@@ -3,7 +3,7 @@
 
 #include "cudaruntime.h"
 
-#include <switchyard/deviceregistry.h>
+#include <switchyard/sdk/device.h>
 
 #include <cuda_runtime_api.h>
 

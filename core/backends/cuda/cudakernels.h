@@ -5,7 +5,7 @@
 // args.stream, on the current device, and throw std::runtime_error when a launch fails.
 // Compiled by nvcc as C++17: this header pulls in nothing from the core but kernel.h.
 
-#include <switchyard/kernel.h>
+#include <switchyard/sdk/kernel.h>
 
 namespace switchyard::cuda {
 

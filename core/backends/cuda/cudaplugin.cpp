@@ -6,22 +6,13 @@
 #include "cudakernels.h"
 #include "cudaruntime.h"
 
-#include <switchyard/deviceregistry.h>
-#include <switchyard/plugin.h>
+#include <switchyard/sdk/plugin.h>
 
 #include <string>
 
 namespace {
 
 using namespace switchyard;
-
-// The one place that touches the device registry (its accessor is about to be renamed).
-void publish_devices(bool add) {
-    if (add)
-        DeviceRegistry::instance().add_provider(cuda::make_device_provider());
-    else
-        DeviceRegistry::instance().remove_provider("cuda");
-}
 
 void add(PluginContext& ctx, std::string_view op, int cc, KernelFn fn, std::string_view impl) {
     const std::string arch = cc > 0 ? "sm_" + std::to_string(cc) : "generic";
@@ -50,16 +41,13 @@ void register_cells(PluginContext& ctx) {
     add(ctx, kGemm, 90, cuda::gemm_sm90, "128x256x8 tiles, 512 threads, 8x8 per thread, cp.async");
     add(ctx, kRmsNorm, 0, cuda::rms_norm_generic, "one block per row, block reduction");
     add(ctx, kRmsNorm, 80, cuda::rms_norm_vec4, "one block per row, float4, block reduction");
-    publish_devices(true);
-}
-
-void reset() {
-    publish_devices(false);
+    // Removed with the backend (reset, unload) by the core.
+    ctx.add_device_provider(cuda::make_device_provider());
 }
 
 } // namespace
 
-SWITCHYARD_PLUGIN_WITH_RESET(register_cells, reset)
+SWITCHYARD_PLUGIN(register_cells)
 
 /// What the CUDA runtime says here ("2 device(s), newest sm_90", or its error as
 /// "cudaErrorInsufficientDriver: ..."): lets tests and tools ask without a driver.

@@ -4,7 +4,7 @@
 // The launcher the .cuh run_* functions use on a real device: the kernel on the op's
 // stream, then a check that the launch was accepted.
 
-#include <switchyard/kernel.h>
+#include <switchyard/sdk/kernel.h>
 
 #include <cuda_runtime.h>
 

@@ -5,7 +5,7 @@
 // elementwise.cu (nvcc) and the host-side emulation in tests/core/tst_cuda.cpp
 // (cudaemu.h): only CUDA built-ins that cudaemu.h provides may appear here.
 
-#include <switchyard/kernel.h>
+#include <switchyard/sdk/kernel.h>
 
 #include <algorithm>
 #include <cmath>
