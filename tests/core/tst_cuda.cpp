@@ -351,8 +351,9 @@ private slots:
         for (const auto& row : profiler.run()) {
             const auto what =
                 row.spec.op + " " + row.spec.size + " " + row.spec.arch + "/" + row.spec.variant;
-            QVERIFY2(row.status == "ok", (what + ": " + row.status + " " + row.reason).c_str());
-            QCOMPARE(row.timer, std::string("device"));
+            QVERIFY2(row.status == RowStatus::Ok,
+                     (what + ": " + std::string(to_string(row.status)) + " " + row.reason).c_str());
+            QVERIFY(row.timer == Timer::Device);
             variants.insert(row.spec.op + ":" + row.spec.arch + ":" + row.spec.variant);
         }
         QVERIFY(variants.count("gemm:generic:default"));

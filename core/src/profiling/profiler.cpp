@@ -451,7 +451,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
 
     if (progress)
         progress("parity", 0);
-    row.parity = check_once(*op, spec, w, *device, args, launch, tolerance_of(*cell, *op, spec.dims));
+    row.parity =
+        check_once(*op, spec, w, *device, args, launch, tolerance_of(*cell, *op, spec.dims));
     if (progress)
         progress("warmup", 0);
     row.launches_per_sample = warm_up(*device, launch, m_settings);
