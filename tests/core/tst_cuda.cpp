@@ -220,7 +220,8 @@ private slots:
         p.start(SWITCHYARD_CLI_PATH, {"doctor"});
         p.waitForFinished(60000);
         const QString doctor = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(doctor.contains("a library it needs is missing: libcublas.so.99"), qPrintable(doctor));
+        QVERIFY2(doctor.contains("a library it needs is missing: libcublas.so.99"),
+                 qPrintable(doctor));
     }
 
     void runtimeGivesItsOwnReason() {
