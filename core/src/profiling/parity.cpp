@@ -13,9 +13,15 @@ namespace switchyard {
 ParityResult check_parity(const OpInfo& op, const Dims& dims,
                           const std::vector<std::vector<float>>& got,
                           const std::vector<std::vector<float>>& ref) {
+    return check_parity(op, dims, got, ref, op.tolerance(dims));
+}
+
+ParityResult check_parity(const OpInfo& op, const Dims& dims,
+                          const std::vector<std::vector<float>>& got,
+                          const std::vector<std::vector<float>>& ref, const Tolerance& tolerance) {
     ParityResult r;
     r.checked = true;
-    r.tolerance = op.tolerance(dims);
+    r.tolerance = tolerance;
     auto fail_once = [&](std::string what) {
         if (r.first_failure.empty())
             r.first_failure = std::move(what);

@@ -284,15 +284,27 @@ KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, D
     return args;
 }
 
+// The op's tolerance, unless the cell states its own ("tolerance": {"atol", "rtol"}).
+Tolerance tolerance_of(const KernelCell& cell, const OpInfo& op, const Dims& dims) {
+    Tolerance t = op.tolerance(dims);
+    const auto it = cell.meta.find("tolerance");
+    if (it != cell.meta.end() && it->is_object()) {
+        t.atol = it->value("atol", t.atol);
+        t.rtol = it->value("rtol", t.rtol);
+    }
+    return t;
+}
+
 // One launch on fresh inputs, compared with the reference.
 ParityResult check_once(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,
-                        const KernelArgs& args, const std::function<void()>& launch) {
+                        const KernelArgs& args, const std::function<void()>& launch,
+                        const Tolerance& tolerance) {
     launch();
     device.synchronize();
     auto got = w.make_outputs();
     for (std::size_t s = 0; s < op.outputs.size(); ++s)
         device.download(got[s].data(), args.out[s], got[s].size() * sizeof(float));
-    return check_parity(op, spec.dims, got, w.reference());
+    return check_parity(op, spec.dims, got, w.reference(), tolerance);
 }
 
 // Warm-up, which also sizes the batches of short kernels: returns launches per sample.
@@ -439,7 +451,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
 
     if (progress)
         progress("parity", 0);
-    row.parity = check_once(*op, spec, w, *device, args, launch);
+    row.parity =
+        check_once(*op, spec, w, *device, args, launch, tolerance_of(*cell, *op, spec.dims));
     if (progress)
         progress("warmup", 0);
     row.launches_per_sample = warm_up(*device, launch, m_settings);

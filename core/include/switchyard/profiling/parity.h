@@ -39,5 +39,10 @@ void from_json(const nlohmann::json& j, ParityResult& parity);
 ParityResult check_parity(const OpInfo& op, const Dims& dims,
                           const std::vector<std::vector<float>>& got,
                           const std::vector<std::vector<float>>& ref);
+/// The same with a tolerance other than the op's (a cell whose metadata states its own,
+/// e.g. TF32 gemm: `"tolerance": {"atol": ..., "rtol": ...}`).
+ParityResult check_parity(const OpInfo& op, const Dims& dims,
+                          const std::vector<std::vector<float>>& got,
+                          const std::vector<std::vector<float>>& ref, const Tolerance& tolerance);
 
 } // namespace switchyard

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+#include "cudadevice.h"
+
+#include "cudaruntime.h"
+
+#include <switchyard/sdk/device.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace switchyard::cuda {
+namespace {
+
+// FP32 lanes per SM, by compute capability (the CUDA C++ Programming Guide's throughput
+// table: 64 on Volta, Turing and GA100, 128 on GA10x, Ada, Hopper and Blackwell).
+int fp32_lanes_per_sm(int major, int minor) {
+    if (major <= 7 || (major == 8 && minor == 0))
+        return 64;
+    return 128;
+}
+
+int attribute(cudaDeviceAttr attr, int ordinal) {
+    int value = 0;
+    check(cudaDeviceGetAttribute(&value, attr, ordinal), "cudaDeviceGetAttribute");
+    return value;
+}
+
+std::string version_text(int v) {
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+DeviceInfo describe(int ordinal) {
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
+    // CUDA 13 dropped clockRate and the memory clock fields from cudaDeviceProp.
+    const int clock_khz = attribute(cudaDevAttrClockRate, ordinal);
+    const int mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
+    const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
+    int driver = 0, runtime = 0;
+    (void)cudaDriverGetVersion(&driver);
+    (void)cudaRuntimeGetVersion(&runtime);
+
+    DeviceInfo info;
+    info.id = "cuda:" + std::to_string(ordinal);
+    info.kind = "cuda";
+    info.name = prop.name;
+    info.arch = "sm_" + std::to_string(prop.major * 10 + prop.minor);
+    const int lanes = fp32_lanes_per_sm(prop.major, prop.minor);
+    info.properties = {
+        {"ordinal", ordinal},
+        {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+        {"multiprocessors", prop.multiProcessorCount},
+        {"memory_bytes", std::uint64_t(prop.totalGlobalMem)},
+        {"l2_cache_bytes", prop.l2CacheSize},
+        {"shared_memory_per_sm_bytes", std::uint64_t(prop.sharedMemPerMultiprocessor)},
+        {"registers_per_sm", prop.regsPerMultiprocessor},
+        {"clock_mhz", clock_khz / 1000},
+        {"memory_clock_mhz", mem_clock_khz / 1000},
+        {"memory_bus_width_bits", bus_bits},
+        {"fp32_lanes_per_sm", lanes},
+        {"ecc", prop.ECCEnabled != 0},
+        {"pci_bus_id", std::to_string(prop.pciDomainID) + ":" + std::to_string(prop.pciBusID) +
+                           ":" + std::to_string(prop.pciDeviceID)},
+        {"driver_version", version_text(driver)},
+        {"runtime_version", version_text(runtime)},
+    };
+    // Theoretical: double data rate x bus width.
+    info.peak_bandwidth_gbs = 2.0 * double(mem_clock_khz) * 1e3 * double(bus_bits) / 8.0 / 1e9;
+    info.peak_bandwidth_source =
+        "theoretical: 2 x memory clock x bus width / 8 (cudaDeviceGetAttribute)";
+    info.peak_gflops =
+        double(prop.multiProcessorCount) * double(clock_khz) * 1e3 * lanes * 2.0 / 1e9;
+    info.peak_gflops_source = "theoretical: SMs x boost clock x FP32 lanes per SM x 2 (FMA)";
+    info.has_device_timer = true;
+    return info;
+}
+
+class CudaDevice final : public Device {
+public:
+    CudaDevice(int ordinal, DeviceInfo info) : m_ordinal(ordinal), m_info(std::move(info)) {}
+    // Nothing is released here: devices live until the process exits, when the static
+    // runtime may already be gone; the driver reclaims everything then.
+    ~CudaDevice() override = default;
+
+    const DeviceInfo& info() const override { return m_info; }
+
+    void* allocate(std::size_t bytes) override {
+        select();
+        void* p = nullptr;
+        const cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            throw std::runtime_error("cudaMalloc of " + std::to_string(bytes) + " bytes on " +
+                                     m_info.id + " failed: " + error_text(e));
+        }
+        return p;
+    }
+    void release(void* buffer) noexcept override {
+        if (!buffer)
+            return;
+        select();
+        (void)cudaFree(buffer);
+    }
+    void upload(void* dst, const void* src, std::size_t bytes) override {
+        // Async on our stream, then wait: a plain cudaMemcpy from pageable memory may
+        // return before the data lands, and our stream does not wait for the legacy stream.
+        select();
+        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, queue()),
+              "cudaMemcpyAsync (upload)");
+        check(cudaStreamSynchronize(queue()), "cudaStreamSynchronize");
+    }
+    void download(void* dst, const void* src, std::size_t bytes) override {
+        select();
+        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, queue()),
+              "cudaMemcpyAsync (download)");
+        check(cudaStreamSynchronize(queue()), "cudaStreamSynchronize");
+    }
+    void* stream() override {
+        select();
+        return queue();
+    }
+    void synchronize() override {
+        select();
+        check(cudaStreamSynchronize(queue()), "cudaStreamSynchronize");
+    }
+
+    double time_launches(const std::function<void()>& launch, int count) override {
+        select();
+        std::call_once(m_events_once, [this] {
+            check(cudaEventCreate(&m_start), "cudaEventCreate");
+            check(cudaEventCreate(&m_stop), "cudaEventCreate");
+        });
+        check(cudaEventRecord(m_start, queue()), "cudaEventRecord");
+        for (int i = 0; i < count; ++i)
+            launch();
+        check(cudaEventRecord(m_stop, queue()), "cudaEventRecord");
+        check(cudaEventSynchronize(m_stop), "the kernel failed (cudaEventSynchronize)");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, m_start, m_stop), "cudaEventElapsedTime");
+        return double(ms) * 1e-3;
+    }
+
+    void flush_caches() override {
+        // Writing 2x the L2 evicts whatever the kernel left there (cudaMemsetAsync is a
+        // kernel, so it goes through L2), on the stream, before the timed launches.
+        select();
+        std::call_once(m_flush_once, [this] {
+            const auto l2 = m_info.properties.value("l2_cache_bytes", 0);
+            m_flush_bytes = std::size_t(std::max(l2, 1 << 20)) * 2;
+            check(cudaMalloc(&m_flush, m_flush_bytes), "cudaMalloc (cache flush buffer)");
+        });
+        check(cudaMemsetAsync(m_flush, int(++m_flush_value & 0xff), m_flush_bytes, queue()),
+              "cudaMemsetAsync");
+    }
+
+private:
+    void select() { check(cudaSetDevice(m_ordinal), "cudaSetDevice"); }
+    cudaStream_t queue() {
+        std::call_once(m_stream_once, [this] {
+            check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        });
+        return m_stream;
+    }
+
+    int m_ordinal;
+    DeviceInfo m_info;
+    std::once_flag m_stream_once, m_events_once, m_flush_once;
+    cudaStream_t m_stream = nullptr;
+    cudaEvent_t m_start = nullptr, m_stop = nullptr;
+    void* m_flush = nullptr;
+    std::size_t m_flush_bytes = 0;
+    unsigned m_flush_value = 0;
+};
+
+class CudaProvider final : public DeviceProvider {
+public:
+    std::string kind() const override { return "cuda"; }
+    std::vector<std::shared_ptr<Device>> enumerate() override {
+        // The same Device objects every time: they own streams and events.
+        std::lock_guard lock(m_mutex);
+        if (!m_done) {
+            for (int d = 0; d < runtime_status().device_count; ++d)
+                m_devices.push_back(std::make_shared<CudaDevice>(d, describe(d)));
+            m_done = true;
+        }
+        return m_devices;
+    }
+
+private:
+    std::mutex m_mutex;
+    bool m_done = false;
+    std::vector<std::shared_ptr<Device>> m_devices;
+};
+
+} // namespace
+
+std::shared_ptr<DeviceProvider> make_device_provider() {
+    return std::make_shared<CudaProvider>();
+}
+
+} // namespace switchyard::cuda

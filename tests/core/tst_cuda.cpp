@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+// The cuda and cuda-cublas plugins (core/backends/cuda). Without a GPU (CI, this machine):
+// their manifests, the way a missing driver is reported, the CUDA runtime's own reason,
+// the what-if chain for an sm_90 device, and every hand-written kernel run on the host by
+// cudaemu.h (threads as fibers) against the CPU reference. With a GPU: every op on cuda:0
+// against the CPU reference.
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/profiling/workload.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/resolution.h>
+#include <switchyard/runtime/runtime.h>
+
+#include <QtTest>
+
+#include <dlfcn.h>
+
+#include <set>
+
+// The kernels' device code, compiled for the host (cudaemu.h first: it defines the CUDA
+// built-ins the kernels use). Last, so its macros touch nothing else.
+#include "../../core/backends/cuda/cudaemu.h"
+
+#include "../../core/backends/cuda/elementwise.cuh"
+#include "../../core/backends/cuda/gemm.cuh"
+
+using namespace switchyard;
+using namespace switchyard::cuda; // the run_* launches of the .cuh files
+
+namespace {
+
+const QString kPluginDir = QStringLiteral(SWITCHYARD_BUILD_DIR "/lib/switchyard/plugins");
+
+using Keys = std::set<std::vector<std::string>>;
+
+Keys declared_keys(const BackendInfo& info) {
+    Keys keys;
+    for (const auto& c : info.declared_kernels)
+        keys.insert(c.key);
+    return keys;
+}
+
+// A fresh registry that discovers the plugins built into build/lib/switchyard/plugins.
+struct Plugins {
+    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+    ComponentRegistry components{"components", {"kind", "device", "variant"}};
+    BackendRegistry registry{kernels, components, builtin_backends};
+    Plugins() {
+        registry.set_plugin_discovery(
+            PluginSearchPath::from_dirs({kPluginDir.toStdString()}).discovery());
+    }
+};
+
+bool driver_missing(const BackendInfo& info) {
+    for (const auto& d : info.dependencies)
+        if (d.dependency.name == "libcuda.so.1")
+            return !d.found;
+    return false;
+}
+
+struct CliResult {
+    int code = -1;
+    QString out;
+};
+
+CliResult run_cli(const QStringList& args) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("SWITCHYARD_PLUGIN_PATH", kPluginDir);
+    p.setProcessEnvironment(env);
+    p.start(SWITCHYARD_CLI_PATH, args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())};
+}
+
+// The launcher for the emulation: the whole grid, block after block, on this thread.
+struct EmulatedLaunch {
+    template <class... Params, class... Args>
+    void operator()(dim3 grid, dim3 block, void (*kernel)(Params...), Args... args) const {
+        cudaemu::launch(grid, block, [&] { kernel(args...); });
+    }
+};
+
+using Runner = void (*)(const KernelArgs&);
+
+// Runs `run` on the op's deterministic inputs (host memory stands in for the device's) and
+// checks its outputs against the CPU reference with the op's tolerance.
+ParityResult emulate(std::string_view op_name, const Dims& dims, Runner run) {
+    const OpInfo& op = *find_op(op_name);
+    Workload w(op, dims);
+    auto out = w.make_outputs();
+    run(w.args(out));
+    return check_parity(op, dims, out, w.reference());
+}
+
+} // namespace
+
+class TestCuda : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        if (!QFileInfo::exists(kPluginDir + "/libswitchyard-cuda.so"))
+            QSKIP("the cuda plugin was not built (SWITCHYARD_ENABLE_CUDA=OFF or no nvcc)");
+        // The process-wide registry (profiler, device registry) sees the same plugins.
+        qputenv("SWITCHYARD_PLUGIN_PATH", kPluginDir.toLocal8Bit());
+    }
+
+    void manifestsDeclareTheCells() {
+        Plugins p;
+        const auto cuda = p.registry.info("cuda");
+        QCOMPARE(cuda.source, BackendSource::Plugin);
+        QVERIFY2(cuda.state != BackendState::Invalid, cuda.error.c_str());
+        const Keys expected = {{"flow_match_step", "cuda", "generic", "default"},
+                               {"flow_match_step", "cuda", "sm_80", "default"},
+                               {"flow_sde_step", "cuda", "generic", "default"},
+                               {"flow_sde_step", "cuda", "sm_80", "default"},
+                               {"gemm", "cuda", "generic", "default"},
+                               {"gemm", "cuda", "sm_80", "default"},
+                               {"gemm", "cuda", "sm_90", "default"},
+                               {"rms_norm", "cuda", "generic", "default"},
+                               {"rms_norm", "cuda", "sm_80", "default"}};
+        QVERIFY(declared_keys(cuda) == expected);
+        QCOMPARE(cuda.capabilities.optional_deps.size(), std::size_t(1));
+        QCOMPARE(cuda.capabilities.optional_deps[0].name, std::string("libcuda.so.1"));
+        QVERIFY(cuda.capabilities.optional_deps[0].hint.find("nvidia-driver") != std::string::npos);
+
+        const auto cublas = p.registry.info("cuda-cublas");
+        QVERIFY2(cublas.state != BackendState::Invalid, cublas.error.c_str());
+        const Keys blas = {{"gemm", "cuda", "generic", "cublas"},
+                           {"gemm", "cuda", "sm_80", "cublas_tf32"}};
+        QVERIFY(declared_keys(cublas) == blas);
+
+        // Every declared cell is in the matrix, loaded or not.
+        int cuda_cells = 0;
+        for (const auto& m : p.kernels.manifest())
+            cuda_cells += m.cell->key[1] == "cuda";
+        QCOMPARE(cuda_cells, 11);
+    }
+
+    void missingDriverIsExplained() {
+        Plugins p;
+        const auto info = p.registry.info("cuda");
+        if (!driver_missing(info))
+            QSKIP("libcuda.so.1 is installed here: the missing-driver path cannot be observed");
+        QCOMPARE(info.state, BackendState::Unavailable);
+        QVERIFY2(info.error.find("libcuda.so.1") != std::string::npos, info.error.c_str());
+        QVERIFY2(info.error.find("Install the NVIDIA driver") != std::string::npos,
+                 info.error.c_str());
+        // Hidden by default, listed when asked, and never loaded.
+        const auto shown = p.registry.list();
+        QVERIFY(std::find(shown.begin(), shown.end(), "cuda") == shown.end());
+        ListOptions all;
+        all.include_unavailable = true;
+        const auto listed = p.registry.list(all);
+        QVERIFY(std::find(listed.begin(), listed.end(), "cuda") != listed.end());
+        QVERIFY(std::find(listed.begin(), listed.end(), "cuda-cublas") != listed.end());
+        QVERIFY_THROWS_EXCEPTION(MissingDependency, p.registry.lookup("cuda"));
+        QVERIFY(!p.registry.is_loaded("cuda"));
+
+        const auto show = run_cli({"show", "cuda"});
+        QVERIFY2(show.out.contains("libcuda.so.1") &&
+                     show.out.contains("Install the NVIDIA driver"),
+                 qPrintable(show.out));
+        const auto doctor = run_cli({"doctor"});
+        QVERIFY2(doctor.out.contains("libcuda.so.1") && doctor.out.contains("nvidia-driver"),
+                 qPrintable(doctor.out));
+    }
+
+    void missingCublasIsALibraryDependency() {
+        // A machine with the driver but without the CUDA toolkit's libraries: simulated with
+        // a copy of cuda-cublas whose DT_NEEDED names libcublas.so.99 (same length, so the
+        // ELF stays valid) and whose manifest declares no driver dependency.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QFile lib(kPluginDir + "/libswitchyard-cuda-cublas.so");
+        QVERIFY(lib.open(QIODevice::ReadOnly));
+        QByteArray elf = lib.readAll();
+        const QByteArray needed("libcublas.so.13\0", 16), fake("libcublas.so.99\0", 16);
+        QVERIFY(elf.contains(needed));
+        elf.replace(needed, fake);
+        QFile copy(dir.path() + "/libswitchyard-cuda-cublas.so");
+        QVERIFY(copy.open(QIODevice::WriteOnly));
+        copy.write(elf);
+        copy.close();
+        QFile manifest(kPluginDir + "/cuda-cublas.plugin.json");
+        QVERIFY(manifest.open(QIODevice::ReadOnly));
+        auto j = nlohmann::json::parse(manifest.readAll().toStdString());
+        j["capabilities"]["optional_deps"] = nlohmann::json::array();
+        QFile out(dir.path() + "/cuda-cublas.plugin.json");
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QByteArray::fromStdString(j.dump()));
+        out.close();
+
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components, builtin_backends};
+        registry.set_plugin_discovery(
+            PluginSearchPath::from_dirs({dir.path().toStdString()}).discovery());
+        try {
+            registry.load("cuda-cublas");
+            QFAIL("loading a plugin whose libcublas is missing succeeded");
+        } catch (const BackendLoadError& e) {
+            QCOMPARE(e.cause(), BackendLoadError::Cause::LibraryDependencyMissing);
+            QVERIFY2(std::string(e.what()).find("libcublas.so.99") != std::string::npos, e.what());
+        }
+        QCOMPARE(registry.info("cuda-cublas").state, BackendState::Failed);
+
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("SWITCHYARD_PLUGIN_PATH", dir.path());
+        p.setProcessEnvironment(env);
+        p.start(SWITCHYARD_CLI_PATH, {"show", "cuda-cublas"});
+        p.waitForFinished(60000);
+        const QString show =
+            QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+        QVERIFY2(show.contains("a library it needs is missing: libcublas.so.99"), qPrintable(show));
+        p.start(SWITCHYARD_CLI_PATH, {"doctor"});
+        p.waitForFinished(60000);
+        const QString doctor = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(doctor.contains("a library it needs is missing: libcublas.so.99"),
+                 qPrintable(doctor));
+    }
+
+    void runtimeGivesItsOwnReason() {
+        // The library opened directly, past the manifest's dependency check: what the
+        // static CUDA runtime itself says on this machine.
+        const auto path = (kPluginDir + "/libswitchyard-cuda.so").toStdString();
+        void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        QVERIFY2(handle, ::dlerror());
+        auto status =
+            reinterpret_cast<const char* (*)()>(::dlsym(handle, "switchyard_cuda_runtime_status"));
+        QVERIFY(status);
+        const QString text = QString::fromUtf8(status());
+        qInfo("CUDA runtime: %s", qPrintable(text));
+        if (text.contains("device(s)"))
+            QSKIP("a CUDA device is present: no runtime error to check");
+        QVERIFY2(text.startsWith("cudaErrorInsufficientDriver: ") ||
+                     text.startsWith("cudaErrorNoDevice: "),
+                 qPrintable(text));
+        QVERIFY(text.size() > 30); // the name and cudaGetErrorString's sentence
+    }
+
+    void whatIfChainForSm90() {
+        Plugins p;
+        const auto r = resolve_kernel(p.registry, "gemm", Target{"cuda", "sm_90"});
+        std::vector<std::string> arches;
+        for (const auto& rung : r.rungs)
+            arches.push_back(rung.key[1] + ":" + rung.key[2] + ":" + rung.key[3]);
+        const std::vector<std::string> expected = {"cuda:sm_90:default",   "cuda:sm_89:default",
+                                                   "cuda:sm_86:default",   "cuda:sm_80:default",
+                                                   "cuda:sm_75:default",   "cuda:generic:default",
+                                                   "cpu:generic:reference"};
+        QCOMPARE(arches, expected);
+        const std::vector<bool> declared = {true, false, false, true, false, true, true};
+        for (std::size_t i = 0; i < r.rungs.size(); ++i) {
+            QVERIFY2(r.rungs[i].declared == declared[i], arches[i].c_str());
+            if (declared[i] && i + 1 < r.rungs.size())
+                QCOMPARE(r.rungs[i].backend, std::string("cuda"));
+        }
+        QVERIFY(r.first_declared && *r.first_declared == 0);
+        QVERIFY(r.winner);
+        if (!default_devices().find("cuda:0") && driver_missing(p.registry.info("cuda"))) {
+            QCOMPARE(*r.winner, r.rungs.size() - 1); // the CPU reference
+            QVERIFY2(r.rungs[0].why_not.find("libcuda.so.1") != std::string::npos,
+                     r.rungs[0].why_not.c_str());
+        }
+        const auto cli = run_cli({"resolve", "gemm", "--target", "cuda:sm_90"});
+        QVERIFY2(cli.code == 0 && cli.out.contains("sm_90") && cli.out.contains("reference"),
+                 qPrintable(cli.out));
+    }
+
+    void emulatedKernels_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("size");
+        QTest::addColumn<void*>("runner");
+        struct Variant {
+            const char* op;
+            const char* name;
+            Runner run;
+            std::vector<const char*> sizes;
+        };
+        // Odd sizes: scalar tails, rows that are not a multiple of 4, partial tiles in
+        // every dimension, B rows that are (n % 4 == 0) and are not 16-byte loadable.
+        const std::vector<const char*> vec = {"1", "7", "1023", "4100"};
+        const std::vector<const char*> rows = {"1x1", "3x7", "2x1023", "5x1024", "2x2052"};
+        const std::vector<const char*> gemm = {"1x1x1",      "7x9x13",    "33x20x17",
+                                               "129x260x37", "130x257x9", "64x128x16"};
+        static const std::vector<Variant> variants = {
+            {"flow_match_step", "generic",
+             [](const KernelArgs& a) { run_flow_match_step(a, false, EmulatedLaunch{}); }, vec},
+            {"flow_match_step", "sm_80",
+             [](const KernelArgs& a) { run_flow_match_step(a, true, EmulatedLaunch{}); }, vec},
+            {"flow_sde_step", "generic",
+             [](const KernelArgs& a) { run_flow_sde_step(a, false, EmulatedLaunch{}); }, rows},
+            {"flow_sde_step", "sm_80",
+             [](const KernelArgs& a) { run_flow_sde_step(a, true, EmulatedLaunch{}); }, rows},
+            {"rms_norm", "generic",
+             [](const KernelArgs& a) { run_rms_norm(a, false, EmulatedLaunch{}); }, rows},
+            {"rms_norm", "sm_80",
+             [](const KernelArgs& a) { run_rms_norm(a, true, EmulatedLaunch{}); }, rows},
+            {"gemm", "generic", [](const KernelArgs& a) { run_gemm_generic(a, EmulatedLaunch{}); },
+             gemm},
+            {"gemm", "sm_80", [](const KernelArgs& a) { run_gemm_sm80(a, EmulatedLaunch{}); },
+             gemm},
+            {"gemm", "sm_90", [](const KernelArgs& a) { run_gemm_sm90(a, EmulatedLaunch{}); },
+             gemm},
+        };
+        for (const auto& v : variants)
+            for (const char* size : v.sizes)
+                QTest::addRow("%s %s %s", v.op, v.name, size)
+                    << QString(v.op) << QString(size) << reinterpret_cast<void*>(v.run);
+    }
+
+    void emulatedKernels() {
+        QFETCH(QString, op);
+        QFETCH(QString, size);
+        QFETCH(void*, runner);
+        const auto* info = find_op(op.toStdString());
+        QVERIFY(info);
+        std::string error;
+        const auto dims = parse_dims(*info, size.toStdString(), &error);
+        QVERIFY2(dims, error.c_str());
+        const auto r = emulate(info->name, *dims, reinterpret_cast<Runner>(runner));
+        QVERIFY2(r.pass, r.first_failure.c_str());
+        QCOMPARE(r.non_finite, 0);
+    }
+
+    void profileEveryOpOnTheGpu() {
+        Profiler probe{ProfileSettings{}, default_backends(), default_devices()};
+        (void)probe.plan(); // loads the device backends that can load here
+        if (!default_devices().find("cuda:0")) {
+            const auto info = default_backends().info("cuda");
+            const std::string why =
+                info.is_available() ? "the CUDA runtime reports no device" : info.error;
+            QSKIP(("no CUDA device: " + why).c_str());
+        }
+        ProfileSettings s;
+        s.devices = {"cuda:0"};
+        s.all_variants = true;
+        s.sizes = {{"flow_match_step", {"1", "7", "1023", "1000003"}},
+                   {"flow_sde_step", {"1x7", "3x1023", "64x4096"}},
+                   {"rms_norm", {"1x7", "3x1023", "64x4096"}},
+                   {"gemm", {"1x1x1", "7x9x13", "129x257x65", "256x256x256"}}};
+        s.time_budget_s = 0.05;
+        s.warmup_s = 0.005;
+        s.min_samples = 3;
+        Profiler profiler(s, default_backends(), default_devices());
+        std::set<std::string> variants;
+        for (const auto& row : profiler.run()) {
+            const auto what =
+                row.spec.op + " " + row.spec.size + " " + row.spec.arch + "/" + row.spec.variant;
+            QVERIFY2(row.status == RowStatus::Ok,
+                     (what + ": " + std::string(to_string(row.status)) + " " + row.reason).c_str());
+            QVERIFY(row.timer == Timer::Device);
+            variants.insert(row.spec.op + ":" + row.spec.arch + ":" + row.spec.variant);
+        }
+        QVERIFY(variants.count("gemm:generic:default"));
+        QVERIFY(variants.count("flow_match_step:generic:default"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCuda)
+#include "tst_cuda.moc"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The GPU check, run on the GPU host from the folder bundle.sh gathered:
+#     FOLDER/check.sh "$OUT"
+# doctor, then every op on cuda:0 with every available variant at sizes well past the L2
+# (2-3 GiB working sets; gemm 4096^3), then flow_match_step on every OpenCL device when
+# the opencl plugin is present, each against the CPU reference. Writes the JSON reports,
+# the logs and summary.txt under OUT; finishes within 5 minutes. Exit 0: every row
+# passed; 1: a row failed or a step broke; 3: no CUDA device.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${1:-$here/out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export SWITCHYARD_PLUGIN_PATH="$here/lib/switchyard/plugins"
+cli=$here/bin/switchyard-cli
+summary=$out/summary.txt
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+started=$(date +%s)
+
+# Figures measured on the H200 (GPU.md): the ceilings the goals are fractions of.
+copy_gbs=4256 cublas_fp32_gflops=51200 cublas_tf32_gflops=454000
+
+say "== Switchyard GPU check on $(hostname) ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+"$cli" --version >>"$summary" 2>&1 || true
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >>"$summary" 2>&1
+
+"$cli" doctor >"$out/doctor.txt" 2>&1
+say "doctor: exit $? (full text in doctor.txt)"
+"$cli" doctor --json >"$out/doctor.json" 2>/dev/null
+"$cli" show cuda >"$out/show-cuda.txt" 2>&1
+"$cli" show cuda-cublas >"$out/show-cuda-cublas.txt" 2>&1
+"$cli" matrix >"$out/matrix.txt" 2>&1
+
+# Is there a CUDA device? A one-element row on cuda:0 answers with the real path.
+probe=$(timeout 60 "$cli" profile --device cuda:0 --op flow_match_step --sizes 1 --budget 0.01 \
+    --warmup 0 --min-samples 1 --csv 2>&1)
+if [[ $? -ne 0 ]]; then
+    say ""
+    say "no CUDA device: switchyard-cli cannot profile on cuda:0 here."
+    say "$(echo "$probe" | grep -v '^\[' | head -3)"
+    say "The cuda backend says:"
+    say "$(sed -n '1p;/^Dependencies:/,/^$/p;/^Problem/,$p' "$out/show-cuda.txt")"
+    exit 3
+fi
+
+# summarise CSV: one line per row with the rate and its fraction of the ceiling.
+summarise() {
+    awk -F, -v copy="$copy_gbs" -v fp32="$cublas_fp32_gflops" -v tf32="$cublas_tf32_gflops" '
+    NR == 1 { next }
+    {
+        op = $1; size = $2; dev = $4; cell = $5 "/" $6; status = $7; med = $10; gbps = $16; gflops = $17
+        parity = $20; rel = $22
+        if (op == "gemm") {
+            ceil = ($6 == "cublas_tf32") ? tf32 : fp32
+            rate = sprintf("%8.0f GFLOP/s  %.3f of cuBLAS %s", gflops, gflops / ceil, ($6 == "cublas_tf32") ? "TF32" : "fp32")
+            if ($6 == "cublas") blas = gflops
+            if ($5 == "sm_90" && $6 == "default") own = gflops
+        } else {
+            rate = sprintf("%8.1f GB/s     %.3f of device copy (%.3f of theoretical)", gbps, gbps / copy, $18)
+        }
+        printf "%-16s %-12s %-9s %-20s %-6s %10.4f ms  %s  parity %s (max rel %.2g)\n", op, size, dev, cell, status, med * 1e3, rate, parity, rel
+        if (status != "ok") bad++
+    }
+    END {
+        if (own > 0 && blas > 0) printf "own sm_90 gemm / cuBLAS fp32 (same run): %.3f (goal >= 0.5)\n", own / blas
+        exit (bad > 0 ? 1 : 0)
+    }' "$1"
+}
+
+common=(--all-variants --warmup 0.2 --min-samples 10 --timeout 240)
+say ""
+say "== cuda:0, every op, every available variant"
+say "goals: flow_match_step >= 0.95 of device copy ($copy_gbs GB/s); rms_norm, flow_sde_step >= 0.90;"
+say "       cuBLAS within 5 % of its figure; own sm_90 gemm >= 0.5 of cuBLAS fp32"
+timeout 200 "$cli" profile --device cuda:0 "${common[@]}" --budget 1 \
+    --sizes flow_match_step:268435456,flow_sde_step:131072x1024,rms_norm:65536x4096,gemm:4096x4096x4096 \
+    -o "$out/report-cuda.json" --csv >"$out/cuda.csv" 2>"$out/cuda.log"
+rc=$?
+say "profile: exit $rc after $(($(date +%s) - started)) s"
+if [[ -s $out/cuda.csv ]]; then
+    summarise "$out/cuda.csv" | tee -a "$summary"
+    srs=${PIPESTATUS[0]}
+    ((rc == 0)) && rc=$srs
+fi
+[[ $rc -ne 0 ]] && tail -5 "$out/cuda.log" | tee -a "$summary"
+
+if ls "$here"/lib/switchyard/plugins/*opencl*.plugin.json >/dev/null 2>&1; then
+    say ""
+    say "== flow_match_step on every OpenCL device (NVIDIA's and PoCL's)"
+    timeout 60 "$cli" profile --device opencl --op flow_match_step "${common[@]}" --budget 0.5 \
+        --sizes flow_match_step:268435456 -o "$out/report-opencl.json" --csv >"$out/opencl.csv" 2>"$out/opencl.log"
+    orc=$?
+    say "profile: exit $orc"
+    if [[ -s $out/opencl.csv ]]; then
+        summarise "$out/opencl.csv" | tee -a "$summary"
+        ((PIPESTATUS[0] == 0)) || orc=1
+    fi
+    [[ $orc -ne 0 ]] && { tail -5 "$out/opencl.log" | tee -a "$summary"; rc=1; }
+else
+    say ""
+    say "(no opencl plugin in this bundle: the OpenCL comparison is skipped)"
+fi
+
+say ""
+say "done in $(($(date +%s) - started)) s; exit $rc"
+exit $rc
