@@ -241,7 +241,7 @@ public:
         r.arch = cell.key[2];
         r.variant = cell.key[3];
         r.backend = cell.backend;
-        r.source = cell.source;
+        r.source = std::string(to_string(cell.source));
         r.workspace_bytes = workspace_of(cell);
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;

@@ -12,18 +12,6 @@
 
 namespace switchyard {
 
-std::string_view to_string(BackendSource source) noexcept {
-    switch (source) {
-    case BackendSource::Registered:
-        return "registered";
-    case BackendSource::Builtin:
-        return "builtin";
-    case BackendSource::Plugin:
-        return "plugin";
-    }
-    return "registered";
-}
-
 std::string_view to_string(BackendState state) noexcept {
     switch (state) {
     case BackendState::Discovered:
@@ -256,7 +244,7 @@ void BackendRegistry::throw_unknown(std::string_view name) {
 
 void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip_if_owned) {
     // Run the backend's registration hook first: if it throws, nothing is registered.
-    CellRegistrar registrar(spec.name, std::string(to_string(source)));
+    CellRegistrar registrar(spec.name, source);
     if (spec.register_cells)
         spec.register_cells(registrar);
 
@@ -410,7 +398,7 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
                 continue;
             cell.available = available;
             cell.loader = loader;
-            cell.source = "plugin";
+            cell.source = CellSource::Plugin;
             cell.backend = name;
             if (kernel) // the matrix always shows a kernel's workspace
                 cell.meta["workspace_bytes"] = d.workspace_bytes;
@@ -432,7 +420,7 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     if (!entry->provider) // registered and built-in backends are Loaded from the start
         throw std::logic_error("backend '" + info.name + "' has no loader");
 
-    CellRegistrar registrar(info.name, "plugin");
+    CellRegistrar registrar(info.name, CellSource::Plugin);
     try {
         entry->provider->load(registrar);
     } catch (...) {

@@ -23,9 +23,9 @@
 
 namespace switchyard {
 
-/// Where a backend came from, in priority order (an earlier source wins a name).
-enum class BackendSource { Registered, Builtin, Plugin };
-std::string_view to_string(BackendSource source) noexcept;
+/// Where a backend came from, in priority order (an earlier source wins a name): the same
+/// enum as its cells' source (sdk/tupleregistry.h), with the same to_string() ids.
+using BackendSource = CellSource;
 
 /// A backend's lifecycle state, stored by the registry with its BackendCause and message
 /// (docs/plugins.md has the table of states, causes and fixes).
