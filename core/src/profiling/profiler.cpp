@@ -63,34 +63,6 @@ struct DeviceBuffers {
     }
 };
 
-// Loads each available backend that declares kernels on a device kind other than the
-// CPU and named by `wanted` ("opencl" or "opencl:1"; empty: every kind). A backend that
-// fails to load contributes no device; `show` says why.
-void load_device_backends(BackendRegistry& registry, const std::vector<std::string>& wanted) {
-    auto wants = [&](const std::string& kind) {
-        if (wanted.empty())
-            return true;
-        return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
-            return w == kind || w.rfind(kind + ":", 0) == 0;
-        });
-    };
-    for (const auto& info : registry.infos()) {
-        if (info.state != BackendState::Discovered || !info.is_available())
-            continue;
-        const auto on_device = [&](const DeclaredCell& c) {
-            return c.key.size() > 1 && c.key[1] != "cpu" && wants(c.key[1]);
-        };
-        const bool device_backend =
-            std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device);
-        if (!device_backend)
-            continue;
-        try {
-            registry.load(info.name);
-        } catch (const std::exception&) {
-        }
-    }
-}
-
 } // namespace
 
 std::vector<std::string> host_measurement_warnings() {
@@ -265,7 +237,7 @@ std::vector<RowSpec> Profiler::plan() const {
     const auto op_list = resolve_ops(m_settings);
     // Device backends publish their providers when loaded: load the plugins that declare
     // kernels for a device kind this run may use before listing the devices.
-    load_device_backends(m_backends, m_settings.devices);
+    m_backends.load_device_backends(m_settings.devices);
     const auto devices = resolve_devices(m_devices.devices(), m_settings.devices);
     const auto llc = cpu_info().last_level_cache_bytes();
     const auto& registry = m_backends.kernel_registry();

@@ -689,6 +689,32 @@ void BackendRegistry::load(std::string_view name) {
     load_entry(entry);
 }
 
+void BackendRegistry::load_device_backends(const std::vector<std::string>& kinds) {
+    auto wanted = [&](const std::string& kind) {
+        if (kind == "cpu")
+            return false;
+        if (kinds.empty())
+            return true;
+        return std::any_of(kinds.begin(), kinds.end(), [&](const std::string& w) {
+            return w == kind || w.rfind(kind + ":", 0) == 0;
+        });
+    };
+    auto on_device = [&](const DeclaredCell& c) { return c.key.size() > 1 && wanted(c.key[1]); };
+    for (const auto& info : infos()) {
+        if (info.state != BackendState::Discovered || !info.is_available())
+            continue;
+        if (std::none_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device) &&
+            std::none_of(info.declared_components.begin(), info.declared_components.end(),
+                         on_device))
+            continue;
+        try {
+            load(info.name);
+        } catch (const std::exception&) {
+            // Stored with the backend's state and cause.
+        }
+    }
+}
+
 bool BackendRegistry::is_loaded(std::string_view name) {
     auto entry = find_entry(name);
     return entry && entry->loaded;
