@@ -39,6 +39,8 @@ Result run_cli(const QStringList& args, const QString& plugin_path = QString(),
 const QString kFixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling");
 const std::string kPluginDir = SWITCHYARD_BUILD_DIR "/lib/switchyard/plugins";
 
+using namespace switchyard;
+
 } // namespace
 
 class TestCliProfile : public QObject {
