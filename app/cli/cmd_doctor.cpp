@@ -21,11 +21,14 @@ void add_doctor_command(CLI::App& app, Context& context) {
     auto* cmd = app.add_subcommand(
         "doctor", "Diagnose this machine: build, OS, devices, plugin search path, every backend "
                   "and every problem "
-                  "with what to do about it. Loads no plugin. Exit 1 when an error is found.");
+                  "with what to do about it. Loads only the device-backend plugins, to list their "
+                  "devices. Exit 1 when an error is found.");
     auto* json_flag = cmd->add_flag("--json", options->json, "Machine-readable report");
     cmd->add_flag("--markdown", options->markdown, "A Markdown report to paste into a ticket")
         ->excludes(json_flag);
     set_action(cmd, context, [options]() {
+        // Device backends publish their devices when loaded: list them all.
+        default_backends().load_device_backends();
         const auto report = DoctorReport::collect(default_backends(), default_devices(),
                                                   PluginSearchPath::from_environment());
         if (options->json)

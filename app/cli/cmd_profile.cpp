@@ -239,6 +239,8 @@ int run_compare(const std::string& a_path, const std::string& b_path, bool as_js
 int run_hardware(bool as_json, bool probe) {
     const auto& cpu = cpu_info();
     const auto host = host_info();
+    // Device backends publish their devices when loaded (opencl:0 needs the opencl plugin).
+    default_backends().load_device_backends();
     auto devices = default_devices().devices();
     if (probe)
         for (auto& d : devices)

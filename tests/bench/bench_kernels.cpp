@@ -34,7 +34,7 @@ constexpr std::int64_t kFlowN64MiB = k64MiB / 12; // x, v, out: 12 bytes per ele
 constexpr std::int64_t kRef1M = std::int64_t(1) << 20;
 
 const std::vector<KernelCell>& cpu_cells() {
-    static CellRegistrar r("cpu", "builtin");
+    static CellRegistrar r("cpu", CellSource::Builtin);
     static const bool once = [] {
         register_cpu_cells(r);
         return true;

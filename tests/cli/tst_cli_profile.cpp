@@ -9,6 +9,11 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+
 namespace {
 
 struct Result {
@@ -32,6 +37,9 @@ Result run_cli(const QStringList& args, const QString& plugin_path = QString(),
 }
 
 const QString kFixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling");
+const std::string kPluginDir = SWITCHYARD_BUILD_DIR "/lib/switchyard/plugins";
+
+using namespace switchyard;
 
 } // namespace
 
@@ -172,6 +180,32 @@ private slots:
         const auto text = run_cli({"hardware", "--no-probe"});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("ISA:"));
+    }
+
+    // `hardware` loads the device backends before it lists devices: with the opencl plugin
+    // in the build's plugin folder (found beside the CLI, no configuration) and an OpenCL
+    // platform (PoCL), it lists opencl:0 although nothing asked for the plugin by name.
+    void hardwareListsOpenClDevices() {
+        if (!QFile::exists(QString::fromStdString(kPluginDir + "/libswitchyard-opencl.so")))
+            QSKIP("the opencl plugin is not built (SWITCHYARD_ENABLE_OPENCL off or no OpenCL)");
+        // Is there an OpenCL device here at all? Ask the plugin in this process.
+        auto& registry = default_backends();
+        registry.set_plugin_discovery(PluginSearchPath::from_dirs({kPluginDir}).discovery());
+        try {
+            registry.load("opencl");
+        } catch (const std::exception& e) {
+            QSKIP(qPrintable(QString("the opencl plugin cannot load here: ") + e.what()));
+        }
+        if (!default_devices().find("opencl:0"))
+            QSKIP("no OpenCL platform with a device here");
+
+        const auto r = run_cli({"hardware", "--json", "--no-probe"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QStringList ids;
+        for (const auto& d : QJsonDocument::fromJson(r.out).object().value("devices").toArray())
+            ids << d.toObject().value("id").toString();
+        QVERIFY2(ids.contains("opencl:0"), qPrintable("devices: " + ids.join(", ")));
+        QCOMPARE(ids.value(0), QString("cpu"));
     }
 };
 

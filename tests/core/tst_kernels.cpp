@@ -21,7 +21,7 @@ Q_DECLARE_METATYPE(switchyard::InputPattern)
 namespace {
 
 const std::vector<KernelCell>& cpu_cells() {
-    static CellRegistrar r("cpu", "builtin");
+    static CellRegistrar r("cpu", CellSource::Builtin);
     static bool done = [] {
         register_cpu_cells(r);
         return true;

@@ -441,7 +441,7 @@ private slots:
         PluginProvider provider((dir + "/good.plugin.json").toStdString());
         QCOMPARE(provider.describe().state, BackendState::Discovered);
         QCOMPARE(::chmod(dir.toLocal8Bit().constData(), 0777), 0);
-        CellRegistrar registrar("fixture-good", "plugin");
+        CellRegistrar registrar("fixture-good", CellSource::Plugin);
         try {
             provider.load(registrar);
             QFAIL("an untrusted plugin was loaded");

@@ -31,7 +31,7 @@ void put_test_kernel(const std::string& variant, KernelFn fn) {
     KernelCell cell;
     cell.key = kernel_key(kFlowMatchStep, "cpu", "generic", variant);
     cell.fn = std::move(fn);
-    cell.source = "registered";
+    cell.source = CellSource::Registered;
     cell.backend = "test";
     cell.meta = {{"workspace_bytes", 0}};
     kernels().put(std::move(cell));

@@ -160,21 +160,45 @@ private slots:
         }
     }
 
-    // Random byte flips: either parses or throws ReportError, nothing else.
+    // Random byte flips in a report file: each one loads as a report that writes back the
+    // same, or fails with a ReportError that names the file and says why; nothing else
+    // (no other exception, no crash). Flips that break the JSON must be among the errors,
+    // and flips inside strings still load, so a reader that refuses everything fails too.
     void mutationsNeverCrash() {
         const auto text = sample_report().to_json().dump();
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("mutated.json").toStdString();
         std::uint64_t state = 42;
-        for (int i = 0; i < 2000; ++i) {
+        int loaded = 0, errors = 0;
+        const int runs = 2000;
+        for (int i = 0; i < runs; ++i) {
             std::string t = text;
             for (int k = 0; k < 3; ++k) {
                 state = state * 6364136223846793005ULL + 1442695040888963407ULL;
                 t[(state >> 33) % t.size()] = char((state >> 17) & 0xff);
             }
+            std::ofstream(path, std::ios::binary | std::ios::trunc) << t;
+            const QByteArray what = "mutation " + QByteArray::number(i);
             try {
-                Report::parse(t);
-            } catch (const ReportError&) {
+                const auto report = Report::load(path);
+                const auto again = Report::parse(report.to_json().dump());
+                QVERIFY2(again.to_json() == report.to_json(), what);
+                ++loaded;
+            } catch (const ReportError& e) {
+                const std::string message = e.what();
+                QVERIFY2(message.rfind(path + ": ", 0) == 0,
+                         what + ": the error does not name the file: " + e.what());
+                QVERIFY2(message.size() > path.size() + 2, what + ": the error says nothing");
+                ++errors;
+            } catch (const std::exception& e) {
+                QFAIL((what + ": not a ReportError: " + e.what()).constData());
             }
         }
+        qInfo("%d mutated files loaded, %d refused with an error", loaded, errors);
+        QCOMPARE(loaded + errors, runs);
+        QVERIFY2(errors > runs / 10, "most byte flips break the JSON: they must be refused");
+        QVERIFY2(loaded > 0, "flips inside strings leave a valid report: it must load");
     }
     // The reader names the key path of the first problem, nested types included.
     void keyPaths_data() {

@@ -20,7 +20,7 @@ KernelCell cell(TupleKey key, std::function<bool()> available = {}, std::int64_t
     c.key = std::move(key);
     c.fn = [](const KernelArgs&) {};
     c.available = std::move(available);
-    c.source = "registered";
+    c.source = CellSource::Registered;
     c.backend = std::move(backend);
     c.meta = {{"workspace_bytes", workspace}};
     return c;

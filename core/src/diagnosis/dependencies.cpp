@@ -4,11 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <switchyard/diagnosis/elfdeps.h>
 
+#include "util/textutil.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,16 +19,6 @@ namespace fs = std::filesystem;
 
 namespace switchyard {
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, sep))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
 
 bool is_executable_file(const fs::path& candidate) {
     std::error_code ec;
@@ -71,7 +62,7 @@ DependencyStatus check_dependency(const Dependency& dependency) {
             break;
         }
         if (const char* path = std::getenv("PATH")) {
-            for (const auto& dir : split(path, ':')) {
+            for (const auto& dir : text::split(path, ":")) {
                 const auto candidate = fs::path(dir) / dependency.name;
                 if (is_executable_file(candidate)) {
                     status.found = true;

@@ -30,22 +30,14 @@ bool init_libelf() {
     return ok;
 }
 
+// A search path's directories; with `empty_is_cwd`, an empty item means "." (ld.so's
+// reading of LD_LIBRARY_PATH).
 std::vector<std::string> split_path_list(std::string_view text, std::string_view separators,
                                          bool empty_is_cwd) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const auto end = text.find_first_of(separators, start);
-        const auto item = text.substr(start, end == std::string_view::npos ? std::string_view::npos
-                                                                           : end - start);
-        if (!item.empty())
-            out.emplace_back(item);
-        else if (empty_is_cwd)
-            out.emplace_back(".");
-        if (end == std::string_view::npos)
-            break;
-        start = end + 1;
-    }
+    auto out = text::split(text, separators, empty_is_cwd);
+    for (auto& dir : out)
+        if (dir.empty())
+            dir = ".";
     return out;
 }
 

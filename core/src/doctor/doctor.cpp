@@ -52,8 +52,9 @@ std::vector<DeviceInfo> collect_devices(DeviceRegistry& registry) {
 
 // Drivers and runtimes visible without loading them, for devices whose provider is not
 // registered (the CUDA and OpenCL backends register theirs when they are loaded).
-json collect_runtimes() {
-    json runtimes = json::array();
+std::vector<DoctorRuntime> collect_runtimes() {
+    using Kind = DoctorRuntime::Kind;
+    std::vector<DoctorRuntime> runtimes;
     std::error_code ec;
     const fs::path nvidia = "/proc/driver/nvidia/gpus";
     if (fs::is_directory(nvidia, ec)) {
@@ -65,15 +66,12 @@ json collect_runtimes() {
                 if (line.rfind("Model:", 0) == 0)
                     model = line.substr(line.find_first_not_of(" \t", 6));
             runtimes.push_back(
-                {{"kind", "nvidia-gpu"},
-                 {"name", model},
-                 {"detail", "PCI " + gpu.path().filename().string() + "; " + driver}});
+                {Kind::NvidiaGpu, model, "PCI " + gpu.path().filename().string() + "; " + driver});
         }
     }
     const auto cuda = check_dependency({"libcuda.so.1", DependencyKind::Library, ""});
-    runtimes.push_back({{"kind", "cuda-driver"},
-                        {"name", "libcuda.so.1"},
-                        {"detail", cuda.found ? "found at " + cuda.location : "not found"}});
+    runtimes.push_back(
+        {Kind::CudaDriver, "libcuda.so.1", cuda.found ? "found at " + cuda.location : "not found"});
     const fs::path icds = "/etc/OpenCL/vendors";
     if (fs::is_directory(icds, ec)) {
         std::vector<fs::path> files;
@@ -85,10 +83,8 @@ json collect_runtimes() {
             const auto library = read_first_line(f.string());
             const auto found = check_dependency({library, DependencyKind::Library, ""});
             runtimes.push_back(
-                {{"kind", "opencl-icd"},
-                 {"name", f.filename().string()},
-                 {"detail", library + (found.found ? " (found at " + found.location + ")"
-                                                   : " (not found)")}});
+                {Kind::OpenClIcd, f.filename().string(),
+                 library + (found.found ? " (found at " + found.location + ")" : " (not found)")});
         }
     }
     return runtimes;
@@ -298,6 +294,22 @@ std::string backend_details(const BackendInfo& b) {
 
 } // namespace
 
+std::string_view to_string(DoctorRuntime::Kind kind) noexcept {
+    switch (kind) {
+    case DoctorRuntime::Kind::NvidiaGpu:
+        return "nvidia-gpu";
+    case DoctorRuntime::Kind::CudaDriver:
+        return "cuda-driver";
+    case DoctorRuntime::Kind::OpenClIcd:
+        return "opencl-icd";
+    }
+    return "cuda-driver";
+}
+
+json DoctorRuntime::to_json() const {
+    return {{"kind", std::string(switchyard::to_string(kind))}, {"name", name}, {"detail", detail}};
+}
+
 std::string_view to_string(DoctorProblem::Severity severity) noexcept {
     switch (severity) {
     case DoctorProblem::Severity::Error:
@@ -379,6 +391,9 @@ json DoctorReport::to_json() const {
     json device_rows = json::array();
     for (const auto& d : devices)
         device_rows.push_back(device_json(d));
+    json runtime_rows = json::array();
+    for (const auto& r : runtimes)
+        runtime_rows.push_back(r.to_json());
     json problem_rows = json::array();
     for (const auto& p : problems)
         problem_rows.push_back({{"severity", std::string(to_string(p.severity))},
@@ -388,7 +403,7 @@ json DoctorReport::to_json() const {
                                 {"fix", p.fix}});
     return {{"format", "switchyard.doctor"}, {"format_version", 1},
             {"switchyard", build_row},       {"system", system_row},
-            {"devices", device_rows},        {"runtimes", runtimes},
+            {"devices", device_rows},        {"runtimes", runtime_rows},
             {"plugin_path", scans},          {"backends", backend_rows},
             {"problems", problem_rows},      {"ok", !has_errors()}};
 }
@@ -428,8 +443,8 @@ std::string DoctorReport::to_markdown() const {
     }
     md << "\n## Drivers and runtimes\n\n| Kind | Name | Detail |\n|---|---|---|\n";
     for (const auto& r : runtimes)
-        md << "| " << r.value("kind", "") << " | " << cell(r.value("name", "")) << " | "
-           << cell(r.value("detail", "")) << " |\n";
+        md << "| " << to_string(r.kind) << " | " << cell(r.name) << " | " << cell(r.detail)
+           << " |\n";
     md << "\n## Plugin search path\n\n| # | Folder | From | Status |\n|---|---|---|---|\n";
     for (std::size_t i = 0; i < search_path.size(); ++i)
         md << "| " << i + 1 << " | `" << search_path[i].dir.path << "` | "
@@ -486,8 +501,7 @@ std::string DoctorReport::to_text() const {
     }
     out << "\nDrivers and runtimes:\n";
     for (const auto& r : runtimes)
-        out << "  " << r.value("kind", "") << ": " << r.value("name", "") << " - "
-            << r.value("detail", "") << "\n";
+        out << "  " << to_string(r.kind) << ": " << r.name << " - " << r.detail << "\n";
     out << "\nPlugin search path:\n";
     for (std::size_t i = 0; i < search_path.size(); ++i)
         out << "  " << i + 1 << ". " << search_path[i].dir.path << " [" << search_path[i].dir.origin

@@ -3,6 +3,8 @@
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 
+#include "util/textutil.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -18,25 +20,6 @@
 
 namespace switchyard {
 namespace {
-
-std::vector<std::string> split_colons(const char* text) {
-    std::vector<std::string> out;
-    if (!text)
-        return out;
-    std::string_view s(text);
-    std::size_t start = 0;
-    while (start <= s.size()) {
-        const auto end = s.find(':', start);
-        const auto item =
-            s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-        if (!item.empty())
-            out.emplace_back(item);
-        if (end == std::string_view::npos)
-            break;
-        start = end + 1;
-    }
-    return out;
-}
 
 std::string octal_mode(mode_t mode) {
     char buf[8];
@@ -142,7 +125,8 @@ PluginSearchPath PluginSearchPath::from_dirs(const std::vector<std::string>& dir
 
 PluginSearchPath PluginSearchPath::from_environment() {
     std::vector<PluginSearchDir> dirs;
-    for (auto& d : split_colons(std::getenv("SWITCHYARD_PLUGIN_PATH"))) {
+    const char* env = std::getenv("SWITCHYARD_PLUGIN_PATH");
+    for (auto& d : text::split(env ? env : "", ":")) {
         // Shown in diagnostics: absolute, without a trailing slash.
         std::error_code ec;
         auto path = std::filesystem::absolute(d, ec).lexically_normal().string();

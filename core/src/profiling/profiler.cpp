@@ -63,34 +63,6 @@ struct DeviceBuffers {
     }
 };
 
-// Loads each available backend that declares kernels on a device kind other than the
-// CPU and named by `wanted` ("opencl" or "opencl:1"; empty: every kind). A backend that
-// fails to load contributes no device; `show` says why.
-void load_device_backends(BackendRegistry& registry, const std::vector<std::string>& wanted) {
-    auto wants = [&](const std::string& kind) {
-        if (wanted.empty())
-            return true;
-        return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
-            return w == kind || w.rfind(kind + ":", 0) == 0;
-        });
-    };
-    for (const auto& info : registry.infos()) {
-        if (info.state != BackendState::Discovered || !info.is_available())
-            continue;
-        const auto on_device = [&](const DeclaredCell& c) {
-            return c.key.size() > 1 && c.key[1] != "cpu" && wants(c.key[1]);
-        };
-        const bool device_backend =
-            std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device);
-        if (!device_backend)
-            continue;
-        try {
-            registry.load(info.name);
-        } catch (const std::exception&) {
-        }
-    }
-}
-
 } // namespace
 
 std::vector<std::string> host_measurement_warnings() {
@@ -117,18 +89,20 @@ Profiler::Profiler(ProfileSettings settings, BackendRegistry& backends, DeviceRe
     : m_settings(std::move(settings)), m_backends(backends), m_devices(devices) {}
 Profiler::~Profiler() = default;
 
-std::vector<RowSpec> Profiler::plan() const {
-    m_backends.ensure_initialized();
-    // Ops.
-    std::vector<const OpInfo*> op_list;
+namespace {
+
+// The ops named in the settings (every op when none is named), each once, in order.
+// Throws std::invalid_argument for an unknown op, also as a key of --sizes.
+std::vector<const OpInfo*> resolve_ops(const ProfileSettings& st) {
     std::vector<std::string> op_names;
     for (const auto& op : ops())
         op_names.emplace_back(op.name);
-    if (m_settings.ops.empty()) {
+    std::vector<const OpInfo*> op_list;
+    if (st.ops.empty()) {
         for (const auto& op : ops())
             op_list.push_back(&op);
     } else {
-        for (const auto& name : m_settings.ops) {
+        for (const auto& name : st.ops) {
             const auto* op = find_op(name);
             if (!op)
                 throw std::invalid_argument(suggest("op", name, op_names));
@@ -136,41 +110,100 @@ std::vector<RowSpec> Profiler::plan() const {
                 op_list.push_back(op);
         }
     }
-    for (const auto& [key, list] : m_settings.sizes)
+    for (const auto& [key, list] : st.sizes)
         if (key != "*" && !find_op(key))
             throw std::invalid_argument(suggest("op", key, op_names) + " in --sizes");
-    // Devices. Device backends publish their providers when loaded: load the plugins
-    // that declare kernels for a device kind this run may use.
-    load_device_backends(m_backends, m_settings.devices);
-    auto all_devices = m_devices.devices();
-    std::vector<std::shared_ptr<Device>> devices;
-    if (m_settings.devices.empty()) {
-        devices = all_devices;
-    } else {
-        std::vector<std::string> known;
-        for (const auto& d : all_devices) {
-            known.push_back(d->info().id);
-            if (d->info().kind != d->info().id)
-                known.push_back(d->info().kind);
-        }
-        for (const auto& want : m_settings.devices) {
-            bool any = false;
-            for (const auto& d : all_devices)
-                if (d->info().id == want || d->info().kind == want) {
-                    any = true;
-                    if (std::find(devices.begin(), devices.end(), d) == devices.end())
-                        devices.push_back(d);
-                }
-            if (!any)
-                throw std::invalid_argument(suggest("device", want, known));
-        }
+    return op_list;
+}
+
+// The devices matching `wanted` (an id such as "cpu" or "opencl:0", or a kind), each once,
+// in order; every device when `wanted` is empty. Throws std::invalid_argument for a name
+// that matches no device.
+std::vector<std::shared_ptr<Device>>
+resolve_devices(const std::vector<std::shared_ptr<Device>>& all_devices,
+                const std::vector<std::string>& wanted) {
+    if (wanted.empty())
+        return all_devices;
+    std::vector<std::string> known;
+    for (const auto& d : all_devices) {
+        known.push_back(d->info().id);
+        if (d->info().kind != d->info().id)
+            known.push_back(d->info().kind);
     }
-    const auto llc = cpu_info().last_level_cache_bytes();
-    auto& registry = m_backends.kernel_registry();
-    std::vector<RowSpec> rows;
-    std::set<std::string> seen;
-    auto add_row = [&](const OpInfo& op, const Dims& dims, const KernelCell& cell,
-                       const std::string& device_id, const std::string& resolved_for) {
+    std::vector<std::shared_ptr<Device>> devices;
+    for (const auto& want : wanted) {
+        bool any = false;
+        for (const auto& d : all_devices)
+            if (d->info().id == want || d->info().kind == want) {
+                any = true;
+                if (std::find(devices.begin(), devices.end(), d) == devices.end())
+                    devices.push_back(d);
+            }
+        if (!any)
+            throw std::invalid_argument(suggest("device", want, known));
+    }
+    return devices;
+}
+
+// The sizes of `op`: its own --sizes entry, else the "*" entry, else the defaults for a
+// cache of `llc` bytes. Throws std::invalid_argument for a malformed size.
+std::vector<Dims> sizes_for(const OpInfo& op, const ProfileSettings& st, std::int64_t llc) {
+    auto it = st.sizes.find(std::string(op.name));
+    if (it == st.sizes.end())
+        it = st.sizes.find("*");
+    if (it == st.sizes.end())
+        return default_sizes(op, llc);
+    std::vector<Dims> sizes;
+    for (const auto& text : it->second) {
+        std::string error;
+        auto d = parse_dims(op, text, &error);
+        if (!d)
+            throw std::invalid_argument(error);
+        sizes.push_back(*d);
+    }
+    return sizes;
+}
+
+// A cell to run for a device, and the device it runs on (the host CPU when the chain fell
+// through to the terminal rung).
+struct CellOnDevice {
+    KernelRegistry::CellPtr cell;
+    std::string run_on;
+};
+
+// The cells of `op` for device `info`: every available one with --all-variants, else the
+// first of its fallback chain (none when nothing resolves).
+std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
+                                    const KernelRegistry& registry, const ProfileSettings& st) {
+    std::vector<CellOnDevice> cells;
+    if (st.all_variants) {
+        for (const auto& entry : registry.manifest()) {
+            const auto& key = entry.cell->key;
+            if (key[0] == op.name && key[1] == info.kind && entry.available)
+                cells.push_back({entry.cell, info.id});
+        }
+        return cells;
+    }
+    std::vector<TupleKey> chain;
+    try {
+        chain = fallback_chain(op.name, Target{info.kind, info.arch}, st.variant);
+    } catch (const std::exception&) {
+        chain = fallback_chain(op.name, Target{info.kind, ""}, st.variant);
+    }
+    auto cell = registry.resolve_first(chain);
+    if (!cell)
+        return cells;
+    // The terminal rung runs on the host CPU whatever device asked.
+    std::string run_on = cell->key[1] == info.kind ? info.id : std::string("cpu");
+    cells.push_back({std::move(cell), std::move(run_on)});
+    return cells;
+}
+
+// The rows of a plan, each (op, size, device, cell) once, numbered in order.
+class RowList {
+public:
+    void add(const OpInfo& op, const Dims& dims, const KernelCell& cell,
+             const std::string& device_id, const std::string& resolved_for) {
         RowSpec r;
         r.op = std::string(op.name);
         r.dims = dims;
@@ -180,62 +213,42 @@ std::vector<RowSpec> Profiler::plan() const {
         r.arch = cell.key[2];
         r.variant = cell.key[3];
         r.backend = cell.backend;
-        r.source = cell.source;
+        r.source = std::string(to_string(cell.source));
         r.workspace_bytes = workspace_of(cell);
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;
         const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
-        if (seen.insert(id).second) {
-            r.index = std::int64_t(rows.size());
-            rows.push_back(std::move(r));
-        }
-    };
-    for (const auto* op : op_list) {
-        std::vector<Dims> sizes;
-        auto it = m_settings.sizes.find(std::string(op->name));
-        if (it == m_settings.sizes.end())
-            it = m_settings.sizes.find("*");
-        if (it != m_settings.sizes.end()) {
-            for (const auto& text : it->second) {
-                std::string error;
-                auto d = parse_dims(*op, text, &error);
-                if (!d)
-                    throw std::invalid_argument(error);
-                sizes.push_back(*d);
-            }
-        } else {
-            sizes = default_sizes(*op, llc);
-        }
-        for (const auto& dims : sizes) {
-            for (const auto& dev : devices) {
-                const auto& info = dev->info();
-                if (m_settings.all_variants) {
-                    for (const auto& entry : registry.manifest()) {
-                        const auto& key = entry.cell->key;
-                        if (key[0] != op->name || key[1] != info.kind || !entry.available)
-                            continue;
-                        add_row(*op, dims, *entry.cell, info.id, info.id);
-                    }
-                } else {
-                    std::vector<TupleKey> chain;
-                    try {
-                        chain = fallback_chain(op->name, Target{info.kind, info.arch},
-                                               m_settings.variant);
-                    } catch (const std::exception&) {
-                        chain = fallback_chain(op->name, Target{info.kind, ""}, m_settings.variant);
-                    }
-                    const auto cell = registry.resolve_first(chain);
-                    if (!cell)
-                        continue;
-                    // The terminal rung runs on the host CPU whatever device asked.
-                    const std::string run_on =
-                        cell->key[1] == info.kind ? info.id : std::string("cpu");
-                    add_row(*op, dims, *cell, run_on, info.id);
-                }
-            }
+        if (m_seen.insert(id).second) {
+            r.index = std::int64_t(m_rows.size());
+            m_rows.push_back(std::move(r));
         }
     }
-    return rows;
+    std::vector<RowSpec> take() { return std::move(m_rows); }
+
+private:
+    std::vector<RowSpec> m_rows;
+    std::set<std::string> m_seen;
+};
+
+} // namespace
+
+std::vector<RowSpec> Profiler::plan() const {
+    m_backends.ensure_initialized();
+    const auto op_list = resolve_ops(m_settings);
+    // Device backends publish their providers when loaded: load the plugins that declare
+    // kernels for a device kind this run may use before listing the devices.
+    m_backends.load_device_backends(m_settings.devices);
+    const auto devices = resolve_devices(m_devices.devices(), m_settings.devices);
+    const auto llc = cpu_info().last_level_cache_bytes();
+    const auto& registry = m_backends.kernel_registry();
+    RowList rows;
+    for (const auto* op : op_list) {
+        for (const auto& dims : sizes_for(*op, m_settings, llc))
+            for (const auto& dev : devices)
+                for (const auto& c : cells_for(*op, dev->info(), registry, m_settings))
+                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id);
+    }
+    return rows.take();
 }
 
 const Workload& Profiler::workload(const std::string& op, const Dims& dims,

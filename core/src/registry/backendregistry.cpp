@@ -12,18 +12,6 @@
 
 namespace switchyard {
 
-std::string_view to_string(BackendSource source) noexcept {
-    switch (source) {
-    case BackendSource::Registered:
-        return "registered";
-    case BackendSource::Builtin:
-        return "builtin";
-    case BackendSource::Plugin:
-        return "plugin";
-    }
-    return "registered";
-}
-
 std::string_view to_string(BackendState state) noexcept {
     switch (state) {
     case BackendState::Discovered:
@@ -256,7 +244,7 @@ void BackendRegistry::throw_unknown(std::string_view name) {
 
 void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip_if_owned) {
     // Run the backend's registration hook first: if it throws, nothing is registered.
-    CellRegistrar registrar(spec.name, std::string(to_string(source)));
+    CellRegistrar registrar(spec.name, source);
     if (spec.register_cells)
         spec.register_cells(registrar);
 
@@ -410,7 +398,7 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
                 continue;
             cell.available = available;
             cell.loader = loader;
-            cell.source = "plugin";
+            cell.source = CellSource::Plugin;
             cell.backend = name;
             if (kernel) // the matrix always shows a kernel's workspace
                 cell.meta["workspace_bytes"] = d.workspace_bytes;
@@ -432,7 +420,7 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     if (!entry->provider) // registered and built-in backends are Loaded from the start
         throw std::logic_error("backend '" + info.name + "' has no loader");
 
-    CellRegistrar registrar(info.name, "plugin");
+    CellRegistrar registrar(info.name, CellSource::Plugin);
     try {
         entry->provider->load(registrar);
     } catch (...) {
@@ -699,6 +687,32 @@ void BackendRegistry::load(std::string_view name) {
     if (!entry)
         throw_unknown(name);
     load_entry(entry);
+}
+
+void BackendRegistry::load_device_backends(const std::vector<std::string>& kinds) {
+    auto wanted = [&](const std::string& kind) {
+        if (kind == "cpu")
+            return false;
+        if (kinds.empty())
+            return true;
+        return std::any_of(kinds.begin(), kinds.end(), [&](const std::string& w) {
+            return w == kind || w.rfind(kind + ":", 0) == 0;
+        });
+    };
+    auto on_device = [&](const DeclaredCell& c) { return c.key.size() > 1 && wanted(c.key[1]); };
+    for (const auto& info : infos()) {
+        if (info.state != BackendState::Discovered || !info.is_available())
+            continue;
+        if (std::none_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device) &&
+            std::none_of(info.declared_components.begin(), info.declared_components.end(),
+                         on_device))
+            continue;
+        try {
+            load(info.name);
+        } catch (const std::exception&) {
+            // Stored with the backend's state and cause.
+        }
+    }
 }
 
 bool BackendRegistry::is_loaded(std::string_view name) {

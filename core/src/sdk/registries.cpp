@@ -35,6 +35,18 @@ std::uint64_t intern_tuple(const std::vector<std::string>& parts) {
 
 } // namespace detail
 
+std::string_view to_string(CellSource source) noexcept {
+    switch (source) {
+    case CellSource::Registered:
+        return "registered";
+    case CellSource::Builtin:
+        return "builtin";
+    case CellSource::Plugin:
+        return "plugin";
+    }
+    return "registered";
+}
+
 KernelRegistry& kernels() {
     static KernelRegistry registry("kernels", {"op", "device", "arch", "variant"});
     return registry;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace switchyard::text {
 
@@ -28,6 +29,25 @@ std::string join(const Range& items, std::string_view separator, ToText&& to_tex
 template <class Range> std::string join(const Range& items, std::string_view separator = ", ") {
     return join(
         items, separator, [](const auto& item) -> const auto& { return item; });
+}
+
+/// The items of a list separated by any of `separators` ("a:b", ":;" for "a:b;c"), in
+/// order. Empty items ("a::b", a leading or trailing separator) are dropped unless
+/// `keep_empty`; with it, "" is one empty item, as in a search path that means ".".
+inline std::vector<std::string> split(std::string_view text, std::string_view separators,
+                                      bool keep_empty = false) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const auto end = text.find_first_of(separators, start);
+        const auto item = text.substr(start, end == std::string_view::npos ? std::string_view::npos
+                                                                           : end - start);
+        if (keep_empty || !item.empty())
+            out.emplace_back(item);
+        if (end == std::string_view::npos)
+            return out;
+        start = end + 1;
+    }
 }
 
 /// "'text'", as suggestions are shown ("did you mean: 'cpu', 'cuda'?").

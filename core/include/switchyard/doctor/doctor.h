@@ -26,6 +26,18 @@ struct DoctorProblem {
 };
 std::string_view to_string(DoctorProblem::Severity severity) noexcept;
 
+/// A driver or runtime found without loading it, for devices whose backend is not loaded.
+struct DoctorRuntime {
+    enum class Kind { NvidiaGpu, CudaDriver, OpenClIcd };
+    Kind kind = Kind::CudaDriver;
+    std::string name;   // the GPU model, the library's soname, the ICD file's name
+    std::string detail; // where it is, or that it is not found
+    /// {"kind": "nvidia-gpu" | "cuda-driver" | "opencl-icd", "name", "detail"}.
+    nlohmann::json to_json() const;
+};
+/// "nvidia-gpu", "cuda-driver", "opencl-icd".
+std::string_view to_string(DoctorRuntime::Kind kind) noexcept;
+
 /// The whole machine in one report a support engineer can paste into a ticket
 /// (`switchyard-cli doctor`). Collecting it opens no plugin library: plugin libraries'
 /// dependencies are read from their ELF files (ElfDependencyResolver).
@@ -52,8 +64,8 @@ struct DoctorReport {
     /// measured them (collecting never runs the probes); 0 means unknown.
     std::vector<DeviceInfo> devices;
     /// Drivers and runtimes found without loading them (NVIDIA kernel driver, libcuda,
-    /// OpenCL ICDs): {"kind", "name", "detail"}.
-    nlohmann::json runtimes = nlohmann::json::array();
+    /// OpenCL ICDs).
+    std::vector<DoctorRuntime> runtimes;
     std::vector<PluginDirectoryScan> search_path;
     std::vector<BackendInfo> backends;
     std::vector<ElfDependencyReport> libraries; // one per plugin library that exists

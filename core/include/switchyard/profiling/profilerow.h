@@ -48,7 +48,7 @@ struct RowSpec {
     std::string arch;
     std::string variant;
     std::string backend;
-    std::string source;
+    std::string source;       // the cell's CellSource id: "builtin", "registered", "plugin"
     std::string resolved_for; // the device the resolution was for, when it fell back elsewhere
     std::int64_t workspace_bytes = 0;
 

@@ -23,9 +23,9 @@
 
 namespace switchyard {
 
-/// Where a backend came from, in priority order (an earlier source wins a name).
-enum class BackendSource { Registered, Builtin, Plugin };
-std::string_view to_string(BackendSource source) noexcept;
+/// Where a backend came from, in priority order (an earlier source wins a name): the same
+/// enum as its cells' source (sdk/tupleregistry.h), with the same to_string() ids.
+using BackendSource = CellSource;
 
 /// A backend's lifecycle state, stored by the registry with its BackendCause and message
 /// (docs/plugins.md has the table of states, causes and fixes).
@@ -184,6 +184,12 @@ public:
     /// leaves nothing it registered behind.
     void load(std::string_view name);
     bool is_loaded(std::string_view name);
+    /// Loads every loadable plugin (Discovered and available) that declares cells for a
+    /// device kind other than the CPU and named by `kinds` ("opencl", or a device id such as
+    /// "opencl:1"; empty: every kind), so that its device providers are published before
+    /// devices are listed. Never throws: a failed load is stored (info() and `show` say why)
+    /// and that backend contributes no device.
+    void load_device_backends(const std::vector<std::string>& kinds = {});
 
     /// The default backend: "cpu" unless set. Setting validates the name through lookup();
     /// nullopt restores "cpu".

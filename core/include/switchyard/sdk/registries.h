@@ -61,8 +61,8 @@ public:
         nlohmann::json meta = nlohmann::json::object();
     };
 
-    CellRegistrar(std::string backend, std::string source)
-        : m_backend(std::move(backend)), m_source(std::move(source)) {}
+    CellRegistrar(std::string backend, CellSource source)
+        : m_backend(std::move(backend)), m_source(source) {}
 
     void add_kernel(KernelSpec spec);
     void add_component(ComponentSpec spec);
@@ -82,7 +82,7 @@ public:
 
 private:
     std::string m_backend;
-    std::string m_source;
+    CellSource m_source;
     std::vector<KernelCell> m_kernels;
     std::vector<ComponentCell> m_components;
     std::vector<std::shared_ptr<DeviceProvider>> m_device_providers;

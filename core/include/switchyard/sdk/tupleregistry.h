@@ -14,6 +14,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,12 +30,18 @@ std::uint64_t next_registry_id() noexcept;
 /// A cell declared by a plugin manifest but not yet loaded has no `fn` and a `loader`;
 /// resolve_first() calls the loader when the chain reaches such a cell, and the loader
 /// replaces the placeholder with the real registration (or leaves it unavailable).
+/// Where a cell (and the backend owning it) came from, in priority order: an earlier
+/// source wins a name. to_string() gives the ids of the JSON outputs.
+enum class CellSource { Registered, Builtin, Plugin };
+/// "registered", "builtin", "plugin".
+std::string_view to_string(CellSource source) noexcept;
+
 template <class Fn> struct Registration {
     TupleKey key;
     Fn fn;
     std::function<bool()> available; // empty means always available
-    std::string source;              // "builtin", "registered", "plugin"
-    std::string backend;             // owning backend's name
+    CellSource source = CellSource::Registered;
+    std::string backend; // owning backend's name
     nlohmann::json meta = nlohmann::json::object();
     std::function<void()> loader; // only for declared-but-not-loaded cells
 
@@ -235,7 +242,7 @@ public:
             for (std::size_t i = 0; i < m_fields.size(); ++i)
                 row[m_fields[i]] = m.cell->key[i];
             row["available"] = m.available;
-            row["source"] = m.cell->source;
+            row["source"] = std::string(to_string(m.cell->source));
             row["backend"] = m.cell->backend;
             for (auto it = m.cell->meta.begin(); it != m.cell->meta.end(); ++it)
                 row[it.key()] = it.value();
