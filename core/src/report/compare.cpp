@@ -97,7 +97,8 @@ nlohmann::json Comparison::to_json() const {
                             {"median_b", p.b.stats.median},
                             {"samples_a", p.a.samples.size()},
                             {"samples_b", p.b.samples.size()},
-                            {"ratio", p.result.ratio},
+                            {"ratio", std::isfinite(p.result.ratio) ? nlohmann::json(p.result.ratio)
+                                                                    : nlohmann::json()},
                             {"p_value", p.result.p_value},
                             {"verdict", p.result.verdict},
                             {"parity_a", p.a.parity.verdict()},
