@@ -77,15 +77,16 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QVERIFY(writeFile(dir.filePath("a.plugin.json"), manifest("a", "\"x\": 1e400")));
-        QVERIFY(writeFile(dir.filePath("b.plugin.json"),
-                          manifest("b", "\"x\": " + QByteArray(100000, '[') +
-                                            QByteArray(100000, ']'))));
+        QVERIFY(writeFile(
+            dir.filePath("b.plugin.json"),
+            manifest("b", "\"x\": " + QByteArray(100000, '[') + QByteArray(100000, ']'))));
         QVERIFY(writeFile(dir.filePath("c.plugin.json"), manifest("c")));
         QVERIFY(writeFile(dir.filePath("libc.so"), "not an ELF file"));
         for (const QString& command : {"list", "matrix", "doctor"}) {
             QStringList args{command, "--json"};
             if (command == "list")
-                args << "--all" << "--include-unavailable";
+                args << "--all"
+                     << "--include-unavailable";
             const Run r = cli(args, dir.path());
             QVERIFY2(r.code == 0 || (command == "doctor" && r.code == 1),
                      qPrintable(command + ": " + r.err));
@@ -112,7 +113,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QCOMPARE(::mkfifo(dir.filePath("x.plugin.json").toLocal8Bit().constData(), 0600), 0);
-        const Run r = cli({"list", "--json", "--all", "--include-unavailable"}, dir.path(), {}, 20000);
+        const Run r =
+            cli({"list", "--json", "--all", "--include-unavailable"}, dir.path(), {}, 20000);
         QCOMPARE(r.code, 0);
         QVERIFY2(byName(r.out, "x")["error"].toString().contains("not a regular file"),
                  r.out.constData());
@@ -131,15 +133,23 @@ private slots:
     void compareReadsStandardInputAndEscapesNames() {
         QTemporaryDir dir;
         const QByteArray report =
-            q("{'format': 'switchyard.report', 'format_version': 2, 'context': {}, 'rows': [{'index': 0, 'op': 'co\\u001b]0;pwned\\u0007py', 'size': '1', 'dims': [1, 1, 1], 'device': 'cpu', 'device_kind': 'cpu', 'arch': 'generic', 'variant': 'default', 'backend': 'cpu', 'source': 'builtin', 'workspace_bytes': 0, 'status': 'ok', 'timer': 'host', 'launches_per_sample': 1, 'stop_reason': '', 'stats': {'count': 3, 'min': 1e-3, 'max': 1e-3, 'mean': 1e-3, 'median': 1e-3, 'p90': 1e-3, 'stddev': 0, 'rel_noise': 0}, 'samples': [1e-3, 1e-3, 1e-3], 'bytes': 0, 'flops': 0, 'gbps': 0, 'gflops': 0, 'peak_bandwidth_gbs': 0, 'bandwidth_fraction': 0, 'peak_gflops': 0, 'flops_fraction': 0, 'parity': {'verdict': 'NOT_CHECKED'}, 'warnings': []}]}");
+            q("{'format': 'switchyard.report', 'format_version': 2, 'context': {}, 'rows': "
+              "[{'index': 0, 'op': 'co\\u001b]0;pwned\\u0007py', 'size': '1', 'dims': [1, 1, 1], "
+              "'device': 'cpu', 'device_kind': 'cpu', 'arch': 'generic', 'variant': 'default', "
+              "'backend': 'cpu', 'source': 'builtin', 'workspace_bytes': 0, 'status': 'ok', "
+              "'timer': 'host', 'launches_per_sample': 1, 'stop_reason': '', 'stats': {'count': 3, "
+              "'min': 1e-3, 'max': 1e-3, 'mean': 1e-3, 'median': 1e-3, 'p90': 1e-3, 'stddev': 0, "
+              "'rel_noise': 0}, 'samples': [1e-3, 1e-3, 1e-3], 'bytes': 0, 'flops': 0, 'gbps': 0, "
+              "'gflops': 0, 'peak_bandwidth_gbs': 0, 'bandwidth_fraction': 0, 'peak_gflops': 0, "
+              "'flops_fraction': 0, 'parity': {'verdict': 'NOT_CHECKED'}, 'warnings': []}]}");
         QVERIFY(writeFile(dir.filePath("a.json"), report));
         const Run r = cli({"compare", dir.filePath("a.json"), "-"}, {}, report);
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(!r.out.contains('\x1b') && !r.out.contains('\x07'), r.out.constData());
         QVERIFY2(r.out.contains("\\x1b]0;pwned\\x07"), r.out.constData());
         for (const QString& alpha : {"nan", "2", "0", "inf"}) {
-            const Run bad = cli({"compare", dir.filePath("a.json"), dir.filePath("a.json"),
-                                 "--alpha", alpha});
+            const Run bad =
+                cli({"compare", dir.filePath("a.json"), dir.filePath("a.json"), "--alpha", alpha});
             QVERIFY2(bad.code == 2 && bad.err.contains("--alpha"), qPrintable(alpha + bad.err));
         }
         // Duplicate keys: appending "rows": [] never hides every row.
@@ -154,7 +164,8 @@ private slots:
     void controlCharactersFromManifestsAreEscaped() {
         QTemporaryDir dir;
         QVERIFY(writeFile(dir.filePath("e.plugin.json"),
-                          manifest("e", q("'description': '\\u001b[2J\\u0000x\\ncuda plugin loaded', 'tags': ['t\\u001b']"))));
+                          manifest("e", q("'description': '\\u001b[2J\\u0000x\\ncuda plugin "
+                                          "loaded', 'tags': ['t\\u001b']"))));
         QVERIFY(writeFile(dir.filePath("libe.so"), "x"));
         for (const QStringList& args :
              {QStringList{"list", "--all", "--include-unavailable"}, QStringList{"show", "e"}}) {

@@ -105,7 +105,8 @@ private slots:
             << QString::fromStdString(minimal(R"j("x": )j" + nested(100000)))
             << "nested deeper than 32 levels";
         QTest::newRow("nested 5000 deep in capabilities")
-            << QString::fromStdString(minimal(R"j("capabilities": {"vendor": )j" + nested(5000) + "}"))
+            << QString::fromStdString(
+                   minimal(R"j("capabilities": {"vendor": )j" + nested(5000) + "}"))
             << "nested deeper than";
         QTest::newRow("core version 2.0")
             << QString::fromStdString(minimal(R"j("capabilities": {"min_core_version": "2.0"})j"))
@@ -135,7 +136,8 @@ private slots:
     }
 
     void invalidUtf8IsAnErrorWithAPosition() {
-        const auto m = PluginManifest::parse(minimal("\"d\": \"" + std::string(1, char(0xff)) + "\""));
+        const auto m =
+            PluginManifest::parse(minimal("\"d\": \"" + std::string(1, char(0xff)) + "\""));
         QVERIFY(!m.is_valid());
         QVERIFY2(all_errors(m).find("line 1, column") != std::string::npos, all_errors(m).c_str());
     }
@@ -148,8 +150,8 @@ private slots:
 
     void limitsHaveClearMessages() {
         // Size: over 1 MiB, even when it is valid JSON.
-        const auto big = PluginManifest::parse(
-            minimal(std::string("\"description\": \"") + std::string(kMaxManifestBytes, 'x') + "\""));
+        const auto big = PluginManifest::parse(minimal(std::string("\"description\": \"") +
+                                                       std::string(kMaxManifestBytes, 'x') + "\""));
         QVERIFY(!big.is_valid());
         QVERIFY2(all_errors(big).find("1 MiB a manifest may have") != std::string::npos,
                  all_errors(big).c_str());
@@ -175,7 +177,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QVERIFY(write_file(dir.filePath("a.plugin.json"), minimal(R"j("x": 1e400)j", "a")));
-        QVERIFY(write_file(dir.filePath("b.plugin.json"), minimal(R"j("x": )j" + nested(100000), "b")));
+        QVERIFY(
+            write_file(dir.filePath("b.plugin.json"), minimal(R"j("x": )j" + nested(100000), "b")));
         QVERIFY(write_file(dir.filePath("c.plugin.json"), minimal({}, "c")));
         QVERIFY(write_file(dir.filePath("libm-plugin.so"), "not really"));
         const auto providers =
@@ -198,8 +201,10 @@ private slots:
         QTest::addColumn<QString>("what");
         QTest::newRow("duplicate nested") << R"j({"a": {"b": 1, "b": 2}})j"
                                           << "line 1, column 18: duplicate key 'b'";
-        QTest::newRow("overflow") << "[1, 1e400]" << "line 1, column";
-        QTest::newRow("syntax") << "{\n  \"a\": x}" << "line 2, column 8";
+        QTest::newRow("overflow") << "[1, 1e400]"
+                                  << "line 1, column";
+        QTest::newRow("syntax") << "{\n  \"a\": x}"
+                                << "line 2, column 8";
         QTest::newRow("deep") << QString::fromStdString(nested(65)) << "nested deeper than 64";
     }
     void strictParserErrors() {
@@ -258,8 +263,9 @@ private slots:
         QVERIFY(write_file(dir2.filePath("z.plugin.json"), minimal({}, "z")));
         QCOMPARE(::symlink("/dev/zero", dir2.filePath("libm-plugin.so").toLocal8Bit().constData()),
                  0);
-        const auto z =
-            PluginSearchPath::from_dirs({dir2.path().toStdString()}).discover(nullptr)[0]->describe();
+        const auto z = PluginSearchPath::from_dirs({dir2.path().toStdString()})
+                           .discover(nullptr)[0]
+                           ->describe();
         QVERIFY2(z.error.find("character device") != std::string::npos, z.error.c_str());
         QVERIFY2(z.error.find("chmod") == std::string::npos, z.error.c_str());
     }
@@ -329,8 +335,8 @@ private slots:
         // A planted file under a predictable temporary name is never followed or used.
         QVERIFY(write_file(dir.filePath("new.json.tmp." + QString::number(::getpid())), "x"));
         report.save(dir.filePath("new.json").toStdString());
-        QCOMPARE(QString::fromStdString(read_all(dir.filePath("new.json.tmp." +
-                                                             QString::number(::getpid())))),
+        QCOMPARE(QString::fromStdString(
+                     read_all(dir.filePath("new.json.tmp." + QString::number(::getpid())))),
                  QStringLiteral("x"));
     }
 
@@ -363,7 +369,8 @@ private slots:
     void zeroTimeBaselineIsNeverFaster() {
         const std::vector<double> zeros(30, 0.0);
         const std::vector<double> some(30, 1e-3);
-        const auto c = Comparison::of(report_of({row("copy", zeros)}), report_of({row("copy", some)}));
+        const auto c =
+            Comparison::of(report_of({row("copy", zeros)}), report_of({row("copy", some)}));
         QCOMPARE(c.pairs().size(), std::size_t(1));
         QCOMPARE(c.pairs()[0].result.verdict, std::string("UNCERTAIN"));
         QVERIFY(!std::isfinite(c.pairs()[0].result.ratio));

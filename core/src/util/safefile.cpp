@@ -57,8 +57,8 @@ InputFile::InputFile(const std::string& path, Accept accept, int dir_fd) : m_nam
         ::close(m_fd);
         throw Error(path + ": cannot read: " + errno_text(e));
     }
-    const bool ok = S_ISREG(m_st.st_mode) ||
-                    (accept == Accept::RegularFileOrPipe && S_ISFIFO(m_st.st_mode));
+    const bool ok =
+        S_ISREG(m_st.st_mode) || (accept == Accept::RegularFileOrPipe && S_ISFIFO(m_st.st_mode));
     if (!ok) {
         ::close(m_fd);
         m_fd = -1;
@@ -211,8 +211,7 @@ void replace_atomically(const std::string& path, const std::string& content,
         if (old && ::geteuid() == 0)
             (void)::fchown(fd, old->st_uid, old->st_gid); // root keeps the owner too
         if (::fchmod(fd, mode) != 0)
-            throw Error(path + ": cannot set the mode of the temporary file: " +
-                        errno_text(errno));
+            throw Error(path + ": cannot set the mode of the temporary file: " + errno_text(errno));
         write_all(fd, content, path);
         if (::fsync(fd) != 0)
             throw Error(path + ": write failed (fsync): " + errno_text(errno));
