@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -220,6 +221,11 @@ int run_worker(const std::string& settings_text, std::int64_t start,
 }
 
 int run_compare(const std::string& a_path, const std::string& b_path, bool as_json, double alpha) {
+    if (!std::isfinite(alpha) || alpha <= 0 || alpha >= 1)
+        throw std::invalid_argument("--alpha must be a number between 0 and 1 (exclusive), got " +
+                                    std::to_string(alpha));
+    if (a_path == "-" && b_path == "-")
+        throw std::invalid_argument("only one of A and B can be '-' (the standard input)");
     const auto a = Report::load(a_path);
     const auto b = Report::load(b_path);
     CompareOptions options;

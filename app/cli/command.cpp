@@ -6,11 +6,93 @@
 #include <algorithm>
 #include <iostream>
 #include <stdexcept>
+#include <streambuf>
+#include <string_view>
 
 namespace switchyard::cli {
 
+std::string escape_control(std::string_view text, bool keep_newlines) {
+    static const char* const hex = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f) {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else if (c == 0xc2 && i + 1 < text.size() &&
+                   static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                   static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+            // C1 controls (U+0080..U+009F) steer terminals too.
+            const auto c1 = static_cast<unsigned char>(text[++i]);
+            out += "\\u00";
+            out += hex[c1 >> 4];
+            out += hex[c1 & 15];
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// Everything a subcommand prints goes through escape_control(): text from manifests and
+// reports never reaches the terminal raw. JSON output is unchanged (it has no raw control
+// characters but its newlines). A C1 lead byte is held until the next byte is known.
+class EscapingBuffer : public std::streambuf {
+public:
+    explicit EscapingBuffer(std::ostream& stream) : m_stream(stream), m_target(stream.rdbuf()) {
+        m_stream.rdbuf(this);
+    }
+    ~EscapingBuffer() override {
+        flush_pending();
+        m_stream.rdbuf(m_target);
+    }
+    EscapingBuffer(const EscapingBuffer&) = delete;
+    EscapingBuffer& operator=(const EscapingBuffer&) = delete;
+
+protected:
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof()))
+            return traits_type::not_eof(c);
+        const char ch = traits_type::to_char_type(c);
+        return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        std::string text = m_pending + std::string(s, std::size_t(n));
+        m_pending.clear();
+        if (!text.empty() && static_cast<unsigned char>(text.back()) == 0xc2) {
+            m_pending = "\xc2";
+            text.pop_back();
+        }
+        const auto out = escape_control(text, true);
+        m_target->sputn(out.data(), std::streamsize(out.size()));
+        return n;
+    }
+    int sync() override {
+        flush_pending();
+        return m_target->pubsync();
+    }
+
+private:
+    void flush_pending() {
+        if (!m_pending.empty())
+            m_target->sputn(m_pending.data(), std::streamsize(m_pending.size()));
+        m_pending.clear();
+    }
+
+    std::ostream& m_stream;
+    std::streambuf* m_target;
+    std::string m_pending;
+};
+
+} // namespace
+
 void set_action(CLI::App* command, Context& context, std::function<int()> fn) {
     command->callback([&context, fn = std::move(fn)]() {
+        const EscapingBuffer escaping(std::cout);
         try {
             context.exit_code = fn();
         } catch (const InvalidBackend& e) {
@@ -28,13 +110,21 @@ void set_action(CLI::App* command, Context& context, std::function<int()> fn) {
 
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows) {
+    // Every cell on one line, its control characters (newlines included) visible.
+    std::vector<std::vector<std::string>> escaped;
+    escaped.reserve(rows.size());
+    for (const auto& r : rows) {
+        auto& e = escaped.emplace_back();
+        for (const auto& cell : r)
+            e.push_back(escape_control(cell));
+    }
     std::vector<std::size_t> width(header.size(), 0);
     auto measure = [&](const std::vector<std::string>& row) {
         for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
             width[i] = std::max(width[i], row[i].size());
     };
     measure(header);
-    for (const auto& r : rows)
+    for (const auto& r : escaped)
         measure(r);
     std::string out;
     auto emit = [&](const std::vector<std::string>& row) {
@@ -49,7 +139,7 @@ std::string format_table(const std::vector<std::string>& header,
         out += line + "\n";
     };
     emit(header);
-    for (const auto& r : rows)
+    for (const auto& r : escaped)
         emit(r);
     return out;
 }

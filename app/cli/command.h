@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard::cli {
@@ -17,7 +18,12 @@ struct Context {
     int exit_code = Ok;
 };
 
-/// Runs `fn` as the subcommand's action, mapping errors to exit codes and messages on
+/// `text` with control characters made visible ("\x1b", "\u0085"): C0 controls (but
+/// newline and tab when `keep_newlines`), DEL and the C1 controls.
+std::string escape_control(std::string_view text, bool keep_newlines = false);
+
+/// Runs `fn` as the subcommand's action; everything it prints to stdout passes through
+/// escape_control(text, true), mapping errors to exit codes and messages on
 /// stderr: unknown names and bad arguments -> 2 (with suggestions), anything else -> 1.
 void set_action(CLI::App* command, Context& context, std::function<int()> fn);
 

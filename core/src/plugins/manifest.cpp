@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/plugins/manifest.h>
+#include <switchyard/sdk/version.h>
 
 #include "util/jsonread.h"
+#include "util/safefile.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <set>
 
 #include <fcntl.h>
@@ -51,6 +54,19 @@ public:
                                                 const std::string& path) {
         return m_check.optional_string(o, key, path, "a version string or null");
     }
+    // A core version bound: null/absent, or MAJOR.MINOR.PATCH (a suffix such as "rc1" may
+    // follow) whose numbers fit; anything else is an invalid key.
+    std::optional<std::string> core_version(const json& o, const char* key,
+                                            const std::string& path) {
+        auto v = optional_version(o, key, path);
+        if (v && !parse_version(*v)) {
+            invalid(path, "'" + *v +
+                              "' is not a version MAJOR.MINOR.PATCH (three numbers, each at most " +
+                              std::to_string(std::numeric_limits<long long>::max()) + ")");
+            return std::nullopt;
+        }
+        return v;
+    }
     const json* array_of_objects(const json& o, const char* key, const std::string& path) {
         return m_check.member(o, key, path, Kind::ArrayOfObjects, false);
     }
@@ -89,9 +105,9 @@ void read_capabilities(Reader& r, const json& caps, PluginManifest& m) {
             m.capabilities.contract_version = int(contract);
     }
     m.capabilities.min_core_version =
-        r.optional_version(caps, k::kMinCoreVersion, p + "." + k::kMinCoreVersion);
+        r.core_version(caps, k::kMinCoreVersion, p + "." + k::kMinCoreVersion);
     m.capabilities.max_core_version =
-        r.optional_version(caps, k::kMaxCoreVersion, p + "." + k::kMaxCoreVersion);
+        r.core_version(caps, k::kMaxCoreVersion, p + "." + k::kMaxCoreVersion);
     const std::string deps_path = p + "." + k::kOptionalDeps;
     if (const json* deps = r.array_of_objects(caps, k::kOptionalDeps, deps_path)) {
         for (std::size_t i = 0; i < deps->size(); ++i) {
@@ -109,6 +125,8 @@ void read_capabilities(Reader& r, const json& caps, PluginManifest& m) {
             r.string(d, k::kDepHint, at + "." + k::kDepHint, dep.hint, false);
             if (has_name && dep.name.empty())
                 r.invalid(at + "." + k::kDepName, "must not be empty");
+            else if (has_name && dep.name.find('\0') != std::string::npos)
+                r.invalid(at + "." + k::kDepName, "contains a NUL character");
             if (has_kind) {
                 if (auto parsed = dependency_kind_from_string(kind))
                     dep.kind = *parsed;
@@ -167,18 +185,23 @@ void read_cells(Reader& r, const json& root, const char* key,
 
 } // namespace
 
-PluginManifest PluginManifest::parse(std::string_view text) {
+namespace {
+
+PluginManifest parse_manifest(std::string_view text) {
     PluginManifest m;
+    if (text.size() > kMaxManifestBytes) {
+        m.errors.push_back(std::to_string(text.size()) + " bytes is larger than the " +
+                           safefile::size_text(kMaxManifestBytes) + " a manifest may have");
+        return m;
+    }
     json root;
     try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        // e.byte is 1-based and points just past the offending character.
-        const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
-        std::string what = e.what();
-        if (auto colon = what.rfind(": "); colon != std::string::npos)
-            what = what.substr(colon + 2);
-        m.errors.push_back("not valid JSON at " + jsonread::position_of(text, at) + ": " + what);
+        jsonread::ParseLimits limits;
+        limits.max_depth = kMaxManifestDepth;
+        limits.max_values = kMaxManifestValues;
+        root = jsonread::parse(text, limits);
+    } catch (const jsonread::ParseError& e) {
+        m.errors.push_back("not valid JSON at " + e.position() + ": " + e.message());
         return m;
     }
     if (!root.is_object()) {
@@ -209,8 +232,10 @@ PluginManifest PluginManifest::parse(std::string_view text) {
     r.string(root, k::kVersion, k::kVersion, m.version, true);
     r.string(root, k::kDescription, k::kDescription, m.description, false);
     if (r.string(root, k::kLibrary, k::kLibrary, m.library, true)) {
-        if (m.library.empty() || m.library.find('/') != std::string::npos || m.library == "." ||
-            m.library == "..")
+        if (m.library.find('\0') != std::string::npos)
+            r.invalid(k::kLibrary, "contains a NUL character");
+        else if (m.library.empty() || m.library.find('/') != std::string::npos ||
+                 m.library == "." || m.library == "..")
             r.invalid(k::kLibrary,
                       "must be a file name in the manifest's folder, got '" + m.library + "'");
     }
@@ -223,33 +248,36 @@ PluginManifest PluginManifest::parse(std::string_view text) {
     }
     read_cells(r, root, k::kKernels, {k::kOp, k::kDevice, k::kArch}, true, m.kernels);
     read_cells(r, root, k::kComponents, {k::kKind, k::kDevice}, false, m.components);
+    if (const auto cells = m.kernels.size() + m.components.size(); cells > kMaxManifestCells)
+        r.invalid(k::kKernels, "declares " + std::to_string(cells) +
+                                   " kernels and components; a manifest may declare at most " +
+                                   std::to_string(kMaxManifestCells));
     r.finish();
     return m;
 }
 
+} // namespace
+
+PluginManifest PluginManifest::parse(std::string_view text) {
+    try {
+        return parse_manifest(text);
+    } catch (const std::exception& e) {
+        // Whatever else goes wrong makes this manifest invalid, never the discovery.
+        PluginManifest m;
+        m.errors.push_back(std::string("cannot read the manifest: ") + e.what());
+        return m;
+    }
+}
+
 PluginManifest PluginManifest::read(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    try {
+        safefile::InputFile in(path, safefile::InputFile::Accept::RegularFile);
+        return parse(in.read_all(kMaxManifestBytes, "manifest"));
+    } catch (const safefile::Error& e) {
         PluginManifest m;
-        m.errors.push_back("cannot read " + path + ": " + std::strerror(errno));
+        m.errors.push_back(e.what());
         return m;
     }
-    std::string text;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && st.st_size > 0)
-        text.reserve(std::size_t(st.st_size));
-    char buf[16384];
-    ssize_t n = 0;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        text.append(buf, std::size_t(n));
-    const int read_errno = errno;
-    ::close(fd);
-    if (n < 0) {
-        PluginManifest m;
-        m.errors.push_back("cannot read " + path + ": " + std::strerror(read_errno));
-        return m;
-    }
-    return parse(text);
 }
 
 nlohmann::json PluginManifest::to_json() const {

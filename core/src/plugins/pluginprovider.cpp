@@ -4,6 +4,7 @@
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/sdk/plugin.h>
 
+#include "util/safefile.h"
 #include "util/textutil.h"
 
 #include <cerrno>
@@ -116,6 +117,10 @@ std::optional<BackendLoadError> PluginProvider::library_file_problem() const {
             "its library " + m_manifest.library + " is missing: " + library + " (named by " +
                 m_manifest_path +
                 ") does not exist. Reinstall the plugin, or remove its manifest.");
+    if (!S_ISREG(st.st_mode))
+        return BackendLoadError(name(), BackendLoadError::Cause::LibraryUnreadable,
+                                "its library " + library + " is " + safefile::kind_of(st.st_mode) +
+                                    ", not a regular file. Reinstall the plugin.");
     if (::access(library.c_str(), R_OK) != 0)
         return BackendLoadError(name(), BackendLoadError::Cause::LibraryUnreadable,
                                 "its library " + library +
@@ -126,7 +131,9 @@ std::optional<BackendLoadError> PluginProvider::library_file_problem() const {
 
 std::optional<ElfDependencyReport> PluginProvider::inspect_library() const {
     const auto library = library_path();
-    if (library.empty() || ::access(library.c_str(), F_OK) != 0)
+    struct stat st {};
+    // Only a regular file is read: a FIFO or a device named as the library never blocks us.
+    if (library.empty() || ::stat(library.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         return std::nullopt;
     return diagnose_library(library);
 }

@@ -3,6 +3,7 @@
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 
+#include "util/safefile.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -28,6 +29,10 @@ std::string octal_mode(mode_t mode) {
 }
 
 std::string trust_problem(const struct stat& st, const std::string& path, const std::string& what) {
+    // A device, FIFO or socket is never a plugin file (and never gets chmod advice).
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return what + " " + path + " is " + safefile::kind_of(st.st_mode) +
+               ", not a regular file; only regular files are loaded";
     if (st.st_mode & S_IWOTH)
         return what + " " + path + " is writable by other users (mode " + octal_mode(st.st_mode) +
                "); run `chmod o-w " + path + "` to use it";
@@ -45,34 +50,34 @@ std::string dirname_of(const std::string& path) {
 }
 
 // Reads one manifest through an open descriptor: the trust check costs no extra stat.
+// Opened without blocking: a FIFO (or a device) named like a manifest is refused, never
+// waited on.
 std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
                                              const std::string& file,
                                              const std::string& dir_problem) {
     const std::string path = dir + "/" + file;
-    const int fd = ::openat(dir_fd, file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    auto invalid = [&](std::string why, std::string problem) {
         PluginManifest m;
-        m.errors.push_back("cannot read " + path + ": " + std::strerror(errno));
-        return std::make_shared<PluginProvider>(path, std::move(m), dir_problem);
-    }
+        m.errors.push_back(std::move(why));
+        return std::make_shared<PluginProvider>(path, std::move(m), std::move(problem));
+    };
     struct stat st {};
+    if (::fstatat(dir_fd, file.c_str(), &st, 0) == 0 && S_ISDIR(st.st_mode))
+        return nullptr; // a folder named like a manifest: not a plugin
     std::string text;
     std::string problem = dir_problem;
-    if (::fstat(fd, &st) == 0) {
-        if (!S_ISREG(st.st_mode)) {
-            ::close(fd);
-            return nullptr; // a folder named like a manifest: not a plugin
-        }
+    try {
+        safefile::InputFile in(file, safefile::InputFile::Accept::RegularFile, dir_fd);
         if (problem.empty())
-            problem = trust_problem(st, path, "manifest");
-        text.resize(std::size_t(st.st_size));
+            problem = trust_problem(in.status(), path, "manifest");
+        text = in.read_all(kMaxManifestBytes, "manifest");
+    } catch (const safefile::Error& e) {
+        // The message names the file relative to the folder; say the whole path.
+        std::string why = e.what();
+        if (why.rfind(file + ": ", 0) == 0)
+            why = why.substr(file.size() + 2);
+        return invalid(why, problem);
     }
-    std::size_t got = 0;
-    ssize_t n = 0;
-    while (got < text.size() && (n = ::read(fd, text.data() + got, text.size() - got)) > 0)
-        got += std::size_t(n);
-    text.resize(got);
-    ::close(fd);
     auto manifest = PluginManifest::parse(text);
     if (problem.empty() && manifest.is_valid()) {
         struct stat lib {};
@@ -184,7 +189,17 @@ PluginSearchPath::discover(std::vector<PluginDirectoryScan>* scans) const {
         }
         std::sort(files.begin(), files.end());
         for (const auto& file : files) {
-            if (auto provider = read_plugin(dir_fd, dir.path, file, scan.problem)) {
+            std::shared_ptr<BackendProvider> provider;
+            try {
+                provider = read_plugin(dir_fd, dir.path, file, scan.problem);
+            } catch (const std::exception& e) {
+                // One manifest never takes the others down: it is listed as invalid.
+                PluginManifest m;
+                m.errors.push_back(std::string("cannot read the manifest: ") + e.what());
+                provider = std::make_shared<PluginProvider>(dir.path + "/" + file, std::move(m),
+                                                            scan.problem);
+            }
+            if (provider) {
                 providers.push_back(std::move(provider));
                 scan.manifests.push_back(dir.path + "/" + file);
             } else {

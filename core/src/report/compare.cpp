@@ -2,7 +2,9 @@
 #include <switchyard/profiling/stats.h>
 #include <switchyard/report/compare.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -17,7 +19,14 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
         return c;
     }
     const double ma = SampleStats::from(a).median, mb = SampleStats::from(b).median;
-    c.ratio = ma > 0 ? mb / ma : 0;
+    if (!(ma > 0)) {
+        // A zero-time baseline makes any ratio meaningless: never FASTER at 0.000.
+        c.ratio = std::numeric_limits<double>::quiet_NaN();
+        c.verdict = "UNCERTAIN";
+        c.note = "the ratio is undefined: A's median time is 0";
+        return c;
+    }
+    c.ratio = mb / ma;
     if (a.size() < options.min_samples || b.size() < options.min_samples) {
         c.verdict = "UNCERTAIN";
         c.note = "too few samples for the U test (need " + std::to_string(options.min_samples) +
@@ -88,7 +97,8 @@ nlohmann::json Comparison::to_json() const {
                             {"median_b", p.b.stats.median},
                             {"samples_a", p.a.samples.size()},
                             {"samples_b", p.b.samples.size()},
-                            {"ratio", p.result.ratio},
+                            {"ratio", std::isfinite(p.result.ratio) ? nlohmann::json(p.result.ratio)
+                                                                    : nlohmann::json()},
                             {"p_value", p.result.p_value},
                             {"verdict", p.result.verdict},
                             {"parity_a", p.a.parity.verdict()},
@@ -116,23 +126,37 @@ nlohmann::json Comparison::to_json() const {
             {"only_in_b", unmatched(m_only_b)}};
 }
 
+namespace {
+
+// printf-style formatting into a string of any length.
+template <class... Args> std::string format(const char* fmt, Args... args) {
+    const int n = std::snprintf(nullptr, 0, fmt, args...);
+    std::string out(std::size_t(n > 0 ? n : 0), '\0');
+    std::snprintf(out.data(), out.size() + 1, fmt, args...);
+    return out;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+} // namespace
+
 std::string Comparison::to_text() const {
     std::ostringstream os;
-    char line[512];
-    std::snprintf(line, sizeof line, "%-16s %-14s %-8s %-10s %-20s %12s %12s %8s %8s  %s\n", "op",
-                  "size", "device", "backend", "arch/variant", "A median", "B median", "B/A", "p",
-                  "verdict");
-    os << line;
+    // Columns are padded, never cut: a long op name widens its row instead.
+    os << pad("op", 16) << ' ' << pad("size", 14) << ' ' << pad("device", 8) << ' '
+       << pad("backend", 10) << ' ' << pad("arch/variant", 20) << ' '
+       << format("%12s %12s %8s %8s  %s\n", "A median", "B median", "B/A", "p", "verdict");
     for (const auto& p : m_pairs) {
         const auto av = p.a.spec.arch + "/" + p.a.spec.variant;
-        std::snprintf(line, sizeof line,
-                      "%-16s %-14s %-8s %-10s %-20s %10.3fus %10.3fus %8.3f %8.4f  %s%s%s\n",
-                      p.a.spec.op.c_str(), p.a.spec.size.c_str(), p.a.spec.device.c_str(),
-                      p.a.spec.backend.c_str(), av.c_str(), p.a.stats.median * 1e6,
-                      p.b.stats.median * 1e6, p.result.ratio, p.result.p_value,
-                      p.result.verdict.c_str(), p.result.note.empty() ? "" : " - ",
-                      p.result.note.c_str());
-        os << line;
+        const std::string ratio =
+            std::isfinite(p.result.ratio) ? format("%8.3f", p.result.ratio) : format("%8s", "n/a");
+        os << pad(p.a.spec.op, 16) << ' ' << pad(p.a.spec.size, 14) << ' '
+           << pad(p.a.spec.device, 8) << ' ' << pad(p.a.spec.backend, 10) << ' ' << pad(av, 20)
+           << ' ' << format("%10.3fus %10.3fus ", p.a.stats.median * 1e6, p.b.stats.median * 1e6)
+           << ratio << format(" %8.4f  ", p.result.p_value) << p.result.verdict
+           << (p.result.note.empty() ? "" : " - ") << p.result.note << "\n";
     }
     auto list = [&](const char* title, const std::vector<ProfileRow>& rows) {
         if (rows.empty())

@@ -2,11 +2,9 @@
 #include <switchyard/report/report.h>
 
 #include "util/jsonread.h"
+#include "util/safefile.h"
 
-#include <cstdio>
-#include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace switchyard {
 
@@ -67,36 +65,6 @@ Report Report::from_json(const nlohmann::json& j) {
     return r;
 }
 
-namespace {
-
-// Maximum nesting of arrays/objects, outside strings. Stops counting past `limit`.
-int nesting_depth(std::string_view text, int limit) {
-    int depth = 0, max_depth = 0;
-    bool in_string = false, escape = false;
-    for (char c : text) {
-        if (in_string) {
-            if (escape)
-                escape = false;
-            else if (c == '\\')
-                escape = true;
-            else if (c == '"')
-                in_string = false;
-            continue;
-        }
-        if (c == '"')
-            in_string = true;
-        else if (c == '[' || c == '{') {
-            max_depth = std::max(max_depth, ++depth);
-            if (max_depth > limit)
-                return max_depth;
-        } else if (c == ']' || c == '}')
-            --depth;
-    }
-    return max_depth;
-}
-
-} // namespace
-
 Report Report::parse(std::string_view text, const std::string& origin) {
     if (text.size() > kMaxBytes)
         throw ReportError(origin + ": " + std::to_string(text.size()) +
@@ -104,18 +72,16 @@ Report Report::parse(std::string_view text, const std::string& origin) {
                           " MiB a report may have");
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
         throw ReportError(origin + ": empty file, not a report");
-    if (nesting_depth(text, kMaxDepth) > kMaxDepth)
-        throw ReportError(origin + ": nested deeper than " + std::to_string(kMaxDepth) +
-                          " levels, not a report");
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is where the parser stopped; at the end it means a truncated file.
-        const bool truncated = e.byte >= text.size();
-        throw ReportError(origin + ": " +
-                          (truncated ? "truncated JSON (the file ends early)" : "malformed JSON") +
-                          " at byte " + std::to_string(e.byte) + ": " + e.what());
+        jsonread::ParseLimits limits;
+        limits.max_depth = kMaxDepth;
+        j = jsonread::parse(text, limits);
+    } catch (const jsonread::ParseError& e) {
+        throw ReportError(
+            origin + ": " +
+            (e.truncated() ? "truncated JSON (the file ends early)" : "malformed JSON") +
+            " at byte " + std::to_string(e.byte()) + " (" + e.position() + "): " + e.message());
     } catch (const std::exception& e) {
         throw ReportError(origin + ": cannot parse: " + e.what());
     }
@@ -127,41 +93,23 @@ Report Report::parse(std::string_view text, const std::string& origin) {
 }
 
 Report Report::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ReportError(path + ": cannot open the file");
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size < 0)
-        throw ReportError(path + ": cannot read the file");
-    if (std::size_t(size) > kMaxBytes)
-        throw ReportError(path + ": " + std::to_string(std::size_t(size)) +
-                          " bytes is larger than the " + std::to_string(kMaxBytes >> 20) +
-                          " MiB a report may have");
-    in.seekg(0);
-    std::string text(std::size_t(size), '\0');
-    in.read(text.data(), size);
-    if (!in)
-        throw ReportError(path + ": cannot read the file");
-    return parse(text, path);
+    try {
+        // "-" is the standard input; a named pipe (or /dev/stdin on a pipe) is read to its
+        // end; a folder, a device or a socket is refused without reading it.
+        auto in = path == "-"
+                      ? safefile::InputFile::standard_input()
+                      : safefile::InputFile(path, safefile::InputFile::Accept::RegularFileOrPipe);
+        return parse(in.read_all(kMaxBytes, "report"), path == "-" ? "standard input" : path);
+    } catch (const safefile::Error& e) {
+        throw ReportError(e.what());
+    }
 }
 
 void Report::save(const std::string& path) const {
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw ReportError(path + ": cannot write the file");
-        out << to_json().dump(1) << '\n';
-        out.close();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw ReportError(path + ": write failed");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw ReportError(path + ": cannot replace the file");
+    try {
+        safefile::write_file(path, to_json().dump(1) + "\n");
+    } catch (const safefile::Error& e) {
+        throw ReportError(e.what());
     }
 }
 

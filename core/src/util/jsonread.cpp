@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <unordered_set>
 
 namespace switchyard::jsonread {
 
@@ -299,6 +301,153 @@ unknown_members(const json& object, const std::string& path,
         if (std::find(known.begin(), known.end(), std::string_view(it.key())) == known.end())
             out.emplace_back(join(path, it.key()), &it.value());
     return out;
+}
+
+// --- parse ---
+
+ParseError::ParseError(std::size_t byte, std::string position, std::string message, bool truncated)
+    : std::runtime_error(position + ": " + message), m_byte(byte), m_position(std::move(position)),
+      m_message(std::move(message)), m_truncated(truncated) {}
+
+namespace {
+
+// A character iterator that publishes how far the parser has read, so errors found by the
+// SAX handler (depth, duplicates) have a position too.
+struct TrackingIterator {
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+
+    const char* p = nullptr;
+    const char** read_up_to = nullptr;
+
+    reference operator*() const { return *p; }
+    TrackingIterator& operator++() {
+        ++p;
+        if (read_up_to)
+            *read_up_to = p;
+        return *this;
+    }
+    TrackingIterator operator++(int) {
+        auto old = *this;
+        ++*this;
+        return old;
+    }
+    bool operator==(const TrackingIterator& o) const { return p == o.p; }
+    bool operator!=(const TrackingIterator& o) const { return p != o.p; }
+};
+
+// "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
+// "syntax error ...".
+std::string bare_message(const std::string& what) {
+    std::string out = what;
+    if (out.rfind("[json.exception.", 0) == 0)
+        if (auto close = out.find("] "); close != std::string::npos)
+            out = out.substr(close + 2);
+    if (out.rfind("parse error", 0) == 0)
+        if (auto colon = out.find(": "); colon != std::string::npos)
+            out = out.substr(colon + 2);
+    return out;
+}
+
+// Builds the DOM like nlohmann's own parser, refusing what the limits refuse.
+class StrictSax {
+public:
+    StrictSax(json& root, const ParseLimits& limits, std::string_view text, const char** read_up_to)
+        : m_dom(root, false), m_limits(limits), m_text(text), m_read_up_to(read_up_to) {}
+
+    bool null() { return value() && m_dom.null(); }
+    bool boolean(bool v) { return value() && m_dom.boolean(v); }
+    bool number_integer(json::number_integer_t v) { return value() && m_dom.number_integer(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return value() && m_dom.number_unsigned(v); }
+    bool number_float(json::number_float_t v, const std::string& s) {
+        return value() && m_dom.number_float(v, s);
+    }
+    bool string(std::string& v) { return value() && m_dom.string(v); }
+    bool binary(json::binary_t& v) { return value() && m_dom.binary(v); }
+    bool start_object(std::size_t n) {
+        if (!value() || !deeper())
+            return false;
+        m_keys.emplace_back();
+        return m_dom.start_object(n);
+    }
+    bool key(std::string& k) {
+        if (m_limits.reject_duplicate_keys && !m_keys.back().insert(k).second)
+            return fail("duplicate key '" + k + "'");
+        return m_dom.key(k);
+    }
+    bool end_object() {
+        --m_depth;
+        m_keys.pop_back();
+        return m_dom.end_object();
+    }
+    bool start_array(std::size_t n) { return value() && deeper() && m_dom.start_array(n); }
+    bool end_array() {
+        --m_depth;
+        return m_dom.end_array();
+    }
+    bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
+        // `byte` is 1-based and points just past the offending character.
+        const std::size_t at = byte > 0 ? byte - 1 : 0;
+        m_error.emplace(at, position_of(m_text, at), bare_message(e.what()),
+                        byte >= m_text.size() && e.id == 101);
+        return false;
+    }
+
+    std::optional<ParseError>& error() { return m_error; }
+
+private:
+    bool value() {
+        if (++m_values > m_limits.max_values)
+            return fail("more than " + std::to_string(m_limits.max_values) + " values");
+        return true;
+    }
+    bool deeper() {
+        if (++m_depth > m_limits.max_depth)
+            return fail("nested deeper than " + std::to_string(m_limits.max_depth) + " levels");
+        return true;
+    }
+    bool fail(const std::string& message) {
+        const std::size_t read = std::size_t(*m_read_up_to - m_text.data());
+        const std::size_t at = read > 0 ? read - 1 : 0;
+        m_error.emplace(at, position_of(m_text, at), message, false);
+        return false;
+    }
+
+    nlohmann::detail::json_sax_dom_parser<json> m_dom;
+    const ParseLimits& m_limits;
+    std::string_view m_text;
+    const char** m_read_up_to;
+    std::size_t m_depth = 0;
+    std::size_t m_values = 0;
+    std::vector<std::unordered_set<std::string>> m_keys;
+    std::optional<ParseError> m_error;
+};
+
+} // namespace
+
+json parse(std::string_view text, const ParseLimits& limits) {
+    json root;
+    const char* read_up_to = text.data();
+    StrictSax sax(root, limits, text, &read_up_to);
+    const TrackingIterator first{text.data(), &read_up_to};
+    const TrackingIterator last{text.data() + text.size(), nullptr};
+    bool ok = false;
+    try {
+        ok = json::sax_parse(first, last, &sax);
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        const std::size_t read = std::size_t(read_up_to - text.data());
+        throw ParseError(read, position_of(text, read), bare_message(e.what()), false);
+    }
+    if (auto& e = sax.error())
+        throw *e;
+    if (!ok)
+        throw ParseError(0, position_of(text, 0), "not a JSON document", false);
+    return root;
 }
 
 } // namespace switchyard::jsonread

@@ -26,6 +26,36 @@ namespace switchyard::jsonread {
 
 using json = nlohmann::json;
 
+/// What a document may hold before parse() refuses it (files written by other people).
+struct ParseLimits {
+    std::size_t max_depth = 64;               // nested arrays/objects
+    std::size_t max_values = std::size_t(-1); // scalars, arrays and objects together
+    bool reject_duplicate_keys = true;        // {"a": 1, "a": 2} is an error, not last-wins
+};
+
+/// A document that cannot be parsed. what() is "line L, column C: message"; message()
+/// alone is e.g. "number overflow parsing '1e400'" or "duplicate key 'rows'".
+class ParseError : public std::runtime_error {
+public:
+    ParseError(std::size_t byte, std::string position, std::string message, bool truncated);
+    std::size_t byte() const noexcept { return m_byte; }
+    const std::string& position() const noexcept { return m_position; }
+    const std::string& message() const noexcept { return m_message; }
+    /// The text ended before the document did.
+    bool truncated() const noexcept { return m_truncated; }
+
+private:
+    std::size_t m_byte;
+    std::string m_position;
+    std::string m_message;
+    bool m_truncated;
+};
+
+/// The one way the core parses JSON that others wrote: never recurses deeper than
+/// `limits.max_depth`, refuses duplicate keys, and turns everything the parser throws
+/// (syntax, number overflow, invalid UTF-8) into ParseError with a line and column.
+json parse(std::string_view text, const ParseLimits& limits = {});
+
 /// "string", "integer", "object", ...: how a JSON value's type reads in a message.
 std::string type_name(const json& value);
 /// "line 3, column 7": 1-based position of `byte` in `text`.

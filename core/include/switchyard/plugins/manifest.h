@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,12 @@ inline constexpr const char* kKind = "kind";
 
 /// The manifest schema revision this core reads.
 inline constexpr int kManifestSchema = 1;
+/// Limits on what one manifest may hold; a manifest over any of them is Invalid, with a
+/// message naming the limit (and never takes discovery of the others down).
+inline constexpr std::size_t kMaxManifestBytes = std::size_t(1) << 20;
+inline constexpr std::size_t kMaxManifestDepth = 32;      // nested arrays/objects
+inline constexpr std::size_t kMaxManifestValues = 100000; // JSON values of any kind
+inline constexpr std::size_t kMaxManifestCells = 10000;   // kernels + components
 /// What a manifest's file name ends with.
 inline constexpr std::string_view kManifestSuffix = ".plugin.json";
 
@@ -66,7 +73,8 @@ struct PluginManifest {
 
     bool is_valid() const noexcept { return errors.empty(); }
 
-    /// Parses manifest text; never throws (problems go to `errors`).
+    /// Parses manifest text; never throws (problems go to `errors`, JSON errors with their
+    /// line and column; over a limit above: the limit).
     static PluginManifest parse(std::string_view text);
     /// Reads and parses a manifest file; an unreadable file is an error too.
     static PluginManifest read(const std::string& path);

@@ -45,9 +45,14 @@ struct Report {
     /// Parses report text; never crashes on malformed, truncated or hostile input
     /// (too big, too deep, wrong types): throws ReportError instead.
     static Report parse(std::string_view text, const std::string& origin = "report");
-    /// Reads a file; ReportError when it cannot be opened or parsed.
+    /// Reads a file ("-": the standard input; a pipe is read to its end); ReportError when
+    /// it cannot be opened or parsed, or is not a regular file or a pipe (a folder, a device).
     static Report load(const std::string& path);
-    /// Writes atomically (temporary file + rename); ReportError on failure.
+    /// Writes without ever destroying anything (util/safefile.h): a regular file is
+    /// replaced atomically, keeping its mode (temporary file created exclusively, fsync,
+    /// rename); a symlink to a regular file has its target replaced and stays a link; a
+    /// FIFO, a terminal, /dev/null or a standard stream is written through; anything else
+    /// is refused. ReportError on failure, the previous file intact.
     void save(const std::string& path) const;
 
     /// Rows as CSV (one line per row, header first).

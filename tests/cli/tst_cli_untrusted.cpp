@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// switchyard-cli against files other people wrote (issue 12): bad manifests, special
+// files, report targets that must not be replaced, control characters, bad options.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+// Runs the CLI with a plugin path; -1 when it did not finish within `timeout_ms`.
+Run cli(const QStringList& args, const QString& pluginPath = {}, const QByteArray& input = {},
+        int timeout_ms = 60000) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("SWITCHYARD_PLUGIN_PATH", pluginPath);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
+    if (!input.isNull()) {
+        p.write(input);
+        p.closeWriteChannel();
+    }
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+// JSON written with single quotes (readable in C++ source), as real JSON.
+QByteArray q(const char* text) {
+    return QByteArray(text).replace('\'', '"');
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+QByteArray manifest(const QByteArray& name, const QByteArray& extra = {}) {
+    return "{\"schema\": 1, \"name\": \"" + name +
+           "\", \"version\": \"1.0.0\", \"library\": \"lib" + name + ".so\"" +
+           (extra.isEmpty() ? QByteArray() : ", " + extra) + "}";
+}
+
+QJsonObject byName(const QByteArray& listJson, const QString& name) {
+    for (const auto& v : QJsonDocument::fromJson(listJson).object()["backends"].toArray())
+        if (v.toObject()["name"].toString() == name)
+            return v.toObject();
+    return {};
+}
+
+} // namespace
+
+class TestCliUntrusted : public QObject {
+    Q_OBJECT
+private slots:
+    // One manifest with 1e400 or nested 100,000 deep: listed as invalid with file, line and
+    // column; every other plugin and the built-in cpu are still listed.
+    void oneBadManifestNeverHidesTheOthers() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(writeFile(dir.filePath("a.plugin.json"), manifest("a", "\"x\": 1e400")));
+        QVERIFY(writeFile(
+            dir.filePath("b.plugin.json"),
+            manifest("b", "\"x\": " + QByteArray(100000, '[') + QByteArray(100000, ']'))));
+        QVERIFY(writeFile(dir.filePath("c.plugin.json"), manifest("c")));
+        QVERIFY(writeFile(dir.filePath("libc.so"), "not an ELF file"));
+        for (const QString& command : {"list", "matrix", "doctor"}) {
+            QStringList args{command, "--json"};
+            if (command == "list")
+                args << "--all"
+                     << "--include-unavailable";
+            const Run r = cli(args, dir.path());
+            QVERIFY2(r.code == 0 || (command == "doctor" && r.code == 1),
+                     qPrintable(command + ": " + r.err));
+            QVERIFY2(!r.err.contains("json.exception"), r.err.constData());
+        }
+        const Run r = cli({"list", "--json", "--all", "--include-unavailable"}, dir.path());
+        QCOMPARE(r.code, 0);
+        QCOMPARE(byName(r.out, "cpu")["state"].toString(), QStringLiteral("loaded"));
+        const auto a = byName(r.out, "a");
+        QCOMPARE(a["state"].toString(), QStringLiteral("invalid"));
+        QVERIFY2(a["error"].toString().contains("a.plugin.json") &&
+                     a["error"].toString().contains("line 1, column") &&
+                     a["error"].toString().contains("number overflow"),
+                 qPrintable(a["error"].toString()));
+        QVERIFY2(byName(r.out, "b")["error"].toString().contains("nested deeper"),
+                 qPrintable(byName(r.out, "b")["error"].toString()));
+        QCOMPARE(byName(r.out, "c")["name"].toString(), QStringLiteral("c"));
+        // show of the invalid one explains it, and show --json stays small.
+        const Run show = cli({"show", "b", "--json"}, dir.path());
+        QVERIFY(show.out.size() < 100000);
+    }
+
+    void fifoManifestDoesNotHangList() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QCOMPARE(::mkfifo(dir.filePath("x.plugin.json").toLocal8Bit().constData(), 0600), 0);
+        const Run r =
+            cli({"list", "--json", "--all", "--include-unavailable"}, dir.path(), {}, 20000);
+        QCOMPARE(r.code, 0);
+        QVERIFY2(byName(r.out, "x")["error"].toString().contains("not a regular file"),
+                 r.out.constData());
+        QCOMPARE(byName(r.out, "cpu")["state"].toString(), QStringLiteral("loaded"));
+    }
+
+    void compareSaysWhatAnInputIs() {
+        QTemporaryDir dir;
+        const Run folder = cli({"compare", dir.path(), dir.path()});
+        QCOMPARE(folder.code, 1);
+        QVERIFY2(folder.err.contains("is a folder"), folder.err.constData());
+        const Run zero = cli({"compare", "/dev/zero", "/dev/zero"});
+        QVERIFY2(zero.err.contains("not a regular file"), zero.err.constData());
+    }
+
+    void compareReadsStandardInputAndEscapesNames() {
+        QTemporaryDir dir;
+        const QByteArray report =
+            q("{'format': 'switchyard.report', 'format_version': 2, 'context': {}, 'rows': "
+              "[{'index': 0, 'op': 'co\\u001b]0;pwned\\u0007py', 'size': '1', 'dims': [1, 1, 1], "
+              "'device': 'cpu', 'device_kind': 'cpu', 'arch': 'generic', 'variant': 'default', "
+              "'backend': 'cpu', 'source': 'builtin', 'workspace_bytes': 0, 'status': 'ok', "
+              "'timer': 'host', 'launches_per_sample': 1, 'stop_reason': '', 'stats': {'count': 3, "
+              "'min': 1e-3, 'max': 1e-3, 'mean': 1e-3, 'median': 1e-3, 'p90': 1e-3, 'stddev': 0, "
+              "'rel_noise': 0}, 'samples': [1e-3, 1e-3, 1e-3], 'bytes': 0, 'flops': 0, 'gbps': 0, "
+              "'gflops': 0, 'peak_bandwidth_gbs': 0, 'bandwidth_fraction': 0, 'peak_gflops': 0, "
+              "'flops_fraction': 0, 'parity': {'verdict': 'NOT_CHECKED'}, 'warnings': []}]}");
+        QVERIFY(writeFile(dir.filePath("a.json"), report));
+        const Run r = cli({"compare", dir.filePath("a.json"), "-"}, {}, report);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(!r.out.contains('\x1b') && !r.out.contains('\x07'), r.out.constData());
+        QVERIFY2(r.out.contains("\\x1b]0;pwned\\x07"), r.out.constData());
+        for (const QString& alpha : {"nan", "2", "0", "inf"}) {
+            const Run bad =
+                cli({"compare", dir.filePath("a.json"), dir.filePath("a.json"), "--alpha", alpha});
+            QVERIFY2(bad.code == 2 && bad.err.contains("--alpha"), qPrintable(alpha + bad.err));
+        }
+        // Duplicate keys: appending "rows": [] never hides every row.
+        QByteArray dup = report;
+        dup.insert(dup.size() - 1, ", \"rows\": []");
+        QVERIFY(writeFile(dir.filePath("dup.json"), dup));
+        const Run d = cli({"compare", dir.filePath("a.json"), dir.filePath("dup.json")});
+        QCOMPARE(d.code, 1);
+        QVERIFY2(d.err.contains("duplicate key 'rows'"), d.err.constData());
+    }
+
+    void controlCharactersFromManifestsAreEscaped() {
+        QTemporaryDir dir;
+        QVERIFY(writeFile(dir.filePath("e.plugin.json"),
+                          manifest("e", q("'description': '\\u001b[2J\\u0000x\\ncuda plugin "
+                                          "loaded', 'tags': ['t\\u001b']"))));
+        QVERIFY(writeFile(dir.filePath("libe.so"), "x"));
+        for (const QStringList& args :
+             {QStringList{"list", "--all", "--include-unavailable"}, QStringList{"show", "e"}}) {
+            const Run r = cli(args, dir.path());
+            QVERIFY2(!r.out.contains('\x1b') && !r.out.contains('\0'), r.out.constData());
+            QVERIFY2(r.out.contains("\\x1b"), r.out.constData());
+        }
+        const Run list = cli({"list", "--all", "--include-unavailable"}, dir.path());
+        QVERIFY2(!list.out.contains("\ncuda plugin loaded"), list.out.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliUntrusted)
+#include "tst_cli_untrusted.moc"

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+// Files other people wrote (issue 12): one bad manifest never hides the others, nothing
+// hangs on a special file, writing a report never destroys anything.
+#include <switchyard/plugins/manifest.h>
+#include <switchyard/plugins/pluginprovider.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/report/compare.h>
+#include <switchyard/report/report.h>
+
+#include "util/jsonread.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace switchyard;
+
+namespace {
+
+// The minimal valid manifest, with `extra` spliced in before the closing brace.
+std::string minimal(const std::string& extra = {}, const std::string& name = "m") {
+    return R"j({"schema": 1, "name": ")j" + name +
+           R"j(", "version": "0.1", "library": "libm-plugin.so")j" +
+           (extra.empty() ? std::string() : ", " + extra) + "}";
+}
+
+std::string nested(std::size_t depth) {
+    return std::string(depth, '[') + std::string(depth, ']');
+}
+
+bool write_file(const QString& path, const std::string& text) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    return f.write(text.data(), qint64(text.size())) == qint64(text.size());
+}
+
+std::string read_all(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll().toStdString();
+}
+
+ProfileRow row(const std::string& op, std::vector<double> samples) {
+    ProfileRow r;
+    r.spec.op = op;
+    r.spec.size = "1024";
+    r.spec.device = "cpu";
+    r.spec.arch = "generic";
+    r.spec.variant = "default";
+    r.spec.backend = "cpu";
+    r.status = *row_status_from_string("ok");
+    r.samples = std::move(samples);
+    r.stats = SampleStats::from(r.samples);
+    return r;
+}
+
+Report report_of(std::vector<ProfileRow> rows) {
+    Report r;
+    r.rows = std::move(rows);
+    return r;
+}
+
+// Loads `path` as a report; the error message, or "" when it loaded.
+std::string load_error(const std::string& path) {
+    try {
+        (void)Report::load(path);
+        return {};
+    } catch (const ReportError& e) {
+        return e.what();
+    }
+}
+
+std::string all_errors(const PluginManifest& m) {
+    std::string out;
+    for (const auto& e : m.errors)
+        out += e + "\n";
+    return out;
+}
+
+} // namespace
+
+class TestUntrusted : public QObject {
+    Q_OBJECT
+private slots:
+    // --- One bad manifest never hides the others ---
+
+    void badManifestIsInvalidNotFatal_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("errorContains");
+        QTest::newRow("number overflow 1e400")
+            << QString::fromStdString(minimal(R"j("x": 1e400)j")) << "line 1, column";
+        QTest::newRow("number overflow 1e999 in a kernel")
+            << QString::fromStdString(minimal(R"j("kernels": [{"op": "gemm", "w": 1e999}])j"))
+            << "number overflow";
+        QTest::newRow("nested 100000 deep")
+            << QString::fromStdString(minimal(R"j("x": )j" + nested(100000)))
+            << "nested deeper than 32 levels";
+        QTest::newRow("nested 5000 deep in capabilities")
+            << QString::fromStdString(
+                   minimal(R"j("capabilities": {"vendor": )j" + nested(5000) + "}"))
+            << "nested deeper than";
+        QTest::newRow("core version 2.0")
+            << QString::fromStdString(minimal(R"j("capabilities": {"min_core_version": "2.0"})j"))
+            << "key 'capabilities.min_core_version': '2.0' is not a version";
+        QTest::newRow("core version 2")
+            << QString::fromStdString(minimal(R"j("capabilities": {"max_core_version": "2"})j"))
+            << "key 'capabilities.max_core_version'";
+        QTest::newRow("core version overflows")
+            << QString::fromStdString(
+                   minimal(R"j("capabilities": {"min_core_version": "99999999999999999999.0.0"})j"))
+            << "key 'capabilities.min_core_version'";
+        QTest::newRow("library with NUL")
+            << QString::fromStdString(R"j({"schema": 1, "name": "m", "version": "0.1", )j"
+                                      R"j("library": "lib.so\u0000.txt"})j")
+            << "key 'library': contains a NUL character";
+        QTest::newRow("duplicate key")
+            << QString::fromStdString(minimal(R"j("name": "other")j")) << "duplicate key 'name'";
+    }
+    void badManifestIsInvalidNotFatal() {
+        QFETCH(QString, text);
+        QFETCH(QString, errorContains);
+        const std::string body = text.toStdString();
+        const auto m = PluginManifest::parse(body);
+        QVERIFY(!m.is_valid());
+        QVERIFY2(all_errors(m).find(errorContains.toStdString()) != std::string::npos,
+                 all_errors(m).c_str());
+    }
+
+    void invalidUtf8IsAnErrorWithAPosition() {
+        const auto m =
+            PluginManifest::parse(minimal("\"d\": \"" + std::string(1, char(0xff)) + "\""));
+        QVERIFY(!m.is_valid());
+        QVERIFY2(all_errors(m).find("line 1, column") != std::string::npos, all_errors(m).c_str());
+    }
+
+    void versionsWithThreeNumbersAreFine() {
+        const auto m = PluginManifest::parse(minimal(
+            R"j("capabilities": {"min_core_version": "0.1.0", "max_core_version": "9.0.0rc1"})j"));
+        QVERIFY2(m.is_valid(), all_errors(m).c_str());
+    }
+
+    void limitsHaveClearMessages() {
+        // Size: over 1 MiB, even when it is valid JSON.
+        const auto big = PluginManifest::parse(minimal(std::string("\"description\": \"") +
+                                                       std::string(kMaxManifestBytes, 'x') + "\""));
+        QVERIFY(!big.is_valid());
+        QVERIFY2(all_errors(big).find("1 MiB a manifest may have") != std::string::npos,
+                 all_errors(big).c_str());
+        // Cells: more kernels than a manifest may declare.
+        std::string cells = R"j("kernels": [)j";
+        for (std::size_t i = 0; i <= kMaxManifestCells; ++i)
+            cells += std::string(i ? "," : "") + R"j({"op":"o","device":"cpu","arch":"a"})j";
+        const auto many = PluginManifest::parse(minimal(cells + "]"));
+        QVERIFY(!many.is_valid());
+        QVERIFY2(all_errors(many).find("may declare at most 10000") != std::string::npos,
+                 all_errors(many).c_str());
+        // Values: a flat array of more values than a manifest may hold.
+        std::string values = R"j("x": [0)j";
+        for (std::size_t i = 0; i < kMaxManifestValues; ++i)
+            values += ",0";
+        const auto flat = PluginManifest::parse(minimal(values + "]"));
+        QVERIFY(!flat.is_valid());
+        QVERIFY2(all_errors(flat).find("more than 100000 values") != std::string::npos,
+                 all_errors(flat).c_str());
+    }
+
+    void discoveryGoesOnPastABadManifest() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(write_file(dir.filePath("a.plugin.json"), minimal(R"j("x": 1e400)j", "a")));
+        QVERIFY(
+            write_file(dir.filePath("b.plugin.json"), minimal(R"j("x": )j" + nested(100000), "b")));
+        QVERIFY(write_file(dir.filePath("c.plugin.json"), minimal({}, "c")));
+        QVERIFY(write_file(dir.filePath("libm-plugin.so"), "not really"));
+        const auto providers =
+            PluginSearchPath::from_dirs({dir.path().toStdString()}).discover(nullptr);
+        QCOMPARE(providers.size(), std::size_t(3));
+        const auto a = providers[0]->describe();
+        QCOMPARE(a.state, BackendState::Invalid);
+        QVERIFY2(a.error.find("a.plugin.json") != std::string::npos, a.error.c_str());
+        QVERIFY2(a.error.find("line 1, column") != std::string::npos, a.error.c_str());
+        QVERIFY2(a.error.find("number overflow") != std::string::npos, a.error.c_str());
+        const auto b = providers[1]->describe();
+        QCOMPARE(b.state, BackendState::Invalid);
+        QVERIFY2(b.error.find("nested deeper") != std::string::npos, b.error.c_str());
+        QCOMPARE(providers[2]->describe().name, std::string("c"));
+        QVERIFY(providers[2]->describe().state != BackendState::Invalid);
+    }
+
+    void strictParserErrors_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("what");
+        QTest::newRow("duplicate nested") << R"j({"a": {"b": 1, "b": 2}})j"
+                                          << "line 1, column 18: duplicate key 'b'";
+        QTest::newRow("overflow") << "[1, 1e400]"
+                                  << "line 1, column";
+        QTest::newRow("syntax") << "{\n  \"a\": x}"
+                                << "line 2, column 8";
+        QTest::newRow("deep") << QString::fromStdString(nested(65)) << "nested deeper than 64";
+    }
+    void strictParserErrors() {
+        QFETCH(QString, text);
+        QFETCH(QString, what);
+        const std::string body = text.toStdString();
+        try {
+            (void)jsonread::parse(body);
+            QFAIL("parsed");
+        } catch (const jsonread::ParseError& e) {
+            QVERIFY2(std::string(e.what()).find(what.toStdString()) != std::string::npos, e.what());
+        }
+        QVERIFY(jsonread::parse(R"j({"a": [1, {"a": 2}], "b": {"a": 3}})j").is_object());
+    }
+
+    // --- Nothing hangs on a special file ---
+
+    void fifoManifestIsRefusedNotWaitedOn() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto fifo = dir.filePath("x.plugin.json").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        QVERIFY(write_file(dir.filePath("c.plugin.json"), minimal({}, "c")));
+        const auto providers =
+            PluginSearchPath::from_dirs({dir.path().toStdString()}).discover(nullptr);
+        QCOMPARE(providers.size(), std::size_t(2));
+        const auto c = providers[0]->describe();
+        QCOMPARE(c.name, std::string("c"));
+        const auto x = providers[1]->describe();
+        QCOMPARE(x.state, BackendState::Invalid);
+        QVERIFY2(x.error.find("not a regular file") != std::string::npos, x.error.c_str());
+        // Read directly, too.
+        const auto m = PluginManifest::read(fifo);
+        QVERIFY(!m.is_valid());
+        QVERIFY2(all_errors(m).find("not a regular file") != std::string::npos,
+                 all_errors(m).c_str());
+    }
+
+    void fifoOrDeviceLibraryIsNotARegularFile() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(write_file(dir.filePath("f.plugin.json"), minimal({}, "f")));
+        QCOMPARE(::mkfifo(dir.filePath("libm-plugin.so").toLocal8Bit().constData(), 0600), 0);
+        const auto providers =
+            PluginSearchPath::from_dirs({dir.path().toStdString()}).discover(nullptr);
+        QCOMPARE(providers.size(), std::size_t(1));
+        const auto info = providers[0]->describe();
+        QVERIFY(info.state != BackendState::Discovered && info.state != BackendState::Loaded);
+        QVERIFY2(info.error.find("not a regular file") != std::string::npos, info.error.c_str());
+        QVERIFY(info.error.find("chmod") == std::string::npos);
+        auto* plugin = dynamic_cast<PluginProvider*>(providers[0].get());
+        QVERIFY(plugin);
+        QVERIFY(!plugin->inspect_library()); // never opened
+        // A symlink to /dev/zero as the library: no chmod advice on a device node.
+        QTemporaryDir dir2;
+        QVERIFY(write_file(dir2.filePath("z.plugin.json"), minimal({}, "z")));
+        QCOMPARE(::symlink("/dev/zero", dir2.filePath("libm-plugin.so").toLocal8Bit().constData()),
+                 0);
+        const auto z = PluginSearchPath::from_dirs({dir2.path().toStdString()})
+                           .discover(nullptr)[0]
+                           ->describe();
+        QVERIFY2(z.error.find("character device") != std::string::npos, z.error.c_str());
+        QVERIFY2(z.error.find("chmod") == std::string::npos, z.error.c_str());
+    }
+
+    void specialReportInputsSayWhatTheyAre() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto folder = load_error(dir.path().toStdString());
+        QVERIFY2(folder.find("is a folder, not a regular file") != std::string::npos,
+                 folder.c_str());
+        const auto zero = load_error("/dev/zero");
+        QVERIFY2(zero.find("is a character device, not a regular file") != std::string::npos,
+                 zero.c_str());
+        // A FIFO with no writer reads as empty, at once.
+        const auto fifo = dir.filePath("r.json").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        const auto empty = load_error(fifo);
+        QVERIFY2(empty.find("empty") != std::string::npos, empty.c_str());
+    }
+
+    // --- Writing reports never destroys anything ---
+
+    void saveKeepsTheModeAndReplacesAtomically() {
+        QTemporaryDir dir;
+        const auto path = dir.filePath("r.json").toStdString();
+        QVERIFY(write_file(QString::fromStdString(path), "old"));
+        QCOMPARE(::chmod(path.c_str(), 0600), 0);
+        report_of({row("copy", {1e-3, 1e-3})}).save(path);
+        struct stat st {};
+        QCOMPARE(::stat(path.c_str(), &st), 0);
+        QCOMPARE(int(st.st_mode & 07777), 0600);
+        QCOMPARE(Report::load(path).rows.size(), std::size_t(1));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1); // no temp left
+    }
+
+    void saveNeverReplacesASpecialFile() {
+        QTemporaryDir dir;
+        const auto report = report_of({row("copy", {1e-3})});
+        // A FIFO nobody reads: refused, still a FIFO.
+        const auto fifo = dir.filePath("fifo.json").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        QVERIFY_THROWS_EXCEPTION(ReportError, report.save(fifo));
+        struct stat st {};
+        QCOMPARE(::lstat(fifo.c_str(), &st), 0);
+        QVERIFY(S_ISFIFO(st.st_mode));
+        // /dev/null: written through, still a character device.
+        report.save("/dev/null");
+        QCOMPARE(::stat("/dev/null", &st), 0);
+        QVERIFY(S_ISCHR(st.st_mode));
+        // A folder: refused.
+        QVERIFY_THROWS_EXCEPTION(ReportError, report.save(dir.path().toStdString()));
+        // A symlink to another report: the link stays, its target gets the report.
+        const auto target = dir.filePath("target.json").toStdString();
+        const auto link = dir.filePath("link.json").toStdString();
+        QVERIFY(write_file(QString::fromStdString(target), "old"));
+        QCOMPARE(::symlink(target.c_str(), link.c_str()), 0);
+        report.save(link);
+        QCOMPARE(::lstat(link.c_str(), &st), 0);
+        QVERIFY(S_ISLNK(st.st_mode));
+        QCOMPARE(Report::load(target).rows.size(), std::size_t(1));
+        // A symlink to a character device that is not a terminal or /dev/null: refused.
+        const auto zero = dir.filePath("zero.json").toStdString();
+        QCOMPARE(::symlink("/dev/zero", zero.c_str()), 0);
+        QVERIFY_THROWS_EXCEPTION(ReportError, report.save(zero));
+        QCOMPARE(::lstat(zero.c_str(), &st), 0);
+        QVERIFY(S_ISLNK(st.st_mode));
+        // A planted file under a predictable temporary name is never followed or used.
+        QVERIFY(write_file(dir.filePath("new.json.tmp." + QString::number(::getpid())), "x"));
+        report.save(dir.filePath("new.json").toStdString());
+        QCOMPARE(QString::fromStdString(
+                     read_all(dir.filePath("new.json.tmp." + QString::number(::getpid())))),
+                 QStringLiteral("x"));
+    }
+
+    void failedSaveLeavesThePreviousFile() {
+        if (::geteuid() == 0)
+            QSKIP("root can write into a read-only folder");
+        QTemporaryDir dir;
+        const auto path = dir.filePath("r.json").toStdString();
+        QVERIFY(write_file(QString::fromStdString(path), "previous"));
+        QCOMPARE(::chmod(dir.path().toLocal8Bit().constData(), 0500), 0);
+        QVERIFY_THROWS_EXCEPTION(ReportError, report_of({}).save(path));
+        ::chmod(dir.path().toLocal8Bit().constData(), 0700);
+        QCOMPARE(read_all(QString::fromStdString(path)), std::string("previous"));
+    }
+
+    // --- Clean output, compare ---
+
+    void duplicateKeysInAReportAreErrors() {
+        auto j = report_of({row("copy", {1e-3})}).to_json().dump();
+        j.insert(j.size() - 1, R"j(, "rows": [])j");
+        try {
+            (void)Report::parse(j);
+            QFAIL("parsed");
+        } catch (const ReportError& e) {
+            QVERIFY2(std::string(e.what()).find("duplicate key 'rows'") != std::string::npos,
+                     e.what());
+        }
+    }
+
+    void zeroTimeBaselineIsNeverFaster() {
+        const std::vector<double> zeros(30, 0.0);
+        const std::vector<double> some(30, 1e-3);
+        const auto c =
+            Comparison::of(report_of({row("copy", zeros)}), report_of({row("copy", some)}));
+        QCOMPARE(c.pairs().size(), std::size_t(1));
+        QCOMPARE(c.pairs()[0].result.verdict, std::string("UNCERTAIN"));
+        QVERIFY(!std::isfinite(c.pairs()[0].result.ratio));
+        QVERIFY(c.to_json()["pairs"][0]["ratio"].is_null());
+        QVERIFY(c.to_text().find("FASTER") == std::string::npos);
+        QVERIFY(c.to_text().find("undefined") != std::string::npos);
+    }
+
+    void longOpNamesAreNotCut() {
+        const std::string op(2000, 'o');
+        const std::vector<double> s(5, 1e-3);
+        const auto c = Comparison::of(report_of({row(op, s), row("next", s)}),
+                                      report_of({row(op, s), row("next", s)}));
+        const auto text = c.to_text();
+        QVERIFY(text.find(op + " ") != std::string::npos);
+        QVERIFY(text.find("\nnext ") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestUntrusted)
+#include "tst_untrusted.moc"
