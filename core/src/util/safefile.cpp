@@ -51,7 +51,7 @@ std::string errno_text(int e) {
 InputFile::InputFile(const std::string& path, Accept accept, int dir_fd) : m_name(path) {
     m_fd = ::openat(dir_fd, path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (m_fd < 0)
-        throw Error(path + ": cannot read: " + errno_text(errno));
+        throw Error(path + ": cannot open: " + errno_text(errno));
     if (::fstat(m_fd, &m_st) != 0) {
         const int e = errno;
         ::close(m_fd);
