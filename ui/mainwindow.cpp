@@ -34,10 +34,12 @@ namespace switchyard::ui {
 
 MainWindow::MainWindow(BackendRegistry& registry, DeviceRegistry& devices, PluginSearchPath path,
                        QWidget* parent)
-    : QMainWindow(parent), m_controller(new CatalogController(registry, devices, std::move(path), this)),
+    : QMainWindow(parent),
+      m_controller(new CatalogController(registry, devices, std::move(path), this)),
       m_tree(new BackendTreeView), m_tabs(new QTabWidget), m_capabilities(new CapabilitiesPanel),
-      m_dependencies(new DependenciesPanel), m_matrix(new KernelMatrixView), m_hardware(new HardwarePanel),
-      m_problems(new ProblemsView), m_status(new QLabel), m_busy(new QLabel) {
+      m_dependencies(new DependenciesPanel), m_matrix(new KernelMatrixView),
+      m_hardware(new HardwarePanel), m_problems(new ProblemsView), m_status(new QLabel),
+      m_busy(new QLabel) {
     setWindowTitle(tr("Switchyard"));
     setObjectName(QStringLiteral("MainWindow"));
     auto* dock = new QDockWidget(tr("Backends"), this);
@@ -45,6 +47,7 @@ MainWindow::MainWindow(BackendRegistry& registry, DeviceRegistry& devices, Plugi
     dock->setWidget(m_tree);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    resizeDocks({dock}, {400}, Qt::Horizontal);
     m_tabs->addTab(m_capabilities, tr("Capabilities"));
     m_tabs->addTab(m_dependencies, tr("Dependencies"));
     m_tabs->addTab(m_matrix, tr("Kernel matrix"));
@@ -62,12 +65,16 @@ MainWindow::MainWindow(BackendRegistry& registry, DeviceRegistry& devices, Plugi
         if (m_tree->selectBackend(subject))
             m_tabs->setCurrentIndex(DependenciesTab);
     });
-    connect(m_matrix, &KernelMatrixView::targetChanged, m_controller, &CatalogController::resolveTarget);
+    connect(m_matrix, &KernelMatrixView::targetChanged, m_controller,
+            &CatalogController::resolveTarget);
     connect(m_controller, &CatalogController::catalogAvailable, this, &MainWindow::showCatalog);
-    connect(m_controller, &CatalogController::catalogFailed, this,
-            [this](const QString& e) { m_status->setText(tr("Could not collect the catalog: %1").arg(e)); });
-    connect(m_controller, &CatalogController::targetResolved, m_matrix, &KernelMatrixView::setResolution);
-    connect(m_controller, &CatalogController::targetFailed, m_matrix, &KernelMatrixView::setResolutionError);
+    connect(m_controller, &CatalogController::catalogFailed, this, [this](const QString& e) {
+        m_status->setText(tr("Could not collect the catalog: %1").arg(e));
+    });
+    connect(m_controller, &CatalogController::targetResolved, m_matrix,
+            &KernelMatrixView::setResolution);
+    connect(m_controller, &CatalogController::targetFailed, m_matrix,
+            &KernelMatrixView::setResolutionError);
     connect(m_controller, &CatalogController::busyChanged, this,
             [this](bool busy) { m_busy->setText(busy ? tr("Working…") : QString()); });
 
@@ -103,14 +110,15 @@ void MainWindow::setupMenus() {
     find->setShortcut(QKeySequence::Find);
 
     auto* view = menuBar()->addMenu(tr("&View"));
-    const QString names[] = {tr("&Capabilities"), tr("&Dependencies"), tr("Kernel &matrix"), tr("&Hardware"),
-                             tr("&Problems")};
+    const QString names[] = {tr("&Capabilities"), tr("&Dependencies"), tr("Kernel &matrix"),
+                             tr("&Hardware"), tr("&Problems")};
     for (int i = 0; i < 5; ++i) {
         auto* a = view->addAction(names[i], this, [this, i] { m_tabs->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
     }
     auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Switchyard"), this, &MainWindow::about)->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("&About Switchyard"), this, &MainWindow::about)
+        ->setMenuRole(QAction::AboutRole);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
     auto* toolbar = addToolBar(tr("Main"));
@@ -127,7 +135,8 @@ void MainWindow::showCatalog(const CatalogPtr& catalog) {
     m_matrix->setResults(catalog);
     m_controller->resolveTarget(m_matrix->target());
     // The panels show the selected backend from the new catalog.
-    showBackend(m_tree->model()->backendAt(m_tree->proxy()->mapToSource(m_tree->treeView()->currentIndex())));
+    showBackend(m_tree->model()->backendAt(
+        m_tree->proxy()->mapToSource(m_tree->treeView()->currentIndex())));
     updateStatus();
     emit catalogShown();
 }
@@ -141,10 +150,13 @@ void MainWindow::updateStatus() {
     if (!m_catalog)
         return;
     const auto& b = m_catalog->backends;
-    const auto usable = std::count_if(b.begin(), b.end(), [](const BackendInfo& i) { return i.is_available(); });
-    const auto errors = std::count_if(m_catalog->doctor.problems.begin(), m_catalog->doctor.problems.end(),
-                                      [](const DoctorProblem& p) { return p.severity == DoctorProblem::Severity::Error; });
-    m_status->setText(tr("Switchyard core %1 · %2 backends (%3 usable) · %4 kernel cells · %5 problems (%6 errors)")
+    const auto usable =
+        std::count_if(b.begin(), b.end(), [](const BackendInfo& i) { return i.is_available(); });
+    const auto errors = std::count_if(
+        m_catalog->doctor.problems.begin(), m_catalog->doctor.problems.end(),
+        [](const DoctorProblem& p) { return p.severity == DoctorProblem::Severity::Error; });
+    m_status->setText(tr("Switchyard core %1 · %2 backends (%3 usable) · %4 kernel cells · %5 "
+                         "problems (%6 errors)")
                           .arg(qs(core_version()))
                           .arg(b.size())
                           .arg(usable)
@@ -161,9 +173,10 @@ void MainWindow::about() {
     QString options;
     if (m_catalog) {
         const auto& build = m_catalog->doctor.build;
-        options = tr("<p>Git %1, %2 build, %3<br>Backend contract %4</p>")
-                      .arg(qs(build.git_hash), qs(build.build_type), qs(build.compiler).toHtmlEscaped())
-                      .arg(build.contract_version);
+        options =
+            tr("<p>Git %1, %2 build, %3<br>Backend contract %4</p>")
+                .arg(qs(build.git_hash), qs(build.build_type), qs(build.compiler).toHtmlEscaped())
+                .arg(build.contract_version);
         options += QStringLiteral("<p>");
         for (const auto& [k, v] : build.options)
             options += QStringLiteral("%1 = %2<br>").arg(qs(k), qs(v));
@@ -175,8 +188,8 @@ void MainWindow::about() {
     box.setTextInteractionFlags(Qt::TextSelectableByMouse);
     box.setText(tr("<h3>Switchyard %1</h3><p>Compute backend explorer and kernel profiler.</p>"
                    "<p>Core %2 · Qt %3 (built with %4)</p>%5")
-                    .arg(QApplication::applicationVersion(), qs(core_version()), QString::fromLatin1(qVersion()),
-                         QStringLiteral(QT_VERSION_STR), options));
+                    .arg(QApplication::applicationVersion(), qs(core_version()),
+                         QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR), options));
     box.exec();
 }
 
@@ -186,10 +199,12 @@ void MainWindow::readSettings() {
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     for (auto* splitter : findChildren<QSplitter*>())
         if (!splitter->objectName().isEmpty())
-            splitter->restoreState(s.value(QStringLiteral("splitters/") + splitter->objectName()).toByteArray());
+            splitter->restoreState(
+                s.value(QStringLiteral("splitters/") + splitter->objectName()).toByteArray());
     m_tabs->setCurrentIndex(s.value(QStringLiteral("window/tab"), 0).toInt());
     m_tree->groupingBox()->setCurrentIndex(s.value(QStringLiteral("filters/grouping"), 0).toInt());
-    m_tree->showUnavailableBox()->setChecked(s.value(QStringLiteral("filters/showUnavailable"), true).toBool());
+    m_tree->showUnavailableBox()->setChecked(
+        s.value(QStringLiteral("filters/showUnavailable"), true).toBool());
     if (s.contains(QStringLiteral("filters/excludedTags"))) {
         const auto list = s.value(QStringLiteral("filters/excludedTags")).toStringList();
         m_tree->proxy()->setExcludedTags(QSet<QString>(list.begin(), list.end()));
@@ -207,11 +222,14 @@ void MainWindow::writeSettings() {
     s.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
     for (auto* splitter : findChildren<QSplitter*>())
         if (!splitter->objectName().isEmpty())
-            s.setValue(QStringLiteral("splitters/") + splitter->objectName(), splitter->saveState());
+            s.setValue(QStringLiteral("splitters/") + splitter->objectName(),
+                       splitter->saveState());
     s.setValue(QStringLiteral("filters/grouping"), m_tree->groupingBox()->currentIndex());
-    s.setValue(QStringLiteral("filters/showUnavailable"), m_tree->showUnavailableBox()->isChecked());
+    s.setValue(QStringLiteral("filters/showUnavailable"),
+               m_tree->showUnavailableBox()->isChecked());
     const auto excluded = m_tree->proxy()->excludedTags();
-    s.setValue(QStringLiteral("filters/excludedTags"), QStringList(excluded.begin(), excluded.end()));
+    s.setValue(QStringLiteral("filters/excludedTags"),
+               QStringList(excluded.begin(), excluded.end()));
     s.setValue(QStringLiteral("matrix/target"), m_matrix->target());
     s.sync();
 }
@@ -228,7 +246,8 @@ QStringList MainWindow::saveScreenshots(const QString& dir, const QString& prefi
     for (int i = 0; i < m_tabs->count(); ++i) {
         m_tabs->setCurrentIndex(i);
         QApplication::processEvents();
-        const QString path = QStringLiteral("%1/%2-%3.png").arg(dir, prefix, QLatin1String(names[i]));
+        const QString path =
+            QStringLiteral("%1/%2-%3.png").arg(dir, prefix, QLatin1String(names[i]));
         if (grab().save(path))
             paths << path;
     }

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
                                       switchyard::PluginSearchPath::from_environment());
     window.show();
     if (parser.isSet(screenshot)) {
-        window.resize(1500, 900);
+        window.resize(1280, 780);
         QObject::connect(&window, &switchyard::ui::MainWindow::catalogShown, &window, [&] {
             if (parser.isSet(select))
                 window.backendTree()->selectBackend(parser.value(select));

@@ -41,15 +41,18 @@ BackendInfo backend(const std::string& name, std::vector<std::string> tags, bool
         b.cause = BackendCause::OptionalDependencyMissing;
         b.error = "missing libcuda.so.1";
         b.dependencies.push_back(
-            {{"libcuda.so.1", DependencyKind::Library, "Install the NVIDIA driver"}, false, "", ""});
+            {{"libcuda.so.1", DependencyKind::Library, "Install the NVIDIA driver"},
+             false,
+             "",
+             ""});
     }
     return b;
 }
 
 ui::CatalogPtr syntheticCatalog() {
     auto c = std::make_shared<ui::CatalogSnapshot>();
-    c->backends = {backend("cpu", {}, true, BackendSource::Builtin), backend("cuda", {"gpu"}, false),
-                   backend("debugger", {"debug"}, true),
+    c->backends = {backend("cpu", {}, true, BackendSource::Builtin),
+                   backend("cuda", {"gpu"}, false), backend("debugger", {"debug"}, true),
                    backend("nightly", {"experimental", "gpu"}, true)};
     c->kernels = {{{"gemm", "cpu", "generic", "reference"}, true, true, "builtin", "cpu", 0},
                   {{"gemm", "cuda", "sm_90", "default"}, false, false, "plugin", "cuda", 1024},
@@ -153,8 +156,10 @@ private slots:
         const auto cuda =
             proxy.match(proxy.index(0, 0), Qt::DisplayRole, "cuda", 1, Qt::MatchRecursive);
         QCOMPARE(cuda.size(), 1);
-        QVERIFY(cuda[0].data(Qt::ToolTipRole).toString().contains(
-            QStringLiteral("missing libcuda.so.1 — Install the NVIDIA driver")));
+        QVERIFY(cuda[0]
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("missing libcuda.so.1 — Install the NVIDIA driver")));
         QVERIFY(!cuda[0].data(Qt::DecorationRole).value<QIcon>().isNull());
         model.setResults(nullptr);
         QCOMPARE(model.rowCount(), 0);
@@ -167,12 +172,12 @@ private slots:
         QTest::addColumn<QStringList>("visible");
         QTest::newRow("defaults") << QStringList{"debug", "experimental"} << true << QString()
                                   << QStringList{"cpu", "cuda"};
-        QTest::newRow("experimental on") << QStringList{"debug"} << true << QString()
-                                         << QStringList{"cpu", "cuda", "nightly"};
+        QTest::newRow("experimental on")
+            << QStringList{"debug"} << true << QString() << QStringList{"cpu", "cuda", "nightly"};
         QTest::newRow("all tags") << QStringList{} << true << QString()
                                   << QStringList{"cpu", "cuda", "debugger", "nightly"};
-        QTest::newRow("hide unavailable") << QStringList{} << false << QString()
-                                          << QStringList{"cpu", "debugger", "nightly"};
+        QTest::newRow("hide unavailable")
+            << QStringList{} << false << QString() << QStringList{"cpu", "debugger", "nightly"};
         QTest::newRow("gpu off") << QStringList{"gpu"} << true << QString()
                                  << QStringList{"cpu", "debugger"};
         QTest::newRow("search name") << QStringList{} << true << "NIGHT" << QStringList{"nightly"};
@@ -193,8 +198,8 @@ private slots:
             model.setGrouping(grouping);
             model.setResults(syntheticCatalog());
             ui::BackendFilterProxy proxy;
-            QAbstractItemModelTester tester(
-                &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            QAbstractItemModelTester tester(&proxy,
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
             proxy.setSourceModel(&model);
             proxy.setExcludedTags(QSet<QString>(excluded.begin(), excluded.end()));
             proxy.setShowUnavailable(showUnavailable);
@@ -326,8 +331,8 @@ private slots:
         matrix->setSelectedOp("gemm");
         matrix->setTarget("cuda:sm_90");
         auto* chain = matrix->chainModel();
-        QTRY_VERIFY_WITH_TIMEOUT(
-            chain->resolution() && chain->resolution()->target.arch == "sm_90", 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(chain->resolution() && chain->resolution()->target.arch == "sm_90",
+                                 20000);
         QCOMPARE(chain->rowCount(), 7); // sm_90 sm_89 sm_86 sm_80 sm_75 generic, cpu reference
         QCOMPARE(chain->index(0, ui::ChainModel::KeyColumn).data().toString(),
                  QStringLiteral("(gemm, cuda, sm_90, default)"));
@@ -366,11 +371,11 @@ private slots:
         for (const auto& [name, cause] : expected) {
             bool found = false;
             for (int r = 0; r < problems->rowCount(); ++r)
-                found = found ||
-                        (problems->index(r, ui::ProblemModel::SubjectColumn).data().toString() ==
-                             name &&
-                         problems->index(r, ui::ProblemModel::CauseColumn).data().toString() ==
-                             cause);
+                found =
+                    found ||
+                    (problems->index(r, ui::ProblemModel::SubjectColumn).data().toString() ==
+                         name &&
+                     problems->index(r, ui::ProblemModel::CauseColumn).data().toString() == cause);
             QVERIFY2(found, qPrintable(name + " with cause " + cause));
         }
         QVERIFY(window.statusText().contains("problems"));

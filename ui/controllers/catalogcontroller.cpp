@@ -71,8 +71,8 @@ CatalogPtr CatalogController::collect(BackendRegistry& registry, DeviceRegistry&
     snapshot->backends = snapshot->doctor.backends;
     snapshot->doctorMarkdown = snapshot->doctor.to_markdown();
     for (const auto& m : registry.kernel_registry().manifest()) {
-        CellRow row{m.cell->key.parts(), m.available, m.cell->is_loaded(), m.cell->source,
-                    m.cell->backend, 0};
+        CellRow row{m.cell->key.parts(), m.available,     m.cell->is_loaded(),
+                    m.cell->source,      m.cell->backend, 0};
         if (auto it = m.cell->meta.find("workspace_bytes");
             it != m.cell->meta.end() && it->is_number_integer())
             row.workspace_bytes = it->get<std::int64_t>();

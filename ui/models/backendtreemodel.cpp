@@ -72,12 +72,12 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
     for (const auto& t : b.tags)
         tags << qs(t);
     const QString why = whyText(b);
-    QString tooltip = QStringLiteral("<b>%1</b> (%2, %3)")
-                          .arg(qs(b.name).toHtmlEscaped(), qs(to_string(b.source)),
-                               qs(to_string(b.state)));
+    QString tooltip =
+        QStringLiteral("<b>%1</b> (%2, %3)")
+            .arg(qs(b.name).toHtmlEscaped(), qs(to_string(b.source)), qs(to_string(b.state)));
     if (!why.isEmpty())
-        tooltip += QStringLiteral("<br>") + why.toHtmlEscaped().replace(QLatin1Char('\n'),
-                                                                       QStringLiteral("<br>"));
+        tooltip += QStringLiteral("<br>") +
+                   why.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
     else if (!b.description.empty())
         tooltip += QStringLiteral("<br>") + qs(b.description).toHtmlEscaped();
     const bool available = b.is_available();
@@ -87,9 +87,8 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
         {TagsRole, tags},
         {AvailableRole, available},
         {SortRole, qs(b.name)},
-        {SearchTextRole, QStringList{qs(b.name), tags.join(QLatin1Char(' ')),
-                                     qs(b.description), qs(to_string(b.state)),
-                                     qs(to_string(b.cause))}
+        {SearchTextRole, QStringList{qs(b.name), tags.join(QLatin1Char(' ')), qs(b.description),
+                                     qs(to_string(b.state)), qs(to_string(b.cause))}
                              .join(QLatin1Char(' '))},
         {Qt::DecorationRole, backendIcon(b)},
         {Qt::ToolTipRole, tooltip},
@@ -113,8 +112,8 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
                 {AvailableRole, available},
                 {SortRole, key},
                 {SearchTextRole, key},
-                {Qt::ToolTipRole, c.available ? tr("available here")
-                                              : tr("declared, not available here")},
+                {Qt::ToolTipRole,
+                 c.available ? tr("available here") : tr("declared, not available here")},
             };
             if (!c.available)
                 cr.insert(Qt::ForegroundRole, toneColor(Tone::Muted));
@@ -139,7 +138,8 @@ void BackendTreeModel::rebuild() {
             return groups.back().second;
         };
         if (m_grouping == Grouping::BySource) {
-            for (auto s : {BackendSource::Registered, BackendSource::Builtin, BackendSource::Plugin})
+            for (auto s :
+                 {BackendSource::Registered, BackendSource::Builtin, BackendSource::Plugin})
                 groupOf(sourceGroup(s));
         }
         std::map<QString, std::vector<int>> byTag;
@@ -161,8 +161,7 @@ void BackendTreeModel::rebuild() {
         for (const auto& [name, members] : groups) {
             if (members.empty())
                 continue;
-            const int g = addNode(kRoot,
-                                  {name, tr("%n backend(s)", nullptr, int(members.size()))},
+            const int g = addNode(kRoot, {name, tr("%n backend(s)", nullptr, int(members.size()))},
                                   {{KindRole, GroupNode},
                                    {BackendIndexRole, -1},
                                    {SortRole, name},

@@ -4,8 +4,8 @@
 #include "controllers/catalogcontroller.h"
 #include "models/treemodel.h"
 
-#include <QSortFilterProxyModel>
 #include <QSet>
+#include <QSortFilterProxyModel>
 
 namespace switchyard::ui {
 

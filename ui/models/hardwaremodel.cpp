@@ -18,8 +18,7 @@ QString jsonValue(const nlohmann::json& v) {
 }
 } // namespace
 
-HardwareModel::HardwareModel(QObject* parent)
-    : TreeModel({tr("Property"), tr("Value")}, parent) {}
+HardwareModel::HardwareModel(QObject* parent) : TreeModel({tr("Property"), tr("Value")}, parent) {}
 
 void HardwareModel::setResults(const DoctorReport& report) {
     beginBuild();
@@ -40,10 +39,14 @@ void HardwareModel::setResults(const DoctorReport& report) {
     addNode(c, {tr("Cores"), tr("%1 physical, %2 logical (in this process's affinity mask)")
                                  .arg(cpu.physical_cores)
                                  .arg(cpu.logical_cpus)});
-    const int caches = addNode(c, {tr("Caches"), tr("%n level(s)", nullptr, int(cpu.caches.size()))});
+    const int caches =
+        addNode(c, {tr("Caches"), tr("%n level(s)", nullptr, int(cpu.caches.size()))});
     for (const auto& l : cpu.caches)
         addNode(caches, {QStringLiteral("L%1 %2").arg(l.level).arg(qs(l.type)),
-                         tr("%1, %2-byte lines, %3-way").arg(bytes(l.size_bytes)).arg(l.line_bytes).arg(l.ways)});
+                         tr("%1, %2-byte lines, %3-way")
+                             .arg(bytes(l.size_bytes))
+                             .arg(l.line_bytes)
+                             .arg(l.ways)});
     QStringList levels;
     for (const auto& l : cpu.isa_levels)
         levels << qs(l);
@@ -52,7 +55,8 @@ void HardwareModel::setResults(const DoctorReport& report) {
     QStringList features;
     for (const auto& f : cpu.features)
         features << qs(f);
-    const int feat = addNode(c, {tr("Features"), tr("%n feature(s)", nullptr, int(features.size()))});
+    const int feat =
+        addNode(c, {tr("Features"), tr("%n feature(s)", nullptr, int(features.size()))});
     for (int i = 0; i < features.size(); i += 12)
         addNode(feat, {QString(), features.mid(i, 12).join(QLatin1Char(' '))});
 
@@ -61,7 +65,8 @@ void HardwareModel::setResults(const DoctorReport& report) {
     addNode(h, {tr("OS"), qs(host.os)});
     addNode(h, {tr("Distribution"), qs(host.distro)});
     addNode(h, {tr("Memory"), bytes(host.memory_bytes)});
-    addNode(h, {tr("CPU governor"), host.governor.empty() ? tr("(no cpufreq)") : qs(host.governor)});
+    addNode(h,
+            {tr("CPU governor"), host.governor.empty() ? tr("(no cpufreq)") : qs(host.governor)});
 
     std::set<std::string> kinds;
     const int d = section(tr("Devices"), tr("%n device(s)", nullptr, int(report.devices.size())));
@@ -69,15 +74,17 @@ void HardwareModel::setResults(const DoctorReport& report) {
         kinds.insert(dev.kind);
         const int n = addNode(d, {qs(dev.id), qs(dev.name)});
         addNode(n, {tr("Kind / arch"), QStringLiteral("%1 / %2").arg(qs(dev.kind), qs(dev.arch))});
-        addNode(n, {tr("Peak bandwidth"),
-                    dev.peak_bandwidth_gbs > 0
-                        ? tr("%1 GB/s (%2)").arg(dev.peak_bandwidth_gbs, 0, 'f', 1).arg(qs(dev.peak_bandwidth_source))
-                        : tr("not measured yet")});
-        addNode(n, {tr("Peak fp32"),
-                    dev.peak_gflops > 0
-                        ? tr("%1 GFLOP/s (%2)").arg(dev.peak_gflops, 0, 'f', 1).arg(qs(dev.peak_gflops_source))
-                        : tr("not measured yet")});
-        addNode(n, {tr("Device timers"), dev.has_device_timer ? tr("yes") : tr("no (host timing)")});
+        addNode(n, {tr("Peak bandwidth"), dev.peak_bandwidth_gbs > 0
+                                              ? tr("%1 GB/s (%2)")
+                                                    .arg(dev.peak_bandwidth_gbs, 0, 'f', 1)
+                                                    .arg(qs(dev.peak_bandwidth_source))
+                                              : tr("not measured yet")});
+        addNode(n, {tr("Peak fp32"), dev.peak_gflops > 0 ? tr("%1 GFLOP/s (%2)")
+                                                               .arg(dev.peak_gflops, 0, 'f', 1)
+                                                               .arg(qs(dev.peak_gflops_source))
+                                                         : tr("not measured yet")});
+        addNode(n,
+                {tr("Device timers"), dev.has_device_timer ? tr("yes") : tr("no (host timing)")});
         for (const auto& [key, value] : dev.properties.items())
             addNode(n, {qs(key), jsonValue(value)});
     }
@@ -91,11 +98,12 @@ void HardwareModel::setResults(const DoctorReport& report) {
                 r.value("name", std::string()).find(kind) != std::string::npos)
                 found << QStringLiteral("%1: %2").arg(qs(r.value("name", std::string())),
                                                       qs(r.value("detail", std::string())));
-        const int n = addNode(d, {QStringLiteral("%1").arg(QLatin1String(kind)), tr("no device")},
-                              {{Qt::ForegroundRole, toneColor(Tone::Muted)}});
-        addNode(n, {tr("Why"),
-                    found.isEmpty() ? tr("no %1 backend loaded a device provider here").arg(QLatin1String(kind))
-                                    : found.join(QStringLiteral("; "))});
+        const QString why =
+            found.isEmpty()
+                ? tr("no %1 backend loaded a device provider here").arg(QLatin1String(kind))
+                : found.join(QStringLiteral("; "));
+        addNode(d, {QLatin1String(kind), tr("no device — %1").arg(why)},
+                {{Qt::ForegroundRole, toneColor(Tone::Muted)}, {Qt::ToolTipRole, why}});
     }
     const int rt = section(tr("Drivers and runtimes"));
     for (const auto& r : report.runtimes)

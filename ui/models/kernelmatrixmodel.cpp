@@ -155,11 +155,14 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
     const CellState state = !cell ? Empty : cell->available ? Available : Unavailable;
     switch (role) {
     case Qt::DisplayRole: {
-        QString text = state == Empty ? QString() : state == Available ? QStringLiteral("✓") : QStringLiteral("✗");
+        QString text = state == Empty       ? QString()
+                       : state == Available ? QStringLiteral("✓")
+                                            : QStringLiteral("✗");
         if (winner)
             text = QStringLiteral("★");
         if (rung > 0)
-            text = QStringLiteral("%1 %2").arg(rung).arg(text.isEmpty() ? QStringLiteral("–") : text);
+            text =
+                QStringLiteral("%1 %2").arg(rung).arg(text.isEmpty() ? QStringLiteral("–") : text);
         return text;
     }
     case SortRole:
@@ -203,15 +206,18 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
         tip += tr("\nsource: %1\nbackend: %2\nworkspace_bytes: %3")
                    .arg(qs(cell->source), qs(cell->backend))
                    .arg(cell->workspace_bytes);
-        tip += cell->loaded ? tr("\nregistered by the library") : tr("\ndeclared by the manifest (library not loaded yet)");
+        tip += cell->loaded ? tr("\nregistered by the library")
+                            : tr("\ndeclared by the manifest (library not loaded yet)");
         if (!cell->available) {
             const BackendInfo* b = m_catalog->backend(cell->backend);
             const QString why = b ? whyText(*b) : QString();
             tip += tr("\nunavailable: %1")
-                       .arg(why.isEmpty() ? tr("its availability check says no on this machine") : why);
+                       .arg(why.isEmpty() ? tr("its availability check says no on this machine")
+                                          : why);
         }
         if (winner)
-            tip += tr("\nresolved winner for %1").arg(m_resolution ? qs(m_resolution->target) : QString());
+            tip += tr("\nresolved winner for %1")
+                       .arg(m_resolution ? qs(m_resolution->target) : QString());
         if (rung > 0)
             tip += tr("\nrung %1 of the fallback chain").arg(rung);
         return tip;
@@ -267,13 +273,17 @@ QVariant ChainModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
         case RungColumn:
-            return role == SortRole ? QVariant(index.row() + 1) : QVariant(QString::number(index.row() + 1));
+            return role == SortRole ? QVariant(index.row() + 1)
+                                    : QVariant(QString::number(index.row() + 1));
         case KeyColumn:
             return qs(rung.key.to_string());
         case DeclaredColumn:
             return rung.declared ? tr("declared") : tr("not declared");
         case AvailableColumn:
-            return winner ? tr("★ wins") : rung.available ? tr("available") : rung.declared ? tr("unavailable") : QString();
+            return winner           ? tr("★ wins")
+                   : rung.available ? tr("available")
+                   : rung.declared  ? tr("unavailable")
+                                    : QString();
         case BackendColumn:
             return qs(rung.backend);
         case WhyColumn:

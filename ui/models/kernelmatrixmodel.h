@@ -56,9 +56,9 @@ private:
     TargetResolutionPtr m_resolution;
     std::vector<std::string> m_ops;
     std::vector<Column> m_columns;
-    std::vector<int> m_grid;    // row * columns + column -> index into kernels, or -1
-    std::vector<int> m_winner;  // per row: the winning column, or -1
-    std::vector<int> m_rung;    // per column: the selected op's rung (1-based), 0 if none
+    std::vector<int> m_grid;   // row * columns + column -> index into kernels, or -1
+    std::vector<int> m_winner; // per row: the winning column, or -1
+    std::vector<int> m_rung;   // per column: the selected op's rung (1-based), 0 if none
     int m_selectedRow = -1;
 };
 
@@ -66,7 +66,15 @@ private:
 class ChainModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { RungColumn, KeyColumn, DeclaredColumn, AvailableColumn, BackendColumn, WhyColumn, ColumnCount };
+    enum Columns {
+        RungColumn,
+        KeyColumn,
+        DeclaredColumn,
+        AvailableColumn,
+        BackendColumn,
+        WhyColumn,
+        ColumnCount
+    };
     enum Roles { SortRole = Qt::UserRole, WinnerRole };
 
     explicit ChainModel(QObject* parent = nullptr);

@@ -3,8 +3,8 @@
 
 #include "models/backendtext.h"
 
-#include <QStyle>
 #include <QApplication>
+#include <QStyle>
 
 namespace switchyard::ui {
 
@@ -51,11 +51,10 @@ QVariant ProblemModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::DecorationRole && index.column() == SeverityColumn) {
-        const auto icon = p->severity == DoctorProblem::Severity::Error
-                              ? QStyle::SP_MessageBoxCritical
-                          : p->severity == DoctorProblem::Severity::Warning
-                              ? QStyle::SP_MessageBoxWarning
-                              : QStyle::SP_MessageBoxInformation;
+        const auto icon =
+            p->severity == DoctorProblem::Severity::Error     ? QStyle::SP_MessageBoxCritical
+            : p->severity == DoctorProblem::Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                              : QStyle::SP_MessageBoxInformation;
         return QApplication::style()->standardIcon(icon);
     }
     if (role == SubjectRole)

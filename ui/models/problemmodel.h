@@ -14,7 +14,14 @@ namespace switchyard::ui {
 class ProblemModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { SeverityColumn, SubjectColumn, CauseColumn, ProblemColumn, FixColumn, ColumnCount };
+    enum Columns {
+        SeverityColumn,
+        SubjectColumn,
+        CauseColumn,
+        ProblemColumn,
+        FixColumn,
+        ColumnCount
+    };
     enum Roles { SortRole = Qt::UserRole, SubjectRole, CauseRole };
 
     explicit ProblemModel(QObject* parent = nullptr);

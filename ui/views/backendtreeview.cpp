@@ -16,8 +16,9 @@ namespace switchyard::ui {
 
 BackendTreeView::BackendTreeView(QWidget* parent)
     : QWidget(parent), m_model(new BackendTreeModel(this)), m_proxy(new BackendFilterProxy(this)),
-      m_search(new QLineEdit), m_grouping(new QComboBox), m_showUnavailable(new QCheckBox(tr("Show unavailable"))),
-      m_chips(new QWidget), m_chipLayout(new QHBoxLayout(m_chips)), m_tree(new QTreeView) {
+      m_search(new QLineEdit), m_grouping(new QComboBox),
+      m_showUnavailable(new QCheckBox(tr("Show unavailable"))), m_chips(new QWidget),
+      m_chipLayout(new QHBoxLayout(m_chips)), m_tree(new QTreeView) {
     m_proxy->setSourceModel(m_model);
     m_search->setPlaceholderText(tr("Search backends, kernels (Ctrl+F)"));
     m_search->setClearButtonEnabled(true);
@@ -38,8 +39,7 @@ BackendTreeView::BackendTreeView(QWidget* parent)
     m_tree->setSortingEnabled(true);
     m_tree->sortByColumn(BackendTreeModel::NameColumn, Qt::AscendingOrder);
     m_tree->setUniformRowHeights(true);
-    m_tree->header()->setSectionResizeMode(BackendTreeModel::NameColumn, QHeaderView::Stretch);
-    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setStretchLastSection(true);
 
     auto* options = new QHBoxLayout;
     options->addWidget(m_grouping);
@@ -65,10 +65,12 @@ BackendTreeView::BackendTreeView(QWidget* parent)
         m_model->setGrouping(i == 1 ? BackendTreeModel::Grouping::ByTag
                                     : BackendTreeModel::Grouping::BySource);
     });
-    connect(m_showUnavailable, &QCheckBox::toggled, m_proxy, &BackendFilterProxy::setShowUnavailable);
+    connect(m_showUnavailable, &QCheckBox::toggled, m_proxy,
+            &BackendFilterProxy::setShowUnavailable);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         for (int i = 0; i < m_proxy->rowCount(); ++i)
             m_tree->expand(m_proxy->index(i, 0));
+        m_tree->resizeColumnToContents(BackendTreeModel::NameColumn);
         if (!m_selected.isEmpty())
             selectBackend(m_selected);
     });

@@ -5,6 +5,9 @@
 #include "models/kernelmatrixmodel.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
+
+#include <algorithm>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -15,15 +18,17 @@
 namespace switchyard::ui {
 
 QStringList KernelMatrixView::whatIfTargets() {
-    return {QStringLiteral("cuda:sm_100"), QStringLiteral("cuda:sm_90"), QStringLiteral("cuda:sm_89"),
-            QStringLiteral("cuda:sm_80"),  QStringLiteral("cuda:sm_75"), QStringLiteral("cpu:x86-64-v4"),
-            QStringLiteral("cpu:x86-64-v3"), QStringLiteral("cpu:x86-64-v2"), QStringLiteral("cpu:generic"),
-            QStringLiteral("opencl")};
+    return {QStringLiteral("cuda:sm_100"),   QStringLiteral("cuda:sm_90"),
+            QStringLiteral("cuda:sm_89"),    QStringLiteral("cuda:sm_80"),
+            QStringLiteral("cuda:sm_75"),    QStringLiteral("cpu:x86-64-v4"),
+            QStringLiteral("cpu:x86-64-v3"), QStringLiteral("cpu:x86-64-v2"),
+            QStringLiteral("cpu:generic"),   QStringLiteral("opencl")};
 }
 
 KernelMatrixView::KernelMatrixView(QWidget* parent)
-    : QWidget(parent), m_model(new KernelMatrixModel(this)), m_chain(new ChainModel(this)), m_target(new QComboBox),
-      m_summary(new QLabel), m_table(new QTableView), m_chainTable(new QTableView) {
+    : QWidget(parent), m_model(new KernelMatrixModel(this)), m_chain(new ChainModel(this)),
+      m_target(new QComboBox), m_summary(new QLabel), m_table(new QTableView),
+      m_chainTable(new QTableView) {
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setDefaultSectionSize(74);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
@@ -44,7 +49,8 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
     auto* legend = new QLabel(
         tr("<span style='background:%1'>&nbsp;✓ available&nbsp;</span> "
            "<span style='background:%2'>&nbsp;✗ declared, unavailable&nbsp;</span> "
-           "<span style='background:%3'>&nbsp;★ resolved winner&nbsp;</span> &nbsp;n = rung of the selected op's chain")
+           "<span style='background:%3'>&nbsp;★ resolved winner&nbsp;</span> &nbsp;n = rung of the "
+           "selected op's chain")
             .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Warning, true).name(),
                  toneColor(Tone::Winner, true).name()));
     auto* top = new QHBoxLayout;
@@ -67,7 +73,8 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(splitter, 1);
 
-    connect(m_target, &QComboBox::currentIndexChanged, this, [this] { emit targetChanged(target()); });
+    connect(m_target, &QComboBox::currentIndexChanged, this,
+            [this] { emit targetChanged(target()); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) {
                 if (current.isValid())
@@ -80,11 +87,21 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
 void KernelMatrixView::setResults(const CatalogPtr& catalogPtr) {
     const CatalogSnapshot& catalog = *catalogPtr;
     m_model->setResults(catalogPtr);
+    // Column widths from the header text only (cheap at 100,000 cells).
+    const QFontMetrics fm(m_table->horizontalHeader()->font());
+    for (int c = 0; c < m_model->columnCount(); ++c) {
+        int w = 56;
+        for (const auto& line :
+             m_model->headerData(c, Qt::Horizontal).toString().split(QLatin1Char('\n')))
+            w = std::max(w, fm.horizontalAdvance(line) + 16);
+        m_table->setColumnWidth(c, w);
+    }
     const QString current = target();
     const QSignalBlocker block(m_target);
     m_target->clear();
     for (const auto& d : catalog.doctor.devices) {
-        const QString t = d.arch.empty() ? qs(d.kind) : QStringLiteral("%1:%2").arg(qs(d.kind), qs(d.arch));
+        const QString t =
+            d.arch.empty() ? qs(d.kind) : QStringLiteral("%1:%2").arg(qs(d.kind), qs(d.arch));
         m_target->addItem(tr("%1 — %2 (this machine)").arg(qs(d.id), qs(d.name)), t);
     }
     m_target->insertSeparator(m_target->count());
@@ -147,10 +164,13 @@ void KernelMatrixView::updateChain() {
                                           : tr("Resolving %1…").arg(m_op));
         return;
     }
-    QString s = tr("<b>%1</b> on <b>%2</b>: ").arg(m_op.toHtmlEscaped(), qs(res->target).toHtmlEscaped());
+    QString s =
+        tr("<b>%1</b> on <b>%2</b>: ").arg(m_op.toHtmlEscaped(), qs(res->target).toHtmlEscaped());
     if (r->winner)
-        s += tr("rung %1 wins, %2 from %3").arg(*r->winner + 1).arg(qs(r->rungs[*r->winner].key.to_string()).toHtmlEscaped(),
-                                                                   qs(r->rungs[*r->winner].backend).toHtmlEscaped());
+        s += tr("rung %1 wins, %2 from %3")
+                 .arg(*r->winner + 1)
+                 .arg(qs(r->rungs[*r->winner].key.to_string()).toHtmlEscaped(),
+                      qs(r->rungs[*r->winner].backend).toHtmlEscaped());
     else
         s += tr("nothing in the chain is available here");
     if (r->first_declared && (!r->winner || *r->first_declared != *r->winner))

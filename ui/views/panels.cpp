@@ -36,8 +36,10 @@ QLabel* selectableLabel() {
     return l;
 }
 QString mark(bool ok) {
-    return ok ? QStringLiteral("<span style='color:%1'>✔ pass</span>").arg(toneColor(Tone::Good).name())
-              : QStringLiteral("<span style='color:%1'>✘ fail</span>").arg(toneColor(Tone::Bad).name());
+    return ok ? QStringLiteral("<span style='color:%1'>✔ pass</span>")
+                    .arg(toneColor(Tone::Good).name())
+              : QStringLiteral("<span style='color:%1'>✘ fail</span>")
+                    .arg(toneColor(Tone::Bad).name());
 }
 QString esc(const std::string& s) {
     return qs(s).toHtmlEscaped();
@@ -50,7 +52,8 @@ QString keyText(const std::vector<std::string>& key) {
 }
 } // namespace
 
-CapabilitiesPanel::CapabilitiesPanel(QWidget* parent) : QWidget(parent), m_form(new QFormLayout), m_title(new QLabel) {
+CapabilitiesPanel::CapabilitiesPanel(QWidget* parent)
+    : QWidget(parent), m_form(new QFormLayout), m_title(new QLabel) {
     auto* inner = new QWidget;
     auto* v = new QVBoxLayout(inner);
     QFont f = m_title->font();
@@ -64,12 +67,18 @@ CapabilitiesPanel::CapabilitiesPanel(QWidget* parent) : QWidget(parent), m_form(
     m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_form->setLabelAlignment(Qt::AlignRight | Qt::AlignTop);
     const std::pair<const char*, QString> rows[] = {
-        {"version", tr("Version")},         {"source", tr("Source")},
-        {"tags", tr("Tags")},               {"state", tr("State")},
-        {"why", tr("Why")},                 {"contract", tr("Contract")},
-        {"core", tr("Core range")},         {"library", tr("Library")},
-        {"manifest", tr("Manifest")},       {"description", tr("Description")},
-        {"cells", tr("Declared vs registered")}, {"diagnostics", tr("Differences")},
+        {"version", tr("Version")},
+        {"source", tr("Source")},
+        {"tags", tr("Tags")},
+        {"state", tr("State")},
+        {"why", tr("Why")},
+        {"contract", tr("Contract")},
+        {"core", tr("Core range")},
+        {"library", tr("Library")},
+        {"manifest", tr("Manifest")},
+        {"description", tr("Description")},
+        {"cells", tr("Declared vs registered")},
+        {"diagnostics", tr("Differences")},
         {"extra", tr("Unknown manifest keys")},
     };
     for (const auto& [key, label] : rows)
@@ -109,17 +118,22 @@ void CapabilitiesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
     QStringList tags;
     for (const auto& t : b->tags)
         tags << esc(t);
-    field(QStringLiteral("tags"))->setText(tags.isEmpty() ? tr("(none)") : tags.join(QStringLiteral(", ")));
+    field(QStringLiteral("tags"))
+        ->setText(tags.isEmpty() ? tr("(none)") : tags.join(QStringLiteral(", ")));
     const QColor stateColor = b->is_available() ? toneColor(Tone::Good) : toneColor(Tone::Bad);
     field(QStringLiteral("state"))
-        ->setText(QStringLiteral("<span style='color:%1'><b>%2</b></span>%3")
-                      .arg(stateColor.name(), qs(to_string(b->state)),
-                           b->cause == BackendCause::None ? QString()
-                                                          : QStringLiteral(" — cause <code>%1</code>").arg(qs(to_string(b->cause)))));
+        ->setText(
+            QStringLiteral("<span style='color:%1'><b>%2</b></span>%3")
+                .arg(
+                    stateColor.name(), qs(to_string(b->state)),
+                    b->cause == BackendCause::None
+                        ? QString()
+                        : QStringLiteral(" — cause <code>%1</code>").arg(qs(to_string(b->cause)))));
     const QString why = whyText(*b);
     QString whyHtml = why.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
     if (!b->error.empty() && qs(b->error) != why)
-        whyHtml += QStringLiteral("<br><small>%1</small>").arg(esc(b->error).replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+        whyHtml += QStringLiteral("<br><small>%1</small>")
+                       .arg(esc(b->error).replace(QLatin1Char('\n'), QStringLiteral("<br>")));
     field(QStringLiteral("why"))->setText(why.isEmpty() ? tr("nothing is wrong") : whyHtml);
     const auto& caps = b->capabilities;
     field(QStringLiteral("contract"))
@@ -136,11 +150,14 @@ void CapabilitiesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
     };
     field(QStringLiteral("core"))
         ->setText(tr("%1 … %2, this core is %3 — %4")
-                      .arg(esc(caps.min_core_version.value_or("any")), esc(caps.max_core_version.value_or("any")),
-                           qs(core_version()),
-                           mark(within(caps.min_core_version, true) && within(caps.max_core_version, false))));
-    field(QStringLiteral("library"))->setText(b->library_path.empty() ? tr("(in process)") : esc(b->library_path));
-    field(QStringLiteral("manifest"))->setText(b->manifest_path.empty() ? tr("(none)") : esc(b->manifest_path));
+                      .arg(esc(caps.min_core_version.value_or("any")),
+                           esc(caps.max_core_version.value_or("any")), qs(core_version()),
+                           mark(within(caps.min_core_version, true) &&
+                                within(caps.max_core_version, false))));
+    field(QStringLiteral("library"))
+        ->setText(b->library_path.empty() ? tr("(in process)") : esc(b->library_path));
+    field(QStringLiteral("manifest"))
+        ->setText(b->manifest_path.empty() ? tr("(none)") : esc(b->manifest_path));
     field(QStringLiteral("description"))->setText(esc(b->description));
 
     // Declared (manifest) vs registered (the library's real cells).
@@ -160,26 +177,34 @@ void CapabilitiesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
     for (const auto& k : all) {
         const bool d = declared.count(k), r = registered.count(k);
         const bool loaded = b->state == BackendState::Loaded;
-        QString note = d && r ? tr("declared, registered")
-                       : d    ? (loaded || b->source != BackendSource::Plugin ? QStringLiteral("<span style='color:%1'>%2</span>").arg(toneColor(Tone::Bad).name(), tr("declared, NOT registered"))
-                                                                              : tr("declared (library not loaded yet)"))
-                              : (b->source == BackendSource::Plugin ? QStringLiteral("<span style='color:%1'>%2</span>").arg(toneColor(Tone::Bad).name(), tr("registered, NOT declared"))
-                                                                    : tr("registered"));
+        QString note =
+            d && r ? tr("declared, registered")
+            : d    ? (loaded || b->source != BackendSource::Plugin
+                          ? QStringLiteral("<span style='color:%1'>%2</span>")
+                             .arg(toneColor(Tone::Bad).name(), tr("declared, NOT registered"))
+                          : tr("declared (library not loaded yet)"))
+                   : (b->source == BackendSource::Plugin
+                          ? QStringLiteral("<span style='color:%1'>%2</span>")
+                             .arg(toneColor(Tone::Bad).name(), tr("registered, NOT declared"))
+                          : tr("registered"));
         lines << QStringLiteral("<code>%1</code> — %2").arg(keyText(k).toHtmlEscaped(), note);
     }
-    field(QStringLiteral("cells"))->setText(lines.isEmpty() ? tr("(none)") : lines.join(QStringLiteral("<br>")));
+    field(QStringLiteral("cells"))
+        ->setText(lines.isEmpty() ? tr("(none)") : lines.join(QStringLiteral("<br>")));
     QStringList diags;
     for (const auto& d : b->diagnostics)
         diags << esc(d);
-    field(QStringLiteral("diagnostics"))->setText(diags.isEmpty() ? tr("none") : diags.join(QStringLiteral("<br>")));
+    field(QStringLiteral("diagnostics"))
+        ->setText(diags.isEmpty() ? tr("none") : diags.join(QStringLiteral("<br>")));
     field(QStringLiteral("extra"))
         ->setText(b->extra.empty() ? tr("none")
                                    : QStringLiteral("<pre>%1</pre>").arg(esc(b->extra.dump(2))));
 }
 
 DependenciesPanel::DependenciesPanel(QWidget* parent)
-    : QWidget(parent), m_model(new DependencyModel(this)), m_tree(new QTreeView), m_problem(new QPlainTextEdit),
-      m_searchPath(selectableLabel()), m_copyInstall(new QPushButton(tr("Copy install command"))),
+    : QWidget(parent), m_model(new DependencyModel(this)), m_tree(new QTreeView),
+      m_problem(new QPlainTextEdit), m_searchPath(selectableLabel()),
+      m_copyInstall(new QPushButton(tr("Copy install command"))),
       m_copyReport(new QPushButton(tr("Copy diagnostic report"))) {
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
@@ -189,7 +214,8 @@ DependenciesPanel::DependenciesPanel(QWidget* parent)
     m_problem->setReadOnly(true);
     m_problem->setMaximumHeight(90);
     m_problem->setPlaceholderText(tr("No problem with this backend's dependencies."));
-    m_copyReport->setToolTip(tr("The doctor's Markdown report of the whole machine, for a support ticket"));
+    m_copyReport->setToolTip(
+        tr("The doctor's Markdown report of the whole machine, for a support ticket"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_copyInstall);
     buttons->addWidget(m_copyReport);
@@ -200,8 +226,10 @@ DependenciesPanel::DependenciesPanel(QWidget* parent)
     layout->addWidget(m_searchPath);
     layout->addLayout(buttons);
     connect(m_model, &QAbstractItemModel::modelReset, m_tree, &QTreeView::expandAll);
-    connect(m_copyInstall, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_install); });
-    connect(m_copyReport, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_report); });
+    connect(m_copyInstall, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(m_install); });
+    connect(m_copyReport, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(m_report); });
     setBackend(nullptr, nullptr);
 }
 
@@ -219,12 +247,16 @@ void DependenciesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
     if (b && b->library_report)
         for (const auto& d : b->library_report->dependencies)
             if (!d.found() && !d.detail.empty())
-                dirs << QStringLiteral("<b>%1</b>: %2").arg(qs(d.soname).toHtmlEscaped(), qs(d.detail).toHtmlEscaped());
-    m_searchPath->setText(dirs.isEmpty() ? QString() : tr("Search path tried — ") + dirs.join(QStringLiteral("<br>")));
+                dirs << QStringLiteral("<b>%1</b>: %2")
+                            .arg(qs(d.soname).toHtmlEscaped(), qs(d.detail).toHtmlEscaped());
+    m_searchPath->setText(dirs.isEmpty()
+                              ? QString()
+                              : tr("Search path tried — ") + dirs.join(QStringLiteral("<br>")));
 }
 
 ProblemsView::ProblemsView(QWidget* parent)
-    : QWidget(parent), m_model(new ProblemModel(this)), m_table(new QTableView), m_text(new QPlainTextEdit) {
+    : QWidget(parent), m_model(new ProblemModel(this)), m_table(new QTableView),
+      m_text(new QPlainTextEdit) {
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(m_model);
     proxy->setSortRole(ProblemModel::SortRole);
@@ -253,13 +285,15 @@ ProblemsView::ProblemsView(QWidget* parent)
     row->addStretch();
     row->addWidget(copy);
     layout->addLayout(row);
-    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_report); });
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(m_report); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this, proxy](const QModelIndex& current) {
                 const DoctorProblem* p = m_model->problemAt(proxy->mapToSource(current));
                 m_text->setPlainText(p ? QStringLiteral("%1 — %2 [%3]\n\n%4\n\nFix: %5")
-                                             .arg(qs(to_string(p->severity)), qs(p->subject), qs(to_string(p->cause)),
-                                                  qs(p->problem), qs(p->fix))
+                                             .arg(qs(to_string(p->severity)), qs(p->subject),
+                                                  qs(to_string(p->cause)), qs(p->problem),
+                                                  qs(p->fix))
                                        : QString());
             });
     connect(m_table, &QTableView::doubleClicked, this, [this, proxy](const QModelIndex& index) {
@@ -273,7 +307,8 @@ void ProblemsView::setResults(const CatalogSnapshot& catalog) {
     m_report = qs(catalog.doctorMarkdown);
 }
 
-HardwarePanel::HardwarePanel(QWidget* parent) : QWidget(parent), m_model(new HardwareModel(this)), m_tree(new QTreeView) {
+HardwarePanel::HardwarePanel(QWidget* parent)
+    : QWidget(parent), m_model(new HardwareModel(this)), m_tree(new QTreeView) {
     m_tree->setModel(m_model);
     m_tree->setColumnWidth(0, 260);
     m_tree->setWordWrap(true);
