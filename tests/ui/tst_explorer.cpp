@@ -2,6 +2,7 @@
 // The explorer: every model and proxy under QAbstractItemModelTester, the tree's filters
 // table-driven through the proxy, and the main window driven with the fixture plugins.
 #include "mainwindow.h"
+#include "models/backendtext.h"
 #include "models/backendtreemodel.h"
 #include "models/dependencymodel.h"
 #include "models/hardwaremodel.h"
@@ -15,11 +16,13 @@
 #include <switchyard/runtime/runtime.h>
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
 #include <QToolButton>
@@ -137,7 +140,10 @@ struct Fixture {
 class TestExplorer : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // settings go to a test folder
+        QSettings().clear();
+    }
 
     void backendTreeModel() {
         BackendTreeModel model;
@@ -387,6 +393,41 @@ private slots:
             QVERIFY(tree->selectBackend("fixture-missing-dep"));
             QVERIFY(!window.saveScreenshots(shots, "fixtures").isEmpty());
         }
+    }
+    void colorsFollowThePalette() {
+        const QPalette original = QApplication::palette();
+        const QColor light = ui::toneColor(ui::Tone::Good, true);
+        QPalette dark;
+        dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+        dark.setColor(QPalette::Window, QColor(0x30, 0x30, 0x30));
+        QApplication::setPalette(dark);
+        const QColor darkGood = ui::toneColor(ui::Tone::Good, true);
+        QApplication::setPalette(original);
+        QVERIFY(darkGood.lightness() < light.lightness());
+    }
+
+    void settingsRoundTrip() {
+        {
+            Fixture f;
+            ui::MainWindow window(f.registry, f.devices, f.path);
+            window.show();
+            QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
+            window.matrixView()->setTarget("cuda:sm_80");
+            window.backendTree()->tagChip("experimental")->click();
+            window.backendTree()->groupingBox()->setCurrentIndex(1);
+            window.tabs()->setCurrentIndex(ui::MainWindow::MatrixTab);
+            QVERIFY(window.close()); // writes the settings
+            window.controller()->waitForIdle();
+        }
+        Fixture f;
+        ui::MainWindow window(f.registry, f.devices, f.path);
+        QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
+        QCOMPARE(window.matrixView()->target(), QStringLiteral("cuda:sm_80"));
+        QVERIFY(!window.backendTree()->proxy()->excludedTags().contains("experimental"));
+        QVERIFY(window.backendTree()->proxy()->excludedTags().contains("debug"));
+        QCOMPARE(window.backendTree()->groupingBox()->currentIndex(), 1);
+        QCOMPARE(window.tabs()->currentIndex(), int(ui::MainWindow::MatrixTab));
+        QSettings().clear();
     }
 };
 
