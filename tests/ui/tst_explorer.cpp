@@ -353,6 +353,11 @@ private slots:
                  QStringLiteral("pretend-cuda"));
         auto* m = matrix->model();
         const int gemm = m->rowOfOp("gemm");
+        // Rungs nobody declares still get their column, marked in order.
+        QCOMPARE(m->index(gemm, m->columnOf("cuda", "sm_90", "default"))
+                     .data(ui::KernelMatrixModel::RungRole)
+                     .toInt(),
+                 1);
         QCOMPARE(m->index(gemm, m->columnOf("cuda", "sm_80", "default"))
                      .data(ui::KernelMatrixModel::RungRole)
                      .toInt(),

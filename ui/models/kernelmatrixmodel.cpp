@@ -34,8 +34,12 @@ int archOrder(const std::string& device, const std::string& arch) {
 KernelMatrixModel::KernelMatrixModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void KernelMatrixModel::setResults(CatalogPtr catalog) {
-    beginResetModel();
     m_catalog = std::move(catalog);
+    rebuild();
+}
+
+void KernelMatrixModel::rebuild() {
+    beginResetModel();
     m_ops.clear();
     m_columns.clear();
     m_grid.clear();
@@ -48,6 +52,13 @@ void KernelMatrixModel::setResults(CatalogPtr catalog) {
             ops.insert(k.key[0]);
             columns.insert({k.key[1], k.key[2], k.key[3]});
         }
+        // The target's chain rungs get a column even where no backend declares a cell, so
+        // a what-if target shows every rung it walks.
+        if (m_resolution)
+            for (const auto& r : m_resolution->resolutions)
+                if (ops.count(r.op))
+                    for (const auto& rung : r.rungs)
+                        columns.insert({rung.key[1], rung.key[2], rung.key[3]});
         m_ops.assign(ops.begin(), ops.end());
         m_columns.assign(columns.begin(), columns.end());
         std::stable_sort(m_columns.begin(), m_columns.end(), [](const Column& a, const Column& b) {
@@ -71,7 +82,7 @@ void KernelMatrixModel::setResults(CatalogPtr catalog) {
             m_grid[std::size_t(r) * m_columns.size() + std::size_t(c)] = i;
         }
     }
-    m_selectedRow = -1;
+    m_selectedRow = rowOfOp(m_selectedOp);
     m_winner.assign(m_ops.size(), -1);
     m_rung.assign(m_columns.size(), 0);
     endResetModel();
@@ -80,10 +91,20 @@ void KernelMatrixModel::setResults(CatalogPtr catalog) {
 
 void KernelMatrixModel::setResolution(TargetResolutionPtr resolution) {
     m_resolution = std::move(resolution);
-    updateMarks();
+    bool missing = false;
+    if (m_resolution)
+        for (const auto& r : m_resolution->resolutions)
+            if (rowOfOp(qs(r.op)) >= 0)
+                for (const auto& rung : r.rungs)
+                    missing = missing || columnOf(rung.key[1], rung.key[2], rung.key[3]) < 0;
+    if (missing)
+        rebuild();
+    else
+        updateMarks();
 }
 
 void KernelMatrixModel::setSelectedOp(const QString& op) {
+    m_selectedOp = op;
     m_selectedRow = rowOfOp(op);
     updateMarks();
 }

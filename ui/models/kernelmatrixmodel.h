@@ -49,6 +49,7 @@ public:
 
 private:
     const CellRow* cellAt(int row, int column) const;
+    void rebuild();
     void updateMarks();
 
     using Column = std::array<std::string, 3>; // device, arch, variant
@@ -60,6 +61,7 @@ private:
     std::vector<int> m_winner; // per row: the winning column, or -1
     std::vector<int> m_rung;   // per column: the selected op's rung (1-based), 0 if none
     int m_selectedRow = -1;
+    QString m_selectedOp;
 };
 
 /// The rungs of one op's fallback chain for the target: declared, available, who wins.

@@ -6,6 +6,7 @@
 
 #include <QComboBox>
 #include <QFontMetrics>
+#include <QTimer>
 
 #include <algorithm>
 #include <QHBoxLayout>
@@ -53,6 +54,7 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
            "selected op's chain")
             .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Warning, true).name(),
                  toneColor(Tone::Winner, true).name()));
+    legend->setWordWrap(true);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Target:")));
     top->addWidget(m_target);
@@ -73,6 +75,17 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(splitter, 1);
 
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        // Column widths from the header text only (cheap at 100,000 cells).
+        const QFontMetrics fm(m_table->horizontalHeader()->font());
+        for (int c = 0; c < m_model->columnCount(); ++c) {
+            int w = 56;
+            for (const auto& line :
+                 m_model->headerData(c, Qt::Horizontal).toString().split(QLatin1Char('\n')))
+                w = std::max(w, fm.horizontalAdvance(line) + 16);
+            m_table->setColumnWidth(c, w);
+        }
+    });
     connect(m_target, &QComboBox::currentIndexChanged, this,
             [this] { emit targetChanged(target()); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentChanged, this,
@@ -87,15 +100,6 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
 void KernelMatrixView::setResults(const CatalogPtr& catalogPtr) {
     const CatalogSnapshot& catalog = *catalogPtr;
     m_model->setResults(catalogPtr);
-    // Column widths from the header text only (cheap at 100,000 cells).
-    const QFontMetrics fm(m_table->horizontalHeader()->font());
-    for (int c = 0; c < m_model->columnCount(); ++c) {
-        int w = 56;
-        for (const auto& line :
-             m_model->headerData(c, Qt::Horizontal).toString().split(QLatin1Char('\n')))
-            w = std::max(w, fm.horizontalAdvance(line) + 16);
-        m_table->setColumnWidth(c, w);
-    }
     const QString current = target();
     const QSignalBlocker block(m_target);
     m_target->clear();
@@ -164,6 +168,7 @@ void KernelMatrixView::updateChain() {
                                           : tr("Resolving %1…").arg(m_op));
         return;
     }
+    scrollToChain();
     QString s =
         tr("<b>%1</b> on <b>%2</b>: ").arg(m_op.toHtmlEscaped(), qs(res->target).toHtmlEscaped());
     if (r->winner)
@@ -176,6 +181,28 @@ void KernelMatrixView::updateChain() {
     if (r->first_declared && (!r->winner || *r->first_declared != *r->winner))
         s += tr("; on hardware that has it, rung %1 would win").arg(*r->first_declared + 1);
     m_summary->setText(s);
+}
+
+} // namespace switchyard::ui
+
+namespace switchyard::ui {
+
+void KernelMatrixView::scrollToChain() {
+    // Bring the chain's first rung into view (what-if targets sit right of the CPU columns).
+    const auto& res = m_model->resolution();
+    const Resolution* r = res ? res->find(m_op.toStdString()) : nullptr;
+    const int row = m_model->rowOfOp(m_op);
+    if (!r || row < 0 || r->rungs.empty())
+        return;
+    const auto& key = r->rungs.front().key;
+    const int col = m_model->columnOf(key[1], key[2], key[3]);
+    if (col >= 0)
+        m_table->scrollTo(m_model->index(row, col), QAbstractItemView::PositionAtCenter);
+}
+
+void KernelMatrixView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    QTimer::singleShot(0, this, &KernelMatrixView::scrollToChain);
 }
 
 } // namespace switchyard::ui

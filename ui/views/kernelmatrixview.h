@@ -40,8 +40,12 @@ public:
 signals:
     void targetChanged(const QString& target);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void updateChain();
+    void scrollToChain();
 
     KernelMatrixModel* m_model;
     ChainModel* m_chain;
