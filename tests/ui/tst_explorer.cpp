@@ -19,6 +19,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -409,6 +410,42 @@ private slots:
         const QColor darkGood = ui::toneColor(ui::Tone::Good, true);
         QApplication::setPalette(original);
         QVERIFY(darkGood.lightness() < light.lightness());
+    }
+
+    // 1,000 backends x 100 kernel cells: the figures go to the log (QBENCHMARK-free, so
+    // the test stays one pass); the bounds only catch something pathological.
+    void scale() {
+        auto c = std::make_shared<ui::CatalogSnapshot>();
+        for (int b = 0; b < 1000; ++b) {
+            const std::string name = "gen" + std::to_string(b);
+            c->backends.push_back(
+                backend(name, {b % 10 == 0 ? "experimental" : "gen"}, b % 7 != 0));
+            for (int k = 0; k < 100; ++k)
+                c->kernels.push_back({{"op" + std::to_string(k % 50), k < 50 ? "cpu" : "cuda",
+                                       "arch" + std::to_string(b % 20), name},
+                                      true,
+                                      false,
+                                      "plugin",
+                                      name,
+                                      0});
+        }
+        QElapsedTimer t;
+        t.start();
+        BackendTreeModel model;
+        ui::BackendFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        model.setResults(c);
+        QVERIFY(proxy.rowCount() > 0);
+        const auto treeMs = t.restart();
+        proxy.setSearchText("gen99");
+        const auto keyMs = t.restart();
+        ui::KernelMatrixModel matrix;
+        matrix.setResults(c);
+        const auto matrixMs = t.elapsed();
+        qInfo("scale: tree of 1000 backends/100000 cells %lld ms, one search keystroke %lld ms, "
+              "matrix of %d x %d %lld ms",
+              treeMs, keyMs, matrix.rowCount(), matrix.columnCount(), matrixMs);
+        QVERIFY(keyMs < 5000);
     }
 
     void settingsRoundTrip() {

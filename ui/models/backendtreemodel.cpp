@@ -100,10 +100,12 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
         state += QStringLiteral(" (%1)").arg(qs(to_string(b.cause)));
     const int id = addNode(group, {qs(b.name), state}, roles);
 
-    auto addCells = [&](const std::vector<CellRow>& cells, NodeKind kind, const QString& prefix) {
-        for (const auto& c : cells) {
-            if (c.backend != b.name || b.state == BackendState::Shadowed)
-                continue;
+    auto addCells = [&](const std::vector<CellRow>& cells, const std::vector<int>* rows,
+                        NodeKind kind, const QString& prefix) {
+        if (!rows || b.state == BackendState::Shadowed)
+            return;
+        for (int i : *rows) {
+            const auto& c = cells[std::size_t(i)];
             const QString key = prefix + keyText(c.key);
             QHash<int, QVariant> cr{
                 {KindRole, kind},
@@ -120,14 +122,25 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
             addNode(id, {key, c.available ? tr("available") : tr("unavailable")}, cr);
         }
     };
-    addCells(m_catalog->kernels, KernelNode, QString());
-    addCells(m_catalog->components, ComponentNode, tr("component "));
+    auto rowsOf = [&](const std::map<std::string, std::vector<int>>& byBackend) {
+        const auto it = byBackend.find(b.name);
+        return it == byBackend.end() ? nullptr : &it->second;
+    };
+    addCells(m_catalog->kernels, rowsOf(m_kernelsByBackend), KernelNode, QString());
+    addCells(m_catalog->components, rowsOf(m_componentsByBackend), ComponentNode, tr("component "));
     return id;
 }
 
 void BackendTreeModel::rebuild() {
     beginBuild();
+    m_kernelsByBackend.clear();
+    m_componentsByBackend.clear();
     if (m_catalog) {
+        // Each backend's cells, found once (not one scan of every cell per backend).
+        for (int i = 0; i < int(m_catalog->kernels.size()); ++i)
+            m_kernelsByBackend[m_catalog->kernels[std::size_t(i)].backend].push_back(i);
+        for (int i = 0; i < int(m_catalog->components.size()); ++i)
+            m_componentsByBackend[m_catalog->components[std::size_t(i)].backend].push_back(i);
         // group name -> backend indexes, groups in a stable order
         std::vector<std::pair<QString, std::vector<int>>> groups;
         auto groupOf = [&](const QString& name) -> std::vector<int>& {

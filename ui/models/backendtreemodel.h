@@ -5,7 +5,11 @@
 #include "models/treemodel.h"
 
 #include <QSet>
+
+#include <map>
 #include <QSortFilterProxyModel>
+#include <string>
+#include <vector>
 
 namespace switchyard::ui {
 
@@ -42,6 +46,8 @@ private:
     int addBackend(int group, int backendIndex);
 
     CatalogPtr m_catalog;
+    std::map<std::string, std::vector<int>> m_kernelsByBackend; // indexes into the catalog
+    std::map<std::string, std::vector<int>> m_componentsByBackend;
     Grouping m_grouping = Grouping::BySource;
 };
 
