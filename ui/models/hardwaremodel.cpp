@@ -98,10 +98,16 @@ void HardwareModel::setResults(const DoctorReport& report) {
                 r.value("name", std::string()).find(kind) != std::string::npos)
                 found << QStringLiteral("%1: %2").arg(qs(r.value("name", std::string())),
                                                       qs(r.value("detail", std::string())));
-        const QString why =
+        QString why =
             found.isEmpty()
                 ? tr("no %1 backend loaded a device provider here").arg(QLatin1String(kind))
                 : found.join(QStringLiteral("; "));
+        // A backend that is installed but not opened yet has not listed its devices.
+        for (const auto& b : report.backends)
+            if (b.name == kind && b.state != BackendState::Loaded)
+                why = tr("the %1 backend is %2, so it has not listed devices (it loads on first "
+                         "use); runtime: %3")
+                          .arg(QLatin1String(kind), qs(to_string(b.state)), why);
         addNode(d, {QLatin1String(kind), tr("no device — %1").arg(why)},
                 {{Qt::ForegroundRole, toneColor(Tone::Muted)}, {Qt::ToolTipRole, why}});
     }
