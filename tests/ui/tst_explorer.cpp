@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+// The explorer: every model and proxy under QAbstractItemModelTester, the tree's filters
+// table-driven through the proxy, and the main window driven with the fixture plugins.
+#include "mainwindow.h"
+#include "models/backendtext.h"
+#include "models/backendtreemodel.h"
+#include "models/dependencymodel.h"
+#include "models/hardwaremodel.h"
+#include "models/kernelmatrixmodel.h"
+#include "models/problemmodel.h"
+#include "views/backendtreeview.h"
+#include "views/kernelmatrixview.h"
+#include "views/panels.h"
+
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/runtime/runtime.h>
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTest>
+#include <QToolButton>
+#include <QTreeView>
+
+using namespace switchyard;
+using switchyard::ui::BackendTreeModel;
+
+namespace {
+
+BackendInfo backend(const std::string& name, std::vector<std::string> tags, bool available,
+                    BackendSource source = BackendSource::Plugin) {
+    BackendInfo b;
+    b.name = name;
+    b.tags = std::move(tags);
+    b.source = source;
+    if (!available) {
+        b.state = BackendState::Unavailable;
+        b.cause = BackendCause::OptionalDependencyMissing;
+        b.error = "missing libcuda.so.1";
+        b.dependencies.push_back(
+            {{"libcuda.so.1", DependencyKind::Library, "Install the NVIDIA driver"},
+             false,
+             "",
+             ""});
+    }
+    return b;
+}
+
+ui::CatalogPtr syntheticCatalog() {
+    auto c = std::make_shared<ui::CatalogSnapshot>();
+    c->backends = {backend("cpu", {}, true, BackendSource::Builtin),
+                   backend("cuda", {"gpu"}, false), backend("debugger", {"debug"}, true),
+                   backend("nightly", {"experimental", "gpu"}, true)};
+    c->kernels = {{{"gemm", "cpu", "generic", "reference"}, true, true, "builtin", "cpu", 0},
+                  {{"gemm", "cuda", "sm_90", "default"}, false, false, "plugin", "cuda", 1024},
+                  {{"rms_norm", "cpu", "generic", "reference"}, true, true, "builtin", "cpu", 0}};
+    c->components = {{{"vae", "cpu", "default"}, true, true, "builtin", "cpu", 0}};
+    DoctorProblem p;
+    p.subject = "cuda";
+    p.problem = "missing libcuda.so.1";
+    p.fix = "Install the NVIDIA driver";
+    p.cause = BackendCause::OptionalDependencyMissing;
+    c->doctor.problems = {p};
+    return c;
+}
+
+QStringList visibleBackends(QAbstractItemModel* proxy) {
+    QStringList names;
+    for (int g = 0; g < proxy->rowCount(); ++g) {
+        const auto group = proxy->index(g, 0);
+        for (int i = 0; i < proxy->rowCount(group); ++i)
+            names << proxy->index(i, 0, group).data().toString();
+    }
+    names.removeDuplicates();
+    names.sort();
+    return names;
+}
+
+bool treeContains(QAbstractItemModel* model, const QModelIndex& parent, int column,
+                  const QString& needle) {
+    for (int r = 0; r < model->rowCount(parent); ++r) {
+        const auto i = model->index(r, 0, parent);
+        if (model->index(r, column, parent).data().toString().contains(needle) ||
+            treeContains(model, i, column, needle))
+            return true;
+    }
+    return false;
+}
+
+const QString kPlugins = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/plugins");
+
+// A registry over the fixture plugins plus two registered backends: an experimental one
+// and a pretend CUDA backend (gemm on sm_80 unavailable, on sm_75 available).
+struct Fixture {
+    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+    ComponentRegistry components{"components", {"kind", "device", "variant"}};
+    BackendRegistry registry{kernels, components, builtin_backends};
+    DeviceRegistry devices;
+    PluginSearchPath path;
+
+    Fixture() {
+        std::vector<std::string> dirs;
+        for (const char* c :
+             {"good", "missing_dep", "unavailable", "contract99", "library_missing", "min_core"})
+            dirs.push_back((kPlugins + "/" + QLatin1String(c)).toStdString());
+        path = PluginSearchPath::from_dirs(dirs);
+        registry.set_plugin_discovery(path.discovery());
+        BackendSpec exp;
+        exp.name = "nightly";
+        exp.description = "an experimental backend";
+        registry.register_experimental_backend(exp);
+        BackendSpec cuda;
+        cuda.name = "pretend-cuda";
+        cuda.register_cells = [](CellRegistrar& r) {
+            CellRegistrar::KernelSpec sm80;
+            sm80.op = "gemm";
+            sm80.device = "cuda";
+            sm80.arch = "sm_80";
+            sm80.fn = [](const KernelArgs&) {};
+            sm80.available = [] { return false; };
+            sm80.workspace_bytes = 4096;
+            r.add_kernel(sm80);
+            CellRegistrar::KernelSpec sm75 = sm80;
+            sm75.arch = "sm_75";
+            sm75.available = {};
+            r.add_kernel(sm75);
+        };
+        registry.register_backend(cuda);
+    }
+};
+
+} // namespace
+
+class TestExplorer : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // settings go to a test folder
+        QSettings().clear();
+    }
+
+    void backendTreeModel() {
+        BackendTreeModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ui::BackendFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResults(syntheticCatalog());
+        QCOMPARE(model.rowCount(), 2); // Built-in, Plugins
+        QCOMPARE(model.tags(), (QStringList{"debug", "experimental", "gpu"}));
+        model.setGrouping(BackendTreeModel::Grouping::ByTag);
+        QCOMPARE(model.rowCount(), 4); // (untagged), debug, experimental, gpu
+        // The tooltip says why, from the cause.
+        const auto cuda =
+            proxy.match(proxy.index(0, 0), Qt::DisplayRole, "cuda", 1, Qt::MatchRecursive);
+        QCOMPARE(cuda.size(), 1);
+        QVERIFY(cuda[0]
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("missing libcuda.so.1 — Install the NVIDIA driver")));
+        QVERIFY(!cuda[0].data(Qt::DecorationRole).value<QIcon>().isNull());
+        model.setResults(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void filters_data() {
+        QTest::addColumn<QStringList>("excluded");
+        QTest::addColumn<bool>("showUnavailable");
+        QTest::addColumn<QString>("search");
+        QTest::addColumn<QStringList>("visible");
+        QTest::newRow("defaults") << QStringList{"debug", "experimental"} << true << QString()
+                                  << QStringList{"cpu", "cuda"};
+        QTest::newRow("experimental on")
+            << QStringList{"debug"} << true << QString() << QStringList{"cpu", "cuda", "nightly"};
+        QTest::newRow("all tags") << QStringList{} << true << QString()
+                                  << QStringList{"cpu", "cuda", "debugger", "nightly"};
+        QTest::newRow("hide unavailable")
+            << QStringList{} << false << QString() << QStringList{"cpu", "debugger", "nightly"};
+        QTest::newRow("gpu off") << QStringList{"gpu"} << true << QString()
+                                 << QStringList{"cpu", "debugger"};
+        QTest::newRow("search name") << QStringList{} << true << "NIGHT" << QStringList{"nightly"};
+        QTest::newRow("search kernel") << QStringList{} << true << "rms_norm" << QStringList{"cpu"};
+        QTest::newRow("search cause")
+            << QStringList{} << true << "optional_dependency" << QStringList{"cuda"};
+        QTest::newRow("search hidden tag")
+            << QStringList{"experimental"} << true << "nightly" << QStringList{};
+    }
+    void filters() {
+        QFETCH(QStringList, excluded);
+        QFETCH(bool, showUnavailable);
+        QFETCH(QString, search);
+        QFETCH(QStringList, visible);
+        for (auto grouping :
+             {BackendTreeModel::Grouping::BySource, BackendTreeModel::Grouping::ByTag}) {
+            BackendTreeModel model;
+            model.setGrouping(grouping);
+            model.setResults(syntheticCatalog());
+            ui::BackendFilterProxy proxy;
+            QAbstractItemModelTester tester(&proxy,
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+            proxy.setSourceModel(&model);
+            proxy.setExcludedTags(QSet<QString>(excluded.begin(), excluded.end()));
+            proxy.setShowUnavailable(showUnavailable);
+            proxy.setSearchText(search);
+            QCOMPARE(visibleBackends(&proxy), visible);
+        }
+    }
+
+    void matrixAndChainModels() {
+        ui::KernelMatrixModel matrix;
+        QAbstractItemModelTester tester(&matrix,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        matrix.setResults(syntheticCatalog());
+        QCOMPARE(matrix.rowCount(), 2);    // gemm, rms_norm
+        QCOMPARE(matrix.columnCount(), 2); // cpu first, then cuda
+        QCOMPARE(matrix.headerData(0, Qt::Horizontal).toString(),
+                 QStringLiteral("cpu\ngeneric\nreference"));
+        const int cudaCol = matrix.columnOf("cuda", "sm_90", "default");
+        QCOMPARE(matrix.index(0, cudaCol).data(ui::KernelMatrixModel::CellStateRole).toInt(),
+                 int(ui::KernelMatrixModel::Unavailable));
+        const QString tip = matrix.index(0, cudaCol).data(Qt::ToolTipRole).toString();
+        QVERIFY(tip.contains("workspace_bytes: 1024"));
+        QVERIFY(tip.contains("missing libcuda.so.1"));
+        QCOMPARE(matrix.index(1, cudaCol).data(ui::KernelMatrixModel::CellStateRole).toInt(),
+                 int(ui::KernelMatrixModel::Empty));
+        ui::ChainModel chain;
+        QAbstractItemModelTester chainTester(
+            &chain, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Resolution r;
+        r.op = "gemm";
+        r.rungs = {{TupleKey{"gemm", "cuda", "sm_90", "default"}, true, false, "cuda", "missing"},
+                   {TupleKey{"gemm", "cpu", "generic", "reference"}, true, true, "cpu", ""}};
+        r.winner = 1;
+        chain.setResolution(r);
+        QCOMPARE(chain.rowCount(), 2);
+        QVERIFY(chain.index(1, 0).data(ui::ChainModel::WinnerRole).toBool());
+        auto res = std::make_shared<ui::TargetResolution>();
+        res->target = "cuda:sm_90";
+        res->resolutions = {r};
+        matrix.setResolution(res);
+        matrix.setSelectedOp("gemm");
+        QCOMPARE(matrix.index(0, cudaCol).data(ui::KernelMatrixModel::RungRole).toInt(), 1);
+        QVERIFY(matrix.index(0, 0).data(ui::KernelMatrixModel::WinnerRole).toBool());
+        chain.setResolution(std::nullopt);
+        matrix.setResults(nullptr);
+        QCOMPARE(matrix.rowCount(), 0);
+    }
+
+    void otherModels() {
+        const auto catalog = syntheticCatalog();
+        ui::ProblemModel problems;
+        QAbstractItemModelTester t1(&problems,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        problems.setResults(catalog->doctor.problems);
+        QCOMPARE(problems.rowCount(), 1);
+        QCOMPARE(problems.index(0, ui::ProblemModel::FixColumn).data().toString(),
+                 QStringLiteral("Install the NVIDIA driver"));
+        ui::DependencyModel deps;
+        QAbstractItemModelTester t2(&deps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        BackendInfo b = catalog->backends[1];
+        ElfDependencyReport report;
+        report.library = "/plugins/libcuda-backend.so";
+        report.readable = true;
+        report.dependencies = {
+            {"libc.so.6", "/lib/libc.so.6", LibrarySearchSource::LdCache, report.library, 1, ""},
+            {"libcuda.so.1", "", LibrarySearchSource::NotFound, report.library, 1,
+             "/usr/lib:/lib"}};
+        b.library_report = report;
+        deps.setBackend(&b);
+        QCOMPARE(deps.rowCount(), 2);
+        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "NOT FOUND"));
+        deps.setBackend(nullptr);
+        QCOMPARE(deps.rowCount(), 0);
+        ui::HardwareModel hw;
+        QAbstractItemModelTester t3(&hw, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        DoctorReport r;
+        r.system.cpu = cpu_info();
+        hw.setResults(r);
+        QVERIFY(hw.rowCount() >= 3);
+        QVERIFY(treeContains(&hw, {}, 0, "ISA levels"));
+        QVERIFY(treeContains(&hw, {}, 1, "no device")); // no CUDA or OpenCL device here
+    }
+
+    void windowWithFixturePlugins() {
+        Fixture f;
+        ui::MainWindow window(f.registry, f.devices, f.path);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
+        auto* tree = window.backendTree();
+        auto* proxy = tree->proxy();
+
+        // The plugin whose library lacks a dependency: the panel names the missing soname.
+        QVERIFY(tree->selectBackend("fixture-missing-dep"));
+        auto* deps = window.dependenciesPanel();
+        QVERIFY(treeContains(deps->model(), {}, ui::DependencyModel::NameColumn,
+                             "libswitchyard-nonexistent-dep.so.1"));
+        QVERIFY(treeContains(deps->model(), {}, ui::DependencyModel::StatusColumn, "NOT FOUND"));
+        QVERIFY(deps->problemText()->toPlainText().contains("libswitchyard-nonexistent-dep.so.1"));
+        QVERIFY(window.capabilitiesPanel()->field("state")->text().contains(
+            "library_dependency_missing"));
+
+        // Optional dependencies: missing, with what to install.
+        QVERIFY(tree->selectBackend("fixture-unavailable"));
+        QVERIFY(treeContains(deps->model(), {}, ui::DependencyModel::WhereColumn,
+                             "Install switchyard-fixture-runtime"));
+        QVERIFY(deps->installCommand().contains("export SWITCHYARD_FIXTURE_UNSET_VARIABLE=1"));
+
+        // experimental is off by default; its chip brings the backend in.
+        QVERIFY(!visibleBackends(proxy).contains("nightly"));
+        auto* chip = tree->tagChip("experimental");
+        QVERIFY(chip);
+        QVERIFY(!chip->isChecked());
+        chip->click();
+        QVERIFY(visibleBackends(proxy).contains("nightly"));
+        chip->click();
+        QVERIFY(!visibleBackends(proxy).contains("nightly"));
+
+        // Search (Ctrl+F focuses the box).
+        window.activateWindow();
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(tree->searchBox()->hasFocus());
+        QTest::keyClicks(tree->searchBox(), "contract");
+        QCOMPARE(visibleBackends(proxy), QStringList{"fixture-contract99"});
+        tree->searchBox()->clear();
+
+        // What-if target cuda:sm_90 for gemm: the chain, rung by rung.
+        auto* matrix = window.matrixView();
+        matrix->setSelectedOp("gemm");
+        matrix->setTarget("cuda:sm_90");
+        auto* chain = matrix->chainModel();
+        QTRY_VERIFY_WITH_TIMEOUT(chain->resolution() && chain->resolution()->target.arch == "sm_90",
+                                 20000);
+        QCOMPARE(chain->rowCount(), 7); // sm_90 sm_89 sm_86 sm_80 sm_75 generic, cpu reference
+        QCOMPARE(chain->index(0, ui::ChainModel::KeyColumn).data().toString(),
+                 QStringLiteral("(gemm, cuda, sm_90, default)"));
+        QCOMPARE(chain->index(0, ui::ChainModel::DeclaredColumn).data().toString(),
+                 QStringLiteral("not declared"));
+        QCOMPARE(chain->index(3, ui::ChainModel::KeyColumn).data().toString(),
+                 QStringLiteral("(gemm, cuda, sm_80, default)"));
+        QCOMPARE(chain->index(3, ui::ChainModel::AvailableColumn).data().toString(),
+                 QStringLiteral("unavailable"));
+        QVERIFY(chain->index(4, 0).data(ui::ChainModel::WinnerRole).toBool());
+        QCOMPARE(chain->index(4, ui::ChainModel::BackendColumn).data().toString(),
+                 QStringLiteral("pretend-cuda"));
+        auto* m = matrix->model();
+        const int gemm = m->rowOfOp("gemm");
+        // Rungs nobody declares still get their column, marked in order.
+        QCOMPARE(m->index(gemm, m->columnOf("cuda", "sm_90", "default"))
+                     .data(ui::KernelMatrixModel::RungRole)
+                     .toInt(),
+                 1);
+        QCOMPARE(m->index(gemm, m->columnOf("cuda", "sm_80", "default"))
+                     .data(ui::KernelMatrixModel::RungRole)
+                     .toInt(),
+                 4);
+        QVERIFY(m->index(gemm, m->columnOf("cuda", "sm_75", "default"))
+                    .data(ui::KernelMatrixModel::WinnerRole)
+                    .toBool());
+        QCOMPARE(m->index(gemm, m->columnOf("cpu", "generic", "reference"))
+                     .data(ui::KernelMatrixModel::RungRole)
+                     .toInt(),
+                 7);
+
+        // Problems: every broken fixture, with its cause.
+        auto* problems = window.problemsView()->model();
+        const std::pair<QString, QString> expected[] = {
+            {"fixture-missing-dep", "library_dependency_missing"},
+            {"fixture-unavailable", "optional_dependency_missing"},
+            {"fixture-contract99", "contract_too_new"},
+            {"fixture-library-missing", "library_missing"},
+            {"fixture-min-core", "core_too_old"},
+        };
+        for (const auto& [name, cause] : expected) {
+            bool found = false;
+            for (int r = 0; r < problems->rowCount(); ++r)
+                found =
+                    found ||
+                    (problems->index(r, ui::ProblemModel::SubjectColumn).data().toString() ==
+                         name &&
+                     problems->index(r, ui::ProblemModel::CauseColumn).data().toString() == cause);
+            QVERIFY2(found, qPrintable(name + " with cause " + cause));
+        }
+        QVERIFY(window.statusText().contains("problems"));
+
+        // Screenshots for the README when asked (SWITCHYARD_SCREENSHOT_DIR).
+        const QString shots = qEnvironmentVariable("SWITCHYARD_SCREENSHOT_DIR");
+        if (!shots.isEmpty()) {
+            window.resize(1500, 900);
+            QVERIFY(tree->selectBackend("fixture-missing-dep"));
+            QVERIFY(!window.saveScreenshots(shots, "fixtures").isEmpty());
+        }
+    }
+    void colorsFollowThePalette() {
+        const QPalette original = QApplication::palette();
+        const QColor light = ui::toneColor(ui::Tone::Good, true);
+        QPalette dark;
+        dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+        dark.setColor(QPalette::Window, QColor(0x30, 0x30, 0x30));
+        QApplication::setPalette(dark);
+        const QColor darkGood = ui::toneColor(ui::Tone::Good, true);
+        QApplication::setPalette(original);
+        QVERIFY(darkGood.lightness() < light.lightness());
+    }
+
+    // 1,000 backends x 100 kernel cells: the figures go to the log (QBENCHMARK-free, so
+    // the test stays one pass); the bounds only catch something pathological.
+    void scale() {
+        auto c = std::make_shared<ui::CatalogSnapshot>();
+        for (int b = 0; b < 1000; ++b) {
+            const std::string name = "gen" + std::to_string(b);
+            c->backends.push_back(
+                backend(name, {b % 10 == 0 ? "experimental" : "gen"}, b % 7 != 0));
+            for (int k = 0; k < 100; ++k)
+                c->kernels.push_back({{"op" + std::to_string(k % 50), k < 50 ? "cpu" : "cuda",
+                                       "arch" + std::to_string(b % 20), name},
+                                      true,
+                                      false,
+                                      "plugin",
+                                      name,
+                                      0});
+        }
+        QElapsedTimer t;
+        t.start();
+        BackendTreeModel model;
+        ui::BackendFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        model.setResults(c);
+        QVERIFY(proxy.rowCount() > 0);
+        const auto treeMs = t.restart();
+        proxy.setSearchText("gen99");
+        const auto keyMs = t.restart();
+        ui::KernelMatrixModel matrix;
+        matrix.setResults(c);
+        const auto matrixMs = t.elapsed();
+        qInfo("scale: tree of 1000 backends/100000 cells %lld ms, one search keystroke %lld ms, "
+              "matrix of %d x %d %lld ms",
+              treeMs, keyMs, matrix.rowCount(), matrix.columnCount(), matrixMs);
+        QVERIFY(keyMs < 5000);
+    }
+
+    void settingsRoundTrip() {
+        {
+            Fixture f;
+            ui::MainWindow window(f.registry, f.devices, f.path);
+            window.show();
+            QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
+            window.matrixView()->setTarget("cuda:sm_80");
+            window.backendTree()->tagChip("experimental")->click();
+            window.backendTree()->groupingBox()->setCurrentIndex(1);
+            window.tabs()->setCurrentIndex(ui::MainWindow::MatrixTab);
+            QVERIFY(window.close()); // writes the settings
+            window.controller()->waitForIdle();
+        }
+        Fixture f;
+        ui::MainWindow window(f.registry, f.devices, f.path);
+        QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
+        QCOMPARE(window.matrixView()->target(), QStringLiteral("cuda:sm_80"));
+        QVERIFY(!window.backendTree()->proxy()->excludedTags().contains("experimental"));
+        QVERIFY(window.backendTree()->proxy()->excludedTags().contains("debug"));
+        QCOMPARE(window.backendTree()->groupingBox()->currentIndex(), 1);
+        QCOMPARE(window.tabs()->currentIndex(), int(ui::MainWindow::MatrixTab));
+        QSettings().clear();
+    }
+};
+
+QTEST_MAIN(TestExplorer)
+#include "tst_explorer.moc"

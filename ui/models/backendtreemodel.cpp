@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+#include "models/backendtreemodel.h"
+
+#include "models/backendtext.h"
+
+#include <QFont>
+#include <QSet>
+
+#include <map>
+
+namespace switchyard::ui {
+namespace {
+QString keyText(const std::vector<std::string>& key) {
+    QStringList parts;
+    for (const auto& k : key)
+        parts << qs(k);
+    return QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
+}
+
+QString sourceGroup(BackendSource source) {
+    switch (source) {
+    case BackendSource::Registered:
+        return BackendTreeModel::tr("Registered");
+    case BackendSource::Builtin:
+        return BackendTreeModel::tr("Built-in");
+    case BackendSource::Plugin:
+        return BackendTreeModel::tr("Plugins");
+    }
+    return {};
+}
+} // namespace
+
+BackendTreeModel::BackendTreeModel(QObject* parent)
+    : TreeModel({tr("Backend"), tr("State")}, parent) {}
+
+void BackendTreeModel::setResults(CatalogPtr catalog) {
+    m_catalog = std::move(catalog);
+    rebuild();
+}
+
+void BackendTreeModel::setGrouping(Grouping grouping) {
+    if (grouping == m_grouping)
+        return;
+    m_grouping = grouping;
+    rebuild();
+}
+
+const BackendInfo* BackendTreeModel::backendAt(const QModelIndex& index) const {
+    const Node* n = nodeAt(index);
+    if (!n || !m_catalog)
+        return nullptr;
+    const int i = n->roles.value(BackendIndexRole, -1).toInt();
+    if (i < 0 || i >= static_cast<int>(m_catalog->backends.size()))
+        return nullptr;
+    return &m_catalog->backends[static_cast<std::size_t>(i)];
+}
+
+QStringList BackendTreeModel::tags() const {
+    QSet<QString> set;
+    if (m_catalog)
+        for (const auto& b : m_catalog->backends)
+            for (const auto& t : b.tags)
+                set.insert(qs(t));
+    QStringList list(set.begin(), set.end());
+    list.sort();
+    return list;
+}
+
+int BackendTreeModel::addBackend(int group, int backendIndex) {
+    const BackendInfo& b = m_catalog->backends[static_cast<std::size_t>(backendIndex)];
+    QStringList tags;
+    for (const auto& t : b.tags)
+        tags << qs(t);
+    const QString why = whyText(b);
+    QString tooltip =
+        QStringLiteral("<b>%1</b> (%2, %3)")
+            .arg(qs(b.name).toHtmlEscaped(), qs(to_string(b.source)), qs(to_string(b.state)));
+    if (!why.isEmpty())
+        tooltip += QStringLiteral("<br>") +
+                   why.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    else if (!b.description.empty())
+        tooltip += QStringLiteral("<br>") + qs(b.description).toHtmlEscaped();
+    const bool available = b.is_available();
+    QHash<int, QVariant> roles{
+        {KindRole, BackendNode},
+        {BackendIndexRole, backendIndex},
+        {TagsRole, tags},
+        {AvailableRole, available},
+        {SortRole, qs(b.name)},
+        {SearchTextRole, QStringList{qs(b.name), tags.join(QLatin1Char(' ')), qs(b.description),
+                                     qs(to_string(b.state)), qs(to_string(b.cause))}
+                             .join(QLatin1Char(' '))},
+        {Qt::DecorationRole, backendIcon(b)},
+        {Qt::ToolTipRole, tooltip},
+    };
+    if (!available)
+        roles.insert(Qt::ForegroundRole, toneColor(Tone::Muted));
+    QString state = qs(to_string(b.state));
+    if (b.cause != BackendCause::None)
+        state += QStringLiteral(" (%1)").arg(qs(to_string(b.cause)));
+    const int id = addNode(group, {qs(b.name), state}, roles);
+
+    auto addCells = [&](const std::vector<CellRow>& cells, const std::vector<int>* rows,
+                        NodeKind kind, const QString& prefix) {
+        if (!rows || b.state == BackendState::Shadowed)
+            return;
+        for (int i : *rows) {
+            const auto& c = cells[std::size_t(i)];
+            const QString key = prefix + keyText(c.key);
+            QHash<int, QVariant> cr{
+                {KindRole, kind},
+                {BackendIndexRole, backendIndex},
+                {TagsRole, tags},
+                {AvailableRole, available},
+                {SortRole, key},
+                {SearchTextRole, key},
+                {Qt::ToolTipRole,
+                 c.available ? tr("available here") : tr("declared, not available here")},
+            };
+            if (!c.available)
+                cr.insert(Qt::ForegroundRole, toneColor(Tone::Muted));
+            addNode(id, {key, c.available ? tr("available") : tr("unavailable")}, cr);
+        }
+    };
+    auto rowsOf = [&](const std::map<std::string, std::vector<int>>& byBackend) {
+        const auto it = byBackend.find(b.name);
+        return it == byBackend.end() ? nullptr : &it->second;
+    };
+    addCells(m_catalog->kernels, rowsOf(m_kernelsByBackend), KernelNode, QString());
+    addCells(m_catalog->components, rowsOf(m_componentsByBackend), ComponentNode, tr("component "));
+    return id;
+}
+
+void BackendTreeModel::rebuild() {
+    beginBuild();
+    m_kernelsByBackend.clear();
+    m_componentsByBackend.clear();
+    if (m_catalog) {
+        // Each backend's cells, found once (not one scan of every cell per backend).
+        for (int i = 0; i < int(m_catalog->kernels.size()); ++i)
+            m_kernelsByBackend[m_catalog->kernels[std::size_t(i)].backend].push_back(i);
+        for (int i = 0; i < int(m_catalog->components.size()); ++i)
+            m_componentsByBackend[m_catalog->components[std::size_t(i)].backend].push_back(i);
+        // group name -> backend indexes, groups in a stable order
+        std::vector<std::pair<QString, std::vector<int>>> groups;
+        auto groupOf = [&](const QString& name) -> std::vector<int>& {
+            for (auto& g : groups)
+                if (g.first == name)
+                    return g.second;
+            groups.emplace_back(name, std::vector<int>{});
+            return groups.back().second;
+        };
+        if (m_grouping == Grouping::BySource) {
+            for (auto s :
+                 {BackendSource::Registered, BackendSource::Builtin, BackendSource::Plugin})
+                groupOf(sourceGroup(s));
+        }
+        std::map<QString, std::vector<int>> byTag;
+        for (int i = 0; i < static_cast<int>(m_catalog->backends.size()); ++i) {
+            const auto& b = m_catalog->backends[static_cast<std::size_t>(i)];
+            if (m_grouping == Grouping::BySource) {
+                groupOf(sourceGroup(b.source)).push_back(i);
+            } else if (b.tags.empty()) {
+                byTag[tr("(untagged)")].push_back(i);
+            } else {
+                for (const auto& t : b.tags)
+                    byTag[qs(t)].push_back(i);
+            }
+        }
+        for (auto& [tag, members] : byTag)
+            groups.emplace_back(tag, std::move(members));
+        QFont bold;
+        bold.setBold(true);
+        for (const auto& [name, members] : groups) {
+            if (members.empty())
+                continue;
+            const int g = addNode(kRoot, {name, tr("%n backend(s)", nullptr, int(members.size()))},
+                                  {{KindRole, GroupNode},
+                                   {BackendIndexRole, -1},
+                                   {SortRole, name},
+                                   {SearchTextRole, QString()}});
+            setCellRole(g, NameColumn, Qt::FontRole, bold);
+            for (int i : members)
+                addBackend(g, i);
+        }
+    }
+    endBuild();
+}
+
+BackendFilterProxy::BackendFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    setRecursiveFilteringEnabled(true);
+    setAutoAcceptChildRows(true);
+    setSortRole(BackendTreeModel::SortRole);
+    setSortCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void BackendFilterProxy::setExcludedTags(const QSet<QString>& tags) {
+    if (tags == m_excluded)
+        return;
+    m_excluded = tags;
+    invalidateFilter();
+}
+
+void BackendFilterProxy::setShowUnavailable(bool show) {
+    if (show == m_showUnavailable)
+        return;
+    m_showUnavailable = show;
+    invalidateFilter();
+}
+
+void BackendFilterProxy::setSearchText(const QString& text) {
+    if (text == m_search)
+        return;
+    m_search = text;
+    invalidateFilter();
+}
+
+bool BackendFilterProxy::backendPasses(const QModelIndex& index) const {
+    if (!m_showUnavailable && !index.data(BackendTreeModel::AvailableRole).toBool())
+        return false;
+    const auto tags = index.data(BackendTreeModel::TagsRole).toStringList();
+    for (const auto& t : tags)
+        if (m_excluded.contains(t))
+            return false;
+    return true;
+}
+
+bool BackendFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
+    const int kind = index.data(BackendTreeModel::KindRole).toInt();
+    if (kind == BackendTreeModel::GroupNode)
+        return false; // shown while one of its backends is (recursive filtering)
+    if (!backendPasses(index))
+        return false;
+    const QString text = index.data(BackendTreeModel::SearchTextRole).toString();
+    if (kind == BackendTreeModel::BackendNode)
+        return m_search.isEmpty() || text.contains(m_search, Qt::CaseInsensitive);
+    // A kernel or component row: shown under its accepted backend (auto-accepted), or on
+    // its own when the search names it.
+    return !m_search.isEmpty() && text.contains(m_search, Qt::CaseInsensitive);
+}
+
+} // namespace switchyard::ui

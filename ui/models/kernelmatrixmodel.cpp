@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+#include "models/kernelmatrixmodel.h"
+
+#include "models/backendtext.h"
+
+#include <switchyard/registry/fallback.h>
+
+#include <QBrush>
+#include <QFont>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace switchyard::ui {
+namespace {
+int deviceOrder(const std::string& device) {
+    static const std::vector<std::string> order{"cpu", "cuda", "opencl"};
+    const auto it = std::find(order.begin(), order.end(), device);
+    return it == order.end() ? int(order.size()) : int(it - order.begin());
+}
+
+int archOrder(const std::string& device, const std::string& arch) {
+    std::vector<std::string> ladder;
+    try {
+        ladder = arch_ladder(device);
+    } catch (...) {
+    }
+    const auto it = std::find(ladder.begin(), ladder.end(), arch);
+    return it == ladder.end() ? -1 : int(it - ladder.begin()); // unknown arches first
+}
+} // namespace
+
+KernelMatrixModel::KernelMatrixModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void KernelMatrixModel::setResults(CatalogPtr catalog) {
+    m_catalog = std::move(catalog);
+    rebuild();
+}
+
+void KernelMatrixModel::rebuild() {
+    beginResetModel();
+    m_ops.clear();
+    m_columns.clear();
+    m_grid.clear();
+    if (m_catalog) {
+        std::set<std::string> ops;
+        std::set<Column> columns;
+        for (const auto& k : m_catalog->kernels) {
+            if (k.key.size() != 4)
+                continue;
+            ops.insert(k.key[0]);
+            columns.insert({k.key[1], k.key[2], k.key[3]});
+        }
+        // The target's chain rungs get a column even where no backend declares a cell, so
+        // a what-if target shows every rung it walks.
+        if (m_resolution)
+            for (const auto& r : m_resolution->resolutions)
+                if (ops.count(r.op))
+                    for (const auto& rung : r.rungs)
+                        columns.insert({rung.key[1], rung.key[2], rung.key[3]});
+        m_ops.assign(ops.begin(), ops.end());
+        m_columns.assign(columns.begin(), columns.end());
+        std::stable_sort(m_columns.begin(), m_columns.end(), [](const Column& a, const Column& b) {
+            const auto ka = std::tuple(deviceOrder(a[0]), a[0], archOrder(a[0], a[1]), a[1], a[2]);
+            const auto kb = std::tuple(deviceOrder(b[0]), b[0], archOrder(b[0], b[1]), b[1], b[2]);
+            return ka < kb;
+        });
+        std::map<std::string, int> opRow;
+        for (int i = 0; i < int(m_ops.size()); ++i)
+            opRow.emplace(m_ops[std::size_t(i)], i);
+        std::map<Column, int> colIndex;
+        for (int i = 0; i < int(m_columns.size()); ++i)
+            colIndex.emplace(m_columns[std::size_t(i)], i);
+        m_grid.assign(m_ops.size() * m_columns.size(), -1);
+        for (int i = 0; i < int(m_catalog->kernels.size()); ++i) {
+            const auto& k = m_catalog->kernels[std::size_t(i)];
+            if (k.key.size() != 4)
+                continue;
+            const int r = opRow[k.key[0]];
+            const int c = colIndex[{k.key[1], k.key[2], k.key[3]}];
+            m_grid[std::size_t(r) * m_columns.size() + std::size_t(c)] = i;
+        }
+    }
+    m_selectedRow = rowOfOp(m_selectedOp);
+    m_winner.assign(m_ops.size(), -1);
+    m_rung.assign(m_columns.size(), 0);
+    endResetModel();
+    updateMarks();
+}
+
+void KernelMatrixModel::setResolution(TargetResolutionPtr resolution) {
+    m_resolution = std::move(resolution);
+    bool missing = false;
+    if (m_resolution)
+        for (const auto& r : m_resolution->resolutions)
+            if (rowOfOp(qs(r.op)) >= 0)
+                for (const auto& rung : r.rungs)
+                    missing = missing || columnOf(rung.key[1], rung.key[2], rung.key[3]) < 0;
+    if (missing)
+        rebuild();
+    else
+        updateMarks();
+}
+
+void KernelMatrixModel::setSelectedOp(const QString& op) {
+    m_selectedOp = op;
+    m_selectedRow = rowOfOp(op);
+    updateMarks();
+}
+
+QString KernelMatrixModel::opAt(int row) const {
+    return row >= 0 && row < int(m_ops.size()) ? qs(m_ops[std::size_t(row)]) : QString();
+}
+
+int KernelMatrixModel::rowOfOp(const QString& op) const {
+    const auto it = std::find(m_ops.begin(), m_ops.end(), op.toStdString());
+    return it == m_ops.end() ? -1 : int(it - m_ops.begin());
+}
+
+int KernelMatrixModel::columnOf(const std::string& device, const std::string& arch,
+                                const std::string& variant) const {
+    const Column c{device, arch, variant};
+    const auto it = std::find(m_columns.begin(), m_columns.end(), c);
+    return it == m_columns.end() ? -1 : int(it - m_columns.begin());
+}
+
+void KernelMatrixModel::updateMarks() {
+    m_winner.assign(m_ops.size(), -1);
+    m_rung.assign(m_columns.size(), 0);
+    if (m_resolution) {
+        for (const auto& r : m_resolution->resolutions) {
+            const int row = rowOfOp(qs(r.op));
+            if (row < 0)
+                continue;
+            if (r.winner) {
+                const auto& key = r.rungs[*r.winner].key;
+                m_winner[std::size_t(row)] = columnOf(key[1], key[2], key[3]);
+            }
+            if (row == m_selectedRow)
+                for (std::size_t i = 0; i < r.rungs.size(); ++i) {
+                    const auto& key = r.rungs[i].key;
+                    const int col = columnOf(key[1], key[2], key[3]);
+                    if (col >= 0 && m_rung[std::size_t(col)] == 0)
+                        m_rung[std::size_t(col)] = int(i) + 1;
+                }
+        }
+    }
+    if (rowCount() > 0 && columnCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+    if (columnCount() > 0)
+        emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
+}
+
+const CellRow* KernelMatrixModel::cellAt(int row, int column) const {
+    if (row < 0 || column < 0 || row >= rowCount() || column >= columnCount())
+        return nullptr;
+    const int i = m_grid[std::size_t(row) * m_columns.size() + std::size_t(column)];
+    return i < 0 ? nullptr : &m_catalog->kernels[std::size_t(i)];
+}
+
+int KernelMatrixModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_ops.size());
+}
+
+int KernelMatrixModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_columns.size());
+}
+
+QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.model() != this)
+        return {};
+    const CellRow* cell = cellAt(index.row(), index.column());
+    const bool winner = m_winner[std::size_t(index.row())] == index.column();
+    const int rung = index.row() == m_selectedRow ? m_rung[std::size_t(index.column())] : 0;
+    const CellState state = !cell ? Empty : cell->available ? Available : Unavailable;
+    switch (role) {
+    case Qt::DisplayRole: {
+        QString text = state == Empty       ? QString()
+                       : state == Available ? QStringLiteral("✓")
+                                            : QStringLiteral("✗");
+        if (winner)
+            text = QStringLiteral("★");
+        if (rung > 0)
+            text =
+                QStringLiteral("%1 %2").arg(rung).arg(text.isEmpty() ? QStringLiteral("–") : text);
+        return text;
+    }
+    case SortRole:
+    case CellStateRole:
+        return int(state);
+    case WinnerRole:
+        return winner;
+    case RungRole:
+        return rung;
+    case BackendRole:
+        return cell ? qs(cell->backend) : QString();
+    case KeyRole: {
+        const auto& c = m_columns[std::size_t(index.column())];
+        return QStringLiteral("(%1, %2, %3, %4)")
+            .arg(opAt(index.row()), qs(c[0]), qs(c[1]), qs(c[2]));
+    }
+    case Qt::TextAlignmentRole:
+        return int(Qt::AlignCenter);
+    case Qt::BackgroundRole:
+        if (winner)
+            return QBrush(toneColor(Tone::Winner, true));
+        if (state == Available)
+            return QBrush(toneColor(Tone::Good, true));
+        if (state == Unavailable)
+            return QBrush(toneColor(Tone::Warning, true));
+        if (rung > 0)
+            return QBrush(toneColor(Tone::Muted, true));
+        return {};
+    case Qt::FontRole:
+        if (rung > 0 || winner) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ToolTipRole: {
+        QString tip = data(index, KeyRole).toString();
+        if (!cell)
+            return tip + tr("\nnot declared by any backend") +
+                   (rung > 0 ? tr("\nrung %1 of the fallback chain").arg(rung) : QString());
+        tip += tr("\nsource: %1\nbackend: %2\nworkspace_bytes: %3")
+                   .arg(qs(cell->source), qs(cell->backend))
+                   .arg(cell->workspace_bytes);
+        tip += cell->loaded ? tr("\nregistered by the library")
+                            : tr("\ndeclared by the manifest (library not loaded yet)");
+        if (!cell->available) {
+            const BackendInfo* b = m_catalog->backend(cell->backend);
+            const QString why = b ? whyText(*b) : QString();
+            tip += tr("\nunavailable: %1")
+                       .arg(why.isEmpty() ? tr("its availability check says no on this machine")
+                                          : why);
+        }
+        if (winner)
+            tip += tr("\nresolved winner for %1")
+                       .arg(m_resolution ? qs(m_resolution->target) : QString());
+        if (rung > 0)
+            tip += tr("\nrung %1 of the fallback chain").arg(rung);
+        return tip;
+    }
+    }
+    return {};
+}
+
+QVariant KernelMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Vertical) {
+        if (role == Qt::DisplayRole)
+            return opAt(section);
+        return {};
+    }
+    if (section < 0 || section >= columnCount())
+        return {};
+    const auto& c = m_columns[std::size_t(section)];
+    if (role == Qt::DisplayRole)
+        return QStringLiteral("%1\n%2\n%3").arg(qs(c[0]), qs(c[1]), qs(c[2]));
+    if (role == Qt::ToolTipRole)
+        return QStringLiteral("device %1, arch %2, variant %3").arg(qs(c[0]), qs(c[1]), qs(c[2]));
+    if (role == Qt::FontRole && m_rung[std::size_t(section)] > 0) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    return {};
+}
+
+ChainModel::ChainModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void ChainModel::setResolution(std::optional<Resolution> resolution) {
+    beginResetModel();
+    m_resolution = std::move(resolution);
+    endResetModel();
+}
+
+int ChainModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !m_resolution ? 0 : int(m_resolution->rungs.size());
+}
+
+int ChainModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ChainModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.model() != this || !m_resolution)
+        return {};
+    const auto& rung = m_resolution->rungs[std::size_t(index.row())];
+    const bool winner = m_resolution->winner && *m_resolution->winner == std::size_t(index.row());
+    if (role == WinnerRole)
+        return winner;
+    if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole) {
+        switch (index.column()) {
+        case RungColumn:
+            return role == SortRole ? QVariant(index.row() + 1)
+                                    : QVariant(QString::number(index.row() + 1));
+        case KeyColumn:
+            return qs(rung.key.to_string());
+        case DeclaredColumn:
+            return rung.declared ? tr("declared") : tr("not declared");
+        case AvailableColumn:
+            return winner           ? tr("★ wins")
+                   : rung.available ? tr("available")
+                   : rung.declared  ? tr("unavailable")
+                                    : QString();
+        case BackendColumn:
+            return qs(rung.backend);
+        case WhyColumn:
+            return qs(rung.why_not);
+        }
+    }
+    if (role == Qt::BackgroundRole) {
+        if (winner)
+            return QBrush(toneColor(Tone::Winner, true));
+        if (rung.declared && !rung.available)
+            return QBrush(toneColor(Tone::Warning, true));
+        if (rung.available)
+            return QBrush(toneColor(Tone::Good, true));
+    }
+    if (role == Qt::FontRole && winner) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    return {};
+}
+
+QVariant ChainModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case RungColumn:
+        return tr("Rung");
+    case KeyColumn:
+        return tr("Key");
+    case DeclaredColumn:
+        return tr("Declared");
+    case AvailableColumn:
+        return tr("Here");
+    case BackendColumn:
+        return tr("Backend");
+    case WhyColumn:
+        return tr("Why not");
+    }
+    return {};
+}
+
+} // namespace switchyard::ui

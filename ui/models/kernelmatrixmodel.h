@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "controllers/catalogcontroller.h"
+
+#include <QAbstractTableModel>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace switchyard::ui {
+
+/// The kernel matrix: ops as rows, (device, arch, variant) as columns grouped by device
+/// (most specific arch first). A cell is empty, available, declared but unavailable, or
+/// the winner of its op's resolution for the current target; the selected op's fallback
+/// chain is marked rung by rung. Flat vectors, no per-cell objects: smooth at 100,000 cells.
+class KernelMatrixModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Roles {
+        SortRole = Qt::UserRole,
+        CellStateRole, // CellState
+        WinnerRole,    // bool: the resolved winner of this op for the target
+        RungRole,      // 1-based rung of the selected op's chain; 0 when not on it
+        BackendRole,
+        KeyRole, // "(op, device, arch, variant)"
+    };
+    enum CellState { Empty, Available, Unavailable };
+
+    explicit KernelMatrixModel(QObject* parent = nullptr);
+
+    void setResults(CatalogPtr catalog);
+    void setResolution(TargetResolutionPtr resolution);
+    /// Highlights `op`'s chain (empty: none).
+    void setSelectedOp(const QString& op);
+    QString opAt(int row) const;
+    int rowOfOp(const QString& op) const;
+    /// The column of (device, arch, variant); -1 when no cell has it.
+    int columnOf(const std::string& device, const std::string& arch,
+                 const std::string& variant) const;
+    const TargetResolutionPtr& resolution() const { return m_resolution; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    const CellRow* cellAt(int row, int column) const;
+    void rebuild();
+    void updateMarks();
+
+    using Column = std::array<std::string, 3>; // device, arch, variant
+    CatalogPtr m_catalog;
+    TargetResolutionPtr m_resolution;
+    std::vector<std::string> m_ops;
+    std::vector<Column> m_columns;
+    std::vector<int> m_grid;   // row * columns + column -> index into kernels, or -1
+    std::vector<int> m_winner; // per row: the winning column, or -1
+    std::vector<int> m_rung;   // per column: the selected op's rung (1-based), 0 if none
+    int m_selectedRow = -1;
+    QString m_selectedOp;
+};
+
+/// The rungs of one op's fallback chain for the target: declared, available, who wins.
+class ChainModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns {
+        RungColumn,
+        KeyColumn,
+        DeclaredColumn,
+        AvailableColumn,
+        BackendColumn,
+        WhyColumn,
+        ColumnCount
+    };
+    enum Roles { SortRole = Qt::UserRole, WinnerRole };
+
+    explicit ChainModel(QObject* parent = nullptr);
+    /// nullopt clears it.
+    void setResolution(std::optional<Resolution> resolution);
+    const std::optional<Resolution>& resolution() const { return m_resolution; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    std::optional<Resolution> m_resolution;
+};
+
+} // namespace switchyard::ui
