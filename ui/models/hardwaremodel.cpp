@@ -94,10 +94,9 @@ void HardwareModel::setResults(const DoctorReport& report) {
             continue;
         QStringList found;
         for (const auto& r : report.runtimes)
-            if (r.value("kind", std::string()).find(kind) != std::string::npos ||
-                r.value("name", std::string()).find(kind) != std::string::npos)
-                found << QStringLiteral("%1: %2").arg(qs(r.value("name", std::string())),
-                                                      qs(r.value("detail", std::string())));
+            if (std::string(to_string(r.kind)).find(kind) != std::string::npos ||
+                r.name.find(kind) != std::string::npos)
+                found << QStringLiteral("%1: %2").arg(qs(r.name), qs(r.detail));
         QString why =
             found.isEmpty()
                 ? tr("no %1 backend loaded a device provider here").arg(QLatin1String(kind))
@@ -113,9 +112,8 @@ void HardwareModel::setResults(const DoctorReport& report) {
     }
     const int rt = section(tr("Drivers and runtimes"));
     for (const auto& r : report.runtimes)
-        addNode(rt, {QStringLiteral("%1 (%2)").arg(qs(r.value("name", std::string())),
-                                                   qs(r.value("kind", std::string()))),
-                     qs(r.value("detail", std::string()))});
+        addNode(rt, {QStringLiteral("%1 (%2)").arg(qs(r.name), qs(std::string(to_string(r.kind)))),
+                     qs(r.detail)});
     endBuild();
 }
 
