@@ -65,8 +65,11 @@ CatalogPtr CatalogController::collect(BackendRegistry& registry, DeviceRegistry&
         registry.rescan();
         devices.refresh();
     }
+    // Device backends list their devices only once loaded, as `hardware` and `doctor` do;
+    // a failed load is stored on the backend (its cause shows in the tree), never thrown.
+    registry.load_device_backends();
     auto snapshot = std::make_shared<CatalogSnapshot>();
-    // The doctor describes every backend in full (ELF files read, no library opened).
+    // The doctor describes every backend in full (ELF files read).
     snapshot->doctor = DoctorReport::collect(registry, devices, path);
     snapshot->backends = snapshot->doctor.backends;
     snapshot->doctorMarkdown = snapshot->doctor.to_markdown();

@@ -104,9 +104,13 @@ void HardwareModel::setResults(const DoctorReport& report) {
         // A backend that is installed but not opened yet has not listed its devices.
         for (const auto& b : report.backends)
             if (b.name == kind && b.state != BackendState::Loaded)
-                why = tr("the %1 backend is %2, so it has not listed devices (it loads on first "
-                         "use); runtime: %3")
-                          .arg(QLatin1String(kind), qs(to_string(b.state)), why);
+                why = b.state == BackendState::Discovered
+                          ? tr("the %1 backend is installed but not loaded yet, so it has not "
+                               "listed devices; runtime: %2")
+                                .arg(QLatin1String(kind), why)
+                          : tr("the %1 backend is %2 (%3); runtime: %4")
+                                .arg(QLatin1String(kind), qs(to_string(b.state)),
+                                     qs(to_string(b.cause)), why);
         addNode(d, {QLatin1String(kind), tr("no device — %1").arg(why)},
                 {{Qt::ForegroundRole, toneColor(Tone::Muted)}, {Qt::ToolTipRole, why}});
     }
