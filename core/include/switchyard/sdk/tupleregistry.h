@@ -297,7 +297,7 @@ private:
     };
 
     // nullptr when the chain is too long to remember.
-    const ChainMemo* chain_memo(std::span<const TupleKey> chain) const {
+    [[gnu::always_inline]] const ChainMemo* chain_memo(std::span<const TupleKey> chain) const {
         if (chain.size() > kMemoRungs)
             return nullptr;
         thread_local ChainMemo memos[kMemos];
@@ -316,6 +316,12 @@ private:
             if (same)
                 return &memo;
         }
+        return rebuild_memo(memo, index, chain);
+    }
+
+    // The slow half of chain_memo(), out of line so the hot half stays small.
+    [[gnu::noinline]] const ChainMemo* rebuild_memo(ChainMemo& memo, std::size_t index,
+                                                    std::span<const TupleKey> chain) const {
         for (const auto& key : chain)
             check_key(key);
         thread_local std::shared_ptr<const Table> tables[kMemos];
