@@ -45,6 +45,32 @@ struct Buffer {
     }
 };
 
+// The probes' one timing loop: sets the kernel's arguments, launches it kProbeRuns times
+// over `global` work-items, and returns the best device time of all but the first run
+// (which warms up page faults and clocks).
+constexpr int kProbeRuns = 6;
+template <class SetArgs>
+double best_launch_seconds(cl_command_queue q, const ProgramCache::Kernel& k, std::size_t global,
+                           std::size_t local, SetArgs set_args) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int run = 0; run < kProbeRuns; ++run) {
+        Event ev;
+        {
+            std::lock_guard lock(*k.lock);
+            set_args(k.kernel);
+            check(
+                clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, &ev.e),
+                "clEnqueueNDRangeKernel");
+        }
+        const double s = ev.seconds();
+        if (run > 0 && s > 0)
+            best = std::min(best, s);
+    }
+    if (!std::isfinite(best))
+        throw std::runtime_error("the profiling events reported no time");
+    return best;
+}
+
 std::string fixed(double v, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
@@ -206,28 +232,14 @@ void OpenClDevice::probe_bandwidth() {
     const cl_ulong n4 = bytes / 16;
     const std::size_t local = std::min<std::size_t>(256, k.max_work_group);
     const std::size_t global = (std::size_t(n4) + local - 1) / local * local;
-    double best = std::numeric_limits<double>::infinity();
-    constexpr int kRuns = 6; // the first warms up (page faults, clocks)
-    for (int run = 0; run < kRuns; ++run) {
-        Event ev;
-        {
-            std::lock_guard lock(*k.lock);
-            check(clSetKernelArg(k.kernel, 0, sizeof(cl_mem), &src.m), "clSetKernelArg");
-            check(clSetKernelArg(k.kernel, 1, sizeof(cl_mem), &dst.m), "clSetKernelArg");
-            check(clSetKernelArg(k.kernel, 2, sizeof n4, &n4), "clSetKernelArg");
-            check(
-                clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, &ev.e),
-                "clEnqueueNDRangeKernel");
-        }
-        const double s = ev.seconds();
-        if (run > 0 && s > 0)
-            best = std::min(best, s);
-    }
-    if (!std::isfinite(best))
-        throw std::runtime_error("the profiling events reported no time");
+    const double best = best_launch_seconds(q, k, global, local, [&](cl_kernel kernel) {
+        check(clSetKernelArg(kernel, 0, sizeof(cl_mem), &src.m), "clSetKernelArg");
+        check(clSetKernelArg(kernel, 1, sizeof(cl_mem), &dst.m), "clSetKernelArg");
+        check(clSetKernelArg(kernel, 2, sizeof n4, &n4), "clSetKernelArg");
+    });
     m_info.peak_bandwidth_gbs = 2.0 * double(bytes) / best / 1e9;
     m_info.peak_bandwidth_source = "measured: OpenCL copy probe, " + std::to_string(bytes / kMiB) +
-                                   " MiB, read+write, best of " + std::to_string(kRuns - 1);
+                                   " MiB, read+write, best of " + std::to_string(kProbeRuns - 1);
 }
 
 void OpenClDevice::probe_flops() {
@@ -239,32 +251,18 @@ void OpenClDevice::probe_flops() {
     const cl_int iterations = 1024;
     Buffer out{static_cast<cl_mem>(allocate(global * sizeof(float)))};
     const cl_float a = 0.999f, b = 0.001f;
-    double best = std::numeric_limits<double>::infinity();
-    constexpr int kRuns = 6;
-    for (int run = 0; run < kRuns; ++run) {
-        Event ev;
-        {
-            std::lock_guard lock(*k.lock);
-            check(clSetKernelArg(k.kernel, 0, sizeof(cl_mem), &out.m), "clSetKernelArg");
-            check(clSetKernelArg(k.kernel, 1, sizeof iterations, &iterations), "clSetKernelArg");
-            check(clSetKernelArg(k.kernel, 2, sizeof a, &a), "clSetKernelArg");
-            check(clSetKernelArg(k.kernel, 3, sizeof b, &b), "clSetKernelArg");
-            check(
-                clEnqueueNDRangeKernel(q, k.kernel, 1, nullptr, &global, &local, 0, nullptr, &ev.e),
-                "clEnqueueNDRangeKernel");
-        }
-        const double s = ev.seconds();
-        if (run > 0 && s > 0)
-            best = std::min(best, s);
-    }
-    if (!std::isfinite(best))
-        throw std::runtime_error("the profiling events reported no time");
+    const double best = best_launch_seconds(q, k, global, local, [&](cl_kernel kernel) {
+        check(clSetKernelArg(kernel, 0, sizeof(cl_mem), &out.m), "clSetKernelArg");
+        check(clSetKernelArg(kernel, 1, sizeof iterations, &iterations), "clSetKernelArg");
+        check(clSetKernelArg(kernel, 2, sizeof a, &a), "clSetKernelArg");
+        check(clSetKernelArg(kernel, 3, sizeof b, &b), "clSetKernelArg");
+    });
     const double flops = double(global) * double(iterations) * 128.0;
     m_info.peak_gflops = flops / best / 1e9;
-    m_info.peak_gflops_source = "measured: OpenCL FMA probe, " + std::to_string(global) +
-                                " work-items x " + std::to_string(iterations) +
-                                " x 8 float8 FMA chains, best of " + std::to_string(kRuns - 1) +
-                                " (" + fixed(flops / 1e9, 2) + " GFLOP each)";
+    m_info.peak_gflops_source =
+        "measured: OpenCL FMA probe, " + std::to_string(global) + " work-items x " +
+        std::to_string(iterations) + " x 8 float8 FMA chains, best of " +
+        std::to_string(kProbeRuns - 1) + " (" + fixed(flops / 1e9, 2) + " GFLOP each)";
 }
 
 std::vector<std::shared_ptr<Device>> OpenClProvider::enumerate() {

@@ -91,21 +91,12 @@ void to_json(nlohmann::json& j, Timer timer) {
 }
 
 void from_json(const nlohmann::json& j, RowStatus& status) {
-    const jsonread::Value v(j, "status");
-    const auto id = v.str();
-    const auto parsed = row_status_from_string(id);
-    if (!parsed)
-        v.fail("unknown status '" + id + "'");
-    status = *parsed;
+    status = jsonread::Value(j, "status").id_as("status", row_status_from_string);
 }
 
 void from_json(const nlohmann::json& j, Timer& timer) {
-    const jsonread::Value v(j, "timer");
-    const auto id = v.str();
-    const auto parsed = timer_from_string(id);
-    if (!parsed)
-        v.fail("unknown timer '" + id + "' (expected host or device)");
-    timer = *parsed;
+    timer =
+        jsonread::Value(j, "timer").id_as("timer", timer_from_string, "expected host or device");
 }
 
 std::string RowSpec::label() const {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/registry/backendcause.h>
 
+#include "util/jsonread.h"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -89,11 +91,7 @@ void to_json(nlohmann::json& j, BackendCause cause) {
 }
 
 void from_json(const nlohmann::json& j, BackendCause& cause) {
-    const auto id = j.get<std::string>();
-    const auto c = backend_cause_from_string(id);
-    if (!c)
-        throw std::invalid_argument("unknown backend cause '" + id + "'");
-    cause = *c;
+    cause = jsonread::Value(j, "cause").id_as("backend cause", backend_cause_from_string);
 }
 
 } // namespace switchyard

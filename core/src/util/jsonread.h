@@ -108,6 +108,17 @@ public:
     std::size_t size() const;
 
     std::string str() const;
+    /// A stable string id read as an enum through `parse` (std::optional<E>(std::string_view));
+    /// an unknown id fails with "unknown <what> '<id>'" plus `expected` when given.
+    template <class Parse>
+    auto id_as(std::string_view what, Parse parse, std::string_view expected = {}) const {
+        const auto id = str();
+        const auto parsed = parse(id);
+        if (!parsed)
+            fail("unknown " + std::string(what) + " '" + id + "'" +
+                 (expected.empty() ? std::string() : " (" + std::string(expected) + ")"));
+        return *parsed;
+    }
     double num() const; // finite
     std::int64_t integer(std::int64_t lo = 0, std::int64_t hi = std::int64_t(1) << 53) const;
     bool boolean() const;
