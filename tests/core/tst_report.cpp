@@ -34,6 +34,11 @@ Report sample_report() {
     row.stats = SampleStats::from(row.samples);
     row.stop_reason = "converged";
     row.gbps = 12.5;
+    row.ceiling_id = "l2.triad.all";
+    row.level = "L2";
+    row.ceiling_value = 250;
+    row.ceiling_fraction = 0.05;
+    row.intensity = 0.5;
     row.parity.checked = true;
     row.parity.pass = true;
     row.parity.max_abs_error = 1e-7;
@@ -70,6 +75,33 @@ private slots:
         QCOMPARE(std::string(back.rows[0].parity.verdict()), std::string("PASS"));
         QCOMPARE(std::string(back.rows[1].parity.verdict()), std::string("NOT_CHECKED"));
         QCOMPARE(back.rows[0].spec.workspace_bytes, std::int64_t(4096));
+        QCOMPARE(back.rows[0].level, std::string("L2"));
+        QCOMPARE(back.rows[0].ceiling_fraction, 0.05);
+        QCOMPARE(back.rows[0].intensity, 0.5);
+    }
+
+    void deviceCeilingsRoundTrip() {
+        DeviceInfo d;
+        d.id = "cpu";
+        d.kind = "cpu";
+        d.ceilings.push_back({"l1.read.1t", "bandwidth", "L1", 210.5, 1, true,
+                              "read, fp32, 1 thread, 24 KiB", 24576});
+        d.ceilings.push_back({"theoretical.fma.fp32", "compute", "", 3000, 0, false,
+                              "attributes: 16 CUs x 2 FMA x 8 lanes x 3.0 GHz", 0});
+        const auto back = DeviceInfo::from_json(d.to_json());
+        QCOMPARE(back.to_json(), d.to_json());
+        QCOMPARE(back.ceilings.size(), std::size_t(2));
+        QCOMPARE(back.ceilings[0].threads, 1);
+        QVERIFY(!back.ceilings[1].measured);
+        auto bad = d.to_json();
+        bad["ceilings"][1]["value"] = "fast";
+        try {
+            DeviceInfo::from_json(bad);
+            QFAIL("a ceiling whose value is a string was accepted");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("ceilings[1].value") != std::string::npos,
+                     e.what());
+        }
     }
 
     void csvHasOneLinePerRow() {

@@ -168,6 +168,11 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
     j["bandwidth_fraction"] = r.bandwidth_fraction;
     j["peak_gflops"] = r.peak_gflops;
     j["flops_fraction"] = r.flops_fraction;
+    j["ceiling_id"] = r.ceiling_id;
+    j["level"] = r.level;
+    j["ceiling_value"] = r.ceiling_value;
+    j["ceiling_fraction"] = r.ceiling_fraction;
+    j["intensity"] = r.intensity;
     j["parity"] = r.parity;
     j["warnings"] = r.warnings;
 }
@@ -192,6 +197,11 @@ void from_json(const nlohmann::json& j, ProfileRow& r) {
     r.bandwidth_fraction = v.num("bandwidth_fraction", 0.0);
     r.peak_gflops = v.num("peak_gflops", 0.0);
     r.flops_fraction = v.num("flops_fraction", 0.0);
+    r.ceiling_id = v.str("ceiling_id", std::string());
+    r.level = v.str("level", std::string());
+    r.ceiling_value = v.num("ceiling_value", 0.0);
+    r.ceiling_fraction = v.num("ceiling_fraction", 0.0);
+    r.intensity = v.num("intensity", 0.0);
     if (const auto p = v.find("parity"))
         r.parity = p->get<ParityResult>();
     r.warnings = v.strings("warnings");

@@ -19,6 +19,28 @@ double Device::time_launches(const std::function<void()>& launch, int count) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void to_json(nlohmann::json& j, const Ceiling& c) {
+    j = {{"id", c.id},           {"kind", c.kind},
+         {"level", c.level},     {"value", c.value},
+         {"threads", c.threads}, {"measured", c.measured},
+         {"method", c.method},   {"working_set_bytes", c.working_set_bytes}};
+}
+
+void from_json(const nlohmann::json& j, Ceiling& c) {
+    const jsonread::Value v(j, "ceiling");
+    v.expect(jsonread::Kind::Object);
+    c = Ceiling{};
+    c.id = v.str("id");
+    c.kind = v.str("kind");
+    c.level = v.str("level", std::string());
+    c.value = v.num("value");
+    c.threads = static_cast<int>(v.integer("threads", 0, 0, 1 << 20));
+    if (v.contains("measured") && j["measured"].is_boolean())
+        c.measured = j["measured"].get<bool>();
+    c.method = v.str("method", std::string());
+    c.working_set_bytes = v.num("working_set_bytes", 0.0);
+}
+
 void to_json(nlohmann::json& j, const DeviceInfo& d) {
     j = {{"id", d.id},
          {"kind", d.kind},
@@ -29,7 +51,8 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
          {"peak_bandwidth_source", d.peak_bandwidth_source},
          {"peak_gflops", d.peak_gflops},
          {"peak_gflops_source", d.peak_gflops_source},
-         {"has_device_timer", d.has_device_timer}};
+         {"has_device_timer", d.has_device_timer},
+         {"ceilings", d.ceilings}};
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d) {
@@ -48,6 +71,11 @@ void from_json(const nlohmann::json& j, DeviceInfo& d) {
     d.peak_gflops_source = v.str("peak_gflops_source", std::string());
     if (v.contains("has_device_timer") && j["has_device_timer"].is_boolean())
         d.has_device_timer = j["has_device_timer"].get<bool>();
+    if (const auto list = v.find("ceilings")) {
+        list->expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < list->size(); ++i)
+            d.ceilings.push_back((*list)[i].get<Ceiling>());
+    }
 }
 
 nlohmann::json DeviceInfo::to_json() const {

@@ -75,6 +75,14 @@ struct ProfileRow {
     double gbps = 0, gflops = 0; // from the median
     double peak_bandwidth_gbs = 0, bandwidth_fraction = 0;
     double peak_gflops = 0, flops_fraction = 0;
+    /// The ceiling this row is judged against (DeviceInfo::ceilings): the bandwidth of the
+    /// memory level its working set fits in, or the FMA peak for compute-bound ops. JSON
+    /// keys "ceiling_id", "level" ("L2", "DRAM", "HBM", "compute"), "ceiling_value" (GB/s or
+    /// GFLOP/s), "ceiling_fraction" (achieved / ceiling), "intensity" (FLOP/byte).
+    std::string ceiling_id;
+    std::string level;
+    double ceiling_value = 0, ceiling_fraction = 0;
+    double intensity = 0;
     ParityResult parity;
     std::vector<std::string> warnings;
 

@@ -11,6 +11,26 @@
 
 namespace switchyard {
 
+/// One roofline ceiling of a device: the bandwidth of a memory level or a compute peak,
+/// with how it was obtained. The profiler judges each row against one of them; the GUI
+/// draws each as a line of the roofline.
+struct Ceiling {
+    /// Stable id, unique within its device: "l2.triad.all", "dram.read.1t", "fma.fp32.all",
+    /// "hbm.copy", "l2.copy", "theoretical.dram", "theoretical.fma.fp32".
+    std::string id;
+    std::string kind;     // "bandwidth" (value in GB/s) or "compute" (value in GFLOP/s)
+    std::string level;    // bandwidth: "L1", "L2", "L3", "DRAM", "HBM", "device"; compute: ""
+    double value = 0;     // GB/s or GFLOP/s
+    int threads = 0;      // 1: single thread; 0: all threads / the whole device
+    bool measured = true; // false: theoretical, from the device's attributes
+    /// How it was measured: "STREAM triad, fp32, all threads, 1200 MiB".
+    std::string method;
+    double working_set_bytes = 0; // the probe's working set (0 for compute ceilings)
+};
+void to_json(nlohmann::json& j, const Ceiling& c);
+/// Throws std::runtime_error naming the bad key.
+void from_json(const nlohmann::json& j, Ceiling& c);
+
 /// What the profiler and the GUI know about one device.
 struct DeviceInfo {
     std::string id;   // "cpu", "cuda:0", "opencl:0"
@@ -23,6 +43,9 @@ struct DeviceInfo {
     double peak_gflops = 0; // fp32; 0: unknown
     std::string peak_gflops_source;
     bool has_device_timer = false; // samples come from device-side timers (CUDA/OpenCL events)
+    /// Every ceiling known for this device (measured by prepare(), plus theoretical ones);
+    /// empty until prepare() ran. JSON key "ceilings".
+    std::vector<Ceiling> ceilings;
 
     nlohmann::json to_json() const;
     /// Throws std::runtime_error naming the bad key.
