@@ -5,6 +5,7 @@
 
 #include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
+#include <switchyard/sdk/device.h>
 #include <switchyard/worker/protocol.h>
 
 #include <QTemporaryDir>
