@@ -102,9 +102,62 @@ int run_show(const std::string& name, bool as_json) {
     return info.is_available() ? Ok : Failure;
 }
 
+// One row of TupleRegistry::manifest_json(), built the same way: the key fields, available,
+// source, backend, then the cell's metadata.
+template <class Registry>
+json manifest_row(const Registry& registry, const typename Registry::ManifestEntry& m) {
+    json row = json::object();
+    const auto& fields = registry.key_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        row[fields[i]] = m.cell->key[i];
+    row["available"] = m.available;
+    row["source"] = std::string(to_string(m.cell->source));
+    row["backend"] = m.cell->backend;
+    for (auto it = m.cell->meta.begin(); it != m.cell->meta.end(); ++it)
+        row[it.key()] = it.value();
+    return row;
+}
+
+// `matrix --json`, written row by row: the same text as envelope(...).dump(2) of the whole
+// manifest_json(), without holding every row as JSON (100,000 cells would take hundreds of
+// MB). The envelope's keys are in dump()'s (sorted) order.
+template <class Registry>
+void write_matrix_json(std::ostream& out, const Registry& registry, const char* which) {
+    const auto entries = registry.manifest();
+    std::string text = "{\n  \"cells\": [";
+    bool first = true;
+    for (const auto& m : entries) {
+        text += first ? "\n    " : ",\n    ";
+        first = false;
+        const std::string row = manifest_row(registry, m).dump(2);
+        for (char c : row) {
+            text += c;
+            if (c == '\n')
+                text += "    ";
+        }
+        if (text.size() > (std::size_t(1) << 16)) {
+            out << text;
+            text.clear();
+        }
+    }
+    text += first ? "]" : "\n  ]";
+    const json tail = envelope("matrix", {{"registry", which}});
+    text += ",\n  \"format\": " + tail["format"].dump() +
+            ",\n  \"format_version\": " + tail["format_version"].dump() +
+            ",\n  \"registry\": " + tail["registry"].dump() + "\n}\n";
+    out << text;
+}
+
 int run_matrix(bool as_json, bool as_csv, bool show_components) {
     auto& registry = default_backends();
     registry.ensure_initialized();
+    if (as_json) {
+        if (show_components)
+            write_matrix_json(std::cout, registry.component_registry(), "components");
+        else
+            write_matrix_json(std::cout, registry.kernel_registry(), "kernels");
+        return Ok;
+    }
     const json rows = show_components ? registry.component_registry().manifest_json()
                                       : registry.kernel_registry().manifest_json();
     const std::vector<std::string> fields =
@@ -113,13 +166,6 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
                         : std::vector<std::string>{
                               "op",     "device",          "arch",   "variant", "available",
                               "source", "workspace_bytes", "backend"};
-    if (as_json) {
-        std::cout << envelope("matrix", {{"registry", show_components ? "components" : "kernels"},
-                                         {"cells", rows}})
-                         .dump(2)
-                  << "\n";
-        return Ok;
-    }
     auto text = [](const json& v) {
         if (v.is_string())
             return v.get<std::string>();

@@ -61,6 +61,14 @@ protected:
         return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
     }
     std::streamsize xsputn(const char* s, std::streamsize n) override {
+        // The common case, nothing to escape, goes through without a copy.
+        const std::string_view view(s, std::size_t(n));
+        if (m_pending.empty() && !view.empty() && static_cast<unsigned char>(view.back()) != 0xc2 &&
+            std::none_of(view.begin(), view.end(), [](char ch) {
+                const auto c = static_cast<unsigned char>(ch);
+                return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c == 0xc2;
+            }))
+            return m_target->sputn(s, n) == n ? n : 0;
         std::string text = m_pending + std::string(s, std::size_t(n));
         m_pending.clear();
         if (!text.empty() && static_cast<unsigned char>(text.back()) == 0xc2) {

@@ -11,9 +11,47 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QPalette>
+#include <QStyle>
+#include <QStyleFactory>
 #include <QTimer>
 
 #include <cstdio>
+
+namespace {
+
+// A dark palette on the Fusion style (which honours every palette role), for
+// `--palette dark` where the platform gives no dark theme (Xvfb, offscreen).
+QPalette darkPalette() {
+    QPalette p;
+    const QColor window(0x2b, 0x2b, 0x2b), base(0x1e, 0x1e, 0x1e), text(0xe6, 0xe6, 0xe6);
+    const QColor disabled(0x80, 0x80, 0x80), highlight(0x2f, 0x65, 0xca);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x26, 0x26));
+    p.setColor(QPalette::ToolTipBase, QColor(0x3a, 0x3a, 0x3a));
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, disabled);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::white);
+    p.setColor(QPalette::Light, QColor(0x4a, 0x4a, 0x4a));
+    p.setColor(QPalette::Midlight, QColor(0x3e, 0x3e, 0x3e));
+    p.setColor(QPalette::Mid, QColor(0x25, 0x25, 0x25));
+    p.setColor(QPalette::Dark, QColor(0x18, 0x18, 0x18));
+    p.setColor(QPalette::Shadow, Qt::black);
+    p.setColor(QPalette::Highlight, highlight);
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(0x6a, 0xa8, 0xff));
+    p.setColor(QPalette::LinkVisited, QColor(0xb0, 0x8c, 0xff));
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -40,8 +78,23 @@ int main(int argc, char** argv) {
     const QCommandLineOption op(QStringLiteral("op"),
                                 QStringLiteral("Highlight OP's fallback chain."),
                                 QStringLiteral("OP"));
-    parser.addOptions({screenshot, prefix, select, target, op});
+    const QCommandLineOption palette(
+        QStringLiteral("palette"),
+        QStringLiteral("Colour scheme: system (default), light or dark (Fusion style)."),
+        QStringLiteral("SCHEME"), QStringLiteral("system"));
+    parser.addOptions({screenshot, prefix, select, target, op, palette});
     parser.process(app);
+    const QString scheme = parser.value(palette);
+    if (scheme == QLatin1String("dark") || scheme == QLatin1String("light")) {
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+        QApplication::setPalette(scheme == QLatin1String("dark")
+                                     ? darkPalette()
+                                     : QApplication::style()->standardPalette());
+    } else if (scheme != QLatin1String("system")) {
+        std::fprintf(stderr, "switchyard: --palette takes system, light or dark, not '%s'\n",
+                     qPrintable(scheme));
+        return 2;
+    }
 
     switchyard::ui::MainWindow window(switchyard::default_backends(), switchyard::default_devices(),
                                       switchyard::PluginSearchPath::from_environment());

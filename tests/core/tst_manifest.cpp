@@ -72,6 +72,42 @@ private slots:
         QCOMPARE(m.to_json().value("homepage", ""), std::string("example.invalid"));
     }
 
+    // Well-formed cells take a one-pass path, the others the collecting one: mixed in one
+    // manifest, every cell keeps its place, key, workspace and unknown keys, and each
+    // problem names its own cell.
+    void plainAndCheckedCellsMix() {
+        // (one line per piece, no "//": moc misreads multi-line raw strings)
+        const QByteArray extra =
+            R"("kernels": [{"op": "a", "device": "cpu", "arch": "g"}, )"
+            R"({"op": "b", "device": "cpu", "arch": "g", "variant": "v", "workspace_bytes": 8, "note": "x"}, )"
+            R"({"workspace_bytes": 16, "variant": "w", "arch": "sm_90", "device": "cuda", "op": "c"}, )"
+            R"({"op": "d", "device": "cpu", "arch": "g", "workspace_bytes": 1.5}, )"
+            R"({"op": "e", "device": "cpu", "arch": "g", "workspace_bytes": 18446744073709551615}, )"
+            R"({"op": "f", "device": 3, "arch": "g"}], )"
+            R"("components": [{"kind": "vae", "device": "cpu"}, {"kind": "vae", "variant": "x"}])";
+        const auto m = PluginManifest::parse(minimal(extra).toStdString());
+        QCOMPARE(m.kernels.size(), std::size_t(6));
+        QCOMPARE(m.kernels[0].key, (std::vector<std::string>{"a", "cpu", "g", "default"}));
+        QCOMPARE(m.kernels[1].key, (std::vector<std::string>{"b", "cpu", "g", "v"}));
+        QCOMPARE(m.kernels[1].workspace_bytes, std::int64_t(8));
+        QCOMPARE(m.kernels[2].key, (std::vector<std::string>{"c", "cuda", "sm_90", "w"}));
+        QCOMPARE(m.kernels[2].workspace_bytes, std::int64_t(16));
+        QCOMPARE(m.kernels[5].key, (std::vector<std::string>{"f", "", "g", "default"}));
+        QCOMPARE(m.extra.value("kernels[1].note", ""), std::string("x"));
+        QCOMPARE(m.extra.size(), std::size_t(1));
+        QCOMPARE(m.components.size(), std::size_t(2));
+        QCOMPARE(m.components[0].key, (std::vector<std::string>{"vae", "cpu", "default"}));
+        std::string errors;
+        for (const auto& e : m.errors)
+            errors += e + "\n";
+        QCOMPARE(
+            QString::fromStdString(errors),
+            QStringLiteral("key 'kernels[3].workspace_bytes': expected an integer, got number\n"
+                           "key 'kernels[4].workspace_bytes': must not be negative\n"
+                           "key 'kernels[5].device': expected a string, got integer\n"
+                           "key 'components[1].device' is missing (required)\n"));
+    }
+
     void errorsNameTheKey_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("expected");

@@ -20,11 +20,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeView>
@@ -446,6 +449,91 @@ private slots:
               "matrix of %d x %d %lld ms",
               treeMs, keyMs, matrix.rowCount(), matrix.columnCount(), matrixMs);
         QVERIFY(keyMs < 5000);
+    }
+
+    // A resolution that loads a plugin changes the registry: the tree shows the new state.
+    // "fixture-late" (the good fixture's library) declares an op only it has, on the CPU,
+    // so no device backend load touches it; resolving the matrix's target (every op) loads it.
+    void treeFollowsLoadsByResolution() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        QVERIFY(QFile::copy(kPlugins + "/good/libswitchyard-fixture-good.so",
+                            tmp.filePath("libswitchyard-fixture-late.so")));
+        QFile manifest(tmp.filePath("late.plugin.json"));
+        QVERIFY(manifest.open(QIODevice::WriteOnly));
+        manifest.write(R"({"schema": 1, "name": "fixture-late", "version": "1.0.0",
+            "library": "libswitchyard-fixture-late.so",
+            "kernels": [{"op": "late_op", "device": "cpu", "arch": "generic"}]})");
+        manifest.close();
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components, builtin_backends};
+        DeviceRegistry devices;
+        const auto path = PluginSearchPath::from_dirs({tmp.path().toStdString()});
+        registry.set_plugin_discovery(path.discovery());
+        ui::MainWindow window(registry, devices, path);
+        window.matrixView()->setTarget("cpu");
+        QSignalSpy shown(&window, &ui::MainWindow::catalogShown);
+        QVERIFY(shown.wait(20000));
+        // The first catalog: discovered, not loaded.
+        const auto* first = window.catalog()->backend("fixture-late");
+        QVERIFY(first);
+        QCOMPARE(first->state, BackendState::Discovered);
+        // The resolution of every op for "cpu" reaches (late_op, cpu, generic, default).
+        QTRY_VERIFY_WITH_TIMEOUT(registry.is_loaded("fixture-late"), 20000);
+        auto* proxy = window.backendTree()->proxy();
+        auto stateShown = [&] {
+            const auto hits = proxy->match(proxy->index(0, 0), Qt::DisplayRole, "fixture-late", 1,
+                                           Qt::MatchRecursive | Qt::MatchExactly);
+            return hits.isEmpty()
+                       ? QString()
+                       : hits[0].siblingAtColumn(BackendTreeModel::StateColumn).data().toString();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(stateShown(), QStringLiteral("loaded"), 20000);
+        QCOMPARE(window.catalog()->backend("fixture-late")->state, BackendState::Loaded);
+        QVERIFY(window.statusText().contains(QStringLiteral("backends")));
+        window.controller()->waitForIdle();
+    }
+
+    // The scale benchmark of issue 10, run by tests/bench/scale.sh over 1,000 generated
+    // plugins of 100 kernel cells each: cold start (registry, discovery, window, catalog on
+    // the worker) to a painted window with the tree and the matrix populated, then one
+    // search keystroke until the tree is painted again. Skipped in the default ctest run.
+    void coldStartAtScale() {
+        const QByteArray dir = qgetenv("SWITCHYARD_SCALE_PLUGIN_DIR");
+        if (dir.isEmpty())
+            QSKIP("set SWITCHYARD_SCALE_PLUGIN_DIR to a folder of generated manifests "
+                  "(tests/bench/scale.sh does)");
+        QElapsedTimer t;
+        t.start();
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components, builtin_backends};
+        DeviceRegistry devices;
+        const auto path = PluginSearchPath::from_dirs({dir.toStdString()});
+        registry.set_plugin_discovery(path.discovery());
+        ui::MainWindow window(registry, devices, path);
+        window.resize(1280, 780);
+        QSignalSpy shown(&window, &ui::MainWindow::catalogShown);
+        window.show();
+        QVERIFY(shown.wait(120000));
+        const auto catalogMs = t.elapsed();
+        window.grab(); // lays out and paints the populated window
+        const auto startMs = t.elapsed();
+        auto* proxy = window.backendTree()->proxy();
+        QVERIFY(proxy->rowCount() > 0);
+        QVERIFY(window.matrixView()->model()->rowCount() > 0);
+        QVERIFY(window.catalog()->kernels.size() >= 100000);
+        t.restart();
+        QTest::keyClick(window.backendTree()->searchBox(), '7');
+        window.backendTree()->grab();
+        const auto keyMs = t.elapsed();
+        qInfo("scale: GUI cold start to a populated window %lld ms (catalog shown at %lld ms), "
+              "one search keystroke %lld ms; %zu backends, %zu kernel cells, matrix %d x %d",
+              startMs, catalogMs, keyMs, window.catalog()->backends.size(),
+              window.catalog()->kernels.size(), window.matrixView()->model()->rowCount(),
+              window.matrixView()->model()->columnCount());
+        window.controller()->waitForIdle();
     }
 
     void settingsRoundTrip() {

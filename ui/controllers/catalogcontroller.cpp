@@ -5,6 +5,7 @@
 #include <QPointer>
 
 #include <algorithm>
+#include <tuple>
 
 namespace switchyard::ui {
 
@@ -94,9 +95,10 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry,
     auto result = std::make_shared<TargetResolution>();
     result->target = target;
     const Target parsed = parse_target(target); // throws with the valid devices/arches
-    for (const auto& op : known_ops(registry)) {
+    const auto ops = known_ops(registry);
+    for (const auto& op : ops) {
         try {
-            result->resolutions.push_back(resolve_kernel(registry, op, parsed));
+            result->resolutions.push_back(resolve_kernel(registry, op, parsed, "default", ops));
         } catch (const std::exception& e) {
             result->errors.push_back(op + ": " + e.what());
         }
@@ -119,13 +121,36 @@ void CatalogController::refresh(bool rescan) {
     });
 }
 
+namespace {
+// Each backend's stored state and cause: what the tree shows of it.
+std::vector<std::tuple<std::string, BackendState, BackendCause>>
+backendStates(BackendRegistry& registry) {
+    std::vector<std::tuple<std::string, BackendState, BackendCause>> out;
+    for (const auto& info : registry.infos())
+        out.emplace_back(info.name, info.state, info.cause);
+    return out;
+}
+} // namespace
+
 void CatalogController::resolveTarget(const QString& target) {
     auto& registry = m_registry;
+    auto& devices = m_devices;
+    const auto path = m_path;
     const std::string text = target.toStdString();
-    submit([&registry, text]() -> std::function<void(CatalogController&)> {
+    submit([&registry, &devices, path, text]() -> std::function<void(CatalogController&)> {
         try {
+            // Resolving loads the plugins a chain reaches: when that changed a backend's
+            // state, the catalog is collected again so the tree and panels show it.
+            const auto before = backendStates(registry);
             auto result = resolve(registry, text);
-            return [result](CatalogController& c) { emit c.targetResolved(result); };
+            CatalogPtr catalog;
+            if (backendStates(registry) != before)
+                catalog = collect(registry, devices, path, false);
+            return [result, catalog](CatalogController& c) {
+                emit c.targetResolved(result);
+                if (catalog)
+                    emit c.catalogAvailable(catalog);
+            };
         } catch (const std::exception& e) {
             const QString t = QString::fromStdString(text), error = QString::fromUtf8(e.what());
             return [t, error](CatalogController& c) { emit c.targetFailed(t, error); };

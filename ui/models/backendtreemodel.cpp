@@ -11,10 +11,13 @@
 namespace switchyard::ui {
 namespace {
 QString keyText(const std::vector<std::string>& key) {
-    QStringList parts;
-    for (const auto& k : key)
-        parts << qs(k);
-    return QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
+    QString text = QStringLiteral("(");
+    for (std::size_t i = 0; i < key.size(); ++i) {
+        if (i)
+            text += QStringLiteral(", ");
+        text += qs(key[i]);
+    }
+    return text + QLatin1Char(')');
 }
 
 QString sourceGroup(BackendSource source) {
@@ -43,6 +46,15 @@ void BackendTreeModel::setGrouping(Grouping grouping) {
         return;
     m_grouping = grouping;
     rebuild();
+}
+
+QVariant BackendTreeModel::data(const QModelIndex& index, int role) const {
+    if (role == SortRole || role == SearchTextRole) {
+        const int kind = TreeModel::data(index, KindRole).toInt();
+        if (kind == KernelNode || kind == ComponentNode)
+            return TreeModel::data(index.siblingAtColumn(NameColumn), Qt::DisplayRole);
+    }
+    return TreeModel::data(index, role);
 }
 
 const BackendInfo* BackendTreeModel::backendAt(const QModelIndex& index) const {
@@ -100,26 +112,30 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
         state += QStringLiteral(" (%1)").arg(qs(to_string(b.cause)));
     const int id = addNode(group, {qs(b.name), state}, roles);
 
+    // 100,000 cell rows: each shares one role table per (backend, availability) (implicitly
+    // shared, never copied) and keeps only its texts; SortRole and SearchTextRole of a cell
+    // are its key text (data() below).
     auto addCells = [&](const std::vector<CellRow>& cells, const std::vector<int>* rows,
                         NodeKind kind, const QString& prefix) {
         if (!rows || b.state == BackendState::Shadowed)
             return;
-        for (int i : *rows) {
-            const auto& c = cells[std::size_t(i)];
-            const QString key = prefix + keyText(c.key);
-            QHash<int, QVariant> cr{
+        QHash<int, QVariant> shared[2];
+        for (int a = 0; a < 2; ++a) {
+            shared[a] = {
                 {KindRole, kind},
                 {BackendIndexRole, backendIndex},
                 {TagsRole, tags},
                 {AvailableRole, available},
-                {SortRole, key},
-                {SearchTextRole, key},
-                {Qt::ToolTipRole,
-                 c.available ? tr("available here") : tr("declared, not available here")},
+                {Qt::ToolTipRole, a ? tr("available here") : tr("declared, not available here")},
             };
-            if (!c.available)
-                cr.insert(Qt::ForegroundRole, toneColor(Tone::Muted));
-            addNode(id, {key, c.available ? tr("available") : tr("unavailable")}, cr);
+            if (!a)
+                shared[a].insert(Qt::ForegroundRole, toneColor(Tone::Muted));
+        }
+        const QString stateText[2] = {tr("unavailable"), tr("available")};
+        for (int i : *rows) {
+            const auto& c = cells[std::size_t(i)];
+            const int a = c.available ? 1 : 0;
+            addNode(id, {prefix + keyText(c.key), stateText[a]}, shared[a]);
         }
     };
     auto rowsOf = [&](const std::map<std::string, std::vector<int>>& byBackend) {

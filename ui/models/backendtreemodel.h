@@ -33,6 +33,7 @@ public:
     explicit BackendTreeModel(QObject* parent = nullptr);
 
     void setResults(CatalogPtr catalog);
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     void setGrouping(Grouping grouping);
     Grouping grouping() const { return m_grouping; }
     const CatalogPtr& catalog() const { return m_catalog; }

@@ -59,7 +59,7 @@ BackendTreeView::BackendTreeView(QWidget* parent)
     connect(m_search, &QLineEdit::textChanged, m_proxy, [this](const QString& text) {
         m_proxy->setSearchText(text);
         if (!text.isEmpty())
-            m_tree->expandAll();
+            expandMatches();
     });
     connect(m_grouping, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_model->setGrouping(i == 1 ? BackendTreeModel::Grouping::ByTag
@@ -85,6 +85,27 @@ BackendTreeView::BackendTreeView(QWidget* parent)
     });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &BackendTreeView::emitSelection);
+}
+
+void BackendTreeView::expandMatches() {
+    // Groups open, and the backends shown for a kernel or component the search names. A
+    // search matching a thousand backends opens none of them: laying out 100,000 rows on
+    // every keystroke would freeze the window, and nobody reads them all.
+    constexpr int kMaxExpanded = 100;
+    QModelIndexList backends;
+    for (int g = 0; g < m_proxy->rowCount(); ++g) {
+        const QModelIndex group = m_proxy->index(g, 0);
+        m_tree->expand(group);
+        for (int i = 0; i < m_proxy->rowCount(group); ++i) {
+            const QModelIndex backend = m_proxy->index(i, 0, group);
+            if (m_proxy->rowCount(backend) > 0)
+                backends << backend;
+        }
+    }
+    if (backends.size() > kMaxExpanded)
+        return;
+    for (const auto& b : backends)
+        m_tree->expand(b);
 }
 
 void BackendTreeView::setResults(CatalogPtr catalog) {

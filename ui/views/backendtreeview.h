@@ -39,6 +39,7 @@ signals:
 private:
     void rebuildChips();
     void emitSelection();
+    void expandMatches();
 
     BackendTreeModel* m_model;
     BackendFilterProxy* m_proxy;

@@ -140,14 +140,57 @@ void read_capabilities(Reader& r, const json& caps, PluginManifest& m) {
     }
 }
 
+// A well-formed cell read in one pass over its members, without building key paths: every
+// member known and of the right type, every key field present. Returns false (and leaves
+// `cell` to be thrown away) for anything else, which read_cells() then reads the collecting
+// way, naming each problem.
+bool read_plain_cell(const json& c, std::initializer_list<const char*> key_fields,
+                     bool has_workspace, DeclaredCell& cell) {
+    if (!c.is_object())
+        return false;
+    const std::size_t n = key_fields.size();
+    cell.key.assign(n + 1, std::string());
+    cell.key[n] = "default";
+    std::size_t found = 0;
+    for (auto it = c.begin(); it != c.end(); ++it) {
+        const std::string& name = it.key();
+        const json& value = it.value();
+        if (has_workspace && name == k::kWorkspaceBytes) {
+            if (!value.is_number_integer() || value.get<long long>() < 0)
+                return false;
+            cell.workspace_bytes = value.get<long long>();
+            continue;
+        }
+        if (!value.is_string())
+            return false;
+        std::size_t slot = 0;
+        for (const char* field : key_fields) {
+            if (name == field)
+                break;
+            ++slot;
+        }
+        if (slot == n && name != k::kVariant)
+            return false; // an unknown key: kept in `extra` by the collecting way
+        if (slot < n)
+            ++found;
+        cell.key[slot] = value.get_ref<const std::string&>();
+    }
+    return found == n;
+}
+
 void read_cells(Reader& r, const json& root, const char* key,
                 std::initializer_list<const char*> key_fields, bool has_workspace,
                 std::vector<DeclaredCell>& out) {
     const json* cells = r.array_of_objects(root, key, key);
     if (!cells)
         return;
+    out.reserve(cells->size());
     for (std::size_t i = 0; i < cells->size(); ++i) {
         const auto& c = (*cells)[i];
+        if (DeclaredCell plain; read_plain_cell(c, key_fields, has_workspace, plain)) {
+            out.push_back(std::move(plain));
+            continue;
+        }
         const std::string at = std::string(key) + "[" + std::to_string(i) + "]";
         if (!c.is_object()) {
             r.wrong_type(at, Kind::Object, c);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <set>
+#include <unordered_set>
 
 namespace switchyard {
 
@@ -333,12 +334,25 @@ bool BackendRegistry::unregister_backend(std::string_view name) {
 }
 
 void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>> providers) {
+    std::vector<BackendInfo> described;
+    described.reserve(providers.size());
+    std::size_t kernel_count = 0, component_count = 0;
+    for (const auto& provider : providers) {
+        described.push_back(provider ? provider->describe() : BackendInfo{});
+        kernel_count += described.back().declared_kernels.size();
+        component_count += described.back().declared_components.size();
+    }
+    // Sized once: a batch of 100,000 cells grown by doubling would hold up to twice that.
     Placeholders batch;
-    for (auto& provider : providers) {
+    batch.kernels.reserve(kernel_count);
+    batch.components.reserve(component_count);
+    batch.claimed.reserve(kernel_count + component_count);
+    for (std::size_t i = 0; i < providers.size(); ++i) {
+        auto& provider = providers[i];
         if (!provider)
             continue;
         auto entry = std::make_shared<Entry>();
-        entry->info = provider->describe();
+        entry->info = std::move(described[i]);
         entry->info.source = BackendSource::Plugin;
         entry->provider = std::move(provider);
         auto owner = m_entries.find(entry->info.name);
@@ -371,30 +385,39 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
                                            Placeholders& batch) {
     if (!entry->is_plugin() || entry->info.state == BackendState::Invalid || entry->loaded)
         return; // a Failed plugin keeps its placeholders: they show what it would provide
-    std::weak_ptr<Entry> weak = entry;
-    const std::string name = entry->info.name;
+    const std::string& name = entry->info.name;
+    // One hook per plugin, kept by the registry; its cells' predicate and loader hold only
+    // its address, so a std::function stores them in place (no allocation per cell).
+    const PlaceholderHook* hook;
+    {
+        std::lock_guard lock(m_hooks_mutex);
+        hook = &m_hooks.emplace_back(PlaceholderHook{this, entry});
+    }
     // Usable as far as can be told without loading: not failed, dependencies present,
     // contract acceptable.
-    auto available = [weak]() {
-        auto e = weak.lock();
+    const auto available = [hook]() {
+        auto e = hook->entry.lock();
         return e && is_usable(*e);
     };
-    auto loader = [this, weak]() {
-        if (auto e = weak.lock())
-            load_entry(e);
+    const auto loader = [hook]() {
+        if (auto e = hook->entry.lock())
+            hook->registry->load_entry(e);
     };
     // A cell another backend (or an earlier plugin of this batch) declared stays theirs.
-    auto claim = [&](const TupleKey& key, auto& registry) {
+    auto claim = [&](const TupleKey& key, const auto& registry) {
         if (auto existing = registry.lookup(key); existing && existing->backend != name)
             return false;
-        return batch.claimed.insert(key.parts()).second;
+        return batch.claimed.insert(key.id()).second;
     };
-    auto declare = [&](const std::vector<DeclaredCell>& declared, auto& registry, auto& out,
+    auto declare = [&](const std::vector<DeclaredCell>& declared, const auto& registry, auto& out,
                        bool kernel) {
+        const std::size_t arity = registry.key_fields().size();
         for (const auto& d : declared) {
+            if (d.key.size() != arity)
+                continue;
             typename std::decay_t<decltype(out)>::value_type cell;
             cell.key = TupleKey(d.key);
-            if (cell.key.size() != registry.key_fields().size() || !claim(cell.key, registry))
+            if (!claim(cell.key, registry))
                 continue;
             cell.available = available;
             cell.loader = loader;

@@ -4,6 +4,7 @@
 #include "util/difflib.h"
 #include "util/textutil.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -19,7 +20,12 @@ std::vector<std::string> known_ops(BackendRegistry& registry) {
 
 Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
                           std::string_view variant) {
-    const auto ops = known_ops(registry);
+    return resolve_kernel(registry, op, target, variant, known_ops(registry));
+}
+
+Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
+                          std::string_view variant, const std::vector<std::string>& ops) {
+    registry.ensure_initialized();
     if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
         std::string message = "unknown op '" + std::string(op) + "'";
         const auto suggestions = difflib::get_close_matches(op, ops, 2, 0.6);

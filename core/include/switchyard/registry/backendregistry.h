@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace switchyard {
@@ -229,7 +231,12 @@ private:
     struct Placeholders {
         std::vector<KernelCell> kernels;
         std::vector<ComponentCell> components;
-        std::set<std::vector<std::string>> claimed;
+        std::unordered_set<std::uint64_t> claimed; // interned key ids
+    };
+    /// What a plugin's placeholder cells call back into (see collect_placeholders()).
+    struct PlaceholderHook {
+        BackendRegistry* registry;
+        std::weak_ptr<Entry> entry;
     };
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
     void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);
@@ -256,6 +263,8 @@ private:
     bool m_builtins_loaded = false;
     bool m_plugins_discovered = false;
     std::optional<std::string> m_default;
+    std::mutex m_hooks_mutex;
+    std::deque<PlaceholderHook> m_hooks; // stable addresses, freed with the registry
 };
 
 } // namespace switchyard

@@ -37,6 +37,10 @@ struct Resolution {
 /// Throws std::invalid_argument for an unknown op, device or arch.
 Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
                           std::string_view variant = "default");
+/// The same with known_ops(registry) given: resolving every op of a 100,000-cell registry
+/// then lists the ops once, not once per op.
+Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
+                          std::string_view variant, const std::vector<std::string>& known);
 
 nlohmann::json to_json(const Resolution& resolution);
 

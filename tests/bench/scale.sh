@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The issue-10 scale figures in one run: 1,000 generated plugin manifests of 100 kernel
+# cells each (100,000 cells) in a temporary folder; prints wall time, CPU time and max RSS
+# of `switchyard-cli list --json` and `matrix --json` (best of 3 runs each), and the GUI's
+# cold start to a populated window plus one search keystroke (when ui_tst_explorer is built).
+# Goals: list < 0.3 s and < 100 MB, matrix < 0.6 s; GUI < 1.5 s and < 50 ms.
+# Usage: tests/bench/scale.sh [build-dir] [baseline-cli]
+#   baseline-cli: another switchyard-cli (e.g. main's) measured in the same run, so the
+#   figures before and after a change are ratios over the same machine load.
+set -eu
+build=${1:-build}
+baseline=${2:-}
+cli="$build/bin/switchyard-cli"
+[ -x "$cli" ] || { echo "scale.sh: no $cli; build switchyard-cli first" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "scale.sh: needs python3" >&2; exit 2; }
+tree=$(mktemp -d "${TMPDIR:-/tmp}/switchyard-scale-XXXXXX")
+trap 'rm -rf "$tree"' EXIT INT TERM
+python3 - "$tree" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+archs = ["generic", "x86-64-v2", "x86-64-v3"]
+for i in range(1000):
+    name = f"generated-{i:04d}"
+    # CPU cells only: a plugin declaring cells of another device kind is a device backend,
+    # which the GUI (like `hardware` and `doctor`) loads to list its devices.
+    kernels = [{"op": f"op_{c:03d}", "device": "cpu", "arch": archs[c % 3], "variant": name,
+                "workspace_bytes": 64 * c} for c in range(100)]
+    m = {"schema": 1, "name": name, "version": "1.0.0", "description": "A generated plugin",
+         "library": "libswitchyard-generated.so",
+         "tags": ["generated"] + (["experimental"] if i % 10 == 0 else []),
+         "capabilities": {"contract_version": 1, "min_core_version": "0.1.0",
+                          "max_core_version": None,
+                          "optional_deps": [{"name": "libc.so.6", "kind": "library",
+                                             "hint": "Install libc6"}]},
+         "kernels": kernels}
+    with open(os.path.join(d, name + ".plugin.json"), "w") as f:
+        json.dump(m, f, indent=2)
+PY
+# One shared library for all of them (never opened by list or matrix): the good fixture's
+# when it is built, so the GUI's ELF reading sees a real library.
+lib="$build/tests/fixtures/plugins/good/libswitchyard-fixture-good.so"
+if [ -f "$lib" ]; then cp "$lib" "$tree/libswitchyard-generated.so"; else : >"$tree/libswitchyard-generated.so"; fi
+chmod -R go-w "$tree"
+
+measure() { # label cli args...
+    label=$1; bin=$2; shift 2
+    best=""
+    for _ in 1 2 3; do
+        line=$(env SWITCHYARD_PLUGIN_PATH="$tree" XDG_DATA_HOME="$tree/xdg" \
+            /usr/bin/time -f "%e %U %S %M" "$bin" "$@" 2>&1 >/dev/null | tail -1)
+        wall=${line%% *}
+        if [ -z "$best" ] || awk "BEGIN{exit !($wall < ${best%% *})}"; then best=$line; fi
+    done
+    echo "$best" | awk -v l="$label" '{printf "%-28s %6.2f s wall  %6.2f s cpu  %6.1f MB max RSS\n", l, $1, $2 + $3, $4 / 1024}'
+}
+echo "1,000 manifests x 100 kernel cells in $tree"
+for which in baseline this; do
+    if [ $which = baseline ]; then [ -n "$baseline" ] || continue; bin=$baseline; else bin=$cli; fi
+    measure "$which: list --json" "$bin" list --json
+    measure "$which: matrix --json" "$bin" matrix --json
+done
+if [ -n "$baseline" ]; then
+    for c in list matrix; do
+        env SWITCHYARD_PLUGIN_PATH="$tree" XDG_DATA_HOME="$tree/xdg" "$baseline" $c --json >"$tree/before.json"
+        env SWITCHYARD_PLUGIN_PATH="$tree" XDG_DATA_HOME="$tree/xdg" "$cli" $c --json >"$tree/after.json"
+        if cmp -s "$tree/before.json" "$tree/after.json"; then echo "$c --json: same output as the baseline"; else echo "$c --json: OUTPUT DIFFERS from the baseline"; fi
+    done
+fi
+gui="$build/tests/bin/ui_tst_explorer"
+if [ -x "$gui" ]; then
+    env QT_QPA_PLATFORM=offscreen SWITCHYARD_SCALE_PLUGIN_DIR="$tree" XDG_DATA_HOME="$tree/xdg" \
+        "$gui" coldStartAtScale 2>&1 | grep -E "scale:|FAIL|SKIP" || true
+else
+    echo "GUI: $gui not built (configure with SWITCHYARD_ENABLE_GUI=ON)"
+fi
