@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs BM_ResolveFirst7Rungs and the Python seed's resolve_first on the same chain in one
-# run and prints the ratio. Usage: tests/bench/compare_seed.sh [build-dir] [seed004.txt]
+# Runs the BM_ResolveFirst7Rungs* benchmarks (the plain call, the same kept as an owning
+# CellPtr, and a PreparedChain) and the Python seed's resolve_first on the same chain in one
+# run and prints each ratio. Usage: tests/bench/compare_seed.sh [build-dir] [seed004.txt]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -15,9 +16,13 @@ py_ns=$(python3 "$root/tests/bench/seed_resolve.py" "$seed")
 python3 -c '
 import json, sys
 d = json.loads(sys.argv[1]); py = float(sys.argv[2])
+what = {"BM_ResolveFirst7Rungs": "plain resolve_first(keys)",
+        "BM_ResolveFirst7RungsOwned": "resolve_first(keys) kept as a CellPtr",
+        "BM_ResolveFirst7RungsPrepared": "resolve_first(PreparedChain)"}
 for b in d["benchmarks"]:
     if b["name"].endswith("_median"):
         ns = b["real_time"]
         name = b["name"][:-len("_median")]
-        print(f"{name}: C++ {ns:.1f} ns, Python seed {py:.1f} ns, ratio {py / ns:.0f}x (goal >= 50x)")
+        print(f"{name} ({what.get(name, name)}): C++ {ns:.1f} ns, Python seed {py:.1f} ns, "
+              f"ratio {py / ns:.0f}x (goal >= 50x)")
 ' "$json" "$py_ns"
