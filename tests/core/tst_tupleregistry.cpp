@@ -394,6 +394,29 @@ private slots:
         }
     }
 
+    // The memo compares every rung: a chain that differs from a remembered one in a single
+    // rung (same length, same ends) gets its own answer, for every length and position.
+    void memoTellsChainsApartByEveryRung() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        for (int k = 0; k < 17; ++k)
+            reg.put(
+                cell({"gemm", "cuda", "hit", std::to_string(k)}, {}, 0, "d" + std::to_string(k)));
+        for (int n = 1; n <= 17; ++n) { // 17: longer than the memo keeps
+            std::vector<TupleKey> base;
+            for (int i = 0; i < n; ++i)
+                base.push_back({"gemm", "cuda", "miss", std::to_string(i)});
+            for (int k = 0; k < n; ++k) {
+                auto one = base;
+                one[static_cast<std::size_t>(k)] = {"gemm", "cuda", "hit", std::to_string(k)};
+                QVERIFY(!reg.resolve_first(base));
+                const auto got = reg.resolve_first(one);
+                QVERIFY2(got, qPrintable(QString("n=%1 k=%2").arg(n).arg(k)));
+                QCOMPARE(QString::fromStdString(got->backend), QString("d%1").arg(k));
+                QVERIFY(!reg.resolve_first(base));
+            }
+        }
+    }
+
     void concurrentResolveAndPut() {
         KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
         reg.put(cell({"gemm", "cpu", "generic", "reference"}));

@@ -222,8 +222,8 @@ public:
         if (!memo || memo->has_placeholder) [[unlikely]]
             return resolve_walk(chain);
         for (std::uint32_t i = 0; i < memo->declared_count; ++i)
-            if ((*memo->declared[i])->is_available())
-                return Ref(memo->declared[i]);
+            if (memo->cells[i]->is_available())
+                return Ref(memo->owners[i]);
         return Ref();
     }
 
@@ -324,41 +324,95 @@ private:
     }
 
     // What one thread knows about a chain it resolved: which rungs are declared in one
-    // generation of one registry. Plain data, so the hot path reads it without a TLS
-    // guard. The slots point at the registry's own cell pointers, which live as long as the
-    // registry; a memo of a destroyed registry is never read again (registry ids are unique).
+    // generation of one registry. Constant-initialized plain data, so the hot path reads it
+    // without a TLS guard. The cells are the registry's, which it never frees while it lives;
+    // a memo of a destroyed registry is never read again (registry ids are never reused).
     static constexpr std::size_t kMemoRungs = 16; // longer chains take the general path
     static constexpr std::size_t kMemos = 8;
     struct ChainMemo {
-        std::uint64_t registry = 0;
+        std::uint64_t registry = 0; // 0: no registry has this id
         std::uint64_t generation = 0;
         std::uint32_t size = 0;
         std::uint32_t declared_count = 0;
         bool has_placeholder = false;
-        std::uint64_t ids[kMemoRungs];
-        const CellPtr* declared[kMemoRungs];
+        const Cell* cells[kMemoRungs] = {};     // the declared rungs, in chain order
+        const CellPtr* owners[kMemoRungs] = {}; // the same, as the registry's owning pointers
+        std::uint64_t ids[kMemoRungs] = {};     // the chain's key ids
     };
 
     // nullptr when the chain is too long to remember.
     [[gnu::always_inline]] const ChainMemo* chain_memo(std::span<const TupleKey> chain) const {
         if (chain.size() > kMemoRungs)
             return nullptr;
-        thread_local ChainMemo memos[kMemos];
-        // The slot: from the ends of the chain (chains differ there), not a serial hash.
+        thread_local constinit ChainMemo memos[kMemos];
+        // The slot: from the ends of the chain (chains differ there; ids are sequential, so
+        // their low bits spread), with no multiply on the path to the memo's address.
         const std::uint64_t fingerprint =
             chain.empty() ? m_id
-                          : (chain.front().id() * 0x9e3779b97f4a7c15ull) ^
-                                (chain.back().id() * 0xc2b2ae3d27d4eb4full) ^ (chain.size() + m_id);
-        const std::size_t index = (fingerprint ^ (fingerprint >> 29)) & (kMemos - 1);
+                          : chain.front().id() ^ (chain.back().id() << 1) ^ chain.size() ^ m_id;
+        const std::size_t index = fingerprint & (kMemos - 1);
         ChainMemo& memo = memos[index];
-        const auto generation = m_generation.load(std::memory_order_acquire);
-        if (memo.registry == m_id && memo.generation == generation && memo.size == chain.size()) {
-            bool same = true;
-            for (std::size_t i = 0; i < chain.size(); ++i)
-                same &= memo.ids[i] == chain[i].id(); // no early exit: branch-free
-            if (same)
-                return &memo;
+        // One branch for the whole check: the differences are or-ed together.
+        std::uint64_t diff = (memo.registry ^ m_id) | (memo.size ^ chain.size()) |
+                             (memo.generation ^ m_generation.load(std::memory_order_acquire));
+        // Unrolled (a loop costs twice the instructions): three per rung, no branch.
+        const TupleKey* key = chain.data();
+        const std::uint64_t* id = memo.ids;
+        static_assert(kMemoRungs == 16);
+        switch (chain.size()) {
+        case 16:
+            diff |= id[15] ^ key[15].id();
+            [[fallthrough]];
+        case 15:
+            diff |= id[14] ^ key[14].id();
+            [[fallthrough]];
+        case 14:
+            diff |= id[13] ^ key[13].id();
+            [[fallthrough]];
+        case 13:
+            diff |= id[12] ^ key[12].id();
+            [[fallthrough]];
+        case 12:
+            diff |= id[11] ^ key[11].id();
+            [[fallthrough]];
+        case 11:
+            diff |= id[10] ^ key[10].id();
+            [[fallthrough]];
+        case 10:
+            diff |= id[9] ^ key[9].id();
+            [[fallthrough]];
+        case 9:
+            diff |= id[8] ^ key[8].id();
+            [[fallthrough]];
+        case 8:
+            diff |= id[7] ^ key[7].id();
+            [[fallthrough]];
+        case 7:
+            diff |= id[6] ^ key[6].id();
+            [[fallthrough]];
+        case 6:
+            diff |= id[5] ^ key[5].id();
+            [[fallthrough]];
+        case 5:
+            diff |= id[4] ^ key[4].id();
+            [[fallthrough]];
+        case 4:
+            diff |= id[3] ^ key[3].id();
+            [[fallthrough]];
+        case 3:
+            diff |= id[2] ^ key[2].id();
+            [[fallthrough]];
+        case 2:
+            diff |= id[1] ^ key[1].id();
+            [[fallthrough]];
+        case 1:
+            diff |= id[0] ^ key[0].id();
+            [[fallthrough]];
+        default:
+            break;
         }
+        if (diff == 0) [[likely]]
+            return &memo;
         return rebuild_memo(memo, chain);
     }
 
@@ -379,9 +433,10 @@ private:
         memo.has_placeholder = false;
         for (std::size_t i = 0; i < chain.size(); ++i) {
             memo.ids[i] = chain[i].id();
-            if (const CellPtr* slot = table->find_slot(chain[i])) {
-                memo.declared[memo.declared_count++] = slot;
-                memo.has_placeholder |= !(*slot)->is_loaded();
+            if (const CellPtr* owner = table->find_slot(chain[i])) {
+                memo.cells[memo.declared_count] = owner->get();
+                memo.owners[memo.declared_count++] = owner;
+                memo.has_placeholder |= !(*owner)->is_loaded();
             }
         }
         return &memo;
