@@ -43,6 +43,19 @@ void BM_ResolveFirst7Rungs(benchmark::State& state) {
 }
 BENCHMARK(BM_ResolveFirst7Rungs);
 
+// The same call kept as an owning pointer (CellPtr): what a caller pays to hold the cell
+// beyond the registry's life (two atomic reference-count updates per call).
+void BM_ResolveFirst7RungsOwned(benchmark::State& state) {
+    KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+    fill(reg);
+    const auto chain = fallback_chain("gemm", Target{"cuda", "sm_90"});
+    for (auto _ : state) {
+        KernelRegistry::CellPtr cell = reg.resolve_first(chain);
+        benchmark::DoNotOptimize(cell);
+    }
+}
+BENCHMARK(BM_ResolveFirst7RungsOwned);
+
 // The same chain prepared once, as a dispatcher that resolves it repeatedly would hold it.
 void BM_ResolveFirst7RungsPrepared(benchmark::State& state) {
     KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -275,6 +276,145 @@ private slots:
         KernelRegistry other("kernels", {"op", "device", "arch", "variant"});
         QVERIFY(!other.resolve_first(
             prepared)); // a chain prepared for one registry is redone for another
+    }
+
+    // CellRef's lifetime rule: the cell resolve_first() returns is retired, not freed, when
+    // it is replaced or erased, and is freed with its registry; converting it to a CellPtr
+    // owns it beyond that.
+    void resolvedCellLivesAsLongAsItsRegistry() {
+        const TupleKey key{"gemm", "cpu", "generic", "reference"};
+        const TupleKey other{"gemm", "cpu", "generic", "default"};
+        auto freed_token = std::make_shared<int>(1); // captured by a cell only a CellRef sees
+        auto kept_token = std::make_shared<int>(2);  // captured by a cell a CellPtr keeps
+        KernelRegistry::CellPtr owned;
+        {
+            KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+            KernelCell a = cell(key, {}, 7, "old");
+            a.fn = [freed_token](const KernelArgs&) {};
+            KernelCell b = cell(other, {}, 9, "kept");
+            b.fn = [kept_token](const KernelArgs&) {};
+            reg.put_all({a, b});
+            a = {};
+            b = {};
+            const auto ref = reg.resolve_first({key});
+            const auto kept = reg.resolve_first({other});
+            QVERIFY(ref && kept);
+            QCOMPARE(freed_token.use_count(), 2);
+
+            reg.put(cell(key, {}, 8, "new")); // replaces the resolved cell
+            QCOMPARE(QString::fromStdString(reg.resolve_first({key})->backend),
+                     QStringLiteral("new"));
+            reg.erase(key);
+            reg.clear();
+            QVERIFY(!reg.resolve_first({key}));
+            QCOMPARE(reg.size(), std::size_t{0});
+            QCOMPARE(reg.cells_held(), std::size_t{3}); // two retired by clear(), one by put()
+
+            // Retired, not freed: the references still read the cells they got.
+            QCOMPARE(freed_token.use_count(), 2);
+            QVERIFY(ref->key == key);
+            QCOMPARE(QString::fromStdString(ref->backend), QStringLiteral("old"));
+            QCOMPARE(ref->meta["workspace_bytes"].get<int>(), 7);
+            QVERIFY(ref->is_loaded());
+            owned = kept; // the implicit conversion shares ownership
+            QCOMPARE(owned.get(), kept.get());
+        }
+        // The registry is gone: it freed its cells, except the one a CellPtr owns.
+        QCOMPARE(freed_token.use_count(), 1);
+        QCOMPARE(kept_token.use_count(), 2);
+        QCOMPARE(QString::fromStdString(owned->backend), QStringLiteral("kept"));
+        owned.reset();
+        QCOMPARE(kept_token.use_count(), 1);
+    }
+
+    // References held by readers stay readable while a writer replaces and erases the very
+    // cells they resolved (every cell's backend name repeats its serial number).
+    void resolvedCellsStayValidUnderConcurrentReplacement() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        const TupleKey key{"gemm", "cpu", "generic", "reference"};
+        const std::vector<TupleKey> chain = {{"gemm", "cuda", "sm_90", "default"}, key};
+        auto serial_cell = [&](int i) {
+            auto c = cell(key, {}, i, "b" + std::to_string(i));
+            c.fn = [name = std::string(64, char('a' + i % 26))](const KernelArgs&) {};
+            return c;
+        };
+        reg.put(serial_cell(0));
+        std::atomic<bool> stop{false};
+        std::atomic<int> bad{0};
+        std::atomic<long> held{0};
+        std::vector<std::thread> readers;
+        for (int t = 0; t < 4; ++t)
+            readers.emplace_back([&] {
+                std::vector<KernelRegistry::Ref> refs;
+                while (!stop) {
+                    auto ref = reg.resolve_first(chain);
+                    if (ref)
+                        refs.push_back(ref);
+                    if (refs.size() == 256) {
+                        for (const auto& r : refs)
+                            if (r->backend !=
+                                "b" + std::to_string(r->meta["workspace_bytes"].get<int>()))
+                                ++bad;
+                        held += long(refs.size());
+                        refs.clear();
+                    }
+                }
+            });
+        for (int i = 1; i <= 3000; ++i) {
+            reg.put(serial_cell(i));
+            if (i % 7 == 0)
+                reg.erase(key);
+        }
+        stop = true;
+        for (auto& t : readers)
+            t.join();
+        QCOMPARE(bad.load(), 0);
+        QVERIFY(held.load() > 0);
+    }
+
+    // The calling thread's memo belongs to one registry: a new registry at the same address,
+    // in the same generation, is never answered from a destroyed one's memo.
+    void memoIsPerRegistryNotPerAddress() {
+        const std::vector<TupleKey> chain = {{"gemm", "cuda", "sm_90", "default"},
+                                             {"gemm", "cpu", "generic", "reference"}};
+        std::optional<KernelRegistry> reg;
+        const void* address = nullptr;
+        for (int round = 0; round < 4; ++round) {
+            reg.emplace("kernels", std::vector<std::string>{"op", "device", "arch", "variant"});
+            if (round == 0)
+                address = &*reg;
+            QCOMPARE(static_cast<const void*>(&*reg), address);
+            const auto winner = static_cast<std::size_t>(round % 2);
+            reg->put(cell(chain[winner], {}, 0, "r" + std::to_string(round)));
+            const auto got = reg->resolve_first(chain);
+            QVERIFY(got);
+            QVERIFY(got->key == chain[winner]);
+            QCOMPARE(QString::fromStdString(got->backend), QString("r%1").arg(round));
+            reg.reset();
+        }
+    }
+
+    // The memo compares every rung: a chain that differs from a remembered one in a single
+    // rung (same length, same ends) gets its own answer, for every length and position.
+    void memoTellsChainsApartByEveryRung() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        for (int k = 0; k < 17; ++k)
+            reg.put(
+                cell({"gemm", "cuda", "hit", std::to_string(k)}, {}, 0, "d" + std::to_string(k)));
+        for (int n = 1; n <= 17; ++n) { // 17: longer than the memo keeps
+            std::vector<TupleKey> base;
+            for (int i = 0; i < n; ++i)
+                base.push_back({"gemm", "cuda", "miss", std::to_string(i)});
+            for (int k = 0; k < n; ++k) {
+                auto one = base;
+                one[static_cast<std::size_t>(k)] = {"gemm", "cuda", "hit", std::to_string(k)};
+                QVERIFY(!reg.resolve_first(base));
+                const auto got = reg.resolve_first(one);
+                QVERIFY2(got, qPrintable(QString("n=%1 k=%2").arg(n).arg(k)));
+                QCOMPARE(QString::fromStdString(got->backend), QString("d%1").arg(k));
+                QVERIFY(!reg.resolve_first(base));
+            }
+        }
     }
 
     void concurrentResolveAndPut() {

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -61,6 +63,37 @@ template <class Fn> struct Registration {
 
 template <class Fn> class TupleRegistry;
 
+/// What resolve_first() returns: the winning cell, or none. One pointer, no reference count.
+///
+/// The lifetime rule: a TupleRegistry never frees a cell while the registry itself lives. A
+/// cell that put() replaces or erase()/clear() removes is retired, not destroyed, so a CellRef
+/// stays valid until its registry is destroyed, whatever other threads put or erase meanwhile
+/// (the price: a registry keeps every cell it ever published; rewriting it in a loop grows it).
+/// A caller that keeps a cell beyond the registry's life converts the CellRef to a CellPtr
+/// (std::shared_ptr, implicit, or share()): that one owns the cell.
+template <class Fn> class CellRef {
+public:
+    using Cell = Registration<Fn>;
+    using CellPtr = std::shared_ptr<const Cell>;
+
+    CellRef() = default;
+    CellRef(std::nullptr_t) noexcept {}
+
+    explicit operator bool() const noexcept { return m_owner != nullptr; }
+    const Cell* get() const noexcept { return m_owner ? m_owner->get() : nullptr; }
+    const Cell& operator*() const noexcept { return **m_owner; }
+    const Cell* operator->() const noexcept { return m_owner->get(); }
+
+    /// Shared ownership of the cell, valid after the registry is gone (null for none).
+    CellPtr share() const { return m_owner ? *m_owner : CellPtr(); }
+    operator CellPtr() const { return share(); }
+
+private:
+    friend class TupleRegistry<Fn>;
+    explicit CellRef(const CellPtr* owner) noexcept : m_owner(owner) {}
+    const CellPtr* m_owner = nullptr; // the registry's own pointer to the cell, never freed
+};
+
 /// A fallback chain prepared for repeated resolution: it remembers which of its keys the
 /// registry declares, per registry generation, so resolving again only re-checks the
 /// declared cells' availability (the answer is the same as resolve_first over the keys).
@@ -76,18 +109,19 @@ private:
     std::vector<TupleKey> m_keys;
     std::uint64_t m_registry = 0;
     std::uint64_t m_generation = ~0ull;
-    std::vector<std::shared_ptr<const Registration<Fn>>> m_declared;
-    std::shared_ptr<const Registration<Fn>> m_last; // the general path's answer
+    std::vector<const Registration<Fn>*> m_declared; // valid while the registry lives
     bool m_has_placeholder = false;
 };
 
 /// A registry keyed by an ordered tuple of strings, with availability-aware resolution
 /// (seed 004's TupleRegistry). Thread-safe: mutation takes a mutex and publishes an
-/// immutable snapshot; lookups read the snapshot without locking.
+/// immutable snapshot; lookups read the snapshot without locking. Cells are never freed
+/// while the registry lives (see CellRef), so resolution hands out plain pointers.
 template <class Fn> class TupleRegistry {
 public:
     using Cell = Registration<Fn>;
     using CellPtr = std::shared_ptr<const Cell>;
+    using Ref = CellRef<Fn>;
 
     struct ManifestEntry {
         CellPtr cell;
@@ -128,24 +162,26 @@ public:
         replace_if([](const Cell&) { return false; }, std::move(cells));
     }
 
-    /// In one step: removes the cells matching `pred`, then declares `cells`.
+    /// In one step: removes the cells matching `pred`, then declares `cells`. Removed and
+    /// replaced cells are retired, not freed (CellRef's lifetime rule).
     template <class Pred> void replace_if(Pred pred, std::vector<Cell> cells) {
         for (const auto& c : cells)
             check_key(c.key);
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
-        std::erase_if(entries, [&](const CellPtr& e) { return pred(*e); });
+        std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
         std::unordered_map<TupleKey, std::size_t, TupleKeyHash> index;
         index.reserve(entries.size() + cells.size());
         for (std::size_t i = 0; i < entries.size(); ++i)
-            index.emplace(entries[i]->key, i);
+            index.emplace((*entries[i])->key, i);
         for (auto& c : cells) {
-            auto ptr = std::make_shared<const Cell>(std::move(c));
-            auto [it, inserted] = index.emplace(ptr->key, entries.size());
+            const CellPtr* owner =
+                &m_cells.emplace_back(std::make_shared<const Cell>(std::move(c)));
+            auto [it, inserted] = index.emplace((*owner)->key, entries.size());
             if (inserted)
-                entries.push_back(std::move(ptr));
+                entries.push_back(owner);
             else
-                entries[it->second] = std::move(ptr);
+                entries[it->second] = owner;
         }
         publish(std::move(entries));
     }
@@ -154,7 +190,7 @@ public:
     template <class Pred> std::size_t erase_if(Pred pred) {
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
-        auto removed = std::erase_if(entries, [&](const CellPtr& e) { return pred(*e); });
+        auto removed = std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
         if (removed)
             publish(std::move(entries));
         return removed;
@@ -179,18 +215,24 @@ public:
     /// A declared-but-not-loaded plugin cell is loaded on the way. The calling thread
     /// remembers which rungs of its recent chains are declared (per registry generation),
     /// so an unchanged registry answers with integer compares and the availability checks.
-    CellPtr resolve_first(std::span<const TupleKey> chain) const {
+    /// The answer is a CellRef: valid while this registry lives; convert it to a CellPtr to
+    /// own the cell.
+    Ref resolve_first(std::span<const TupleKey> chain) const {
         const ChainMemo* memo = chain_memo(chain);
-        if (!memo || memo->has_placeholder)
+        if (!memo || memo->has_placeholder) [[unlikely]]
             return resolve_walk(chain);
         for (std::uint32_t i = 0; i < memo->declared_count; ++i)
-            if ((*memo->declared[i])->is_available())
-                return *memo->declared[i];
-        return nullptr;
+            if (memo->cells[i]->is_available())
+                return Ref(memo->owners[i]);
+        return Ref();
+    }
+
+    Ref resolve_first(std::initializer_list<TupleKey> chain) const {
+        return resolve_first(std::span<const TupleKey>(chain.begin(), chain.size()));
     }
 
     /// resolve_first() for a prepared chain: one atomic load when the registry is unchanged.
-    /// The chain keeps the returned cell alive until it is resolved again or destroyed.
+    /// The cell returned is valid while this registry lives (CellRef's rule).
     const Cell* resolve_first(PreparedChain<Fn>& chain) const {
         if (chain.m_registry != m_id ||
             chain.m_generation != m_generation.load(std::memory_order_acquire)) {
@@ -199,26 +241,20 @@ public:
             chain.m_has_placeholder = false;
             for (const auto& key : chain.m_keys) {
                 check_key(key);
-                if (auto cell = m_table->find(key)) {
-                    chain.m_has_placeholder |= !cell->is_loaded();
-                    chain.m_declared.push_back(std::move(cell));
+                if (const CellPtr* owner = m_table->find_slot(key)) {
+                    chain.m_has_placeholder |= !(*owner)->is_loaded();
+                    chain.m_declared.push_back(owner->get());
                 }
             }
             chain.m_registry = m_id;
             chain.m_generation = m_generation.load(std::memory_order_relaxed);
         }
-        if (chain.m_has_placeholder) { // loading plugins on the way: take the general path
-            chain.m_last = resolve_first(std::span<const TupleKey>(chain.m_keys));
-            return chain.m_last.get();
-        }
-        for (const auto& cell : chain.m_declared)
+        if (chain.m_has_placeholder) // loading plugins on the way: take the general path
+            return resolve_first(std::span<const TupleKey>(chain.m_keys)).get();
+        for (const Cell* cell : chain.m_declared)
             if (cell->is_available())
-                return cell.get();
+                return cell;
         return nullptr;
-    }
-
-    CellPtr resolve_first(std::initializer_list<TupleKey> chain) const {
-        return resolve_first(std::span<const TupleKey>(chain.begin(), chain.size()));
     }
 
     /// Every declared cell, available or not, sorted by the key rendered as strings.
@@ -226,8 +262,8 @@ public:
         auto table = snapshot();
         std::vector<ManifestEntry> rows;
         rows.reserve(table->size());
-        for (const auto& e : table->entries())
-            rows.push_back({e, e->is_available()});
+        for (const CellPtr* e : table->entries())
+            rows.push_back({*e, (*e)->is_available()});
         std::sort(rows.begin(), rows.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
             return a.cell->key < b.cell->key;
         });
@@ -253,9 +289,15 @@ public:
 
     std::size_t size() const { return snapshot()->size(); }
 
+    /// How many cells this registry holds, declared or retired (CellRef's lifetime rule).
+    std::size_t cells_held() const {
+        std::lock_guard lock(m_mutex);
+        return m_cells.size();
+    }
+
 private:
     // The general path: walks the chain in the current table, loading placeholders.
-    CellPtr resolve_walk(std::span<const TupleKey> chain) const {
+    Ref resolve_walk(std::span<const TupleKey> chain) const {
         const Table* table = &current();
         for (const auto& key : chain) {
             const CellPtr* found = table->find_slot(key);
@@ -265,7 +307,7 @@ private:
             if (!cell.is_available())
                 continue;
             if (cell.is_loaded())
-                return *found;
+                return Ref(found);
             auto loader = cell.loader; // the table may be replaced while it runs
             if (loader) {
                 try {
@@ -273,61 +315,116 @@ private:
                 } catch (...) {
                 }
             }
-            auto fresh = snapshot()->find(key);
-            if (fresh && fresh->is_loaded() && fresh->is_available())
-                return fresh;
+            const CellPtr* fresh = current().find_slot(key);
+            if (fresh && (*fresh)->is_loaded() && (*fresh)->is_available())
+                return Ref(fresh);
             table = &current();
         }
-        return nullptr;
+        return Ref();
     }
 
     // What one thread knows about a chain it resolved: which rungs are declared in one
-    // generation of one registry. Plain data, so the hot path reads it without a TLS
-    // guard; the table the slots point into is kept alive by a separate array.
+    // generation of one registry. Constant-initialized plain data, so the hot path reads it
+    // without a TLS guard. The cells are the registry's, which it never frees while it lives;
+    // a memo of a destroyed registry is never read again (registry ids are never reused).
     static constexpr std::size_t kMemoRungs = 16; // longer chains take the general path
     static constexpr std::size_t kMemos = 8;
     struct ChainMemo {
-        std::uint64_t registry = 0;
+        std::uint64_t registry = 0; // 0: no registry has this id
         std::uint64_t generation = 0;
         std::uint32_t size = 0;
         std::uint32_t declared_count = 0;
         bool has_placeholder = false;
-        std::uint64_t ids[kMemoRungs];
-        const CellPtr* declared[kMemoRungs];
+        const Cell* cells[kMemoRungs] = {};     // the declared rungs, in chain order
+        const CellPtr* owners[kMemoRungs] = {}; // the same, as the registry's owning pointers
+        std::uint64_t ids[kMemoRungs] = {};     // the chain's key ids
     };
 
     // nullptr when the chain is too long to remember.
     [[gnu::always_inline]] const ChainMemo* chain_memo(std::span<const TupleKey> chain) const {
         if (chain.size() > kMemoRungs)
             return nullptr;
-        thread_local ChainMemo memos[kMemos];
-        // The slot: from the ends of the chain (chains differ there), not a serial hash.
+        thread_local constinit ChainMemo memos[kMemos];
+        // The slot: from the ends of the chain (chains differ there; ids are sequential, so
+        // their low bits spread), with no multiply on the path to the memo's address.
         const std::uint64_t fingerprint =
             chain.empty() ? m_id
-                          : (chain.front().id() * 0x9e3779b97f4a7c15ull) ^
-                                (chain.back().id() * 0xc2b2ae3d27d4eb4full) ^ (chain.size() + m_id);
-        const std::size_t index = (fingerprint ^ (fingerprint >> 29)) & (kMemos - 1);
+                          : chain.front().id() ^ (chain.back().id() << 1) ^ chain.size() ^ m_id;
+        const std::size_t index = fingerprint & (kMemos - 1);
         ChainMemo& memo = memos[index];
-        const auto generation = m_generation.load(std::memory_order_acquire);
-        if (memo.registry == m_id && memo.generation == generation && memo.size == chain.size()) {
-            bool same = true;
-            for (std::size_t i = 0; i < chain.size(); ++i)
-                same &= memo.ids[i] == chain[i].id(); // no early exit: branch-free
-            if (same)
-                return &memo;
+        // One branch for the whole check: the differences are or-ed together.
+        std::uint64_t diff = (memo.registry ^ m_id) | (memo.size ^ chain.size()) |
+                             (memo.generation ^ m_generation.load(std::memory_order_acquire));
+        // Unrolled (a loop costs twice the instructions): three per rung, no branch.
+        const TupleKey* key = chain.data();
+        const std::uint64_t* id = memo.ids;
+        static_assert(kMemoRungs == 16);
+        switch (chain.size()) {
+        case 16:
+            diff |= id[15] ^ key[15].id();
+            [[fallthrough]];
+        case 15:
+            diff |= id[14] ^ key[14].id();
+            [[fallthrough]];
+        case 14:
+            diff |= id[13] ^ key[13].id();
+            [[fallthrough]];
+        case 13:
+            diff |= id[12] ^ key[12].id();
+            [[fallthrough]];
+        case 12:
+            diff |= id[11] ^ key[11].id();
+            [[fallthrough]];
+        case 11:
+            diff |= id[10] ^ key[10].id();
+            [[fallthrough]];
+        case 10:
+            diff |= id[9] ^ key[9].id();
+            [[fallthrough]];
+        case 9:
+            diff |= id[8] ^ key[8].id();
+            [[fallthrough]];
+        case 8:
+            diff |= id[7] ^ key[7].id();
+            [[fallthrough]];
+        case 7:
+            diff |= id[6] ^ key[6].id();
+            [[fallthrough]];
+        case 6:
+            diff |= id[5] ^ key[5].id();
+            [[fallthrough]];
+        case 5:
+            diff |= id[4] ^ key[4].id();
+            [[fallthrough]];
+        case 4:
+            diff |= id[3] ^ key[3].id();
+            [[fallthrough]];
+        case 3:
+            diff |= id[2] ^ key[2].id();
+            [[fallthrough]];
+        case 2:
+            diff |= id[1] ^ key[1].id();
+            [[fallthrough]];
+        case 1:
+            diff |= id[0] ^ key[0].id();
+            [[fallthrough]];
+        default:
+            break;
         }
-        return rebuild_memo(memo, index, chain);
+        if (diff == 0) [[likely]]
+            return &memo;
+        return rebuild_memo(memo, chain);
     }
 
     // The slow half of chain_memo(), out of line so the hot half stays small.
-    [[gnu::noinline]] const ChainMemo* rebuild_memo(ChainMemo& memo, std::size_t index,
+    [[gnu::noinline]] const ChainMemo* rebuild_memo(ChainMemo& memo,
                                                     std::span<const TupleKey> chain) const {
         for (const auto& key : chain)
             check_key(key);
-        thread_local std::shared_ptr<const Table> tables[kMemos];
+        std::shared_ptr<const Table> table;
         {
             std::lock_guard lock(m_mutex);
-            tables[index] = m_table;
+            table = m_table;
             memo.generation = m_generation.load(std::memory_order_relaxed);
         }
         memo.registry = m_id;
@@ -336,29 +433,31 @@ private:
         memo.has_placeholder = false;
         for (std::size_t i = 0; i < chain.size(); ++i) {
             memo.ids[i] = chain[i].id();
-            if (const CellPtr* slot = tables[index]->find_slot(chain[i])) {
-                memo.declared[memo.declared_count++] = slot;
-                memo.has_placeholder |= !(*slot)->is_loaded();
+            if (const CellPtr* owner = table->find_slot(chain[i])) {
+                memo.cells[memo.declared_count] = owner->get();
+                memo.owners[memo.declared_count++] = owner;
+                memo.has_placeholder |= !(*owner)->is_loaded();
             }
         }
         return &memo;
     }
 
-    // An immutable open-addressing table (linear probing, power-of-two capacity).
+    // An immutable open-addressing table (linear probing, power-of-two capacity) over the
+    // registry's cell pointers (m_cells), which outlive every table.
     class Table {
     public:
         Table() = default;
-        explicit Table(std::vector<CellPtr> entries) : m_entries(std::move(entries)) {
+        explicit Table(std::vector<const CellPtr*> entries) : m_entries(std::move(entries)) {
             std::size_t cap = 8;
             while (cap < m_entries.size() * 4) // load <= 1/4: misses end at once
                 cap <<= 1;
             m_mask = cap - 1;
             m_slots.assign(cap, Slot{});
-            for (const auto& e : m_entries) {
-                std::size_t i = e->key.hash() & m_mask;
+            for (const CellPtr* e : m_entries) {
+                std::size_t i = (*e)->key.hash() & m_mask;
                 while (m_slots[i].owner)
                     i = (i + 1) & m_mask;
-                m_slots[i] = Slot{e->key.hash(), &e};
+                m_slots[i] = Slot{(*e)->key.hash(), e};
             }
         }
         const CellPtr* find_slot(const TupleKey& key) const noexcept {
@@ -376,20 +475,20 @@ private:
             const CellPtr* slot = find_slot(key);
             return slot ? *slot : nullptr;
         }
-        const std::vector<CellPtr>& entries() const noexcept { return m_entries; }
+        const std::vector<const CellPtr*>& entries() const noexcept { return m_entries; }
         std::size_t size() const noexcept { return m_entries.size(); }
 
     private:
         struct Slot {
             std::size_t hash = 0;
-            const CellPtr* owner = nullptr; // points into m_entries, which never changes
+            const CellPtr* owner = nullptr;
         };
-        std::vector<CellPtr> m_entries;
+        std::vector<const CellPtr*> m_entries;
         std::vector<Slot> m_slots;
         std::size_t m_mask = 0;
     };
 
-    void publish(std::vector<CellPtr> entries) {
+    void publish(std::vector<const CellPtr*> entries) {
         m_table = std::make_shared<const Table>(std::move(entries));
         m_generation.fetch_add(1, std::memory_order_release);
     }
@@ -431,6 +530,9 @@ private:
     std::vector<std::string> m_fields;
     std::uint64_t m_id;
     mutable std::mutex m_mutex;
+    // Every cell this registry ever published, in order; never shrinks, and a deque never
+    // moves its elements, so pointers into it stay valid while the registry lives.
+    std::deque<CellPtr> m_cells;
     std::shared_ptr<const Table> m_table;
     std::atomic<std::uint64_t> m_generation{0};
 };
