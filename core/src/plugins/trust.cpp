@@ -159,15 +159,16 @@ std::string path_problem(const std::string& path, const std::string& what, Role 
             return what + " " + path + " " + why;
         const std::string link =
             first_link_target.empty() ? "" : " (a symbolic link to " + first_link_target + ")";
-        return what + " " + path + link + " is not safe: " +
-               (above ? "folder " : "its target ") + component + " " + why;
+        return what + " " + path + link + " is not safe: " + (above ? "folder " : "its target ") +
+               component + " " + why;
     };
     auto check = [&](const std::string& component, bool above) -> std::string {
         struct stat st {};
         if (::lstat(component.empty() ? "/" : component.c_str(), &st) != 0)
             return {};
         const auto why = component_problem(st, component.empty() ? "/" : component, above, role);
-        return why.empty() ? std::string() : problem(component.empty() ? "/" : component, above, why);
+        return why.empty() ? std::string()
+                           : problem(component.empty() ? "/" : component, above, why);
     };
     if (auto why = check("", !todo.empty()); !why.empty())
         return why;
