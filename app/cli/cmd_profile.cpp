@@ -261,6 +261,9 @@ int run_compare(const std::string& a_path, const std::string& b_path, bool as_js
         throw std::invalid_argument("only one of A and B can be '-' (the standard input)");
     const auto a = Report::load(a_path);
     const auto b = Report::load(b_path);
+    for (const auto* r : {&a, &b})
+        for (const auto& w : r->warnings)
+            std::cerr << "switchyard-cli: warning: " << escape_control(w) << "\n";
     CompareOptions options;
     options.alpha = alpha;
     const auto c = Comparison::of(a, b, options);

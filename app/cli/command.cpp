@@ -2,6 +2,7 @@
 #include "command.h"
 
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/sdk/errors.h>
 
 #include <algorithm>
@@ -18,28 +19,7 @@
 namespace switchyard::cli {
 
 std::string escape_control(std::string_view text, bool keep_newlines) {
-    static const char* const hex = "0123456789abcdef";
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f) {
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else if (c == 0xc2 && i + 1 < text.size() &&
-                   static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-                   static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-            // C1 controls (U+0080..U+009F) steer terminals too.
-            const auto c1 = static_cast<unsigned char>(text[++i]);
-            out += "\\u00";
-            out += hex[c1 >> 4];
-            out += hex[c1 & 15];
-        } else {
-            out += char(c);
-        }
-    }
-    return out;
+    return switchyard::escape_control(text, keep_newlines);
 }
 
 namespace {

@@ -177,6 +177,27 @@ private slots:
         QVERIFY2(!list.out.contains("\ncuda plugin loaded"), list.out.constData());
     }
 
+    // show --json of a manifest nested 20,000 levels deep stays small (refused by the
+    // manifest's nesting limit), and unknown keys are echoed only up to a size.
+    void showJsonStaysProportional() {
+        QTemporaryDir dir;
+        QVERIFY(
+            writeFile(dir.filePath("d.plugin.json"),
+                      manifest("d", "\"x\": " + QByteArray(20000, '[') + QByteArray(20000, ']'))));
+        const Run deep = cli({"show", "d", "--json"}, dir.path());
+        QVERIFY2(deep.out.size() < 20000, QByteArray::number(deep.out.size()).constData());
+        QVERIFY2(deep.out.contains("nested deeper"), deep.out.constData());
+        // 200 KiB of unknown keys (within the manifest limits): not echoed, said instead.
+        QVERIFY(writeFile(dir.filePath("u.plugin.json"),
+                          manifest("u", "\"x-big\": \"" + QByteArray(200 << 10, 'a') + "\"")));
+        QVERIFY(writeFile(dir.filePath("libu.so"), "not an ELF file"));
+        const Run big = cli({"show", "u", "--json"}, dir.path());
+        QVERIFY2(big.out.size() < 20000, QByteArray::number(big.out.size()).constData());
+        const auto j = QJsonDocument::fromJson(big.out).object();
+        QVERIFY2(j["extra_omitted"].toString().contains("bytes of unknown manifest keys"),
+                 big.out.constData());
+    }
+
     // --- Arguments and resources ---
 
     // Every numeric option of every command: out of range is a usage error naming the

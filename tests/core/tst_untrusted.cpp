@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: MIT
 // Files other people wrote (issue 12): one bad manifest never hides the others, nothing
 // hangs on a special file, writing a report never destroys anything.
+#include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/plugins/manifest.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/workload.h>
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
 
 #include "util/jsonread.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -556,6 +560,85 @@ private slots:
         }
         QVERIFY(!parse_dims(*gemm, "1099511627776", &error));
         QVERIFY2(error.find("larger than the limit") != std::string::npos, error.c_str());
+    }
+
+    // --- Resources stay proportional to what is shown ---
+
+    // A report with more samples per row than Report::kMaxSamplesPerRow: the first ones are
+    // kept, the rest read and dropped, and a warning says so.
+    void reportSamplesAreCappedWithAWarning() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto r = row("gemm", std::vector<double>(5, 1e-3));
+        const std::size_t n = Report::kMaxSamplesPerRow + 12345;
+        r.samples.assign(n, 2e-3);
+        r.stats = SampleStats::from(r.samples);
+        const auto text =
+            report_of({r, row("copy", std::vector<double>(5, 1e-3))}).to_json().dump();
+        QElapsedTimer timer;
+        timer.start();
+        const auto loaded = Report::parse(text, "big.json");
+        QVERIFY(timer.elapsed() < 5000);
+        QCOMPARE(loaded.rows.size(), std::size_t(2));
+        QCOMPARE(loaded.rows[0].samples.size(), Report::kMaxSamplesPerRow);
+        QCOMPARE(loaded.rows[1].samples.size(), std::size_t(5));
+        QCOMPARE(loaded.warnings.size(), std::size_t(1));
+        QVERIFY2(loaded.warnings[0].find("big.json: 1 arrays (row samples) hold more than 100000 "
+                                         "numbers, up to 112345") != std::string::npos &&
+                     loaded.warnings[0].find("12345 were ignored") != std::string::npos,
+                 loaded.warnings[0].c_str());
+        // Under the cap: nothing said.
+        QVERIFY(Report::parse(report_of({row("a", std::vector<double>(5, 1e-3))}).to_json().dump())
+                    .warnings.empty());
+    }
+
+    // --- Small items ---
+
+    // The text renderer escapes what it takes from a manifest: no escape sequence reaches a
+    // terminal and no newline forges a line.
+    void backendInfoTextEscapesControlCharacters() {
+        BackendInfo info;
+        info.name = "evil\x1b]0;title\x07";
+        info.description = "line\ncuda plugin loaded\x1b[2J";
+        info.version = "1.0\r";
+        info.tags = {"t\x9b"};
+        info.error = "bad\nProblem: none";
+        info.diagnostics = {"d\x00x"};
+        for (const auto& text : {render_text(info), summary_line(info)}) {
+            QVERIFY2(text.find('\x1b') == std::string::npos &&
+                         text.find('\x07') == std::string::npos &&
+                         text.find('\r') == std::string::npos,
+                     text.c_str());
+            QVERIFY2(text.find("\ncuda plugin loaded") == std::string::npos, text.c_str());
+            QVERIFY2(text.find("\nProblem: none") == std::string::npos, text.c_str());
+        }
+        QVERIFY(render_text(info).find("line\\x0acuda plugin loaded\\x1b[2J") != std::string::npos);
+        QVERIFY(summary_line(info).find("evil\\x1b]0;title\\x07") != std::string::npos);
+    }
+
+    // A FIFO reached through a DT_NEEDED search (the library's RUNPATH $ORIGIN/deps) is
+    // refused as "not a regular file", never opened for reading and waited on.
+    void elfDependencyOnAFifoDoesNotHang() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath("deps"));
+        const QString lib = dir.filePath("libswitchyard-fixture-missing-dep.so");
+        QVERIFY(QFile::copy(SWITCHYARD_FIXTURE_DIR
+                            "/plugins/missing_dep/libswitchyard-fixture-missing-dep.so",
+                            lib));
+        const QString fifo = dir.filePath("deps/libswitchyard-nonexistent-dep.so.1");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QElapsedTimer timer;
+        timer.start();
+        const auto report = diagnose_library(lib.toStdString());
+        QVERIFY(timer.elapsed() < 5000);
+        QVERIFY(report.readable);
+        const auto missing = report.unresolved();
+        QVERIFY(std::find(missing.begin(), missing.end(), "libswitchyard-nonexistent-dep.so.1") !=
+                missing.end());
+        std::string error;
+        QVERIFY(!read_elf_dynamic(fifo.toStdString(), &error));
+        QVERIFY2(error == "a FIFO, not a regular file", error.c_str());
     }
 
     void longOpNamesAreNotCut() {
