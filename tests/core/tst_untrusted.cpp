@@ -638,7 +638,8 @@ private slots:
                 missing.end());
         std::string error;
         QVERIFY(!read_elf_dynamic(fifo.toStdString(), &error));
-        QVERIFY2(error.find("FIFO") != std::string::npos && error.find("not a regular file") != std::string::npos,
+        QVERIFY2(error.find("FIFO") != std::string::npos &&
+                     error.find("not a regular file") != std::string::npos,
                  error.c_str());
     }
 
