@@ -5,7 +5,9 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/profiler.h>
+#include <switchyard/profiling/workload.h>
 #include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
@@ -75,10 +77,44 @@ struct ProfileOptions {
     std::int64_t min_samples = 10, seed = 0x5eed;
 };
 
+// Every size token checked against the ops it applies to, and against this machine's
+// memory, before a worker starts: the usage error names --sizes (unknown op names are left
+// to the profiler, which suggests the close ones).
+void check_sizes(const ProfileOptions& o) {
+    for (const auto& token : o.sizes) {
+        const auto colon = token.find(':');
+        std::vector<const OpInfo*> targets;
+        if (colon != std::string::npos) {
+            if (const auto* op = find_op(token.substr(0, colon)))
+                targets.push_back(op);
+        } else if (!o.ops.empty()) {
+            for (const auto& name : o.ops)
+                if (const auto* op = find_op(name))
+                    targets.push_back(op);
+        } else {
+            for (const auto& op : ops())
+                targets.push_back(&op);
+        }
+        const std::string text = colon == std::string::npos ? token : token.substr(colon + 1);
+        for (const auto* op : targets) {
+            std::string error;
+            const auto dims = parse_dims(*op, text, &error);
+            if (!dims)
+                throw std::invalid_argument("--sizes: " + error);
+            try {
+                Workload::check_fits_in_memory(*op, *dims);
+            } catch (const std::length_error& e) {
+                throw std::invalid_argument("--sizes: " + std::string(e.what()));
+            }
+        }
+    }
+}
+
 ProfileSettings to_settings(const ProfileOptions& o) {
     ProfileSettings s;
     s.ops = o.ops;
     s.devices = o.devices;
+    check_sizes(o);
     for (const auto& token : o.sizes) {
         const auto colon = token.find(':');
         if (colon == std::string::npos)
@@ -89,10 +125,7 @@ ProfileSettings to_settings(const ProfileOptions& o) {
     s.all_variants = o.all_variants;
     s.variant = o.variant;
     s.cold = o.cold;
-    if (o.timeout <= 0 || o.budget < 0 || o.noise < 0 || o.warmup < 0 || o.min_samples < 1)
-        throw std::invalid_argument(
-            "--timeout must be positive; --budget, --max-noise, --warmup non-negative; "
-            "--min-samples at least 1");
+    // The ranges are checked as the options are parsed (add_profile_commands).
     s.row_timeout_s = o.timeout;
     s.time_budget_s = o.budget;
     s.max_noise = o.noise / 100.0;
@@ -228,6 +261,9 @@ int run_compare(const std::string& a_path, const std::string& b_path, bool as_js
         throw std::invalid_argument("only one of A and B can be '-' (the standard input)");
     const auto a = Report::load(a_path);
     const auto b = Report::load(b_path);
+    for (const auto* r : {&a, &b})
+        for (const auto& w : r->warnings)
+            std::cerr << "switchyard-cli: warning: " << escape_control(w) << "\n";
     CompareOptions options;
     options.alpha = alpha;
     const auto c = Comparison::of(a, b, options);
@@ -340,17 +376,28 @@ void add_profile_commands(CLI::App& app, Context& context) {
         j->excludes(jl)->excludes(c);
         jl->excludes(c);
         cmd->add_option("-o,--output", o->output, "Write the JSON report to this file");
+        // Every numeric option has a range; the limits match what ProfileSettings accepts
+        // (a week of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
+        constexpr double week = 7 * 24 * 3600;
         cmd->add_option("--timeout", o->timeout,
                         "Seconds a row may go without progress before it is killed")
+            ->check(number_in(0, true, week, "a finite number of seconds"))
             ->capture_default_str();
         cmd->add_option("--budget", o->budget, "Sampling time budget per row, seconds")
+            ->check(number_in(0, false, week, "a finite number of seconds"))
             ->capture_default_str();
         cmd->add_option("--max-noise", o->noise, "Stop sampling under this relative noise, percent")
+            ->check(number_in(0, false, 100, "a percentage"))
             ->capture_default_str();
         cmd->add_option("--min-samples", o->min_samples, "At least this many samples")
+            ->check(integer_in(1, ProfileSettings{}.max_samples))
             ->capture_default_str();
-        cmd->add_option("--warmup", o->warmup, "Warm-up seconds per row")->capture_default_str();
-        cmd->add_option("--seed", o->seed, "Input seed")->capture_default_str();
+        cmd->add_option("--warmup", o->warmup, "Warm-up seconds per row")
+            ->check(number_in(0, false, week, "a finite number of seconds"))
+            ->capture_default_str();
+        cmd->add_option("--seed", o->seed, "Input seed")
+            ->check(integer_in(0, std::int64_t(1) << 53))
+            ->capture_default_str();
         cmd->add_flag("--in-process", o->in_process,
                       "Run the kernels in this process (no crash isolation)");
         set_action(cmd, context, [o] { return run_profile(*o); });

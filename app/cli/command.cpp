@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "command.h"
 
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/sdk/errors.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <streambuf>
 #include <string_view>
@@ -12,28 +19,7 @@
 namespace switchyard::cli {
 
 std::string escape_control(std::string_view text, bool keep_newlines) {
-    static const char* const hex = "0123456789abcdef";
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f) {
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else if (c == 0xc2 && i + 1 < text.size() &&
-                   static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-                   static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-            // C1 controls (U+0080..U+009F) steer terminals too.
-            const auto c1 = static_cast<unsigned char>(text[++i]);
-            out += "\\u00";
-            out += hex[c1 >> 4];
-            out += hex[c1 & 15];
-        } else {
-            out += char(c);
-        }
-    }
-    return out;
+    return switchyard::escape_control(text, keep_newlines);
 }
 
 namespace {
@@ -101,6 +87,9 @@ private:
 void set_action(CLI::App* command, Context& context, std::function<int()> fn) {
     command->callback([&context, fn = std::move(fn)]() {
         const EscapingBuffer escaping(std::cout);
+        const auto search_path = PluginSearchPath::from_environment();
+        for (const auto& w : search_path.warnings())
+            std::cerr << "switchyard-cli: warning: " << escape_control(w) << "\n";
         try {
             context.exit_code = fn();
         } catch (const InvalidBackend& e) {
@@ -114,6 +103,52 @@ void set_action(CLI::App* command, Context& context, std::function<int()> fn) {
             context.exit_code = Failure;
         }
     });
+}
+
+namespace {
+
+std::string shown(const std::string& text) {
+    return "'" + escape_control(text.size() > 64 ? text.substr(0, 64) + "..." : text) + "'";
+}
+
+std::string number_text(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+} // namespace
+
+CLI::Validator number_in(double lo, bool lo_open, double hi, const std::string& what) {
+    const std::string rule = "must be " + what + (lo_open ? " > " : " >= ") + number_text(lo) +
+                             " and at most " + number_text(hi);
+    return CLI::Validator(
+        [=](std::string& text) -> std::string {
+            const char* begin = text.c_str();
+            char* end = nullptr;
+            errno = 0;
+            const double v = std::strtod(begin, &end);
+            const bool parsed = !text.empty() && end == begin + text.size() && errno == 0;
+            if (!parsed || !std::isfinite(v) || v < lo || (lo_open && v == lo) || v > hi)
+                return rule + ", got " + shown(text);
+            return {};
+        },
+        "", "");
+}
+
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
+    const std::string rule =
+        "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+    return CLI::Validator(
+        [=](std::string& text) -> std::string {
+            std::int64_t v = 0;
+            const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (text.empty() || ec != std::errc{} || p != text.data() + text.size() || v < lo ||
+                v > hi)
+                return rule + ", got " + shown(text);
+            return {};
+        },
+        "", "");
 }
 
 std::string format_table(const std::vector<std::string>& header,

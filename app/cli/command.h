@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,16 @@ std::string escape_control(std::string_view text, bool keep_newlines = false);
 /// escape_control(text, true), mapping errors to exit codes and messages on
 /// stderr: unknown names and bad arguments -> 2 (with suggestions), anything else -> 1.
 void set_action(CLI::App* command, Context& context, std::function<int()> fn);
+
+/// A check for a numeric option: the text must be a finite number in [lo, hi] (lo excluded
+/// when `lo_open`). The usage error names the option as typed and what it got:
+/// "--timeout: must be a finite number of seconds > 0 and at most 604800, got 'nan'".
+/// `what` describes the value ("a finite number of seconds").
+CLI::Validator number_in(double lo, bool lo_open, double hi, const std::string& what);
+
+/// A check for an integer option: the text must be a decimal integer in [lo, hi]
+/// ("--seed: must be an integer from 0 to 9007199254740992, got '-1'").
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
 
 /// A plain-text table with aligned columns.
 std::string format_table(const std::vector<std::string>& header,

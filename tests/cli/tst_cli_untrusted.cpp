@@ -176,6 +176,111 @@ private slots:
         const Run list = cli({"list", "--all", "--include-unavailable"}, dir.path());
         QVERIFY2(!list.out.contains("\ncuda plugin loaded"), list.out.constData());
     }
+
+    // show --json of a manifest nested 20,000 levels deep stays small (refused by the
+    // manifest's nesting limit), and unknown keys are echoed only up to a size.
+    void showJsonStaysProportional() {
+        QTemporaryDir dir;
+        QVERIFY(
+            writeFile(dir.filePath("d.plugin.json"),
+                      manifest("d", "\"x\": " + QByteArray(20000, '[') + QByteArray(20000, ']'))));
+        const Run deep = cli({"show", "d", "--json"}, dir.path());
+        QVERIFY2(deep.out.size() < 20000, QByteArray::number(deep.out.size()).constData());
+        QVERIFY2(deep.out.contains("nested deeper"), deep.out.constData());
+        // 200 KiB of unknown keys (within the manifest limits): not echoed, said instead.
+        QVERIFY(writeFile(dir.filePath("u.plugin.json"),
+                          manifest("u", "\"x-big\": \"" + QByteArray(200 << 10, 'a') + "\"")));
+        QVERIFY(writeFile(dir.filePath("libu.so"), "not an ELF file"));
+        const Run big = cli({"show", "u", "--json"}, dir.path());
+        QVERIFY2(big.out.size() < 20000, QByteArray::number(big.out.size()).constData());
+        const auto j = QJsonDocument::fromJson(big.out).object();
+        QVERIFY2(j["extra_omitted"].toString().contains("bytes of unknown manifest keys"),
+                 big.out.constData());
+    }
+
+    // --- Arguments and resources ---
+
+    // Every numeric option of every command: out of range is a usage error naming the
+    // option as typed and the value, never an internal key.
+    void outOfRangeOptionsNameTheOption_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("value");
+        const QStringList profile{"profile", "--in-process", "--op", "flow_match_step"};
+        const QList<QPair<QString, QString>> cases = {
+            {"--timeout", "nan"},
+            {"--timeout", "inf"},
+            {"--timeout", "0"},
+            {"--timeout", "1e999"},
+            {"--budget", "nan"},
+            {"--budget", "-1"},
+            {"--max-noise", "nan"},
+            {"--max-noise", "101"},
+            {"--warmup", "inf"},
+            {"--warmup", "-0.5"},
+            {"--min-samples", "9223372036854775807"},
+            {"--min-samples", "0"},
+            {"--min-samples", "1.5"},
+            {"--seed", "-1"},
+            {"--seed", "18446744073709551616"},
+            {"--sizes", "1099511627776"},
+            {"--sizes", "0"},
+        };
+        for (const auto& [option, value] : cases)
+            QTest::addRow("%s %s", qPrintable(option), qPrintable(value))
+                << (profile + QStringList{option, value}) << option << value;
+        QTest::addRow("--alpha nan")
+            << QStringList{"compare", "a", "b", "--alpha", "nan"} << "--alpha"
+            << "nan";
+    }
+    void outOfRangeOptionsNameTheOption() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        QFETCH(QString, value);
+        const Run r = cli(args);
+        QVERIFY2(r.code == 2, r.err.constData());
+        QVERIFY2(r.err.contains(option.toUtf8() + ":") || r.err.contains(option.toUtf8() + " "),
+                 r.err.constData());
+        QVERIFY2(r.err.contains(value.toUtf8()), r.err.constData());
+        QVERIFY2(!r.err.contains("settings."), r.err.constData());
+    }
+
+    // gemm 100000^3 would need about 260 GiB: a usage error that says how much it needs and
+    // how much this machine has, not std::bad_alloc.
+    void tooLargeForMemorySaysHowMuch() {
+        const Run r =
+            cli({"profile", "--in-process", "--op", "gemm", "--sizes", "100000x100000x100000"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--sizes: gemm 100000x100000x100000 needs") &&
+                     r.err.contains("GiB of memory") && r.err.contains("this machine has"),
+                 r.err.constData());
+        QVERIFY(!r.err.contains("bad_alloc"));
+    }
+
+    // Empty and relative entries of SWITCHYARD_PLUGIN_PATH are ignored with a warning: on
+    // stderr, and as a problem in doctor. The absolute entry is still searched.
+    void pluginPathIgnoresEmptyAndRelativeEntries() {
+        QTemporaryDir dir;
+        QVERIFY(writeFile(dir.filePath("c.plugin.json"), manifest("c")));
+        QVERIFY(writeFile(dir.filePath("libc.so"), "not an ELF file"));
+        const QString path = "::plugins/relative:" + dir.path() + ":";
+        const Run list = cli({"list", "--json", "--all", "--include-unavailable"}, path);
+        QCOMPARE(list.code, 0);
+        QCOMPARE(byName(list.out, "c")["name"].toString(), QStringLiteral("c"));
+        QVERIFY2(list.err.contains("warning: SWITCHYARD_PLUGIN_PATH: the relative entry "
+                                   "'plugins/relative' is ignored"),
+                 list.err.constData());
+        QVERIFY2(list.err.contains("entry 1 is empty") && list.err.contains("entry 5 is empty"),
+                 list.err.constData());
+        const Run doctor = cli({"doctor", "--json"}, path);
+        bool relative = false;
+        for (const auto& p : QJsonDocument::fromJson(doctor.out).object()["problems"].toArray())
+            relative |= p.toObject()["subject"].toString() == "SWITCHYARD_PLUGIN_PATH" &&
+                        p.toObject()["problem"].toString().contains("'plugins/relative'");
+        QVERIFY2(relative, doctor.out.left(4000).constData());
+        // An unset or empty variable is no mistake: nothing is said.
+        QVERIFY(!cli({"list"}).err.contains("warning"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliUntrusted)

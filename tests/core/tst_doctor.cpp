@@ -200,7 +200,7 @@ private slots:
                 problem = &p;
         QVERIFY(problem);
         QCOMPARE(problem->cause, BackendCause::Untrusted);
-        QVERIFY(problem->fix.find("chmod o-w") != std::string::npos);
+        QVERIFY(problem->problem.find("chmod o-w") != std::string::npos);
         const auto j = report.to_json();
         bool saw = false;
         for (const auto& b : j["backends"])

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: MIT
 // Files other people wrote (issue 12): one bad manifest never hides the others, nothing
 // hangs on a special file, writing a report never destroys anything.
+#include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/plugins/manifest.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/profiling/ops.h>
+#include <switchyard/profiling/workload.h>
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
 
 #include "util/jsonread.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -77,6 +83,26 @@ std::string load_error(const std::string& path) {
     } catch (const ReportError& e) {
         return e.what();
     }
+}
+
+// A plugin folder `dir` holding a manifest for "t" and a library file.
+bool make_plugin(const QString& dir, const QString& library_target = {}) {
+    if (!QDir().mkpath(dir) || !write_file(dir + "/t.plugin.json", minimal({}, "t")))
+        return false;
+    if (library_target.isEmpty())
+        return write_file(dir + "/libm-plugin.so", "not an ELF file");
+    return ::symlink(library_target.toLocal8Bit().constData(),
+                     (dir + "/libm-plugin.so").toLocal8Bit().constData()) == 0;
+}
+
+bool set_mode(const QString& path, mode_t mode) {
+    return ::chmod(path.toLocal8Bit().constData(), mode) == 0;
+}
+
+// What discovery says about the one plugin in `dir`.
+BackendInfo discover_one(const QString& dir) {
+    const auto providers = PluginSearchPath::from_dirs({dir.toStdString()}).discover(nullptr);
+    return providers.size() == 1 ? providers[0]->describe() : BackendInfo{};
 }
 
 std::string all_errors(const PluginManifest& m) {
@@ -377,6 +403,244 @@ private slots:
         QVERIFY(c.to_json()["pairs"][0]["ratio"].is_null());
         QVERIFY(c.to_text().find("FASTER") == std::string::npos);
         QVERIFY(c.to_text().find("undefined") != std::string::npos);
+    }
+
+    // --- A trust model that holds (OpenSSH StrictModes on every component) ---
+
+    // A group-writable folder is refused unless the group is the owner's private group.
+    // As root (CI) the folder is given a group that does not exist; otherwise one of this
+    // user's supplementary groups.
+    void groupWritableFolderIsRefused() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = tmp.filePath("plugins");
+        QVERIFY(make_plugin(dir));
+        QCOMPARE(discover_one(dir).cause == BackendCause::Untrusted, false);
+        gid_t group = 54321;
+        if (::geteuid() != 0) {
+            gid_t groups[64];
+            const int n = ::getgroups(64, groups);
+            group = 0;
+            for (int i = 0; i < n; ++i)
+                if (groups[i] != ::getegid())
+                    group = groups[i];
+            if (group == 0)
+                QSKIP("needs root or a supplementary group to give the folder");
+        }
+        QCOMPARE(::chown(dir.toLocal8Bit().constData(), ::geteuid(), group), 0);
+        QVERIFY(set_mode(dir, 0775));
+        const auto info = discover_one(dir);
+        QCOMPARE(info.state, BackendState::Invalid);
+        QCOMPARE(info.cause, BackendCause::Untrusted);
+        QVERIFY2(info.error.find("plugin folder " + dir.toStdString() + " is writable by group") !=
+                     std::string::npos,
+                 info.error.c_str());
+        QVERIFY2(info.error.find("chmod g-w " + dir.toStdString()) != std::string::npos,
+                 info.error.c_str());
+        // The manifest alone, group-writable, too.
+        QVERIFY(set_mode(dir, 0755));
+        const QString manifest = dir + "/t.plugin.json";
+        QCOMPARE(::chown(manifest.toLocal8Bit().constData(), ::geteuid(), group), 0);
+        QVERIFY(set_mode(manifest, 0664));
+        QCOMPARE(discover_one(dir).cause, BackendCause::Untrusted);
+    }
+
+    // Others can swap the plugin folder when they can write to its parent; a sticky parent
+    // (as /tmp) stops them, since the folder is ours.
+    void parentWritableByOthersIsRefused() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString parent = tmp.filePath("open");
+        const QString dir = parent + "/plugins";
+        QVERIFY(make_plugin(dir));
+        QVERIFY(set_mode(parent, 0777));
+        const auto info = discover_one(dir);
+        QCOMPARE(info.cause, BackendCause::Untrusted);
+        QVERIFY2(info.error.find("folder " + parent.toStdString() +
+                                 " is writable by other users (mode 0777)") != std::string::npos,
+                 info.error.c_str());
+        QVERIFY2(info.error.find("chmod o-w " + parent.toStdString()) != std::string::npos,
+                 info.error.c_str());
+        QVERIFY(set_mode(parent, 01777));
+        QVERIFY2(discover_one(dir).cause != BackendCause::Untrusted,
+                 discover_one(dir).error.c_str());
+        // ...but the plugin folder itself may not rely on a sticky bit.
+        QVERIFY(set_mode(dir, 01777));
+        QCOMPARE(discover_one(dir).cause, BackendCause::Untrusted);
+        // The same rule when the library is checked again at load (untrusted_reason).
+        QVERIFY(set_mode(dir, 0755));
+        QVERIFY(set_mode(parent, 0777));
+        QVERIFY(!untrusted_reason((dir + "/libm-plugin.so").toStdString(), "library").empty());
+    }
+
+    // A library that is a symbolic link into a folder others can write to: they can replace
+    // the target. The message names that folder and the link.
+    void librarySymlinkIntoAnOthersWritableFolder() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString evil = tmp.filePath("shared");
+        QVERIFY(QDir().mkpath(evil));
+        QVERIFY(write_file(evil + "/real.so", "not an ELF file"));
+        QVERIFY(set_mode(evil, 0777));
+        const QString dir = tmp.filePath("plugins");
+        QVERIFY(make_plugin(dir, "../shared/real.so"));
+        const auto info = discover_one(dir);
+        QCOMPARE(info.cause, BackendCause::Untrusted);
+        QVERIFY2(info.error.find("a symbolic link to ../shared/real.so") != std::string::npos,
+                 info.error.c_str());
+        QVERIFY2(info.error.find("folder " + evil.toStdString() + " is writable by other users") !=
+                     std::string::npos,
+                 info.error.c_str());
+        // A chain of links: the folder of the middle one is checked too.
+        QVERIFY(set_mode(evil, 0755));
+        const QString middle = tmp.filePath("middle");
+        QVERIFY(QDir().mkpath(middle));
+        QCOMPARE(::symlink((evil + "/real.so").toLocal8Bit().constData(),
+                           (middle + "/hop.so").toLocal8Bit().constData()),
+                 0);
+        QVERIFY(QFile::remove(dir + "/libm-plugin.so"));
+        QCOMPARE(::symlink((middle + "/hop.so").toLocal8Bit().constData(),
+                           (dir + "/libm-plugin.so").toLocal8Bit().constData()),
+                 0);
+        QVERIFY2(discover_one(dir).cause != BackendCause::Untrusted,
+                 discover_one(dir).error.c_str());
+        QVERIFY(set_mode(middle, 0777));
+        const auto chained = discover_one(dir);
+        QCOMPARE(chained.cause, BackendCause::Untrusted);
+        QVERIFY2(chained.error.find("folder " + middle.toStdString()) != std::string::npos,
+                 chained.error.c_str());
+        // A link loop is an error, not a hang.
+        QVERIFY(QFile::remove(dir + "/libm-plugin.so"));
+        QCOMPARE(::symlink("libm-plugin.so", (dir + "/libm-plugin.so").toLocal8Bit().constData()),
+                 0);
+        QVERIFY(discover_one(dir).state != BackendState::Discovered);
+    }
+
+    // Owned by another user: never chmod advice (the user cannot chmod it); the owner is
+    // named. Root can hand a file to another uid, so this runs in CI.
+    void ownedByAnotherUserNamesTheOwner() {
+        if (::geteuid() != 0)
+            QSKIP("needs root to give a file to another user");
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = tmp.filePath("plugins");
+        QVERIFY(make_plugin(dir));
+        QCOMPARE(::chown((dir + "/libm-plugin.so").toLocal8Bit().constData(), 54321, 54321), 0);
+        const auto info = discover_one(dir);
+        QCOMPARE(info.cause, BackendCause::Untrusted);
+        QVERIFY2(info.error.find("is owned by uid 54321") != std::string::npos, info.error.c_str());
+        QVERIFY2(info.error.find("chmod") == std::string::npos, info.error.c_str());
+        // A library symlinked to /dev/zero: a device, no chmod advice (a folder holding it
+        // is checked first: /dev is root's and not writable by others).
+        QVERIFY(QFile::remove(dir + "/libm-plugin.so"));
+        QCOMPARE(::symlink("/dev/zero", (dir + "/libm-plugin.so").toLocal8Bit().constData()), 0);
+        const auto zero = discover_one(dir);
+        QCOMPARE(zero.cause, BackendCause::Untrusted);
+        QVERIFY2(zero.error.find("its target /dev/zero is a character device") != std::string::npos,
+                 zero.error.c_str());
+        QVERIFY2(zero.error.find("chmod") == std::string::npos, zero.error.c_str());
+    }
+
+    // A size whose buffers do not fit in this machine's memory is refused before anything
+    // is allocated, saying how much it needs and how much there is.
+    void workloadTooLargeForMemorySaysHowMuch() {
+        const auto* gemm = find_op("gemm");
+        QVERIFY(gemm);
+        std::string error;
+        const auto dims = parse_dims(*gemm, "100000x100000x100000", &error);
+        QVERIFY2(dims, error.c_str());
+        try {
+            Workload w(*gemm, *dims);
+            QFAIL("a 40 GB workload was allocated");
+        } catch (const std::length_error& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("gemm 100000x100000x100000 needs 260.8 GiB") != std::string::npos &&
+                         what.find("this machine has") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY(!parse_dims(*gemm, "1099511627776", &error));
+        QVERIFY2(error.find("larger than the limit") != std::string::npos, error.c_str());
+    }
+
+    // --- Resources stay proportional to what is shown ---
+
+    // A report with more samples per row than Report::kMaxSamplesPerRow: the first ones are
+    // kept, the rest read and dropped, and a warning says so.
+    void reportSamplesAreCappedWithAWarning() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto r = row("gemm", std::vector<double>(5, 1e-3));
+        const std::size_t n = Report::kMaxSamplesPerRow + 12345;
+        r.samples.assign(n, 2e-3);
+        r.stats = SampleStats::from(r.samples);
+        const auto text =
+            report_of({r, row("copy", std::vector<double>(5, 1e-3))}).to_json().dump();
+        QElapsedTimer timer;
+        timer.start();
+        const auto loaded = Report::parse(text, "big.json");
+        QVERIFY(timer.elapsed() < 5000);
+        QCOMPARE(loaded.rows.size(), std::size_t(2));
+        QCOMPARE(loaded.rows[0].samples.size(), Report::kMaxSamplesPerRow);
+        QCOMPARE(loaded.rows[1].samples.size(), std::size_t(5));
+        QCOMPARE(loaded.warnings.size(), std::size_t(1));
+        QVERIFY2(loaded.warnings[0].find("big.json: 1 arrays (row samples) hold more than 100000 "
+                                         "numbers, up to 112345") != std::string::npos &&
+                     loaded.warnings[0].find("12345 were ignored") != std::string::npos,
+                 loaded.warnings[0].c_str());
+        // Under the cap: nothing said.
+        QVERIFY(Report::parse(report_of({row("a", std::vector<double>(5, 1e-3))}).to_json().dump())
+                    .warnings.empty());
+    }
+
+    // --- Small items ---
+
+    // The text renderer escapes what it takes from a manifest: no escape sequence reaches a
+    // terminal and no newline forges a line.
+    void backendInfoTextEscapesControlCharacters() {
+        BackendInfo info;
+        info.name = "evil\x1b]0;title\x07";
+        info.description = "line\ncuda plugin loaded\x1b[2J";
+        info.version = "1.0\r";
+        info.tags = {"t\x9b"};
+        info.error = "bad\nProblem: none";
+        info.diagnostics = {"d\x00x"};
+        for (const auto& text : {render_text(info), summary_line(info)}) {
+            QVERIFY2(text.find('\x1b') == std::string::npos &&
+                         text.find('\x07') == std::string::npos &&
+                         text.find('\r') == std::string::npos,
+                     text.c_str());
+            QVERIFY2(text.find("\ncuda plugin loaded") == std::string::npos, text.c_str());
+            QVERIFY2(text.find("\nProblem: none") == std::string::npos, text.c_str());
+        }
+        QVERIFY(render_text(info).find("line\\x0acuda plugin loaded\\x1b[2J") != std::string::npos);
+        QVERIFY(summary_line(info).find("evil\\x1b]0;title\\x07") != std::string::npos);
+    }
+
+    // A FIFO reached through a DT_NEEDED search (the library's RUNPATH $ORIGIN/deps) is
+    // refused as "not a regular file", never opened for reading and waited on.
+    void elfDependencyOnAFifoDoesNotHang() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath("deps"));
+        const QString lib = dir.filePath("libswitchyard-fixture-missing-dep.so");
+        QVERIFY(QFile::copy(SWITCHYARD_FIXTURE_DIR
+                            "/plugins/missing_dep/libswitchyard-fixture-missing-dep.so",
+                            lib));
+        const QString fifo = dir.filePath("deps/libswitchyard-nonexistent-dep.so.1");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QElapsedTimer timer;
+        timer.start();
+        const auto report = diagnose_library(lib.toStdString());
+        QVERIFY(timer.elapsed() < 5000);
+        QVERIFY(report.readable);
+        const auto missing = report.unresolved();
+        QVERIFY(std::find(missing.begin(), missing.end(), "libswitchyard-nonexistent-dep.so.1") !=
+                missing.end());
+        std::string error;
+        QVERIFY(!read_elf_dynamic(fifo.toStdString(), &error));
+        QVERIFY2(error.find("FIFO") != std::string::npos &&
+                     error.find("not a regular file") != std::string::npos,
+                 error.c_str());
     }
 
     void longOpNamesAreNotCut() {

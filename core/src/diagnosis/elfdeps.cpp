@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/diagnosis/elfdeps.h>
 
+#include "util/safefile.h"
+
 #include "diagnosis/ldcache.h"
 #include "util/textutil.h"
 
@@ -278,12 +280,16 @@ std::optional<ElfDynamicInfo> read_elf_dynamic(const std::string& path, std::str
     };
     if (!init_libelf())
         return fail("libelf is out of date");
-    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    // Without blocking: a FIFO reached through a DT_NEEDED path (or named as a plugin's
+    // library) is refused, never waited on.
+    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
     if (fd.get() < 0)
         return fail(std::string(std::strerror(errno)));
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-        return fail("not a regular file");
+    if (::fstat(fd.get(), &st) != 0)
+        return fail(std::string(std::strerror(errno)));
+    if (!S_ISREG(st.st_mode))
+        return fail(safefile::kind_of(st.st_mode) + ", not a regular file");
     ElfHandle handle{elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr)};
     if (!handle.elf)
         return fail(elf_error());

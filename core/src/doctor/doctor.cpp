@@ -180,9 +180,8 @@ constexpr CauseRule kCauseRules[] = {
     {BackendCause::RegisterHookThrew, Severity::Error,
      "Report it to the plugin's author with this report; the hook's message is above"},
     {BackendCause::Untrusted, Severity::Error,
-     "Remove write permission for other users (`chmod o-w`), or move the plugin to a folder only "
-     "you or root "
-     "can write"},
+     "Do what the message above says for the component it names (it suggests chmod only for "
+     "what you own), or move the plugin to a folder only you or root can write"},
     {BackendCause::InvalidManifest, Severity::Error,
      "Fix the key named above in {manifest}, or remove the manifest"},
     {BackendCause::ContractTooNew, Severity::Warning,
@@ -348,13 +347,16 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
     }
 
     // Rules: each fact that is wrong becomes a problem with its fix.
+    for (const auto& w : path.warnings())
+        report.problems.push_back({Severity::Warning, "SWITCHYARD_PLUGIN_PATH", w,
+                                   "Remove the entry, or write the folder as an absolute path"});
     for (const auto& scan : report.search_path)
         if (!scan.problem.empty())
-            report.problems.push_back(
-                {Severity::Error, scan.dir.path,
-                 "plugins in this folder are refused: " + scan.problem,
-                 "Run `chmod o-w " + scan.dir.path + "`, or take it off the plugin path",
-                 BackendCause::Untrusted});
+            report.problems.push_back({Severity::Error, scan.dir.path,
+                                       "plugins in this folder are refused: " + scan.problem,
+                                       "Do what the message says for the component it names, "
+                                       "or take the folder off the plugin path",
+                                       BackendCause::Untrusted});
     for (const auto& info : report.backends)
         add_backend_problems(info, report.problems);
     std::stable_sort(

@@ -3,6 +3,7 @@
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 
+#include "plugins/trust.h"
 #include "util/safefile.h"
 #include "util/textutil.h"
 
@@ -21,26 +22,6 @@
 
 namespace switchyard {
 namespace {
-
-std::string octal_mode(mode_t mode) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "%04o", unsigned(mode & 07777));
-    return buf;
-}
-
-std::string trust_problem(const struct stat& st, const std::string& path, const std::string& what) {
-    // A device, FIFO or socket is never a plugin file (and never gets chmod advice).
-    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return what + " " + path + " is " + safefile::kind_of(st.st_mode) +
-               ", not a regular file; only regular files are loaded";
-    if (st.st_mode & S_IWOTH)
-        return what + " " + path + " is writable by other users (mode " + octal_mode(st.st_mode) +
-               "); run `chmod o-w " + path + "` to use it";
-    if (st.st_uid != 0 && st.st_uid != ::geteuid())
-        return what + " " + path + " is owned by another user (uid " + std::to_string(st.st_uid) +
-               "); only plugins owned by you or root are loaded";
-    return {};
-}
 
 std::string dirname_of(const std::string& path) {
     const auto slash = path.rfind('/');
@@ -64,12 +45,18 @@ std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
     struct stat st {};
     if (::fstatat(dir_fd, file.c_str(), &st, 0) == 0 && S_ISDIR(st.st_mode))
         return nullptr; // a folder named like a manifest: not a plugin
+    struct stat link {};
+    const bool is_link =
+        ::fstatat(dir_fd, file.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
     std::string text;
     std::string problem = dir_problem;
     try {
         safefile::InputFile in(file, safefile::InputFile::Accept::RegularFile, dir_fd);
+        // The folder is checked: a plain manifest needs only its own stat; a symbolic
+        // link has its target's every component checked.
         if (problem.empty())
-            problem = trust_problem(in.status(), path, "manifest");
+            problem = is_link ? trust::path_problem(path, "manifest", trust::Role::File)
+                              : trust::file_problem(in.status(), path, "manifest");
         text = in.read_all(kMaxManifestBytes, "manifest");
     } catch (const safefile::Error& e) {
         // The message names the file relative to the folder; say the whole path.
@@ -79,11 +66,8 @@ std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
         return invalid(why, problem);
     }
     auto manifest = PluginManifest::parse(text);
-    if (problem.empty() && manifest.is_valid()) {
-        struct stat lib {};
-        if (::fstatat(dir_fd, manifest.library.c_str(), &lib, 0) == 0)
-            problem = trust_problem(lib, dir + "/" + manifest.library, "library");
-    }
+    if (problem.empty() && manifest.is_valid())
+        problem = trust::path_problem(dir + "/" + manifest.library, "library", trust::Role::File);
     return std::make_shared<PluginProvider>(path, std::move(manifest), std::move(problem));
 }
 
@@ -93,7 +77,8 @@ std::string untrusted_reason(const std::string& path, const std::string& what) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
         return {};
-    return trust_problem(st, path, what);
+    return trust::path_problem(path, what,
+                               S_ISDIR(st.st_mode) ? trust::Role::Folder : trust::Role::File);
 }
 
 std::string install_plugin_dir() {
@@ -130,13 +115,27 @@ PluginSearchPath PluginSearchPath::from_dirs(const std::vector<std::string>& dir
 
 PluginSearchPath PluginSearchPath::from_environment() {
     std::vector<PluginSearchDir> dirs;
+    std::vector<std::string> warnings;
     const char* env = std::getenv("SWITCHYARD_PLUGIN_PATH");
-    for (auto& d : text::split(env ? env : "", ":")) {
-        // Shown in diagnostics: absolute, without a trailing slash.
-        std::error_code ec;
-        auto path = std::filesystem::absolute(d, ec).lexically_normal().string();
-        if (ec)
-            path = d;
+    const std::string value = env ? env : "";
+    const auto entries = value.empty() ? std::vector<std::string>{} : text::split(value, ":", true);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& d = entries[i];
+        // An empty or relative entry would search the current folder, whatever it is.
+        if (d.empty()) {
+            warnings.push_back("SWITCHYARD_PLUGIN_PATH: entry " + std::to_string(i + 1) +
+                               " is empty and is ignored; list absolute folders separated by "
+                               "':'");
+            continue;
+        }
+        if (d[0] != '/') {
+            warnings.push_back("SWITCHYARD_PLUGIN_PATH: the relative entry '" + d +
+                               "' is ignored; only absolute folders are searched (write it "
+                               "from /)");
+            continue;
+        }
+        // Shown in diagnostics: normalized, without a trailing slash.
+        auto path = std::filesystem::path(d).lexically_normal().string();
         while (path.size() > 1 && path.back() == '/')
             path.pop_back();
         dirs.push_back({std::move(path), "SWITCHYARD_PLUGIN_PATH"});
@@ -145,7 +144,9 @@ PluginSearchPath PluginSearchPath::from_environment() {
         dirs.push_back({std::move(user), "user"});
     if (auto install = install_plugin_dir(); !install.empty())
         dirs.push_back({std::move(install), "install"});
-    return PluginSearchPath(std::move(dirs));
+    PluginSearchPath path(std::move(dirs));
+    path.m_warnings = std::move(warnings);
+    return path;
 }
 
 std::vector<std::shared_ptr<BackendProvider>>
@@ -172,7 +173,7 @@ PluginSearchPath::discover(std::vector<PluginDirectoryScan>* scans) const {
                 scans->push_back(std::move(scan));
             continue;
         }
-        scan.problem = trust_problem(st, dir.path, "plugin folder");
+        scan.problem = trust::path_problem(dir.path, "plugin folder", trust::Role::Folder);
         std::vector<std::string> files;
         if (DIR* d = ::fdopendir(::dup(dir_fd))) {
             while (const dirent* e = ::readdir(d)) {

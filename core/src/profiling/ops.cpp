@@ -85,6 +85,10 @@ OpInfo make_rms_norm() {
     return op;
 }
 
+// parse_count's answer for a well-formed number above the per-dimension limit.
+constexpr std::int64_t kCountTooLarge = -1;
+
+// A positive count with an optional K/M/G suffix, at most 2^31; kCountTooLarge above that.
 std::optional<std::int64_t> parse_count(std::string_view t) {
     if (t.empty())
         return std::nullopt;
@@ -100,10 +104,12 @@ std::optional<std::int64_t> parse_count(std::string_view t) {
         t.remove_suffix(1);
     std::int64_t v = 0;
     auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc::result_out_of_range)
+        return kCountTooLarge;
     if (ec != std::errc{} || p != t.data() + t.size() || v <= 0)
         return std::nullopt;
     if (v > (std::int64_t(1) << 31) / mult)
-        return std::nullopt;
+        return kCountTooLarge;
     return v * mult;
 }
 
@@ -168,6 +174,9 @@ std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text, std::str
         auto part =
             text.substr(start, x == std::string_view::npos ? std::string_view::npos : x - start);
         auto v = parse_count(part);
+        if (v == kCountTooLarge)
+            return fail("'" + std::string(part) +
+                        "' is larger than the limit of 2147483648 (2G) per dimension");
         if (!v)
             return fail("expected a positive integer (optional K/M/G suffix), got '" +
                         std::string(part) + "'");
@@ -195,10 +204,12 @@ std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text, std::str
     // Keep every buffer addressable and below 16 Gi elements.
     for (int s = 0; s < int(op.inputs.size()); ++s)
         if (op.input_elems(s, d) > (std::int64_t(1) << 34))
-            return fail("too large");
+            return fail("input " + std::string(op.inputs[std::size_t(s)]) +
+                        " would have more than 2^34 elements");
     for (int s = 0; s < int(op.outputs.size()); ++s)
         if (op.output_elems(s, d) > (std::int64_t(1) << 34))
-            return fail("too large");
+            return fail("output " + std::string(op.outputs[std::size_t(s)]) +
+                        " would have more than 2^34 elements");
     return d;
 }
 

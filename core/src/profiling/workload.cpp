@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/profiling/workload.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numbers>
+#include <stdexcept>
+#include <string>
 
 namespace switchyard {
 
@@ -63,8 +68,39 @@ void Workload::fill_normal(std::vector<float>& v, std::uint64_t seed) {
     }
 }
 
+std::int64_t Workload::bytes_needed(const OpInfo& op, const Dims& dims) {
+    // Each buffer is below 2^34 elements (parse_dims), so the sum fits easily.
+    std::int64_t in = 0, out = 0;
+    for (int s = 0; s < int(op.inputs.size()); ++s)
+        in += op.input_elems(s, dims);
+    for (int s = 0; s < int(op.outputs.size()); ++s)
+        out += op.output_elems(s, dims);
+    return std::int64_t(sizeof(float)) * (2 * in + 3 * out);
+}
+
+void Workload::check_fits_in_memory(const OpInfo& op, const Dims& dims) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0)
+        return; // unknown: let the allocation decide
+    const double have = double(pages) * double(page);
+    const auto need = bytes_needed(op, dims);
+    if (double(need) <= have)
+        return;
+    auto gib = [](double bytes) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1 << 30));
+        return std::string(buf);
+    };
+    throw std::length_error(std::string(op.name) + " " + dims_to_string(op, dims) + " needs " +
+                            gib(double(need)) +
+                            " of memory (inputs and outputs on host and device, the CPU "
+                            "reference and a copy for the parity check); this machine has " +
+                            gib(have) + ". Choose a smaller size.");
+}
+
 Workload::Workload(const OpInfo& op, const Dims& dims, std::uint64_t seed, InputPattern pattern)
     : scalars(op.default_scalars), m_op(&op), m_dims(dims), m_seed(seed), m_pattern(pattern) {
+    check_fits_in_memory(op, dims);
     std::uint64_t op_hash = 0xcbf29ce484222325ULL; // FNV-1a: std::hash differs between libraries
     for (char ch : op.name)
         op_hash = (op_hash ^ std::uint8_t(ch)) * 0x100000001b3ULL;

@@ -19,7 +19,21 @@ json optional_version(const std::optional<std::string>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+// A string from a manifest, a library or the file system, safe to print on one line.
+std::string e(std::string_view text) {
+    return text::escape_control(text);
+}
+
+// A multi-line text this module built (the ELF report): each line escaped.
+std::string e_lines(const std::string& text) {
+    return text::escape_control(text, true);
+}
+
 } // namespace
+
+std::string escape_control(std::string_view text, bool keep_newlines) {
+    return text::escape_control(text, keep_newlines);
+}
 
 json summary_json(const BackendInfo& info) {
     return {{"name", info.name},
@@ -51,86 +65,98 @@ json detail_json(const BackendInfo& info) {
     j["manifest_path"] = info.manifest_path;
     j["library_path"] = info.library_path;
     j["shadowed_by"] = info.shadowed_by;
-    j["extra"] = info.extra;
+    // Unknown manifest keys are echoed up to a size: `show --json` stays proportional to
+    // what it shows, whatever a manifest holds.
+    constexpr std::size_t kMaxExtraBytes = 16 << 10;
+    if (const auto bytes = info.extra.dump().size(); bytes > kMaxExtraBytes) {
+        j["extra"] = json::object();
+        j["extra_omitted"] = std::to_string(bytes) + " bytes of unknown manifest keys, more than " +
+                             std::to_string(kMaxExtraBytes) + ", not shown; they are in " +
+                             info.manifest_path;
+    } else {
+        j["extra"] = info.extra;
+    }
     if (info.library_report)
         j["library_dependencies"] = *info.library_report;
     return j;
 }
 
 std::string summary_line(const BackendInfo& info) {
-    std::string out = info.name + " (" + std::string(to_string(info.source)) +
+    std::string out = e(info.name) + " (" + std::string(to_string(info.source)) +
                       "): " + std::string(to_string(info.state));
     if (info.cause != BackendCause::None)
         out += " [" + std::string(to_string(info.cause)) + "]";
     if (!info.error.empty())
-        out += " - " + info.error;
+        out += " - " + e(info.error);
     return out;
 }
 
 std::string render_text(const BackendInfo& info) {
     std::ostringstream out;
-    out << info.name << "  (" << to_string(info.source) << ", " << to_string(info.state) << ")\n";
+    out << e(info.name) << "  (" << to_string(info.source) << ", " << to_string(info.state)
+        << ")\n";
     if (!info.description.empty())
-        out << "  " << info.description << "\n";
+        out << "  " << e(info.description) << "\n";
     if (!info.version.empty())
-        out << "  version:          " << info.version << "\n";
-    out << "  tags:             " << (info.tags.empty() ? "-" : text::join(info.tags, ", "))
+        out << "  version:          " << e(info.version) << "\n";
+    out << "  tags:             " << (info.tags.empty() ? "-" : e(text::join(info.tags, ", ")))
         << "\n";
     const auto& caps = info.capabilities;
     out << "  contract version: " << caps.contract_version << "\n";
-    out << "  core versions:    " << caps.min_core_version.value_or("any") << " .. "
-        << caps.max_core_version.value_or("any") << "\n";
+    out << "  core versions:    " << e(caps.min_core_version.value_or("any")) << " .. "
+        << e(caps.max_core_version.value_or("any")) << "\n";
     if (!info.manifest_path.empty())
-        out << "  manifest:         " << info.manifest_path << "\n";
+        out << "  manifest:         " << e(info.manifest_path) << "\n";
     if (!info.library_path.empty())
-        out << "  library:          " << info.library_path << "\n";
+        out << "  library:          " << e(info.library_path) << "\n";
     if (!info.shadowed_by.empty())
-        out << "  shadowed by:      " << info.shadowed_by << "\n";
+        out << "  shadowed by:      " << e(info.shadowed_by) << "\n";
     out << "\nDependencies:\n";
     if (info.dependencies.empty())
         out << "  (none declared)\n";
     for (const auto& d : info.dependencies) {
-        out << "  [" << (d.found ? "found  " : "MISSING") << "] " << d.dependency.name << " ("
+        out << "  [" << (d.found ? "found  " : "MISSING") << "] " << e(d.dependency.name) << " ("
             << to_string(d.dependency.kind) << ")";
         if (d.found)
-            out << " at " << d.location;
+            out << " at " << e(d.location);
         else
-            out << ": " << d.detail
+            out << ": " << e(d.detail)
                 << (d.dependency.hint.empty() ? ""
-                                              : "\n             install: " + d.dependency.hint);
+                                              : "\n             install: " + e(d.dependency.hint));
         out << "\n";
     }
     if (info.library_report) {
         const auto& report = *info.library_report;
         out << "\nLibrary dependencies (resolved like the dynamic loader, without loading):\n";
         if (!report.readable)
-            out << "  cannot read " << info.library_path << ": " << report.error << "\n";
+            out << "  cannot read " << e(info.library_path) << ": " << e(report.error) << "\n";
         else if (report.dependencies.empty())
             out << "  (none)\n";
         else {
-            std::istringstream lines(report.to_text());
+            std::istringstream lines(e_lines(report.to_text()));
             for (std::string line; std::getline(lines, line);)
                 out << "  " << line << "\n";
         }
         for (const auto& missing : report.unresolved())
-            out << "  MISSING: " << missing
+            out << "  MISSING: " << e(missing)
                 << " (nothing on the loader's search path provides it)\n";
     }
     out << "\nKernels (" << info.declared_kernels.size() << "):\n";
     for (const auto& c : info.declared_kernels)
-        out << "  " << TupleKey(c.key).to_string() << "  workspace " << c.workspace_bytes << " B\n";
+        out << "  " << e(TupleKey(c.key).to_string()) << "  workspace " << c.workspace_bytes
+            << " B\n";
     if (!info.declared_components.empty()) {
         out << "\nComponents (" << info.declared_components.size() << "):\n";
         for (const auto& c : info.declared_components)
-            out << "  " << TupleKey(c.key).to_string() << "\n";
+            out << "  " << e(TupleKey(c.key).to_string()) << "\n";
     }
     if (!info.diagnostics.empty()) {
         out << "\nDiagnostics:\n";
         for (const auto& d : info.diagnostics)
-            out << "  - " << d << "\n";
+            out << "  - " << e(d) << "\n";
     }
     if (!info.error.empty())
-        out << "\nProblem (" << to_string(info.cause) << "):\n  " << info.error << "\n";
+        out << "\nProblem (" << to_string(info.cause) << "):\n  " << e(info.error) << "\n";
     return out.str();
 }
 

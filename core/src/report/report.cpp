@@ -73,10 +73,12 @@ Report Report::parse(std::string_view text, const std::string& origin) {
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
         throw ReportError(origin + ": empty file, not a report");
     nlohmann::json j;
+    jsonread::ParseStats stats;
     try {
         jsonread::ParseLimits limits;
         limits.max_depth = kMaxDepth;
-        j = jsonread::parse(text, limits);
+        limits.max_numbers_per_array = kMaxSamplesPerRow;
+        j = jsonread::parse(text, limits, &stats);
     } catch (const jsonread::ParseError& e) {
         throw ReportError(
             origin + ": " +
@@ -86,7 +88,15 @@ Report Report::parse(std::string_view text, const std::string& origin) {
         throw ReportError(origin + ": cannot parse: " + e.what());
     }
     try {
-        return from_json(j);
+        auto report = from_json(j);
+        if (stats.arrays_capped)
+            report.warnings.push_back(origin + ": " + std::to_string(stats.arrays_capped) +
+                                      " arrays (row samples) hold more than " +
+                                      std::to_string(kMaxSamplesPerRow) + " numbers, up to " +
+                                      std::to_string(stats.longest_array) + "; the first " +
+                                      std::to_string(kMaxSamplesPerRow) + " of each are used and " +
+                                      std::to_string(stats.numbers_dropped) + " were ignored");
+        return report;
     } catch (const ReportError& e) {
         throw ReportError(origin + ": " + e.what());
     }

@@ -355,15 +355,21 @@ std::string bare_message(const std::string& what) {
 // Builds the DOM like nlohmann's own parser, refusing what the limits refuse.
 class StrictSax {
 public:
-    StrictSax(json& root, const ParseLimits& limits, std::string_view text, const char** read_up_to)
-        : m_dom(root, false), m_limits(limits), m_text(text), m_read_up_to(read_up_to) {}
+    StrictSax(json& root, const ParseLimits& limits, std::string_view text, const char** read_up_to,
+              ParseStats* stats)
+        : m_dom(root, false), m_limits(limits), m_text(text), m_read_up_to(read_up_to),
+          m_stats(stats) {}
 
     bool null() { return value() && m_dom.null(); }
     bool boolean(bool v) { return value() && m_dom.boolean(v); }
-    bool number_integer(json::number_integer_t v) { return value() && m_dom.number_integer(v); }
-    bool number_unsigned(json::number_unsigned_t v) { return value() && m_dom.number_unsigned(v); }
+    bool number_integer(json::number_integer_t v) {
+        return value() && (!kept_number() || m_dom.number_integer(v));
+    }
+    bool number_unsigned(json::number_unsigned_t v) {
+        return value() && (!kept_number() || m_dom.number_unsigned(v));
+    }
     bool number_float(json::number_float_t v, const std::string& s) {
-        return value() && m_dom.number_float(v, s);
+        return value() && (!kept_number() || m_dom.number_float(v, s));
     }
     bool string(std::string& v) { return value() && m_dom.string(v); }
     bool binary(json::binary_t& v) { return value() && m_dom.binary(v); }
@@ -371,6 +377,7 @@ public:
         if (!value() || !deeper())
             return false;
         m_keys.emplace_back();
+        m_numbers.push_back(kNotAnArray);
         return m_dom.start_object(n);
     }
     bool key(std::string& k) {
@@ -381,11 +388,24 @@ public:
     bool end_object() {
         --m_depth;
         m_keys.pop_back();
+        m_numbers.pop_back();
         return m_dom.end_object();
     }
-    bool start_array(std::size_t n) { return value() && deeper() && m_dom.start_array(n); }
+    bool start_array(std::size_t n) {
+        if (!value() || !deeper())
+            return false;
+        m_numbers.push_back(0);
+        return m_dom.start_array(n);
+    }
     bool end_array() {
         --m_depth;
+        const auto numbers = m_numbers.back();
+        m_numbers.pop_back();
+        if (numbers > m_limits.max_numbers_per_array && m_stats) {
+            ++m_stats->arrays_capped;
+            m_stats->numbers_dropped += numbers - m_limits.max_numbers_per_array;
+            m_stats->longest_array = std::max(m_stats->longest_array, numbers);
+        }
         return m_dom.end_array();
     }
     bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
@@ -399,6 +419,15 @@ public:
     std::optional<ParseError>& error() { return m_error; }
 
 private:
+    static constexpr std::size_t kNotAnArray = std::size_t(-1);
+
+    // Whether a number is kept: always outside arrays; in an array, the first
+    // max_numbers_per_array of them.
+    bool kept_number() {
+        if (m_numbers.empty() || m_numbers.back() == kNotAnArray)
+            return true;
+        return ++m_numbers.back() <= m_limits.max_numbers_per_array;
+    }
     bool value() {
         if (++m_values > m_limits.max_values)
             return fail("more than " + std::to_string(m_limits.max_values) + " values");
@@ -423,15 +452,17 @@ private:
     std::size_t m_depth = 0;
     std::size_t m_values = 0;
     std::vector<std::unordered_set<std::string>> m_keys;
+    std::vector<std::size_t> m_numbers; // per open container: numbers met (arrays)
+    ParseStats* m_stats;
     std::optional<ParseError> m_error;
 };
 
 } // namespace
 
-json parse(std::string_view text, const ParseLimits& limits) {
+json parse(std::string_view text, const ParseLimits& limits, ParseStats* stats) {
     json root;
     const char* read_up_to = text.data();
-    StrictSax sax(root, limits, text, &read_up_to);
+    StrictSax sax(root, limits, text, &read_up_to, stats);
     const TrackingIterator first{text.data(), &read_up_to};
     const TrackingIterator last{text.data() + text.size(), nullptr};
     bool ok = false;

@@ -31,6 +31,16 @@ struct ParseLimits {
     std::size_t max_depth = 64;               // nested arrays/objects
     std::size_t max_values = std::size_t(-1); // scalars, arrays and objects together
     bool reject_duplicate_keys = true;        // {"a": 1, "a": 2} is an error, not last-wins
+    /// Numbers kept per array (a report's samples): the ones after are read, counted in
+    /// ParseStats and dropped, so memory follows what is kept, not what the file holds.
+    std::size_t max_numbers_per_array = std::size_t(-1);
+};
+
+/// What parse() dropped under ParseLimits::max_numbers_per_array.
+struct ParseStats {
+    std::size_t arrays_capped = 0;   // arrays that held more numbers than the cap
+    std::size_t numbers_dropped = 0; // numbers read and not kept
+    std::size_t longest_array = 0;   // numbers in the longest capped array
 };
 
 /// A document that cannot be parsed. what() is "line L, column C: message"; message()
@@ -54,7 +64,8 @@ private:
 /// The one way the core parses JSON that others wrote: never recurses deeper than
 /// `limits.max_depth`, refuses duplicate keys, and turns everything the parser throws
 /// (syntax, number overflow, invalid UTF-8) into ParseError with a line and column.
-json parse(std::string_view text, const ParseLimits& limits = {});
+/// `stats`, when given, says what max_numbers_per_array dropped.
+json parse(std::string_view text, const ParseLimits& limits = {}, ParseStats* stats = nullptr);
 
 /// "string", "integer", "object", ...: how a JSON value's type reads in a message.
 std::string type_name(const json& value);

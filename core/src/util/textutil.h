@@ -63,6 +63,34 @@ inline std::string dirname_of(const std::string& path) {
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+/// `text` with control characters made visible ("\x1b", "\u0085"): C0 controls (but
+/// newline and tab when `keep_newlines`), DEL and the C1 controls (U+0080..U+009F, which
+/// steer terminals too). Text from manifests and reports passes through it before it is
+/// printed.
+inline std::string escape_control(std::string_view text, bool keep_newlines = false) {
+    static const char* const hex = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f) {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else if (c == 0xc2 && i + 1 < text.size() &&
+                   static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                   static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+            const auto c1 = static_cast<unsigned char>(text[++i]);
+            out += "\\u00";
+            out += hex[c1 >> 4];
+            out += hex[c1 & 15];
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
 /// Everything after the last '/'.
 inline std::string basename_of(const std::string& path) {
     const auto slash = path.rfind('/');

@@ -39,10 +39,14 @@ public:
     static PluginSearchPath from_environment();
 
     const std::vector<PluginSearchDir>& dirs() const noexcept { return m_dirs; }
+    /// What from_environment() ignored, one sentence each: empty and relative entries of
+    /// SWITCHYARD_PLUGIN_PATH (a relative folder would depend on the current folder).
+    const std::vector<std::string>& warnings() const noexcept { return m_warnings; }
 
     /// Every `*.plugin.json` in each folder (not recursive), folder order then file name
     /// order; a folder listed twice is scanned once. A plugin whose folder, manifest or
-    /// library other users can write to is listed as Invalid with the reason.
+    /// library other users could change (untrusted_reason()) is listed as Invalid with the
+    /// reason.
     std::vector<std::shared_ptr<BackendProvider>>
     discover(std::vector<PluginDirectoryScan>* scans = nullptr) const;
 
@@ -51,10 +55,12 @@ public:
 
 private:
     std::vector<PluginSearchDir> m_dirs;
+    std::vector<std::string> m_warnings;
 };
 
-/// Why other users could change `path` (world-writable, or owned by someone other than
-/// this user or root); empty when they cannot. `what` names it in the message ("folder").
+/// Why other users could change `path`, by the rule of OpenSSH's StrictModes applied to
+/// every component from / down to it, symbolic link targets included (plugins/trust.h):
+/// empty when they cannot. `what` names it in the message ("plugin folder", "library").
 std::string untrusted_reason(const std::string& path, const std::string& what);
 
 /// The folder the install's plugins live in, relative to the running executable.

@@ -48,6 +48,15 @@ public:
     /// Total bytes of inputs plus outputs.
     std::size_t footprint_bytes() const;
 
+    /// The memory one row of (op, dims) needs at its peak, in bytes: inputs and outputs on
+    /// the host and on the device (host memory for the CPU), the reference outputs and the
+    /// copy the parity check downloads: 4 * (2 * inputs + 3 * outputs).
+    static std::int64_t bytes_needed(const OpInfo& op, const Dims& dims);
+    /// Throws std::length_error ("gemm 100000x100000x100000 needs 112 GiB of memory ...; this
+    /// machine has 15.6 GiB") when bytes_needed() is more than the machine's physical memory,
+    /// before anything is allocated. The constructor calls it.
+    static void check_fits_in_memory(const OpInfo& op, const Dims& dims);
+
     /// Seeded fill, exposed for device backends that generate on the host.
     static void fill_uniform(std::vector<float>& v, std::uint64_t seed, float lo, float hi);
     static void fill_normal(std::vector<float>& v, std::uint64_t seed);

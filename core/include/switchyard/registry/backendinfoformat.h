@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace switchyard {
 
@@ -18,6 +19,13 @@ nlohmann::json summary_json(const BackendInfo& info);
 /// `show --json`: the summary plus capabilities, dependencies, kernels, components,
 /// diagnostics, paths, shadowed_by, extra and (when read) library_dependencies.
 nlohmann::json detail_json(const BackendInfo& info);
+
+/// `text` with its control characters made visible ("\x1b", "\x0a", "\u0085"; newlines and
+/// tabs kept when `keep_newlines`): the one escaper of text from manifests and reports.
+std::string escape_control(std::string_view text, bool keep_newlines = false);
+
+/// The text renderers escape every string they take from a manifest or a library
+/// (escape_control), so a description cannot forge lines or steer the terminal.
 
 /// One line: "name (source): state [cause] - error" (the cause and error when there is one).
 std::string summary_line(const BackendInfo& info);

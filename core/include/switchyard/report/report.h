@@ -33,9 +33,14 @@ struct Report {
     static constexpr std::size_t kMaxBytes = std::size_t(512) << 20;
     /// Deeper nesting than this is refused before parsing (a hostile file).
     static constexpr int kMaxDepth = 64;
+    /// Samples kept per row when reading (the profiler's default max_samples): the rest
+    /// are read, dropped and said in `warnings`, so memory follows what is kept.
+    static constexpr std::size_t kMaxSamplesPerRow = 100000;
 
     nlohmann::json context = nlohmann::json::object();
     std::vector<ProfileRow> rows;
+    /// What parse() capped ("rows with more than 100000 samples: 3; ..."); not saved.
+    std::vector<std::string> warnings;
 
     nlohmann::json to_json() const;
     /// Throws ReportError naming the bad key ("rows[2].stats.median: expected a number,
