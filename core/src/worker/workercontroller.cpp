@@ -21,8 +21,6 @@
 #include <map>
 #include <utility>
 
-extern char** environ;
-
 namespace switchyard {
 
 namespace {
@@ -97,24 +95,6 @@ struct WorkerController::Attempt {
 };
 
 namespace {
-
-// The worker's environment: ours plus the extras (an extra replaces ours).
-std::vector<std::string>
-worker_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
-    std::vector<std::string> env;
-    for (char** e = environ; e && *e; ++e) {
-        std::string kv = *e;
-        const auto name = kv.substr(0, kv.find('='));
-        bool replaced = false;
-        for (const auto& [k, v] : extra)
-            replaced |= k == name;
-        if (!replaced)
-            env.push_back(std::move(kv));
-    }
-    for (const auto& [k, v] : extra)
-        env.push_back(k + "=" + v);
-    return env;
-}
 
 std::string phase_or_start(const std::string& phase) {
     return phase.empty() ? "start" : phase;
@@ -282,7 +262,7 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
 
 Report WorkerController::run(const Callbacks& cb) {
     RunState state;
-    const auto env = worker_environment(m_options.environment);
+    const auto env = detail::worker_environment(m_options.environment);
     const nlohmann::json settings = m_options.settings.to_json();
     while (!m_cancel) {
         const Attempt attempt = run_one_worker(state, env, settings, cb);

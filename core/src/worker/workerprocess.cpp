@@ -20,6 +20,8 @@
 #include <mutex>
 #include <utility>
 
+extern char** environ;
+
 namespace switchyard {
 
 namespace {
@@ -125,13 +127,41 @@ void kill_live_workers() noexcept {
 
 namespace detail {
 
+std::vector<std::string>
+worker_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        std::string kv = *e;
+        const auto name = kv.substr(0, kv.find('='));
+        bool replaced = false;
+        for (const auto& [k, v] : extra)
+            replaced |= k == name;
+        if (!replaced)
+            env.push_back(std::move(kv));
+    }
+    for (const auto& [k, v] : extra)
+        env.push_back(k + "=" + v);
+#if defined(__SANITIZE_ADDRESS__)
+    // Under AddressSanitizer a fault in plugin code must still end the worker with its
+    // signal (a crashed row says SIGSEGV, a crashed load SIGBUS), not ASan's exit code 1.
+    const std::string keep_signals =
+        "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0";
+    auto it = std::find_if(env.begin(), env.end(),
+                           [](const std::string& e) { return e.rfind("ASAN_OPTIONS=", 0) == 0; });
+    if (it == env.end())
+        env.push_back("ASAN_OPTIONS=" + keep_signals);
+    else
+        *it += ":" + keep_signals;
+#endif
+    return env;
+}
+
 WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
                              const std::vector<std::string>& env, const std::string& input) {
     install_atexit_once();
     int in = memfd_create("switchyard-worker-input", MFD_CLOEXEC);
     if (in < 0)
-        throw WorkerError(std::string("cannot create the worker's input: ") +
-                          std::strerror(errno));
+        throw WorkerError(std::string("cannot create the worker's input: ") + std::strerror(errno));
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
     try {
         write_all(in, input);

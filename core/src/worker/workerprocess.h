@@ -16,9 +16,14 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace switchyard::detail {
+
+/// The worker's environment: ours plus `extra` (an extra replaces ours), as "K=V" entries.
+std::vector<std::string>
+worker_environment(const std::vector<std::pair<std::string, std::string>>& extra);
 
 /// How a worker ended.
 struct WorkerEnd {
@@ -48,8 +53,8 @@ public:
     /// 4 KiB) until it exits, it stays silent on stdout longer than `limit()` seconds, or
     /// `cancel` is set. Then kills its process group (grandchildren holding the pipes
     /// included) and reaps it. Called once.
-    WorkerEnd run(const std::function<double()>& limit, const LineFn& on_line,
-                  const LineFn& on_err, const std::atomic<bool>& cancel);
+    WorkerEnd run(const std::function<double()>& limit, const LineFn& on_line, const LineFn& on_err,
+                  const std::atomic<bool>& cancel);
 
     /// SIGKILL to the worker's group. Async-signal-safe.
     void kill_group() noexcept;
