@@ -43,10 +43,11 @@ Result run_cli(const QStringList& args, const QString& plugin_path, int timeout_
 }
 
 const QString kSandbox = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling-sandbox");
+const QString kPlugins = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/plugins");
 
 QStringList profile_args(const QString& variant, const QString& timeout) {
-    return {"profile",  "--device", "cpu",  "--op",     "flow_match_step", "--sizes",
-            "1023",     "--variant", variant, "--jsonl", "--timeout",      timeout,
+    return {"profile",  "--device",  "cpu",      "--op",    "flow_match_step", "--sizes",
+            "1023",     "--variant", variant,    "--jsonl", "--timeout",       timeout,
             "--budget", "0.02",      "--warmup", "0.01"};
 }
 
@@ -196,12 +197,99 @@ private slots:
                  "the worker's process group is not empty");
     }
 
+    // Parity sees what a kernel must not do. Before: past2 and modify_input passed, past64
+    // died of glibc's "corrupted size vs. prev_size".
+    void parityCatchesWritesOutsideTheOutput_data() {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("2 floats past") << "past2"
+                                       << "wrote 2 elements past `out`";
+        QTest::newRow("64 floats past") << "past64"
+                                        << "wrote 64 elements past `out`";
+        QTest::newRow("const input") << "modify_input"
+                                     << "modified input `x`";
+    }
+    void parityCatchesWritesOutsideTheOutput() {
+        QFETCH(QString, variant);
+        QFETCH(QString, says);
+        const auto r = run_cli(profile_args(variant, "10"), kSandbox, 60000);
+        QCOMPARE(r.code, 1);
+        const auto row = rows_of(r.out).value(variant);
+        QCOMPARE(row.value("status").toString(), QString("fail"));
+        const auto parity = row.value("parity").toObject();
+        QCOMPARE(parity.value("verdict").toString(), QString("FAIL"));
+        QVERIFY2(parity.value("first_failure").toString().startsWith(says),
+                 qPrintable(parity.value("first_failure").toString()));
+        QVERIFY(parity.value("violations").toArray().contains(parity.value("first_failure")));
+        QVERIFY2(row.value("reason").toString().contains(says), r.out.constData());
+    }
+
+    // Inspecting a plugin never runs its code in the CLI's process.
+    void hostilePluginsAreFailedWithTheirCause_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("causes"); // accepted causes
+        QTest::addColumn<QString>("says");
+        // Before: `show` exited 0 and printed nothing.
+        QTest::newRow("exit(0)") << "hook_exit"
+                                 << "fixture-hook-exit" << QStringList{"hook_exited"}
+                                 << "register hook called exit(0)";
+        // Before: `show` died of SIGABRT.
+        QTest::newRow("abort()") << "hook_abort"
+                                 << "fixture-hook-abort" << QStringList{"hook_crashed"}
+                                 << "SIGABRT";
+        // Before: `show` never returned.
+        QTest::newRow("never returns") << "hook_hang"
+                                       << "fixture-hook-hang" << QStringList{"hook_timed_out"}
+                                       << "register hook did not return within 10 s";
+        // Before: `show` died of SIGBUS inside dlopen.
+        QTest::newRow("truncated library")
+            << "truncated"
+            << "fixture-truncated" << QStringList{"hook_crashed"} << "SIGBUS";
+    }
+    void hostilePluginsAreFailedWithTheirCause() {
+        QFETCH(QString, dir);
+        QFETCH(QString, name);
+        QFETCH(QStringList, causes);
+        QFETCH(QString, says);
+        const QString path = kPlugins + "/" + dir;
+        QVERIFY2(QDir(path).exists(), qPrintable(path));
+
+        const auto text = run_cli({"show", name}, path, 60000);
+        QVERIFY2(text.code != -1, "show did not finish (or died of a signal)");
+        QCOMPARE(text.code, 1);
+        QVERIFY2(text.out.contains(says.toUtf8()), text.out.constData());
+
+        const auto json = run_cli({"show", name, "--json"}, path, 60000);
+        QCOMPARE(json.code, 1);
+        const auto doc = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(doc.value("state").toString(), QString("failed"));
+        QVERIFY2(causes.contains(doc.value("cause").toString()), json.out.constData());
+        QVERIFY2(doc.value("error").toString().contains(says), json.out.constData());
+
+        // Every other command goes on.
+        const auto list = run_cli({"list", "--all", "--include-unavailable"}, path, 60000);
+        QCOMPARE(list.code, 0);
+        QVERIFY(list.out.contains(name.toUtf8()));
+        const auto matrix = run_cli({"matrix", "--json"}, path, 60000);
+        QCOMPARE(matrix.code, 0);
+        QVERIFY(matrix.out.contains(name.toUtf8()));
+        const auto resolve = run_cli({"resolve", "gemm", "--json"}, path, 60000);
+        QVERIFY2(resolve.code == 0, resolve.err.constData()); // the CPU still resolves gemm
+        const auto r = QJsonDocument::fromJson(resolve.out).object();
+        QVERIFY(!r.value("winner").toObject().isEmpty());
+        const auto failed = r.value("failed_backends").toArray();
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(failed[0].toObject().value("backend").toString(), name);
+        QVERIFY(causes.contains(failed[0].toObject().value("cause").toString()));
+    }
+
     // Before: argv is limited to 128 KiB a string; 30,000 sizes made the worker "exec failed".
     void thirtyThousandSizesReachTheWorker() {
         // 30 options of 1,000 sizes each (a single argv string is limited to 128 KiB for
         // the CLI too); the worker gets them all as one settings object.
-        QStringList args = {"profile", "--device", "cpu", "--op", "flow_match_step",
-                            "--timeout", "5"};
+        QStringList args = {"profile",         "--device",  "cpu", "--op",
+                            "flow_match_step", "--timeout", "5"};
         for (int chunk = 0; chunk < 30; ++chunk) {
             QStringList sizes;
             for (int i = 0; i < 1000; ++i)
