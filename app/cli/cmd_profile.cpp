@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 
@@ -226,18 +227,23 @@ int run_profile(const ProfileOptions& o) {
     return bad ? Failure : Ok;
 }
 
-int run_worker(const std::string& settings_text, std::int64_t start,
-               const std::string& peaks_text) {
+// The profile worker: its settings come on stdin ({"settings", "start", "peaks"?}), not in
+// argv, so any size of --sizes/--op list reaches it.
+int run_worker() {
     // The protocol gets the real stdout; anything a kernel prints goes to stderr.
     const int proto = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
     ProfileSettings settings;
     CpuPeaks peaks;
     bool have_peaks = false;
+    std::int64_t start = 0;
     try {
-        settings = ProfileSettings::from_json(json::parse(settings_text));
-        if (!peaks_text.empty()) {
-            const auto p = json::parse(peaks_text);
+        const auto input = json::parse(std::string(std::istreambuf_iterator<char>(std::cin),
+                                                   std::istreambuf_iterator<char>()));
+        settings = ProfileSettings::from_json(input.at("settings"));
+        start = input.value("start", std::int64_t(0));
+        if (input.contains("peaks")) {
+            const auto& p = input.at("peaks");
             peaks.triad_gbs = p.at("triad_gbs").get<double>();
             peaks.triad_bytes = p.at("triad_bytes").get<std::int64_t>();
             peaks.fma_gflops = p.at("fma_gflops").get<double>();
@@ -245,7 +251,7 @@ int run_worker(const std::string& settings_text, std::int64_t start,
         }
     } catch (const std::exception& e) {
         const std::string msg = protocol::to_line(
-            protocol::fatal_message(std::string("worker: bad arguments: ") + e.what(), true));
+            protocol::fatal_message(std::string("worker: bad input: ") + e.what(), true));
         (void)!::write(proto, msg.data(), msg.size());
         return Usage;
     }
@@ -403,17 +409,10 @@ void add_profile_commands(CLI::App& app, Context& context) {
         set_action(cmd, context, [o] { return run_profile(*o); });
     }
     {
-        auto settings = std::make_shared<std::string>();
-        auto peaks = std::make_shared<std::string>();
-        auto start = std::make_shared<std::int64_t>(0);
-        auto* cmd = app.add_subcommand("__profile-worker", "internal: the profiling worker");
+        auto* cmd = app.add_subcommand("__profile-worker",
+                                       "internal: the profiling worker (settings on stdin)");
         cmd->group(""); // hidden
-        cmd->add_option("--settings", *settings)->required();
-        cmd->add_option("--start", *start);
-        cmd->add_option("--peaks", *peaks);
-        cmd->callback([&context, settings, start, peaks] {
-            context.exit_code = run_worker(*settings, *start, *peaks);
-        });
+        cmd->callback([&context] { context.exit_code = run_worker(); });
     }
     {
         auto a = std::make_shared<std::string>();

@@ -6,11 +6,16 @@
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/worker/inspect.h>
+#include <switchyard/worker/protocol.h>
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 namespace switchyard::cli {
@@ -75,20 +80,55 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     return Ok;
 }
 
+// A plugin's state as its inspection worker saw it after loading it there: state, cause,
+// error and diagnostics replace what this process knows without loading it.
+void apply_inspection(BackendInfo& info, const json& seen) {
+    if (!seen.is_object())
+        return;
+    for (const auto state :
+         {BackendState::Discovered, BackendState::Invalid, BackendState::Unavailable,
+          BackendState::Loaded, BackendState::Failed, BackendState::Shadowed})
+        if (seen.value("state", std::string()) == to_string(state))
+            info.state = state;
+    if (const auto cause = backend_cause_from_string(seen.value("cause", std::string())))
+        info.cause = *cause;
+    info.error = seen.value("error", std::string());
+    if (seen.contains("diagnostics") && seen["diagnostics"].is_array())
+        info.diagnostics = seen["diagnostics"].get<std::vector<std::string>>();
+}
+
 int run_show(const std::string& name, bool as_json) {
     auto& registry = default_backends();
-    // "show" is a real use: it loads a plugin so its registered cells can be compared.
+    // Described in detail without running any of its code: the library's ELF dependencies
+    // are read (and a problem they show is stored). Throws InvalidBackend.
+    BackendInfo info = registry.details(name);
     std::string load_error;
-    try {
-        registry.lookup(name);
-    } catch (const InvalidBackend&) {
-        throw;
-    } catch (const std::exception& e) {
-        load_error = e.what();
+    if (info.source == BackendSource::Plugin) {
+        // "show" loads a plugin so its registered cells can be compared, in a worker: a
+        // hook that exits, aborts, hangs or crashes the loader costs that worker only.
+        const auto inspected = inspect_backend(info.name);
+        record_failed_loads(registry, inspected);
+        if (!inspected.failed.empty()) {
+            info = registry.details(name);
+        } else if (const auto it = inspected.backends.find(info.name);
+                   it != inspected.backends.end()) {
+            apply_inspection(info, it->second);
+            if (const auto e = inspected.load_errors.find(info.name);
+                e != inspected.load_errors.end())
+                load_error = e->second;
+        } else if (!inspected.fatal.empty()) {
+            load_error = inspected.fatal;
+        }
+    } else {
+        try {
+            registry.lookup(name); // built-in or registered: vetted code
+        } catch (const InvalidBackend&) {
+            throw;
+        } catch (const std::exception& e) {
+            load_error = e.what();
+        }
+        info = registry.details(name);
     }
-    // Described in detail: the library's ELF dependencies are read (and a problem they
-    // show is stored).
-    const BackendInfo info = registry.details(name);
     if (as_json) {
         json j = envelope("show", detail_json(info));
         if (!load_error.empty() && j["error"].get<std::string>().empty())
@@ -213,9 +253,37 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
                 bool as_json) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
-    const Resolution r = resolve_kernel(registry, op, target, variant);
+    // The chain is resolved in a worker, where the plugins that declare a cell for this op on
+    // this device are loaded and their availability checks run; a plugin whose load ends that
+    // worker is Failed with its cause, and the rest still resolves.
+    std::vector<std::string> plugins;
+    for (const auto& info : registry.infos())
+        if (info.source == BackendSource::Plugin && info.state == BackendState::Discovered &&
+            std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(),
+                        [&](const DeclaredCell& c) {
+                            return c.key.size() > 1 && c.key[0] == op && c.key[1] == target.device;
+                        }))
+            plugins.push_back(info.name);
+    const auto inspected = inspect_resolution(plugins, op, target_text, variant);
+    record_failed_loads(registry, inspected);
+    for (const auto& f : inspected.failed)
+        std::cerr << "switchyard-cli: backend '" << f.backend << "' failed to load ("
+                  << to_string(f.cause) << "): " << f.reason << "\n";
+    if (!inspected.fatal.empty()) {
+        if (inspected.fatal_usage)
+            throw std::invalid_argument(inspected.fatal);
+        throw std::runtime_error(inspected.fatal);
+    }
+    if (!inspected.resolution)
+        throw std::runtime_error("the inspection worker gave no resolution");
+    const Resolution r = resolution_from_json(*inspected.resolution);
     if (as_json) {
-        std::cout << envelope("resolve", to_json(r)).dump(2) << "\n";
+        json j = envelope("resolve", *inspected.resolution);
+        json failed = json::array();
+        for (const auto& f : inspected.failed)
+            failed.push_back({{"backend", f.backend}, {"cause", f.cause}, {"error", f.reason}});
+        j["failed_backends"] = failed;
+        std::cout << j.dump(2) << "\n";
         return r.winner ? Ok : Failure;
     }
     std::cout << "Resolving " << op << " for " << target.device
@@ -245,7 +313,25 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
 
 } // namespace
 
+// The inspection worker: the request on stdin, the protocol on the real stdout (anything a
+// plugin prints goes to stderr).
+int run_inspect_worker_mode() {
+    const int proto = dup(STDOUT_FILENO);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    const json request = json::parse(
+        std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()),
+        nullptr, false);
+    return run_inspect_worker(request, proto, default_backends());
+}
+
 void add_registry_commands(CLI::App& app, Context& context) {
+    {
+        auto* worker = app.add_subcommand("__worker", "internal: worker modes");
+        worker->group(""); // hidden
+        worker->require_subcommand(1);
+        auto* inspect = worker->add_subcommand("inspect", "load plugins, describe them (stdin)");
+        inspect->callback([&context] { context.exit_code = run_inspect_worker_mode(); });
+    }
     {
         auto* cmd = app.add_subcommand("list", "List the installed backends (sorted)");
         auto all = std::make_shared<bool>(false);

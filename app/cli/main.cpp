@@ -5,8 +5,23 @@
 #include "command.h"
 
 #include <switchyard/sdk/version.h>
+#include <switchyard/worker/workercontroller.h>
+
+#include <signal.h>
 
 #include <iostream>
+
+namespace {
+
+// Ctrl-C or a TERM: the workers' process groups go first (a worker never outlives the run),
+// then the default action, so the exit status still says which signal it was.
+extern "C" void on_terminating_signal(int sig) {
+    switchyard::kill_live_workers();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     using namespace switchyard;
@@ -18,6 +33,9 @@ int main(int argc, char** argv) {
                          std::string(core_version()) + " (" + std::string(core_git_hash()) + ")");
     app.require_subcommand(1);
     app.fallthrough(false);
+
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+        signal(sig, on_terminating_signal);
 
     cli::Context context;
     cli::add_registry_commands(app, context);

@@ -179,6 +179,13 @@ constexpr CauseRule kCauseRules[] = {
      "Upgrade Switchyard, or install a plugin built for this version"},
     {BackendCause::RegisterHookThrew, Severity::Error,
      "Report it to the plugin's author with this report; the hook's message is above"},
+    {BackendCause::HookExited, Severity::Error,
+     "Report it to the plugin's author: loading it ends the process (it is never loaded in "
+     "Switchyard's own)"},
+    {BackendCause::HookCrashed, Severity::Error,
+     "Reinstall the plugin (a damaged library crashes the loader), or report it to its author"},
+    {BackendCause::HookTimedOut, Severity::Error,
+     "Report it to the plugin's author: its register hook never returns"},
     {BackendCause::Untrusted, Severity::Error,
      "Do what the message above says for the component it names (it suggests chmod only for "
      "what you own), or move the plugin to a folder only you or root can write"},

@@ -94,6 +94,8 @@ void to_json(nlohmann::json& j, const ParityResult& p) {
     j["elements"] = p.elements;
     if (!p.first_failure.empty())
         j["first_failure"] = p.first_failure;
+    if (!p.violations.empty())
+        j["violations"] = p.violations;
 }
 
 void from_json(const nlohmann::json& j, ParityResult& r) {
@@ -114,6 +116,11 @@ void from_json(const nlohmann::json& j, ParityResult& r) {
     r.non_finite = v.integer("non_finite", 0, 0, kMaxCount);
     r.elements = v.integer("elements", 0, 0, kMaxCount);
     r.first_failure = v.str("first_failure", std::string());
+    if (const auto violations = v.find("violations")) {
+        violations->expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < violations->size(); ++i)
+            r.violations.push_back((*violations)[i].str());
+    }
 }
 
 nlohmann::json ParityResult::to_json() const {

@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 
@@ -270,10 +272,87 @@ const Workload& Profiler::workload(const std::string& op, const Dims& dims,
 
 namespace {
 
+// What a kernel must not touch, watched around each launch: guard zones of canary values
+// before and after every output and workspace buffer (host-addressable devices: the CPU; a
+// device whose buffers are handles, such as OpenCL's, gets none), and the inputs, compared
+// with the host copy after the launch on every device.
+struct Guards {
+    static constexpr std::size_t kBytes = 4096;          // each side: 1,024 floats
+    static constexpr std::uint32_t kCanary = 0x7fa5a5a5; // a NaN with a payload of its own
+    struct Zone {
+        std::string name;    // "out", "workspace"
+        const char* base;    // the allocation: guard, buffer, guard
+        std::size_t bytes;   // the buffer's size
+        std::size_t element; // 4 (floats) or 1 (workspace bytes)
+    };
+    struct Input {
+        std::string name;
+        const void* buffer;
+        const std::vector<float>* host;
+    };
+    std::vector<Zone> zones;
+    std::vector<Input> inputs;
+};
+
+// A buffer of `bytes` with guard zones on both sides when `guarded`; returns the buffer.
+void* add_guarded(Device& device, DeviceBuffers& bufs, Guards& guards, std::size_t bytes,
+                  bool guarded, std::string name, std::size_t element) {
+    if (!guarded)
+        return bufs.add(bytes);
+    char* base = static_cast<char*>(bufs.add(bytes + 2 * Guards::kBytes));
+    const std::vector<std::uint32_t> canary(Guards::kBytes / 4, Guards::kCanary);
+    device.upload(base, canary.data(), Guards::kBytes);
+    device.upload(base + Guards::kBytes + bytes, canary.data(), Guards::kBytes);
+    guards.zones.push_back({std::move(name), base, bytes, element});
+    return base + Guards::kBytes;
+}
+
+// What the last launches did outside their buffers, or to their inputs.
+std::vector<std::string> check_guards(Device& device, const Guards& guards) {
+    std::vector<std::string> out;
+    std::vector<std::uint32_t> zone(Guards::kBytes / 4);
+    for (const auto& z : guards.zones) {
+        const char* label = z.element == 1 ? " bytes " : " elements ";
+        const std::string unit_name = z.element == 1 ? "the workspace" : "`" + z.name + "`";
+        // Before: the element farthest from the buffer that changed.
+        device.download(zone.data(), z.base, Guards::kBytes);
+        for (std::size_t i = 0; i < zone.size(); ++i)
+            if (zone[i] != Guards::kCanary) {
+                out.push_back("wrote " + std::to_string((Guards::kBytes - 4 * i) / z.element) +
+                              label + "before " + unit_name);
+                break;
+            }
+        device.download(zone.data(), z.base + Guards::kBytes + z.bytes, Guards::kBytes);
+        for (std::size_t i = zone.size(); i-- > 0;)
+            if (zone[i] != Guards::kCanary) {
+                out.push_back("wrote " + std::to_string(4 * (i + 1) / z.element) + label + "past " +
+                              unit_name);
+                break;
+            }
+    }
+    for (const auto& in : guards.inputs) {
+        std::vector<float> now(in.host->size());
+        device.download(now.data(), in.buffer, now.size() * sizeof(float));
+        std::size_t changed = 0, first = 0;
+        for (std::size_t i = 0; i < now.size(); ++i)
+            if (std::memcmp(&now[i], &(*in.host)[i], sizeof(float)) != 0 && changed++ == 0)
+                first = i;
+        if (changed > 0) {
+            char buf[128];
+            std::snprintf(buf, sizeof buf, " (%zu elements; %s[%zu]: %g -> %g)", changed,
+                          in.name.c_str(), first, double((*in.host)[first]), double(now[first]));
+            out.push_back("modified input `" + in.name + "`" + buf);
+        }
+    }
+    return out;
+}
+
 // Device buffers for the op's inputs (uploaded), outputs (with their initial contents)
-// and workspace; the kernel's arguments point at them.
+// and workspace; the kernel's arguments point at them. `guards` records what to watch.
 KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,
-                     DeviceBuffers& bufs, std::int64_t workspace) {
+                     DeviceBuffers& bufs, std::int64_t workspace, Guards& guards) {
+    // Pointer arithmetic on a buffer is only valid where buffers are addresses.
+    const bool guarded = spec.device_kind == "cpu";
     KernelArgs args;
     args.dims = spec.dims;
     args.scalars = w.scalars;
@@ -283,18 +362,33 @@ KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, D
         void* d = bufs.add(host.size() * sizeof(float));
         device.upload(d, host.data(), host.size() * sizeof(float));
         args.in[s] = static_cast<const float*>(d);
+        guards.inputs.push_back({std::string(op.inputs[s]), d, &host});
     }
     auto initial = w.make_outputs();
     for (std::size_t s = 0; s < op.outputs.size(); ++s) {
-        void* d = bufs.add(initial[s].size() * sizeof(float));
+        void* d = add_guarded(device, bufs, guards, initial[s].size() * sizeof(float), guarded,
+                              std::string(op.outputs[s]), sizeof(float));
         device.upload(d, initial[s].data(), initial[s].size() * sizeof(float));
         args.out[s] = static_cast<float*>(d);
     }
     if (workspace > 0) {
-        args.workspace = bufs.add(std::size_t(workspace));
+        args.workspace =
+            add_guarded(device, bufs, guards, std::size_t(workspace), guarded, "workspace", 1);
         args.workspace_bytes = std::size_t(workspace);
     }
     return args;
+}
+
+// A FAIL for what the launches did outside their outputs (the first violation leads).
+void add_violations(ParityResult& parity, std::vector<std::string> violations) {
+    if (violations.empty())
+        return;
+    parity.pass = false;
+    parity.first_failure = violations.front();
+    for (auto& v : violations)
+        if (std::find(parity.violations.begin(), parity.violations.end(), v) ==
+            parity.violations.end())
+            parity.violations.push_back(std::move(v));
 }
 
 // The op's tolerance, unless the cell states its own ("tolerance": {"atol", "rtol"}).
@@ -308,16 +402,19 @@ Tolerance tolerance_of(const KernelCell& cell, const OpInfo& op, const Dims& dim
     return t;
 }
 
-// One launch on fresh inputs, compared with the reference.
+// One launch on fresh inputs, compared with the reference; then the guard zones and the
+// inputs are checked.
 ParityResult check_once(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,
                         const KernelArgs& args, const std::function<void()>& launch,
-                        const Tolerance& tolerance) {
+                        const Tolerance& tolerance, const Guards& guards) {
     launch();
     device.synchronize();
     auto got = w.make_outputs();
     for (std::size_t s = 0; s < op.outputs.size(); ++s)
         device.download(got[s].data(), args.out[s], got[s].size() * sizeof(float));
-    return check_parity(op, spec.dims, got, w.reference(), tolerance);
+    auto parity = check_parity(op, spec.dims, got, w.reference(), tolerance);
+    add_violations(parity, check_guards(device, guards));
+    return parity;
 }
 
 // Warm-up, which also sizes the batches of short kernels: returns launches per sample.
@@ -456,16 +553,17 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     const auto throttle_before = spec.device_kind == "cpu" ? host_info().throttle_count : -1;
 
     DeviceBuffers bufs(*device);
+    Guards guards;
     const KernelArgs args =
         make_args(*op, spec, w, *device, bufs,
-                  std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell)));
+                  std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell)), guards);
     const KernelFn& fn = cell->fn;
     const std::function<void()> launch = [&] { fn(args); };
 
     if (progress)
         progress("parity", 0);
-    row.parity =
-        check_once(*op, spec, w, *device, args, launch, tolerance_of(*cell, *op, spec.dims));
+    row.parity = check_once(*op, spec, w, *device, args, launch,
+                            tolerance_of(*cell, *op, spec.dims), guards);
     if (progress)
         progress("warmup", 0);
     row.launches_per_sample = warm_up(*device, launch, m_settings);
@@ -473,6 +571,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                        m_settings.max_samples});
     auto samples =
         take_samples(*device, launch, row.launches_per_sample, m_settings, rule, progress);
+    // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
+    add_violations(row.parity, check_guards(*device, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
     add_warnings(row, rule, m_settings, throttle_before);
 

@@ -16,7 +16,7 @@ namespace {
 using C = BackendCause;
 
 // The one table of ids.
-constexpr std::array<std::pair<BackendCause, std::string_view>, 17> kIds{{
+constexpr std::array<std::pair<BackendCause, std::string_view>, 20> kIds{{
     {C::None, "none"},
     {C::NotInstalled, "not_installed"},
     {C::LibraryMissing, "library_missing"},
@@ -34,6 +34,9 @@ constexpr std::array<std::pair<BackendCause, std::string_view>, 17> kIds{{
     {C::InvalidManifest, "invalid_manifest"},
     {C::Shadowed, "shadowed"},
     {C::OptionalDependencyMissing, "optional_dependency_missing"},
+    {C::HookExited, "hook_exited"},
+    {C::HookCrashed, "hook_crashed"},
+    {C::HookTimedOut, "hook_timed_out"},
 }};
 
 } // namespace

@@ -432,6 +432,22 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
     declare(entry->info.declared_components, m_components, batch.components, false);
 }
 
+bool BackendRegistry::mark_failed(std::string_view name, BackendCause cause,
+                                  const std::string& reason) {
+    ensure_initialized();
+    const auto entry = find_entry(name);
+    if (!entry || !entry->is_plugin() || entry->loaded)
+        return false;
+    std::lock_guard load_lock(entry->load_mutex);
+    std::lock_guard lock(entry->state_mutex);
+    if (entry->loaded || entry->info.state != BackendState::Discovered)
+        return false;
+    const BackendLoadError error(entry->info.name, BackendLoadError::Cause::LibraryLoadFailed,
+                                 reason);
+    entry->fail(std::make_exception_ptr(error), cause, error.what());
+    return true;
+}
+
 void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     if (entry->loaded)
         return;

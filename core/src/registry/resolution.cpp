@@ -2,6 +2,7 @@
 #include <switchyard/registry/resolution.h>
 
 #include "util/difflib.h"
+#include "util/jsonread.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -9,6 +10,33 @@
 #include <stdexcept>
 
 namespace switchyard {
+
+Resolution resolution_from_json(const nlohmann::json& j) {
+    const jsonread::Value v(j);
+    Resolution r;
+    r.op = v.str("op");
+    const auto target = v.at("target");
+    r.target.device = target.str("device");
+    r.target.arch = target.str("arch", std::string());
+    r.variant = v.str("variant");
+    const auto rungs = v.at("rungs").expect(jsonread::Kind::Array);
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        const auto rung = rungs[i];
+        ResolutionRung out;
+        out.key =
+            TupleKey({rung.str("op"), rung.str("device"), rung.str("arch"), rung.str("variant")});
+        out.declared = rung.boolean("declared");
+        out.available = rung.boolean("available");
+        out.backend = rung.str("backend", std::string());
+        out.why_not = rung.str("why_not", std::string());
+        if (rung.boolean("winner", false))
+            r.winner = i;
+        if (out.declared && !r.first_declared)
+            r.first_declared = i;
+        r.rungs.push_back(std::move(out));
+    }
+    return r;
+}
 
 std::vector<std::string> known_ops(BackendRegistry& registry) {
     registry.ensure_initialized();

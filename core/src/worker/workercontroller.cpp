@@ -5,6 +5,8 @@
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/worker/protocol.h>
 
+#include "worker/workerprocess.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,8 +20,6 @@
 #include <cstring>
 #include <map>
 #include <utility>
-
-extern char** environ;
 
 namespace switchyard {
 
@@ -46,68 +46,6 @@ void emit(int fd, const nlohmann::json& message) {
     write_all(fd, protocol::to_line(message));
 }
 
-// --- process: spawn, pipes, poll, kill ---
-
-struct Child {
-    pid_t pid = -1;
-    int out = -1; // protocol (worker stdout)
-    int err = -1; // worker stderr
-};
-
-Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-    int out_pipe[2], err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0)
-        throw WorkerError(std::string("cannot create a pipe: ") + std::strerror(errno));
-    if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-        close(out_pipe[0]);
-        close(out_pipe[1]);
-        throw WorkerError(std::string("cannot create a pipe: ") + std::strerror(errno));
-    }
-    // Everything the child needs is prepared before fork(): after it only
-    // async-signal-safe calls (the caller may be a multi-threaded GUI).
-    std::vector<char*> cargv, cenv;
-    for (const auto& a : argv)
-        cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    for (const auto& e : env)
-        cenv.push_back(const_cast<char*>(e.c_str()));
-    cenv.push_back(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        const int e = errno;
-        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-            close(fd);
-        throw WorkerError(std::string("cannot fork a worker: ") + std::strerror(e));
-    }
-    if (pid == 0) {
-        setpgid(0, 0); // its own group: a timeout kills whatever it started too
-        struct rlimit no_core = {0, 0};
-        setrlimit(RLIMIT_CORE, &no_core); // a crashing kernel should not dump core
-        dup2(out_pipe[1], STDOUT_FILENO);
-        dup2(err_pipe[1], STDERR_FILENO);
-        const int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, STDIN_FILENO);
-        execve(cargv[0], cargv.data(), cenv.data());
-        const char msg[] = "switchyard worker: exec failed\n";
-        (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-        _exit(127);
-    }
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    setpgid(pid, pid); // also from the parent, so kill(-pid) works at once
-    return {pid, out_pipe[0], err_pipe[0]};
-}
-
-int reap(pid_t pid, bool kill_first) {
-    if (kill_first)
-        kill(-pid, SIGKILL), kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-}
-
 } // namespace
 
 std::string describe_wait_status(int status) {
@@ -129,10 +67,8 @@ WorkerController::WorkerController(Options options) : m_options(std::move(option
 void WorkerController::cancel() noexcept {
     m_cancel = true;
     const int pid = m_pid.load();
-    if (pid > 0) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-    }
+    if (pid > 0)
+        kill(-pid, SIGKILL); // its group: the worker and whatever it started
 }
 
 // --- bookkeeping: the plan, the rows, where the next worker starts ---
@@ -159,46 +95,6 @@ struct WorkerController::Attempt {
 };
 
 namespace {
-
-// --- protocol: line framing ---
-
-// Splits a byte stream into lines; a line longer than `limit` is dropped.
-class LineBuffer {
-public:
-    explicit LineBuffer(std::size_t limit) : m_limit(limit) {}
-    template <class OnLine> void feed(const char* data, std::size_t n, OnLine on_line) {
-        m_buf.append(data, n);
-        std::size_t pos;
-        while ((pos = m_buf.find('\n')) != std::string::npos) {
-            on_line(m_buf.substr(0, pos));
-            m_buf.erase(0, pos + 1);
-        }
-    }
-    bool over_limit() const noexcept { return m_buf.size() > m_limit; }
-    std::string take() { return std::exchange(m_buf, std::string()); }
-
-private:
-    std::string m_buf;
-    std::size_t m_limit;
-};
-
-// The worker's environment: ours plus the extras (an extra replaces ours).
-std::vector<std::string>
-worker_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
-    std::vector<std::string> env;
-    for (char** e = environ; e && *e; ++e) {
-        std::string kv = *e;
-        const auto name = kv.substr(0, kv.find('='));
-        bool replaced = false;
-        for (const auto& [k, v] : extra)
-            replaced |= k == name;
-        if (!replaced)
-            env.push_back(std::move(kv));
-    }
-    for (const auto& [k, v] : extra)
-        env.push_back(k + "=" + v);
-    return env;
-}
 
 std::string phase_or_start(const std::string& phase) {
     return phase.empty() ? "start" : phase;
@@ -276,94 +172,43 @@ void WorkerController::handle_line(const std::string& line, RunState& state, Att
     }
 }
 
-std::vector<std::string> WorkerController::worker_argv(const RunState& state,
-                                                       const std::string& settings_json) const {
-    std::vector<std::string> argv = {m_options.executable};
-    argv.insert(argv.end(), m_options.worker_args.begin(), m_options.worker_args.end());
-    argv.insert(argv.end(), {"--settings", settings_json, "--start", std::to_string(state.start)});
+std::string WorkerController::worker_input(const RunState& state,
+                                           const nlohmann::json& settings) const {
+    nlohmann::json input = {{"settings", settings}, {"start", state.start}};
     if (!state.peaks_json.empty())
-        argv.insert(argv.end(), {"--peaks", state.peaks_json});
-    return argv;
-}
-
-// Reads the worker's stdout (the protocol) and stderr until both close, the worker is
-// silent for too long (attempt.timed_out) or the run is cancelled. Returns whether the
-// protocol pipe is still open.
-bool WorkerController::pump(int out_fd, int err_fd, RunState& state, Attempt& attempt,
-                            const Callbacks& cb) {
-    const double row_timeout = m_options.settings.row_timeout_s;
-    LineBuffer out(std::size_t(256) << 20), err(4096);
-    auto last_event = Clock::now();
-    bool out_open = true, err_open = true;
-    while ((out_open || err_open) && !m_cancel) {
-        pollfd fds[2];
-        int nfds = 0;
-        if (out_open)
-            fds[nfds++] = {out_fd, POLLIN, 0};
-        if (err_open)
-            fds[nfds++] = {err_fd, POLLIN, 0};
-        const double limit =
-            attempt.current >= 0 ? row_timeout : std::max(row_timeout, m_options.startup_timeout_s);
-        const double left =
-            limit - std::chrono::duration<double>(Clock::now() - last_event).count();
-        if (left <= 0) {
-            attempt.timed_out = true;
-            break;
-        }
-        const int r = poll(fds, nfds_t(nfds), int(std::min(left, 0.25) * 1000) + 1);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (int i = 0; i < nfds; ++i) {
-            if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            char buf[65536];
-            const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-            const bool is_out = fds[i].fd == out_fd;
-            if (n <= 0) {
-                if (n < 0 && errno == EINTR)
-                    continue;
-                (is_out ? out_open : err_open) = false;
-                continue;
-            }
-            if (is_out) {
-                last_event = Clock::now();
-                out.feed(buf, std::size_t(n),
-                         [&](const std::string& line) { handle_line(line, state, attempt, cb); });
-                if (out.over_limit())
-                    out.take(); // a runaway line; drop it
-            } else {
-                err.feed(buf, std::size_t(n), [&](const std::string& line) {
-                    if (cb.on_worker_stderr)
-                        cb.on_worker_stderr(line);
-                    attempt.err_tail += line + "\n";
-                });
-                if (err.over_limit())
-                    attempt.err_tail += err.take();
-                if (attempt.err_tail.size() > 2048)
-                    attempt.err_tail.erase(0, attempt.err_tail.size() - 2048);
-            }
-        }
-    }
-    return out_open;
+        input["peaks"] = nlohmann::json::parse(state.peaks_json);
+    return input.dump();
 }
 
 WorkerController::Attempt WorkerController::run_one_worker(RunState& state,
                                                            const std::vector<std::string>& env,
-                                                           const std::string& settings_json,
+                                                           const nlohmann::json& settings,
                                                            const Callbacks& cb) {
-    Child child = spawn(worker_argv(state, settings_json), env);
-    m_pid = child.pid;
-    if (m_cancel)
-        kill(-child.pid, SIGKILL);
+    std::vector<std::string> argv = {m_options.executable};
+    argv.insert(argv.end(), m_options.worker_args.begin(), m_options.worker_args.end());
+    detail::WorkerProcess worker(argv, env, worker_input(state, settings));
+    m_pid = worker.pid();
     Attempt attempt;
-    const bool out_open = pump(child.out, child.err, state, attempt, cb);
-    attempt.status = reap(child.pid, attempt.timed_out || m_cancel || out_open);
+    const double row_timeout = m_options.settings.row_timeout_s;
+    const auto limit = [&] {
+        if (attempt.done)
+            return 5.0; // done: it only has to exit
+        return attempt.current >= 0 ? row_timeout
+                                    : std::max(row_timeout, m_options.startup_timeout_s);
+    };
+    const auto end = worker.run(
+        limit, [&](const std::string& line) { handle_line(line, state, attempt, cb); },
+        [&](const std::string& line) {
+            if (cb.on_worker_stderr)
+                cb.on_worker_stderr(line);
+            attempt.err_tail += line + "\n";
+            if (attempt.err_tail.size() > 2048)
+                attempt.err_tail.erase(0, attempt.err_tail.size() - 2048);
+        },
+        m_cancel);
     m_pid = 0;
-    close(child.out);
-    close(child.err);
+    attempt.timed_out = end.timed_out && !attempt.done;
+    attempt.status = end.status;
     return attempt;
 }
 
@@ -417,10 +262,10 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
 
 Report WorkerController::run(const Callbacks& cb) {
     RunState state;
-    const auto env = worker_environment(m_options.environment);
-    const std::string settings_json = m_options.settings.to_json().dump();
+    const auto env = detail::worker_environment(m_options.environment);
+    const nlohmann::json settings = m_options.settings.to_json();
     while (!m_cancel) {
-        const Attempt attempt = run_one_worker(state, env, settings_json, cb);
+        const Attempt attempt = run_one_worker(state, env, settings, cb);
         if (m_cancel)
             break;
         if (!attempt.fatal.empty()) {

@@ -22,6 +22,10 @@ struct ParityResult {
     std::int64_t non_finite = 0; // NaN/Inf in the kernel's output (always a failure)
     std::int64_t elements = 0;
     std::string first_failure; // "log_prob[3]: got nan, expected -1.25", empty on pass
+    /// What the kernel did to memory it must not touch, found by the guard zones around its
+    /// outputs and workspace and a comparison of its inputs after the launch: "wrote 2
+    /// elements past `out`", "modified input `x` (x[511]: ...)". Any is a FAIL.
+    std::vector<std::string> violations;
 
     const char* verdict() const noexcept {
         return !checked ? "NOT_CHECKED" : pass ? "PASS" : "FAIL";

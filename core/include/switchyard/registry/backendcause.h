@@ -32,6 +32,11 @@ enum class BackendCause {
     InvalidManifest,           // the manifest is unreadable or wrong (the message names the key)
     Shadowed,                  // another backend owns its name
     OptionalDependencyMissing, // an optional dependency is missing on this machine
+    // Found by an inspection worker (worker/inspect.h), never in-process: loading the plugin
+    // ended the process that loaded it.
+    HookExited,   // the register hook (or a library constructor) called exit()
+    HookCrashed,  // loading it killed the process with a signal (in dlopen or the hook)
+    HookTimedOut, // the register hook did not return in time
 };
 
 /// The stable id, e.g. "untrusted", "library_missing".

@@ -186,6 +186,11 @@ public:
     /// leaves nothing it registered behind.
     void load(std::string_view name);
     bool is_loaded(std::string_view name);
+    /// Records that loading the plugin `name` in another process (an inspection worker,
+    /// worker/inspect.h) failed with `cause` (hook_exited, hook_crashed, ...): it becomes
+    /// Failed as if its load had failed here, and nothing loads it in this process until
+    /// rescan. Only for a plugin that is Discovered (not loaded); false otherwise.
+    bool mark_failed(std::string_view name, BackendCause cause, const std::string& reason);
     /// Loads every loadable plugin (Discovered and available) that declares cells for a
     /// device kind other than the CPU and named by `kinds` ("opencl", or a device id such as
     /// "opencl:1"; empty: every kind), so that its device providers are published before

@@ -43,6 +43,9 @@ Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const 
                           std::string_view variant, const std::vector<std::string>& known);
 
 nlohmann::json to_json(const Resolution& resolution);
+/// The Resolution that to_json() wrote (without `cell`: the code stayed where it ran, e.g.
+/// in an inspection worker). Throws std::runtime_error naming the key path when malformed.
+Resolution resolution_from_json(const nlohmann::json& j);
 
 /// Ops the registry has at least one cell for, sorted.
 std::vector<std::string> known_ops(BackendRegistry& registry);

@@ -39,10 +39,16 @@ public:
 /// survives whatever a kernel does. A worker that dies in a row (a signal, an exit) marks
 /// that row `crashed`; one that reports no progress for `row_timeout_s` is killed and the
 /// row marked `timed_out`. Either way the run goes on with the next row in a fresh worker.
+/// The controller keeps every deadline itself (no blocking wait): a worker that closed its
+/// pipes and hangs is still timed out, and one that ended while a process it started holds
+/// the pipes ends the attempt at once. Each worker runs in its own process group, killed
+/// on every exit path (its end, timeout, cancel, the controller's exit or death; see
+/// kill_live_workers()), so no process of a run outlives it.
 ///
-/// The worker is `executable worker_args... --settings JSON --start N [--peaks JSON]`,
-/// which calls run_profile_worker(); it writes the protocol (protocol.h) on its stdout,
-/// one JSON object per line.
+/// The worker is `executable worker_args...`; its standard input holds
+/// `{"settings": ProfileSettings, "start": N, "peaks": {...}?}` (no argv size limit), and it
+/// calls run_profile_worker(), writing the protocol (protocol.h) on its stdout, one JSON
+/// object per line.
 /// Thread-safe to cancel() from another thread; everything else is single-threaded.
 class WorkerController {
 public:
@@ -77,10 +83,8 @@ private:
     struct Attempt;
     // process: one worker from spawn to reap; its pipes read until it ends or hangs
     Attempt run_one_worker(RunState& state, const std::vector<std::string>& env,
-                           const std::string& settings_json, const Callbacks& cb);
-    std::vector<std::string> worker_argv(const RunState& state,
-                                         const std::string& settings_json) const;
-    bool pump(int out_fd, int err_fd, RunState& state, Attempt& attempt, const Callbacks& cb);
+                           const nlohmann::json& settings, const Callbacks& cb);
+    std::string worker_input(const RunState& state, const nlohmann::json& settings) const;
     // protocol: one line, one message
     void handle_line(const std::string& line, RunState& state, Attempt& attempt,
                      const Callbacks& cb);
@@ -99,6 +103,11 @@ private:
 /// Returns the process exit code (0 done, 2 bad settings).
 int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
                        int fd, BackendRegistry& backends, DeviceRegistry& devices);
+
+/// SIGKILL to the process group of every worker this process has running (profile and
+/// inspection workers). Async-signal-safe: for SIGINT/SIGTERM handlers; also registered
+/// with atexit() when the first worker starts.
+void kill_live_workers() noexcept;
 
 /// "signal 11 (SIGSEGV: Segmentation fault)" / "exit code 3": how a waitpid status reads.
 std::string describe_wait_status(int status);

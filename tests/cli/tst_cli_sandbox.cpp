@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+// Plugin code a hostile author wrote (issue 13), run through switchyard-cli as a user would:
+// workers never outlive their run (a kernel that closes its fds and hangs, one that forks a
+// grandchild holding the pipes, a controller killed mid-run), settings of any size reach
+// the worker.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <thread>
+
+namespace {
+
+struct Result {
+    int code = -1; // -1: did not finish in time (or died by a signal)
+    QByteArray out, err;
+    double seconds = 0;
+};
+
+Result run_cli(const QStringList& args, const QString& plugin_path, int timeout_ms) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("SWITCHYARD_PLUGIN_PATH", plugin_path);
+    p.setProcessEnvironment(env);
+    QElapsedTimer t;
+    t.start();
+    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
+    const bool finished = p.waitForFinished(timeout_ms);
+    if (!finished) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return {finished && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            p.readAllStandardOutput(), p.readAllStandardError(), t.elapsed() / 1000.0};
+}
+
+const QString kSandbox = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling-sandbox");
+const QString kPlugins = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/plugins");
+
+QStringList profile_args(const QString& variant, const QString& timeout) {
+    return {"profile",  "--device",  "cpu",      "--op",    "flow_match_step", "--sizes",
+            "1023",     "--variant", variant,    "--jsonl", "--timeout",       timeout,
+            "--budget", "0.02",      "--warmup", "0.01"};
+}
+
+// The finished rows of a --jsonl stream, by variant.
+QMap<QString, QJsonObject> rows_of(const QByteArray& out) {
+    QMap<QString, QJsonObject> rows;
+    for (const auto& line : out.split('\n')) {
+        const auto doc = QJsonDocument::fromJson(line);
+        if (doc.object().value("event").toString() == "row") {
+            const auto row = doc.object().value("row").toObject();
+            rows[row.value("variant").toString()] = row;
+        }
+    }
+    return rows;
+}
+
+// /proc/PID/stat: the state letter and the process group; false when the process is gone.
+bool proc_stat(pid_t pid, char& state, pid_t& pgrp) {
+    QFile f(QString("/proc/%1/stat").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray s = f.readAll();
+    const int close = s.lastIndexOf(')');
+    if (close < 0)
+        return false;
+    const auto fields = s.mid(close + 2).split(' ');
+    if (fields.size() < 3)
+        return false;
+    state = fields[0].isEmpty() ? '?' : fields[0][0];
+    pgrp = pid_t(fields[2].toLongLong());
+    return true;
+}
+
+bool alive(pid_t pid) {
+    char state = 0;
+    pid_t pgrp = 0;
+    return proc_stat(pid, state, pgrp) && state != 'Z' && state != 'X';
+}
+
+// Live processes (not zombies) in process group `pgrp`.
+QList<pid_t> group_members(pid_t pgrp) {
+    QList<pid_t> members;
+    for (const auto& entry : QDir("/proc").entryList(QDir::Dirs)) {
+        bool ok = false;
+        const pid_t pid = pid_t(entry.toLongLong(&ok));
+        char state = 0;
+        pid_t g = 0;
+        if (ok && proc_stat(pid, state, g) && g == pgrp && state != 'Z' && state != 'X')
+            members.push_back(pid);
+    }
+    return members;
+}
+
+// Waits up to `ms` for `pred`.
+template <class Pred> bool eventually(Pred pred, int ms) {
+    QElapsedTimer t;
+    t.start();
+    while (!pred()) {
+        if (t.elapsed() > ms)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+}
+
+// "fixture pids worker=W grandchild=G" from the kernel (forwarded by the CLI on stderr).
+bool fixture_pids(const QByteArray& err, pid_t& worker, pid_t& grandchild) {
+    static const QRegularExpression re("fixture pids worker=(\\d+) grandchild=(\\d+)");
+    const auto m = re.match(QString::fromUtf8(err));
+    if (!m.hasMatch())
+        return false;
+    worker = pid_t(m.captured(1).toLongLong());
+    grandchild = pid_t(m.captured(2).toLongLong());
+    return true;
+}
+
+} // namespace
+
+class TestCliSandbox : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        if (!QFile::exists(kSandbox + "/sandbox.plugin.json"))
+            QSKIP("the sandbox fixture plugin is not built");
+    }
+
+    // Before: the kernel closed the pipes, the controller blocked in waitpid() forever.
+    void kernelClosingItsFdsThenHangingTimesOut() {
+        const auto r = run_cli(profile_args("closefds", "2"), kSandbox, 60000);
+        QVERIFY2(r.code != -1, "the CLI did not finish within 60 s");
+        QCOMPARE(r.code, 1);
+        const auto rows = rows_of(r.out);
+        QCOMPARE(rows.value("closefds").value("status").toString(), QString("timed_out"));
+        QVERIFY(rows.value("closefds").value("reason").toString().contains("no progress for 2 s"));
+        QVERIFY2(r.seconds < 30, qPrintable(QString::number(r.seconds)));
+    }
+
+    // Before: the run waited ~60 s for the grandchild's copy of the pipes to close, and the
+    // grandchild lived on.
+    void grandchildHoldingThePipesDoesNotDelayTheRun() {
+        const auto r = run_cli(profile_args("grandchild", "10"), kSandbox, 50000);
+        QVERIFY2(r.code != -1, "the CLI did not finish within 50 s");
+        QCOMPARE(r.code, 0);
+        QCOMPARE(rows_of(r.out).value("grandchild").value("status").toString(), QString("ok"));
+        QVERIFY2(r.seconds < 20, qPrintable(QString::number(r.seconds) + " s"));
+        pid_t worker = 0, grandchild = 0;
+        QVERIFY2(fixture_pids(r.err, worker, grandchild), r.err.constData());
+        QVERIFY2(eventually([&] { return !alive(grandchild); }, 3000), "the grandchild lives on");
+        QVERIFY(!alive(worker));
+        QVERIFY(eventually([&] { return group_members(worker).isEmpty(); }, 3000));
+    }
+
+    void controllerKilledMidRunLeavesNoProcess_data() {
+        QTest::addColumn<int>("sig");
+        QTest::newRow("SIGKILL") << int(SIGKILL);
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+        QTest::newRow("SIGINT") << int(SIGINT);
+    }
+    // Before: the worker (and its grandchild) lived on with PPID 1 after the CLI died.
+    void controllerKilledMidRunLeavesNoProcess() {
+        QFETCH(int, sig);
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("SWITCHYARD_PLUGIN_PATH", kSandbox);
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SWITCHYARD_CLI_PATH), profile_args("grandchild_hang", "120"));
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        pid_t worker = 0, grandchild = 0;
+        QElapsedTimer t;
+        t.start();
+        while (!fixture_pids(err, worker, grandchild) && t.elapsed() < 60000) {
+            p.waitForReadyRead(100);
+            err += p.readAllStandardError();
+            p.readAllStandardOutput();
+        }
+        QVERIFY2(worker > 0, err.constData());
+        QVERIFY(alive(worker));
+        QVERIFY(alive(grandchild));
+        ::kill(pid_t(p.processId()), sig);
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit); // it died of the signal
+        QVERIFY2(eventually([&] { return !alive(worker) && !alive(grandchild); }, 5000),
+                 "a process of the run lives on");
+        QVERIFY2(eventually([&] { return group_members(worker).isEmpty(); }, 5000),
+                 "the worker's process group is not empty");
+    }
+
+    // Parity sees what a kernel must not do. Before: past2 and modify_input passed, past64
+    // died of glibc's "corrupted size vs. prev_size".
+    void parityCatchesWritesOutsideTheOutput_data() {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("2 floats past") << "past2"
+                                       << "wrote 2 elements past `out`";
+        QTest::newRow("64 floats past") << "past64"
+                                        << "wrote 64 elements past `out`";
+        QTest::newRow("const input") << "modify_input"
+                                     << "modified input `x`";
+    }
+    void parityCatchesWritesOutsideTheOutput() {
+        QFETCH(QString, variant);
+        QFETCH(QString, says);
+        const auto r = run_cli(profile_args(variant, "10"), kSandbox, 60000);
+        QCOMPARE(r.code, 1);
+        const auto row = rows_of(r.out).value(variant);
+        QCOMPARE(row.value("status").toString(), QString("fail"));
+        const auto parity = row.value("parity").toObject();
+        QCOMPARE(parity.value("verdict").toString(), QString("FAIL"));
+        QVERIFY2(parity.value("first_failure").toString().startsWith(says),
+                 qPrintable(parity.value("first_failure").toString()));
+        QVERIFY(parity.value("violations").toArray().contains(parity.value("first_failure")));
+        QVERIFY2(row.value("reason").toString().contains(says), r.out.constData());
+    }
+
+    // Inspecting a plugin never runs its code in the CLI's process.
+    void hostilePluginsAreFailedWithTheirCause_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("causes"); // accepted causes
+        QTest::addColumn<QString>("says");
+        // Before: `show` exited 0 and printed nothing.
+        QTest::newRow("exit(0)") << "hook_exit"
+                                 << "fixture-hook-exit" << QStringList{"hook_exited"}
+                                 << "register hook called exit(0)";
+        // Before: `show` died of SIGABRT.
+        QTest::newRow("abort()") << "hook_abort"
+                                 << "fixture-hook-abort" << QStringList{"hook_crashed"}
+                                 << "SIGABRT";
+        // Before: `show` never returned.
+        QTest::newRow("never returns") << "hook_hang"
+                                       << "fixture-hook-hang" << QStringList{"hook_timed_out"}
+                                       << "register hook did not return within 10 s";
+        // Before: `show` died of SIGBUS inside dlopen.
+        QTest::newRow("truncated library")
+            << "truncated"
+            << "fixture-truncated" << QStringList{"hook_crashed"} << "SIGBUS";
+    }
+    void hostilePluginsAreFailedWithTheirCause() {
+        QFETCH(QString, dir);
+        QFETCH(QString, name);
+        QFETCH(QStringList, causes);
+        QFETCH(QString, says);
+        const QString path = kPlugins + "/" + dir;
+        QVERIFY2(QDir(path).exists(), qPrintable(path));
+
+        const auto text = run_cli({"show", name}, path, 60000);
+        QVERIFY2(text.code != -1, "show did not finish (or died of a signal)");
+        QCOMPARE(text.code, 1);
+        QVERIFY2(text.out.contains(says.toUtf8()), text.out.constData());
+
+        const auto json = run_cli({"show", name, "--json"}, path, 60000);
+        QCOMPARE(json.code, 1);
+        const auto doc = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(doc.value("state").toString(), QString("failed"));
+        QVERIFY2(causes.contains(doc.value("cause").toString()), json.out.constData());
+        QVERIFY2(doc.value("error").toString().contains(says), json.out.constData());
+
+        // Every other command goes on.
+        const auto list = run_cli({"list", "--all", "--include-unavailable"}, path, 60000);
+        QCOMPARE(list.code, 0);
+        QVERIFY(list.out.contains(name.toUtf8()));
+        const auto matrix = run_cli({"matrix", "--json"}, path, 60000);
+        QCOMPARE(matrix.code, 0);
+        QVERIFY(matrix.out.contains(name.toUtf8()));
+        const auto resolve = run_cli({"resolve", "gemm", "--json"}, path, 60000);
+        QVERIFY2(resolve.code == 0, resolve.err.constData()); // the CPU still resolves gemm
+        const auto r = QJsonDocument::fromJson(resolve.out).object();
+        QVERIFY(!r.value("winner").toObject().isEmpty());
+        const auto failed = r.value("failed_backends").toArray();
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(failed[0].toObject().value("backend").toString(), name);
+        QVERIFY(causes.contains(failed[0].toObject().value("cause").toString()));
+    }
+
+    // Before: argv is limited to 128 KiB a string; 30,000 sizes made the worker "exec failed".
+    void thirtyThousandSizesReachTheWorker() {
+        // 30 options of 1,000 sizes each (a single argv string is limited to 128 KiB for
+        // the CLI too); the worker gets them all as one settings object.
+        QStringList args = {"profile",         "--device",  "cpu", "--op",
+                            "flow_match_step", "--timeout", "5"};
+        for (int chunk = 0; chunk < 30; ++chunk) {
+            QStringList sizes;
+            for (int i = 0; i < 1000; ++i)
+                sizes << QString::number(1000 + chunk * 1000 + i);
+            if (chunk == 29)
+                sizes.back() = "bogus"; // so the run stops at planning: a usage error naming it
+            args << "--sizes" << sizes.join(',');
+        }
+        const auto r = run_cli(args, QString(), 120000);
+        QVERIFY2(!r.err.contains("exec failed"), r.err.left(2000).constData());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("bogus"), r.err.left(2000).constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliSandbox)
+#include "tst_cli_sandbox.moc"
