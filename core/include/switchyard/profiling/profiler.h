@@ -3,6 +3,7 @@
 
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
+#include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,29 @@ private:
     std::unique_ptr<Workload> m_workload; // the last (op, dims): consecutive rows share it
     std::string m_workload_key;
 };
+
+/// A row may read up to this fraction of its ceiling before it is flagged: measured
+/// ceilings are best-of-N probes, and a kernel timed on a quiet moment can beat one by a
+/// few per cent. Above it the row gets a warning (the ceiling or the byte count is wrong);
+/// tst_profiler fails on such a row. Documented in docs/json.md.
+inline constexpr double kCeilingTolerance = 1.10;
+
+/// What a row is judged against: `ceiling` (nullptr when the device has none that fits)
+/// and the level label the row shows ("L1" ... "DRAM", "HBM", "device", or "compute").
+struct CeilingChoice {
+    const Ceiling* ceiling = nullptr;
+    std::string level;
+    double intensity = 0; // FLOP per working-set byte
+};
+/// The ceiling a row is judged against. Among `info`'s measured bandwidth ceilings for
+/// `all_threads` (threads 0) or one thread (threads 1), the smallest level whose
+/// capacity_bytes holds `working_set_bytes` (capacity 0: memory, always fits; the triad
+/// ceiling of a level before its copy, then any other, read last; theoretical ones only
+/// when no measured one exists). When the row's intensity (flops / working set) is above
+/// that level's ridge point (compute peak / bandwidth) the compute ceiling of the same
+/// thread count wins and the level is "compute".
+CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
+                             bool all_threads);
 
 /// Measurement warnings about the host (governor not `performance`, debug build, ...).
 std::vector<std::string> host_measurement_warnings();
