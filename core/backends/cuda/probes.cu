@@ -85,9 +85,8 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
         each = std::max<std::int64_t>(each, std::int64_t(16) << 20) / 256 * 256;
         Buffer src(std::size_t(each)), dst(std::size_t(each));
         ok(cudaMemsetAsync(src.p, 0, std::size_t(each), stream), "cudaMemsetAsync");
-        const double kernel_s = ev.best(stream, 5, 3, [&] {
-            run_copy_probe(src.f(), dst.f(), each, blocks, launch);
-        });
+        const double kernel_s =
+            ev.best(stream, 5, 3, [&] { run_copy_probe(src.f(), dst.f(), each, blocks, launch); });
         const double memcpy_s = ev.best(stream, 5, 3, [&] {
             ok(cudaMemcpyAsync(dst.p, src.p, std::size_t(each), cudaMemcpyDeviceToDevice, stream),
                "cudaMemcpyAsync (probe)");
@@ -101,9 +100,8 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
         const std::int64_t each = std::max<std::int64_t>(l2_bytes / 4 / 256 * 256, 4096);
         Buffer src(std::size_t(each)), dst(std::size_t(each));
         ok(cudaMemsetAsync(src.p, 0, std::size_t(each), stream), "cudaMemsetAsync");
-        const double s = ev.best(stream, 5, 50, [&] {
-            run_copy_probe(src.f(), dst.f(), each, blocks, launch);
-        });
+        const double s =
+            ev.best(stream, 5, 50, [&] { run_copy_probe(src.f(), dst.f(), each, blocks, launch); });
         r.l2_copy_bytes = 2 * each;
         r.l2_copy_gbs = s > 0 ? 2.0 * double(each) / s / 1e9 : 0;
     }

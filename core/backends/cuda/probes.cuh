@@ -51,8 +51,7 @@ void run_copy_probe(const float* src, float* dst, std::int64_t bytes, unsigned b
 
 template <class Launch>
 void run_fma_probe(float* out, unsigned blocks, int iterations, Launch&& launch) {
-    launch(dim3(blocks), dim3(kProbeThreads), fma_probe_kernel, out, iterations, 0.999999f,
-           1e-7f);
+    launch(dim3(blocks), dim3(kProbeThreads), fma_probe_kernel, out, iterations, 0.999999f, 1e-7f);
 }
 
 } // namespace

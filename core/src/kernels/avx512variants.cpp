@@ -65,8 +65,8 @@ void flow_match(std::int64_t n, const float* x, const float* v, float dt, float*
                          _mm512_fmadd_ps(vdt, _mm512_loadu_ps(v + i), _mm512_loadu_ps(x + i)));
     if (i < n) {
         const __mmask16 m = tail_mask(n - i);
-        const __m512 r = _mm512_fmadd_ps(vdt, _mm512_maskz_loadu_ps(m, v + i),
-                                         _mm512_maskz_loadu_ps(m, x + i));
+        const __m512 r =
+            _mm512_fmadd_ps(vdt, _mm512_maskz_loadu_ps(m, v + i), _mm512_maskz_loadu_ps(m, x + i));
         _mm512_mask_storeu_ps(out + i, m, r);
     }
 }
@@ -132,9 +132,10 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
                                                    _mm512_loadu_ps(w + i)));
         if (i < d) {
             const __mmask16 m = tail_mask(d - i);
-            _mm512_mask_storeu_ps(yr + i, m,
-                                  _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, xr + i), inv),
-                                                _mm512_maskz_loadu_ps(m, w + i)));
+            _mm512_mask_storeu_ps(
+                yr + i, m,
+                _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, xr + i), inv),
+                              _mm512_maskz_loadu_ps(m, w + i)));
         }
     }
 }

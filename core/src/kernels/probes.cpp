@@ -214,10 +214,20 @@ CpuPeaks measure_all() {
     // siblings share theirs).
     const std::int64_t cores = std::max<std::int64_t>(
         1, std::min<std::int64_t>(all, cpu.physical_cores ? cpu.physical_cores : all));
+    // The level below's capacity (1 thread, all threads): a level is probed at the low end
+    // of its range, 4x the level below but at most half its own capacity, so the probe sees
+    // the best the level gives and a row that fits in it cannot beat it.
+    std::int64_t below_1t = 0, below_all = 0;
     for (const auto& lv : cpu_probe_levels()) {
         const bool dram = lv.level == "DRAM";
-        std::int64_t ws_1t = lv.capacity / 2,
-                     ws_all = lv.per_core ? lv.capacity / 2 * cores : lv.capacity / 2;
+        const std::int64_t cap_all = lv.per_core ? lv.capacity * cores : lv.capacity;
+        std::int64_t ws_1t = lv.capacity / 2, ws_all = cap_all / 2;
+        if (below_1t > 0)
+            ws_1t = std::min(ws_1t, 4 * below_1t);
+        if (below_all > 0)
+            ws_all = std::min(ws_all, 4 * below_all);
+        below_1t = lv.capacity;
+        below_all = cap_all;
         std::string dram_reason;
         if (dram) {
             const auto llc = cpu.last_level_cache_bytes();
@@ -234,7 +244,7 @@ CpuPeaks measure_all() {
             std::unique_ptr<Arena> arena;
             if (dram_reason.empty())
                 arena = std::make_unique<Arena>(ws / 4, threads == 1 ? 1 : all);
-            const int timings = dram ? 3 : 5;
+            const int timings = dram ? 3 : 15;
             // In-cache passes are short: repeat each to ~16 MiB per thread per timing.
             const double min_bytes = dram ? 0.0 : double(16 << 20);
             for (Probe probe : {Probe::Read, Probe::Triad}) {

@@ -413,7 +413,7 @@ bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
 
 // Judges a summarized row against the ceiling its working set and intensity pick.
 void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads) {
-    const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads);
+    const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes);
     row.intensity = choice.intensity;
     if (!choice.ceiling)
         return;
@@ -460,10 +460,11 @@ void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettin
 } // namespace
 
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
-                             bool all_threads) {
+                             bool all_threads, double traffic_bytes) {
     CeilingChoice out;
-    if (working_set_bytes > 0)
-        out.intensity = flops / working_set_bytes;
+    const double bytes = traffic_bytes > 0 ? traffic_bytes : working_set_bytes;
+    if (bytes > 0)
+        out.intensity = flops / bytes;
     const int want = all_threads ? 0 : 1;
     // The preferred bandwidth ceiling of each level, in order of capacity (memory last).
     std::vector<const Ceiling*> levels;

@@ -72,17 +72,18 @@ inline constexpr double kCeilingTolerance = 1.10;
 struct CeilingChoice {
     const Ceiling* ceiling = nullptr;
     std::string level;
-    double intensity = 0; // FLOP per working-set byte
+    double intensity = 0; // FLOP per byte of traffic (the op's bytes)
 };
 /// The ceiling a row is judged against. Among `info`'s measured bandwidth ceilings for
 /// `all_threads` (threads 0) or one thread (threads 1), the smallest level whose
 /// capacity_bytes holds `working_set_bytes` (capacity 0: memory, always fits; the triad
 /// ceiling of a level before its copy, then any other, read last; theoretical ones only
-/// when no measured one exists). When the row's intensity (flops / working set) is above
-/// that level's ridge point (compute peak / bandwidth) the compute ceiling of the same
-/// thread count wins and the level is "compute".
+/// when no measured one exists). When the row's intensity (flops / traffic_bytes, the
+/// bytes the op moves; the working set when 0) is above that level's ridge point (compute
+/// peak / bandwidth) the compute ceiling of the same thread count wins and the level is
+/// "compute". The working set (inputs + outputs + workspace) only picks the level.
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
-                             bool all_threads);
+                             bool all_threads, double traffic_bytes = 0);
 
 /// Measurement warnings about the host (governor not `performance`, debug build, ...).
 std::vector<std::string> host_measurement_warnings();
