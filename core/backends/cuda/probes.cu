@@ -83,7 +83,7 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
         if (memory_bytes > 0)
             each = std::min(each, memory_bytes / 8);
         each = std::max<std::int64_t>(each, std::int64_t(16) << 20) / 256 * 256;
-        Buffer src(std::size_t(each)), dst(std::size_t(each));
+        Buffer src{std::size_t(each)}, dst{std::size_t(each)};
         ok(cudaMemsetAsync(src.p, 0, std::size_t(each), stream), "cudaMemsetAsync");
         const double kernel_s =
             ev.best(stream, 5, 3, [&] { run_copy_probe(src.f(), dst.f(), each, blocks, launch); });
@@ -98,7 +98,7 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
     if (l2_bytes > 0) {
         // Both buffers together half the L2, copied back and forth so they stay there.
         const std::int64_t each = std::max<std::int64_t>(l2_bytes / 4 / 256 * 256, 4096);
-        Buffer src(std::size_t(each)), dst(std::size_t(each));
+        Buffer src{std::size_t(each)}, dst{std::size_t(each)};
         ok(cudaMemsetAsync(src.p, 0, std::size_t(each), stream), "cudaMemsetAsync");
         const double s =
             ev.best(stream, 5, 50, [&] { run_copy_probe(src.f(), dst.f(), each, blocks, launch); });
@@ -107,7 +107,7 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
     }
     {
         constexpr int iterations = 4096;
-        Buffer out(std::size_t(blocks) * kProbeThreads * sizeof(float));
+        Buffer out{std::size_t(blocks) * kProbeThreads * sizeof(float)};
         const double s =
             ev.best(stream, 5, 1, [&] { run_fma_probe(out.f(), blocks, iterations, launch); });
         r.fma_gflops = s > 0 ? fma_probe_flops(blocks, iterations) / s / 1e9 : 0;

@@ -95,7 +95,10 @@ double run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool str
                  int timings, double min_bytes) {
     const int isa = probe_isa();
     const std::int64_t n = arena.slice_floats();
-    const double pass_bytes = probe == Probe::Read ? 4.0 * double(n) : 4.0 * double(n / 3 * 3);
+    // Triad: three arrays of a multiple of 64 floats each, so each starts 256-byte aligned
+    // and the loops run without tails, as a kernel on a round size does.
+    const std::int64_t third = n / 3 / 64 * 64;
+    const double pass_bytes = probe == Probe::Read ? 4.0 * double(n) : 12.0 * double(third);
     const std::int64_t reps = std::max<std::int64_t>(1, std::int64_t(min_bytes / pass_bytes));
     // Forms: read uses the widest loads only; triad every store flavour.
     std::vector<int> forms;
@@ -123,7 +126,6 @@ double run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool str
             sink[std::size_t(t)] += s;
             return;
         }
-        const std::int64_t third = n / 3;
         float* a = p;
         const float* b = p + third;
         const float* c = p + 2 * third;
