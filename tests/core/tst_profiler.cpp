@@ -280,19 +280,26 @@ private slots:
 
         auto c = choose_ceiling(d, 16 << 10, 0, false);
         QVERIFY(c.ceiling);
-        QCOMPARE(c.ceiling->id, std::string("l1.triad.1t")); // triad before read
+        QCOMPARE(c.ceiling->id, std::string("l1.read.1t")); // the level's best
         QCOMPARE(c.level, std::string("L1"));
         c = choose_ceiling(d, 300 << 10, 0, false);
         QCOMPARE(c.ceiling->id, std::string("l2.triad.1t"));
+        c = choose_ceiling(d, (512 << 10) + 64, 0, false); // just past L2: still L2
+        QCOMPARE(c.ceiling->id, std::string("l2.triad.1t"));
+        c = choose_ceiling(d, 2 << 20, 0, false); // well past L2 (no L3 here): DRAM
+        QCOMPARE(c.ceiling->id, std::string("dram.triad.1t"));
         c = choose_ceiling(d, 900 << 10, 0, true); // 2 cores' L2 hold it
         QCOMPARE(c.ceiling->id, std::string("l2.triad.all"));
         c = choose_ceiling(d, 64 << 20, 0, false);
         QCOMPARE(c.ceiling->id, std::string("dram.triad.1t"));
         QCOMPARE(c.level, std::string("DRAM"));
-        // 2 flops per byte from DRAM: ridge 50/10 = 5 flop/byte, so memory-bound ...
+        // 2 flops per byte, under memory's ridge 50/10 = 5 flop/byte: memory-bound, in
+        // L1 too (an in-cache elementwise op is judged on bandwidth) ...
         c = choose_ceiling(d, 64 << 20, 2.0 * (64 << 20), false);
         QCOMPARE(c.ceiling->id, std::string("dram.triad.1t"));
         QCOMPARE(c.intensity, 2.0);
+        c = choose_ceiling(d, 16 << 10, 2.0 * (16 << 10), false);
+        QCOMPARE(c.ceiling->id, std::string("l1.read.1t"));
         // ... and 100 flops per byte is compute-bound.
         c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), false);
         QCOMPARE(c.ceiling->id, std::string("fma.fp32.1t"));

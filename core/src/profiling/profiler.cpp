@@ -388,16 +388,13 @@ void summarize(ProfileRow& row, const StoppingRule& rule, std::vector<double> sa
         row.flops_fraction = row.gflops / row.peak_gflops;
 }
 
-// Ranks a bandwidth ceiling among those of its level: lower is preferred.
-int ceiling_rank(const Ceiling& c) {
-    int rank = c.measured ? 0 : 10;
-    if (c.id.find(".triad.") != std::string::npos)
-        return rank;
-    if (c.id.find(".copy") != std::string::npos)
-        return rank + 1;
-    if (c.id.find(".read.") != std::string::npos)
-        return rank + 3;
-    return rank + 2;
+// Whether bandwidth ceiling `c` is preferred to `than` for its level: measured before
+// theoretical, then the higher value (the level's best: a kernel that mostly reads moves
+// more bytes per second than a triad, so the read ceiling bounds it, not the triad).
+bool preferred(const Ceiling& c, const Ceiling& than) {
+    if (c.measured != than.measured)
+        return c.measured;
+    return c.value > than.value;
 }
 
 // Whether a row runs on all threads: the cell's meta "threads" when it states it, else
@@ -475,7 +472,7 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
                                [&](const Ceiling* l) { return l->level == c.level; });
         if (it == levels.end())
             levels.push_back(&c);
-        else if (ceiling_rank(c) < ceiling_rank(**it))
+        else if (preferred(c, **it))
             *it = &c;
     }
     std::stable_sort(levels.begin(), levels.end(), [](const Ceiling* a, const Ceiling* b) {
@@ -485,7 +482,7 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
     });
     const Ceiling* bw = nullptr;
     for (const auto* l : levels)
-        if (l->capacity_bytes <= 0 || working_set_bytes <= l->capacity_bytes) {
+        if (l->capacity_bytes <= 0 || working_set_bytes <= kLevelSlack * l->capacity_bytes) {
             bw = l;
             break;
         }
@@ -496,7 +493,11 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
         if (c.kind == "compute" && c.threads == want && c.value > 0 &&
             (!fma || (c.measured && !fma->measured)))
             fma = &c;
-    if (fma && flops > 0 && (!bw || out.intensity > fma->value / bw->value)) {
+    // Compute-bound: the intensity is past the ridge point of memory (the last level), as
+    // in the classic roofline. The in-cache ridge points are far lower, and the nominal flop
+    // counts of the elementwise ops would make small in-cache rows look compute-bound.
+    const Ceiling* memory = levels.empty() ? nullptr : levels.back();
+    if (fma && flops > 0 && (!memory || out.intensity > fma->value / memory->value)) {
         out.ceiling = fma;
         out.level = "compute";
     } else if (bw) {

@@ -61,9 +61,9 @@ OpenBlasInfo openblas_info();
 /// AVX-512 kernels on a CPU that has them. Empty when there is nothing to say.
 std::string openblas_core_warning(const OpenBlasInfo& info);
 
-/// A working set the CPU's bandwidth probe uses for a memory level: half the level's
-/// capacity (per thread for the per-core L1 and L2), DRAM at max(64 MiB, 4 x last level).
-/// Exposed for the tests.
+/// A memory level the CPU's bandwidth probes measure. Each is probed at 4x the level
+/// below but at most half its capacity (L1: 3/4; per core for the per-core L1 and L2),
+/// DRAM at max(64 MiB, 4 x last level). Exposed for the tests.
 struct CpuProbeLevel {
     std::string level;         // "L1", "L2", "L3", "DRAM"
     std::int64_t capacity = 0; // bytes one core sees (0 for DRAM)

@@ -67,6 +67,11 @@ private:
 /// tst_profiler fails on such a row. Documented in docs/json.md.
 inline constexpr double kCeilingTolerance = 1.10;
 
+/// A working set up to this factor above a level's capacity is still judged against that
+/// level: the level keeps serving most of it (victim caches, prefetch), and the default
+/// sweep's L2 size sits exactly at the L2 capacity. Documented in docs/json.md.
+inline constexpr double kLevelSlack = 1.25;
+
 /// What a row is judged against: `ceiling` (nullptr when the device has none that fits)
 /// and the level label the row shows ("L1" ... "DRAM", "HBM", "device", or "compute").
 struct CeilingChoice {
@@ -74,14 +79,15 @@ struct CeilingChoice {
     std::string level;
     double intensity = 0; // FLOP per byte of traffic (the op's bytes)
 };
-/// The ceiling a row is judged against. Among `info`'s measured bandwidth ceilings for
+/// The ceiling a row is judged against. Among `info`'s bandwidth ceilings for
 /// `all_threads` (threads 0) or one thread (threads 1), the smallest level whose
-/// capacity_bytes holds `working_set_bytes` (capacity 0: memory, always fits; the triad
-/// ceiling of a level before its copy, then any other, read last; theoretical ones only
-/// when no measured one exists). When the row's intensity (flops / traffic_bytes, the
-/// bytes the op moves; the working set when 0) is above that level's ridge point (compute
-/// peak / bandwidth) the compute ceiling of the same thread count wins and the level is
-/// "compute". The working set (inputs + outputs + workspace) only picks the level.
+/// capacity_bytes holds `working_set_bytes` (within kLevelSlack; capacity 0: memory,
+/// always fits), and of that level the highest measured ceiling (read or triad or copy;
+/// theoretical ones only when no measured one exists). When the row's intensity (flops /
+/// traffic_bytes, the bytes the op moves; the working set when 0) is above memory's ridge
+/// point (compute peak / the last level's bandwidth) the compute ceiling of the same thread
+/// count wins and the level is "compute". The working set (inputs + outputs + workspace)
+/// only picks the level.
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
                              bool all_threads, double traffic_bytes = 0);
 
