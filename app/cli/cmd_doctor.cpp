@@ -16,6 +16,7 @@ void add_doctor_command(CLI::App& app, Context& context) {
     struct Options {
         bool json = false;
         bool markdown = false;
+        bool probe = false;
     };
     auto options = std::make_shared<Options>();
     auto* cmd = app.add_subcommand(
@@ -26,9 +27,15 @@ void add_doctor_command(CLI::App& app, Context& context) {
     auto* json_flag = cmd->add_flag("--json", options->json, "Machine-readable report");
     cmd->add_flag("--markdown", options->markdown, "A Markdown report to paste into a ticket")
         ->excludes(json_flag);
+    cmd->add_flag("--probe", options->probe,
+                  "Measure every device's ceilings first (bandwidth per memory level, FMA "
+                  "peak; about a second) so the report lists them");
     set_action(cmd, context, [options]() {
         // Device backends publish their devices when loaded: list them all.
         default_backends().load_device_backends();
+        if (options->probe)
+            for (const auto& d : default_devices().devices())
+                d->prepare();
         const auto report = DoctorReport::collect(default_backends(), default_devices(),
                                                   PluginSearchPath::from_environment());
         if (options->json)

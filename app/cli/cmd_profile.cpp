@@ -59,15 +59,16 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             m ? human_time(r.stats.median) : "-",
             m ? fmt("%.2f", r.gbps) : "-",
             m ? fmt("%.2f", r.gflops) : "-",
-            m && r.bandwidth_fraction > 0 ? fmt("%.0f%%", r.bandwidth_fraction * 100) : "-",
+            m && !r.level.empty() ? r.level : "-",
+            m && r.ceiling_fraction > 0 ? fmt("%.0f%%", r.ceiling_fraction * 100) : "-",
             m ? fmt("%.2f%%", r.stats.rel_noise * 100) : "-",
             m ? std::to_string(r.stats.count) : "-",
             r.parity.verdict()};
 }
 
 const std::vector<std::string> kRowHeader = {
-    "op",   "size",    "device",   "backend", "arch/variant", "status", "median",
-    "GB/s", "GFLOP/s", "%peak BW", "noise",   "samples",      "parity"};
+    "op",   "size",    "device", "backend",  "arch/variant", "status",  "median",
+    "GB/s", "GFLOP/s", "level",  "%ceiling", "noise",        "samples", "parity"};
 
 struct ProfileOptions {
     std::vector<std::string> ops, devices, sizes;
@@ -243,10 +244,7 @@ int run_worker() {
         settings = ProfileSettings::from_json(input.at("settings"));
         start = input.value("start", std::int64_t(0));
         if (input.contains("peaks")) {
-            const auto& p = input.at("peaks");
-            peaks.triad_gbs = p.at("triad_gbs").get<double>();
-            peaks.triad_bytes = p.at("triad_bytes").get<std::int64_t>();
-            peaks.fma_gflops = p.at("fma_gflops").get<double>();
+            peaks = CpuPeaks::from_json(input.at("peaks"));
             have_peaks = true;
         }
     } catch (const std::exception& e) {
@@ -299,7 +297,10 @@ int run_hardware(bool as_json, bool probe) {
                   {"cpu", cpu.to_json()},
                   {"host", host.to_json()},
                   {"devices", json::array()},
+                  {"openblas", openblas_info().to_json()},
                   {"warnings", host_measurement_warnings()}};
+        if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
+            j["warnings"].push_back(w);
         if (probe)
             j["cpu_peaks"] = cpu_peaks().to_json();
         for (const auto& d : devices)
@@ -348,7 +349,30 @@ int run_hardware(bool as_json, bool probe) {
         if (!i.peak_gflops_source.empty())
             std::cout << "  " << i.id << " fp32: " << i.peak_gflops_source << "\n";
     }
-    for (const auto& w : host_measurement_warnings())
+    for (const auto& d : devices) {
+        const auto& i = d->info();
+        if (i.ceilings.empty())
+            continue;
+        std::vector<std::vector<std::string>> crows;
+        for (const auto& c : i.ceilings)
+            crows.push_back({c.id, c.level.empty() ? "-" : c.level,
+                             c.value > 0
+                                 ? fmt(c.kind == "compute" ? "%.1f GFLOP/s" : "%.1f GB/s", c.value)
+                                 : "-",
+                             c.measured ? c.method : "theoretical: " + c.method});
+        std::cout << "\nCeilings of " << i.id << ":\n"
+                  << format_table({"id", "level", "value", "method"}, crows);
+    }
+    if (probe) {
+        const auto blas = openblas_info();
+        if (blas.present)
+            std::cout << "\nOpenBLAS: core " << blas.corename << ", " << blas.threads
+                      << " threads (" << blas.config << ")\n";
+    }
+    auto warnings = host_measurement_warnings();
+    if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
+        warnings.push_back(w);
+    for (const auto& w : warnings)
         std::cout << "warning: " << w << "\n";
     return Ok;
 }

@@ -177,6 +177,17 @@ private slots:
         QVERIFY(!devices.isEmpty());
         QCOMPARE(devices[0].toObject().value("id").toString(), QString("cpu"));
         QVERIFY(devices[0].toObject().value("peak_bandwidth_gbs").toDouble() > 0);
+        // The CPU's roofline: a triad ceiling per level, an FMA peak where AVX2 runs.
+        QStringList ids;
+        for (const auto& c : devices[0].toObject().value("ceilings").toArray())
+            ids << c.toObject().value("id").toString();
+        QVERIFY2(ids.contains("l1.triad.1t") && ids.contains("dram.triad.all"),
+                 qPrintable(ids.join(' ')));
+        QVERIFY(doc.value("openblas").isObject());
+        const auto table = run_cli({"hardware"});
+        QCOMPARE(table.code, 0);
+        QVERIFY(table.out.contains("Ceilings of cpu:"));
+        QVERIFY(table.out.contains("dram.triad.all"));
         const auto text = run_cli({"hardware", "--no-probe"});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("ISA:"));

@@ -112,6 +112,45 @@ private slots:
         QVERIFY(text.find("Only in A") != std::string::npos);
         QVERIFY(text.find("Only in B") != std::string::npos);
     }
+
+    // Two reports from machines whose ceilings differ are flagged; the same ceilings (within
+    // 10 %) are not; reports without ceilings say nothing.
+    void ceilingsDifferAcrossMachines() {
+        auto context = [](double l2, bool with_dram) {
+            nlohmann::json ceilings = nlohmann::json::array();
+            ceilings.push_back({{"id", "l2.triad.all"}, {"kind", "bandwidth"}, {"value", l2}});
+            ceilings.push_back({{"id", "fma.fp32.all"}, {"kind", "compute"}, {"value", 100.0}});
+            if (with_dram)
+                ceilings.push_back(
+                    {{"id", "dram.triad.all"}, {"kind", "bandwidth"}, {"value", 20.0}});
+            return nlohmann::json{
+                {"devices", nlohmann::json::array({{{"id", "cpu"}, {"ceilings", ceilings}}})}};
+        };
+        QVERIFY(ceiling_differences(context(100, true), context(105, true)).empty());
+        QVERIFY(ceiling_differences(nlohmann::json::object(), nlohmann::json::object()).empty());
+
+        auto w = ceiling_differences(context(100, true), context(150, true));
+        QCOMPARE(w.size(), std::size_t(1));
+        QVERIFY2(w[0].find("l2.triad.all 100 -> 150 (+50.0 %)") != std::string::npos, w[0].c_str());
+        QVERIFY(w[0].find("cpu:") == 0);
+
+        w = ceiling_differences(context(100, true), context(100, false));
+        QCOMPARE(w.size(), std::size_t(1));
+        QVERIFY2(w[0].find("only in A: dram.triad.all") != std::string::npos, w[0].c_str());
+
+        w = ceiling_differences(nlohmann::json::object(), context(100, true));
+        QCOMPARE(w.size(), std::size_t(1));
+        QVERIFY(w[0].find("A has no measured ceilings") == 0);
+
+        // Comparison carries them to its text and JSON.
+        Report a, b;
+        a.context = context(100, true);
+        b.context = context(50, true);
+        const auto c = Comparison::of(a, b);
+        QCOMPARE(c.warnings().size(), std::size_t(1));
+        QVERIFY(c.to_text().rfind("warning: cpu: ceilings differ", 0) == 0);
+        QCOMPARE(c.to_json()["warnings"].size(), std::size_t(1));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCompare)

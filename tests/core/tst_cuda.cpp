@@ -24,6 +24,9 @@
 
 #include "../../core/backends/cuda/elementwise.cuh"
 #include "../../core/backends/cuda/gemm.cuh"
+#include "../../core/backends/cuda/probes.cuh"
+
+#include "../../core/backends/cuda/ceilings.h"
 
 using namespace switchyard;
 using namespace switchyard::cuda; // the run_* launches of the .cuh files
@@ -359,6 +362,63 @@ private slots:
         }
         QVERIFY(variants.count("gemm:generic:default"));
         QVERIFY(variants.count("flow_match_step:generic:default"));
+    }
+
+    // The theoretical ceilings from attributes: an H100 SXM (HBM3, 5120-bit bus, 2619 MHz
+    // memory clock; 132 SMs at 1980 MHz, 128 FP32 lanes) and a GDDR card.
+    void theoreticalCeilingsFromAttributes() {
+        CudaAttributes h100;
+        h100.multiprocessors = 132;
+        h100.clock_khz = 1'980'000;
+        h100.memory_clock_khz = 2'619'000;
+        h100.memory_bus_bits = 5120;
+        h100.fp32_lanes_per_sm = 128;
+        h100.l2_bytes = 50 << 20;
+        const auto c = theoretical_ceilings(h100);
+        QCOMPARE(c.size(), std::size_t(2));
+        QCOMPARE(c[0].id, std::string("theoretical.hbm"));
+        QCOMPARE(c[0].level, std::string("HBM"));
+        QVERIFY(!c[0].measured);
+        // 2 x 2619e6 x 5120 / 8 = 3352.3 GB/s
+        QVERIFY(std::fabs(c[0].value - 3352.32) < 0.01);
+        QCOMPARE(c[1].id, std::string("theoretical.fma.fp32"));
+        QCOMPARE(c[1].kind, std::string("compute"));
+        // 132 x 1.98e9 x 128 x 2 = 66908.16 GFLOP/s
+        QVERIFY(std::fabs(c[1].value - 66908.16) < 0.01);
+        QVERIFY(c[1].method.find("132 SMs x 1980 MHz x 128 FP32 lanes x 2") != std::string::npos);
+
+        CudaAttributes gddr = h100;
+        gddr.memory_bus_bits = 384;
+        QCOMPARE(memory_level(gddr), std::string("DRAM"));
+        QCOMPARE(theoretical_ceilings(gddr)[0].id, std::string("theoretical.dram"));
+        CudaAttributes none;
+        QVERIFY(theoretical_ceilings(none).empty()); // unreported attributes: no ceiling
+    }
+
+    // The probe kernels, emulated: the copy copies every float4, the FMA kernel runs the
+    // flops fma_probe_flops counts (its result matches the same chains run on the host).
+    void probeKernelsEmulated() {
+        std::vector<float> src(1024 + 64), dst(src.size(), 0.0f);
+        for (std::size_t i = 0; i < src.size(); ++i)
+            src[i] = float(i) * 0.5f;
+        // The vectors' storage is 16-byte aligned on glibc (operator new's alignment).
+        run_copy_probe(src.data(), dst.data(), std::int64_t(1024 * sizeof(float)), 2,
+                       EmulatedLaunch{});
+        for (std::size_t i = 0; i < 1024; ++i)
+            QCOMPARE(dst[i], src[i]);
+        QCOMPARE(dst[1024], 0.0f); // nothing past the byte count
+        std::vector<float> out(2 * kProbeThreads, -1.0f);
+        run_fma_probe(out.data(), 2, 3, EmulatedLaunch{});
+        float expect = 0;
+        for (int c = 0; c < kFmaChains; ++c) {
+            float acc = float(5 + c); // thread 5
+            for (int it = 0; it < 3; ++it)
+                acc = std::fma(acc, 0.999999f, 1e-7f);
+            expect += acc;
+        }
+        QCOMPARE(out[5], expect);
+        QCOMPARE(out[kProbeThreads + 5], expect);
+        QCOMPARE(fma_probe_flops(2, 3), 2.0 * kProbeThreads * 3 * kFmaChains * 2);
     }
 };
 

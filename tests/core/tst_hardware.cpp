@@ -12,6 +12,9 @@
 #include <switchyard/registry/fallback.h>
 #include <switchyard/runtime/runtime.h>
 
+#include <cctype>
+#include <stdexcept>
+
 using namespace switchyard;
 
 namespace {
@@ -73,6 +76,72 @@ private slots:
 
     // A small probe: it must return a positive number (its size is what the figure uses).
     void triadProbeRuns() { QVERIFY(measure_triad_gbs(4 << 20, 2) > 0); }
+
+    // The cache-aware roofline of this CPU: read and triad per level, 1 thread and all,
+    // and the FMA peak with the widest ISA; ordered as a memory hierarchy is.
+    void ceilingsAreMeasuredPerLevel() {
+        const auto p = measure_cpu_peaks();
+        const auto levels = cpu_probe_levels();
+        QVERIFY(levels.size() >= 2); // at least L1 and DRAM on any machine we build for
+        QCOMPARE(levels.back().level, std::string("DRAM"));
+        for (const auto& lv : levels)
+            for (const char* probe : {".read.", ".triad."})
+                for (const char* t : {"1t", "all"}) {
+                    std::string id;
+                    for (char ch : lv.level)
+                        id += char(std::tolower(static_cast<unsigned char>(ch)));
+                    id += probe;
+                    id += t;
+                    const auto* c = p.find(id);
+                    QVERIFY2(c, id.c_str());
+                    QCOMPARE(c->kind, std::string("bandwidth"));
+                    QCOMPARE(c->level, lv.level);
+                    QVERIFY2(!c->method.empty(), id.c_str());
+                    if (c->value == 0) // only DRAM may be impossible, and it must say why
+                        QVERIFY2(lv.level == "DRAM" &&
+                                     c->method.find("not measured") != std::string::npos,
+                                 c->method.c_str());
+                    else
+                        QVERIFY(c->working_set_bytes > 0);
+                    if (lv.level != "DRAM")
+                        QVERIFY(c->capacity_bytes >= double(lv.capacity));
+                }
+        // L1 is faster than DRAM (a factor the noise of a busy machine cannot undo).
+        const auto* l1 = p.find("l1.triad.1t");
+        const auto* dram = p.find("dram.triad.1t");
+        if (l1 && dram && dram->value > 0)
+            QVERIFY2(l1->value > 1.5 * dram->value,
+                     (std::to_string(l1->value) + " vs " + std::to_string(dram->value)).c_str());
+        if (cpu_supports_x86_64_v3()) {
+            const auto* fma = p.find("fma.fp32.all");
+            QVERIFY(fma && fma->value > 0 && fma->kind == "compute");
+            QVERIFY(fma->method.find(cpu_supports_x86_64_v4() ? "AVX-512F" : "AVX2") !=
+                    std::string::npos);
+            QCOMPARE(p.fma_gflops, fma->value);
+        }
+        if (const auto* t = p.find("dram.triad.all"); t && t->value > 0)
+            QCOMPARE(p.triad_gbs, t->value);
+        // Round trip through the worker's --peaks JSON.
+        const auto back = CpuPeaks::from_json(p.to_json());
+        QCOMPARE(back.ceilings.size(), p.ceilings.size());
+        QCOMPARE(back.ceilings[0].capacity_bytes, p.ceilings[0].capacity_bytes);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 CpuPeaks::from_json(nlohmann::json{{"triad_gbs", "x"}}));
+    }
+
+    void openblasGenericCoreIsWarned() {
+        OpenBlasInfo info;
+        info.present = true;
+        info.corename = "Prescott";
+        QVERIFY(openblas_core_warning(info).find("generic 'Prescott'") != std::string::npos);
+        info.corename = "SkylakeX";
+        QVERIFY(openblas_core_warning(info).empty());
+        info.corename = "Haswell";
+        QCOMPARE(openblas_core_warning(info).empty(), !cpu_supports_x86_64_v4());
+        info.present = false;
+        info.corename = "Prescott";
+        QVERIFY(openblas_core_warning(info).empty());
+    }
 
     void peaksAreCachedAndReplaceable() {
         set_cpu_peaks({12.5, 1 << 20, 3.0});

@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <stdexcept>
 
 using namespace switchyard;
 
@@ -67,6 +69,34 @@ private slots:
                 QCOMPARE(c.is_available(), cpu_supports_x86_64_v3());
     }
 
+    // Every op has x86-64-v4 default and threaded cells, available exactly where the CPU
+    // runs x86-64-v4; a resolution for this CPU stops at the first rung it can run.
+    void v4CellsFollowTheRuntimeCheck() {
+        for (const auto& op : ops()) {
+            std::set<std::string> variants;
+            for (const auto& c : cpu_cells())
+                if (c.key[0] == op.name && c.key[2] == "x86-64-v4") {
+                    variants.insert(c.key[3]);
+                    QCOMPARE(c.is_available(), cpu_supports_x86_64_v4());
+                    QCOMPARE(c.meta.value("isa", std::string()), std::string("avx512f+bw+vl+fma"));
+                }
+            QCOMPARE(variants, (std::set<std::string>{"default", "threaded"}));
+        }
+        if (!cpu_supports_x86_64_v4()) {
+            // The v4 entry points refuse to run rather than die on an illegal instruction.
+            for (const auto& c : cpu_cells())
+                if (c.key[2] == "x86-64-v4") {
+                    const auto& op = *find_op(c.key[0]);
+                    const Dims d = op.rank() == 1     ? Dims{64, 0, 0}
+                                   : op.name == kGemm ? Dims{8, 8, 8}
+                                                      : Dims{2, 64, 0};
+                    Workload w(op, d, 1);
+                    auto out = w.make_outputs();
+                    QVERIFY_THROWS_EXCEPTION(std::runtime_error, c.fn(w.args(out)));
+                }
+        }
+    }
+
     void variantMatchesReference_data() {
         QTest::addColumn<int>("cell");
         QTest::addColumn<Dims>("dims");
@@ -92,6 +122,8 @@ private slots:
         QFETCH(Dims, dims);
         QFETCH(InputPattern, pattern);
         const auto& c = cpu_cells()[std::size_t(cell)];
+        if (c.key[2] == "x86-64-v4" && !c.is_available())
+            QSKIP("this CPU has no AVX-512F (x86-64-v4 variant; it runs where the CPU has it)");
         if (!c.is_available())
             QSKIP("this CPU cannot run the variant (runtime ISA check)");
         const auto& op = *find_op(c.key[0]);
@@ -115,6 +147,8 @@ private slots:
     void sdeSigmaOneUsesSigmaMax() {
         QFETCH(int, cell);
         const auto& c = cpu_cells()[std::size_t(cell)];
+        if (c.key[2] == "x86-64-v4" && !c.is_available())
+            QSKIP("this CPU has no AVX-512F (x86-64-v4 variant; it runs where the CPU has it)");
         if (!c.is_available())
             QSKIP("this CPU cannot run the variant (runtime ISA check)");
         const auto& op = *find_op(kFlowSdeStep);

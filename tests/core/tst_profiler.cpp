@@ -245,6 +245,132 @@ private slots:
         QVERIFY(c["switchyard"].contains("git_hash"));
         QVERIFY(c["devices"].size() >= 1);
         QCOMPARE(c["devices"][0]["id"].get<std::string>(), std::string("cpu"));
+        QVERIFY(c.contains("openblas"));
+        QVERIFY(c["openblas"].contains("corename"));
+        QVERIFY(c["openblas"].contains("threads"));
+    }
+
+    // The level a working set fits in, the thread count of the variant, and the ridge
+    // point that makes an op compute-bound.
+    void choosesTheRightCeiling() {
+        DeviceInfo d;
+        auto bw = [&](std::string id, std::string level, double value, int threads,
+                      double capacity) {
+            Ceiling c;
+            c.id = std::move(id);
+            c.kind = "bandwidth";
+            c.level = std::move(level);
+            c.value = value;
+            c.threads = threads;
+            c.capacity_bytes = capacity;
+            d.ceilings.push_back(c);
+        };
+        bw("dram.triad.1t", "DRAM", 10, 1, 0);
+        bw("l1.read.1t", "L1", 400, 1, 32 << 10);
+        bw("l1.triad.1t", "L1", 200, 1, 32 << 10);
+        bw("l2.triad.1t", "L2", 100, 1, 512 << 10);
+        bw("l2.triad.all", "L2", 180, 0, 1 << 20);
+        bw("dram.triad.all", "DRAM", 20, 0, 0);
+        Ceiling fma;
+        fma.id = "fma.fp32.1t";
+        fma.kind = "compute";
+        fma.value = 50;
+        fma.threads = 1;
+        d.ceilings.push_back(fma);
+
+        auto c = choose_ceiling(d, 16 << 10, 0, false);
+        QVERIFY(c.ceiling);
+        QCOMPARE(c.ceiling->id, std::string("l1.read.1t")); // the level's best
+        QCOMPARE(c.level, std::string("L1"));
+        c = choose_ceiling(d, 300 << 10, 0, false);
+        QCOMPARE(c.ceiling->id, std::string("l2.triad.1t"));
+        c = choose_ceiling(d, (512 << 10) + 64, 0, false); // just past L2: still L2
+        QCOMPARE(c.ceiling->id, std::string("l2.triad.1t"));
+        c = choose_ceiling(d, 2 << 20, 0, false); // well past L2 (no L3 here): DRAM
+        QCOMPARE(c.ceiling->id, std::string("dram.triad.1t"));
+        c = choose_ceiling(d, 900 << 10, 0, true); // 2 cores' L2 hold it
+        QCOMPARE(c.ceiling->id, std::string("l2.triad.all"));
+        c = choose_ceiling(d, 64 << 20, 0, false);
+        QCOMPARE(c.ceiling->id, std::string("dram.triad.1t"));
+        QCOMPARE(c.level, std::string("DRAM"));
+        // 2 flops per byte, under memory's ridge 50/10 = 5 flop/byte: memory-bound, in
+        // L1 too (an in-cache elementwise op is judged on bandwidth) ...
+        c = choose_ceiling(d, 64 << 20, 2.0 * (64 << 20), false);
+        QCOMPARE(c.ceiling->id, std::string("dram.triad.1t"));
+        QCOMPARE(c.intensity, 2.0);
+        c = choose_ceiling(d, 16 << 10, 2.0 * (16 << 10), false);
+        QCOMPARE(c.ceiling->id, std::string("l1.read.1t"));
+        // ... and 100 flops per byte is compute-bound.
+        c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), false);
+        QCOMPARE(c.ceiling->id, std::string("fma.fp32.1t"));
+        QCOMPARE(c.level, std::string("compute"));
+        // No all-thread compute ceiling: an all-thread row stays on bandwidth.
+        c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), true);
+        QCOMPARE(c.ceiling->id, std::string("dram.triad.all"));
+        // A device without ceilings judges nothing.
+        QVERIFY(!choose_ceiling(DeviceInfo{}, 1024, 0, true).ceiling);
+    }
+
+    // A row faster than its ceiling is flagged: with a ceiling 1000x too low every row
+    // reads far above 100 % and says so.
+    void rowAboveItsCeilingIsWarned() {
+        CpuPeaks low{0.001, 64 << 20, 0.001};
+        for (const auto& lv : cpu_probe_levels()) {
+            Ceiling c;
+            c.id = "fake." + lv.level;
+            c.kind = "bandwidth";
+            c.level = lv.level;
+            c.value = 0.001;
+            c.threads = 1;
+            c.capacity_bytes = double(lv.capacity);
+            c.method = "a ceiling set far too low by the test";
+            low.ceilings.push_back(c);
+        }
+        set_cpu_peaks(low);
+        auto s = quick();
+        s.ops = {"flow_match_step"};
+        s.sizes["*"] = {"4099"};
+        Profiler p(s, default_backends(), default_devices());
+        const auto row = p.run_row(p.plan().at(0));
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        QVERIFY(row.status == RowStatus::Ok);
+        QVERIFY(row.ceiling_id.rfind("fake.", 0) == 0);
+        QVERIFY(row.ceiling_fraction > kCeilingTolerance);
+        bool warned = false;
+        for (const auto& w : row.warnings)
+            warned = warned || w.find("above the 110 % tolerance") != std::string::npos;
+        QVERIFY2(warned, "no warning on a row above its ceiling");
+    }
+
+    // The issue-9 check: every CPU variant at small sizes (L1, L2 and a few MiB), judged
+    // against the ceilings measured now, stays within kCeilingTolerance of its ceiling.
+    void noCpuRowAboveItsCeiling() {
+        set_cpu_peaks(measure_cpu_peaks());
+        auto s = quick();
+        s.all_variants = true;
+        s.devices = {"cpu"};
+        s.time_budget_s = 0.05;
+        s.sizes["flow_match_step"] = {"2K", "32K", "512K"};
+        s.sizes["flow_sde_step"] = {"2x1024", "16x2048", "64x8192"};
+        s.sizes["rms_norm"] = {"2x1024", "16x4096", "64x16384"};
+        s.sizes["gemm"] = {"32", "96", "192"};
+        Profiler p(s, default_backends(), default_devices());
+        int judged = 0;
+        for (const auto& spec : p.plan()) {
+            if (spec.variant == "reference" || spec.backend == "test")
+                continue; // the reference is far below every ceiling; test cells are wrong
+            const auto row = p.run_row(spec);
+            QVERIFY2(row.measured(), (spec.label() + ": " + row.reason).c_str());
+            QVERIFY2(!row.ceiling_id.empty(), spec.label().c_str());
+            QVERIFY(!row.level.empty() && row.ceiling_value > 0 && row.intensity > 0);
+            const std::string what = spec.label() + " [" + spec.backend +
+                                     "]: " + std::to_string(row.ceiling_fraction) + " of " +
+                                     row.ceiling_id + " (" + row.level + ")";
+            QVERIFY2(row.ceiling_fraction <= kCeilingTolerance, what.c_str());
+            ++judged;
+        }
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        QVERIFY(judged >= 4 * 3 * 4);
     }
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cudadevice.h"
 
+#include "ceilings.h"
+#include "cudaprobes.h"
 #include "cudaruntime.h"
 
 #include <switchyard/sdk/device.h>
@@ -78,6 +80,16 @@ DeviceInfo describe(int ordinal) {
         double(prop.multiProcessorCount) * double(clock_khz) * 1e3 * lanes * 2.0 / 1e9;
     info.peak_gflops_source = "theoretical: SMs x boost clock x FP32 lanes per SM x 2 (FMA)";
     info.has_device_timer = true;
+    CudaAttributes attrs;
+    attrs.multiprocessors = prop.multiProcessorCount;
+    attrs.clock_khz = clock_khz;
+    attrs.memory_clock_khz = mem_clock_khz;
+    attrs.memory_bus_bits = bus_bits;
+    attrs.fp32_lanes_per_sm = lanes;
+    attrs.l2_bytes = prop.l2CacheSize;
+    info.properties["memory_level"] = memory_level(attrs);
+    // The theoretical ceilings are known now; prepare() adds the measured ones.
+    info.ceilings = theoretical_ceilings(attrs);
     return info;
 }
 
@@ -89,6 +101,51 @@ public:
     ~CudaDevice() override = default;
 
     const DeviceInfo& info() const override { return m_info; }
+
+    void prepare() override {
+        std::call_once(m_probe_once, [this] {
+            select();
+            const int sms = m_info.properties.value("multiprocessors", 0);
+            const std::int64_t l2 = m_info.properties.value("l2_cache_bytes", std::int64_t(0));
+            const std::int64_t mem = m_info.properties.value("memory_bytes", std::int64_t(0));
+            const std::string level = m_info.properties.value("memory_level", std::string("HBM"));
+            std::vector<Ceiling> measured;
+            auto add = [&](std::string id, std::string kind, std::string lvl, double value,
+                           std::string method, double ws, double capacity) {
+                Ceiling c;
+                c.id = std::move(id);
+                c.kind = std::move(kind);
+                c.level = std::move(lvl);
+                c.value = value;
+                c.threads = 0;
+                c.method = std::move(method);
+                c.working_set_bytes = ws;
+                c.capacity_bytes = capacity;
+                measured.push_back(std::move(c));
+            };
+            try {
+                const auto r = run_cuda_probes(queue(), sms, l2, mem);
+                const auto mib = [](std::int64_t b) { return std::to_string(b >> 20) + " MiB"; };
+                add(level == "HBM" ? "hbm.copy" : "device.copy", "bandwidth", level, r.hbm_copy_gbs,
+                    "device-to-device copy (copy kernel and cudaMemcpyAsync, best), read + "
+                    "write bytes, " +
+                        mib(r.hbm_copy_bytes),
+                    double(r.hbm_copy_bytes), 0);
+                if (r.l2_copy_gbs > 0)
+                    add("l2.copy", "bandwidth", "L2", r.l2_copy_gbs,
+                        "L2-resident copy kernel, read + write bytes, " +
+                            std::to_string(r.l2_copy_bytes >> 10) + " KiB",
+                        double(r.l2_copy_bytes), double(l2));
+                add("fma.fp32.all", "compute", "", r.fma_gflops,
+                    "fp32 FMA chains, 8 per thread, 8 blocks of 256 threads per SM", 0, 0);
+            } catch (const std::exception& e) {
+                (void)cudaGetLastError();
+                add(level == "HBM" ? "hbm.copy" : "device.copy", "bandwidth", level, 0,
+                    std::string("not measured: ") + e.what(), 0, 0);
+            }
+            m_info.ceilings.insert(m_info.ceilings.begin(), measured.begin(), measured.end());
+        });
+    }
 
     void* allocate(std::size_t bytes) override {
         select();
@@ -170,7 +227,7 @@ private:
 
     int m_ordinal;
     DeviceInfo m_info;
-    std::once_flag m_stream_once, m_events_once, m_flush_once;
+    std::once_flag m_stream_once, m_events_once, m_flush_once, m_probe_once;
     cudaStream_t m_stream = nullptr;
     cudaEvent_t m_start = nullptr, m_stop = nullptr;
     void* m_flush = nullptr;

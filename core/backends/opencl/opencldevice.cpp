@@ -210,6 +210,25 @@ void OpenClDevice::prepare() {
             m_info.peak_gflops = 0;
             m_info.peak_gflops_source = std::string("OpenCL FMA probe failed: ") + e.what();
         }
+        // The same two figures as the device's ceilings (the roofline's lines); a failed
+        // probe keeps its entry with value 0 and the reason.
+        Ceiling copy;
+        copy.id = "device.copy";
+        copy.kind = "bandwidth";
+        copy.level = "device";
+        copy.value = m_info.peak_bandwidth_gbs;
+        copy.method = m_info.peak_bandwidth_source.rfind("measured: ", 0) == 0
+                          ? m_info.peak_bandwidth_source.substr(10)
+                          : m_info.peak_bandwidth_source;
+        copy.working_set_bytes = m_probe_copy_bytes;
+        Ceiling fma;
+        fma.id = "fma.fp32.all";
+        fma.kind = "compute";
+        fma.value = m_info.peak_gflops;
+        fma.method = m_info.peak_gflops_source.rfind("measured: ", 0) == 0
+                         ? m_info.peak_gflops_source.substr(10)
+                         : m_info.peak_gflops_source;
+        m_info.ceilings = {copy, fma};
     });
 }
 
@@ -238,6 +257,7 @@ void OpenClDevice::probe_bandwidth() {
         check(clSetKernelArg(kernel, 2, sizeof n4, &n4), "clSetKernelArg");
     });
     m_info.peak_bandwidth_gbs = 2.0 * double(bytes) / best / 1e9;
+    m_probe_copy_bytes = 2.0 * double(bytes);
     m_info.peak_bandwidth_source = "measured: OpenCL copy probe, " + std::to_string(bytes / kMiB) +
                                    " MiB, read+write, best of " + std::to_string(kProbeRuns - 1);
 }

@@ -49,6 +49,7 @@ private:
     DeviceInfo m_info;
     std::once_flag m_queue_once;
     std::once_flag m_peaks_once;
+    double m_probe_copy_bytes = 0; // the copy probe's working set (source + destination)
     cl_context m_context = nullptr;
     cl_command_queue m_queue = nullptr;
     cl_mem m_flush = nullptr;

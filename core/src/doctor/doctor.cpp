@@ -152,6 +152,18 @@ std::string format_peaks(const DeviceInfo& d) {
     return out;
 }
 
+std::string format_ceiling_value(const Ceiling& c) {
+    if (!(c.value > 0))
+        return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, c.kind == "compute" ? "%.1f GFLOP/s" : "%.1f GB/s", c.value);
+    return buf;
+}
+
+std::string format_ceiling_method(const Ceiling& c) {
+    return c.measured ? c.method : "theoretical: " + c.method;
+}
+
 using Severity = DoctorProblem::Severity;
 
 // The one table of what to do about each cause. "{manifest}" and "{library}" are replaced
@@ -450,6 +462,15 @@ std::string DoctorReport::to_markdown() const {
         md << "| " << d.id << " | " << cell(d.name) << " | " << cell(d.arch) << " | "
            << (peaks.empty() ? "not measured" : peaks) << " |\n";
     }
+    for (const auto& d : devices) {
+        if (d.ceilings.empty())
+            continue;
+        md << "\n### Ceilings of " << d.id
+           << "\n\n| Id | Level | Value | Method |\n|---|---|---|---|\n";
+        for (const auto& c : d.ceilings)
+            md << "| " << c.id << " | " << (c.level.empty() ? "-" : c.level) << " | "
+               << format_ceiling_value(c) << " | " << cell(format_ceiling_method(c)) << " |\n";
+    }
     md << "\n## Drivers and runtimes\n\n| Kind | Name | Detail |\n|---|---|---|\n";
     for (const auto& r : runtimes)
         md << "| " << to_string(r.kind) << " | " << cell(r.name) << " | " << cell(r.detail)
@@ -507,6 +528,20 @@ std::string DoctorReport::to_text() const {
         const auto peaks = format_peaks(d);
         out << "  " << d.id << ": " << d.name << " [" << d.arch << "]"
             << (peaks.empty() ? "" : " - " + peaks) << "\n";
+        if (d.ceilings.empty()) {
+            out << "    ceilings: not measured (`switchyard-cli doctor --probe` or `hardware` "
+                   "measures them)\n";
+            continue;
+        }
+        std::size_t width = 0;
+        for (const auto& c : d.ceilings)
+            width = std::max(width, c.id.size());
+        for (const auto& c : d.ceilings) {
+            const auto value = format_ceiling_value(c);
+            out << "    " << c.id << std::string(width - c.id.size() + 2, ' ')
+                << (c.level.empty() ? "-" : c.level) << "  " << value << "  "
+                << format_ceiling_method(c) << "\n";
+        }
     }
     out << "\nDrivers and runtimes:\n";
     for (const auto& r : runtimes)

@@ -163,6 +163,32 @@ double fma_probe(std::int64_t iterations) {
     return double(iterations) * 10.0 * 8.0 * 2.0;
 }
 
+double read_probe(std::int64_t n, const float* x) {
+    // Two streams (the halves) and 8 accumulators: neither the add latency nor a single
+    // prefetch stream limits it.
+    const std::int64_t half = n / 2 / 32 * 32;
+    const float* y = x + half;
+    __m256 s[8];
+    for (int k = 0; k < 8; ++k)
+        s[k] = _mm256_setzero_ps();
+    for (std::int64_t i = 0; i < half; i += 32) {
+        for (int k = 0; k < 4; ++k) {
+            s[k] = _mm256_add_ps(s[k], _mm256_loadu_ps(x + i + 8 * k));
+            s[4 + k] = _mm256_add_ps(s[4 + k], _mm256_loadu_ps(y + i + 8 * k));
+        }
+    }
+    for (int k = 1; k < 8; ++k)
+        s[0] = _mm256_add_ps(s[0], s[k]);
+    alignas(32) float out[8];
+    _mm256_store_ps(out, s[0]);
+    double sum = 0;
+    for (int l = 0; l < 8; ++l)
+        sum += double(out[l]);
+    for (std::int64_t i = 2 * half; i < n; ++i)
+        sum += double(x[i]);
+    return sum;
+}
+
 // ---- gemm: packed panels and a 6x16 FMA micro-kernel ---------------------------------
 
 namespace {

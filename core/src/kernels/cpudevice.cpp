@@ -30,15 +30,23 @@ public:
     const DeviceInfo& info() const override { return m_info; }
 
     void prepare() override {
-        std::call_once(m_peaks_once, [this] {
-            const auto& p = cpu_peaks();
+        std::lock_guard lock(m_peaks_mutex);
+        const auto& p = cpu_peaks(); // measures on first use
+        const auto generation = cpu_peaks_generation();
+        if (generation == m_peaks_generation)
+            return;
+        m_peaks_generation = generation;
+        {
             m_info.peak_bandwidth_gbs = p.triad_gbs;
-            m_info.peak_bandwidth_source = "measured: STREAM triad, fp32, all threads, " +
-                                           std::to_string(p.triad_bytes >> 20) + " MiB";
+            m_info.peak_bandwidth_source = p.triad_gbs > 0
+                                               ? "measured: STREAM triad, fp32, all threads, " +
+                                                     std::to_string(p.triad_bytes >> 20) + " MiB"
+                                               : "";
             m_info.peak_gflops = p.fma_gflops;
             m_info.peak_gflops_source =
-                p.fma_gflops > 0 ? "measured: AVX2 FMA loop, all threads" : "";
-        });
+                p.fma_gflops > 0 ? "measured: " + p.fma_isa + " FMA loop, all threads" : "";
+            m_info.ceilings = p.ceilings;
+        }
     }
 
     void* allocate(std::size_t bytes) override {
@@ -71,7 +79,8 @@ public:
 
 private:
     DeviceInfo m_info;
-    std::once_flag m_peaks_once;
+    std::mutex m_peaks_mutex;
+    std::uint64_t m_peaks_generation = 0; // cpu_peaks_generation() last copied (0: never)
     std::vector<std::uint64_t> m_flush;
     volatile std::uint64_t m_sink = 0;
 };

@@ -2,6 +2,7 @@
 #include "kernels/cpukernels.h"
 
 #include <switchyard/hardware/isa.h>
+#include <switchyard/kernels/probes.h>
 #include <switchyard/kernels/reference.h>
 
 #include "kernels/cpuvariants.h"
@@ -12,7 +13,9 @@
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -24,6 +27,11 @@ bool cpu_supports_x86_64_v3() noexcept {
     return ok;
 }
 
+bool cpu_supports_x86_64_v4() noexcept {
+    static const bool ok = cpu_supports("x86-64-v4");
+    return ok;
+}
+
 namespace {
 
 // The guard every x86-64-v3 entry point passes first: TupleRegistry::lookup ignores
@@ -31,6 +39,12 @@ namespace {
 void require_v3() {
     if (!cpu_supports_x86_64_v3())
         throw std::runtime_error("this CPU cannot run x86-64-v3 (AVX2+FMA) kernels");
+}
+// The same for the x86-64-v4 (AVX-512) entry points.
+void require_v4() {
+    if (!cpu_supports_x86_64_v4())
+        throw std::runtime_error(
+            "this CPU cannot run x86-64-v4 (AVX-512F/BW/VL) kernels; use an x86-64-v3 variant");
 }
 
 // Splits [0, n) into at most `parts` chunks whose boundaries are multiples of `align`.
@@ -184,6 +198,95 @@ template <bool Avx2> void gemm_mt(const KernelArgs& a) {
     });
 }
 
+// ---- x86-64-v4 (AVX-512) adapters ------------------------------------------------------
+
+constexpr std::size_t kGemm512SliceBytes = cpu::kGemm512WorkspaceFloats * sizeof(float);
+
+// Like gemm_workspace, for the AVX-512 gemm's larger, 64-byte aligned slices.
+float* gemm512_workspace(const KernelArgs& a, std::int64_t slot) {
+    auto base = reinterpret_cast<std::uintptr_t>(a.workspace);
+    const std::size_t need = kGemm512SliceBytes * std::size_t(slot + 1);
+    if (a.workspace && a.workspace_bytes >= need && base % 64 == 0)
+        return reinterpret_cast<float*>(base + kGemm512SliceBytes * std::size_t(slot));
+    struct Free {
+        void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+    };
+    thread_local std::unique_ptr<float, Free> own(
+        static_cast<float*>(::operator new[](kGemm512SliceBytes, std::align_val_t(64))));
+    return own.get();
+}
+
+void fm_v4(const KernelArgs& a) {
+    require_v4();
+    cpu::avx512::flow_match(a.dims[0], a.in[0], a.in[1], float(a.scalars[0]), a.out[0],
+                            a.dims[0] >= kStreamThresholdElems);
+}
+void fm_v4_mt(const KernelArgs& a) {
+    require_v4();
+    const bool stream = a.dims[0] >= kStreamThresholdElems;
+    split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
+        cpu::avx512::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]),
+                                a.out[0] + i0, stream);
+    });
+}
+void sde_v4(const KernelArgs& a) {
+    require_v4();
+    cpu::avx512::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0],
+                          a.out[1]);
+}
+void sde_v4_mt(const KernelArgs& a) {
+    require_v4();
+    const auto c = sde_coefs(a);
+    const std::int64_t d = a.dims[1];
+    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
+        const std::int64_t off = r0 * d;
+        cpu::avx512::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c,
+                              a.out[0] + off, a.out[1] + r0);
+    });
+}
+void rms_v4(const KernelArgs& a) {
+    require_v4();
+    cpu::avx512::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0]);
+}
+void rms_v4_mt(const KernelArgs& a) {
+    require_v4();
+    const std::int64_t d = a.dims[1];
+    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
+        cpu::avx512::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0],
+                              a.out[0] + r0 * d);
+    });
+}
+void gemm_v4(const KernelArgs& a) {
+    require_v4();
+    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
+    cpu::avx512::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]),
+                      a.out[0], n, gemm512_workspace(a, 0));
+}
+void gemm_v4_mt(const KernelArgs& a) {
+    require_v4();
+    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
+    const float alpha = float(a.scalars[0]), beta = float(a.scalars[1]);
+    auto& pool = ThreadPool::instance();
+    // Split the larger of M and N; every thread gets whole micro-tiles.
+    const bool by_rows = m >= n;
+    const std::int64_t extent = by_rows ? m : n;
+    const std::int64_t align = by_rows ? cpu::kGemm512MR : cpu::kGemm512NR;
+    const std::int64_t units = (extent + align - 1) / align;
+    const std::int64_t parts =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
+    pool.parallel_for(parts, [&](std::int64_t t) {
+        const std::int64_t i0 = std::min(extent, units * t / parts * align);
+        const std::int64_t i1 = std::min(extent, units * (t + 1) / parts * align);
+        if (i1 <= i0)
+            return;
+        const float* As = by_rows ? a.in[0] + i0 * k : a.in[0];
+        const float* Bs = by_rows ? a.in[1] : a.in[1] + i0;
+        float* Cs = by_rows ? a.out[0] + i0 * n : a.out[0] + i0;
+        const std::int64_t ms = by_rows ? i1 - i0 : m, ns = by_rows ? n : i1 - i0;
+        cpu::avx512::gemm(ms, ns, k, As, k, Bs, n, alpha, beta, Cs, n, gemm512_workspace(a, t));
+    });
+}
+
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
 void gemm_openblas(const KernelArgs& a) {
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
@@ -195,9 +298,56 @@ void gemm_openblas(const KernelArgs& a) {
 
 } // namespace
 
+OpenBlasInfo openblas_info() {
+    OpenBlasInfo info;
+#if defined(SWITCHYARD_HAVE_OPENBLAS)
+    info.present = true;
+    if (const char* c = openblas_get_corename())
+        info.corename = c;
+    info.threads = openblas_get_num_threads();
+    if (const char* c = openblas_get_config())
+        info.config = c;
+#endif
+    return info;
+}
+
+nlohmann::json OpenBlasInfo::to_json() const {
+    return {{"present", present}, {"corename", corename}, {"threads", threads}, {"config", config}};
+}
+
+std::string openblas_core_warning(const OpenBlasInfo& info) {
+    if (!info.present || info.corename.empty())
+        return {};
+    std::string core;
+    for (char ch : info.corename)
+        core += char(std::tolower(static_cast<unsigned char>(ch)));
+    // OpenBLAS's fallbacks when DYNAMIC_ARCH does not recognise a CPU, and pre-AVX2 cores.
+    static const char* const generic[] = {"prescott",  "generic", "katmai",  "coppermine",
+                                          "northwood", "core2",   "penryn",  "dunnington",
+                                          "nehalem",   "atom",    "opteron", "barcelona",
+                                          "athlon",    "bobcat",  "unknown"};
+    const bool is_generic =
+        std::find(std::begin(generic), std::end(generic), core) != std::end(generic);
+    const bool has_avx512_kernels = core == "skylakex" || core == "cooperlake" ||
+                                    core == "sapphirerapids" || core == "zen4" || core == "zen5";
+    const bool has_avx2_kernels = has_avx512_kernels || core == "haswell" || core == "zen" ||
+                                  core == "skylake" || core == "excavator";
+    if (is_generic || (cpu_supports_x86_64_v3() && !has_avx2_kernels))
+        return "OpenBLAS runs its generic '" + info.corename +
+               "' core here: it did not recognise this CPU (or lacks its kernels), so the "
+               "openblas gemm is far below this CPU's peak; use an OpenBLAS built for it "
+               "(OPENBLAS_CORETYPE=Haswell or SkylakeX, or a newer OpenBLAS)";
+    if (cpu_supports_x86_64_v4() && !has_avx512_kernels)
+        return "OpenBLAS runs its '" + info.corename +
+               "' core, which has no AVX-512 kernels, on a CPU with AVX-512: its gemm is "
+               "below this CPU's peak (OPENBLAS_CORETYPE=SkylakeX, or a newer OpenBLAS)";
+    return {};
+}
+
 void register_cpu_cells(CellRegistrar& r) {
     const auto threads = std::int64_t(ThreadPool::available_cpus());
     const std::function<bool()> v3 = [] { return cpu_supports_x86_64_v3(); };
+    const std::function<bool()> v4 = [] { return cpu_supports_x86_64_v4(); };
     auto add = [&](std::string_view op, const char* arch, const char* variant, KernelFn fn,
                    std::function<bool()> available, std::int64_t workspace, nlohmann::json meta) {
         r.add_kernel({std::string(op), "cpu", arch, variant, std::move(fn), std::move(available),
@@ -209,18 +359,24 @@ void register_cpu_cells(CellRegistrar& r) {
     const nlohmann::json gen_mt_meta = {{"isa", "baseline"}, {"threads", threads}};
     const nlohmann::json v3_meta = {{"isa", "avx2+fma"}, {"threads", 1}};
     const nlohmann::json v3_mt_meta = {{"isa", "avx2+fma"}, {"threads", threads}};
+    const nlohmann::json v4_meta = {{"isa", "avx512f+bw+vl+fma"}, {"threads", 1}};
+    const nlohmann::json v4_mt_meta = {{"isa", "avx512f+bw+vl+fma"}, {"threads", threads}};
 
     add(kFlowMatchStep, "generic", "reference", reference::flow_match_step_kernel, {}, 0, ref_meta);
     add(kFlowMatchStep, "generic", "default", fm_generic, {}, 0, gen_meta);
     add(kFlowMatchStep, "generic", "threaded", fm_generic_mt, {}, 0, gen_mt_meta);
     add(kFlowMatchStep, "x86-64-v3", "default", fm_avx2, v3, 0, v3_meta);
     add(kFlowMatchStep, "x86-64-v3", "threaded", fm_avx2_mt, v3, 0, v3_mt_meta);
+    add(kFlowMatchStep, "x86-64-v4", "default", fm_v4, v4, 0, v4_meta);
+    add(kFlowMatchStep, "x86-64-v4", "threaded", fm_v4_mt, v4, 0, v4_mt_meta);
 
     add(kFlowSdeStep, "generic", "reference", reference::flow_sde_step_kernel, {}, 0, ref_meta);
     add(kFlowSdeStep, "generic", "default", sde_generic, {}, 0, gen_meta);
     add(kFlowSdeStep, "generic", "threaded", sde_mt<false>, {}, 0, gen_mt_meta);
     add(kFlowSdeStep, "x86-64-v3", "default", sde_avx2, v3, 0, v3_meta);
     add(kFlowSdeStep, "x86-64-v3", "threaded", sde_mt<true>, v3, 0, v3_mt_meta);
+    add(kFlowSdeStep, "x86-64-v4", "default", sde_v4, v4, 0, v4_meta);
+    add(kFlowSdeStep, "x86-64-v4", "threaded", sde_v4_mt, v4, 0, v4_mt_meta);
 
     // The reference keeps one row of A*B in double: 8*N bytes it allocates itself.
     add(kGemm, "generic", "reference", reference::gemm_kernel, {}, 0, ref_meta);
@@ -229,6 +385,9 @@ void register_cpu_cells(CellRegistrar& r) {
     add(kGemm, "x86-64-v3", "default", gemm_avx2, v3, std::int64_t(kGemmSliceBytes), v3_meta);
     add(kGemm, "x86-64-v3", "threaded", gemm_mt<true>, v3, std::int64_t(kGemmSliceBytes) * threads,
         v3_mt_meta);
+    add(kGemm, "x86-64-v4", "default", gemm_v4, v4, std::int64_t(kGemm512SliceBytes), v4_meta);
+    add(kGemm, "x86-64-v4", "threaded", gemm_v4_mt, v4, std::int64_t(kGemm512SliceBytes) * threads,
+        v4_mt_meta);
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
     add(kGemm, "generic", "openblas", gemm_openblas, {}, 0,
         {{"isa", "OpenBLAS dispatch"},
@@ -242,6 +401,8 @@ void register_cpu_cells(CellRegistrar& r) {
     add(kRmsNorm, "generic", "threaded", rms_mt<false>, {}, 0, gen_mt_meta);
     add(kRmsNorm, "x86-64-v3", "default", rms_avx2, v3, 0, v3_meta);
     add(kRmsNorm, "x86-64-v3", "threaded", rms_mt<true>, v3, 0, v3_mt_meta);
+    add(kRmsNorm, "x86-64-v4", "default", rms_v4, v4, 0, v4_meta);
+    add(kRmsNorm, "x86-64-v4", "threaded", rms_v4_mt, v4, 0, v4_mt_meta);
 }
 
 } // namespace switchyard

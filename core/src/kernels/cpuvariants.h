@@ -37,6 +37,14 @@ inline constexpr std::int64_t kGemmNC = 2048;
 /// Floats of packing workspace one blocked gemm call needs.
 inline constexpr std::size_t kGemmWorkspaceFloats =
     std::size_t(kGemmMC * kGemmKC + kGemmKC * kGemmNC);
+/// The AVX-512 gemm's blocking (12x32 micro-tile: 24 zmm accumulators).
+inline constexpr std::int64_t kGemm512MR = 12;
+inline constexpr std::int64_t kGemm512NR = 32;
+inline constexpr std::int64_t kGemm512MC = 96;
+inline constexpr std::int64_t kGemm512KC = 256;
+inline constexpr std::int64_t kGemm512NC = 2048;
+inline constexpr std::size_t kGemm512WorkspaceFloats =
+    std::size_t(kGemm512MC * kGemm512KC + kGemm512KC * kGemm512NC);
 
 // Portable variants (plain C++ the compiler vectorises for the baseline ISA).
 namespace generic {
@@ -51,6 +59,8 @@ void triad(std::int64_t n, float* a, const float* b, const float* c, float s);
 /// The same with non-temporal stores (SSE2, the x86-64 baseline; plain stores elsewhere),
 /// so the probe is not beaten by kernels that stream their output past the caches.
 void triad_stream(std::int64_t n, float* a, const float* b, const float* c, float s);
+/// Sums n floats with several accumulators (the read-bandwidth probe); returns the sum.
+double read_probe(std::int64_t n, const float* x);
 } // namespace generic
 
 // AVX2 + FMA (x86-64-v3). Only callable after the runtime check (cpukernels.cpp).
@@ -66,6 +76,23 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
 void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
 /// Runs `iterations` rounds of independent FMAs; returns the flops done (the peak probe).
 double fma_probe(std::int64_t iterations);
+/// Sums n floats with 256-bit loads: the read-bandwidth probe.
+double read_probe(std::int64_t n, const float* x);
 } // namespace avx2
+
+// AVX-512F/BW/VL + FMA (x86-64-v4). Only callable after the runtime check (cpukernels.cpp).
+namespace avx512 {
+void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out, bool stream);
+void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
+              const SdeCoefs& c, float* prev, float* log_prob);
+/// `workspace` holds kGemm512WorkspaceFloats floats, 64-byte aligned.
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+          const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
+          float* workspace);
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
+double fma_probe(std::int64_t iterations);
+/// Sums n floats with 512-bit loads: the read-bandwidth probe.
+double read_probe(std::int64_t n, const float* x);
+} // namespace avx512
 
 } // namespace switchyard::cpu

@@ -105,4 +105,18 @@ void triad_stream(std::int64_t n, float* __restrict a, const float* __restrict b
 #endif
 }
 
+double read_probe(std::int64_t n, const float* x) {
+    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; ++l)
+            s[l] += x[i + l];
+    double sum = 0;
+    for (int l = 0; l < 8; ++l)
+        sum += double(s[l]);
+    for (; i < n; ++i)
+        sum += double(x[i]);
+    return sum;
+}
+
 } // namespace switchyard::cpu::generic

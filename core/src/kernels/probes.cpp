@@ -9,123 +9,406 @@
 #include "kernels/threadpool.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace switchyard {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 std::mutex g_peaks_mutex;
 std::optional<CpuPeaks> g_peaks;
+std::atomic<std::uint64_t> g_generation{0};
 
 struct AlignedFree {
     void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
 };
 using AlignedBuffer = std::unique_ptr<float, AlignedFree>;
 AlignedBuffer aligned_floats(std::size_t n) {
-    return AlignedBuffer(
-        static_cast<float*>(::operator new[](n * sizeof(float), std::align_val_t(64))));
+    return AlignedBuffer(static_cast<float*>(
+        ::operator new[](std::max<std::size_t>(n, 16) * sizeof(float), std::align_val_t(64))));
 }
 
-double measure_fma_gflops() {
-    if (!cpu_supports_x86_64_v3())
+std::string mib_or_kib(double bytes) {
+    char buf[32];
+    if (bytes >= double(1 << 20))
+        std::snprintf(buf, sizeof buf, "%.0f MiB", bytes / double(1 << 20));
+    else
+        std::snprintf(buf, sizeof buf, "%.0f KiB", bytes / 1024.0);
+    return buf;
+}
+
+// The widest ISA the probes use: 4 = AVX-512, 3 = AVX2+FMA, 0 = baseline.
+int probe_isa() {
+    if (cpu_supports_x86_64_v4())
+        return 4;
+    if (cpu_supports_x86_64_v3())
+        return 3;
+    return 0;
+}
+
+const char* isa_name(int isa) {
+    return isa == 4 ? "AVX-512F (zmm)" : isa == 3 ? "AVX2+FMA (ymm)" : "baseline";
+}
+
+// One working set, split into a 64-byte aligned slice per thread; each slice first
+// touched by the thread that uses it.
+class Arena {
+public:
+    Arena(std::int64_t total_floats, std::int64_t parts) : m_parts(parts) {
+        // Slices of a multiple of 64 floats, so every slice stays 64-byte aligned.
+        m_slice = std::max<std::int64_t>(192, (total_floats / parts) / 64 * 64);
+        m_data = aligned_floats(std::size_t(m_slice * parts));
+        ThreadPool::instance().parallel_for(parts, [&](std::int64_t t) {
+            float* p = slice(t);
+            for (std::int64_t i = 0; i < m_slice; ++i)
+                p[i] = 1.0f + float(i & 7) * 0.125f;
+        });
+    }
+    float* slice(std::int64_t t) const { return m_data.get() + t * m_slice; }
+    std::int64_t slice_floats() const { return m_slice; }
+    std::int64_t parts() const { return m_parts; }
+
+private:
+    AlignedBuffer m_data;
+    std::int64_t m_slice = 0, m_parts = 1;
+};
+
+enum class Probe { Read, Triad };
+
+// Best GB/s of `probe` over the arena's slices on `threads` threads (1: the first slice on
+// the calling thread; otherwise one slice per pool thread). Each timing repeats the pass
+// until about `min_bytes` per thread went through, so in-cache timings are not dominated
+// by the pool's dispatch. Every form of the loop this CPU runs is tried, interleaved; the
+// best is the machine's limit, so no kernel can beat the probe by storing differently.
+double run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool streaming_forms,
+                 int timings, double min_bytes) {
+    const int isa = probe_isa();
+    const std::int64_t n = arena.slice_floats();
+    // Triad: three arrays of a multiple of 64 floats each, so each starts 256-byte aligned
+    // and the loops run without tails, as a kernel on a round size does.
+    const std::int64_t third = n / 3 / 64 * 64;
+    const double pass_bytes = probe == Probe::Read ? 4.0 * double(n) : 12.0 * double(third);
+    const std::int64_t reps = std::max<std::int64_t>(1, std::int64_t(min_bytes / pass_bytes));
+    // Forms: read uses the widest loads only; triad every store flavour.
+    std::vector<int> forms;
+    if (probe == Probe::Read) {
+        forms.push_back(isa);
+    } else {
+        forms.push_back(0);
+        if (isa >= 3)
+            forms.push_back(3);
+        if (isa >= 4)
+            forms.push_back(4);
+        if (streaming_forms)
+            for (int f : std::vector<int>(forms))
+                forms.push_back(f + 10); // + 10: the non-temporal store variant
+    }
+    std::vector<double> sink(std::size_t(arena.parts()), 0.0);
+    auto pass = [&](int form, std::int64_t t) {
+        float* p = arena.slice(t);
+        if (probe == Probe::Read) {
+            double s = 0;
+            for (std::int64_t r = 0; r < reps; ++r)
+                s += form == 4   ? cpu::avx512::read_probe(n, p)
+                     : form == 3 ? cpu::avx2::read_probe(n, p)
+                                 : cpu::generic::read_probe(n, p);
+            sink[std::size_t(t)] += s;
+            return;
+        }
+        float* a = p;
+        const float* b = p + third;
+        const float* c = p + 2 * third;
+        for (std::int64_t r = 0; r < reps; ++r) {
+            switch (form) {
+            case 0:
+                cpu::generic::triad(third, a, b, c, 0.5f);
+                break;
+            case 10:
+                cpu::generic::triad_stream(third, a, b, c, 0.5f);
+                break;
+            case 3:
+                cpu::avx2::flow_match(third, b, c, 0.5f, a, false);
+                break;
+            case 13:
+                cpu::avx2::flow_match(third, b, c, 0.5f, a, true);
+                break;
+            case 4:
+                cpu::avx512::flow_match(third, b, c, 0.5f, a, false);
+                break;
+            case 14:
+                cpu::avx512::flow_match(third, b, c, 0.5f, a, true);
+                break;
+            default:
+                break;
+            }
+        }
+    };
+    double best = 0;
+    auto& pool = ThreadPool::instance();
+    for (int rep = 0; rep < timings; ++rep) {
+        for (int form : forms) {
+            const auto t0 = Clock::now();
+            if (threads == 1)
+                pass(form, 0);
+            else
+                pool.parallel_for(threads, [&](std::int64_t t) { pass(form, t); });
+            const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+            if (s > 0)
+                best = std::max(best, pass_bytes * double(reps) * double(threads) / s / 1e9);
+        }
+    }
+    volatile double keep = sink[0];
+    (void)keep;
+    return best;
+}
+
+double run_fma(int isa, std::int64_t threads) {
+    if (isa < 3)
         return 0.0;
     auto& pool = ThreadPool::instance();
-    const std::int64_t threads = pool.size();
-    constexpr std::int64_t iterations = 2'000'000;
+    constexpr std::int64_t iterations = 1'000'000;
     double best = 0;
     for (int rep = 0; rep < 3; ++rep) {
-        const auto t0 = std::chrono::steady_clock::now();
         std::vector<double> flops(std::size_t(threads), 0.0);
-        pool.parallel_for(threads, [&](std::int64_t t) {
-            flops[std::size_t(t)] = cpu::avx2::fma_probe(iterations);
-        });
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        auto one = [&](std::int64_t t) {
+            flops[std::size_t(t)] =
+                isa == 4 ? cpu::avx512::fma_probe(iterations) : cpu::avx2::fma_probe(iterations);
+        };
+        const auto t0 = Clock::now();
+        if (threads == 1)
+            one(0);
+        else
+            pool.parallel_for(threads, one);
+        const double s = std::chrono::duration<double>(Clock::now() - t0).count();
         double total = 0;
         for (double f : flops)
             total += f;
-        best = std::max(best, total / s / 1e9);
+        if (s > 0)
+            best = std::max(best, total / s / 1e9);
     }
     return best;
+}
+
+std::string lower(std::string s) {
+    for (auto& ch : s)
+        ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+}
+
+CpuPeaks measure_all() {
+    CpuPeaks p;
+    const int isa = probe_isa();
+    auto& pool = ThreadPool::instance();
+    const std::int64_t all = pool.size();
+    const auto& cpu = cpu_info();
+    // Per-core caches serve all threads with their combined capacity (one per core: SMT
+    // siblings share theirs).
+    const std::int64_t cores = std::max<std::int64_t>(
+        1, std::min<std::int64_t>(all, cpu.physical_cores ? cpu.physical_cores : all));
+    // The level below's capacity (1 thread, all threads): a level is probed at the low end
+    // of its range, 4x the level below but at most half its own capacity, so the probe sees
+    // the best the level gives and a row that fits in it cannot beat it.
+    std::int64_t below_1t = 0, below_all = 0;
+    for (const auto& lv : cpu_probe_levels()) {
+        const bool dram = lv.level == "DRAM";
+        const std::int64_t cap_all = lv.per_core ? lv.capacity * cores : lv.capacity;
+        // L1 at 3/4 of its size: at half, the per-call overhead of its short passes shows.
+        const bool l1 = lv.level == "L1";
+        std::int64_t ws_1t = l1 ? lv.capacity * 3 / 4 : lv.capacity / 2,
+                     ws_all = l1 ? cap_all * 3 / 4 : cap_all / 2;
+        if (below_1t > 0)
+            ws_1t = std::min(ws_1t, 4 * below_1t);
+        if (below_all > 0)
+            ws_all = std::min(ws_all, 4 * below_all);
+        below_1t = lv.capacity;
+        below_all = cap_all;
+        std::string dram_reason;
+        if (dram) {
+            const auto llc = cpu.last_level_cache_bytes();
+            ws_1t = ws_all = std::max<std::int64_t>(std::int64_t(64) << 20, 4 * llc);
+            const auto mem = host_info().memory_bytes;
+            if (mem > 0 && ws_all > mem / 4)
+                dram_reason = "not measured: 4 x the last-level cache (" +
+                              mib_or_kib(double(4 * llc)) + ") is more than a quarter of memory (" +
+                              mib_or_kib(double(mem)) + "); a DRAM working set cannot be had here";
+        }
+        const std::string id = lower(lv.level);
+        for (std::int64_t threads : {std::int64_t(1), all}) {
+            const std::int64_t ws = threads == 1 ? ws_1t : ws_all;
+            std::unique_ptr<Arena> arena;
+            if (dram_reason.empty())
+                arena = std::make_unique<Arena>(ws / 4, threads == 1 ? 1 : all);
+            const int timings = dram ? 3 : 15;
+            // In-cache passes are short: repeat each to ~16 MiB per thread per timing.
+            const double min_bytes = dram ? 0.0 : double(16 << 20);
+            for (Probe probe : {Probe::Read, Probe::Triad}) {
+                Ceiling c;
+                const bool read = probe == Probe::Read;
+                const std::string tsuffix = threads == 1 ? "1t" : "all";
+                c.id = id + (read ? ".read." : ".triad.") + tsuffix;
+                c.kind = "bandwidth";
+                c.level = lv.level;
+                c.threads = threads == 1 ? 1 : 0;
+                c.measured = true;
+                c.working_set_bytes = double(ws);
+                c.capacity_bytes =
+                    dram ? 0.0
+                         : double(lv.per_core && threads != 1 ? lv.capacity * cores : lv.capacity);
+                const std::string what =
+                    read ? std::string("read (sum), fp32, ") + isa_name(isa) + " loads"
+                         : std::string("STREAM triad, fp32");
+                const std::string who = threads == 1 ? "1 thread" : "all threads";
+                if (!dram_reason.empty()) {
+                    c.value = 0;
+                    c.method = what + ", " + who + ": " + dram_reason;
+                } else {
+                    c.value =
+                        run_probe(probe, *arena, threads == 1 ? 1 : all, dram, timings, min_bytes);
+                    c.method = what + ", " + who + ", " + mib_or_kib(double(ws));
+                }
+                p.ceilings.push_back(std::move(c));
+            }
+            if (all == 1)
+                break; // one thread is all threads: the "all" ceilings would be the same run
+        }
+        if (dram) {
+            if (const auto* t = p.find(all == 1 ? "dram.triad.1t" : "dram.triad.all")) {
+                p.triad_gbs = t->value;
+                p.triad_bytes = std::int64_t(t->working_set_bytes);
+            }
+        }
+    }
+    if (isa >= 3) {
+        for (std::int64_t threads : {std::int64_t(1), all}) {
+            Ceiling c;
+            c.id = threads == 1 ? "fma.fp32.1t" : "fma.fp32.all";
+            c.kind = "compute";
+            c.threads = threads == 1 ? 1 : 0;
+            c.value = run_fma(isa, threads);
+            c.method = std::string(isa_name(isa)) + " FMA loop, fp32, " +
+                       (threads == 1 ? "1 thread" : "all threads");
+            p.ceilings.push_back(std::move(c));
+            if (all == 1)
+                break;
+        }
+        p.fma_isa = isa_name(isa);
+        if (const auto* f = p.find(all == 1 ? "fma.fp32.1t" : "fma.fp32.all"))
+            p.fma_gflops = f->value;
+    }
+    // With one thread the all-thread ceilings are the single-thread ones: list them too, so
+    // a threaded row finds its ceiling by id.
+    if (all == 1) {
+        std::vector<Ceiling> extra;
+        for (const auto& c : p.ceilings) {
+            Ceiling a = c;
+            a.id = c.id.substr(0, c.id.size() - 2) + "all";
+            a.threads = 0;
+            extra.push_back(std::move(a));
+        }
+        p.ceilings.insert(p.ceilings.end(), extra.begin(), extra.end());
+    }
+    return p;
 }
 
 } // namespace
 
+std::vector<CpuProbeLevel> cpu_probe_levels() {
+    std::vector<CpuProbeLevel> levels;
+    const auto& cpu = cpu_info();
+    for (int level = 1; level <= 3; ++level) {
+        std::int64_t size = 0;
+        for (const auto& c : cpu.caches)
+            if (c.level == level && c.type != "instruction")
+                size = std::max(size, c.size_bytes);
+        if (size > 0)
+            levels.push_back({"L" + std::to_string(level), size, level <= 2});
+    }
+    levels.push_back({"DRAM", 0, false});
+    return levels;
+}
+
+const Ceiling* CpuPeaks::find(std::string_view id) const {
+    for (const auto& c : ceilings)
+        if (c.id == id)
+            return &c;
+    return nullptr;
+}
+
 nlohmann::json CpuPeaks::to_json() const {
-    return {{"triad_gbs", triad_gbs}, {"triad_bytes", triad_bytes}, {"fma_gflops", fma_gflops}};
+    return {{"triad_gbs", triad_gbs},
+            {"triad_bytes", triad_bytes},
+            {"fma_gflops", fma_gflops},
+            {"fma_isa", fma_isa},
+            {"ceilings", ceilings}};
+}
+
+CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {
+    if (!j.is_object())
+        throw std::runtime_error("peaks: expected an object, got " + std::string(j.type_name()));
+    CpuPeaks p;
+    auto num = [&](const char* key) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_number())
+            throw std::runtime_error(std::string("peaks.") + key + ": expected a number");
+        return it->get<double>();
+    };
+    p.triad_gbs = num("triad_gbs");
+    p.triad_bytes = std::int64_t(num("triad_bytes"));
+    p.fma_gflops = num("fma_gflops");
+    if (const auto it = j.find("fma_isa"); it != j.end() && it->is_string())
+        p.fma_isa = it->get<std::string>();
+    if (const auto it = j.find("ceilings"); it != j.end()) {
+        if (!it->is_array())
+            throw std::runtime_error("peaks.ceilings: expected an array");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            try {
+                p.ceilings.push_back((*it)[i].get<Ceiling>());
+            } catch (const std::exception& e) {
+                throw std::runtime_error("peaks.ceilings[" + std::to_string(i) + "]: " + e.what());
+            }
+        }
+    }
+    return p;
 }
 
 double measure_triad_gbs(std::int64_t bytes, int repeats) {
-    const std::int64_t n = std::max<std::int64_t>(1024, bytes / 12);
-    auto a = aligned_floats(std::size_t(n)), b = aligned_floats(std::size_t(n)),
-         c = aligned_floats(std::size_t(n));
-    auto& pool = ThreadPool::instance();
-    const std::int64_t parts = pool.size();
-    auto chunk = [&](std::int64_t t, auto&& fn) {
-        const std::int64_t i0 = n * t / parts, i1 = n * (t + 1) / parts;
-        fn(i0, i1);
-    };
-    // First touch by the thread that will use the pages.
-    pool.parallel_for(parts, [&](std::int64_t t) {
-        chunk(t, [&](std::int64_t i0, std::int64_t i1) {
-            for (std::int64_t i = i0; i < i1; ++i) {
-                a.get()[i] = 0.0f;
-                b.get()[i] = 1.0f;
-                c.get()[i] = 2.0f;
-            }
-        });
-    });
-    double best = 0;
-    // STREAM's triad a = b + s*c in every form this CPU can run (plain stores, SSE2
-    // non-temporal stores, AVX2+FMA non-temporal stores), interleaved; the best is the
-    // machine's limit, so no kernel can beat the probe by storing differently.
-    const int forms = cpu_supports_x86_64_v3() ? 3 : 2;
-    for (int r = 0; r < forms * std::max(1, repeats); ++r) {
-        const int form = r % forms;
-        const auto t0 = std::chrono::steady_clock::now();
-        pool.parallel_for(parts, [&](std::int64_t t) {
-            chunk(t, [&](std::int64_t i0, std::int64_t i1) {
-                float* out = a.get() + i0;
-                const float* x = b.get() + i0;
-                const float* v = c.get() + i0;
-                if (form == 0)
-                    cpu::generic::triad(i1 - i0, out, x, v, 3.0f);
-                else if (form == 1)
-                    cpu::generic::triad_stream(i1 - i0, out, x, v, 3.0f);
-                else
-                    cpu::avx2::flow_match(i1 - i0, x, v, 3.0f, out, /*stream=*/true);
-            });
-        });
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s > 0)
-            best = std::max(best, 12.0 * double(n) / s / 1e9);
-    }
-    return best;
+    const std::int64_t all = ThreadPool::instance().size();
+    Arena arena(std::max<std::int64_t>(3072, bytes / 4), all);
+    return run_probe(Probe::Triad, arena, all, true, std::max(1, repeats), 0.0);
 }
 
 const CpuPeaks& cpu_peaks() {
     std::lock_guard lock(g_peaks_mutex);
     if (!g_peaks) {
-        CpuPeaks p;
-        p.triad_bytes =
-            std::max<std::int64_t>(std::int64_t(64) << 20, 4 * cpu_info().last_level_cache_bytes());
-        p.triad_gbs = measure_triad_gbs(p.triad_bytes);
-        p.fma_gflops = measure_fma_gflops();
-        g_peaks = p;
+        g_peaks = measure_all();
+        ++g_generation;
     }
     return *g_peaks;
+}
+
+CpuPeaks measure_cpu_peaks() {
+    return measure_all();
+}
+
+std::uint64_t cpu_peaks_generation() {
+    return g_generation.load();
 }
 
 void set_cpu_peaks(const CpuPeaks& peaks) {
     std::lock_guard lock(g_peaks_mutex);
     g_peaks = peaks;
+    ++g_generation;
 }
 
 } // namespace switchyard

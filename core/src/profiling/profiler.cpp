@@ -484,6 +484,50 @@ void summarize(ProfileRow& row, const StoppingRule& rule, std::vector<double> sa
         row.flops_fraction = row.gflops / row.peak_gflops;
 }
 
+// Whether bandwidth ceiling `c` is preferred to `than` for its level: measured before
+// theoretical, then the higher value (the level's best: a kernel that mostly reads moves
+// more bytes per second than a triad, so the read ceiling bounds it, not the triad).
+bool preferred(const Ceiling& c, const Ceiling& than) {
+    if (c.measured != than.measured)
+        return c.measured;
+    return c.value > than.value;
+}
+
+// Whether a row runs on all threads: the cell's meta "threads" when it states it, else
+// by variant ("threaded", "openblas"); device rows always use the whole device.
+bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
+    if (spec.device_kind != "cpu")
+        return true;
+    const auto it = cell.meta.find("threads");
+    if (it != cell.meta.end() && it->is_number_integer())
+        return it->get<std::int64_t>() > 1;
+    return spec.variant.find("threaded") != std::string::npos || spec.variant == "openblas";
+}
+
+// Judges a summarized row against the ceiling its working set and intensity pick.
+void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads) {
+    const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes);
+    row.intensity = choice.intensity;
+    if (!choice.ceiling)
+        return;
+    const Ceiling& c = *choice.ceiling;
+    row.ceiling_id = c.id;
+    row.level = choice.level;
+    row.ceiling_value = c.value;
+    const double achieved = c.kind == "compute" ? row.gflops : row.gbps;
+    row.ceiling_fraction = c.value > 0 ? achieved / c.value : 0;
+    if (row.ceiling_fraction > kCeilingTolerance) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "measured %.0f %% of its ceiling %s (%.1f %s), above the %.0f %% "
+                      "tolerance: the ceiling (",
+                      row.ceiling_fraction * 100, c.id.c_str(), c.value,
+                      c.kind == "compute" ? "GFLOP/s" : "GB/s", kCeilingTolerance * 100);
+        row.warnings.push_back(std::string(buf) + c.method +
+                               ") or the op's byte/flop count is wrong; this is a bug");
+    }
+}
+
 // Is the measurement suspect? `throttle_before` is the host's throttle count before the
 // row (-1: not a CPU row).
 void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettings& st,
@@ -507,6 +551,57 @@ void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettin
 }
 
 } // namespace
+
+CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
+                             bool all_threads, double traffic_bytes) {
+    CeilingChoice out;
+    const double bytes = traffic_bytes > 0 ? traffic_bytes : working_set_bytes;
+    if (bytes > 0)
+        out.intensity = flops / bytes;
+    const int want = all_threads ? 0 : 1;
+    // The preferred bandwidth ceiling of each level, in order of capacity (memory last).
+    std::vector<const Ceiling*> levels;
+    for (const auto& c : info.ceilings) {
+        if (c.kind != "bandwidth" || c.threads != want || !(c.value > 0))
+            continue;
+        auto it = std::find_if(levels.begin(), levels.end(),
+                               [&](const Ceiling* l) { return l->level == c.level; });
+        if (it == levels.end())
+            levels.push_back(&c);
+        else if (preferred(c, **it))
+            *it = &c;
+    }
+    std::stable_sort(levels.begin(), levels.end(), [](const Ceiling* a, const Ceiling* b) {
+        const double ca = a->capacity_bytes > 0 ? a->capacity_bytes : 1e300;
+        const double cb = b->capacity_bytes > 0 ? b->capacity_bytes : 1e300;
+        return ca < cb;
+    });
+    const Ceiling* bw = nullptr;
+    for (const auto* l : levels)
+        if (l->capacity_bytes <= 0 || working_set_bytes <= kLevelSlack * l->capacity_bytes) {
+            bw = l;
+            break;
+        }
+    if (!bw && !levels.empty())
+        bw = levels.back(); // larger than every level known: the largest one
+    const Ceiling* fma = nullptr;
+    for (const auto& c : info.ceilings)
+        if (c.kind == "compute" && c.threads == want && c.value > 0 &&
+            (!fma || (c.measured && !fma->measured)))
+            fma = &c;
+    // Compute-bound: the intensity is past the ridge point of memory (the last level), as
+    // in the classic roofline. The in-cache ridge points are far lower, and the nominal flop
+    // counts of the elementwise ops would make small in-cache rows look compute-bound.
+    const Ceiling* memory = levels.empty() ? nullptr : levels.back();
+    if (fma && flops > 0 && (!memory || out.intensity > fma->value / memory->value)) {
+        out.ceiling = fma;
+        out.level = "compute";
+    } else if (bw) {
+        out.ceiling = bw;
+        out.level = bw->level;
+    }
+    return out;
+}
 
 ProfileRow Profiler::run_row(const RowSpec& spec, const Progress& progress) {
     ProfileRow row;
@@ -574,6 +669,10 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
     add_violations(row.parity, check_guards(*device, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
+    judge(row, dinfo,
+          working_set_bytes(*op, spec.dims) +
+              double(std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell))),
+          row_uses_all_threads(spec, *cell));
     add_warnings(row, rule, m_settings, throttle_before);
 
     row.status = row.parity.pass ? RowStatus::Ok : RowStatus::Fail;
@@ -602,6 +701,9 @@ nlohmann::json Profiler::context() const {
         d->prepare();
         devices.push_back(d->info().to_json());
     }
+    auto warnings = host_measurement_warnings();
+    if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
+        warnings.push_back(w);
     return {{"switchyard",
              {{"version", std::string(core_version())},
               {"git_hash", std::string(core_git_hash())},
@@ -611,9 +713,10 @@ nlohmann::json Profiler::context() const {
             {"host", host_info().to_json()},
             {"cpu", cpu_info().to_json()},
             {"cpu_peaks", cpu_peaks().to_json()},
+            {"openblas", openblas_info().to_json()},
             {"devices", devices},
             {"settings", m_settings.to_json()},
-            {"warnings", host_measurement_warnings()}};
+            {"warnings", warnings}};
 }
 
 } // namespace switchyard

@@ -10,6 +10,17 @@
 
 namespace switchyard {
 
+namespace {
+
+// A number with at most one decimal ("12.5", "-33", "1203").
+std::string format_number(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : "%.1f", v);
+    return buf;
+}
+
+} // namespace
+
 SampleComparison compare_samples(std::span<const double> a, std::span<const double> b,
                                  const CompareOptions& options) {
     SampleComparison c;
@@ -49,8 +60,89 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
     return c;
 }
 
+namespace {
+
+// device id -> (ceiling id -> value), from a report context's devices[].ceilings. Entries
+// that are not what the format says are skipped: the report loader checks the rows, and a
+// warning must never make compare fail.
+std::map<std::string, std::map<std::string, double>> ceilings_of(const nlohmann::json& context) {
+    std::map<std::string, std::map<std::string, double>> out;
+    if (!context.is_object() || !context.contains("devices") || !context["devices"].is_array())
+        return out;
+    for (const auto& d : context["devices"]) {
+        if (!d.is_object() || !d.contains("id") || !d["id"].is_string() ||
+            !d.contains("ceilings") || !d["ceilings"].is_array() || d["ceilings"].empty())
+            continue;
+        auto& m = out[d["id"].get<std::string>()];
+        for (const auto& c : d["ceilings"])
+            if (c.is_object() && c.contains("id") && c["id"].is_string() && c.contains("value") &&
+                c["value"].is_number())
+                m[c["id"].get<std::string>()] = c["value"].get<double>();
+    }
+    return out;
+}
+
+std::string list_ids(const std::vector<std::string>& ids) {
+    std::string s;
+    for (std::size_t i = 0; i < ids.size() && i < 6; ++i)
+        s += (i ? ", " : "") + ids[i];
+    if (ids.size() > 6)
+        s += " and " + std::to_string(ids.size() - 6) + " more";
+    return s;
+}
+
+} // namespace
+
+std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
+                                             const nlohmann::json& context_b, double tolerance) {
+    std::vector<std::string> out;
+    const auto a = ceilings_of(context_a), b = ceilings_of(context_b);
+    if (a.empty() && b.empty())
+        return out;
+    if (a.empty() != b.empty()) {
+        out.push_back(std::string(a.empty() ? "A" : "B") +
+                      " has no measured ceilings (a report from before ceilings, or from "
+                      "`profile` without device probes): fractions of peak are not comparable");
+        return out;
+    }
+    for (const auto& [device, ca] : a) {
+        const auto it = b.find(device);
+        if (it == b.end())
+            continue;
+        const auto& cb = it->second;
+        std::vector<std::string> only_a, only_b, differ;
+        for (const auto& [id, va] : ca) {
+            const auto jt = cb.find(id);
+            if (jt == cb.end()) {
+                only_a.push_back(id);
+                continue;
+            }
+            const double vb = jt->second;
+            const double rel = va > 0 ? (vb - va) / va : (vb > 0 ? 1.0 : 0.0);
+            if (std::fabs(rel) > tolerance)
+                differ.push_back(id + " " + format_number(va) + " -> " + format_number(vb) + " (" +
+                                 (rel >= 0 ? "+" : "") + format_number(rel * 100) + " %)");
+        }
+        for (const auto& [id, vb] : cb)
+            if (!ca.count(id))
+                only_b.push_back(id);
+        if (!only_a.empty() || !only_b.empty())
+            out.push_back(device + ": the reports have different ceilings (only in A: " +
+                          (only_a.empty() ? "none" : list_ids(only_a)) +
+                          "; only in B: " + (only_b.empty() ? "none" : list_ids(only_b)) +
+                          "): they come from different machines or builds");
+        if (!differ.empty())
+            out.push_back(device + ": ceilings differ by more than " +
+                          format_number(tolerance * 100) + " % (" + list_ids(differ) +
+                          "): the reports come from machines with different ceilings, so "
+                          "times are not like for like; compare ceiling fractions");
+    }
+    return out;
+}
+
 Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions& options) {
     Comparison out;
+    out.m_warnings = ceiling_differences(a.context, b.context, options.ceiling_tolerance);
     std::map<std::string, const ProfileRow*> in_b;
     std::map<std::string, bool> used;
     for (const auto& r : b.rows)
@@ -123,7 +215,8 @@ nlohmann::json Comparison::to_json() const {
             {"format_version", kFormatVersion},
             {"pairs", pairs},
             {"only_in_a", unmatched(m_only_a)},
-            {"only_in_b", unmatched(m_only_b)}};
+            {"only_in_b", unmatched(m_only_b)},
+            {"warnings", m_warnings}};
 }
 
 namespace {
@@ -144,6 +237,10 @@ std::string pad(const std::string& s, std::size_t width) {
 
 std::string Comparison::to_text() const {
     std::ostringstream os;
+    for (const auto& w : m_warnings)
+        os << "warning: " << w << "\n";
+    if (!m_warnings.empty())
+        os << "\n";
     // Columns are padded, never cut: a long op name widens its row instead.
     os << pad("op", 16) << ' ' << pad("size", 14) << ' ' << pad("device", 8) << ' '
        << pad("backend", 10) << ' ' << pad("arch/variant", 20) << ' '

@@ -20,10 +20,15 @@ double Device::time_launches(const std::function<void()>& launch, int count) {
 }
 
 void to_json(nlohmann::json& j, const Ceiling& c) {
-    j = {{"id", c.id},           {"kind", c.kind},
-         {"level", c.level},     {"value", c.value},
-         {"threads", c.threads}, {"measured", c.measured},
-         {"method", c.method},   {"working_set_bytes", c.working_set_bytes}};
+    j = {{"id", c.id},
+         {"kind", c.kind},
+         {"level", c.level},
+         {"value", c.value},
+         {"threads", c.threads},
+         {"measured", c.measured},
+         {"method", c.method},
+         {"working_set_bytes", c.working_set_bytes},
+         {"capacity_bytes", c.capacity_bytes}};
 }
 
 void from_json(const nlohmann::json& j, Ceiling& c) {
@@ -39,6 +44,7 @@ void from_json(const nlohmann::json& j, Ceiling& c) {
         c.measured = j["measured"].get<bool>();
     c.method = v.str("method", std::string());
     c.working_set_bytes = v.num("working_set_bytes", 0.0);
+    c.capacity_bytes = v.num("capacity_bytes", 0.0);
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d) {

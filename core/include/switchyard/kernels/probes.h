@@ -1,25 +1,75 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/sdk/device.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace switchyard {
 
-/// Peak-ish figures of the host CPU measured by small probes, cached for the process.
+/// The host CPU's ceilings, measured by small probes and cached for the process.
+///
+/// `ceilings` is the cache-aware roofline: read and triad bandwidth at working sets
+/// sized for L1, L2, L3 and DRAM (from cpu_info()'s cache sizes; DRAM at 4x the last
+/// level), each single-thread ("...1t") and all-thread ("...all"), plus the fp32 FMA
+/// peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"). A level that
+/// cannot be measured (DRAM when memory is too small) has value 0 and a method saying why.
+/// The first three fields are kept for older readers: the DRAM triad and FMA all-thread.
 struct CpuPeaks {
-    double triad_gbs = 0;         // STREAM triad (a = b + s*c, fp32, all threads), 12 bytes/element
-    std::int64_t triad_bytes = 0; // working set the probe used
-    double fma_gflops = 0;        // dependent-free FMA loop on all threads (0 without x86-64-v3)
+    double triad_gbs = 0;         // DRAM STREAM triad (a = b + s*c, fp32, all threads)
+    std::int64_t triad_bytes = 0; // working set that probe used
+    double fma_gflops = 0;        // FMA loop on all threads (0 without x86-64-v3)
+    std::string fma_isa;          // "AVX-512F (zmm)", "AVX2+FMA (ymm)", "" when not measured
+    std::vector<Ceiling> ceilings;
+
+    /// The ceiling with this id, or nullptr.
+    const Ceiling* find(std::string_view id) const;
+    nlohmann::json to_json() const;
+    /// Throws std::runtime_error naming the bad key ("peaks.ceilings[2].value: ...").
+    static CpuPeaks from_json(const nlohmann::json& j);
+};
+/// Runs the probes on first use (about 0.3-1.5 s, most of it the DRAM working set), then
+/// returns the cached result.
+const CpuPeaks& cpu_peaks();
+/// Runs every probe now (not cached).
+CpuPeaks measure_cpu_peaks();
+/// Changes whenever the cached figures do (set_cpu_peaks, the first measurement): the CPU
+/// device re-reads them in prepare() when it moved.
+std::uint64_t cpu_peaks_generation();
+/// Replaces the cached figures (a worker process reuses the controller's measurement so
+/// every row of a run shares one set of ceilings).
+void set_cpu_peaks(const CpuPeaks& peaks);
+/// Runs the triad probe now over `bytes` of working set on all threads; best of
+/// `repeats` passes in GB/s.
+double measure_triad_gbs(std::int64_t bytes, int repeats = 10);
+
+/// What OpenBLAS (the `gemm generic/openblas` cell) runs here, as it reports itself.
+struct OpenBlasInfo {
+    bool present = false; // built with OpenBLAS
+    std::string corename; // openblas_get_corename(): "Haswell", "SkylakeX", "Zen", "Prescott"
+    int threads = 0;      // openblas_get_num_threads()
+    std::string config;   // openblas_get_config()
     nlohmann::json to_json() const;
 };
-/// Runs the probes on first use (about 0.2 s), then returns the cached result.
-const CpuPeaks& cpu_peaks();
-/// Replaces the cached figures (a worker process reuses the controller's measurement so
-/// every row of a run shares one peak).
-void set_cpu_peaks(const CpuPeaks& peaks);
-/// Runs the triad probe now over `bytes` of working set; best of `repeats` passes in GB/s.
-double measure_triad_gbs(std::int64_t bytes, int repeats = 10);
+OpenBlasInfo openblas_info();
+/// A warning when OpenBLAS runs a generic fallback core (it did not recognise this CPU,
+/// or was built without its kernels): "Prescott", "Generic", ..., or a core without the
+/// AVX-512 kernels on a CPU that has them. Empty when there is nothing to say.
+std::string openblas_core_warning(const OpenBlasInfo& info);
+
+/// A memory level the CPU's bandwidth probes measure. Each is probed at 4x the level
+/// below but at most half its capacity (L1: 3/4; per core for the per-core L1 and L2),
+/// DRAM at max(64 MiB, 4 x last level). Exposed for the tests.
+struct CpuProbeLevel {
+    std::string level;         // "L1", "L2", "L3", "DRAM"
+    std::int64_t capacity = 0; // bytes one core sees (0 for DRAM)
+    bool per_core = false;     // L1, L2: each core has its own
+};
+/// The levels cpu_info() reports, smallest first, then DRAM.
+std::vector<CpuProbeLevel> cpu_probe_levels();
 
 } // namespace switchyard

@@ -3,6 +3,7 @@
 
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
+#include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,36 @@ private:
     std::unique_ptr<Workload> m_workload; // the last (op, dims): consecutive rows share it
     std::string m_workload_key;
 };
+
+/// A row may read up to this fraction of its ceiling before it is flagged: measured
+/// ceilings are best-of-N probes, and a kernel timed on a quiet moment can beat one by a
+/// few per cent. Above it the row gets a warning (the ceiling or the byte count is wrong);
+/// tst_profiler fails on such a row. Documented in docs/json.md.
+inline constexpr double kCeilingTolerance = 1.10;
+
+/// A working set up to this factor above a level's capacity is still judged against that
+/// level: the level keeps serving most of it (victim caches, prefetch), and the default
+/// sweep's L2 size sits exactly at the L2 capacity. Documented in docs/json.md.
+inline constexpr double kLevelSlack = 1.25;
+
+/// What a row is judged against: `ceiling` (nullptr when the device has none that fits)
+/// and the level label the row shows ("L1" ... "DRAM", "HBM", "device", or "compute").
+struct CeilingChoice {
+    const Ceiling* ceiling = nullptr;
+    std::string level;
+    double intensity = 0; // FLOP per byte of traffic (the op's bytes)
+};
+/// The ceiling a row is judged against. Among `info`'s bandwidth ceilings for
+/// `all_threads` (threads 0) or one thread (threads 1), the smallest level whose
+/// capacity_bytes holds `working_set_bytes` (within kLevelSlack; capacity 0: memory,
+/// always fits), and of that level the highest measured ceiling (read or triad or copy;
+/// theoretical ones only when no measured one exists). When the row's intensity (flops /
+/// traffic_bytes, the bytes the op moves; the working set when 0) is above memory's ridge
+/// point (compute peak / the last level's bandwidth) the compute ceiling of the same thread
+/// count wins and the level is "compute". The working set (inputs + outputs + workspace)
+/// only picks the level.
+CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
+                             bool all_threads, double traffic_bytes = 0);
 
 /// Measurement warnings about the host (governor not `performance`, debug build, ...).
 std::vector<std::string> host_measurement_warnings();

@@ -19,7 +19,18 @@ struct CompareOptions {
     std::size_t optimal_samples =
         9;                    // compare.py's UTEST_OPTIMAL_REPETITIONS: fewer cannot claim SAME
     double min_effect = 0.01; // a significant change smaller than 1 % is SAME
+    /// Ceilings of the same id (context.devices[].ceilings) whose values differ by more
+    /// than this relative amount mean the reports come from different machines.
+    double ceiling_tolerance = 0.10;
 };
+
+/// Warnings about two report contexts whose devices have different ceilings: for each
+/// device id in both, the ceiling ids only one has, and each id whose values differ by more
+/// than `tolerance` (relative to A). Empty when the ceilings agree, or when neither report
+/// has any (reports older than the ceilings).
+std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
+                                             const nlohmann::json& context_b,
+                                             double tolerance = 0.10);
 
 /// The verdict on B against A.
 struct SampleComparison {
@@ -50,6 +61,8 @@ public:
     const std::vector<Pair>& pairs() const noexcept { return m_pairs; }
     const std::vector<ProfileRow>& only_in_a() const noexcept { return m_only_a; }
     const std::vector<ProfileRow>& only_in_b() const noexcept { return m_only_b; }
+    /// Why the comparison may not be like for like (ceiling_differences()); JSON "warnings".
+    const std::vector<std::string>& warnings() const noexcept { return m_warnings; }
 
     nlohmann::json to_json() const;
     std::string to_text() const;
@@ -57,6 +70,7 @@ public:
 private:
     std::vector<Pair> m_pairs;
     std::vector<ProfileRow> m_only_a, m_only_b;
+    std::vector<std::string> m_warnings;
 };
 
 } // namespace switchyard

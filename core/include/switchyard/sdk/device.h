@@ -26,6 +26,11 @@ struct Ceiling {
     /// How it was measured: "STREAM triad, fp32, all threads, 1200 MiB".
     std::string method;
     double working_set_bytes = 0; // the probe's working set (0 for compute ceilings)
+    /// Bandwidth ceilings of a cache: the bytes that level holds for the threads the
+    /// ceiling counts (per-core caches times the cores for all-thread ceilings). 0: no
+    /// limit (DRAM, HBM, device memory) or a compute ceiling. The profiler picks the
+    /// smallest level a row's working set fits in by it. JSON key "capacity_bytes".
+    double capacity_bytes = 0;
 };
 void to_json(nlohmann::json& j, const Ceiling& c);
 /// Throws std::runtime_error naming the bad key.

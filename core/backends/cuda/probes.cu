@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// The CUDA device's ceiling probes: a device-memory copy, an L2-resident copy and an FMA
+// loop, timed with CUDA events (the kernels are in probes.cuh).
+#include "cudaprobes.h"
+
+#include <cuda_runtime.h>
+
+#include "probes.cuh"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace switchyard::cuda {
+namespace {
+
+void ok(cudaError_t e, const char* what) {
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + ": " +
+                                 cudaGetErrorString(e));
+}
+
+struct ProbeLaunch {
+    cudaStream_t stream;
+    template <class... Params, class... Args>
+    void operator()(dim3 grid, dim3 block, void (*kernel)(Params...), Args&&... args) const {
+        kernel<<<grid, block, 0, stream>>>(std::forward<Args>(args)...);
+        ok(cudaGetLastError(), "probe launch");
+    }
+};
+
+struct Buffer {
+    void* p = nullptr;
+    explicit Buffer(std::size_t bytes) { ok(cudaMalloc(&p, bytes), "cudaMalloc (probe)"); }
+    ~Buffer() { (void)cudaFree(p); }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    float* f() const { return static_cast<float*>(p); }
+};
+
+struct Events {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    Events() {
+        ok(cudaEventCreate(&start), "cudaEventCreate");
+        ok(cudaEventCreate(&stop), "cudaEventCreate");
+    }
+    ~Events() {
+        (void)cudaEventDestroy(start);
+        (void)cudaEventDestroy(stop);
+    }
+    // Seconds `count` calls of `fn` took on `stream`; best of `timings`.
+    template <class Fn> double best(cudaStream_t stream, int timings, int count, Fn&& fn) {
+        double best = 0;
+        fn(); // warm-up
+        for (int t = 0; t < timings; ++t) {
+            ok(cudaEventRecord(start, stream), "cudaEventRecord");
+            for (int i = 0; i < count; ++i)
+                fn();
+            ok(cudaEventRecord(stop, stream), "cudaEventRecord");
+            ok(cudaEventSynchronize(stop), "probe (cudaEventSynchronize)");
+            float ms = 0;
+            ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+            const double s = double(ms) * 1e-3 / double(count);
+            if (s > 0 && (best == 0 || s < best))
+                best = s;
+        }
+        return best;
+    }
+};
+
+} // namespace
+
+CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::int64_t l2_bytes,
+                                std::int64_t memory_bytes) {
+    CudaProbeResult r;
+    const unsigned blocks = unsigned(std::max(1, multiprocessors) * 8);
+    const ProbeLaunch launch{stream};
+    Events ev;
+    {
+        // Device memory: 2 x 512 MiB (or an eighth of memory each), far past any L2.
+        std::int64_t each = std::int64_t(512) << 20;
+        if (memory_bytes > 0)
+            each = std::min(each, memory_bytes / 8);
+        each = std::max<std::int64_t>(each, std::int64_t(16) << 20) / 256 * 256;
+        Buffer src{std::size_t(each)}, dst{std::size_t(each)};
+        ok(cudaMemsetAsync(src.p, 0, std::size_t(each), stream), "cudaMemsetAsync");
+        const double kernel_s =
+            ev.best(stream, 5, 3, [&] { run_copy_probe(src.f(), dst.f(), each, blocks, launch); });
+        const double memcpy_s = ev.best(stream, 5, 3, [&] {
+            ok(cudaMemcpyAsync(dst.p, src.p, std::size_t(each), cudaMemcpyDeviceToDevice, stream),
+               "cudaMemcpyAsync (probe)");
+        });
+        const double s = std::min(kernel_s > 0 ? kernel_s : 1e30, memcpy_s > 0 ? memcpy_s : 1e30);
+        r.hbm_copy_bytes = 2 * each;
+        r.hbm_copy_gbs = s < 1e30 ? 2.0 * double(each) / s / 1e9 : 0;
+    }
+    if (l2_bytes > 0) {
+        // Both buffers together half the L2, copied back and forth so they stay there.
+        const std::int64_t each = std::max<std::int64_t>(l2_bytes / 4 / 256 * 256, 4096);
+        Buffer src{std::size_t(each)}, dst{std::size_t(each)};
+        ok(cudaMemsetAsync(src.p, 0, std::size_t(each), stream), "cudaMemsetAsync");
+        const double s =
+            ev.best(stream, 5, 50, [&] { run_copy_probe(src.f(), dst.f(), each, blocks, launch); });
+        r.l2_copy_bytes = 2 * each;
+        r.l2_copy_gbs = s > 0 ? 2.0 * double(each) / s / 1e9 : 0;
+    }
+    {
+        constexpr int iterations = 4096;
+        Buffer out{std::size_t(blocks) * kProbeThreads * sizeof(float)};
+        const double s =
+            ev.best(stream, 5, 1, [&] { run_fma_probe(out.f(), blocks, iterations, launch); });
+        r.fma_gflops = s > 0 ? fma_probe_flops(blocks, iterations) / s / 1e9 : 0;
+    }
+    return r;
+}
+
+} // namespace switchyard::cuda

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The CUDA device's ceiling probes (a copy and an FMA loop), shared by cudadevice.cpp's
+// probes.cu (nvcc) and the host-side emulation in tests/core/tst_cuda.cpp (cudaemu.h):
+// only CUDA built-ins that cudaemu.h provides may appear here.
+
+#include <cstdint>
+
+namespace switchyard::cuda {
+namespace {
+
+constexpr int kProbeThreads = 256;
+/// Independent accumulators per thread of the FMA probe (hide the FMA latency).
+constexpr int kFmaChains = 8;
+
+// dst[i] = src[i] for i < n4 float4s, grid-stride.
+__global__ void copy_probe_kernel(const float4* src, float4* dst, std::int64_t n4) {
+    const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride)
+        dst[i] = src[i];
+}
+
+// kFmaChains independent FMA chains of `iterations` steps per thread; out[thread] = their
+// sum, so nothing is optimised away.
+__global__ void fma_probe_kernel(float* out, int iterations, float m, float a) {
+    float acc[kFmaChains];
+    for (int c = 0; c < kFmaChains; ++c)
+        acc[c] = float(threadIdx.x + c);
+    for (int it = 0; it < iterations; ++it)
+        for (int c = 0; c < kFmaChains; ++c)
+            acc[c] = fmaf(acc[c], m, a);
+    float s = 0;
+    for (int c = 0; c < kFmaChains; ++c)
+        s += acc[c];
+    out[std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x] = s;
+}
+
+/// Flops one fma_probe_kernel launch does.
+inline double fma_probe_flops(unsigned blocks, int iterations) {
+    return double(blocks) * kProbeThreads * double(iterations) * kFmaChains * 2.0;
+}
+
+template <class Launch>
+void run_copy_probe(const float* src, float* dst, std::int64_t bytes, unsigned blocks,
+                    Launch&& launch) {
+    launch(dim3(blocks), dim3(kProbeThreads), copy_probe_kernel,
+           reinterpret_cast<const float4*>(src), reinterpret_cast<float4*>(dst),
+           bytes / std::int64_t(sizeof(float4)));
+}
+
+template <class Launch>
+void run_fma_probe(float* out, unsigned blocks, int iterations, Launch&& launch) {
+    launch(dim3(blocks), dim3(kProbeThreads), fma_probe_kernel, out, iterations, 0.999999f, 1e-7f);
+}
+
+} // namespace
+} // namespace switchyard::cuda
