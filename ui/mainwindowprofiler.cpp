@@ -27,8 +27,8 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 
 #include <qcustomplot.h>
 
@@ -63,8 +63,8 @@ void MainWindow::setupProfiler() {
 
 void MainWindow::setupReportMenu(QMenu* file) {
     auto* open = file->addAction(tr("&Open report…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open report"), QString(),
-                                                          kReportFilter);
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open report"), QString(), kReportFilter);
         if (!path.isEmpty())
             openReport(path);
     });
@@ -75,9 +75,8 @@ void MainWindow::setupReportMenu(QMenu* file) {
                                      tr("There are no rows to save: run a profile first."));
             return;
         }
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save report"),
-                                                          QStringLiteral("report.json"),
-                                                          kReportFilter);
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save report"), QStringLiteral("report.json"), kReportFilter);
         if (path.isEmpty())
             return;
         const QString error = saveReport(path);
@@ -95,9 +94,8 @@ void MainWindow::setupReportMenu(QMenu* file) {
     updateRecentMenu();
     file->addSeparator();
     file->addAction(tr("Export results table as &CSV…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export table"),
-                                                          QStringLiteral("results.csv"),
-                                                          tr("CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export table"), QStringLiteral("results.csv"), tr("CSV (*.csv)"));
         if (path.isEmpty())
             return;
         const QString error = m_profile->exportCsv(path);

@@ -49,9 +49,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption profile(QStringLiteral("profile"),
                                      QStringLiteral("Profile OPS (comma-separated) at start."),
                                      QStringLiteral("OPS"));
-    const QCommandLineOption profileDevices(QStringLiteral("profile-devices"),
-                                            QStringLiteral("Devices for --profile (comma-separated)."),
-                                            QStringLiteral("DEVICES"));
+    const QCommandLineOption profileDevices(
+        QStringLiteral("profile-devices"),
+        QStringLiteral("Devices for --profile (comma-separated)."), QStringLiteral("DEVICES"));
     const QCommandLineOption allVariants(QStringLiteral("all-variants"),
                                          QStringLiteral("--profile runs every variant."));
     const QCommandLineOption sizes(QStringLiteral("sizes"),
@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption compare(QStringLiteral("compare"),
                                      QStringLiteral("Compare REPORTS (comma-separated paths)."),
                                      QStringLiteral("REPORTS"));
-    parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices,
-                       allVariants, sizes, budget, openReport, compare});
+    parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices, allVariants,
+                       sizes, budget, openReport, compare});
     parser.process(app);
 
     switchyard::ui::MainWindow window(switchyard::default_backends(), switchyard::default_devices(),
@@ -80,9 +80,10 @@ int main(int argc, char** argv) {
         window.compareReports(parser.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts));
     const bool profiling = parser.isSet(profile);
     if (profiling) {
-        profiler->setChoices(parser.value(profile).split(QLatin1Char(','), Qt::SkipEmptyParts),
-                             parser.value(profileDevices).split(QLatin1Char(','), Qt::SkipEmptyParts),
-                             parser.isSet(allVariants));
+        profiler->setChoices(
+            parser.value(profile).split(QLatin1Char(','), Qt::SkipEmptyParts),
+            parser.value(profileDevices).split(QLatin1Char(','), Qt::SkipEmptyParts),
+            parser.isSet(allVariants));
         if (parser.isSet(sizes))
             profiler->sizesEdit()->setText(parser.value(sizes));
         if (parser.isSet(budget))
@@ -93,8 +94,8 @@ int main(int argc, char** argv) {
         const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare);
         auto take = [&] {
             if (profilerShots)
-                for (const auto& p : window.saveProfilerScreenshots(parser.value(screenshot),
-                                                                    parser.value(prefix)))
+                for (const auto& p :
+                     window.saveProfilerScreenshots(parser.value(screenshot), parser.value(prefix)))
                     std::printf("%s\n", qPrintable(p));
             else
                 for (const auto& p :

@@ -26,10 +26,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
-#include <QFileInfo>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -83,11 +83,10 @@ ProfileRow makeRow(const std::string& op, std::int64_t n, const std::string& arc
     return r;
 }
 
-nlohmann::json ceilingJson(const std::string& id, const std::string& kind,
-                           const std::string& level, double value, bool measured = true) {
-    return {{"id", id},         {"kind", kind},         {"level", level},
-            {"value", value},   {"threads", 0},         {"measured", measured},
-            {"method", "test"}, {"working_set_bytes", 0}};
+nlohmann::json ceilingJson(const std::string& id, const std::string& kind, const std::string& level,
+                           double value, bool measured = true) {
+    return {{"id", id},     {"kind", kind},         {"level", level},   {"value", value},
+            {"threads", 0}, {"measured", measured}, {"method", "test"}, {"working_set_bytes", 0}};
 }
 
 // A context as Profiler::context() writes it, with one CPU device and its ceilings.
@@ -95,14 +94,13 @@ nlohmann::json contextWith(nlohmann::json ceilings, const std::string& host = "b
     return {{"switchyard", {{"version", "0.1.0"}, {"git_hash", "abc"}}},
             {"host", {{"hostname", host}, {"os", "Linux"}}},
             {"cpu", {{"brand", "Test CPU 9000"}, {"physical_cores", 8}, {"logical_cpus", 16}}},
-            {"devices",
-             nlohmann::json::array({{{"id", "cpu"},
-                                     {"kind", "cpu"},
-                                     {"name", "Test CPU 9000"},
-                                     {"arch", "x86-64-v3"},
-                                     {"peak_bandwidth_gbs", 40.0},
-                                     {"peak_gflops", 900.0},
-                                     {"ceilings", std::move(ceilings)}}})},
+            {"devices", nlohmann::json::array({{{"id", "cpu"},
+                                                {"kind", "cpu"},
+                                                {"name", "Test CPU 9000"},
+                                                {"arch", "x86-64-v3"},
+                                                {"peak_bandwidth_gbs", 40.0},
+                                                {"peak_gflops", 900.0},
+                                                {"ceilings", std::move(ceilings)}}})},
             {"warnings", nlohmann::json::array()}};
 }
 
@@ -270,9 +268,11 @@ private slots:
                 faster = r;
         QCOMPARE(model.index(faster, CompareModel::RatioColumn).data().toString(),
                  QStringLiteral("0.500×"));
-        QVERIFY(model.index(faster, CompareModel::PValueColumn).data(CompareModel::SortRole).toDouble() <
-                0.05);
-        QVERIFY(model.index(faster, CompareModel::VerdictColumn).data(Qt::BackgroundRole).isValid());
+        QVERIFY(model.index(faster, CompareModel::PValueColumn)
+                    .data(CompareModel::SortRole)
+                    .toDouble() < 0.05);
+        QVERIFY(
+            model.index(faster, CompareModel::VerdictColumn).data(Qt::BackgroundRole).isValid());
 
         // N reports as columns.
         Report c = knownReport();
@@ -284,9 +284,9 @@ private slots:
         QCOMPARE(multi.reportCount(), 3);
         QCOMPARE(multi.columnCount(), MultiCompareModel::FixedColumnCount + 3);
         QCOMPARE(multi.rowCount(), 6); // the union of kernel cells and sizes
-        QCOMPARE(multi.headerData(MultiCompareModel::FixedColumnCount + 2, Qt::Horizontal)
-                     .toString(),
-                 QStringLiteral("c.json"));
+        QCOMPARE(
+            multi.headerData(MultiCompareModel::FixedColumnCount + 2, Qt::Horizontal).toString(),
+            QStringLiteral("c.json"));
         int big = -1;
         for (int r = 0; r < multi.rowCount(); ++r)
             if (multi.index(r, MultiCompareModel::SizeColumn).data().toString() == "1048576" &&
@@ -328,6 +328,8 @@ private slots:
     void plotsForKnownReport() {
         PlotsView plots;
         plots.resize(900, 600);
+        plots.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plots));
         const Report rep = knownReport();
         plots.setContext(rep.context);
         plots.setRows(pointers(rep));
@@ -565,7 +567,8 @@ private slots:
         auto* view = w.window.profileView();
         QCOMPARE(view->model()->rowCount(), 4);
         const QString ctx = view->contextView()->toPlainText();
-        for (const char* s : {"Test CPU 9000", "bench-a", "l3.triad.all", "dram.triad.all", "0.1.0"})
+        for (const char* s :
+             {"Test CPU 9000", "bench-a", "l3.triad.all", "dram.triad.all", "0.1.0"})
             QVERIFY2(ctx.contains(s), s);
         QCOMPARE(w.window.recentReports().value(0), QFileInfo(path).absoluteFilePath());
         QVERIFY(!w.window.openReport(m_dir.filePath("missing.json")).isEmpty());
@@ -590,7 +593,7 @@ private slots:
         QVERIFY(error.contains("saved.json"));
         QVERIFY(w.window.statusText().contains("Could not save"));
         QCOMPARE(readAll(target), before); // the previous file, byte for byte
-        int files = 0; // no temporary left behind
+        int files = 0;                     // no temporary left behind
         for (const auto& name : QDir(m_dir.path()).entryList(QDir::Files | QDir::Hidden))
             files += name.contains("saved.json");
         QCOMPARE(files, 1);
@@ -637,8 +640,11 @@ private slots:
         QVERIFY(row >= 0);
         int column = -1;
         for (int c = 0; c < matrix->model()->columnCount() && column < 0; ++c)
-            if (matrix->model()->index(row, c).data(KernelMatrixModel::KeyRole).toString().contains(
-                    ", cpu, "))
+            if (matrix->model()
+                    ->index(row, c)
+                    .data(KernelMatrixModel::KeyRole)
+                    .toString()
+                    .contains(", cpu, "))
                 column = c;
         QVERIFY(column >= 0);
         std::unique_ptr<QMenu> menu(matrix->profileMenu(row, column));

@@ -27,8 +27,8 @@ QString ProfileController::defaultWorkerExecutable() {
     const QString env = qEnvironmentVariable("SWITCHYARD_CLI");
     if (!env.isEmpty())
         return env;
-    const QString beside = QDir(QCoreApplication::applicationDirPath())
-                               .filePath(QStringLiteral("switchyard-cli"));
+    const QString beside =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("switchyard-cli"));
     if (QFileInfo(beside).isExecutable())
         return beside;
     return QStandardPaths::findExecutable(QStringLiteral("switchyard-cli"));

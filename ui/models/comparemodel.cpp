@@ -77,24 +77,35 @@ QString CompareModel::verdictAt(int row) const {
     if (std::size_t(row) < pairs.size())
         return qs(pairs[std::size_t(row)].result.verdict);
     return std::size_t(row) < pairs.size() + m_comparison.only_in_a().size() ? tr("only in A")
-                                                                              : tr("only in B");
+                                                                             : tr("only in B");
 }
 
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case OpColumn: return tr("op");
-    case SizeColumn: return tr("size");
-    case DeviceColumn: return tr("device");
-    case BackendColumn: return tr("backend");
-    case VariantColumn: return tr("arch/variant");
-    case MedianAColumn: return tr("median A");
-    case MedianBColumn: return tr("median B");
-    case RatioColumn: return tr("B/A");
-    case PValueColumn: return tr("p-value");
-    case VerdictColumn: return tr("verdict");
-    default: return {};
+    case OpColumn:
+        return tr("op");
+    case SizeColumn:
+        return tr("size");
+    case DeviceColumn:
+        return tr("device");
+    case BackendColumn:
+        return tr("backend");
+    case VariantColumn:
+        return tr("arch/variant");
+    case MedianAColumn:
+        return tr("median A");
+    case MedianBColumn:
+        return tr("median B");
+    case RatioColumn:
+        return tr("B/A");
+    case PValueColumn:
+        return tr("p-value");
+    case VerdictColumn:
+        return tr("verdict");
+    default:
+        return {};
     }
 }
 
@@ -111,11 +122,16 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         return verdict;
     if (role == Qt::DisplayRole || role == SortRole) {
         switch (index.column()) {
-        case OpColumn: return qs(r.spec.op);
-        case SizeColumn: return role == SortRole ? QVariant(elements(r)) : QVariant(qs(r.spec.size));
-        case DeviceColumn: return qs(r.spec.device);
-        case BackendColumn: return qs(r.spec.backend);
-        case VariantColumn: return qs(r.spec.arch + "/" + r.spec.variant);
+        case OpColumn:
+            return qs(r.spec.op);
+        case SizeColumn:
+            return role == SortRole ? QVariant(elements(r)) : QVariant(qs(r.spec.size));
+        case DeviceColumn:
+            return qs(r.spec.device);
+        case BackendColumn:
+            return qs(r.spec.backend);
+        case VariantColumn:
+            return qs(r.spec.arch + "/" + r.spec.variant);
         case MedianAColumn:
             if (role == SortRole)
                 return pair || !onlyB ? r.stats.median : 0.0;
@@ -127,15 +143,16 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         case RatioColumn:
             if (!pair || pair->result.ratio <= 0)
                 return role == SortRole ? QVariant(0.0) : QVariant(QStringLiteral("—"));
-            return role == SortRole ? QVariant(pair->result.ratio)
-                                    : QVariant(QStringLiteral("%1×").arg(pair->result.ratio, 0,
-                                                                         'f', 3));
+            return role == SortRole
+                       ? QVariant(pair->result.ratio)
+                       : QVariant(QStringLiteral("%1×").arg(pair->result.ratio, 0, 'f', 3));
         case PValueColumn:
             if (!pair)
                 return role == SortRole ? QVariant(1.0) : QVariant(QStringLiteral("—"));
             return role == SortRole ? QVariant(pair->result.p_value)
                                     : QVariant(QString::number(pair->result.p_value, 'g', 3));
-        case VerdictColumn: return verdict;
+        case VerdictColumn:
+            return verdict;
         }
         return {};
     }
@@ -220,10 +237,14 @@ QVariant MultiCompareModel::headerData(int section, Qt::Orientation orientation,
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case OpColumn: return tr("op");
-    case SizeColumn: return tr("size");
-    case DeviceColumn: return tr("device");
-    case VariantColumn: return tr("arch/variant [backend]");
+    case OpColumn:
+        return tr("op");
+    case SizeColumn:
+        return tr("size");
+    case DeviceColumn:
+        return tr("device");
+    case VariantColumn:
+        return tr("arch/variant [backend]");
     default:
         return section - FixedColumnCount < m_names.size() ? m_names[section - FixedColumnCount]
                                                            : QVariant();
@@ -240,9 +261,12 @@ QVariant MultiCompareModel::data(const QModelIndex& index, int role) const {
         if (role != Qt::DisplayRole && role != SortRole)
             return {};
         switch (c) {
-        case OpColumn: return qs(r.spec.op);
-        case SizeColumn: return role == SortRole ? QVariant(elements(r)) : QVariant(qs(r.spec.size));
-        case DeviceColumn: return qs(r.spec.device);
+        case OpColumn:
+            return qs(r.spec.op);
+        case SizeColumn:
+            return role == SortRole ? QVariant(elements(r)) : QVariant(qs(r.spec.size));
+        case DeviceColumn:
+            return qs(r.spec.device);
         case VariantColumn:
             return qs(r.spec.arch + "/" + r.spec.variant + " [" + r.spec.backend + "]");
         }
@@ -262,10 +286,14 @@ QVariant MultiCompareModel::data(const QModelIndex& index, int role) const {
         return QStringLiteral("%1 (%2×)")
             .arg(formatSeconds(cell->stats.median))
             .arg(verdict.ratio, 0, 'f', 2);
-    case SortRole: return cell && cell->measured() ? cell->stats.median : 0.0;
-    case VerdictRole: return verdictAt(index.row(), ri);
-    case Qt::BackgroundRole: return verdictBackground(verdictAt(index.row(), ri));
-    case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+    case SortRole:
+        return cell && cell->measured() ? cell->stats.median : 0.0;
+    case VerdictRole:
+        return verdictAt(index.row(), ri);
+    case Qt::BackgroundRole:
+        return verdictBackground(verdictAt(index.row(), ri));
+    case Qt::TextAlignmentRole:
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (!cell)
             return tr("%1 has no row for this kernel and size").arg(m_names.value(ri));

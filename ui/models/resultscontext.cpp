@@ -31,11 +31,11 @@ QString scalar(const nlohmann::json& v) {
 } // namespace
 
 QString RooflineCeiling::label() const {
-    const QString unit = kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s")
-                                                          : QStringLiteral("GB/s");
-    QString what = kind == QLatin1String("compute") ? QStringLiteral("compute")
-                                                    : (level.isEmpty() ? QStringLiteral("memory")
-                                                                       : level);
+    const QString unit =
+        kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s") : QStringLiteral("GB/s");
+    QString what = kind == QLatin1String("compute")
+                       ? QStringLiteral("compute")
+                       : (level.isEmpty() ? QStringLiteral("memory") : level);
     QString s = QStringLiteral("%1 %2 %3 %4").arg(device, what).arg(value, 0, 'f', 0).arg(unit);
     if (!measured)
         s += QStringLiteral(" (theoretical)");
@@ -67,18 +67,20 @@ std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context) {
                               c["measured"].get<bool>();
                 rc.method = str(c, "method");
                 rc.threads = int(num(c, "threads"));
-                if (rc.value > 0 && (rc.kind == QLatin1String("bandwidth") ||
-                                     rc.kind == QLatin1String("compute")))
+                if (rc.value > 0 &&
+                    (rc.kind == QLatin1String("bandwidth") || rc.kind == QLatin1String("compute")))
                     out.push_back(rc);
             }
         if (out.size() == before) { // an older report: the device's peak figures
             if (num(d, "peak_bandwidth_gbs") > 0)
-                out.push_back({device, QStringLiteral("peak_bandwidth"), QStringLiteral("bandwidth"),
-                               QStringLiteral("peak"), num(d, "peak_bandwidth_gbs"), true,
+                out.push_back({device, QStringLiteral("peak_bandwidth"),
+                               QStringLiteral("bandwidth"), QStringLiteral("peak"),
+                               num(d, "peak_bandwidth_gbs"), true,
                                str(d, "peak_bandwidth_source")});
             if (num(d, "peak_gflops") > 0)
                 out.push_back({device, QStringLiteral("peak_gflops"), QStringLiteral("compute"),
-                               QString(), num(d, "peak_gflops"), true, str(d, "peak_gflops_source")});
+                               QString(), num(d, "peak_gflops"), true,
+                               str(d, "peak_gflops_source")});
         }
     }
     return out;
@@ -112,7 +114,8 @@ QString contextHtml(const nlohmann::json& context) {
     }
     if (context.contains("host")) {
         const auto& h = context["host"];
-        row(QObject::tr("OS"), QStringLiteral("%1 %2").arg(str(h, "os"), str(h, "distro")).trimmed());
+        row(QObject::tr("OS"),
+            QStringLiteral("%1 %2").arg(str(h, "os"), str(h, "distro")).trimmed());
         row(QObject::tr("governor"), str(h, "governor"));
         if (num(h, "memory_bytes") > 0)
             row(QObject::tr("memory"),
@@ -160,18 +163,19 @@ QString contextHtml(const nlohmann::json& context) {
                                     "<th>how</th></tr>");
                 for (const auto& c : ceilings) {
                     const int threads = c.threads;
-                    html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align='right'>%3 %4</td>"
-                                           "<td>%5</td><td>%6</td></tr>")
-                                .arg(esc(c.id), esc(c.kind == QLatin1String("compute")
-                                                        ? QObject::tr("compute")
-                                                        : c.level))
-                                .arg(c.value, 0, 'f', 1)
-                                .arg(c.kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s")
-                                                                        : QStringLiteral("GB/s"))
-                                .arg(threads > 0 ? QString::number(threads) : QObject::tr("all"))
-                                .arg(esc(c.method.isEmpty() ? (c.measured ? QObject::tr("measured")
-                                                                          : QObject::tr("theoretical"))
-                                                            : c.method));
+                    html +=
+                        QStringLiteral("<tr><td>%1</td><td>%2</td><td align='right'>%3 %4</td>"
+                                       "<td>%5</td><td>%6</td></tr>")
+                            .arg(esc(c.id),
+                                 esc(c.kind == QLatin1String("compute") ? QObject::tr("compute")
+                                                                        : c.level))
+                            .arg(c.value, 0, 'f', 1)
+                            .arg(c.kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s")
+                                                                    : QStringLiteral("GB/s"))
+                            .arg(threads > 0 ? QString::number(threads) : QObject::tr("all"))
+                            .arg(esc(c.method.isEmpty() ? (c.measured ? QObject::tr("measured")
+                                                                      : QObject::tr("theoretical"))
+                                                        : c.method));
                 }
                 html += QStringLiteral("</table>");
             }
@@ -192,8 +196,7 @@ QString contextHtml(const nlohmann::json& context) {
     return html;
 }
 
-QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b,
-                               double tolerance) {
+QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b, double tolerance) {
     std::map<std::pair<QString, QString>, double> ca, cb;
     for (const auto& c : ceilingsOf(a))
         ca[{c.device, c.id}] = c.value;
@@ -205,8 +208,10 @@ QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b,
         if (it == cb.end())
             out << QObject::tr("%1 %2: only in the first report").arg(k.first, k.second);
         else if (std::abs(it->second - v) > tolerance * std::max(std::abs(v), std::abs(it->second)))
-            out << QObject::tr("%1 %2: %3 vs %4").arg(k.first, k.second).arg(v, 0, 'g', 4).arg(
-                       it->second, 0, 'g', 4);
+            out << QObject::tr("%1 %2: %3 vs %4")
+                       .arg(k.first, k.second)
+                       .arg(v, 0, 'g', 4)
+                       .arg(it->second, 0, 'g', 4);
     }
     for (const auto& [k, v] : cb)
         if (!ca.count(k))

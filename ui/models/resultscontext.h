@@ -23,7 +23,7 @@ struct RooflineCeiling {
     double value = 0;
     bool measured = true;
     QString method;
-    int threads = 0; // 0: all threads / the whole device
+    int threads = 0;       // 0: all threads / the whole device
     QString label() const; // "cpu L3 112 GB/s (triad, all threads)"
 };
 

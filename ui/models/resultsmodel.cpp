@@ -115,21 +115,36 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case OpColumn: return tr("op");
-    case SizeColumn: return tr("size");
-    case DeviceColumn: return tr("device");
-    case BackendColumn: return tr("backend");
-    case VariantColumn: return tr("arch/variant");
-    case MedianColumn: return tr("median");
-    case NoiseColumn: return tr("noise");
-    case SamplesColumn: return tr("samples");
-    case StopColumn: return tr("stop reason");
-    case GbpsColumn: return tr("GB/s");
-    case GflopsColumn: return tr("GFLOP/s");
-    case CeilingColumn: return tr("of ceiling");
-    case ParityColumn: return tr("parity");
-    case StatusColumn: return tr("status");
-    default: return {};
+    case OpColumn:
+        return tr("op");
+    case SizeColumn:
+        return tr("size");
+    case DeviceColumn:
+        return tr("device");
+    case BackendColumn:
+        return tr("backend");
+    case VariantColumn:
+        return tr("arch/variant");
+    case MedianColumn:
+        return tr("median");
+    case NoiseColumn:
+        return tr("noise");
+    case SamplesColumn:
+        return tr("samples");
+    case StopColumn:
+        return tr("stop reason");
+    case GbpsColumn:
+        return tr("GB/s");
+    case GflopsColumn:
+        return tr("GFLOP/s");
+    case CeilingColumn:
+        return tr("of ceiling");
+    case ParityColumn:
+        return tr("parity");
+    case StatusColumn:
+        return tr("status");
+    default:
+        return {};
     }
 }
 
@@ -145,25 +160,37 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
         return qs(to_string(r.status));
     if (role == Qt::DisplayRole) {
         switch (c) {
-        case OpColumn: return qs(r.spec.op);
-        case SizeColumn: return qs(r.spec.size);
-        case DeviceColumn: return qs(r.spec.device);
-        case BackendColumn: return qs(r.spec.backend);
-        case VariantColumn: return qs(r.spec.arch + "/" + r.spec.variant);
-        case MedianColumn: return m ? formatSeconds(r.stats.median) : QStringLiteral("-");
+        case OpColumn:
+            return qs(r.spec.op);
+        case SizeColumn:
+            return qs(r.spec.size);
+        case DeviceColumn:
+            return qs(r.spec.device);
+        case BackendColumn:
+            return qs(r.spec.backend);
+        case VariantColumn:
+            return qs(r.spec.arch + "/" + r.spec.variant);
+        case MedianColumn:
+            return m ? formatSeconds(r.stats.median) : QStringLiteral("-");
         case NoiseColumn:
             return m ? QStringLiteral("%1%").arg(r.stats.rel_noise * 100, 0, 'f', 2)
                      : QStringLiteral("-");
-        case SamplesColumn: return m ? QString::number(r.stats.count) : QStringLiteral("-");
-        case StopColumn: return qs(r.stop_reason);
-        case GbpsColumn: return m ? number(r.gbps) : QStringLiteral("-");
-        case GflopsColumn: return m ? number(r.gflops) : QStringLiteral("-");
-        case CeilingColumn: return ceilingText(r);
-        case ParityColumn: return parityText(r.parity);
+        case SamplesColumn:
+            return m ? QString::number(r.stats.count) : QStringLiteral("-");
+        case StopColumn:
+            return qs(r.stop_reason);
+        case GbpsColumn:
+            return m ? number(r.gbps) : QStringLiteral("-");
+        case GflopsColumn:
+            return m ? number(r.gflops) : QStringLiteral("-");
+        case CeilingColumn:
+            return ceilingText(r);
+        case ParityColumn:
+            return parityText(r.parity);
         case StatusColumn:
-            return r.warnings.empty() ? rowStatusText(r)
-                                      : QStringLiteral("%1 ⚠%2").arg(rowStatusText(r)).arg(
-                                            r.warnings.size());
+            return r.warnings.empty()
+                       ? rowStatusText(r)
+                       : QStringLiteral("%1 ⚠%2").arg(rowStatusText(r)).arg(r.warnings.size());
         }
         return {};
     }
@@ -176,14 +203,22 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                     n *= double(d);
             return n;
         }
-        case MedianColumn: return m ? r.stats.median : 0.0;
-        case NoiseColumn: return m ? r.stats.rel_noise : 0.0;
-        case SamplesColumn: return qlonglong(r.stats.count);
-        case GbpsColumn: return r.gbps;
-        case GflopsColumn: return r.gflops;
-        case CeilingColumn: return r.ceiling_fraction > 0 ? r.ceiling_fraction : r.bandwidth_fraction;
-        case ParityColumn: return r.parity.max_rel_error;
-        default: return data(index, Qt::DisplayRole);
+        case MedianColumn:
+            return m ? r.stats.median : 0.0;
+        case NoiseColumn:
+            return m ? r.stats.rel_noise : 0.0;
+        case SamplesColumn:
+            return qlonglong(r.stats.count);
+        case GbpsColumn:
+            return r.gbps;
+        case GflopsColumn:
+            return r.gflops;
+        case CeilingColumn:
+            return r.ceiling_fraction > 0 ? r.ceiling_fraction : r.bandwidth_fraction;
+        case ParityColumn:
+            return r.parity.max_rel_error;
+        default:
+            return data(index, Qt::DisplayRole);
         }
     }
     if (role == Qt::TextAlignmentRole) {
@@ -209,8 +244,10 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
         if (!r.reason.empty())
             tip << tr("%1: %2").arg(qs(to_string(r.status)), qs(r.reason).left(600));
         if (c == CeilingColumn && !r.ceiling_id.empty())
-            tip << tr("ceiling %1: %2 %3").arg(qs(r.ceiling_id)).arg(r.ceiling_value, 0, 'g', 4).arg(
-                       r.level == "compute" ? tr("GFLOP/s") : tr("GB/s"));
+            tip << tr("ceiling %1: %2 %3")
+                       .arg(qs(r.ceiling_id))
+                       .arg(r.ceiling_value, 0, 'g', 4)
+                       .arg(r.level == "compute" ? tr("GFLOP/s") : tr("GB/s"));
         if (c == ParityColumn && !r.parity.first_failure.empty())
             tip << tr("first mismatch: %1").arg(qs(r.parity.first_failure));
         for (const auto& w : r.warnings)

@@ -8,8 +8,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace switchyard::ui {
@@ -60,14 +60,14 @@ CompareView::CompareView(QWidget* parent)
     m_warning->hide();
     m_tabs->addTab(m_pairTable, tr("A vs B"));
     m_tabs->addTab(m_multiTable, tr("All reports"));
-    auto* legend = new QLabel(tr("<span style='background:%1'>&nbsp;FASTER&nbsp;</span> "
-                                 "<span style='background:%2'>&nbsp;SLOWER&nbsp;</span> "
-                                 "<span style='background:%3'>&nbsp;UNCERTAIN&nbsp;</span> "
-                                 "&nbsp;SAME uncoloured · ratio = B/A (under 1: B is faster) · "
-                                 "two-sided Mann–Whitney U, α = 0.05")
-                                  .arg(toneColor(Tone::Good, true).name(),
-                                       toneColor(Tone::Bad, true).name(),
-                                       toneColor(Tone::Warning, true).name()));
+    auto* legend =
+        new QLabel(tr("<span style='background:%1'>&nbsp;FASTER&nbsp;</span> "
+                      "<span style='background:%2'>&nbsp;SLOWER&nbsp;</span> "
+                      "<span style='background:%3'>&nbsp;UNCERTAIN&nbsp;</span> "
+                      "&nbsp;SAME uncoloured · ratio = B/A (under 1: B is faster) · "
+                      "two-sided Mann–Whitney U, α = 0.05")
+                       .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Bad, true).name(),
+                            toneColor(Tone::Warning, true).name()));
     legend->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
@@ -88,13 +88,12 @@ void CompareView::setReports(const std::vector<Report>& reports, const QStringLi
     QStringList parts;
     for (const auto& [v, n] : counts)
         parts << QStringLiteral("%1 %2").arg(n).arg(v);
-    QString summary = tr("<b>A</b> = %1 (%2)<br><b>B</b> = %3 (%4)<br>%5 paired rows: %6")
-                          .arg(names.value(0).toHtmlEscaped(),
-                               machineName(reports[0].context).toHtmlEscaped(),
-                               names.value(1).toHtmlEscaped(),
-                               machineName(reports[1].context).toHtmlEscaped())
-                          .arg(m_pair->pairCount())
-                          .arg(parts.join(QStringLiteral(", ")));
+    QString summary =
+        tr("<b>A</b> = %1 (%2)<br><b>B</b> = %3 (%4)<br>%5 paired rows: %6")
+            .arg(names.value(0).toHtmlEscaped(), machineName(reports[0].context).toHtmlEscaped(),
+                 names.value(1).toHtmlEscaped(), machineName(reports[1].context).toHtmlEscaped())
+            .arg(m_pair->pairCount())
+            .arg(parts.join(QStringLiteral(", ")));
     if (reports.size() > 2)
         summary += tr("<br>%1 reports in “All reports”; each column against the first report "
                       "that has the row.")
@@ -103,7 +102,8 @@ void CompareView::setReports(const std::vector<Report>& reports, const QStringLi
     QStringList diffs;
     for (std::size_t i = 1; i < reports.size(); ++i)
         for (const auto& d : ceilingDifferences(reports[0].context, reports[i].context))
-            diffs << (reports.size() > 2 ? QStringLiteral("%1: %2").arg(names.value(int(i)), d) : d);
+            diffs << (reports.size() > 2 ? QStringLiteral("%1: %2").arg(names.value(int(i)), d)
+                                         : d);
     if (diffs.isEmpty()) {
         m_warning->hide();
     } else {

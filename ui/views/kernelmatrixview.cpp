@@ -5,8 +5,8 @@
 #include "models/kernelmatrixmodel.h"
 
 #include <QComboBox>
-#include <QMenu>
 #include <QFontMetrics>
+#include <QMenu>
 #include <QTimer>
 
 #include <algorithm>
@@ -248,9 +248,8 @@ QMenu* KernelMatrixView::profileMenu(int row, int column, QWidget* parent) {
         device = parts.value(1);
     }
     auto add = [&](const QString& text, const QStringList& devices, bool all) {
-        menu->addAction(text, this, [this, op, devices, all] {
-            emit profileRequested({op}, devices, all);
-        });
+        menu->addAction(text, this,
+                        [this, op, devices, all] { emit profileRequested({op}, devices, all); });
     };
     if (!device.isEmpty()) {
         add(tr("Profile %1 on %2 (resolved cell)").arg(op, device), {device}, false);

@@ -22,11 +22,11 @@ namespace switchyard::ui {
 namespace {
 
 QColor seriesColor(int i) {
-    static const QColor colors[] = {
-        QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-        QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
-        QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22),
-        QColor(0x17, 0xbe, 0xcf)};
+    static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
+                                    QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
+                                    QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+                                    QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f),
+                                    QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf)};
     return colors[std::size_t(i) % (sizeof(colors) / sizeof(colors[0]))];
 }
 
@@ -114,10 +114,14 @@ PlotsView::PlotsView(QWidget* parent) : QWidget(parent), m_tabs(new QTabWidget) 
 
 QString PlotsView::plotName(Plot which) {
     switch (which) {
-    case TimePlot: return QStringLiteral("time");
-    case SpeedupPlot: return QStringLiteral("speedup");
-    case RooflinePlot: return QStringLiteral("roofline");
-    default: return {};
+    case TimePlot:
+        return QStringLiteral("time");
+    case SpeedupPlot:
+        return QStringLiteral("speedup");
+    case RooflinePlot:
+        return QStringLiteral("roofline");
+    default:
+        return {};
     }
 }
 
@@ -206,9 +210,8 @@ void PlotsView::drawSpeedup() {
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (std::size_t i = 0; i < categories.size(); ++i) {
         position[categories[i]] = int(i) + 1;
-        ticker->addTick(double(i + 1),
-                        QStringLiteral("%1\n%2").arg(qs(categories[i].first),
-                                                     qs(categories[i].second)));
+        ticker->addTick(double(i + 1), QStringLiteral("%1\n%2").arg(qs(categories[i].first),
+                                                                    qs(categories[i].second)));
     }
     p->xAxis->setTicker(ticker);
     p->xAxis->setSubTicks(false);
@@ -220,10 +223,11 @@ void PlotsView::drawSpeedup() {
         const auto it = position.find({r.spec.op, r.spec.size});
         if (it == position.end())
             continue;
-        series[QStringLiteral("%1 %2/%3").arg(qs(r.spec.device), qs(r.spec.arch),
-                                              qs(r.spec.variant))][it->second] =
+        series[QStringLiteral("%1 %2/%3")
+                   .arg(qs(r.spec.device), qs(r.spec.arch), qs(r.spec.variant))][it->second] =
             reference[{r.spec.op, r.spec.size}] / r.stats.median;
     }
+    qDeleteAll(p->findChildren<QCPBarsGroup*>()); // the last redraw's (its bars are gone)
     auto* group = new QCPBarsGroup(p);
     group->setSpacingType(QCPBarsGroup::stAbsolute);
     group->setSpacing(1);

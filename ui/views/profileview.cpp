@@ -26,8 +26,8 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -64,12 +64,12 @@ QString etaText(double s) {
 } // namespace
 
 ProfileView::ProfileView(QWidget* parent)
-    : QWidget(parent), m_controller(new ProfileController(this)),
-      m_model(new ResultsModel(this)), m_proxy(new ResultsFilterProxy(this)),
-      m_plots(new PlotsView), m_table(new QTableView), m_filter(new QLineEdit),
-      m_problemsOnly(new QCheckBox(tr("Problems only"))), m_ops(new QListWidget),
-      m_devices(new QListWidget), m_variants(new QComboBox), m_sizeMode(new QComboBox),
-      m_sizes(new QLineEdit), m_cold(new QCheckBox(tr("Cold cache (evict before each sample)"))),
+    : QWidget(parent), m_controller(new ProfileController(this)), m_model(new ResultsModel(this)),
+      m_proxy(new ResultsFilterProxy(this)), m_plots(new PlotsView), m_table(new QTableView),
+      m_filter(new QLineEdit), m_problemsOnly(new QCheckBox(tr("Problems only"))),
+      m_ops(new QListWidget), m_devices(new QListWidget), m_variants(new QComboBox),
+      m_sizeMode(new QComboBox), m_sizes(new QLineEdit),
+      m_cold(new QCheckBox(tr("Cold cache (evict before each sample)"))),
       m_budget(new QDoubleSpinBox), m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox),
       m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
       m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
@@ -128,15 +128,15 @@ ProfileView::ProfileView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
 
-    connect(m_filter, &QLineEdit::textChanged, m_proxy,
-            &ResultsFilterProxy::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &ResultsFilterProxy::setFilterFixedString);
     connect(m_problemsOnly, &QCheckBox::toggled, m_proxy, &ResultsFilterProxy::setProblemsOnly);
     // The plots follow what the table shows (coalesced: rows arrive in bursts).
     for (auto sig : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
         connect(m_proxy, sig, this, &ProfileView::schedulePlots);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &ProfileView::schedulePlots);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &ProfileView::schedulePlots);
-    connect(m_plotTimer, &QTimer::timeout, this, [this] { m_plots->setRows(m_proxy->visibleRows()); });
+    connect(m_plotTimer, &QTimer::timeout, this,
+            [this] { m_plots->setRows(m_proxy->visibleRows()); });
 
     connect(m_run, &QPushButton::clicked, this, &ProfileView::run);
     connect(m_cancel, &QPushButton::clicked, this, &ProfileView::cancel);
@@ -180,10 +180,9 @@ ProfileView::ProfileView(QWidget* parent)
                 int bad = 0;
                 for (const auto& r : report.rows)
                     bad += r.status != RowStatus::Ok;
-                appendLog(cancelled ? tr("Cancelled: %1 rows kept.").arg(m_model->rowCount())
-                                    : tr("Done: %1 rows, %2 not ok.")
-                                          .arg(report.rows.size())
-                                          .arg(bad));
+                appendLog(cancelled
+                              ? tr("Cancelled: %1 rows kept.").arg(m_model->rowCount())
+                              : tr("Done: %1 rows, %2 not ok.").arg(report.rows.size()).arg(bad));
                 if (!cancelled)
                     m_eta->setText(tr("done"));
                 else
@@ -281,8 +280,7 @@ void ProfileView::setDevices(const std::vector<DeviceInfo>& devices) {
     }
 }
 
-void ProfileView::setChoices(const QStringList& ops, const QStringList& devices,
-                             bool allVariants) {
+void ProfileView::setChoices(const QStringList& ops, const QStringList& devices, bool allVariants) {
     for (int i = 0; i < m_ops->count(); ++i)
         m_ops->item(i)->setCheckState(ops.contains(m_ops->item(i)->data(Qt::UserRole).toString())
                                           ? Qt::Checked
@@ -293,9 +291,8 @@ void ProfileView::setChoices(const QStringList& ops, const QStringList& devices,
     for (int i = 0; i < m_devices->count(); ++i) {
         const QString id = m_devices->item(i)->data(Qt::UserRole).toString();
         const QString kind = id.section(QLatin1Char(':'), 0, 0);
-        m_devices->item(i)->setCheckState(devices.contains(id) || devices.contains(kind)
-                                              ? Qt::Checked
-                                              : Qt::Unchecked);
+        m_devices->item(i)->setCheckState(
+            devices.contains(id) || devices.contains(kind) ? Qt::Checked : Qt::Unchecked);
     }
     m_variants->setCurrentIndex(allVariants ? 1 : 0);
 }
@@ -312,8 +309,8 @@ ProfileSettings ProfileView::settings() const {
     s.max_noise = m_noise->value() / 100.0;
     s.row_timeout_s = m_timeout->value();
     if (m_sizeMode->currentIndex() == 1) {
-        const auto tokens =
-            m_sizes->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+        const auto tokens = m_sizes->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")),
+                                                  Qt::SkipEmptyParts);
         if (tokens.isEmpty())
             throw std::invalid_argument(
                 "Sizes: the custom list is empty; enter sizes such as 1048576 or 512x512x512, "
@@ -321,8 +318,7 @@ ProfileSettings ProfileView::settings() const {
         for (const auto& t : tokens) {
             const QString op = t.contains(QLatin1Char(':')) ? t.section(QLatin1Char(':'), 0, 0)
                                                             : QStringLiteral("*");
-            const QString size = t.contains(QLatin1Char(':')) ? t.section(QLatin1Char(':'), 1)
-                                                              : t;
+            const QString size = t.contains(QLatin1Char(':')) ? t.section(QLatin1Char(':'), 1) : t;
             // Check the size against every op it applies to, so a typo is named here.
             std::vector<std::string> targets;
             if (op != QLatin1String("*"))
@@ -428,10 +424,10 @@ void ProfileView::appendLog(const QString& line) {
 void ProfileView::logRow(const ProfileRow& r) {
     const QString label = qs(r.spec.label() + " [" + r.spec.backend + "]");
     if (r.status != RowStatus::Ok)
-        appendLog(tr("%1: %2%3").arg(label, rowStatusText(r),
-                                     r.reason.empty() ? QString()
-                                                      : QStringLiteral(": ") +
-                                                            qs(r.reason).left(300)));
+        appendLog(
+            tr("%1: %2%3")
+                .arg(label, rowStatusText(r),
+                     r.reason.empty() ? QString() : QStringLiteral(": ") + qs(r.reason).left(300)));
     for (const auto& w : r.warnings)
         appendLog(tr("warning: %1: %2").arg(label, qs(w)));
 }
