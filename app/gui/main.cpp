@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
             profiler->budgetBox()->setValue(parser.value(budget).toDouble());
     }
     if (parser.isSet(screenshot)) {
-        window.resize(1280, 780);
         const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare);
+        window.resize(profilerShots ? QSize(1600, 980) : QSize(1280, 780));
         auto take = [&] {
             if (profilerShots)
                 for (const auto& p :

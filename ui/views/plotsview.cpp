@@ -94,6 +94,14 @@ PlotsView::PlotsView(QWidget* parent) : QWidget(parent), m_tabs(new QTabWidget) 
         m_plots[i]->legend->setVisible(true);
         styleAxes(m_plots[i]);
     }
+    {
+        auto* time = m_plots[TimePlot];
+        time->axisRect()->insetLayout()->take(time->legend);
+        time->plotLayout()->addElement(0, 1, time->legend);
+        time->plotLayout()->setColumnStretchFactor(1, 0.001);
+        time->legend->setMargins(QMargins(4, 4, 4, 4));
+        time->legend->setLayer(QStringLiteral("legend"));
+    }
     m_tabs->addTab(m_plots[TimePlot], tr("Time vs size"));
     m_tabs->addTab(m_plots[SpeedupPlot], tr("Speedup vs CPU reference"));
     m_tabs->addTab(m_plots[RooflinePlot], tr("Roofline"));
@@ -157,8 +165,14 @@ void PlotsView::drawTime() {
     for (const auto& r : m_rows)
         if (r.measured() && r.stats.median > 0 && r.bytes > 0)
             series[variantKey(r)].emplace_back(r.bytes, r.stats.median);
+    static const QCPScatterStyle::ScatterShape shapes[] = {
+        QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
+        QCPScatterStyle::ssDiamond, QCPScatterStyle::ssCross};
+    std::map<QString, int> opShape;
     int i = 0;
     for (auto& [name, pts] : series) {
+        const QString op = name.section(QLatin1Char(' '), 0, 0);
+        const int shape = opShape.emplace(op, int(opShape.size())).first->second % 5;
         std::sort(pts.begin(), pts.end());
         QVector<double> x, y;
         for (const auto& [a, b] : pts)
@@ -168,8 +182,9 @@ void PlotsView::drawTime() {
         g->setData(x, y, true);
         const QColor c = seriesColor(i++);
         g->setPen(QPen(c, 1.6));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, 5));
+        g->setScatterStyle(QCPScatterStyle(shapes[shape], c, c, 6));
     }
+    p->legend->setVisible(!series.empty());
     if (series.empty()) {
         p->xAxis->setRange(1e3, 1e9);
         p->yAxis->setRange(1e-6, 1);
@@ -179,7 +194,6 @@ void PlotsView::drawTime() {
         p->xAxis->setRange(p->xAxis->range().lower / 2, p->xAxis->range().upper * 2);
         p->yAxis->setRange(p->yAxis->range().lower / 2, p->yAxis->range().upper * 2);
     }
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -189,6 +203,7 @@ void PlotsView::drawSpeedup() {
     p->clearItems();
     setLogAxis(p->yAxis);
     p->yAxis->setNumberFormat(QStringLiteral("g"));
+    p->yAxis->setNumberPrecision(6);
     p->yAxis->setLabel(tr("speedup over the CPU reference (×, log)"));
     p->xAxis->setLabel(QString());
     p->xAxis->setScaleType(QCPAxis::stLinear);
@@ -256,6 +271,7 @@ void PlotsView::drawSpeedup() {
     one->point1->setCoords(0, 1);
     one->point2->setCoords(1, 1);
     one->setPen(QPen(p->palette().color(QPalette::WindowText), 1, Qt::DashLine));
+    p->legend->setVisible(!series.empty());
     if (series.empty())
         showMessage(p, categories.empty()
                            ? tr("No CPU reference rows to compare with: profile with “all "
@@ -273,6 +289,7 @@ void PlotsView::drawRoofline() {
     setLogAxis(p->xAxis);
     setLogAxis(p->yAxis);
     p->xAxis->setNumberFormat(QStringLiteral("g"));
+    p->xAxis->setNumberPrecision(6);
     p->xAxis->setLabel(tr("arithmetic intensity (FLOP/byte)"));
     p->yAxis->setLabel(tr("achieved GFLOP/s"));
     std::map<QString, std::vector<Point>> byDevice;
@@ -288,7 +305,7 @@ void PlotsView::drawRoofline() {
                             .arg(r.gbps, 0, 'g', 3);
         if (const QString c = ceilingText(r); !c.isEmpty())
             label += QStringLiteral(" · %1 of %2").arg(c, qs(r.ceiling_id));
-        byDevice[qs(r.spec.device)].push_back({ai, r.gflops, label});
+        byDevice[qs(r.spec.device + " " + r.spec.op)].push_back({ai, r.gflops, label});
         xlo = std::min(xlo, ai), xhi = std::max(xhi, ai);
         ylo = std::min(ylo, r.gflops), yhi = std::max(yhi, r.gflops);
     }
@@ -350,11 +367,12 @@ void PlotsView::drawRoofline() {
         g->setName(tr("%1 rows").arg(device));
         g->setData(x, y);
         g->setLineStyle(QCPGraph::lsNone);
-        const QColor c = d++ == 0 ? p->palette().color(QPalette::WindowText) : seriesColor(9 - d);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 7));
+        const QColor c = seriesColor(int(m_ceilings.size()) + d++);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c.darker(115), c, 7));
     }
     p->xAxis->setRange(xlo, xhi);
     p->yAxis->setRange(ylo, yhi);
+    p->legend->setVisible(!m_ceilings.empty() || !byDevice.empty());
     if (m_ceilings.empty() && byDevice.empty())
         showMessage(p, tr("No rows with FLOPs and no ceilings to draw."));
     else if (m_ceilings.empty())

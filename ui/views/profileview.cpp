@@ -85,7 +85,7 @@ ProfileView::ProfileView(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    const int widths[] = {110, 110, 70, 80, 150, 74, 60, 62, 110, 62, 70, 80, 190, 120};
+    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 80, 190, 120};
     for (int c = 0; c < ResultsModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
     m_filter->setPlaceholderText(tr("Filter rows (op, device, variant, status…)"));
@@ -192,6 +192,8 @@ ProfileView::ProfileView(QWidget* parent)
             });
     connect(m_controller, &ProfileController::failed, this, [this](const QString& error) {
         appendLog(tr("error: %1").arg(error));
+        m_progress->setFormat(tr("failed — see the log"));
+        m_eta->setText(error.left(120));
         m_bottom->setCurrentWidget(m_log);
         setRunning(m_controller->isRunning());
         if (!m_controller->isRunning())
@@ -211,8 +213,13 @@ QWidget* ProfileView::buildRunPanel() {
         addCheckable(m_ops, qs(op.name), qs(op.name));
     m_ops->setToolTip(tr("None checked: every op."));
     m_devices->setToolTip(tr("None checked: every device."));
-    m_ops->setMaximumHeight(110);
-    m_devices->setMaximumHeight(90);
+    m_ops->setMaximumHeight(90);
+    m_devices->setMaximumHeight(70);
+    for (auto* list : {m_ops, m_devices}) {
+        list->setTextElideMode(Qt::ElideRight);
+        list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    }
+    m_eta->setWordWrap(true);
     auto* what = new QGroupBox(tr("What to run"));
     auto* wf = new QFormLayout(what);
     wf->addRow(tr("Ops"), m_ops);
@@ -275,6 +282,7 @@ void ProfileView::setDevices(const std::vector<DeviceInfo>& devices) {
     m_devices->clear();
     for (const auto& d : devices) {
         addCheckable(m_devices, qs(d.id), QStringLiteral("%1 — %2").arg(qs(d.id), qs(d.name)));
+        m_devices->item(m_devices->count() - 1)->setToolTip(qs(d.name));
         if (checked.contains(qs(d.id)))
             m_devices->item(m_devices->count() - 1)->setCheckState(Qt::Checked);
     }
