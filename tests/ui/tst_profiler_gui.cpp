@@ -27,6 +27,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QDragEnterEvent>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -35,6 +36,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -43,6 +45,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 #include <csignal>
 #include <sys/resource.h>
@@ -479,6 +482,8 @@ private slots:
                 QVERIFY2(status(v).startsWith("ok"), v);
                 QVERIFY2(parity(v).startsWith("PASS"), v);
             }
+        // The plots drew the streamed rows: one time series per measured variant.
+        QTRY_VERIFY(view.plots()->plot(PlotsView::TimePlot)->graphCount() >= 2);
         QCOMPARE(view.progressBar()->value(), view.model()->rowCount());
         QCOMPARE(view.progressBar()->maximum(), view.model()->rowCount());
         const QString log = view.logView()->toPlainText();
@@ -557,6 +562,34 @@ private slots:
         QVERIFY(error.contains("bad.json"));
         QVERIFY(w.window.statusText().contains("bad.json"));
         QVERIFY(w.window.recentReports().contains(QFileInfo(pa).absoluteFilePath()));
+    }
+
+    void dropOpensAndCompares() {
+        const QString pa = m_dir.filePath("drop-a.json"), pb = m_dir.filePath("drop-b.json");
+        knownReport().save(pa.toStdString());
+        knownReport().save(pb.toStdString());
+        Window w;
+        auto drop = [&](const QStringList& paths) {
+            QMimeData mime;
+            QList<QUrl> urls;
+            for (const auto& p : paths)
+                urls << QUrl::fromLocalFile(p);
+            mime.setUrls(urls);
+            QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                                  Qt::NoModifier);
+            QApplication::sendEvent(&w.window, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent event(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                             Qt::NoModifier);
+            QApplication::sendEvent(&w.window, &event);
+            QVERIFY(event.isAccepted());
+        };
+        drop({pa}); // one file: opened in the profiler
+        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::ProfilerTab));
+        QCOMPARE(w.window.profileView()->model()->rowCount(), 4);
+        drop({pa, pb}); // several: compared
+        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::CompareTab));
+        QCOMPARE(w.window.compareView()->pairModel()->pairCount(), 4);
     }
 
     void openReportShowsItsMachine() {
