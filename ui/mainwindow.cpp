@@ -53,6 +53,7 @@ MainWindow::MainWindow(BackendRegistry& registry, DeviceRegistry& devices, Plugi
     m_tabs->addTab(m_matrix, tr("Kernel matrix"));
     m_tabs->addTab(m_hardware, tr("Hardware"));
     m_tabs->addTab(m_problems, tr("Problems"));
+    setupProfiler();
     setCentralWidget(m_tabs);
     statusBar()->addWidget(m_status, 1);
     statusBar()->addPermanentWidget(m_busy);
@@ -87,6 +88,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::setupMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
+    setupReportMenu(file);
     auto* rescan = file->addAction(tr("&Rescan plugins"), this, [this] {
         m_status->setText(tr("Rescanning…"));
         m_controller->refresh(true);
@@ -243,7 +245,7 @@ QStringList MainWindow::saveScreenshots(const QString& dir, const QString& prefi
     QDir().mkpath(dir);
     QStringList paths;
     const char* names[] = {"capabilities", "dependencies", "matrix", "hardware", "problems"};
-    for (int i = 0; i < m_tabs->count(); ++i) {
+    for (int i = 0; i < std::min(m_tabs->count(), 5); ++i) {
         m_tabs->setCurrentIndex(i);
         QApplication::processEvents();
         const QString path =

@@ -6,16 +6,19 @@
 #include <QMainWindow>
 
 class QLabel;
+class QMenu;
 class QTabWidget;
 
 namespace switchyard::ui {
 
 class BackendTreeView;
 class CapabilitiesPanel;
+class CompareView;
 class DependenciesPanel;
 class HardwarePanel;
 class KernelMatrixView;
 class ProblemsView;
+class ProfileView;
 
 /// The explorer: the backend tree (left dock) drives the capabilities and dependencies
 /// panels; the kernel matrix, hardware and problems are tabs beside them. All core work
@@ -27,7 +30,15 @@ public:
                QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    enum Tab { CapabilitiesTab, DependenciesTab, MatrixTab, HardwareTab, ProblemsTab };
+    enum Tab {
+        CapabilitiesTab,
+        DependenciesTab,
+        MatrixTab,
+        HardwareTab,
+        ProblemsTab,
+        ProfilerTab,
+        CompareTab
+    };
 
     CatalogController* controller() const { return m_controller; }
     const CatalogPtr& catalog() const { return m_catalog; }
@@ -38,6 +49,20 @@ public:
     HardwarePanel* hardwarePanel() const { return m_hardware; }
     ProblemsView* problemsView() const { return m_problems; }
     QTabWidget* tabs() const { return m_tabs; }
+    ProfileView* profileView() const { return m_profile; }
+    CompareView* compareView() const { return m_compare; }
+
+    // Reports (File menu, drag and drop, recent files). Each returns the error text (also
+    // shown in the status bar and the profiler's log), or an empty string on success.
+    QString openReport(const QString& path);
+    /// Saves the profiler's rows and context; a failed save leaves the previous file intact.
+    QString saveReport(const QString& path);
+    /// Two or more reports into the Compare tab.
+    QString compareReports(const QStringList& paths);
+    QStringList recentReports() const;
+    /// Screenshots of the profiler (table, each plot) and the comparison, plus each plot
+    /// exported through QCustomPlot; returns the paths.
+    QStringList saveProfilerScreenshots(const QString& dir, const QString& prefix);
     QString statusText() const;
 
     /// Saves one PNG per tab (window-sized) into `dir` with `prefix`; returns the paths.
@@ -47,7 +72,16 @@ signals:
     /// A catalog arrived and every panel shows it.
     void catalogShown();
 
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
 private:
+    void setupProfiler();
+    void setupReportMenu(QMenu* file);
+    void addRecentReport(const QString& path);
+    void updateRecentMenu();
+    void reportError(const QString& error);
     void setupMenus();
     void showCatalog(const CatalogPtr& catalog);
     void showBackend(const BackendInfo* backend);
@@ -69,6 +103,9 @@ private:
     QLabel* m_status;
     QLabel* m_busy;
     QString m_selected;
+    ProfileView* m_profile = nullptr;
+    CompareView* m_compare = nullptr;
+    QMenu* m_recentMenu = nullptr;
 };
 
 } // namespace switchyard::ui

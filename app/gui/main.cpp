@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 #include "views/backendtreeview.h"
 #include "views/kernelmatrixview.h"
+#include "views/profileview.h"
 
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/runtime/runtime.h>
@@ -14,6 +15,9 @@
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QStringList>
 #include <QTimer>
 
 #include <cstdio>
@@ -82,7 +86,30 @@ int main(int argc, char** argv) {
         QStringLiteral("palette"),
         QStringLiteral("Colour scheme: system (default), light or dark (Fusion style)."),
         QStringLiteral("SCHEME"), QStringLiteral("system"));
-    parser.addOptions({screenshot, prefix, select, target, op, palette});
+    // The profiler: run a profile, open a report, compare reports (with --screenshot, the
+    // profiler's and the comparison's pictures are taken once they are shown).
+    const QCommandLineOption profile(QStringLiteral("profile"),
+                                     QStringLiteral("Profile OPS (comma-separated) at start."),
+                                     QStringLiteral("OPS"));
+    const QCommandLineOption profileDevices(
+        QStringLiteral("profile-devices"),
+        QStringLiteral("Devices for --profile (comma-separated)."), QStringLiteral("DEVICES"));
+    const QCommandLineOption allVariants(QStringLiteral("all-variants"),
+                                         QStringLiteral("--profile runs every variant."));
+    const QCommandLineOption sizes(QStringLiteral("sizes"),
+                                   QStringLiteral("Sizes for --profile (comma-separated)."),
+                                   QStringLiteral("SIZES"));
+    const QCommandLineOption budget(QStringLiteral("budget"),
+                                    QStringLiteral("Seconds of sampling per row for --profile."),
+                                    QStringLiteral("SECONDS"));
+    const QCommandLineOption openReport(QStringLiteral("open-report"),
+                                        QStringLiteral("Open the report FILE in the profiler."),
+                                        QStringLiteral("FILE"));
+    const QCommandLineOption compare(QStringLiteral("compare"),
+                                     QStringLiteral("Compare REPORTS (comma-separated paths)."),
+                                     QStringLiteral("REPORTS"));
+    parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices, allVariants,
+                       sizes, budget, openReport, compare, palette});
     parser.process(app);
     const QString scheme = parser.value(palette);
     if (scheme == QLatin1String("dark") || scheme == QLatin1String("light")) {
@@ -99,22 +126,60 @@ int main(int argc, char** argv) {
     switchyard::ui::MainWindow window(switchyard::default_backends(), switchyard::default_devices(),
                                       switchyard::PluginSearchPath::from_environment());
     window.show();
+    auto* profiler = window.profileView();
+    if (parser.isSet(openReport))
+        window.openReport(parser.value(openReport));
+    if (parser.isSet(compare))
+        window.compareReports(parser.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts));
+    const bool profiling = parser.isSet(profile);
+    if (profiling) {
+        profiler->setChoices(
+            parser.value(profile).split(QLatin1Char(','), Qt::SkipEmptyParts),
+            parser.value(profileDevices).split(QLatin1Char(','), Qt::SkipEmptyParts),
+            parser.isSet(allVariants));
+        if (parser.isSet(sizes))
+            profiler->sizesEdit()->setText(parser.value(sizes));
+        if (parser.isSet(budget))
+            profiler->budgetBox()->setValue(parser.value(budget).toDouble());
+    }
     if (parser.isSet(screenshot)) {
-        window.resize(1280, 780);
+        const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare);
+        window.resize(profilerShots ? QSize(1600, 980) : QSize(1280, 780));
+        auto take = [&] {
+            if (profilerShots)
+                for (const auto& p :
+                     window.saveProfilerScreenshots(parser.value(screenshot), parser.value(prefix)))
+                    std::printf("%s\n", qPrintable(p));
+            else
+                for (const auto& p :
+                     window.saveScreenshots(parser.value(screenshot), parser.value(prefix)))
+                    std::printf("%s\n", qPrintable(p));
+            QApplication::quit();
+        };
         QObject::connect(&window, &switchyard::ui::MainWindow::catalogShown, &window, [&] {
+            static bool once = false;
+            if (once)
+                return;
+            once = true;
             if (parser.isSet(select))
                 window.backendTree()->selectBackend(parser.value(select));
             if (parser.isSet(op))
                 window.matrixView()->setSelectedOp(parser.value(op));
             if (parser.isSet(target))
                 window.matrixView()->setTarget(parser.value(target));
+            if (profiling) {
+                QObject::connect(profiler, &switchyard::ui::ProfileView::runFinished, &window,
+                                 [&] { QTimer::singleShot(500, &window, take); });
+                profiler->run();
+                return;
+            }
             // Let the resolution for the target arrive, then take the pictures.
-            QTimer::singleShot(1500, &window, [&] {
-                for (const auto& p :
-                     window.saveScreenshots(parser.value(screenshot), parser.value(prefix)))
-                    std::printf("%s\n", qPrintable(p));
-                QApplication::quit();
-            });
+            QTimer::singleShot(1500, &window, take);
+        });
+    } else if (profiling) {
+        QObject::connect(&window, &switchyard::ui::MainWindow::catalogShown, profiler, [profiler] {
+            if (!profiler->isRunning() && !profiler->hasRows())
+                profiler->run();
         });
     }
     return QApplication::exec();

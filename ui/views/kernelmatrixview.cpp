@@ -6,9 +6,11 @@
 
 #include <QComboBox>
 #include <QFontMetrics>
+#include <QMenu>
 #include <QTimer>
 
 #include <algorithm>
+#include <memory>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -95,6 +97,7 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
             });
     connect(m_table->verticalHeader(), &QHeaderView::sectionClicked, this,
             [this](int row) { setSelectedOp(m_model->opAt(row)); });
+    setupProfileMenus();
 }
 
 void KernelMatrixView::setResults(const CatalogPtr& catalogPtr) {
@@ -203,6 +206,58 @@ void KernelMatrixView::scrollToChain() {
 void KernelMatrixView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     QTimer::singleShot(0, this, &KernelMatrixView::scrollToChain);
+}
+
+} // namespace switchyard::ui
+
+namespace switchyard::ui {
+
+// The profiler's entry point: right-click a cell or an op, then "Profile".
+void KernelMatrixView::setupProfileMenus() {
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex index = m_table->indexAt(pos);
+        if (!index.isValid())
+            return;
+        std::unique_ptr<QMenu> menu(profileMenu(index.row(), index.column(), this));
+        menu->exec(m_table->viewport()->mapToGlobal(pos));
+    });
+    m_table->verticalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table->verticalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint& pos) {
+                const int row = m_table->verticalHeader()->logicalIndexAt(pos);
+                if (row < 0)
+                    return;
+                std::unique_ptr<QMenu> menu(profileMenu(row, -1, this));
+                menu->exec(m_table->verticalHeader()->mapToGlobal(pos));
+            });
+}
+
+QMenu* KernelMatrixView::profileMenu(int row, int column, QWidget* parent) {
+    auto* menu = new QMenu(parent);
+    const QString op = m_model->opAt(row);
+    QString device;
+    if (column >= 0) {
+        // KeyRole reads "(op, device, arch, variant)".
+        const auto parts = m_model->index(row, column)
+                               .data(KernelMatrixModel::KeyRole)
+                               .toString()
+                               .mid(1)
+                               .chopped(1)
+                               .split(QStringLiteral(", "));
+        device = parts.value(1);
+    }
+    auto add = [&](const QString& text, const QStringList& devices, bool all) {
+        menu->addAction(text, this,
+                        [this, op, devices, all] { emit profileRequested({op}, devices, all); });
+    };
+    if (!device.isEmpty()) {
+        add(tr("Profile %1 on %2 (resolved cell)").arg(op, device), {device}, false);
+        add(tr("Profile %1 on %2, all variants").arg(op, device), {device}, true);
+    }
+    add(tr("Profile %1 on every device").arg(op), {}, false);
+    add(tr("Profile %1 on every device, all variants").arg(op), {}, true);
+    return menu;
 }
 
 } // namespace switchyard::ui

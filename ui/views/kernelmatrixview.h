@@ -7,6 +7,7 @@
 
 class QComboBox;
 class QLabel;
+class QMenu;
 class QTableView;
 
 namespace switchyard::ui {
@@ -36,15 +37,22 @@ public:
 
     /// What-if targets offered besides the detected devices.
     static QStringList whatIfTargets();
+    /// The context menu of a cell or an op (`index` in column -1: the op's header):
+    /// "Profile…" actions that emit profileRequested. The caller owns the menu.
+    QMenu* profileMenu(int row, int column, QWidget* parent = nullptr);
 
 signals:
     void targetChanged(const QString& target);
+    /// "Profile" from the context menu: ops, device kinds (empty: every device), and
+    /// whether every variant runs or only the resolved cell.
+    void profileRequested(const QStringList& ops, const QStringList& devices, bool allVariants);
 
 protected:
     void showEvent(QShowEvent* event) override;
 
 private:
     void updateChain();
+    void setupProfileMenus();
     void scrollToChain();
 
     KernelMatrixModel* m_model;

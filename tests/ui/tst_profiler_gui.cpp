@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: MIT
+// The profiler screen (issue 11): the results and compare models under
+// QAbstractItemModelTester, a real profile against the misbehaving fixture kernels (wrong,
+// crashing, hanging) and Cancel, two saved reports compared, the plots for a known report
+// and their export, and saves that fail without destroying the previous file.
+#include "controllers/profilecontroller.h"
+#include "mainwindow.h"
+#include "models/comparemodel.h"
+#include "models/kernelmatrixmodel.h"
+#include "models/resultscontext.h"
+#include "models/resultsmodel.h"
+#include "views/compareview.h"
+#include "views/kernelmatrixview.h"
+#include "views/plotsview.h"
+#include "views/profileview.h"
+
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/runtime/runtime.h>
+
+#include <qcustomplot.h>
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+#include <csignal>
+#include <sys/resource.h>
+
+using namespace switchyard;
+using namespace switchyard::ui;
+
+namespace {
+
+const QString kProfilingFixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling");
+
+// A measured row on the CPU: `n` samples spread ±spread around `median` seconds.
+ProfileRow makeRow(const std::string& op, std::int64_t n, const std::string& arch,
+                   const std::string& variant, double median, double flopsPerElem = 2,
+                   double bytesPerElem = 8, int count = 20, double spread = 0.02) {
+    ProfileRow r;
+    r.spec.op = op;
+    r.spec.size = std::to_string(n);
+    r.spec.dims = {n, 0, 0};
+    r.spec.device = "cpu";
+    r.spec.device_kind = "cpu";
+    r.spec.arch = arch;
+    r.spec.variant = variant;
+    r.spec.backend = "cpu";
+    r.spec.source = "builtin";
+    for (int i = 0; i < count; ++i)
+        r.samples.push_back(median * (1 + spread * (double(i) - count / 2.0) / count));
+    r.stats = SampleStats::from(r.samples);
+    r.stop_reason = "noise";
+    r.bytes = bytesPerElem * double(n);
+    r.flops = flopsPerElem * double(n);
+    r.gbps = r.bytes / r.stats.median / 1e9;
+    r.gflops = r.flops / r.stats.median / 1e9;
+    r.parity.checked = true;
+    r.parity.pass = true;
+    r.parity.max_abs_error = 1e-7;
+    r.parity.max_rel_error = 2e-6;
+    return r;
+}
+
+nlohmann::json ceilingJson(const std::string& id, const std::string& kind, const std::string& level,
+                           double value, bool measured = true) {
+    return {{"id", id},     {"kind", kind},         {"level", level},   {"value", value},
+            {"threads", 0}, {"measured", measured}, {"method", "test"}, {"working_set_bytes", 0}};
+}
+
+// A context as Profiler::context() writes it, with one CPU device and its ceilings.
+nlohmann::json contextWith(nlohmann::json ceilings, const std::string& host = "bench-a") {
+    return {{"switchyard", {{"version", "0.1.0"}, {"git_hash", "abc"}}},
+            {"host", {{"hostname", host}, {"os", "Linux"}}},
+            {"cpu", {{"brand", "Test CPU 9000"}, {"physical_cores", 8}, {"logical_cpus", 16}}},
+            {"devices", nlohmann::json::array({{{"id", "cpu"},
+                                                {"kind", "cpu"},
+                                                {"name", "Test CPU 9000"},
+                                                {"arch", "x86-64-v3"},
+                                                {"peak_bandwidth_gbs", 40.0},
+                                                {"peak_gflops", 900.0},
+                                                {"ceilings", std::move(ceilings)}}})},
+            {"warnings", nlohmann::json::array()}};
+}
+
+nlohmann::json threeCeilings() {
+    return nlohmann::json::array({ceilingJson("l3.triad.all", "bandwidth", "L3", 200),
+                                  ceilingJson("dram.triad.all", "bandwidth", "DRAM", 50),
+                                  ceilingJson("fma.fp32.all", "compute", "", 1000),
+                                  ceilingJson("theoretical.fma.fp32", "compute", "", 1600, false)});
+}
+
+// A known report: rms_norm at two sizes, the reference and an AVX2 variant (4x faster).
+Report knownReport() {
+    Report rep;
+    rep.context = contextWith(threeCeilings());
+    rep.rows.push_back(makeRow("rms_norm", 1024, "generic", "reference", 4e-6));
+    rep.rows.push_back(makeRow("rms_norm", 1024, "x86-64-v3", "avx2", 1e-6));
+    rep.rows.push_back(makeRow("rms_norm", 1 << 20, "generic", "reference", 4e-3));
+    rep.rows.push_back(makeRow("rms_norm", 1 << 20, "x86-64-v3", "avx2", 1e-3));
+    rep.rows[3].ceiling_id = "dram.triad.all";
+    rep.rows[3].level = "DRAM";
+    rep.rows[3].ceiling_value = 50;
+    rep.rows[3].ceiling_fraction = 0.78;
+    rep.rows[3].intensity = 0.25;
+    for (std::size_t i = 0; i < rep.rows.size(); ++i)
+        rep.rows[i].spec.index = std::int64_t(i);
+    return rep;
+}
+
+std::vector<const ProfileRow*> pointers(const Report& r) {
+    std::vector<const ProfileRow*> out;
+    for (const auto& row : r.rows)
+        out.push_back(&row);
+    return out;
+}
+
+// Makes files larger than `bytes` impossible to write in this process (EFBIG), even for
+// root: the way to make a save fail half-way on any machine.
+struct FileSizeLimit {
+    rlimit old{};
+    explicit FileSizeLimit(rlim_t bytes) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        getrlimit(RLIMIT_FSIZE, &old);
+        rlimit lim = old;
+        lim.rlim_cur = bytes;
+        setrlimit(RLIMIT_FSIZE, &lim);
+    }
+    ~FileSizeLimit() { setrlimit(RLIMIT_FSIZE, &old); }
+};
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A window over the built-in backends only (no plugins): enough for reports and compare.
+struct Window {
+    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+    ComponentRegistry components{"components", {"kind", "device", "variant"}};
+    BackendRegistry registry{kernels, components, builtin_backends};
+    DeviceRegistry devices;
+    MainWindow window{registry, devices, PluginSearchPath::from_dirs({})};
+};
+
+} // namespace
+
+class TestProfilerGui : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+    }
+
+    void resultsModelAndProxy() {
+        ResultsModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ResultsFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto rep = knownReport();
+        model.setRows(rep.rows);
+        QCOMPARE(model.rowCount(), 4);
+        ProfileRow crashed = makeRow("flow_match_step", 1023, "generic", "crash", 0);
+        crashed.status = RowStatus::Crashed;
+        crashed.reason = "worker died: signal 11 (SIGSEGV: Segmentation fault)";
+        model.addRow(crashed);
+        ProfileRow hung = crashed;
+        hung.spec.variant = "hang";
+        hung.status = RowStatus::TimedOut;
+        hung.reason = "no progress for 2 s";
+        model.addRow(hung);
+        ProfileRow wrong = makeRow("flow_match_step", 1023, "generic", "wrong", 1e-6);
+        wrong.status = RowStatus::Fail;
+        wrong.parity.pass = false;
+        wrong.parity.max_abs_error = 2.5;
+        wrong.warnings = {"noisy: 12% relative stddev"};
+        model.addRow(wrong);
+        QCOMPARE(model.rowCount(), 7);
+        auto cell = [&](int row, int col) { return model.index(row, col).data().toString(); };
+        QCOMPARE(cell(4, ResultsModel::StatusColumn), QStringLiteral("crashed (SIGSEGV)"));
+        QCOMPARE(cell(5, ResultsModel::StatusColumn), QStringLiteral("timed out"));
+        QVERIFY(cell(6, ResultsModel::StatusColumn).startsWith("FAIL"));
+        QVERIFY(cell(6, ResultsModel::ParityColumn).startsWith("FAIL (abs 2.5"));
+        QVERIFY(cell(0, ResultsModel::ParityColumn).startsWith("PASS"));
+        QCOMPARE(cell(3, ResultsModel::CeilingColumn), QStringLiteral("78% DRAM"));
+        QCOMPARE(cell(3, ResultsModel::VariantColumn), QStringLiteral("x86-64-v3/avx2"));
+        QCOMPARE(cell(4, ResultsModel::MedianColumn), QStringLiteral("-"));
+        QVERIFY(model.index(6, 0).data(Qt::ToolTipRole).toString().contains("noisy"));
+
+        // Filtering by text and "problems only"; sorting sizes as numbers.
+        proxy.setFilterFixedString("crashed");
+        QCOMPARE(proxy.rowCount(), 1);
+        proxy.setFilterFixedString(QString());
+        proxy.setProblemsOnly(true);
+        QCOMPARE(proxy.rowCount(), 3);
+        QCOMPARE(proxy.visibleRows().size(), std::size_t(3));
+        proxy.setProblemsOnly(false);
+        proxy.sort(ResultsModel::SizeColumn, Qt::DescendingOrder);
+        QCOMPARE(proxy.index(0, ResultsModel::SizeColumn).data().toString(),
+                 QStringLiteral("1048576"));
+        proxy.sort(ResultsModel::MedianColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, ResultsModel::MedianColumn).data().toString(), QStringLiteral("-"));
+
+        const QString csv = modelToCsv(&proxy);
+        QCOMPARE(csv.count(QLatin1Char('\n')), 8); // header + 7 rows
+        QVERIFY(csv.startsWith("op,size,device,backend,arch/variant,median"));
+        QVERIFY(csv.contains("\"FAIL (abs 2.5, rel 2e-06)\""));
+        model.clear();
+        QCOMPARE(proxy.rowCount(), 0);
+    }
+
+    void compareModels() {
+        Report a = knownReport(), b = knownReport();
+        // B: the large AVX2 row twice as fast, the small one twice as slow, the references
+        // unchanged; plus a row only in each.
+        b.rows[3] = makeRow("rms_norm", 1 << 20, "x86-64-v3", "avx2", 0.5e-3);
+        b.rows[1] = makeRow("rms_norm", 1024, "x86-64-v3", "avx2", 2e-6);
+        a.rows.push_back(makeRow("gemm", 64, "generic", "reference", 1e-4));
+        b.rows.push_back(makeRow("gemm", 128, "generic", "reference", 1e-3));
+        CompareModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReports(a, b);
+        QCOMPARE(model.pairCount(), 4);
+        QCOMPARE(model.rowCount(), 6);
+        QMap<QString, QString> verdicts;
+        for (int r = 0; r < model.rowCount(); ++r)
+            verdicts[model.index(r, CompareModel::SizeColumn).data().toString() + "/" +
+                     model.index(r, CompareModel::VariantColumn).data().toString()] =
+                model.verdictAt(r);
+        QCOMPARE(verdicts.value("1048576/x86-64-v3/avx2"), QStringLiteral("FASTER"));
+        QCOMPARE(verdicts.value("1024/x86-64-v3/avx2"), QStringLiteral("SLOWER"));
+        QCOMPARE(verdicts.value("1024/generic/reference"), QStringLiteral("SAME"));
+        QCOMPARE(verdicts.value("64/generic/reference"), QStringLiteral("only in A"));
+        QCOMPARE(verdicts.value("128/generic/reference"), QStringLiteral("only in B"));
+        int faster = -1;
+        for (int r = 0; r < model.rowCount(); ++r)
+            if (model.verdictAt(r) == "FASTER")
+                faster = r;
+        QCOMPARE(model.index(faster, CompareModel::RatioColumn).data().toString(),
+                 QStringLiteral("0.500×"));
+        QVERIFY(model.index(faster, CompareModel::PValueColumn)
+                    .data(CompareModel::SortRole)
+                    .toDouble() < 0.05);
+        QVERIFY(
+            model.index(faster, CompareModel::VerdictColumn).data(Qt::BackgroundRole).isValid());
+
+        // N reports as columns.
+        Report c = knownReport();
+        c.rows.resize(2);
+        MultiCompareModel multi;
+        QAbstractItemModelTester multiTester(
+            &multi, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        multi.setReports({a, b, c}, {"a.json", "b.json", "c.json"});
+        QCOMPARE(multi.reportCount(), 3);
+        QCOMPARE(multi.columnCount(), MultiCompareModel::FixedColumnCount + 3);
+        QCOMPARE(multi.rowCount(), 6); // the union of kernel cells and sizes
+        QCOMPARE(
+            multi.headerData(MultiCompareModel::FixedColumnCount + 2, Qt::Horizontal).toString(),
+            QStringLiteral("c.json"));
+        int big = -1;
+        for (int r = 0; r < multi.rowCount(); ++r)
+            if (multi.index(r, MultiCompareModel::SizeColumn).data().toString() == "1048576" &&
+                multi.index(r, MultiCompareModel::VariantColumn).data().toString().contains("avx2"))
+                big = r;
+        QVERIFY(big >= 0);
+        QCOMPARE(multi.verdictAt(big, 1), QStringLiteral("FASTER"));
+        QCOMPARE(multi.verdictAt(big, 2), QString()); // c has no such row
+        QCOMPARE(multi.index(big, MultiCompareModel::FixedColumnCount + 2).data().toString(),
+                 QStringLiteral("—"));
+        QVERIFY(multi.index(big, MultiCompareModel::FixedColumnCount + 1)
+                    .data()
+                    .toString()
+                    .contains("(0.50×)"));
+    }
+
+    void ceilingsFromContext() {
+        const auto ceilings = ceilingsOf(contextWith(threeCeilings()));
+        QCOMPARE(ceilings.size(), std::size_t(4));
+        QCOMPARE(ceilings[0].label(), QStringLiteral("cpu L3 200 GB/s (l3.triad.all)"));
+        QVERIFY(ceilings[3].label().contains("theoretical"));
+        // An older report without ceilings: the device's peak figures stand in.
+        const auto peaks = ceilingsOf(contextWith(nlohmann::json::array()));
+        QCOMPARE(peaks.size(), std::size_t(2));
+        QCOMPARE(peaks[0].kind, QStringLiteral("bandwidth"));
+        QCOMPARE(peaks[0].value, 40.0);
+        QCOMPARE(peaks[1].kind, QStringLiteral("compute"));
+        // Differences between two machines' ceilings.
+        auto other = threeCeilings();
+        other[1]["value"] = 80;
+        const auto diffs = ceilingDifferences(contextWith(threeCeilings()), contextWith(other));
+        QCOMPARE(diffs.size(), 1);
+        QVERIFY(diffs[0].contains("dram.triad.all"));
+        QVERIFY(ceilingDifferences(contextWith(threeCeilings()), contextWith(threeCeilings()))
+                    .isEmpty());
+        QVERIFY(contextHtml(contextWith(threeCeilings())).contains("Test CPU 9000"));
+    }
+
+    void plotsForKnownReport() {
+        PlotsView plots;
+        plots.resize(900, 600);
+        plots.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        const Report rep = knownReport();
+        plots.setContext(rep.context);
+        plots.setRows(pointers(rep));
+
+        // Time vs size: one graph per variant, a point per size.
+        auto* time = plots.plot(PlotsView::TimePlot);
+        QCOMPARE(time->graphCount(), 2);
+        for (int i = 0; i < 2; ++i)
+            QCOMPARE(time->graph(i)->dataCount(), 2);
+        QCOMPARE(time->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(time->yAxis->scaleType(), QCPAxis::stLogarithmic);
+
+        // Speedup: one bar series (AVX2) with a bar per (op, size), both 4x.
+        auto* speedup = plots.plot(PlotsView::SpeedupPlot);
+        QCOMPARE(speedup->plottableCount(), 1);
+        auto* bars = qobject_cast<QCPBars*>(speedup->plottable(0));
+        QVERIFY(bars);
+        QCOMPARE(bars->dataCount(), 2);
+        for (int i = 0; i < 2; ++i)
+            QVERIFY(qAbs(bars->data()->at(i)->value - 4.0) < 0.01);
+
+        // Roofline: a line per ceiling (diagonal for bandwidth, flat for compute) and the
+        // rows as points; FLOP/byte comes from flops/bytes when the row has no intensity.
+        auto* roof = plots.plot(PlotsView::RooflinePlot);
+        QCOMPARE(roof->graphCount(), 4 + 1);
+        for (int g = 0; g < 4; ++g) {
+            const auto* d = roof->graph(g)->data().data();
+            QCOMPARE(d->size(), 2);
+            const auto& c = plots.ceilings()[std::size_t(g)];
+            if (c.kind == "bandwidth")
+                QVERIFY(qAbs(d->at(0)->value / d->at(0)->key - c.value) < 1e-6 * c.value);
+            else
+                QCOMPARE(d->at(0)->value, d->at(1)->value);
+        }
+        QCOMPARE(roof->graph(4)->dataCount(), 4);
+        QCOMPARE(plots.rooflinePoints().size(), std::size_t(4));
+        for (const auto& p : plots.rooflinePoints())
+            QCOMPARE(p.x, 0.25); // 2 flops / 8 bytes per element
+        // The hover label of a point names its row.
+        roof->replot();
+        const auto& pt = plots.rooflinePoints()[3];
+        const QPoint px(int(roof->xAxis->coordToPixel(pt.x)), int(roof->yAxis->coordToPixel(pt.y)));
+        QVERIFY(plots.rooflineLabelAt(px).contains("rms_norm"));
+        QVERIFY(plots.rooflineLabelAt(px + QPoint(200, 200)).isEmpty());
+
+        // Export: a non-empty PNG (a real image) and PDF for each plot.
+        for (int i = 0; i < PlotsView::PlotCount; ++i) {
+            const auto which = PlotsView::Plot(i);
+            const QString png = m_dir.filePath(PlotsView::plotName(which) + ".png");
+            const QString pdf = m_dir.filePath(PlotsView::plotName(which) + ".pdf");
+            QVERIFY(plots.exportPlot(which, png, 800, 500));
+            QVERIFY(plots.exportPlot(which, pdf, 800, 500));
+            QCOMPARE(QImage(png).size(), QSize(800, 500));
+            const QByteArray pdfBytes = readAll(pdf);
+            QVERIFY(pdfBytes.size() > 1000);
+            QVERIFY(pdfBytes.startsWith("%PDF"));
+        }
+    }
+
+    void plotsFollowTheFilter() {
+        ProfileView view;
+        view.setReport(knownReport(), "known.json");
+        QTRY_COMPARE(view.plots()->plot(PlotsView::TimePlot)->graphCount(), 2);
+        view.filterEdit()->setText("avx2");
+        QCOMPARE(view.proxy()->rowCount(), 2);
+        QTRY_COMPARE(view.plots()->plot(PlotsView::TimePlot)->graphCount(), 1);
+        QTRY_COMPARE(view.plots()->rooflinePoints().size(), std::size_t(2));
+        // The speedup needs the reference rows; filtered out, it says so.
+        QCOMPARE(view.plots()->plot(PlotsView::SpeedupPlot)->plottableCount(), 0);
+        view.filterEdit()->clear();
+        QTRY_COMPARE(view.plots()->plot(PlotsView::SpeedupPlot)->plottableCount(), 1);
+        // CSV of the table.
+        const QString csv = m_dir.filePath("table.csv");
+        QCOMPARE(view.exportCsv(csv), QString());
+        QCOMPARE(readAll(csv).count('\n'), 5);
+    }
+
+    void settingsFromThePanel() {
+        ProfileView view;
+        view.setChoices({"rms_norm"}, {"cpu"}, true);
+        view.sizesEdit()->setText("1024, 3x1023");
+        view.budgetBox()->setValue(0.05);
+        view.noiseBox()->setValue(1.0);
+        view.coldBox()->setChecked(true);
+        const auto s = view.settings();
+        QCOMPARE(s.ops, std::vector<std::string>{"rms_norm"});
+        QCOMPARE(s.devices, std::vector<std::string>{"cpu"});
+        QVERIFY(s.all_variants);
+        QVERIFY(s.cold);
+        QCOMPARE(s.time_budget_s, 0.05);
+        QCOMPARE(s.max_noise, 0.01);
+        QCOMPARE(s.sizes.at("*"), (std::vector<std::string>{"1024", "3x1023"}));
+        // A bad size is named before any worker starts.
+        view.sizesEdit()->setText("12x");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, view.settings());
+        QVERIFY(!view.run());
+        QVERIFY(view.logView()->toPlainText().contains("12x"));
+        QVERIFY(!view.isRunning());
+    }
+
+    void profileFixtureKernels() {
+        if (!QFile::exists(kProfilingFixtures + "/profiling.plugin.json"))
+            QSKIP("the profiling fixture plugin is not built");
+        ProfileView view;
+        view.controller()->setWorkerExecutable(QStringLiteral(SWITCHYARD_CLI_PATH));
+        view.controller()->setWorkerEnvironment(
+            {{"SWITCHYARD_PLUGIN_PATH", kProfilingFixtures.toStdString()}});
+        view.show();
+        view.setChoices({"flow_match_step"}, {"cpu"}, true);
+        view.sizesEdit()->setText("1023");
+        view.budgetBox()->setValue(0.02);
+        view.timeoutBox()->setValue(2);
+        QSignalSpy inserted(view.model(), &QAbstractItemModel::rowsInserted);
+        QSignalSpy finished(&view, &ProfileView::runFinished);
+        QVERIFY(view.run());
+        QVERIFY(view.isRunning());
+        QVERIFY(!view.runButton()->isEnabled());
+        QVERIFY(view.cancelButton()->isEnabled());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.at(0).at(0).toBool(), false); // not cancelled
+        QMap<QString, int> byVariant;
+        for (int r = 0; r < view.model()->rowCount(); ++r)
+            byVariant[QString::fromStdString(view.model()->row(r).spec.variant)] = r;
+        // Rows streamed in one by one as they finished.
+        QCOMPARE(inserted.count(), view.model()->rowCount());
+        auto status = [&](const char* v) {
+            return view.model()
+                ->index(byVariant.value(v, -1), ResultsModel::StatusColumn)
+                .data()
+                .toString();
+        };
+        auto parity = [&](const char* v) {
+            return view.model()
+                ->index(byVariant.value(v, -1), ResultsModel::ParityColumn)
+                .data()
+                .toString();
+        };
+        QVERIFY(byVariant.contains("crash") && byVariant.contains("hang") &&
+                byVariant.contains("wrong") && byVariant.contains("reference"));
+        QCOMPARE(status("crash"), QStringLiteral("crashed (SIGSEGV)"));
+        QCOMPARE(status("hang"), QStringLiteral("timed out"));
+        QVERIFY(status("wrong").startsWith("FAIL"));
+        QVERIFY(parity("wrong").startsWith("FAIL"));
+        // The run went on after the crash and the hang: the built-in rows passed.
+        for (const char* v : {"reference", "default", "threaded"})
+            if (byVariant.contains(v)) {
+                QVERIFY2(status(v).startsWith("ok"), v);
+                QVERIFY2(parity(v).startsWith("PASS"), v);
+            }
+        // The plots drew the streamed rows: one time series per measured variant.
+        QTRY_VERIFY(view.plots()->plot(PlotsView::TimePlot)->graphCount() >= 2);
+        QCOMPARE(view.progressBar()->value(), view.model()->rowCount());
+        QCOMPARE(view.progressBar()->maximum(), view.model()->rowCount());
+        const QString log = view.logView()->toPlainText();
+        QVERIFY(log.contains("crashed (SIGSEGV)"));
+        QVERIFY(log.contains("timed out"));
+        QVERIFY(!view.isRunning());
+        QVERIFY(view.runButton()->isEnabled());
+        // The report to save carries the context.
+        const Report rep = view.report();
+        QCOMPARE(int(rep.rows.size()), view.model()->rowCount());
+        QVERIFY(rep.context.contains("devices"));
+        QVERIFY(!view.contextView()->toPlainText().isEmpty());
+    }
+
+    void cancelStopsTheRun() {
+        if (!QFile::exists(kProfilingFixtures + "/profiling.plugin.json"))
+            QSKIP("the profiling fixture plugin is not built");
+        ProfileView view;
+        view.controller()->setWorkerExecutable(QStringLiteral(SWITCHYARD_CLI_PATH));
+        view.controller()->setWorkerEnvironment(
+            {{"SWITCHYARD_PLUGIN_PATH", kProfilingFixtures.toStdString()}});
+        // Every variant, long budgets and the hang's long timeout: minutes if not cancelled.
+        view.setChoices({"flow_match_step"}, {"cpu"}, true);
+        view.sizesEdit()->setText("1023, 4095");
+        view.budgetBox()->setValue(3);
+        view.noiseBox()->setValue(0);
+        view.timeoutBox()->setValue(60);
+        QSignalSpy finished(&view, &ProfileView::runFinished);
+        QVERIFY(view.run());
+        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 1, 60000);
+        const int kept = view.model()->rowCount();
+        QElapsedTimer clock;
+        clock.start();
+        view.cancelButton()->click();
+        QVERIFY(finished.wait(5000));
+        const auto ms = clock.elapsed();
+        qInfo("cancel took %lld ms", qlonglong(ms));
+        QVERIFY2(ms < 2000, qPrintable(QString::number(ms)));
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QVERIFY(!view.isRunning());
+        QVERIFY(view.model()->rowCount() >= kept); // finished rows are kept
+        QVERIFY(view.model()->rowCount() < view.progressBar()->maximum());
+        QVERIFY(view.logView()->toPlainText().contains("Cancelled"));
+    }
+
+    void compareTwoSavedReports() {
+        Report a = knownReport(), b = knownReport();
+        b.rows[3] = makeRow("rms_norm", 1 << 20, "x86-64-v3", "avx2", 0.5e-3);
+        auto other = threeCeilings();
+        other[1]["value"] = 80; // B's machine has faster DRAM
+        b.context = contextWith(other, "bench-b");
+        const QString pa = m_dir.filePath("a.json"), pb = m_dir.filePath("b.json");
+        a.save(pa.toStdString());
+        b.save(pb.toStdString());
+        Window w;
+        QCOMPARE(w.window.compareReports({pa, pb}), QString());
+        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::CompareTab));
+        auto* model = w.window.compareView()->pairModel();
+        QCOMPARE(model->pairCount(), 4);
+        QStringList verdicts;
+        for (int r = 0; r < model->rowCount(); ++r)
+            verdicts << model->verdictAt(r);
+        QCOMPARE(verdicts.count("FASTER"), 1);
+        QCOMPARE(verdicts.count("SAME"), 3);
+        QVERIFY(!w.window.compareView()->warningLabel()->isHidden());
+        QVERIFY(w.window.compareView()->warningLabel()->text().contains("dram.triad.all"));
+        QVERIFY(w.window.compareView()->summaryLabel()->text().contains("bench-b"));
+        QCOMPARE(w.window.compareView()->multiModel()->reportCount(), 2);
+        // A report that cannot be read is named with the reason.
+        const QString bad = m_dir.filePath("bad.json");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"switchyard.report\", \"rows\": [");
+        f.close();
+        const QString error = w.window.compareReports({pa, bad});
+        QVERIFY(error.contains("bad.json"));
+        QVERIFY(w.window.statusText().contains("bad.json"));
+        QVERIFY(w.window.recentReports().contains(QFileInfo(pa).absoluteFilePath()));
+    }
+
+    void dropOpensAndCompares() {
+        const QString pa = m_dir.filePath("drop-a.json"), pb = m_dir.filePath("drop-b.json");
+        knownReport().save(pa.toStdString());
+        knownReport().save(pb.toStdString());
+        Window w;
+        auto drop = [&](const QStringList& paths) {
+            QMimeData mime;
+            QList<QUrl> urls;
+            for (const auto& p : paths)
+                urls << QUrl::fromLocalFile(p);
+            mime.setUrls(urls);
+            QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                                  Qt::NoModifier);
+            QApplication::sendEvent(&w.window, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent event(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                             Qt::NoModifier);
+            QApplication::sendEvent(&w.window, &event);
+            QVERIFY(event.isAccepted());
+        };
+        drop({pa}); // one file: opened in the profiler
+        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::ProfilerTab));
+        QCOMPARE(w.window.profileView()->model()->rowCount(), 4);
+        drop({pa, pb}); // several: compared
+        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::CompareTab));
+        QCOMPARE(w.window.compareView()->pairModel()->pairCount(), 4);
+    }
+
+    void openReportShowsItsMachine() {
+        const QString path = m_dir.filePath("other-machine.json");
+        knownReport().save(path.toStdString());
+        Window w;
+        QCOMPARE(w.window.openReport(path), QString());
+        auto* view = w.window.profileView();
+        QCOMPARE(view->model()->rowCount(), 4);
+        const QString ctx = view->contextView()->toPlainText();
+        for (const char* s :
+             {"Test CPU 9000", "bench-a", "l3.triad.all", "dram.triad.all", "0.1.0"})
+            QVERIFY2(ctx.contains(s), s);
+        QCOMPARE(w.window.recentReports().value(0), QFileInfo(path).absoluteFilePath());
+        QVERIFY(!w.window.openReport(m_dir.filePath("missing.json")).isEmpty());
+    }
+
+    void failedSaveKeepsThePreviousFile() {
+        const QString source = m_dir.filePath("source.json");
+        knownReport().save(source.toStdString());
+        Window w;
+        QCOMPARE(w.window.openReport(source), QString());
+        const QString target = m_dir.filePath("saved.json");
+        QCOMPARE(w.window.saveReport(target), QString()); // a good save
+        const QByteArray before = readAll(target);
+        QCOMPARE(Report::load(target.toStdString()).rows.size(), std::size_t(4));
+        // Now every write stops at 64 bytes: the save fails half-way.
+        QString error;
+        {
+            FileSizeLimit limit(64);
+            error = w.window.saveReport(target);
+        }
+        QVERIFY(!error.isEmpty());
+        QVERIFY(error.contains("saved.json"));
+        QVERIFY(w.window.statusText().contains("Could not save"));
+        QCOMPARE(readAll(target), before); // the previous file, byte for byte
+        int files = 0;                     // no temporary left behind
+        for (const auto& name : QDir(m_dir.path()).entryList(QDir::Files | QDir::Hidden))
+            files += name.contains("saved.json");
+        QCOMPARE(files, 1);
+    }
+
+    void settingsAreWrittenAtomically() {
+        // QSettings with atomic sync required writes a temporary file and renames it over
+        // the old one (QSaveFile without direct-write fallback): a failed write leaves the
+        // previous settings whole.
+        QTemporaryDir dir;
+        const QString file = dir.filePath("test.ini");
+        {
+            QSettings s(file, QSettings::IniFormat);
+            s.setAtomicSyncRequired(true);
+            s.setValue("reports/recent", QStringList{"/a.json", "/b.json"});
+            s.sync();
+            QCOMPARE(s.status(), QSettings::NoError);
+        }
+        const QByteArray before = readAll(file);
+        QVERIFY(before.contains("a.json"));
+        {
+            FileSizeLimit limit(before.size() + 16);
+            QSettings s(file, QSettings::IniFormat);
+            s.setAtomicSyncRequired(true);
+            s.setValue("big", QString(4096, QLatin1Char('x')));
+            s.sync();
+            QCOMPARE(s.status(), QSettings::AccessError);
+        }
+        QCOMPARE(readAll(file), before);
+        QSettings again(file, QSettings::IniFormat);
+        QCOMPARE(again.value("reports/recent").toStringList(), (QStringList{"/a.json", "/b.json"}));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
+    }
+
+    void matrixContextMenuPrefillsTheRun() {
+        Window w;
+        w.window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.window.catalog() != nullptr, 30000);
+        auto* matrix = w.window.matrixView();
+        int row = -1;
+        for (int r = 0; r < 64 && row < 0; ++r)
+            if (matrix->model()->opAt(r) == "rms_norm")
+                row = r;
+        QVERIFY(row >= 0);
+        int column = -1;
+        for (int c = 0; c < matrix->model()->columnCount() && column < 0; ++c)
+            if (matrix->model()
+                    ->index(row, c)
+                    .data(KernelMatrixModel::KeyRole)
+                    .toString()
+                    .contains(", cpu, "))
+                column = c;
+        QVERIFY(column >= 0);
+        std::unique_ptr<QMenu> menu(matrix->profileMenu(row, column));
+        QCOMPARE(menu->actions().size(), 4);
+        QVERIFY(menu->actions()[1]->text().contains("all variants"));
+        menu->actions()[1]->trigger();
+        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::ProfilerTab));
+        const auto s = w.window.profileView()->settings();
+        QCOMPARE(s.ops, std::vector<std::string>{"rms_norm"});
+        QCOMPARE(s.devices, std::vector<std::string>{"cpu"});
+        QVERIFY(s.all_variants);
+        // An op's header: every device.
+        std::unique_ptr<QMenu> header(matrix->profileMenu(row, -1));
+        QCOMPARE(header->actions().size(), 2);
+        header->actions()[0]->trigger();
+        QVERIFY(w.window.profileView()->settings().devices.empty());
+        QVERIFY(!w.window.profileView()->settings().all_variants);
+    }
+};
+
+QTEST_MAIN(TestProfilerGui)
+#include "tst_profiler_gui.moc"

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/profiling/profilerow.h>
+#include <switchyard/profiling/profilesettings.h>
+#include <switchyard/report/report.h>
+
+#include <nlohmann/json.hpp>
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+class QThread;
+
+namespace switchyard {
+class WorkerController;
+}
+
+namespace switchyard::ui {
+
+/// Runs a profile in worker processes (the core's WorkerController) on a thread of its
+/// own and streams what happens back to the GUI thread as signals: the context, the
+/// plan, each finished row (crashed and timed-out ones too), progress with an ETA, and
+/// the report at the end. A crashing or hanging kernel costs its row; the window never
+/// waits on a kernel. (hotspot's perfparser: heavy work in another process, results
+/// streamed into models.)
+class ProfileController : public QObject {
+    Q_OBJECT
+public:
+    explicit ProfileController(QObject* parent = nullptr);
+    ~ProfileController() override; // cancels a run and waits for its thread
+
+    /// The worker program: $SWITCHYARD_CLI, else switchyard-cli beside this program, else
+    /// switchyard-cli on PATH. Empty when none is found.
+    static QString defaultWorkerExecutable();
+    void setWorkerExecutable(const QString& path) { m_executable = path; }
+    QString workerExecutable() const { return m_executable; }
+    /// Variables added to the worker's environment (tests put fixture plugins on the path).
+    void setWorkerEnvironment(std::vector<std::pair<std::string, std::string>> env) {
+        m_environment = std::move(env);
+    }
+
+    /// Starts a run; false (and failed()) when one is running or no worker program exists.
+    bool start(const ProfileSettings& settings);
+    /// Kills the worker; the rows finished so far stay, finished() follows with them.
+    void cancel();
+    bool isRunning() const { return m_thread != nullptr; }
+    /// Blocks until the run's thread ended (tests); queued signals still need the event loop.
+    bool wait(int ms);
+
+    int rowsDone() const { return m_done; }
+    int rowsTotal() const { return m_total; }
+
+signals:
+    void runStarted();
+    void contextArrived(const nlohmann::json& context);
+    void planArrived(int total);
+    void rowStarted(int index, const QString& label);
+    void rowFinished(const switchyard::ProfileRow& row);
+    /// Rows done of total, and the estimated seconds left (-1: not known yet).
+    void progressChanged(int done, int total, double etaSeconds);
+    void logLine(const QString& line);
+    /// The run ended (completed or cancelled): the report holds every finished row.
+    void finished(const switchyard::Report& report, bool cancelled);
+    /// The run could not start or went wrong before its rows (bad settings, no worker).
+    void failed(const QString& error);
+
+private:
+    void post(std::function<void()> fn);
+    void onRow(const ProfileRow& row);
+    void onThreadEnd();
+
+    QString m_executable;
+    std::vector<std::pair<std::string, std::string>> m_environment;
+    QThread* m_thread = nullptr;
+    std::shared_ptr<WorkerController> m_worker;
+    QElapsedTimer m_clock;
+    int m_done = 0, m_total = 0;
+};
+
+} // namespace switchyard::ui

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// MainWindow's profiler half (issue 11): the Profiler and Compare tabs, the report items of
+// the File menu (open, save, compare, export, recent files), drag and drop, and the
+// matrix's "Profile" entry. Kept apart from mainwindow.cpp (the explorer).
+#include "mainwindow.h"
+
+#include "models/backendtext.h"
+#include "models/comparemodel.h"
+#include "models/resultsmodel.h"
+#include "views/compareview.h"
+#include "views/kernelmatrixview.h"
+#include "views/plotsview.h"
+#include "views/profileview.h"
+
+#include <switchyard/report/report.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QTableView>
+#include <QTabWidget>
+
+#include <qcustomplot.h>
+
+namespace switchyard::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+const QString kRecentKey = QStringLiteral("reports/recent");
+const QString kReportFilter = QStringLiteral("Switchyard reports (*.json);;All files (*)");
+} // namespace
+
+void MainWindow::setupProfiler() {
+    m_profile = new ProfileView;
+    m_compare = new CompareView;
+    m_tabs->addTab(m_profile, tr("Profiler"));
+    m_tabs->addTab(m_compare, tr("Compare"));
+    setAcceptDrops(true);
+    connect(m_matrix, &KernelMatrixView::profileRequested, this,
+            [this](const QStringList& ops, const QStringList& devices, bool all) {
+                m_profile->setChoices(ops, devices, all);
+                m_tabs->setCurrentIndex(ProfilerTab);
+                m_status->setText(tr("Profiler: %1 on %2 — press Run")
+                                      .arg(ops.join(QStringLiteral(", ")),
+                                           devices.isEmpty() ? tr("every device")
+                                                             : devices.join(QStringLiteral(", "))));
+            });
+    connect(this, &MainWindow::catalogShown, this, [this] {
+        if (m_catalog)
+            m_profile->setDevices(m_catalog->doctor.devices);
+    });
+}
+
+void MainWindow::setupReportMenu(QMenu* file) {
+    auto* open = file->addAction(tr("&Open report…"), this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open report"), QString(), kReportFilter);
+        if (!path.isEmpty())
+            openReport(path);
+    });
+    open->setShortcut(QKeySequence::Open);
+    auto* save = file->addAction(tr("&Save report…"), this, [this] {
+        if (!m_profile->hasRows()) {
+            QMessageBox::information(this, tr("Save report"),
+                                     tr("There are no rows to save: run a profile first."));
+            return;
+        }
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save report"), QStringLiteral("report.json"), kReportFilter);
+        if (path.isEmpty())
+            return;
+        const QString error = saveReport(path);
+        if (!error.isEmpty())
+            QMessageBox::critical(this, tr("Save report"), error);
+    });
+    save->setShortcut(QKeySequence::Save);
+    file->addAction(tr("&Compare reports…"), this, [this] {
+        const QStringList paths = QFileDialog::getOpenFileNames(
+            this, tr("Compare reports (choose two or more)"), QString(), kReportFilter);
+        if (!paths.isEmpty())
+            compareReports(paths);
+    });
+    m_recentMenu = file->addMenu(tr("Recent &reports"));
+    updateRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("Export results table as &CSV…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export table"), QStringLiteral("results.csv"), tr("CSV (*.csv)"));
+        if (path.isEmpty())
+            return;
+        const QString error = m_profile->exportCsv(path);
+        if (!error.isEmpty())
+            reportError(error);
+    });
+    file->addAction(tr("Export current &plot (PNG/PDF)…"), this, [this] {
+        const auto which = PlotsView::Plot(m_profile->plots()->tabs()->currentIndex());
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export plot"), PlotsView::plotName(which) + QStringLiteral(".png"),
+            tr("PNG image (*.png);;PDF document (*.pdf)"));
+        if (!path.isEmpty() && !m_profile->plots()->exportPlot(which, path))
+            reportError(tr("Could not write the plot to %1").arg(path));
+    });
+    file->addSeparator();
+}
+
+QString MainWindow::openReport(const QString& path) {
+    try {
+        const Report report = Report::load(path.toStdString());
+        m_profile->setReport(report, QFileInfo(path).fileName());
+        addRecentReport(path);
+        m_tabs->setCurrentIndex(ProfilerTab);
+        m_status->setText(tr("Opened %1: %2 rows").arg(path).arg(report.rows.size()));
+        return {};
+    } catch (const std::exception& e) {
+        const QString error = tr("Cannot open %1: %2").arg(path, QString::fromUtf8(e.what()));
+        reportError(error);
+        return error;
+    }
+}
+
+QString MainWindow::saveReport(const QString& path) {
+    try {
+        m_profile->report().save(path.toStdString());
+        addRecentReport(path);
+        m_status->setText(tr("Saved %1 rows to %2").arg(m_profile->model()->rowCount()).arg(path));
+        return {};
+    } catch (const std::exception& e) {
+        const QString error = tr("Could not save the report to %1: %2 — the previous file, if "
+                                 "any, is unchanged.")
+                                  .arg(path, QString::fromUtf8(e.what()));
+        reportError(error);
+        return error;
+    }
+}
+
+QString MainWindow::compareReports(const QStringList& paths) {
+    if (paths.size() < 2) {
+        const QString error = tr("Choose at least two reports to compare.");
+        reportError(error);
+        return error;
+    }
+    std::vector<Report> reports;
+    QStringList names;
+    for (const auto& p : paths) {
+        try {
+            reports.push_back(Report::load(p.toStdString()));
+            names << QFileInfo(p).fileName();
+        } catch (const std::exception& e) {
+            const QString error = tr("Cannot open %1: %2").arg(p, QString::fromUtf8(e.what()));
+            reportError(error);
+            return error;
+        }
+    }
+    m_compare->setReports(reports, names);
+    for (const auto& p : paths)
+        addRecentReport(p);
+    m_tabs->setCurrentIndex(CompareTab);
+    m_status->setText(tr("Comparing %1 reports").arg(paths.size()));
+    return {};
+}
+
+void MainWindow::reportError(const QString& error) {
+    m_status->setText(error);
+    m_profile->appendLog(tr("error: %1").arg(error));
+}
+
+QStringList MainWindow::recentReports() const {
+    return QSettings().value(kRecentKey).toStringList();
+}
+
+void MainWindow::addRecentReport(const QString& path) {
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    QStringList list = recentReports();
+    list.removeAll(abs);
+    list.prepend(abs);
+    while (list.size() > kMaxRecent)
+        list.removeLast();
+    QSettings s;
+    s.setAtomicSyncRequired(true); // temporary file + rename (QSaveFile), never in place
+    s.setValue(kRecentKey, list);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList list = recentReports();
+    for (int i = 0; i < list.size(); ++i) {
+        const QString path = list[i];
+        auto* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this,
+                                          [this, path] { openReport(path); });
+        a->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!list.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const auto& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    if (paths.isEmpty())
+        return;
+    event->acceptProposedAction();
+    // One report opens in the profiler; two or more are compared.
+    if (paths.size() == 1)
+        openReport(paths.front());
+    else
+        compareReports(paths);
+}
+
+QStringList MainWindow::saveProfilerScreenshots(const QString& dir, const QString& prefix) {
+    QDir().mkpath(dir);
+    QStringList paths;
+    auto shot = [&](const QString& name) {
+        QApplication::processEvents();
+        for (int i = 0; i < PlotsView::PlotCount; ++i)
+            m_profile->plots()->plot(PlotsView::Plot(i))->replot();
+        const QString path = QStringLiteral("%1/%2-%3.png").arg(dir, prefix, name);
+        if (grab().save(path))
+            paths << path;
+    };
+    m_tabs->setCurrentIndex(ProfilerTab);
+    m_profile->bottomTabs()->setCurrentIndex(0);
+    for (int i = 0; i < PlotsView::PlotCount; ++i) {
+        const auto which = PlotsView::Plot(i);
+        m_profile->plots()->tabs()->setCurrentIndex(i);
+        shot(QStringLiteral("profiler-") + PlotsView::plotName(which));
+        const QString file =
+            QStringLiteral("%1/%2-plot-%3.png").arg(dir, prefix, PlotsView::plotName(which));
+        if (m_profile->plots()->exportPlot(which, file, 1000, 620))
+            paths << file;
+    }
+    m_profile->bottomTabs()->setCurrentIndex(2);
+    shot(QStringLiteral("profiler-context"));
+    m_profile->bottomTabs()->setCurrentIndex(0);
+    if (m_compare->pairModel()->rowCount() > 0) {
+        m_tabs->setCurrentIndex(CompareTab);
+        m_compare->tabs()->setCurrentIndex(0);
+        shot(QStringLiteral("compare"));
+        if (m_compare->multiModel()->reportCount() > 2) {
+            m_compare->tabs()->setCurrentIndex(1);
+            shot(QStringLiteral("compare-all"));
+        }
+    }
+    return paths;
+}
+
+} // namespace switchyard::ui

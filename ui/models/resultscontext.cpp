@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+#include "models/resultscontext.h"
+
+#include "models/backendtext.h"
+
+#include <QObject>
+
+#include <cmath>
+#include <map>
+
+namespace switchyard::ui {
+
+namespace {
+
+QString str(const nlohmann::json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? qs(j[key].get<std::string>())
+                                                                  : QString();
+}
+double num(const nlohmann::json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+QString esc(const QString& s) {
+    return s.toHtmlEscaped();
+}
+QString scalar(const nlohmann::json& v) {
+    if (v.is_string())
+        return qs(v.get<std::string>());
+    return qs(v.dump());
+}
+
+} // namespace
+
+QString RooflineCeiling::label() const {
+    const QString unit =
+        kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s") : QStringLiteral("GB/s");
+    QString what = kind == QLatin1String("compute")
+                       ? QStringLiteral("compute")
+                       : (level.isEmpty() ? QStringLiteral("memory") : level);
+    QString s = QStringLiteral("%1 %2 %3 %4").arg(device, what).arg(value, 0, 'f', 0).arg(unit);
+    if (!measured)
+        s += QStringLiteral(" (theoretical)");
+    else if (!id.isEmpty())
+        s += QStringLiteral(" (%1)").arg(id);
+    return s;
+}
+
+std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context) {
+    std::vector<RooflineCeiling> out;
+    if (!context.is_object() || !context.contains("devices") || !context["devices"].is_array())
+        return out;
+    for (const auto& d : context["devices"]) {
+        if (!d.is_object())
+            continue;
+        const QString device = str(d, "id");
+        const std::size_t before = out.size();
+        if (d.contains("ceilings") && d["ceilings"].is_array())
+            for (const auto& c : d["ceilings"]) {
+                if (!c.is_object())
+                    continue;
+                RooflineCeiling rc;
+                rc.device = device;
+                rc.id = str(c, "id");
+                rc.kind = str(c, "kind");
+                rc.level = str(c, "level");
+                rc.value = num(c, "value");
+                rc.measured = !c.contains("measured") || !c["measured"].is_boolean() ||
+                              c["measured"].get<bool>();
+                rc.method = str(c, "method");
+                rc.threads = int(num(c, "threads"));
+                if (rc.value > 0 &&
+                    (rc.kind == QLatin1String("bandwidth") || rc.kind == QLatin1String("compute")))
+                    out.push_back(rc);
+            }
+        if (out.size() == before) { // an older report: the device's peak figures
+            if (num(d, "peak_bandwidth_gbs") > 0)
+                out.push_back({device, QStringLiteral("peak_bandwidth"),
+                               QStringLiteral("bandwidth"), QStringLiteral("peak"),
+                               num(d, "peak_bandwidth_gbs"), true,
+                               str(d, "peak_bandwidth_source")});
+            if (num(d, "peak_gflops") > 0)
+                out.push_back({device, QStringLiteral("peak_gflops"), QStringLiteral("compute"),
+                               QString(), num(d, "peak_gflops"), true,
+                               str(d, "peak_gflops_source")});
+        }
+    }
+    return out;
+}
+
+QString machineName(const nlohmann::json& context) {
+    const QString host = context.contains("host") ? str(context["host"], "hostname") : QString();
+    const QString cpu = context.contains("cpu") ? str(context["cpu"], "brand") : QString();
+    if (host.isEmpty() && cpu.isEmpty())
+        return QObject::tr("unknown machine");
+    if (cpu.isEmpty())
+        return host;
+    return host.isEmpty() ? cpu : QStringLiteral("%1 (%2)").arg(host, cpu);
+}
+
+QString contextHtml(const nlohmann::json& context) {
+    if (!context.is_object() || context.empty())
+        return QObject::tr("<p>The report has no context.</p>");
+    QString html;
+    auto row = [&](const QString& k, const QString& v) {
+        if (!v.isEmpty())
+            html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(esc(k), esc(v));
+    };
+    html += QStringLiteral("<h3>%1</h3><table cellspacing='2'>").arg(esc(machineName(context)));
+    row(QObject::tr("date"), str(context, "date"));
+    if (context.contains("switchyard")) {
+        const auto& s = context["switchyard"];
+        row(QObject::tr("Switchyard"), QStringLiteral("%1 (git %2, %3, %4)")
+                                           .arg(str(s, "version"), str(s, "git_hash"),
+                                                str(s, "build_type"), str(s, "compiler")));
+    }
+    if (context.contains("host")) {
+        const auto& h = context["host"];
+        row(QObject::tr("OS"),
+            QStringLiteral("%1 %2").arg(str(h, "os"), str(h, "distro")).trimmed());
+        row(QObject::tr("governor"), str(h, "governor"));
+        if (num(h, "memory_bytes") > 0)
+            row(QObject::tr("memory"),
+                QStringLiteral("%1 GiB").arg(num(h, "memory_bytes") / (1 << 30), 0, 'f', 1));
+    }
+    if (context.contains("cpu")) {
+        const auto& c = context["cpu"];
+        row(QObject::tr("CPU"), str(c, "brand"));
+        row(QObject::tr("microarchitecture"), str(c, "microarchitecture"));
+        if (num(c, "physical_cores") > 0)
+            row(QObject::tr("cores"), QStringLiteral("%1 physical, %2 logical")
+                                          .arg(num(c, "physical_cores"))
+                                          .arg(num(c, "logical_cpus")));
+        row(QObject::tr("ISA level"), str(c, "best_level"));
+        if (c.contains("caches") && c["caches"].is_array()) {
+            QStringList caches;
+            for (const auto& k : c["caches"])
+                caches << QStringLiteral("L%1 %2 %3 KiB")
+                              .arg(num(k, "level"))
+                              .arg(str(k, "type"))
+                              .arg(num(k, "size_bytes") / 1024);
+            row(QObject::tr("caches"), caches.join(QStringLiteral(", ")));
+        }
+    }
+    html += QStringLiteral("</table>");
+    if (context.contains("devices") && context["devices"].is_array())
+        for (const auto& d : context["devices"]) {
+            html += QStringLiteral("<h4>%1 — %2</h4><table cellspacing='2'>")
+                        .arg(esc(str(d, "id")), esc(str(d, "name")));
+            row(QObject::tr("arch"), str(d, "arch"));
+            if (num(d, "peak_bandwidth_gbs") > 0)
+                row(QObject::tr("peak bandwidth"), QStringLiteral("%1 GB/s (%2)")
+                                                       .arg(num(d, "peak_bandwidth_gbs"), 0, 'f', 1)
+                                                       .arg(str(d, "peak_bandwidth_source")));
+            if (num(d, "peak_gflops") > 0)
+                row(QObject::tr("peak compute"), QStringLiteral("%1 GFLOP/s (%2)")
+                                                     .arg(num(d, "peak_gflops"), 0, 'f', 1)
+                                                     .arg(str(d, "peak_gflops_source")));
+            html += QStringLiteral("</table>");
+            nlohmann::json one = {{"devices", nlohmann::json::array({d})}};
+            const auto ceilings = ceilingsOf(one);
+            if (!ceilings.empty()) {
+                html += QObject::tr("<table border='1' cellspacing='0' cellpadding='3'><tr><th>"
+                                    "ceiling</th><th>level</th><th>value</th><th>threads</th>"
+                                    "<th>how</th></tr>");
+                for (const auto& c : ceilings) {
+                    const int threads = c.threads;
+                    html +=
+                        QStringLiteral("<tr><td>%1</td><td>%2</td><td align='right'>%3 %4</td>"
+                                       "<td>%5</td><td>%6</td></tr>")
+                            .arg(esc(c.id),
+                                 esc(c.kind == QLatin1String("compute") ? QObject::tr("compute")
+                                                                        : c.level))
+                            .arg(c.value, 0, 'f', 1)
+                            .arg(c.kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s")
+                                                                    : QStringLiteral("GB/s"))
+                            .arg(threads > 0 ? QString::number(threads) : QObject::tr("all"))
+                            .arg(esc(c.method.isEmpty() ? (c.measured ? QObject::tr("measured")
+                                                                      : QObject::tr("theoretical"))
+                                                        : c.method));
+                }
+                html += QStringLiteral("</table>");
+            }
+        }
+    if (context.contains("settings") && context["settings"].is_object()) {
+        html += QObject::tr("<h4>Settings</h4><table cellspacing='2'>");
+        for (const auto& [k, v] : context["settings"].items())
+            row(qs(k), scalar(v));
+        html += QStringLiteral("</table>");
+    }
+    if (context.contains("warnings") && context["warnings"].is_array() &&
+        !context["warnings"].empty()) {
+        html += QObject::tr("<h4>Warnings</h4><ul>");
+        for (const auto& w : context["warnings"])
+            html += QStringLiteral("<li>%1</li>").arg(esc(scalar(w)));
+        html += QStringLiteral("</ul>");
+    }
+    return html;
+}
+
+QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b, double tolerance) {
+    std::map<std::pair<QString, QString>, double> ca, cb;
+    for (const auto& c : ceilingsOf(a))
+        ca[{c.device, c.id}] = c.value;
+    for (const auto& c : ceilingsOf(b))
+        cb[{c.device, c.id}] = c.value;
+    QStringList out;
+    for (const auto& [k, v] : ca) {
+        const auto it = cb.find(k);
+        if (it == cb.end())
+            out << QObject::tr("%1 %2: only in the first report").arg(k.first, k.second);
+        else if (std::abs(it->second - v) > tolerance * std::max(std::abs(v), std::abs(it->second)))
+            out << QObject::tr("%1 %2: %3 vs %4")
+                       .arg(k.first, k.second)
+                       .arg(v, 0, 'g', 4)
+                       .arg(it->second, 0, 'g', 4);
+    }
+    for (const auto& [k, v] : cb)
+        if (!ca.count(k))
+            out << QObject::tr("%1 %2: only in the second report").arg(k.first, k.second);
+    return out;
+}
+
+} // namespace switchyard::ui

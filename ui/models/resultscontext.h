@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What a report's context says (Profiler::context(): switchyard, host, cpu, devices with
+// their ceilings, settings, warnings), read for the GUI: the roofline's ceilings, the
+// context pane of a report from another machine, and the ceiling check of a comparison.
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace switchyard::ui {
+
+/// One ceiling line of the roofline, read from a report's context.
+struct RooflineCeiling {
+    QString device;
+    QString id;
+    QString kind; // "bandwidth" (GB/s) or "compute" (GFLOP/s)
+    QString level;
+    double value = 0;
+    bool measured = true;
+    QString method;
+    int threads = 0;       // 0: all threads / the whole device
+    QString label() const; // "cpu L3 112 GB/s (triad, all threads)"
+};
+
+/// Every ceiling of every device in `context["devices"]` (DeviceInfo::ceilings); a device
+/// without ceilings contributes its peak_bandwidth_gbs and peak_gflops instead.
+std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context);
+
+/// The context as HTML for the report pane: the machine (host, CPU), Switchyard's version
+/// and build, every device with its peaks and ceilings, the settings and the warnings.
+QString contextHtml(const nlohmann::json& context);
+
+/// How the ceilings of two contexts differ (a ceiling on one side only, or values more
+/// than `tolerance` apart, relative); empty when they agree.
+QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b,
+                               double tolerance = 0.05);
+
+/// "host (CPU model)" of a context: how a report's machine is named in the comparison.
+QString machineName(const nlohmann::json& context);
+
+} // namespace switchyard::ui

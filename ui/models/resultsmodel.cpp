@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+#include "models/resultsmodel.h"
+
+#include "models/backendtext.h"
+
+#include <QRegularExpression>
+
+#include <cmath>
+
+namespace switchyard::ui {
+
+QString rowStatusText(const ProfileRow& row) {
+    switch (row.status) {
+    case RowStatus::Ok:
+        return QStringLiteral("ok");
+    case RowStatus::Fail:
+        return QStringLiteral("FAIL");
+    case RowStatus::Error:
+        return QStringLiteral("error");
+    case RowStatus::TimedOut:
+        return QStringLiteral("timed out");
+    case RowStatus::Crashed: {
+        // The reason reads "worker died: signal 11 (SIGSEGV: Segmentation fault)" or "exit
+        // code 3".
+        static const QRegularExpression sig(QStringLiteral("\\b(SIG[A-Z0-9]+)\\b"));
+        static const QRegularExpression code(QStringLiteral("exit code (-?\\d+)"));
+        const QString reason = qs(row.reason);
+        if (const auto m = sig.match(reason); m.hasMatch())
+            return QStringLiteral("crashed (%1)").arg(m.captured(1));
+        if (const auto m = code.match(reason); m.hasMatch())
+            return QStringLiteral("crashed (exit %1)").arg(m.captured(1));
+        return QStringLiteral("crashed");
+    }
+    }
+    return QStringLiteral("?");
+}
+
+QString formatSeconds(double s) {
+    if (!(s > 0))
+        return QStringLiteral("-");
+    if (s < 1e-6)
+        return QStringLiteral("%1 ns").arg(s * 1e9, 0, 'g', 3);
+    if (s < 1e-3)
+        return QStringLiteral("%1 µs").arg(s * 1e6, 0, 'g', 3);
+    if (s < 1)
+        return QStringLiteral("%1 ms").arg(s * 1e3, 0, 'g', 3);
+    return QStringLiteral("%1 s").arg(s, 0, 'g', 3);
+}
+
+double rowIntensity(const ProfileRow& row) {
+    if (row.intensity > 0)
+        return row.intensity;
+    return row.bytes > 0 ? row.flops / row.bytes : 0;
+}
+
+QString ceilingText(const ProfileRow& row) {
+    if (!row.measured())
+        return {};
+    if (row.ceiling_fraction > 0)
+        return QStringLiteral("%1% %2")
+            .arg(row.ceiling_fraction * 100, 0, 'f', row.ceiling_fraction < 0.1 ? 1 : 0)
+            .arg(row.level.empty() ? QStringLiteral("ceiling") : qs(row.level));
+    if (row.bandwidth_fraction > 0)
+        return QStringLiteral("%1% peak BW").arg(row.bandwidth_fraction * 100, 0, 'f', 0);
+    return {};
+}
+
+namespace {
+
+QString number(double v, int precision = 3) {
+    return v > 0 ? QString::number(v, 'g', precision) : QStringLiteral("-");
+}
+
+QString parityText(const ParityResult& p) {
+    if (!p.checked)
+        return QStringLiteral("-");
+    return QStringLiteral("%1 (abs %2, rel %3)")
+        .arg(QLatin1String(p.verdict()))
+        .arg(p.max_abs_error, 0, 'g', 2)
+        .arg(p.max_rel_error, 0, 'g', 2);
+}
+
+} // namespace
+
+ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void ResultsModel::clear() {
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+}
+
+void ResultsModel::setRows(std::vector<ProfileRow> rows) {
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+void ResultsModel::addRow(const ProfileRow& row) {
+    const int n = int(m_rows.size());
+    beginInsertRows({}, n, n);
+    m_rows.push_back(row);
+    endInsertRows();
+}
+
+int ResultsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ResultsModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case OpColumn:
+        return tr("op");
+    case SizeColumn:
+        return tr("size");
+    case DeviceColumn:
+        return tr("device");
+    case BackendColumn:
+        return tr("backend");
+    case VariantColumn:
+        return tr("arch/variant");
+    case MedianColumn:
+        return tr("median");
+    case NoiseColumn:
+        return tr("noise");
+    case SamplesColumn:
+        return tr("samples");
+    case StopColumn:
+        return tr("stop reason");
+    case GbpsColumn:
+        return tr("GB/s");
+    case GflopsColumn:
+        return tr("GFLOP/s");
+    case CeilingColumn:
+        return tr("of ceiling");
+    case ParityColumn:
+        return tr("parity");
+    case StatusColumn:
+        return tr("status");
+    default:
+        return {};
+    }
+}
+
+QVariant ResultsModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ProfileRow& r = m_rows[std::size_t(index.row())];
+    const bool m = r.measured();
+    const int c = index.column();
+    if (role == RowRole)
+        return index.row();
+    if (role == StatusRole)
+        return qs(to_string(r.status));
+    if (role == Qt::DisplayRole) {
+        switch (c) {
+        case OpColumn:
+            return qs(r.spec.op);
+        case SizeColumn:
+            return qs(r.spec.size);
+        case DeviceColumn:
+            return qs(r.spec.device);
+        case BackendColumn:
+            return qs(r.spec.backend);
+        case VariantColumn:
+            return qs(r.spec.arch + "/" + r.spec.variant);
+        case MedianColumn:
+            return m ? formatSeconds(r.stats.median) : QStringLiteral("-");
+        case NoiseColumn:
+            return m ? QStringLiteral("%1%").arg(r.stats.rel_noise * 100, 0, 'f', 2)
+                     : QStringLiteral("-");
+        case SamplesColumn:
+            return m ? QString::number(r.stats.count) : QStringLiteral("-");
+        case StopColumn:
+            return qs(r.stop_reason);
+        case GbpsColumn:
+            return m ? number(r.gbps) : QStringLiteral("-");
+        case GflopsColumn:
+            return m ? number(r.gflops) : QStringLiteral("-");
+        case CeilingColumn:
+            return ceilingText(r);
+        case ParityColumn:
+            return parityText(r.parity);
+        case StatusColumn:
+            return r.warnings.empty()
+                       ? rowStatusText(r)
+                       : QStringLiteral("%1 ⚠%2").arg(rowStatusText(r)).arg(r.warnings.size());
+        }
+        return {};
+    }
+    if (role == SortRole) {
+        switch (c) {
+        case SizeColumn: {
+            double n = 1; // sort sizes by element count, not as text
+            for (auto d : r.spec.dims)
+                if (d > 0)
+                    n *= double(d);
+            return n;
+        }
+        case MedianColumn:
+            return m ? r.stats.median : 0.0;
+        case NoiseColumn:
+            return m ? r.stats.rel_noise : 0.0;
+        case SamplesColumn:
+            return qlonglong(r.stats.count);
+        case GbpsColumn:
+            return r.gbps;
+        case GflopsColumn:
+            return r.gflops;
+        case CeilingColumn:
+            return r.ceiling_fraction > 0 ? r.ceiling_fraction : r.bandwidth_fraction;
+        case ParityColumn:
+            return r.parity.max_rel_error;
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    }
+    if (role == Qt::TextAlignmentRole) {
+        if (c >= MedianColumn && c <= SamplesColumn || c == GbpsColumn || c == GflopsColumn ||
+            c == CeilingColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
+    if (role == Qt::BackgroundRole) {
+        if (c == StatusColumn || c == ParityColumn) {
+            if (r.status == RowStatus::Ok)
+                return c == ParityColumn && r.parity.checked ? toneColor(Tone::Good, true)
+                                                             : QVariant();
+            return toneColor(r.status == RowStatus::Fail ? Tone::Bad : Tone::Warning, true);
+        }
+        if (c == NoiseColumn && !r.warnings.empty())
+            return toneColor(Tone::Warning, true);
+        return {};
+    }
+    if (role == Qt::ToolTipRole) {
+        QStringList tip;
+        tip << qs(r.spec.label() + " [" + r.spec.backend + "]");
+        if (!r.reason.empty())
+            tip << tr("%1: %2").arg(qs(to_string(r.status)), qs(r.reason).left(600));
+        if (c == CeilingColumn && !r.ceiling_id.empty())
+            tip << tr("ceiling %1: %2 %3")
+                       .arg(qs(r.ceiling_id))
+                       .arg(r.ceiling_value, 0, 'g', 4)
+                       .arg(r.level == "compute" ? tr("GFLOP/s") : tr("GB/s"));
+        if (c == ParityColumn && !r.parity.first_failure.empty())
+            tip << tr("first mismatch: %1").arg(qs(r.parity.first_failure));
+        for (const auto& w : r.warnings)
+            tip << tr("warning: %1").arg(qs(w));
+        return tip.join(QLatin1Char('\n'));
+    }
+    return {};
+}
+
+ResultsFilterProxy::ResultsFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    setSortRole(ResultsModel::SortRole);
+    setFilterKeyColumn(-1);
+    setFilterCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void ResultsFilterProxy::setProblemsOnly(bool on) {
+    if (on == m_problemsOnly)
+        return;
+    m_problemsOnly = on;
+    invalidateFilter();
+}
+
+bool ResultsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    if (m_problemsOnly) {
+        const auto* m = qobject_cast<const ResultsModel*>(sourceModel());
+        if (m) {
+            const auto& r = m->row(sourceRow);
+            if (r.status == RowStatus::Ok && r.warnings.empty())
+                return false;
+        }
+    }
+    return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+std::vector<const ProfileRow*> ResultsFilterProxy::visibleRows() const {
+    std::vector<const ProfileRow*> out;
+    const auto* m = qobject_cast<const ResultsModel*>(sourceModel());
+    if (!m)
+        return out;
+    out.reserve(std::size_t(rowCount()));
+    for (int i = 0; i < rowCount(); ++i)
+        out.push_back(&m->row(mapToSource(index(i, 0)).row()));
+    return out;
+}
+
+QString modelToCsv(const QAbstractItemModel* model) {
+    auto cell = [](QString s) {
+        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) ||
+            s.contains(QLatin1Char('\n'))) {
+            s.replace(QLatin1String("\""), QLatin1String("\"\""));
+            s = QLatin1Char('"') + s + QLatin1Char('"');
+        }
+        return s;
+    };
+    QString out;
+    QStringList line;
+    for (int c = 0; c < model->columnCount(); ++c)
+        line << cell(model->headerData(c, Qt::Horizontal).toString());
+    out += line.join(QLatin1Char(',')) + QLatin1Char('\n');
+    for (int r = 0; r < model->rowCount(); ++r) {
+        line.clear();
+        for (int c = 0; c < model->columnCount(); ++c)
+            line << cell(model->index(r, c).data().toString());
+        out += line.join(QLatin1Char(',')) + QLatin1Char('\n');
+    }
+    return out;
+}
+
+} // namespace switchyard::ui

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/report/report.h>
+
+#include <QStringList>
+#include <QWidget>
+
+#include <vector>
+
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+class QTabWidget;
+
+namespace switchyard::ui {
+
+class CompareModel;
+class MultiCompareModel;
+
+/// Reports compared: two side by side (verdicts, ratio, p-value, unmatched rows, a
+/// warning when the machines' ceilings differ) and N as columns (one line per kernel cell
+/// and size).
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+
+    /// Two or more reports, named by `names` (file names). The first two fill the pairwise
+    /// table, all of them the N-report table.
+    void setReports(const std::vector<Report>& reports, const QStringList& names);
+
+    CompareModel* pairModel() const { return m_pair; }
+    MultiCompareModel* multiModel() const { return m_multi; }
+    QTableView* pairTable() const { return m_pairTable; }
+    QTableView* multiTable() const { return m_multiTable; }
+    QLabel* warningLabel() const { return m_warning; }
+    QLabel* summaryLabel() const { return m_summary; }
+    QTabWidget* tabs() const { return m_tabs; }
+
+private:
+    CompareModel* m_pair;
+    MultiCompareModel* m_multi;
+    QSortFilterProxyModel* m_pairProxy;
+    QSortFilterProxyModel* m_multiProxy;
+    QTableView* m_pairTable;
+    QTableView* m_multiTable;
+    QLabel* m_summary;
+    QLabel* m_warning;
+    QTabWidget* m_tabs;
+};
+
+} // namespace switchyard::ui

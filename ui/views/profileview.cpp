@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+#include "views/profileview.h"
+
+#include "controllers/profilecontroller.h"
+#include "models/backendtext.h"
+#include "models/resultscontext.h"
+#include "models/resultsmodel.h"
+#include "views/plotsview.h"
+
+#include <switchyard/profiling/ops.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QTableView>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <stdexcept>
+
+namespace switchyard::ui {
+
+namespace {
+
+QStringList checkedItems(const QListWidget* list) {
+    QStringList out;
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->checkState() == Qt::Checked)
+            out << list->item(i)->data(Qt::UserRole).toString();
+    return out;
+}
+
+void addCheckable(QListWidget* list, const QString& id, const QString& text) {
+    auto* item = new QListWidgetItem(text, list);
+    item->setData(Qt::UserRole, id);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Unchecked);
+}
+
+QString etaText(double s) {
+    if (s < 0)
+        return QObject::tr("ETA —");
+    if (s < 60)
+        return QObject::tr("ETA %1 s").arg(int(s + 0.5));
+    return QObject::tr("ETA %1 min %2 s").arg(int(s) / 60).arg(int(s) % 60);
+}
+
+} // namespace
+
+ProfileView::ProfileView(QWidget* parent)
+    : QWidget(parent), m_controller(new ProfileController(this)), m_model(new ResultsModel(this)),
+      m_proxy(new ResultsFilterProxy(this)), m_plots(new PlotsView), m_table(new QTableView),
+      m_filter(new QLineEdit), m_problemsOnly(new QCheckBox(tr("Problems only"))),
+      m_ops(new QListWidget), m_devices(new QListWidget), m_variants(new QComboBox),
+      m_sizeMode(new QComboBox), m_sizes(new QLineEdit),
+      m_cold(new QCheckBox(tr("Cold cache (evict before each sample)"))),
+      m_budget(new QDoubleSpinBox), m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox),
+      m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
+      m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
+      m_log(new QPlainTextEdit), m_contextView(new QTextBrowser), m_bottom(new QTabWidget),
+      m_plotTimer(new QTimer(this)) {
+    setObjectName(QStringLiteral("profileView"));
+    m_proxy->setSourceModel(m_model);
+    m_table->setModel(m_proxy);
+    m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // run order
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->setDefaultSectionSize(22);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 80, 190, 120};
+    for (int c = 0; c < ResultsModel::ColumnCount; ++c)
+        m_table->setColumnWidth(c, widths[c]);
+    m_filter->setPlaceholderText(tr("Filter rows (op, device, variant, status…)"));
+    m_filter->setClearButtonEnabled(true);
+    m_log->setReadOnly(true);
+    m_log->setObjectName(QStringLiteral("profileLog"));
+    m_contextView->setOpenLinks(false);
+    m_origin->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_origin->setWordWrap(true);
+    m_plotTimer->setSingleShot(true);
+    m_plotTimer->setInterval(120);
+
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_filter, 1);
+    filterRow->addWidget(m_problemsOnly);
+    auto* tableBox = new QWidget;
+    auto* tl = new QVBoxLayout(tableBox);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->addWidget(m_origin);
+    tl->addLayout(filterRow);
+    tl->addWidget(m_table, 1);
+
+    m_bottom->addTab(m_plots, tr("Plots"));
+    m_bottom->addTab(m_log, tr("Log"));
+    m_bottom->addTab(m_contextView, tr("Context"));
+    auto* right = new QSplitter(Qt::Vertical);
+    right->setObjectName(QStringLiteral("profileResultsSplitter"));
+    right->addWidget(tableBox);
+    right->addWidget(m_bottom);
+    right->setStretchFactor(0, 1);
+    right->setStretchFactor(1, 1);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->setObjectName(QStringLiteral("profileSplitter"));
+    split->addWidget(buildRunPanel());
+    split->addWidget(right);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setSizes({270, 1000});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &ResultsFilterProxy::setFilterFixedString);
+    connect(m_problemsOnly, &QCheckBox::toggled, m_proxy, &ResultsFilterProxy::setProblemsOnly);
+    // The plots follow what the table shows (coalesced: rows arrive in bursts).
+    for (auto sig : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_proxy, sig, this, &ProfileView::schedulePlots);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &ProfileView::schedulePlots);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &ProfileView::schedulePlots);
+    connect(m_plotTimer, &QTimer::timeout, this,
+            [this] { m_plots->setRows(m_proxy->visibleRows()); });
+
+    connect(m_run, &QPushButton::clicked, this, &ProfileView::run);
+    connect(m_cancel, &QPushButton::clicked, this, &ProfileView::cancel);
+    connect(m_controller, &ProfileController::contextArrived, this,
+            [this](const nlohmann::json& c) {
+                m_context = c;
+                m_plots->setContext(c);
+                m_contextView->setHtml(contextHtml(c));
+                if (c.contains("warnings") && c["warnings"].is_array())
+                    for (const auto& w : c["warnings"])
+                        if (w.is_string())
+                            appendLog(tr("warning: %1").arg(qs(w.get<std::string>())));
+            });
+    connect(m_controller, &ProfileController::planArrived, this, [this](int total) {
+        m_progress->setRange(0, std::max(total, 1));
+        appendLog(tr("%1 rows planned").arg(total));
+    });
+    connect(m_controller, &ProfileController::rowStarted, this,
+            [this](int index, const QString& label) {
+                m_eta->setToolTip(tr("running row %1: %2").arg(index + 1).arg(label));
+            });
+    connect(m_controller, &ProfileController::rowFinished, this, [this](const ProfileRow& row) {
+        m_model->addRow(row);
+        logRow(row);
+    });
+    connect(m_controller, &ProfileController::progressChanged, this,
+            [this](int done, int total, double eta) {
+                m_progress->setRange(0, std::max(total, 1));
+                m_progress->setValue(done);
+                m_progress->setFormat(tr("%1 / %2 rows").arg(done).arg(total));
+                m_eta->setText(etaText(eta));
+            });
+    connect(m_controller, &ProfileController::logLine, this, &ProfileView::appendLog);
+    connect(m_controller, &ProfileController::finished, this,
+            [this](const Report& report, bool cancelled) {
+                if (!report.context.empty() && m_context.empty()) {
+                    m_context = report.context;
+                    m_plots->setContext(m_context);
+                    m_contextView->setHtml(contextHtml(m_context));
+                }
+                int bad = 0;
+                for (const auto& r : report.rows)
+                    bad += r.status != RowStatus::Ok;
+                appendLog(cancelled
+                              ? tr("Cancelled: %1 rows kept.").arg(m_model->rowCount())
+                              : tr("Done: %1 rows, %2 not ok.").arg(report.rows.size()).arg(bad));
+                if (!cancelled)
+                    m_eta->setText(tr("done"));
+                else
+                    m_eta->setText(tr("cancelled"));
+                setRunning(false);
+                emit runFinished(cancelled);
+            });
+    connect(m_controller, &ProfileController::failed, this, [this](const QString& error) {
+        appendLog(tr("error: %1").arg(error));
+        m_progress->setFormat(tr("failed — see the log"));
+        m_eta->setText(error.left(120));
+        m_bottom->setCurrentWidget(m_log);
+        setRunning(m_controller->isRunning());
+        if (!m_controller->isRunning())
+            emit runFinished(true);
+    });
+    setRunning(false);
+}
+
+ProfileView::~ProfileView() = default;
+
+QWidget* ProfileView::buildRunPanel() {
+    auto* panel = new QWidget;
+    panel->setObjectName(QStringLiteral("runPanel"));
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(4, 4, 4, 4);
+    for (const auto& op : switchyard::ops())
+        addCheckable(m_ops, qs(op.name), qs(op.name));
+    m_ops->setToolTip(tr("None checked: every op."));
+    m_devices->setToolTip(tr("None checked: every device."));
+    m_ops->setMaximumHeight(90);
+    m_devices->setMaximumHeight(70);
+    for (auto* list : {m_ops, m_devices}) {
+        list->setTextElideMode(Qt::ElideRight);
+        list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    }
+    m_eta->setWordWrap(true);
+    auto* what = new QGroupBox(tr("What to run"));
+    auto* wf = new QFormLayout(what);
+    wf->addRow(tr("Ops"), m_ops);
+    wf->addRow(tr("Devices"), m_devices);
+    m_variants->addItem(tr("Resolved cell only"), false);
+    m_variants->addItem(tr("All available variants"), true);
+    wf->addRow(tr("Variants"), m_variants);
+    m_sizeMode->addItem(tr("Default sweep"));
+    m_sizeMode->addItem(tr("Custom list"));
+    m_sizes->setPlaceholderText(tr("1048576, 4096x4096, gemm:512x512x512"));
+    m_sizes->setToolTip(tr("Comma- or space-separated sizes; OP:SIZE applies to one op only."));
+    m_sizes->setEnabled(false);
+    connect(m_sizeMode, &QComboBox::currentIndexChanged, this,
+            [this](int i) { m_sizes->setEnabled(i == 1); });
+    connect(m_sizes, &QLineEdit::textChanged, this, [this](const QString& t) {
+        if (!t.isEmpty())
+            m_sizeMode->setCurrentIndex(1);
+    });
+    wf->addRow(tr("Sizes"), m_sizeMode);
+    wf->addRow(QString(), m_sizes);
+    auto* how = new QGroupBox(tr("How"));
+    auto* hf = new QFormLayout(how);
+    const ProfileSettings defaults;
+    m_budget->setRange(0.001, 600);
+    m_budget->setDecimals(3);
+    m_budget->setSuffix(tr(" s"));
+    m_budget->setValue(defaults.time_budget_s);
+    m_budget->setToolTip(tr("Sampling time per row"));
+    m_noise->setRange(0, 100);
+    m_noise->setDecimals(2);
+    m_noise->setSuffix(tr(" %"));
+    m_noise->setValue(defaults.max_noise * 100);
+    m_noise->setToolTip(tr("Stop a row early once its relative noise is under this"));
+    m_timeout->setRange(0.1, 3600);
+    m_timeout->setSuffix(tr(" s"));
+    m_timeout->setValue(defaults.row_timeout_s);
+    m_timeout->setToolTip(tr("A row silent this long is killed and marked timed out"));
+    hf->addRow(tr("Budget per row"), m_budget);
+    hf->addRow(tr("Noise target"), m_noise);
+    hf->addRow(tr("Row timeout"), m_timeout);
+    hf->addRow(m_cold);
+    auto* buttons = new QHBoxLayout;
+    m_run->setDefault(true);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    m_progress->setTextVisible(true);
+    m_progress->setFormat(tr("no run"));
+    m_progress->setValue(0);
+    layout->addWidget(what);
+    layout->addWidget(how);
+    layout->addLayout(buttons);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_eta);
+    layout->addStretch(1);
+    return panel;
+}
+
+void ProfileView::setDevices(const std::vector<DeviceInfo>& devices) {
+    const QStringList checked = checkedItems(m_devices);
+    m_devices->clear();
+    for (const auto& d : devices) {
+        addCheckable(m_devices, qs(d.id), QStringLiteral("%1 — %2").arg(qs(d.id), qs(d.name)));
+        m_devices->item(m_devices->count() - 1)->setToolTip(qs(d.name));
+        if (checked.contains(qs(d.id)))
+            m_devices->item(m_devices->count() - 1)->setCheckState(Qt::Checked);
+    }
+}
+
+void ProfileView::setChoices(const QStringList& ops, const QStringList& devices, bool allVariants) {
+    for (int i = 0; i < m_ops->count(); ++i)
+        m_ops->item(i)->setCheckState(ops.contains(m_ops->item(i)->data(Qt::UserRole).toString())
+                                          ? Qt::Checked
+                                          : Qt::Unchecked);
+    for (const auto& d : devices)
+        if (m_devices->findItems(d, Qt::MatchStartsWith).isEmpty())
+            addCheckable(m_devices, d, d);
+    for (int i = 0; i < m_devices->count(); ++i) {
+        const QString id = m_devices->item(i)->data(Qt::UserRole).toString();
+        const QString kind = id.section(QLatin1Char(':'), 0, 0);
+        m_devices->item(i)->setCheckState(
+            devices.contains(id) || devices.contains(kind) ? Qt::Checked : Qt::Unchecked);
+    }
+    m_variants->setCurrentIndex(allVariants ? 1 : 0);
+}
+
+ProfileSettings ProfileView::settings() const {
+    ProfileSettings s;
+    for (const auto& op : checkedItems(m_ops))
+        s.ops.push_back(op.toStdString());
+    for (const auto& d : checkedItems(m_devices))
+        s.devices.push_back(d.toStdString());
+    s.all_variants = m_variants->currentData().toBool();
+    s.cold = m_cold->isChecked();
+    s.time_budget_s = m_budget->value();
+    s.max_noise = m_noise->value() / 100.0;
+    s.row_timeout_s = m_timeout->value();
+    if (m_sizeMode->currentIndex() == 1) {
+        const auto tokens = m_sizes->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")),
+                                                  Qt::SkipEmptyParts);
+        if (tokens.isEmpty())
+            throw std::invalid_argument(
+                "Sizes: the custom list is empty; enter sizes such as 1048576 or 512x512x512, "
+                "or choose the default sweep");
+        for (const auto& t : tokens) {
+            const QString op = t.contains(QLatin1Char(':')) ? t.section(QLatin1Char(':'), 0, 0)
+                                                            : QStringLiteral("*");
+            const QString size = t.contains(QLatin1Char(':')) ? t.section(QLatin1Char(':'), 1) : t;
+            // Check the size against every op it applies to, so a typo is named here.
+            std::vector<std::string> targets;
+            if (op != QLatin1String("*"))
+                targets.push_back(op.toStdString());
+            else if (!s.ops.empty())
+                targets = s.ops;
+            for (const auto& name : targets) {
+                const auto* info = find_op(name);
+                if (!info)
+                    throw std::invalid_argument("Sizes: unknown op '" + name + "' in '" +
+                                                t.toStdString() + "'");
+                std::string why;
+                if (!parse_dims(*info, size.toStdString(), &why))
+                    throw std::invalid_argument("Sizes: '" + size.toStdString() + "' is not a " +
+                                                name + " size: " + why);
+            }
+            s.sizes[op.toStdString()].push_back(size.toStdString());
+        }
+    }
+    return s;
+}
+
+bool ProfileView::run() {
+    if (m_controller->isRunning())
+        return false;
+    ProfileSettings s;
+    try {
+        s = settings();
+    } catch (const std::exception& e) {
+        appendLog(tr("error: %1").arg(QString::fromUtf8(e.what())));
+        m_bottom->setCurrentWidget(m_log);
+        return false;
+    }
+    m_model->clear();
+    m_context = nlohmann::json::object();
+    m_plots->setContext(m_context);
+    m_contextView->clear();
+    m_origin->setText(tr("Live run"));
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("planning…"));
+    m_eta->setText(etaText(-1));
+    if (!m_controller->start(s))
+        return false;
+    setRunning(true);
+    emit reportChanged();
+    return true;
+}
+
+void ProfileView::cancel() {
+    m_controller->cancel();
+}
+
+bool ProfileView::isRunning() const {
+    return m_controller->isRunning();
+}
+
+void ProfileView::setRunning(bool running) {
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+}
+
+void ProfileView::setReport(const Report& report, const QString& origin) {
+    m_model->setRows(report.rows);
+    m_context = report.context;
+    m_plots->setContext(m_context);
+    m_contextView->setHtml(contextHtml(m_context));
+    m_origin->setText(tr("%1 — measured on %2").arg(origin, machineName(m_context)));
+    m_progress->setRange(0, std::max<int>(1, int(report.rows.size())));
+    m_progress->setValue(int(report.rows.size()));
+    m_progress->setFormat(tr("%1 rows (report)").arg(report.rows.size()));
+    m_eta->clear();
+    for (const auto& r : report.rows)
+        logRow(r);
+    emit reportChanged();
+}
+
+Report ProfileView::report() const {
+    Report r;
+    r.context = m_context;
+    r.rows = m_model->rows();
+    return r;
+}
+
+bool ProfileView::hasRows() const {
+    return m_model->rowCount() > 0;
+}
+
+QString ProfileView::exportCsv(const QString& path) const {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text))
+        return tr("Cannot write %1: %2").arg(path, f.errorString());
+    f.write(modelToCsv(m_proxy).toUtf8());
+    if (!f.commit())
+        return tr("Cannot write %1: %2").arg(path, f.errorString());
+    return {};
+}
+
+void ProfileView::appendLog(const QString& line) {
+    m_log->appendPlainText(line);
+}
+
+void ProfileView::logRow(const ProfileRow& r) {
+    const QString label = qs(r.spec.label() + " [" + r.spec.backend + "]");
+    if (r.status != RowStatus::Ok)
+        appendLog(
+            tr("%1: %2%3")
+                .arg(label, rowStatusText(r),
+                     r.reason.empty() ? QString() : QStringLiteral(": ") + qs(r.reason).left(300)));
+    for (const auto& w : r.warnings)
+        appendLog(tr("warning: %1: %2").arg(label, qs(w)));
+}
+
+void ProfileView::schedulePlots() {
+    if (!m_plotTimer->isActive())
+        m_plotTimer->start();
+}
+
+} // namespace switchyard::ui

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/profiling/profilesettings.h>
+#include <switchyard/report/report.h>
+#include <switchyard/sdk/device.h>
+
+#include <nlohmann/json.hpp>
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTabWidget;
+class QTextBrowser;
+class QTimer;
+
+namespace switchyard::ui {
+
+class PlotsView;
+class ProfileController;
+class ResultsFilterProxy;
+class ResultsModel;
+
+/// The profiler screen: what to run (ops, devices, variants, sizes, cold cache, budget,
+/// noise target), Run/Cancel with progress and ETA, the results table (sortable,
+/// filterable), the plots that follow its filter, the log of warnings and failures, and
+/// the context of the run or the opened report.
+class ProfileView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProfileView(QWidget* parent = nullptr);
+    ~ProfileView() override;
+
+    /// The devices offered in the run panel (the catalog's detected devices).
+    void setDevices(const std::vector<DeviceInfo>& devices);
+    /// Pre-fills the run choices (the matrix's "Profile"): empty lists leave all unchecked
+    /// (meaning every op / every device).
+    void setChoices(const QStringList& ops, const QStringList& devices, bool allVariants);
+    /// The settings the panel describes; throws std::invalid_argument naming a bad field
+    /// (an unreadable size) and what to do.
+    ProfileSettings settings() const;
+
+    /// Starts a run with the panel's settings; false with the reason in the log when it
+    /// cannot start.
+    bool run();
+    void cancel();
+    bool isRunning() const;
+
+    /// Shows a report (opened from a file): its rows, plots and context.
+    void setReport(const Report& report, const QString& origin);
+    /// The shown rows and context, as a report to save.
+    Report report() const;
+    bool hasRows() const;
+    /// Writes the filtered table as CSV; the error text, or empty on success.
+    QString exportCsv(const QString& path) const;
+
+    ProfileController* controller() const { return m_controller; }
+    ResultsModel* model() const { return m_model; }
+    ResultsFilterProxy* proxy() const { return m_proxy; }
+    PlotsView* plots() const { return m_plots; }
+    QTableView* table() const { return m_table; }
+    QLineEdit* filterEdit() const { return m_filter; }
+    QPushButton* runButton() const { return m_run; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QLabel* etaLabel() const { return m_eta; }
+    QPlainTextEdit* logView() const { return m_log; }
+    QTextBrowser* contextView() const { return m_contextView; }
+    QTabWidget* bottomTabs() const { return m_bottom; }
+    QListWidget* opList() const { return m_ops; }
+    QListWidget* deviceList() const { return m_devices; }
+    QComboBox* variantBox() const { return m_variants; }
+    QLineEdit* sizesEdit() const { return m_sizes; }
+    QCheckBox* coldBox() const { return m_cold; }
+    QDoubleSpinBox* budgetBox() const { return m_budget; }
+    QDoubleSpinBox* noiseBox() const { return m_noise; }
+    QDoubleSpinBox* timeoutBox() const { return m_timeout; }
+    void appendLog(const QString& line);
+
+signals:
+    void runFinished(bool cancelled);
+    /// The shown report changed (a run started or a report was opened).
+    void reportChanged();
+
+private:
+    QWidget* buildRunPanel();
+    void setRunning(bool running);
+    void schedulePlots();
+    void logRow(const ProfileRow& row);
+
+    ProfileController* m_controller;
+    ResultsModel* m_model;
+    ResultsFilterProxy* m_proxy;
+    PlotsView* m_plots;
+    QTableView* m_table;
+    QLineEdit* m_filter;
+    QCheckBox* m_problemsOnly;
+    QListWidget* m_ops;
+    QListWidget* m_devices;
+    QComboBox* m_variants;
+    QComboBox* m_sizeMode;
+    QLineEdit* m_sizes;
+    QCheckBox* m_cold;
+    QDoubleSpinBox* m_budget;
+    QDoubleSpinBox* m_noise;
+    QDoubleSpinBox* m_timeout;
+    QPushButton* m_run;
+    QPushButton* m_cancel;
+    QProgressBar* m_progress;
+    QLabel* m_eta;
+    QLabel* m_origin;
+    QPlainTextEdit* m_log;
+    QTextBrowser* m_contextView;
+    QTabWidget* m_bottom;
+    QTimer* m_plotTimer;
+    nlohmann::json m_context = nlohmann::json::object();
+};
+
+} // namespace switchyard::ui
