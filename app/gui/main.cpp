@@ -12,12 +12,12 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QPalette>
-#include <QStyle>
-#include <QStyleFactory>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QPalette>
 #include <QStringList>
+#include <QStyle>
+#include <QStyleFactory>
 #include <QTimer>
 
 #include <cstdio>

@@ -359,7 +359,17 @@ private slots:
         for (const auto& spec : p.plan()) {
             if (spec.variant == "reference" || spec.backend == "test")
                 continue; // the reference is far below every ceiling; test cells are wrong
-            const auto row = p.run_row(spec);
+            auto row = p.run_row(spec);
+            // The probes and the row are timed moments apart on a machine that may be shared
+            // (CI runs suites in parallel): a probe slowed by a neighbour understates its
+            // ceiling. An exceedance is confirmed with fresh probes and a fresh row (twice)
+            // before it counts; a tool that is wrong stays above on every try.
+            for (int retry = 0;
+                 retry < 2 && row.measured() && row.ceiling_fraction > kCeilingTolerance; ++retry) {
+                set_cpu_peaks(measure_cpu_peaks());
+                Profiler again(s, default_backends(), default_devices());
+                row = again.run_row(spec);
+            }
             QVERIFY2(row.measured(), (spec.label() + ": " + row.reason).c_str());
             QVERIFY2(!row.ceiling_id.empty(), spec.label().c_str());
             QVERIFY(!row.level.empty() && row.ceiling_value > 0 && row.intensity > 0);

@@ -475,10 +475,13 @@ private slots:
         window.matrixView()->setTarget("cpu");
         QSignalSpy shown(&window, &ui::MainWindow::catalogShown);
         QVERIFY(shown.wait(20000));
-        // The first catalog: discovered, not loaded.
+        // The first catalog: discovered, not loaded -- unless the matrix's resolution (on the
+        // same worker) already ran before the catalog was collected; then there is no later
+        // load to follow and the rest only checks the tree agrees with the registry.
         const auto* first = window.catalog()->backend("fixture-late");
         QVERIFY(first);
-        QCOMPARE(first->state, BackendState::Discovered);
+        QVERIFY2(first->state == BackendState::Discovered || first->state == BackendState::Loaded,
+                 std::string(to_string(first->state)).c_str());
         // The resolution of every op for "cpu" reaches (late_op, cpu, generic, default).
         QTRY_VERIFY_WITH_TIMEOUT(registry.is_loaded("fixture-late"), 20000);
         auto* proxy = window.backendTree()->proxy();

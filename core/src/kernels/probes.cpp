@@ -95,9 +95,12 @@ double run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool str
                  int timings, double min_bytes) {
     const int isa = probe_isa();
     const std::int64_t n = arena.slice_floats();
-    // Triad: three arrays of a multiple of 64 floats each, so each starts 256-byte aligned
-    // and the loops run without tails, as a kernel on a round size does.
-    const std::int64_t third = n / 3 / 64 * 64;
+    // Triad arrays a, b, c: whole 64-float blocks (256-byte aligned, no loop tails, as a
+    // kernel on a round size runs), each placed 256 bytes past the previous
+    // one's end, so a store to a[i] and the loads of b[i], c[i] never sit a multiple of
+    // 4 KiB apart (4K aliasing stalls loads behind stores and understated the L1 ceiling).
+    constexpr std::int64_t kSkew = 64;
+    const std::int64_t third = std::max<std::int64_t>(64, (n - 2 * kSkew) / 3 / 64 * 64);
     const double pass_bytes = probe == Probe::Read ? 4.0 * double(n) : 12.0 * double(third);
     const std::int64_t reps = std::max<std::int64_t>(1, std::int64_t(min_bytes / pass_bytes));
     // Forms: read uses the widest loads only; triad every store flavour.
@@ -127,8 +130,8 @@ double run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool str
             return;
         }
         float* a = p;
-        const float* b = p + third;
-        const float* c = p + 2 * third;
+        const float* b = p + third + kSkew;
+        const float* c = p + 2 * (third + kSkew);
         for (std::int64_t r = 0; r < reps; ++r) {
             switch (form) {
             case 0:
