@@ -94,13 +94,14 @@ PlotsView::PlotsView(QWidget* parent) : QWidget(parent), m_tabs(new QTabWidget) 
         m_plots[i]->legend->setVisible(true);
         styleAxes(m_plots[i]);
     }
-    {
-        auto* time = m_plots[TimePlot];
-        time->axisRect()->insetLayout()->take(time->legend);
-        time->plotLayout()->addElement(0, 1, time->legend);
-        time->plotLayout()->setColumnStretchFactor(1, 0.001);
-        time->legend->setMargins(QMargins(4, 4, 4, 4));
-        time->legend->setLayer(QStringLiteral("legend"));
+    // The time plot's and the roofline's legends go beside the axes: inside, they cover
+    // data (the roofline's right side is where compute-bound rows such as gemm sit).
+    for (auto* plot : {m_plots[TimePlot], m_plots[RooflinePlot]}) {
+        plot->axisRect()->insetLayout()->take(plot->legend);
+        plot->plotLayout()->addElement(0, 1, plot->legend);
+        plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+        plot->legend->setMargins(QMargins(4, 4, 4, 4));
+        plot->legend->setLayer(QStringLiteral("legend"));
     }
     m_tabs->addTab(m_plots[TimePlot], tr("Time vs size"));
     m_tabs->addTab(m_plots[SpeedupPlot], tr("Speedup vs CPU reference"));
