@@ -8,6 +8,9 @@
 
 namespace switchyard::ui {
 
+static_assert(CompareModel::OpColumn == 0 && CompareModel::VariantColumn + 1 == kRowIdentityColumns,
+              "the identity columns (rowIdentityData) come first, in the shared order");
+
 QVariant verdictBackground(const QString& v) {
     if (v == QLatin1String("FASTER"))
         return toneColor(Tone::Good, true);
@@ -24,14 +27,6 @@ namespace {
 
 QString median(const ProfileRow& r) {
     return r.measured() ? formatSeconds(r.stats.median) : rowStatusText(r);
-}
-
-double elements(const ProfileRow& r) {
-    double n = 1;
-    for (auto d : r.spec.dims)
-        if (d > 0)
-            n *= double(d);
-    return n;
 }
 
 } // namespace
@@ -83,17 +78,9 @@ QString CompareModel::verdictAt(int row) const {
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
+    if (section < kRowIdentityColumns)
+        return rowIdentityHeader(section);
     switch (section) {
-    case OpColumn:
-        return tr("op");
-    case SizeColumn:
-        return tr("size");
-    case DeviceColumn:
-        return tr("device");
-    case BackendColumn:
-        return tr("backend");
-    case VariantColumn:
-        return tr("arch/variant");
     case MedianAColumn:
         return tr("median A");
     case MedianBColumn:
@@ -121,17 +108,9 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     if (role == VerdictRole)
         return verdict;
     if (role == Qt::DisplayRole || role == SortRole) {
+        if (index.column() < kRowIdentityColumns)
+            return rowIdentityData(r, index.column(), role == SortRole);
         switch (index.column()) {
-        case OpColumn:
-            return qs(r.spec.op);
-        case SizeColumn:
-            return role == SortRole ? QVariant(elements(r)) : QVariant(qs(r.spec.size));
-        case DeviceColumn:
-            return qs(r.spec.device);
-        case BackendColumn:
-            return qs(r.spec.backend);
-        case VariantColumn:
-            return qs(r.spec.arch + "/" + r.spec.variant);
         case MedianAColumn:
             if (role == SortRole)
                 return pair || !onlyB ? r.stats.median : 0.0;
@@ -264,7 +243,7 @@ QVariant MultiCompareModel::data(const QModelIndex& index, int role) const {
         case OpColumn:
             return qs(r.spec.op);
         case SizeColumn:
-            return role == SortRole ? QVariant(elements(r)) : QVariant(qs(r.spec.size));
+            return role == SortRole ? QVariant(rowElements(r)) : QVariant(qs(r.spec.size));
         case DeviceColumn:
             return qs(r.spec.device);
         case VariantColumn:

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "models/resultsmodel.h"
 
+#include <QCoreApplication>
+
 #include "models/backendtext.h"
 
 #include <QRegularExpression>
@@ -8,6 +10,9 @@
 #include <cmath>
 
 namespace switchyard::ui {
+
+static_assert(ResultsModel::OpColumn == 0 && ResultsModel::VariantColumn + 1 == kRowIdentityColumns,
+              "the identity columns (rowIdentityData) come first, in the shared order");
 
 QString rowStatusText(const ProfileRow& row) {
     switch (row.status) {
@@ -51,6 +56,41 @@ double rowIntensity(const ProfileRow& row) {
     if (row.intensity > 0)
         return row.intensity;
     return row.bytes > 0 ? row.flops / row.bytes : 0;
+}
+
+double rowElements(const ProfileRow& row) {
+    double n = 1;
+    for (auto d : row.spec.dims)
+        if (d > 0)
+            n *= double(d);
+    return n;
+}
+
+QString rowIdentityHeader(int column) {
+    static const char* const names[kRowIdentityColumns] = {
+        QT_TRANSLATE_NOOP("ResultsModel", "op"), QT_TRANSLATE_NOOP("ResultsModel", "size"),
+        QT_TRANSLATE_NOOP("ResultsModel", "device"), QT_TRANSLATE_NOOP("ResultsModel", "backend"),
+        QT_TRANSLATE_NOOP("ResultsModel", "arch/variant")};
+    return column >= 0 && column < kRowIdentityColumns
+               ? QCoreApplication::translate("ResultsModel", names[column])
+               : QString();
+}
+
+QVariant rowIdentityData(const ProfileRow& r, int column, bool forSort) {
+    switch (column) {
+    case 0:
+        return qs(r.spec.op);
+    case 1:
+        return forSort ? QVariant(rowElements(r)) : QVariant(qs(r.spec.size));
+    case 2:
+        return qs(r.spec.device);
+    case 3:
+        return qs(r.spec.backend);
+    case 4:
+        return qs(r.spec.arch + "/" + r.spec.variant);
+    default:
+        return {};
+    }
 }
 
 QString ceilingText(const ProfileRow& row) {
@@ -114,17 +154,9 @@ int ResultsModel::columnCount(const QModelIndex& parent) const {
 QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
+    if (section < kRowIdentityColumns)
+        return rowIdentityHeader(section);
     switch (section) {
-    case OpColumn:
-        return tr("op");
-    case SizeColumn:
-        return tr("size");
-    case DeviceColumn:
-        return tr("device");
-    case BackendColumn:
-        return tr("backend");
-    case VariantColumn:
-        return tr("arch/variant");
     case MedianColumn:
         return tr("median");
     case NoiseColumn:
@@ -159,17 +191,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     if (role == StatusRole)
         return qs(to_string(r.status));
     if (role == Qt::DisplayRole) {
+        if (c < kRowIdentityColumns)
+            return rowIdentityData(r, c, false);
         switch (c) {
-        case OpColumn:
-            return qs(r.spec.op);
-        case SizeColumn:
-            return qs(r.spec.size);
-        case DeviceColumn:
-            return qs(r.spec.device);
-        case BackendColumn:
-            return qs(r.spec.backend);
-        case VariantColumn:
-            return qs(r.spec.arch + "/" + r.spec.variant);
         case MedianColumn:
             return m ? formatSeconds(r.stats.median) : QStringLiteral("-");
         case NoiseColumn:
@@ -196,13 +220,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == SortRole) {
         switch (c) {
-        case SizeColumn: {
-            double n = 1; // sort sizes by element count, not as text
-            for (auto d : r.spec.dims)
-                if (d > 0)
-                    n *= double(d);
-            return n;
-        }
+        case SizeColumn:
+            return rowElements(r); // sizes sort by element count, not as text
         case MedianColumn:
             return m ? r.stats.median : 0.0;
         case NoiseColumn:

@@ -19,6 +19,15 @@ double rowIntensity(const ProfileRow& row);
 /// "78% L3" (ProfileRow::ceiling_fraction and ::level); "12% peak BW" from the older
 /// bandwidth fraction when the row has no ceiling; empty when neither is known.
 QString ceilingText(const ProfileRow& row);
+/// The row's element count (the product of its dims): how sizes sort, as numbers.
+double rowElements(const ProfileRow& row);
+
+/// The first five columns of the results and compare tables name the row: op, size,
+/// device, backend, arch/variant (column numbers 0..4 in both models).
+constexpr int kRowIdentityColumns = 5;
+QString rowIdentityHeader(int column);
+/// Display text of identity column `column`; as a number for the size when `forSort`.
+QVariant rowIdentityData(const ProfileRow& row, int column, bool forSort);
 
 /// The rows of a profile run or a report, one line each. Rows are appended as they finish.
 class ResultsModel : public QAbstractTableModel {

@@ -51,14 +51,6 @@ QString variantKey(const ProfileRow& r) {
         .arg(qs(r.spec.op), qs(r.spec.device), qs(r.spec.arch), qs(r.spec.variant));
 }
 
-double elementCount(const ProfileRow& r) {
-    double n = 1;
-    for (auto d : r.spec.dims)
-        if (d > 0)
-            n *= double(d);
-    return n;
-}
-
 bool isReference(const ProfileRow& r) {
     return r.spec.device == "cpu" && r.spec.variant == "reference";
 }
@@ -214,7 +206,7 @@ void PlotsView::drawSpeedup() {
     for (const auto& r : m_rows)
         if (r.measured() && r.stats.median > 0 && isReference(r)) {
             reference[{r.spec.op, r.spec.size}] = r.stats.median;
-            order[{r.spec.op, r.spec.size}] = elementCount(r);
+            order[{r.spec.op, r.spec.size}] = rowElements(r);
         }
     std::vector<std::pair<std::string, std::string>> categories;
     for (const auto& [k, v] : reference)
