@@ -6,6 +6,7 @@
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/worker/inspect.h>
 
 #include <iostream>
 #include <memory>
@@ -22,8 +23,8 @@ void add_doctor_command(CLI::App& app, Context& context) {
     auto* cmd = app.add_subcommand(
         "doctor", "Diagnose this machine: build, OS, devices, plugin search path, every backend "
                   "and every problem "
-                  "with what to do about it. Loads only the device-backend plugins, to list their "
-                  "devices. Exit 1 when an error is found.");
+                  "with what to do about it. Lists the devices of the device-backend plugins by "
+                  "loading them in a worker process. Exit 1 when an error is found.");
     auto* json_flag = cmd->add_flag("--json", options->json, "Machine-readable report");
     cmd->add_flag("--markdown", options->markdown, "A Markdown report to paste into a ticket")
         ->excludes(json_flag);
@@ -31,13 +32,16 @@ void add_doctor_command(CLI::App& app, Context& context) {
                   "Measure every device's ceilings first (bandwidth per memory level, FMA "
                   "peak; about a second) so the report lists them");
     set_action(cmd, context, [options]() {
-        // Device backends publish their devices when loaded: list them all.
-        default_backends().load_device_backends();
-        if (options->probe)
-            for (const auto& d : default_devices().devices())
-                d->prepare();
-        const auto report = DoctorReport::collect(default_backends(), default_devices(),
-                                                  PluginSearchPath::from_environment());
+        // Device backends publish their devices when loaded: they are loaded (and their
+        // devices probed) in an inspection worker, and come back as data. A plugin whose
+        // load ends that worker is Failed with its cause, and the report goes on.
+        const auto inspected =
+            inspect_device_backends(default_backends(), default_devices(), options->probe);
+        if (const auto cpu = default_devices().find("cpu"); cpu && options->probe)
+            cpu->prepare(); // built in: measured here
+        auto report = DoctorReport::collect(default_backends(), default_devices(),
+                                            PluginSearchPath::from_environment());
+        apply_inspection(report, inspected);
         if (options->json)
             std::cout << report.to_json().dump(2) << "\n";
         else if (options->markdown)

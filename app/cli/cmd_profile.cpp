@@ -11,6 +11,7 @@
 #include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workercontroller.h>
 
@@ -285,12 +286,19 @@ int run_compare(const std::string& a_path, const std::string& b_path, bool as_js
 int run_hardware(bool as_json, bool probe) {
     const auto& cpu = cpu_info();
     const auto host = host_info();
-    // Device backends publish their devices when loaded (opencl:0 needs the opencl plugin).
-    default_backends().load_device_backends();
+    // Device backends publish their devices when loaded (opencl:0 needs the opencl plugin):
+    // they are loaded, listed and probed in an inspection worker; the CPU here.
+    const auto inspected = inspect_device_backends(default_backends(), default_devices(), probe);
+    for (const auto& f : inspected.failed)
+        std::cerr << "switchyard-cli: device backend '" << f.backend << "' failed to load ("
+                  << to_string(f.cause) << "): " << f.reason << "\n";
+    if (!inspected.fatal.empty())
+        std::cerr << "switchyard-cli: " << inspected.fatal << "\n";
     auto devices = default_devices().devices();
     if (probe)
         for (auto& d : devices)
-            d->prepare();
+            if (d->info().kind == "cpu")
+                d->prepare();
     if (as_json) {
         json j = {{"format", "switchyard.hardware"},
                   {"format_version", 1},

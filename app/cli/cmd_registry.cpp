@@ -2,6 +2,7 @@
 // list, show, matrix, resolve: what is installed, what each backend can do, what resolves.
 #include "command.h"
 
+#include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
@@ -78,23 +79,6 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
             << (include_unavailable ? "" : "unavailable backends; ")
             << "use --all --include-unavailable to see everything; `show NAME` explains one)\n";
     return Ok;
-}
-
-// A plugin's state as its inspection worker saw it after loading it there: state, cause,
-// error and diagnostics replace what this process knows without loading it.
-void apply_inspection(BackendInfo& info, const json& seen) {
-    if (!seen.is_object())
-        return;
-    for (const auto state :
-         {BackendState::Discovered, BackendState::Invalid, BackendState::Unavailable,
-          BackendState::Loaded, BackendState::Failed, BackendState::Shadowed})
-        if (seen.value("state", std::string()) == to_string(state))
-            info.state = state;
-    if (const auto cause = backend_cause_from_string(seen.value("cause", std::string())))
-        info.cause = *cause;
-    info.error = seen.value("error", std::string());
-    if (seen.contains("diagnostics") && seen["diagnostics"].is_array())
-        info.diagnostics = seen["diagnostics"].get<std::vector<std::string>>();
 }
 
 int run_show(const std::string& name, bool as_json) {
@@ -321,7 +305,16 @@ int run_inspect_worker_mode() {
     const json request = json::parse(
         std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()),
         nullptr, false);
-    return run_inspect_worker(request, proto, default_backends());
+    // The caller's plugin folders, exactly (the GUI's search path may not be the default).
+    if (request.is_object() && request.contains("plugin_dirs") &&
+        request["plugin_dirs"].is_array()) {
+        std::vector<std::string> dirs;
+        for (const auto& d : request["plugin_dirs"])
+            if (d.is_string())
+                dirs.push_back(d.get<std::string>());
+        default_backends().set_plugin_discovery(PluginSearchPath::from_dirs(dirs).discovery());
+    }
+    return run_inspect_worker(request, proto, default_backends(), &default_devices());
 }
 
 void add_registry_commands(CLI::App& app, Context& context) {

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "controllers/catalogcontroller.h"
 
+#include "controllers/profilecontroller.h"
+
+#include <switchyard/runtime/runtime.h>
+
 #include <QMetaObject>
 #include <QPointer>
 
 #include <algorithm>
-#include <tuple>
+#include <set>
+#include <stdexcept>
 
 namespace switchyard::ui {
 
@@ -24,9 +29,16 @@ const Resolution* TargetResolution::find(const std::string& op) const {
     return nullptr;
 }
 
+std::string InspectionState::findWorker() {
+    return ProfileController::defaultWorkerExecutable().toStdString();
+}
+
 CatalogController::CatalogController(BackendRegistry& registry, DeviceRegistry& devices,
                                      PluginSearchPath path, QObject* parent)
     : QObject(parent), m_registry(registry), m_devices(devices), m_path(std::move(path)) {
+    m_inspection.options.executable = InspectionState::findWorker();
+    for (const auto& d : m_path.dirs()) // the worker discovers exactly this path
+        m_inspection.options.plugin_dirs.push_back(d.path);
     qRegisterMetaType<CatalogPtr>();
     qRegisterMetaType<TargetResolutionPtr>();
     m_pool.setMaxThreadCount(1); // jobs run in the order they were asked for
@@ -60,18 +72,57 @@ template <class Job> void CatalogController::submit(Job job) {
     });
 }
 
+namespace {
+
+// Why nothing of a plugin's could be shown when no inspection worker is there.
+std::string noWorkerMessage() {
+    return "the inspection worker (switchyard-cli) was not found beside the GUI nor on PATH, "
+           "so no plugin was loaded to list devices or resolve chains; install switchyard-cli "
+           "beside the GUI or set SWITCHYARD_CLI to its path";
+}
+
+// What the workers saw of the plugins they loaded, kept for later snapshots.
+void remember(InspectionState& inspection, const InspectResult& result) {
+    for (const auto& [name, info] : result.backends)
+        inspection.seen[name] = info;
+}
+
+} // namespace
+
 CatalogPtr CatalogController::collect(BackendRegistry& registry, DeviceRegistry& devices,
-                                      const PluginSearchPath& path, bool rescan) {
+                                      const PluginSearchPath& path, bool rescan,
+                                      InspectionState& inspection) {
     if (rescan) {
         registry.rescan();
         devices.refresh();
+        inspection.seen.clear(); // a rescan forgets what was loaded where
     }
-    // Device backends list their devices only once loaded, as `hardware` and `doctor` do;
-    // a failed load is stored on the backend (its cause shows in the tree), never thrown.
-    registry.load_device_backends();
+    // Device backends list their devices only once loaded, as `hardware` and `doctor` do: in
+    // an inspection worker, whose devices come back as data. A load that ends the worker is
+    // stored on the backend as Failed with its cause (the tree shows it), never thrown.
+    if (rescan || !inspection.devicesListed) {
+        InspectResult listed;
+        if (inspection.options.executable.empty()) {
+            if (!device_backend_plugins(registry).empty())
+                listed.fatal = noWorkerMessage();
+        } else {
+            try {
+                listed = inspect_device_backends(registry, devices, false, inspection.options);
+            } catch (const std::exception& e) {
+                listed.fatal = e.what(); // the worker could not start
+            }
+        }
+        remember(inspection, listed);
+        inspection.devicesListed = true;
+        inspection.devicesError = listed.fatal;
+    }
     auto snapshot = std::make_shared<CatalogSnapshot>();
     // The doctor describes every backend in full (ELF files read).
     snapshot->doctor = DoctorReport::collect(registry, devices, path);
+    InspectResult seen;
+    seen.backends = inspection.seen;
+    seen.fatal = inspection.devicesError;
+    apply_inspection(snapshot->doctor, seen);
     snapshot->backends = snapshot->doctor.backends;
     snapshot->doctorMarkdown = snapshot->doctor.to_markdown();
     for (const auto& m : registry.kernel_registry().manifest()) {
@@ -90,29 +141,77 @@ CatalogPtr CatalogController::collect(BackendRegistry& registry, DeviceRegistry&
     return snapshot;
 }
 
-TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry,
-                                               const std::string& target) {
+TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const std::string& target,
+                                               InspectionState& inspection) {
     auto result = std::make_shared<TargetResolution>();
     result->target = target;
     const Target parsed = parse_target(target); // throws with the valid devices/arches
+    // A chain that reaches a plugin's cell is resolved in an inspection worker, which loads
+    // that plugin and runs its availability checks there; a load that ends it is Failed with
+    // its cause. A chain of built-in and registered cells only runs the application's own
+    // code, and is resolved here (registered backends exist in this process only).
+    std::set<std::string> plugins;
+    for (const auto& info : registry.infos())
+        if (info.source == BackendSource::Plugin)
+            plugins.insert(info.name);
+    auto& kernels = registry.kernel_registry();
     const auto ops = known_ops(registry);
+    std::vector<ResolveRequest> remote;
     for (const auto& op : ops) {
+        const auto chain = fallback_chain(op, parsed, "default");
+        const bool reachesPlugin = std::any_of(chain.begin(), chain.end(), [&](const auto& key) {
+            const auto cell = kernels.lookup(key);
+            return cell && !cell->is_loaded() && plugins.count(cell->backend) > 0;
+        });
+        if (reachesPlugin) {
+            remote.push_back({op, target, "default"});
+            continue;
+        }
         try {
             result->resolutions.push_back(resolve_kernel(registry, op, parsed, "default", ops));
         } catch (const std::exception& e) {
             result->errors.push_back(op + ": " + e.what());
         }
     }
+    if (remote.empty())
+        return result;
+    if (inspection.options.executable.empty()) {
+        for (const auto& r : remote)
+            result->errors.push_back(r.op + ": " + noWorkerMessage());
+        return result;
+    }
+    const auto inspected = inspect_resolutions(registry, remote, inspection.options);
+    record_failed_loads(registry, inspected);
+    remember(inspection, inspected);
+    for (const auto& f : inspected.failed)
+        result->errors.push_back("backend " + f.backend + " failed to load (" +
+                                 std::string(to_string(f.cause)) + "): " + f.reason);
+    if (!inspected.fatal.empty())
+        result->errors.push_back(inspected.fatal);
+    for (const auto& j : inspected.resolutions) {
+        try {
+            result->resolutions.push_back(resolution_from_json(j));
+        } catch (const std::exception& e) {
+            result->errors.push_back(std::string("a resolution could not be read: ") + e.what());
+        }
+    }
+    result->errors.insert(result->errors.end(), inspected.resolution_errors.begin(),
+                          inspected.resolution_errors.end());
+    std::sort(result->resolutions.begin(), result->resolutions.end(),
+              [](const Resolution& a, const Resolution& b) { return a.op < b.op; });
+    result->loaded = !inspected.backends.empty() || !inspected.failed.empty();
     return result;
 }
 
 void CatalogController::refresh(bool rescan) {
     auto& registry = m_registry;
     auto& devices = m_devices;
+    auto& inspection = m_inspection;
     const auto path = m_path;
-    submit([&registry, &devices, path, rescan]() -> std::function<void(CatalogController&)> {
+    submit([&registry, &devices, &inspection, path,
+            rescan]() -> std::function<void(CatalogController&)> {
         try {
-            auto snapshot = collect(registry, devices, path, rescan);
+            auto snapshot = collect(registry, devices, path, rescan, inspection);
             return [snapshot](CatalogController& c) { emit c.catalogAvailable(snapshot); };
         } catch (const std::exception& e) {
             const QString error = QString::fromUtf8(e.what());
@@ -121,31 +220,21 @@ void CatalogController::refresh(bool rescan) {
     });
 }
 
-namespace {
-// Each backend's stored state and cause: what the tree shows of it.
-std::vector<std::tuple<std::string, BackendState, BackendCause>>
-backendStates(BackendRegistry& registry) {
-    std::vector<std::tuple<std::string, BackendState, BackendCause>> out;
-    for (const auto& info : registry.infos())
-        out.emplace_back(info.name, info.state, info.cause);
-    return out;
-}
-} // namespace
-
 void CatalogController::resolveTarget(const QString& target) {
     auto& registry = m_registry;
     auto& devices = m_devices;
+    auto& inspection = m_inspection;
     const auto path = m_path;
     const std::string text = target.toStdString();
-    submit([&registry, &devices, path, text]() -> std::function<void(CatalogController&)> {
+    submit([&registry, &devices, &inspection, path,
+            text]() -> std::function<void(CatalogController&)> {
         try {
-            // Resolving loads the plugins a chain reaches: when that changed a backend's
-            // state, the catalog is collected again so the tree and panels show it.
-            const auto before = backendStates(registry);
-            auto result = resolve(registry, text);
+            // Resolving loads the plugins a chain reaches (in the worker): the catalog is
+            // then collected again so the tree and panels show the states they reached.
+            auto result = resolve(registry, text, inspection);
             CatalogPtr catalog;
-            if (backendStates(registry) != before)
-                catalog = collect(registry, devices, path, false);
+            if (result->loaded)
+                catalog = collect(registry, devices, path, false, inspection);
             return [result, catalog](CatalogController& c) {
                 emit c.targetResolved(result);
                 if (catalog)

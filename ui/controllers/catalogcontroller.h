@@ -5,12 +5,14 @@
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/worker/inspect.h>
 
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,8 +45,23 @@ struct TargetResolution {
     std::string target;
     std::vector<Resolution> resolutions; // one per op, sorted by op
     std::vector<std::string> errors;     // ops that could not be resolved, with why
+    bool loaded = false;                 // the worker loaded plugins (or a load failed) on the way
 
     const Resolution* find(const std::string& op) const;
+};
+
+/// Plugin code never runs in the GUI's process (issue 13): device backends are loaded and
+/// their devices listed, and fallback chains resolved, in inspection workers
+/// (`switchyard-cli __worker inspect`, worker/inspect.h). What the workers saw of each
+/// backend is kept here and shown in every snapshot; a load that ended a worker makes the
+/// backend Failed with its cause in the registry itself.
+struct InspectionState {
+    InspectOptions options;                     // options.executable empty: none found
+    std::map<std::string, nlohmann::json> seen; // backend -> its `show --json` body there
+    bool devicesListed = false; // the device backends were inspected (until a rescan)
+    std::string devicesError;   // why listing them failed, shown as a problem
+    /// The inspection worker, or "" (SWITCHYARD_CLI, beside the GUI, then PATH).
+    static std::string findWorker();
 };
 
 using CatalogPtr = std::shared_ptr<const CatalogSnapshot>;
@@ -70,8 +87,12 @@ public:
 
     /// The collection itself, synchronous (the worker job; also for tools and tests).
     static CatalogPtr collect(BackendRegistry& registry, DeviceRegistry& devices,
-                              const PluginSearchPath& path, bool rescan);
-    static TargetResolutionPtr resolve(BackendRegistry& registry, const std::string& target);
+                              const PluginSearchPath& path, bool rescan,
+                              InspectionState& inspection);
+    /// Every op's chain for `target`: the chains that reach a plugin's cell in one
+    /// inspection worker, the rest here. Throws std::invalid_argument for a bad target.
+    static TargetResolutionPtr resolve(BackendRegistry& registry, const std::string& target,
+                                       InspectionState& inspection);
 
 signals:
     void busyChanged(bool busy);
@@ -86,6 +107,7 @@ private:
     BackendRegistry& m_registry;
     DeviceRegistry& m_devices;
     PluginSearchPath m_path;
+    InspectionState m_inspection; // used by the jobs only (one at a time, in order)
     QThreadPool m_pool;
     int m_pending = 0;
 };

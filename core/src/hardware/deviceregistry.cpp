@@ -22,6 +22,18 @@ bool DeviceRegistry::remove_provider(std::string_view kind) {
     return n > 0;
 }
 
+bool DeviceRegistry::has_provider(std::string_view kind) {
+    return provider(kind) != nullptr;
+}
+
+std::shared_ptr<DeviceProvider> DeviceRegistry::provider(std::string_view kind) {
+    std::lock_guard lock(m_mutex);
+    for (const auto& p : m_providers)
+        if (p->kind() == kind)
+            return p;
+    return nullptr;
+}
+
 std::vector<std::shared_ptr<Device>> DeviceRegistry::devices() {
     std::lock_guard lock(m_mutex);
     if (!m_enumerated) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/runtime/runtime.h>
 
+#include <switchyard/doctor/doctor.h>
+#include <switchyard/worker/inspect.h>
+
 #include <switchyard/kernels/cpudevice.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/sdk/version.h>
@@ -44,6 +47,19 @@ BackendRegistry& default_backends() {
             [] { return PluginSearchPath::from_environment().discover(); });
     });
     return registry;
+}
+
+void apply_inspection(DoctorReport& report, const InspectResult& inspected) {
+    apply_inspection(report.backends, inspected);
+    if (inspected.fatal.empty())
+        return;
+    DoctorProblem p;
+    p.severity = DoctorProblem::Severity::Error;
+    p.subject = "device backends";
+    p.problem = "listing the devices of the device-backend plugins failed: " + inspected.fatal;
+    p.fix = "Run `switchyard-cli show NAME` for each device backend to see which one fails; "
+            "move its manifest out of the plugin search path until it is fixed.";
+    report.problems.push_back(std::move(p));
 }
 
 } // namespace switchyard

@@ -23,6 +23,9 @@ public:
     /// Replaces any provider of the same kind.
     void add_provider(std::shared_ptr<DeviceProvider> provider);
     bool remove_provider(std::string_view kind);
+    bool has_provider(std::string_view kind);
+    /// The provider of `kind`, or nullptr.
+    std::shared_ptr<DeviceProvider> provider(std::string_view kind);
 
     /// Every device of every provider (enumerated on first use, cached until refresh()).
     /// A provider that throws contributes no device.

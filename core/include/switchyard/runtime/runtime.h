@@ -11,6 +11,9 @@
 
 namespace switchyard {
 
+struct DoctorReport;
+struct InspectResult;
+
 /// The built-in backends ("cpu"), in one explicit function (not static initialisation).
 std::vector<BackendSpec> builtin_backends();
 
@@ -26,5 +29,10 @@ DeviceRegistry& default_devices();
 /// Wires the built-in backends into `registry` the way default_backends() has them
 /// (tests and tools that build their own registry).
 void use_builtins(BackendRegistry& registry);
+
+/// What an inspection worker saw (worker/inspect.h), onto a doctor's report: each backend
+/// it loaded with the state it reached there, and an error problem when the worker could
+/// not finish (a device backend that crashed or hung while listing or probing devices).
+void apply_inspection(DoctorReport& report, const InspectResult& inspected);
 
 } // namespace switchyard

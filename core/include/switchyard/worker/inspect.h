@@ -9,19 +9,32 @@
 // again for the plugins left. In-process loading (BackendRegistry::load) stays the library
 // API's behaviour; the tools use this on code they have not vetted.
 //
+// Device backends are inspected the same way: `hardware`, `doctor` and the GUI list the
+// devices of the OpenCL or CUDA plugin (and probe their ceilings) in the worker, and get
+// each device back as a DeviceInfo; the caller's DeviceRegistry then holds InspectedDevices
+// (information only: kernels run on them in profile workers).
+//
 // Worker protocol: stdin holds {"load": [NAME...], "failed": [{"name", "cause", "reason"}],
-// "resolve": {"op", "target", "variant"}?}; stdout carries
+// "plugin_dirs": [DIR...]? (set up by the worker's main before its registry is used),
+// "resolve": {"op", "target", "variant"}?, "resolve_all": [{...}]?, "devices": {"probe": bool}?};
+// stdout carries
 //   {"event": "loading", "backend": NAME}          before each load
 //   {"event": "backend", "backend": NAME, "info": show --json body, "load_error": "..."}
-//   {"event": "resolution", "resolution": resolve --json body}
+//   {"event": "resolution", "resolution": resolve --json body}   once per request
+//   {"event": "listing"}                            before the devices are enumerated
+//   {"event": "probing", "device": ID}              before a device's ceilings are measured
+//   {"event": "devices", "devices": [DeviceInfo...]}  every device but the CPU
 //   {"event": "fatal", "message": "...", "usage": bool}
 //   {"event": "done"}
 
 #include <switchyard/registry/backendcause.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,7 +42,7 @@
 
 namespace switchyard {
 
-class BackendRegistry;
+class DeviceRegistry;
 
 /// A plugin whose load ended the worker that loaded it.
 struct FailedLoad {
@@ -43,7 +56,18 @@ struct InspectOptions {
                                                // worker mode
     std::vector<std::string> worker_args = {"__worker", "inspect"};
     std::vector<std::pair<std::string, std::string>> environment; // added to the worker's
-    double timeout_s = 10; // one load (dlopen + register hook) may take this long
+    double timeout_s = 10;        // one load (dlopen + register hook) may take this long
+    double probe_timeout_s = 120; // listing the devices, or probing one device's ceilings
+    /// The plugin folders the worker discovers, exactly (request key "plugin_dirs"); empty:
+    /// the worker's default search path. The GUI passes its own path.
+    std::vector<std::string> plugin_dirs;
+};
+
+/// One fallback chain to resolve in the worker.
+struct ResolveRequest {
+    std::string op;
+    std::string target = "cpu";
+    std::string variant = "default";
 };
 
 /// What the worker reported: one entry per backend it described, the loads that ended a
@@ -52,7 +76,11 @@ struct InspectResult {
     std::map<std::string, nlohmann::json> backends; // name -> `show --json` body (detail_json)
     std::map<std::string, std::string> load_errors; // name -> a load that threw (stored there)
     std::vector<FailedLoad> failed;                 // loads that ended a worker
-    std::optional<nlohmann::json> resolution;       // to_json(Resolution)
+    std::optional<nlohmann::json> resolution;       // to_json(Resolution), the first
+    std::vector<nlohmann::json> resolutions;        // every one, in the order asked
+    std::vector<std::string> resolution_errors;     // "op: why" (resolve_all)
+    bool devices_listed = false;                    // a "devices" event came
+    std::vector<DeviceInfo> devices;                // the devices the worker listed (no CPU)
     std::string fatal;                              // the worker could not go on
     bool fatal_usage = false;                       // ... because of the request
 };
@@ -69,12 +97,62 @@ InspectResult inspect_resolution(const std::vector<std::string>& names, const st
                                  const std::string& target, const std::string& variant,
                                  const InspectOptions& options = {});
 
+/// Several chains in one worker: the plugins that declare a cell on one of them are loaded
+/// first (so a load that ends the worker is blamed on its plugin), the rest lazily.
+InspectResult inspect_resolutions(BackendRegistry& registry,
+                                  const std::vector<ResolveRequest>& requests,
+                                  const InspectOptions& options = {});
+
+/// The plugins BackendRegistry::load_device_backends(kinds) would load: Discovered and
+/// available, declaring a cell for a device kind other than the CPU (one of `kinds`; all
+/// when empty).
+std::vector<std::string> device_backend_plugins(BackendRegistry& registry,
+                                                const std::vector<std::string>& kinds = {});
+
+/// Loads the device backends in a worker and lists their devices there, measuring each
+/// one's ceilings first when `probe`. A load that ends a worker is recorded and the rest are
+/// loaded again in the next one.
+InspectResult inspect_devices(const std::vector<std::string>& names, bool probe,
+                              const InspectOptions& options = {});
+
+/// What the tools do instead of load_device_backends(): inspect_devices() for
+/// device_backend_plugins(), then record_failed_loads() and record_devices() into `devices`.
+InspectResult inspect_device_backends(BackendRegistry& registry, DeviceRegistry& devices,
+                                      bool probe, const InspectOptions& options = {});
+
 /// Applies what inspection found to `registry` without loading anything: every failed
 /// load becomes Failed with its cause (BackendRegistry::mark_failed).
 void record_failed_loads(BackendRegistry& registry, const InspectResult& result);
 
+/// A device listed by an inspection worker: its DeviceInfo only. Buffers and launches throw
+/// std::logic_error (kernels run on it in a profile worker, where its backend is loaded).
+class InspectedDevice : public Device {
+public:
+    explicit InspectedDevice(DeviceInfo info) : m_info(std::move(info)) {}
+    const DeviceInfo& info() const override { return m_info; }
+    void* allocate(std::size_t bytes) override;
+    void release(void*) noexcept override {}
+    void upload(void* dst, const void* src, std::size_t bytes) override;
+    void download(void* dst, const void* src, std::size_t bytes) override;
+
+private:
+    DeviceInfo m_info;
+};
+
+/// Adds one provider per device kind of `result.devices` to `devices`, each listing those
+/// InspectedDevices, replacing what an earlier inspection recorded (a kind it no longer
+/// lists is removed). A kind whose backend is loaded in this process keeps its provider.
+void record_devices(DeviceRegistry& devices, const InspectResult& result);
+
+/// A backend as its inspection worker saw it after loading it there: state, cause, error
+/// and diagnostics replace what this process knows without loading it.
+void apply_inspection(BackendInfo& info, const nlohmann::json& seen);
+/// The same for every backend of `infos` that `result` describes.
+void apply_inspection(std::vector<BackendInfo>& infos, const InspectResult& result);
+
 /// The worker side: reads the request, writes the protocol to `fd`. Returns the exit code
-/// (0 done, 2 bad request).
-int run_inspect_worker(const nlohmann::json& request, int fd, BackendRegistry& registry);
+/// (0 done, 2 bad request). `devices` is the worker's device registry (for "devices").
+int run_inspect_worker(const nlohmann::json& request, int fd, BackendRegistry& registry,
+                       DeviceRegistry* devices = nullptr);
 
 } // namespace switchyard
