@@ -283,12 +283,15 @@ int run_compare(const std::string& a_path, const std::string& b_path, bool as_js
     return Ok;
 }
 
-int run_hardware(bool as_json, bool probe) {
+int run_hardware(bool as_json, bool probe, double probe_timeout) {
     const auto& cpu = cpu_info();
     const auto host = host_info();
     // Device backends publish their devices when loaded (opencl:0 needs the opencl plugin):
     // they are loaded, listed and probed in an inspection worker; the CPU here.
-    const auto inspected = inspect_device_backends(default_backends(), default_devices(), probe);
+    InspectOptions options;
+    options.probe_timeout_s = probe_timeout;
+    const auto inspected =
+        inspect_device_backends(default_backends(), default_devices(), probe, options);
     for (const auto& f : inspected.failed)
         std::cerr << "switchyard-cli: device backend '" << f.backend << "' failed to load ("
                   << to_string(f.cause) << "): " << f.reason << "\n";
@@ -463,12 +466,16 @@ void add_profile_commands(CLI::App& app, Context& context) {
     {
         auto as_json = std::make_shared<bool>(false);
         auto no_probe = std::make_shared<bool>(false);
-        auto* cmd = app.add_subcommand("hardware",
-                                       "The CPU, caches, ISA levels and devices of this machine");
+        auto probe_timeout = std::make_shared<double>(InspectOptions{}.probe_timeout_s);
+        auto* cmd = app.add_subcommand(
+            "hardware", "The CPU, caches, ISA levels and devices of this machine (the devices of "
+                        "device-backend plugins are listed and probed in a worker process)");
         cmd->add_flag("--json", *as_json, "Machine-readable output");
         cmd->add_flag("--no-probe", *no_probe,
                       "Skip the bandwidth and FMA probes (peaks stay unknown)");
-        set_action(cmd, context, [=] { return run_hardware(*as_json, !*no_probe); });
+        add_probe_timeout_option(cmd, *probe_timeout);
+        set_action(cmd, context,
+                   [=] { return run_hardware(*as_json, !*no_probe, *probe_timeout); });
     }
 }
 

@@ -187,4 +187,12 @@ std::string format_table(const std::vector<std::string>& header,
     return out;
 }
 
+void add_probe_timeout_option(CLI::App* cmd, double& seconds) {
+    cmd->add_option("--probe-timeout", seconds,
+                    "Seconds a device backend may take to list its devices, or to probe one "
+                    "device, in the inspection worker before it is killed and marked failed")
+        ->check(number_in(0, true, 7 * 24 * 3600, "a finite number of seconds"))
+        ->capture_default_str();
+}
+
 } // namespace switchyard::cli

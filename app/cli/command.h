@@ -34,6 +34,10 @@ void set_action(CLI::App* command, Context& context, std::function<int()> fn);
 /// `what` describes the value ("a finite number of seconds").
 CLI::Validator number_in(double lo, bool lo_open, double hi, const std::string& what);
 
+/// `--probe-timeout SECONDS` (hardware, doctor): how long a device backend may take to list
+/// its devices or to probe one device in the inspection worker before it is killed.
+void add_probe_timeout_option(CLI::App* cmd, double& seconds);
+
 /// A check for an integer option: the text must be a decimal integer in [lo, hi]
 /// ("--seed: must be an integer from 0 to 9007199254740992, got '-1'").
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);

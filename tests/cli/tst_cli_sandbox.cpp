@@ -284,6 +284,86 @@ private slots:
         QVERIFY(causes.contains(failed[0].toObject().value("cause").toString()));
     }
 
+    // `hardware` and `doctor` list the devices of device-backend plugins by loading them in
+    // an inspection worker (before: in their own process, so a hook that exits made
+    // `hardware` exit 0 with no output, an abort killed it, a hang hung it). A backend that
+    // ends the worker is Failed with its cause, and the well-behaved one is still listed.
+    void deviceBackendsAreListedInAWorker_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("cause");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("register hook calls exit(0)") << "device_hook_exit"
+                                                     << "fixture-device-hook-exit"
+                                                     << "hook_exited"
+                                                     << "register hook called exit(0)";
+        QTest::newRow("enumerate() aborts") << "device_enum_abort"
+                                            << "fixture-device-enum-abort"
+                                            << "hook_crashed"
+                                            << "listing its fx_enum_abort devices";
+        QTest::newRow("prepare() never returns")
+            << "device_probe_hang"
+            << "fixture-device-probe-hang"
+            << "hook_timed_out"
+            << "measuring the ceilings of fx_probe_hang:0 did not return within 3 s";
+    }
+    void deviceBackendsAreListedInAWorker() {
+        QFETCH(QString, dir);
+        QFETCH(QString, name);
+        QFETCH(QString, cause);
+        QFETCH(QString, says);
+        const QString path = kPlugins + "/" + dir + ":" + kPlugins + "/device_good";
+        const auto hw = run_cli({"hardware", "--json", "--probe-timeout", "3"}, path, 120000);
+        QVERIFY2(hw.code == 0, hw.err.constData());
+        QVERIFY2(hw.err.contains(name.toUtf8()) && hw.err.contains(says.toUtf8()),
+                 hw.err.constData());
+        const auto doc = QJsonDocument::fromJson(hw.out).object();
+        QStringList ids;
+        QJsonObject good;
+        for (const auto& d : doc.value("devices").toArray()) {
+            ids << d.toObject().value("id").toString();
+            if (ids.back() == "fx_good:0")
+                good = d.toObject();
+        }
+        QVERIFY2(ids.contains("cpu") && ids.contains("fx_good:0"), qPrintable(ids.join(',')));
+        QCOMPARE(good.value("name").toString(), QString("Fixture GPU good"));
+        // Probed in the worker: the ceiling its prepare() measured came back as data.
+        const auto ceilings = good.value("ceilings").toArray();
+        QCOMPARE(ceilings.size(), 1);
+        QCOMPARE(ceilings[0].toObject().value("id").toString(), QString("device.copy"));
+
+        const auto doctor = run_cli({"doctor", "--json", "--probe-timeout", "3"}, path, 120000);
+        QVERIFY2(doctor.code != -1, doctor.err.constData()); // finished, no signal, no hang
+        if (cause != "hook_timed_out")                       // a failed backend is an error: exit 1
+            QCOMPARE(doctor.code, 1);
+        const auto d = QJsonDocument::fromJson(doctor.out).object();
+        QMap<QString, QJsonObject> backends;
+        for (const auto& b : d.value("backends").toArray())
+            backends[b.toObject().value("name").toString()] = b.toObject();
+        QVERIFY(backends.contains(name) && backends.contains("fixture-device-good"));
+        QCOMPARE(backends["fixture-device-good"].value("state").toString(), QString("loaded"));
+        if (cause != "hook_timed_out") { // without --probe, prepare() is never called
+            QCOMPARE(backends[name].value("state").toString(), QString("failed"));
+            QCOMPARE(backends[name].value("cause").toString(), cause);
+        }
+        QStringList devices;
+        for (const auto& dev : d.value("devices").toArray())
+            devices << dev.toObject().value("id").toString();
+        QVERIFY2(devices.contains("fx_good:0"), qPrintable(devices.join(',')));
+        if (cause == "hook_timed_out") {
+            const auto probed =
+                run_cli({"doctor", "--json", "--probe", "--probe-timeout", "3"}, path, 120000);
+            const auto p = QJsonDocument::fromJson(probed.out).object();
+            bool seen = false;
+            for (const auto& b : p.value("backends").toArray())
+                if (b.toObject().value("name").toString() == name) {
+                    seen = true;
+                    QCOMPARE(b.toObject().value("cause").toString(), cause);
+                }
+            QVERIFY2(seen, probed.out.left(2000).constData());
+        }
+    }
+
     // Before: argv is limited to 128 KiB a string; 30,000 sizes made the worker "exec failed".
     void thirtyThousandSizesReachTheWorker() {
         // 30 options of 1,000 sizes each (a single argv string is limited to 128 KiB for

@@ -18,6 +18,10 @@
 
 #include <dlfcn.h>
 
+#ifdef SWITCHYARD_TEST_OPENCL
+#include <CL/cl.h>
+#endif
+
 using namespace switchyard;
 
 namespace {
@@ -211,6 +215,64 @@ private slots:
         planned.sort();
         QCOMPARE(planned, variants);
         QCOMPARE(int(plan.size()), int(variants.size() * sizes.size()));
+    }
+
+    // Guard zones around OpenCL buffers (issue 13): outputs are sub-buffers of a buffer with
+    // canaries on both sides, read back after the launches. A kernel that writes 2 floats
+    // past `out` (here: the real kernel, then a write into the parent buffer right after
+    // the sub-buffer's end) is a parity FAIL that says so; the real kernel alone passes.
+    void guardZonesAroundOpenClBuffers() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+#ifndef SWITCHYARD_TEST_OPENCL
+        QSKIP("built without the OpenCL headers for the test");
+#else
+        const auto real =
+            kernels().lookup(kernel_key(kFlowMatchStep, "opencl", "generic", "default"));
+        QVERIFY(real);
+        const KernelFn realFn = real->fn;
+        KernelCell cell;
+        cell.key = kernel_key(kFlowMatchStep, "opencl", "generic", "overrun");
+        cell.fn = [realFn](const KernelArgs& a) {
+            realFn(a);
+            auto* sub = static_cast<cl_mem>(static_cast<void*>(a.out[0]));
+            cl_mem parent = nullptr;
+            std::size_t offset = 0, size = 0;
+            clGetMemObjectInfo(sub, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr);
+            clGetMemObjectInfo(sub, CL_MEM_OFFSET, sizeof offset, &offset, nullptr);
+            clGetMemObjectInfo(sub, CL_MEM_SIZE, sizeof size, &size, nullptr);
+            if (!parent)
+                throw std::runtime_error("`out` is not a sub-buffer: it has no guard zones");
+            const float junk[2] = {1.0f, 2.0f};
+            clEnqueueWriteBuffer(static_cast<cl_command_queue>(a.stream), parent, CL_TRUE,
+                                 offset + size, sizeof junk, junk, 0, nullptr, nullptr);
+        };
+        cell.source = CellSource::Registered;
+        cell.backend = "test";
+        cell.meta = {{"workspace_bytes", 0}};
+        kernels().put(std::move(cell));
+
+        auto settings = quick();
+        settings.ops = {std::string(kFlowMatchStep)};
+        settings.sizes["*"] = {"1023"};
+        Profiler profiler(settings, default_backends(), default_devices());
+        bool seenOverrun = false, seenDefault = false;
+        for (const auto& spec : profiler.plan()) {
+            if (spec.variant != "overrun" && spec.variant != "default")
+                continue;
+            const auto row = profiler.run_row(spec);
+            if (spec.variant == "default") {
+                seenDefault = true;
+                QVERIFY2(row.parity.pass, row.parity.first_failure.c_str());
+                continue;
+            }
+            seenOverrun = true;
+            QVERIFY(!row.parity.pass);
+            QCOMPARE(row.parity.first_failure, std::string("wrote 2 elements past `out`"));
+        }
+        QVERIFY(seenOverrun && seenDefault);
+        kernels().erase(kernel_key(kFlowMatchStep, "opencl", "generic", "overrun"));
+#endif
     }
 
     void deviceTimerTimesLaunches() {

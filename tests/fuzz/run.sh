@@ -4,7 +4,9 @@
 # each for a bounded time from its seed corpus in tests/fuzz/corpus/<target>/.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]      default 60; .ci/run passes a shorter time
 # FUZZ_BUILD_DIR (default build-fuzz) is where it builds; new corpus entries and crash
-# artifacts go under $FUZZ_BUILD_DIR/fuzz/<target>/. A crash fails the run: turn the
+# artifacts go under $FUZZ_BUILD_DIR/fuzz/<target>/. A folder already configured with
+# SWITCHYARD_ENABLE_FUZZ=ON (the `asan` preset's build-asan/, which .ci/run builds for the
+# sanitizer suites) is reused as it is. A crash fails the run: turn the
 # artifact into a regression test in tests/core/tst_untrusted.cpp, then fix it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -16,10 +18,12 @@ launcher=()
 if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSWITCHYARD_ENABLE_FUZZ=ON -DSWITCHYARD_ENABLE_GUI=OFF -DSWITCHYARD_ENABLE_TESTS=OFF \
-    -DSWITCHYARD_ENABLE_BENCHMARKS=OFF -DSWITCHYARD_ENABLE_OPENCL=OFF \
-    -DSWITCHYARD_ENABLE_CUDA=OFF "${launcher[@]}" >/dev/null
+if ! grep -qs "^SWITCHYARD_ENABLE_FUZZ:BOOL=ON" "$build/CMakeCache.txt"; then
+    CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DSWITCHYARD_ENABLE_FUZZ=ON -DSWITCHYARD_ENABLE_GUI=OFF -DSWITCHYARD_ENABLE_TESTS=OFF \
+        -DSWITCHYARD_ENABLE_BENCHMARKS=OFF -DSWITCHYARD_ENABLE_OPENCL=OFF \
+        -DSWITCHYARD_ENABLE_CUDA=OFF "${launcher[@]}" >/dev/null
+fi
 cmake --build "$build" --target "${targets[@]/#/fuzz_}"
 
 status=0

@@ -85,6 +85,8 @@ std::string noWorkerMessage() {
 void remember(InspectionState& inspection, const InspectResult& result) {
     for (const auto& [name, info] : result.backends)
         inspection.seen[name] = info;
+    for (const auto& f : result.failed) // Failed in the registry itself from now on
+        inspection.seen.erase(f.backend);
 }
 
 } // namespace

@@ -164,6 +164,39 @@ void OpenClDevice::download(void* dst, const void* src, std::size_t bytes) {
           "clEnqueueReadBuffer");
 }
 
+void* OpenClDevice::view(void* buffer, std::size_t offset, std::size_t bytes) {
+    cl_uint align_bits = 0;
+    if (clGetDeviceInfo(m_record.device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                        &align_bits, nullptr) != CL_SUCCESS ||
+        align_bits == 0 || offset % (align_bits / 8 ? align_bits / 8 : 1) != 0)
+        return nullptr;
+    cl_buffer_region region{offset, std::max<std::size_t>(bytes, 1)};
+    cl_int rc = CL_SUCCESS;
+    cl_mem sub = clCreateSubBuffer(static_cast<cl_mem>(buffer), CL_MEM_READ_WRITE,
+                                   CL_BUFFER_CREATE_TYPE_REGION, &region, &rc);
+    return rc == CL_SUCCESS ? sub : nullptr;
+}
+
+void OpenClDevice::release_view(void* view) noexcept {
+    release(view);
+}
+
+void OpenClDevice::upload_at(void* dst, std::size_t offset, const void* src, std::size_t bytes) {
+    if (bytes == 0)
+        return;
+    check(clEnqueueWriteBuffer(queue(), static_cast<cl_mem>(dst), CL_TRUE, offset, bytes, src, 0,
+                               nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+}
+
+void OpenClDevice::download_at(void* dst, const void* src, std::size_t offset, std::size_t bytes) {
+    if (bytes == 0)
+        return;
+    check(clEnqueueReadBuffer(queue(), static_cast<cl_mem>(const_cast<void*>(src)), CL_TRUE, offset,
+                              bytes, dst, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+}
+
 void OpenClDevice::synchronize() {
     check(clFinish(queue()), "clFinish");
 }

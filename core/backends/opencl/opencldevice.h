@@ -16,7 +16,7 @@ namespace switchyard::opencl {
 
 /// One OpenCL device: an in-order queue with profiling enabled (created on first use),
 /// buffers as cl_mem cast to void*, samples from profiling events.
-class OpenClDevice final : public Device {
+class OpenClDevice final : public Device, public BufferViews {
 public:
     OpenClDevice(std::string id, const DeviceRecord& record);
     ~OpenClDevice() override;
@@ -30,6 +30,13 @@ public:
     void release(void* buffer) noexcept override;
     void upload(void* dst, const void* src, std::size_t bytes) override;
     void download(void* dst, const void* src, std::size_t bytes) override;
+
+    /// Sub-buffers (clCreateSubBuffer) where the offset keeps CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+    /// and transfers at an offset: the profiler's guard zones around OpenCL buffers.
+    void* view(void* buffer, std::size_t offset, std::size_t bytes) override;
+    void release_view(void* view) noexcept override;
+    void upload_at(void* dst, std::size_t offset, const void* src, std::size_t bytes) override;
+    void download_at(void* dst, const void* src, std::size_t offset, std::size_t bytes) override;
 
     /// The cl_command_queue.
     void* stream() override;

@@ -26,6 +26,14 @@ bool DeviceRegistry::has_provider(std::string_view kind) {
     return provider(kind) != nullptr;
 }
 
+std::vector<std::string> DeviceRegistry::kinds() {
+    std::lock_guard lock(m_mutex);
+    std::vector<std::string> out;
+    for (const auto& p : m_providers)
+        out.push_back(p->kind());
+    return out;
+}
+
 std::shared_ptr<DeviceProvider> DeviceRegistry::provider(std::string_view kind) {
     std::lock_guard lock(m_mutex);
     for (const auto& p : m_providers)

@@ -54,8 +54,12 @@ std::int64_t workspace_of(const KernelCell& cell) {
 struct DeviceBuffers {
     Device& device;
     std::vector<void*> buffers;
+    std::vector<void*> views; // BufferViews::view()s into `buffers`, released first
     explicit DeviceBuffers(Device& d) : device(d) {}
     ~DeviceBuffers() {
+        if (auto* v = dynamic_cast<BufferViews*>(&device))
+            for (void* view : views)
+                v->release_view(view);
         for (void* b : buffers)
             device.release(b);
     }
@@ -273,15 +277,16 @@ const Workload& Profiler::workload(const std::string& op, const Dims& dims,
 namespace {
 
 // What a kernel must not touch, watched around each launch: guard zones of canary values
-// before and after every output and workspace buffer (host-addressable devices: the CPU; a
-// device whose buffers are handles, such as OpenCL's, gets none), and the inputs, compared
-// with the host copy after the launch on every device.
+// before and after every output and workspace buffer, and the inputs, compared with the
+// host copy after the launch. Guard zones need a buffer inside a larger one: pointer
+// arithmetic where buffers are addresses (the CPU, CUDA device pointers), a sub-buffer
+// where the device offers BufferViews (OpenCL); other devices' buffers get none.
 struct Guards {
     static constexpr std::size_t kBytes = 4096;          // each side: 1,024 floats
     static constexpr std::uint32_t kCanary = 0x7fa5a5a5; // a NaN with a payload of its own
     struct Zone {
         std::string name;    // "out", "workspace"
-        const char* base;    // the allocation: guard, buffer, guard
+        const void* base;    // the allocation: guard, buffer, guard
         std::size_t bytes;   // the buffer's size
         std::size_t element; // 4 (floats) or 1 (workspace bytes)
     };
@@ -294,35 +299,71 @@ struct Guards {
     std::vector<Input> inputs;
 };
 
-// A buffer of `bytes` with guard zones on both sides when `guarded`; returns the buffer.
-void* add_guarded(Device& device, DeviceBuffers& bufs, Guards& guards, std::size_t bytes,
-                  bool guarded, std::string name, std::size_t element) {
-    if (!guarded)
+// How a device's buffers are reached at an offset, for the guard zones.
+struct Offsets {
+    Device& device;
+    BufferViews* views = nullptr; // handles; nullptr: addresses
+    bool addresses = false;
+
+    Offsets(Device& d, const std::string& kind)
+        : device(d), views(dynamic_cast<BufferViews*>(&d)),
+          addresses(kind == "cpu" || kind == "cuda") {}
+    bool usable() const { return addresses || views; }
+    void upload(void* base, std::size_t offset, const void* src, std::size_t bytes) {
+        if (addresses)
+            device.upload(static_cast<char*>(base) + offset, src, bytes);
+        else
+            views->upload_at(base, offset, src, bytes);
+    }
+    void download(void* dst, const void* base, std::size_t offset, std::size_t bytes) {
+        if (addresses)
+            device.download(dst, static_cast<const char*>(base) + offset, bytes);
+        else
+            views->download_at(dst, base, offset, bytes);
+    }
+};
+
+// A buffer of `bytes` with guard zones on both sides where the device allows; returns the
+// buffer.
+void* add_guarded(Offsets& at, DeviceBuffers& bufs, Guards& guards, std::size_t bytes,
+                  std::string name, std::size_t element) {
+    if (!at.usable())
         return bufs.add(bytes);
-    char* base = static_cast<char*>(bufs.add(bytes + 2 * Guards::kBytes));
+    void* base = bufs.add(bytes + 2 * Guards::kBytes);
+    void* inner = nullptr;
+    if (at.addresses) {
+        inner = static_cast<char*>(base) + Guards::kBytes;
+    } else {
+        inner = at.views->view(base, Guards::kBytes, bytes);
+        if (!inner) // the device cannot start a buffer there: unguarded
+            return bufs.add(bytes);
+        bufs.views.push_back(inner);
+    }
     const std::vector<std::uint32_t> canary(Guards::kBytes / 4, Guards::kCanary);
-    device.upload(base, canary.data(), Guards::kBytes);
-    device.upload(base + Guards::kBytes + bytes, canary.data(), Guards::kBytes);
+    at.upload(base, 0, canary.data(), Guards::kBytes);
+    at.upload(base, Guards::kBytes + bytes, canary.data(), Guards::kBytes);
     guards.zones.push_back({std::move(name), base, bytes, element});
-    return base + Guards::kBytes;
+    return inner;
 }
 
 // What the last launches did outside their buffers, or to their inputs.
-std::vector<std::string> check_guards(Device& device, const Guards& guards) {
+std::vector<std::string> check_guards(Device& device, const std::string& kind,
+                                      const Guards& guards) {
+    Offsets at(device, kind);
     std::vector<std::string> out;
     std::vector<std::uint32_t> zone(Guards::kBytes / 4);
     for (const auto& z : guards.zones) {
         const char* label = z.element == 1 ? " bytes " : " elements ";
         const std::string unit_name = z.element == 1 ? "the workspace" : "`" + z.name + "`";
         // Before: the element farthest from the buffer that changed.
-        device.download(zone.data(), z.base, Guards::kBytes);
+        at.download(zone.data(), z.base, 0, Guards::kBytes);
         for (std::size_t i = 0; i < zone.size(); ++i)
             if (zone[i] != Guards::kCanary) {
                 out.push_back("wrote " + std::to_string((Guards::kBytes - 4 * i) / z.element) +
                               label + "before " + unit_name);
                 break;
             }
-        device.download(zone.data(), z.base + Guards::kBytes + z.bytes, Guards::kBytes);
+        at.download(zone.data(), z.base, Guards::kBytes + z.bytes, Guards::kBytes);
         for (std::size_t i = zone.size(); i-- > 0;)
             if (zone[i] != Guards::kCanary) {
                 out.push_back("wrote " + std::to_string(4 * (i + 1) / z.element) + label + "past " +
@@ -351,8 +392,7 @@ std::vector<std::string> check_guards(Device& device, const Guards& guards) {
 // and workspace; the kernel's arguments point at them. `guards` records what to watch.
 KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,
                      DeviceBuffers& bufs, std::int64_t workspace, Guards& guards) {
-    // Pointer arithmetic on a buffer is only valid where buffers are addresses.
-    const bool guarded = spec.device_kind == "cpu";
+    Offsets at(device, spec.device_kind);
     KernelArgs args;
     args.dims = spec.dims;
     args.scalars = w.scalars;
@@ -366,14 +406,13 @@ KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, D
     }
     auto initial = w.make_outputs();
     for (std::size_t s = 0; s < op.outputs.size(); ++s) {
-        void* d = add_guarded(device, bufs, guards, initial[s].size() * sizeof(float), guarded,
+        void* d = add_guarded(at, bufs, guards, initial[s].size() * sizeof(float),
                               std::string(op.outputs[s]), sizeof(float));
         device.upload(d, initial[s].data(), initial[s].size() * sizeof(float));
         args.out[s] = static_cast<float*>(d);
     }
     if (workspace > 0) {
-        args.workspace =
-            add_guarded(device, bufs, guards, std::size_t(workspace), guarded, "workspace", 1);
+        args.workspace = add_guarded(at, bufs, guards, std::size_t(workspace), "workspace", 1);
         args.workspace_bytes = std::size_t(workspace);
     }
     return args;
@@ -413,7 +452,7 @@ ParityResult check_once(const OpInfo& op, const RowSpec& spec, const Workload& w
     for (std::size_t s = 0; s < op.outputs.size(); ++s)
         device.download(got[s].data(), args.out[s], got[s].size() * sizeof(float));
     auto parity = check_parity(op, spec.dims, got, w.reference(), tolerance);
-    add_violations(parity, check_guards(device, guards));
+    add_violations(parity, check_guards(device, spec.device_kind, guards));
     return parity;
 }
 
@@ -667,7 +706,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     auto samples =
         take_samples(*device, launch, row.launches_per_sample, m_settings, rule, progress);
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
-    add_violations(row.parity, check_guards(*device, guards));
+    add_violations(row.parity, check_guards(*device, spec.device_kind, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
     judge(row, dinfo,
           working_set_bytes(*op, spec.dims) +

@@ -69,6 +69,24 @@ FailedLoad failed_load(const std::string& name, const detail::WorkerEnd& end, do
     return f;
 }
 
+// The backend that declares cells for device kind `kind` (the one whose provider or device
+// was running), from what the worker described; "" when none is known.
+std::string provider_of(const InspectResult& result, const std::string& kind) {
+    for (const auto& [name, info] : result.backends) {
+        if (!info.is_object())
+            continue;
+        for (const char* list : {"kernels", "components"}) {
+            if (!info.contains(list) || !info[list].is_array())
+                continue;
+            for (const auto& cell : info[list])
+                if (cell.is_object() && cell.contains("key") && cell["key"].is_array() &&
+                    cell["key"].size() > 1 && cell["key"][1] == kind)
+                    return name;
+        }
+    }
+    return {};
+}
+
 // What a worker is asked besides loading: chains to resolve, devices to list.
 struct Asked {
     json resolve;         // one chain, or null
@@ -114,7 +132,7 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
         result.resolutions.clear();
         result.resolution_errors.clear();
         detail::WorkerProcess worker(argv, env, request.dump());
-        std::string current, phase, err_tail;
+        std::string current, phase, phase_kind, err_tail;
         bool done = false;
         const auto end = worker.run(
             [&] {
@@ -144,11 +162,14 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
                     result.resolution_errors.push_back(j.value("op", std::string()) + ": " +
                                                        j.value("message", std::string()));
                 } else if (event == "listing") {
-                    phase = "listing the devices of the loaded device backends";
+                    phase_kind = j.value("kind", std::string());
+                    phase = "listing its " + phase_kind + " devices";
                 } else if (event == "probing") {
+                    phase_kind = j.value("kind", std::string());
                     phase = "measuring the ceilings of " + j.value("device", std::string("?"));
                 } else if (event == "devices") {
                     phase.clear();
+                    phase_kind.clear();
                     result.devices.clear();
                     for (const auto& d : j.value("devices", json::array())) {
                         try {
@@ -173,6 +194,25 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
             never);
         if (done || !result.fatal.empty())
             break;
+        // A device backend's provider or device code ended the worker: that backend is
+        // Failed, and the next worker lists the others.
+        if (current.empty() && !phase_kind.empty()) {
+            if (auto blamed = provider_of(result, phase_kind); !blamed.empty()) {
+                FailedLoad f = failed_load(blamed, end, options.probe_timeout_s);
+                f.reason =
+                    phase + " " +
+                    (end.timed_out ? "did not return within " + seconds(options.probe_timeout_s) +
+                                         " s (the inspection worker was killed)"
+                     : WIFEXITED(end.status)
+                         ? "called exit(" + std::to_string(WEXITSTATUS(end.status)) + ")"
+                         : "crashed the inspection worker with " +
+                               describe_wait_status(end.status));
+                result.failed.push_back(std::move(f));
+                result.backends.erase(blamed); // what it looked like before it failed
+                std::erase(left, blamed);
+                continue;
+            }
+        }
         if (current.empty()) {
             const std::string how =
                 end.timed_out
@@ -352,9 +392,15 @@ void apply_inspection(BackendInfo& info, const json& seen) {
 }
 
 void apply_inspection(std::vector<BackendInfo>& infos, const InspectResult& result) {
-    for (auto& info : infos)
+    for (auto& info : infos) {
+        // A backend that ended a worker is Failed here (record_failed_loads) whatever an
+        // earlier worker saw of it.
+        if (std::any_of(result.failed.begin(), result.failed.end(),
+                        [&](const FailedLoad& f) { return f.backend == info.name; }))
+            continue;
         if (const auto it = result.backends.find(info.name); it != result.backends.end())
             apply_inspection(info, it->second);
+    }
 }
 
 void record_failed_loads(BackendRegistry& registry, const InspectResult& result) {
@@ -422,21 +468,35 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
             }
         }
         if (request.contains("devices") && devices) {
+            // One provider at a time, so that one that crashes or hangs is known by its kind.
             const bool probe = request["devices"].value("probe", false);
-            emit(fd, {{"event", "listing"}});
             json listed = json::array();
-            for (const auto& d : devices->devices()) {
-                if (d->info().kind == "cpu")
+            for (const auto& kind : devices->kinds()) {
+                if (kind == "cpu")
                     continue; // built in: the caller has its own
-                if (probe) {
-                    emit(fd, {{"event", "probing"}, {"device", d->info().id}});
-                    try {
-                        d->prepare();
-                    } catch (const std::exception&) {
-                        // Listed with the ceilings it has; profiling says why.
-                    }
+                const auto provider = devices->provider(kind);
+                if (!provider)
+                    continue;
+                emit(fd, {{"event", "listing"}, {"kind", kind}});
+                std::vector<std::shared_ptr<Device>> found;
+                try {
+                    found = provider->enumerate();
+                } catch (const std::exception&) {
+                    continue; // a runtime that fails lists nothing; diagnosis says why
                 }
-                listed.push_back(d->info().to_json());
+                for (const auto& d : found) {
+                    if (!d)
+                        continue;
+                    if (probe) {
+                        emit(fd, {{"event", "probing"}, {"kind", kind}, {"device", d->info().id}});
+                        try {
+                            d->prepare();
+                        } catch (const std::exception&) {
+                            // Listed with the ceilings it has; profiling says why.
+                        }
+                    }
+                    listed.push_back(d->info().to_json());
+                }
             }
             emit(fd, {{"event", "devices"}, {"devices", listed}});
         }

@@ -93,6 +93,24 @@ public:
     virtual void flush_caches() {}
 };
 
+/// A second interface a Device may implement when its buffers are handles, not addresses
+/// (OpenCL's cl_mem): the profiler's guard zones (canaries before and after every output and
+/// workspace buffer) need a buffer inside a larger one, and transfers at an offset. Found by
+/// dynamic_cast, so a device built against an SDK without it keeps working: its buffers get
+/// no guard zones. (The CPU and CUDA, whose buffers are addresses, need none of this.)
+class BufferViews {
+public:
+    virtual ~BufferViews() = default;
+    /// A buffer for bytes [offset, offset + bytes) of `buffer`, usable wherever a buffer of
+    /// this device is (OpenCL: a sub-buffer); nullptr when the device cannot make one there
+    /// (an offset that breaks its alignment rule).
+    virtual void* view(void* buffer, std::size_t offset, std::size_t bytes) = 0;
+    /// Releases a view; called before its buffer is released.
+    virtual void release_view(void* view) noexcept = 0;
+    virtual void upload_at(void* dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
+    virtual void download_at(void* dst, const void* src, std::size_t offset, std::size_t bytes) = 0;
+};
+
 /// The seam device backends plug into: enumerates the devices of one kind.
 class DeviceProvider {
 public:
