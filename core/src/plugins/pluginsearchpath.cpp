@@ -35,12 +35,14 @@ std::string dirname_of(const std::string& path) {
 // waited on.
 std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
                                              const std::string& file,
-                                             const std::string& dir_problem) {
+                                             const std::string& dir_problem,
+                                             const std::shared_ptr<LibraryInspections>& inspections) {
     const std::string path = dir + "/" + file;
     auto invalid = [&](std::string why, std::string problem) {
         PluginManifest m;
         m.errors.push_back(std::move(why));
-        return std::make_shared<PluginProvider>(path, std::move(m), std::move(problem));
+        return std::make_shared<PluginProvider>(path, std::move(m), std::move(problem),
+                                                inspections);
     };
     struct stat st {};
     if (::fstatat(dir_fd, file.c_str(), &st, 0) == 0 && S_ISDIR(st.st_mode))
@@ -68,7 +70,8 @@ std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
     auto manifest = PluginManifest::parse(text);
     if (problem.empty() && manifest.is_valid())
         problem = trust::path_problem(dir + "/" + manifest.library, "library", trust::Role::File);
-    return std::make_shared<PluginProvider>(path, std::move(manifest), std::move(problem));
+    return std::make_shared<PluginProvider>(path, std::move(manifest), std::move(problem),
+                                            inspections);
 }
 
 } // namespace
@@ -151,7 +154,20 @@ PluginSearchPath PluginSearchPath::from_environment() {
 
 std::vector<std::shared_ptr<BackendProvider>>
 PluginSearchPath::discover(std::vector<PluginDirectoryScan>* scans) const {
+    return walk(scans, true);
+}
+
+std::vector<PluginDirectoryScan> PluginSearchPath::scan() const {
+    std::vector<PluginDirectoryScan> scans;
+    walk(&scans, false);
+    return scans;
+}
+
+std::vector<std::shared_ptr<BackendProvider>>
+PluginSearchPath::walk(std::vector<PluginDirectoryScan>* scans, bool read_manifests) const {
     std::vector<std::shared_ptr<BackendProvider>> providers;
+    // One library named by many manifests is inspected once per discovery.
+    const auto inspections = std::make_shared<LibraryInspections>();
     std::set<std::pair<dev_t, ino_t>> seen;
     for (const auto& dir : m_dirs) {
         PluginDirectoryScan scan;
@@ -190,15 +206,24 @@ PluginSearchPath::discover(std::vector<PluginDirectoryScan>* scans) const {
         }
         std::sort(files.begin(), files.end());
         for (const auto& file : files) {
+            if (!read_manifests) {
+                // What read_plugin() tells apart without reading: a folder is no plugin.
+                struct stat entry {};
+                if (::fstatat(dir_fd, file.c_str(), &entry, 0) == 0 && S_ISDIR(entry.st_mode))
+                    ++scan.skipped_files;
+                else
+                    scan.manifests.push_back(dir.path + "/" + file);
+                continue;
+            }
             std::shared_ptr<BackendProvider> provider;
             try {
-                provider = read_plugin(dir_fd, dir.path, file, scan.problem);
+                provider = read_plugin(dir_fd, dir.path, file, scan.problem, inspections);
             } catch (const std::exception& e) {
                 // One manifest never takes the others down: it is listed as invalid.
                 PluginManifest m;
                 m.errors.push_back(std::string("cannot read the manifest: ") + e.what());
                 provider = std::make_shared<PluginProvider>(dir.path + "/" + file, std::move(m),
-                                                            scan.problem);
+                                                            scan.problem, inspections);
             }
             if (provider) {
                 providers.push_back(std::move(provider));

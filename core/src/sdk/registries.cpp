@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -16,21 +17,117 @@ std::uint64_t next_registry_id() noexcept {
     return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::uint64_t intern_tuple(const std::vector<std::string>& parts) {
-    if (parts.empty())
-        return 0;
-    // Length-prefixed parts, so ("a,b") and ("a", "b") never share an encoding.
-    std::string encoded;
-    for (const auto& p : parts) {
-        const std::uint64_t n = p.size();
-        encoded.append(reinterpret_cast<const char*>(&n), sizeof n);
-        encoded += p;
+namespace {
+
+// The intern table: every distinct tuple once (a deque never moves its elements), found
+// through an open-addressing index over a hash of the parts' contents.
+class InternTable {
+public:
+    const InternedTuple* intern(const std::string_view* parts, std::size_t count) {
+        const std::size_t h = content_hash(parts, count);
+        std::lock_guard lock(m_mutex);
+        if ((m_tuples.size() + 1) * 2 > m_slots.size())
+            grow();
+        std::size_t i = h & m_mask;
+        for (;; i = (i + 1) & m_mask) {
+            const Slot& s = m_slots[i];
+            if (!s.tuple)
+                break;
+            if (s.content_hash == h && same(*s.tuple, parts, count))
+                return s.tuple;
+        }
+        InternedTuple& t = m_tuples.emplace_back();
+        t.parts.reserve(count);
+        for (std::size_t k = 0; k < count; ++k)
+            t.parts.emplace_back(parts[k]);
+        t.id = m_tuples.size(); // 1, 2, ...: the empty tuple is 0
+        // ids are sequential: spread them over the registries' tables (Fibonacci hashing)
+        const std::uint64_t f = t.id * 0x9e3779b97f4a7c15ull;
+        t.hash = std::size_t(f ^ (f >> 32));
+        m_slots[i] = Slot{h, &t};
+        return &t;
     }
-    static std::mutex mutex;
-    static auto* table = new std::unordered_map<std::string, std::uint64_t>; // outlives statics
-    std::lock_guard lock(mutex);
-    auto [it, inserted] = table->try_emplace(std::move(encoded), table->size() + 1);
-    return it->second;
+
+private:
+    struct Slot {
+        std::size_t content_hash = 0;
+        const InternedTuple* tuple = nullptr;
+    };
+
+    // FNV-1a over length-prefixed parts, so ("a,b") and ("a", "b") hash apart.
+    static std::size_t content_hash(const std::string_view* parts, std::size_t count) {
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        auto mix = [&](unsigned char c) { h = (h ^ c) * 0x100000001b3ull; };
+        for (std::size_t k = 0; k < count; ++k) {
+            const auto n = parts[k].size();
+            for (std::size_t b = 0; b < sizeof n; ++b)
+                mix(static_cast<unsigned char>(n >> (8 * b)));
+            for (char c : parts[k])
+                mix(static_cast<unsigned char>(c));
+        }
+        return std::size_t(h ^ (h >> 29));
+    }
+    static bool same(const InternedTuple& t, const std::string_view* parts, std::size_t count) {
+        if (t.parts.size() != count)
+            return false;
+        for (std::size_t k = 0; k < count; ++k)
+            if (t.parts[k] != parts[k])
+                return false;
+        return true;
+    }
+    void grow() {
+        std::vector<Slot> old = std::move(m_slots);
+        const std::size_t cap = old.empty() ? 1024 : old.size() * 2;
+        m_slots.assign(cap, Slot{});
+        m_mask = cap - 1;
+        for (const Slot& s : old) {
+            if (!s.tuple)
+                continue;
+            std::size_t i = s.content_hash & m_mask;
+            while (m_slots[i].tuple)
+                i = (i + 1) & m_mask;
+            m_slots[i] = s;
+        }
+    }
+
+    std::mutex m_mutex;
+    std::deque<InternedTuple> m_tuples;
+    std::vector<Slot> m_slots;
+    std::size_t m_mask = 0;
+};
+
+InternTable& intern_table() {
+    static auto* table = new InternTable; // outlives statics: keys may die after them
+    return *table;
+}
+
+const InternedTuple& empty_tuple() {
+    static const auto* tuple = new InternedTuple; // never destroyed, like the table
+    return *tuple;
+}
+
+} // namespace
+
+const InternedTuple* intern_tuple(const std::string_view* parts, std::size_t count) {
+    if (count == 0)
+        return &empty_tuple();
+    return intern_table().intern(parts, count);
+}
+
+const InternedTuple* intern_tuple(const std::vector<std::string>& parts) {
+    constexpr std::size_t kInline = 8;
+    if (parts.size() <= kInline) {
+        std::string_view views[kInline];
+        for (std::size_t k = 0; k < parts.size(); ++k)
+            views[k] = parts[k];
+        return intern_tuple(views, parts.size());
+    }
+    std::vector<std::string_view> views(parts.begin(), parts.end());
+    return intern_tuple(views.data(), views.size());
+}
+
+const std::vector<std::string>& empty_tuple_parts() noexcept {
+    return empty_tuple().parts;
 }
 
 } // namespace detail

@@ -76,8 +76,8 @@ struct BackendInfo {
     std::string description;
     std::string version;
     std::vector<DependencyStatus> dependencies; // every optional dependency, checked here
-    std::vector<DeclaredCell> declared_kernels;
-    std::vector<DeclaredCell> declared_components;
+    DeclaredCells declared_kernels; // copies share one list
+    DeclaredCells declared_components;
     std::vector<std::string> diagnostics; // e.g. declared cells that differ from registered ones
     std::string manifest_path;            // (plugin)
     std::string library_path;             // (plugin)

@@ -170,14 +170,15 @@ public:
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
         std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
-        std::unordered_map<TupleKey, std::size_t, TupleKeyHash> index;
+        // Where each key is in `entries`, by interned id (no key is copied).
+        std::unordered_map<std::uint64_t, std::size_t> index;
         index.reserve(entries.size() + cells.size());
         for (std::size_t i = 0; i < entries.size(); ++i)
-            index.emplace((*entries[i])->key, i);
+            index.emplace((*entries[i])->key.id(), i);
         for (auto& c : cells) {
             const CellPtr* owner =
                 &m_cells.emplace_back(std::make_shared<const Cell>(std::move(c)));
-            auto [it, inserted] = index.emplace((*owner)->key, entries.size());
+            auto [it, inserted] = index.emplace((*owner)->key.id(), entries.size());
             if (inserted)
                 entries.push_back(owner);
             else
