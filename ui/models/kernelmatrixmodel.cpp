@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace switchyard::ui {
 namespace {
@@ -42,6 +43,8 @@ void KernelMatrixModel::rebuild() {
     beginResetModel();
     m_ops.clear();
     m_columns.clear();
+    m_columnIndex.clear();
+    m_opIndex.clear();
     m_grid.clear();
     if (m_catalog) {
         std::set<std::string> ops;
@@ -60,25 +63,46 @@ void KernelMatrixModel::rebuild() {
                     for (const auto& rung : r.rungs)
                         columns.insert({rung.key[1], rung.key[2], rung.key[3]});
         m_ops.assign(ops.begin(), ops.end());
-        m_columns.assign(columns.begin(), columns.end());
-        std::stable_sort(m_columns.begin(), m_columns.end(), [](const Column& a, const Column& b) {
-            const auto ka = std::tuple(deviceOrder(a[0]), a[0], archOrder(a[0], a[1]), a[1], a[2]);
-            const auto kb = std::tuple(deviceOrder(b[0]), b[0], archOrder(b[0], b[1]), b[1], b[2]);
-            return ka < kb;
+        // Each column's order computed once (an arch's place on its device's ladder), then
+        // sorted: not a ladder per comparison.
+        struct Ordered {
+            int device;
+            int arch;
+            Column column;
+        };
+        std::map<std::string, int> deviceRank;
+        std::map<std::pair<std::string, std::string>, int> archRank;
+        std::vector<Ordered> ordered;
+        ordered.reserve(columns.size());
+        for (const auto& c : columns) {
+            auto d = deviceRank.try_emplace(c[0], 0);
+            if (d.second)
+                d.first->second = deviceOrder(c[0]);
+            auto a = archRank.try_emplace({c[0], c[1]}, 0);
+            if (a.second)
+                a.first->second = archOrder(c[0], c[1]);
+            ordered.push_back({d.first->second, a.first->second, c});
+        }
+        std::stable_sort(ordered.begin(), ordered.end(), [](const Ordered& a, const Ordered& b) {
+            return std::tie(a.device, a.column[0], a.arch, a.column[1], a.column[2]) <
+                   std::tie(b.device, b.column[0], b.arch, b.column[1], b.column[2]);
         });
-        std::map<std::string, int> opRow;
+        m_columns.reserve(ordered.size());
+        for (auto& o : ordered)
+            m_columns.push_back(std::move(o.column));
         for (int i = 0; i < int(m_ops.size()); ++i)
-            opRow.emplace(m_ops[std::size_t(i)], i);
-        std::map<Column, int> colIndex;
+            m_opIndex.emplace(m_ops[std::size_t(i)], i);
         for (int i = 0; i < int(m_columns.size()); ++i)
-            colIndex.emplace(m_columns[std::size_t(i)], i);
+            m_columnIndex.emplace(m_columns[std::size_t(i)], i);
         m_grid.assign(m_ops.size() * m_columns.size(), -1);
+        Column probe;
         for (int i = 0; i < int(m_catalog->kernels.size()); ++i) {
             const auto& k = m_catalog->kernels[std::size_t(i)];
             if (k.key.size() != 4)
                 continue;
-            const int r = opRow[k.key[0]];
-            const int c = colIndex[{k.key[1], k.key[2], k.key[3]}];
+            const int r = m_opIndex.find(k.key[0])->second;
+            probe = {k.key[1], k.key[2], k.key[3]};
+            const int c = m_columnIndex.find(probe)->second;
             m_grid[std::size_t(r) * m_columns.size() + std::size_t(c)] = i;
         }
     }
@@ -114,15 +138,14 @@ QString KernelMatrixModel::opAt(int row) const {
 }
 
 int KernelMatrixModel::rowOfOp(const QString& op) const {
-    const auto it = std::find(m_ops.begin(), m_ops.end(), op.toStdString());
-    return it == m_ops.end() ? -1 : int(it - m_ops.begin());
+    const auto it = m_opIndex.find(op.toStdString());
+    return it == m_opIndex.end() ? -1 : it->second;
 }
 
 int KernelMatrixModel::columnOf(const std::string& device, const std::string& arch,
                                 const std::string& variant) const {
-    const Column c{device, arch, variant};
-    const auto it = std::find(m_columns.begin(), m_columns.end(), c);
-    return it == m_columns.end() ? -1 : int(it - m_columns.begin());
+    const auto it = m_columnIndex.find(Column{device, arch, variant});
+    return it == m_columnIndex.end() ? -1 : it->second;
 }
 
 void KernelMatrixModel::updateMarks() {

@@ -767,6 +767,10 @@ json parse(std::string_view text, const ParseLimits& limits, ParseStats* stats) 
         if (FastReader(text, limits).document(fast))
             return fast;
     }
+    return detail::parse_strict(text, limits, stats);
+}
+
+json detail::parse_strict(std::string_view text, const ParseLimits& limits, ParseStats* stats) {
     json root;
     const char* read_up_to = text.data();
     StrictSax sax(root, limits, text, &read_up_to, stats);

@@ -170,20 +170,32 @@ public:
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
         std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
-        // Where each key is in `entries`, by interned id (no key is copied).
-        std::unordered_map<std::uint64_t, std::size_t> index;
-        index.reserve(entries.size() + cells.size());
-        for (std::size_t i = 0; i < entries.size(); ++i)
-            index.emplace((*entries[i])->key.id(), i);
+        const std::size_t survivors = entries.size();
+        // Where a new cell goes, found without indexing every entry (a plugin's load must not
+        // cost a pass that allocates per cell of every other plugin): a key the current table
+        // holds and `pred` keeps is replaced in place, any other is appended once (a later
+        // cell of the same key replaces the earlier one).
+        std::unordered_map<std::uint64_t, std::size_t> appended;
+        std::unordered_map<const CellPtr*, const CellPtr*> replaced; // surviving -> new
         for (auto& c : cells) {
             const CellPtr* owner =
                 &m_cells.emplace_back(std::make_shared<const Cell>(std::move(c)));
-            auto [it, inserted] = index.emplace((*owner)->key.id(), entries.size());
-            if (inserted)
-                entries.push_back(owner);
-            else
+            const TupleKey& key = (*owner)->key;
+            if (auto it = appended.find(key.id()); it != appended.end()) {
                 entries[it->second] = owner;
+                continue;
+            }
+            if (const CellPtr* old = m_table->find_slot(key); old && !pred(**old)) {
+                replaced[old] = owner;
+                continue;
+            }
+            appended.emplace(key.id(), entries.size());
+            entries.push_back(owner);
         }
+        if (!replaced.empty())
+            for (std::size_t i = 0; i < survivors; ++i)
+                if (auto it = replaced.find(entries[i]); it != replaced.end())
+                    entries[i] = it->second;
         publish(std::move(entries));
     }
 
@@ -261,13 +273,38 @@ public:
     /// Every declared cell, available or not, sorted by the key rendered as strings.
     std::vector<ManifestEntry> manifest() const {
         auto table = snapshot();
-        std::vector<ManifestEntry> rows;
-        rows.reserve(table->size());
-        for (const CellPtr* e : table->entries())
-            rows.push_back({*e, (*e)->is_available()});
-        std::sort(rows.begin(), rows.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
-            return a.cell->key < b.cell->key;
+        const auto& entries = table->entries();
+        // Sorted as the keys' strings sort (field by field), through each field's distinct
+        // strings ranked once: the sort then compares small integers, not strings.
+        const std::size_t arity = m_fields.size();
+        const std::size_t n = entries.size();
+        std::vector<std::uint32_t> ranks(n * arity);
+        for (std::size_t f = 0; f < arity; ++f) {
+            std::unordered_map<std::string_view, std::uint32_t> distinct;
+            for (const CellPtr* e : entries)
+                distinct.emplace((*e)->key[f], 0);
+            std::vector<std::string_view> sorted;
+            sorted.reserve(distinct.size());
+            for (const auto& [text, rank] : distinct)
+                sorted.push_back(text);
+            std::sort(sorted.begin(), sorted.end());
+            for (std::size_t r = 0; r < sorted.size(); ++r)
+                distinct[sorted[r]] = std::uint32_t(r);
+            for (std::size_t i = 0; i < n; ++i)
+                ranks[i * arity + f] = distinct.find((*entries[i])->key[f])->second;
+        }
+        std::vector<std::uint32_t> order(n);
+        for (std::size_t i = 0; i < n; ++i)
+            order[i] = std::uint32_t(i);
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const std::uint32_t* ra = &ranks[std::size_t(a) * arity];
+            const std::uint32_t* rb = &ranks[std::size_t(b) * arity];
+            return std::lexicographical_compare(ra, ra + arity, rb, rb + arity);
         });
+        std::vector<ManifestEntry> rows;
+        rows.reserve(n);
+        for (std::uint32_t i : order)
+            rows.push_back({*entries[i], (*entries[i])->is_available()});
         return rows;
     }
 
