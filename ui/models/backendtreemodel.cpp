@@ -11,14 +11,16 @@
 
 namespace switchyard::ui {
 namespace {
-QString keyText(const std::vector<std::string>& key) {
-    QString text = QStringLiteral("(");
+// "(gemm, cpu, generic, default)", built in `buffer` and converted once (100,000 rows).
+QString keyText(const QString& prefix, const std::vector<std::string>& key, std::string& buffer) {
+    buffer.assign(1, '(');
     for (std::size_t i = 0; i < key.size(); ++i) {
         if (i)
-            text += QStringLiteral(", ");
-        text += qs(key[i]);
+            buffer += ", ";
+        buffer += key[i];
     }
-    return text + QLatin1Char(')');
+    buffer += ')';
+    return prefix.isEmpty() ? qs(buffer) : prefix + qs(buffer);
 }
 
 QString sourceGroup(BackendSource source) {
@@ -176,10 +178,11 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
                 shared[a].insert(Qt::ForegroundRole, toneColor(Tone::Muted));
         }
         const QString stateText[2] = {tr("unavailable"), tr("available")};
+        std::string buffer;
         for (int i : *rows) {
             const auto& c = cells[std::size_t(i)];
             const int a = c.available ? 1 : 0;
-            const QString text = prefix + keyText(c.key);
+            const QString text = keyText(prefix, c.key, buffer);
             addRow(id, {text, stateText[a]}, shared[a],
                    RowInfo{kind, backendIndex, 0, text, &tags, available});
         }
@@ -203,8 +206,10 @@ void BackendTreeModel::rebuild() {
     m_kernelsByBackend.clear();
     m_componentsByBackend.clear();
     if (m_catalog) {
-        m_rows.reserve(m_catalog->backends.size() + m_catalog->kernels.size() +
-                       m_catalog->components.size() + 8);
+        const std::size_t nodes = m_catalog->backends.size() + m_catalog->kernels.size() +
+                                  m_catalog->components.size() + 8;
+        m_rows.reserve(nodes);
+        reserveNodes(nodes);
         m_tagLists.reserve(m_catalog->backends.size());
         for (const auto& b : m_catalog->backends) {
             QStringList tags;

@@ -415,7 +415,9 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
         for (const auto& d : declared) {
             if (d.key.size() != arity)
                 continue;
-            typename std::decay_t<decltype(out)>::value_type cell;
+            using Cell = std::remove_const_t<
+                typename std::decay_t<decltype(out)>::value_type::element_type>;
+            Cell cell;
             cell.key = TupleKey(d.key);
             if (!claim(cell.key, registry))
                 continue;
@@ -425,7 +427,7 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
             cell.backend = name;
             if (kernel) // the matrix always shows a kernel's workspace
                 cell.meta["workspace_bytes"] = d.workspace_bytes;
-            out.push_back(std::move(cell));
+            out.push_back(std::make_shared<const Cell>(std::move(cell)));
         }
     };
     declare(entry->info.declared_kernels, m_kernels, batch.kernels, true);

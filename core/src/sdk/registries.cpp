@@ -4,9 +4,9 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace switchyard {
 
@@ -54,18 +54,15 @@ private:
         const InternedTuple* tuple = nullptr;
     };
 
-    // FNV-1a over length-prefixed parts, so ("a,b") and ("a", "b") hash apart.
+    // The parts' hashes combined in order (with their lengths, so ("a,b") and ("a", "b")
+    // hash apart).
     static std::size_t content_hash(const std::string_view* parts, std::size_t count) {
-        std::uint64_t h = 0xcbf29ce484222325ull;
-        auto mix = [&](unsigned char c) { h = (h ^ c) * 0x100000001b3ull; };
+        std::size_t h = count;
         for (std::size_t k = 0; k < count; ++k) {
-            const auto n = parts[k].size();
-            for (std::size_t b = 0; b < sizeof n; ++b)
-                mix(static_cast<unsigned char>(n >> (8 * b)));
-            for (char c : parts[k])
-                mix(static_cast<unsigned char>(c));
+            const std::size_t p = std::hash<std::string_view>{}(parts[k]) ^ parts[k].size();
+            h ^= p + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
         }
-        return std::size_t(h ^ (h >> 29));
+        return h;
     }
     static bool same(const InternedTuple& t, const std::string_view* parts, std::size_t count) {
         if (t.parts.size() != count)

@@ -234,8 +234,8 @@ private:
     void adopt_plugins(std::vector<std::shared_ptr<BackendProvider>> providers);
     void load_entry(const std::shared_ptr<Entry>& entry);
     struct Placeholders {
-        std::vector<KernelCell> kernels;
-        std::vector<ComponentCell> components;
+        std::vector<std::shared_ptr<const KernelCell>> kernels; // made shared once
+        std::vector<std::shared_ptr<const ComponentCell>> components;
         std::unordered_set<std::uint64_t> claimed; // interned key ids
     };
     /// What a plugin's placeholder cells call back into (see collect_placeholders()).

@@ -161,12 +161,27 @@ public:
     void put_all(std::vector<Cell> cells) {
         replace_if([](const Cell&) { return false; }, std::move(cells));
     }
+    /// The same for cells already shared (a large batch is then never held twice).
+    void put_all(std::vector<CellPtr> cells) {
+        replace_if([](const Cell&) { return false; }, std::move(cells));
+    }
 
     /// In one step: removes the cells matching `pred`, then declares `cells`. Removed and
     /// replaced cells are retired, not freed (CellRef's lifetime rule).
     template <class Pred> void replace_if(Pred pred, std::vector<Cell> cells) {
-        for (const auto& c : cells)
-            check_key(c.key);
+        std::vector<CellPtr> shared;
+        shared.reserve(cells.size());
+        for (auto& c : cells)
+            shared.push_back(std::make_shared<const Cell>(std::move(c)));
+        replace_if(std::move(pred), std::move(shared));
+    }
+
+    template <class Pred> void replace_if(Pred pred, std::vector<CellPtr> cells) {
+        for (const auto& c : cells) {
+            if (!c)
+                throw std::invalid_argument(m_name + ": a null cell");
+            check_key(c->key);
+        }
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
         std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
@@ -177,9 +192,9 @@ public:
         // cell of the same key replaces the earlier one).
         std::unordered_map<std::uint64_t, std::size_t> appended;
         std::unordered_map<const CellPtr*, const CellPtr*> replaced; // surviving -> new
+        appended.reserve(cells.size());
         for (auto& c : cells) {
-            const CellPtr* owner =
-                &m_cells.emplace_back(std::make_shared<const Cell>(std::move(c)));
+            const CellPtr* owner = &m_cells.emplace_back(std::move(c));
             const TupleKey& key = (*owner)->key;
             if (auto it = appended.find(key.id()); it != appended.end()) {
                 entries[it->second] = owner;
