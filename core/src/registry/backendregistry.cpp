@@ -391,13 +391,23 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
     const PlaceholderHook* hook;
     {
         std::lock_guard lock(m_hooks_mutex);
-        hook = &m_hooks.emplace_back(PlaceholderHook{this, entry});
+        PlaceholderHook& h = m_hooks.emplace_back();
+        h.registry = this;
+        h.entry = entry;
+        hook = &h;
     }
     // Usable as far as can be told without loading: not failed, dependencies present,
-    // contract acceptable.
+    // contract acceptable. Asked once per plugin while a registry lists its cells.
     const auto available = [hook]() {
+        const std::uint64_t epoch = detail::availability_epoch();
+        if (epoch != 0)
+            if (const auto a = hook->answer.load(std::memory_order_relaxed); (a >> 1) == epoch)
+                return (a & 1) != 0;
         auto e = hook->entry.lock();
-        return e && is_usable(*e);
+        const bool usable = e && is_usable(*e);
+        if (epoch != 0)
+            hook->answer.store((epoch << 1) | (usable ? 1 : 0), std::memory_order_relaxed);
+        return usable;
     };
     const auto loader = [hook]() {
         if (auto e = hook->entry.lock())

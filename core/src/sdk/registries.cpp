@@ -18,6 +18,23 @@ std::uint64_t next_registry_id() noexcept {
 }
 
 namespace {
+thread_local std::uint64_t t_epoch = 0;
+std::atomic<std::uint64_t> g_next_epoch{1};
+} // namespace
+
+std::uint64_t availability_epoch() noexcept {
+    return t_epoch;
+}
+
+AvailabilityEpoch::AvailabilityEpoch() noexcept : m_saved(t_epoch) {
+    t_epoch = g_next_epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+AvailabilityEpoch::~AvailabilityEpoch() {
+    t_epoch = m_saved;
+}
+
+namespace {
 
 // The intern table: every distinct tuple once (a deque never moves its elements), found
 // through an open-addressing index over a hash of the parts' contents.

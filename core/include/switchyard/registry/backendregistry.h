@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -240,8 +241,11 @@ private:
     };
     /// What a plugin's placeholder cells call back into (see collect_placeholders()).
     struct PlaceholderHook {
-        BackendRegistry* registry;
+        BackendRegistry* registry = nullptr;
         std::weak_ptr<Entry> entry;
+        // The last answer of its cells' predicate: (epoch << 1) | usable, for the epoch of
+        // one listing (detail::availability_epoch()), so a listing asks once per plugin.
+        mutable std::atomic<std::uint64_t> answer{0};
     };
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
     void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);

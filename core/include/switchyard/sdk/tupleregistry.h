@@ -24,7 +24,22 @@ namespace switchyard {
 
 namespace detail {
 std::uint64_t next_registry_id() noexcept;
-}
+
+/// While a TupleRegistry lists its cells (manifest()), the calling thread has a nonzero
+/// epoch, one per listing: a predicate shared by many cells (a plugin's placeholders) may
+/// answer once per epoch. Zero outside a listing.
+std::uint64_t availability_epoch() noexcept;
+class AvailabilityEpoch {
+public:
+    AvailabilityEpoch() noexcept;
+    ~AvailabilityEpoch();
+    AvailabilityEpoch(const AvailabilityEpoch&) = delete;
+    AvailabilityEpoch& operator=(const AvailabilityEpoch&) = delete;
+
+private:
+    std::uint64_t m_saved;
+};
+} // namespace detail
 
 /// One cell of a TupleRegistry: a key, the implementation, an availability predicate,
 /// where it came from, and declared metadata (for kernels: workspace_bytes).
@@ -294,19 +309,20 @@ public:
         const std::size_t arity = m_fields.size();
         const std::size_t n = entries.size();
         std::vector<std::uint32_t> ranks(n * arity);
+        std::vector<std::uint32_t*> rank_of(n); // each entry's slot in `distinct`
         for (std::size_t f = 0; f < arity; ++f) {
             std::unordered_map<std::string_view, std::uint32_t> distinct;
-            for (const CellPtr* e : entries)
-                distinct.emplace((*e)->key[f], 0);
-            std::vector<std::string_view> sorted;
+            for (std::size_t i = 0; i < n; ++i)
+                rank_of[i] = &distinct.try_emplace((*entries[i])->key[f], 0).first->second;
+            std::vector<std::pair<std::string_view, std::uint32_t*>> sorted;
             sorted.reserve(distinct.size());
-            for (const auto& [text, rank] : distinct)
-                sorted.push_back(text);
+            for (auto& [text, rank] : distinct)
+                sorted.emplace_back(text, &rank);
             std::sort(sorted.begin(), sorted.end());
             for (std::size_t r = 0; r < sorted.size(); ++r)
-                distinct[sorted[r]] = std::uint32_t(r);
+                *sorted[r].second = std::uint32_t(r);
             for (std::size_t i = 0; i < n; ++i)
-                ranks[i * arity + f] = distinct.find((*entries[i])->key[f])->second;
+                ranks[i * arity + f] = *rank_of[i];
         }
         std::vector<std::uint32_t> order(n);
         for (std::size_t i = 0; i < n; ++i)
@@ -318,6 +334,7 @@ public:
         });
         std::vector<ManifestEntry> rows;
         rows.reserve(n);
+        const detail::AvailabilityEpoch epoch;
         for (std::uint32_t i : order)
             rows.push_back({*entries[i], (*entries[i])->is_available()});
         return rows;
