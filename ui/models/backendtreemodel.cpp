@@ -89,7 +89,8 @@ void BackendTreeModel::rankSiblings() {
     // keeps ties in source order both ways, as the default does.
     const auto keyOf = [&](int id) -> const QString& {
         const RowInfo& r = m_rows[std::size_t(id)];
-        return r.kind == KernelNode || r.kind == ComponentNode ? r.searchText : m_sortKeys[std::size_t(id)];
+        return r.kind == KernelNode || r.kind == ComponentNode ? r.searchText
+                                                               : m_sortKeys[std::size_t(id)];
     };
     const auto less = [&](int a, int b) {
         return QString::compare(keyOf(a), keyOf(b), Qt::CaseInsensitive) < 0;
@@ -106,7 +107,8 @@ void BackendTreeModel::rankSiblings() {
     };
     rank(m_rootIds);
     for (int id = 0; id < int(m_rows.size()); ++id)
-        if (m_rows[std::size_t(id)].kind == GroupNode || m_rows[std::size_t(id)].kind == BackendNode)
+        if (m_rows[std::size_t(id)].kind == GroupNode ||
+            m_rows[std::size_t(id)].kind == BackendNode)
             rank(node(id).children);
 }
 
@@ -344,7 +346,7 @@ bool BackendFilterProxy::backendPasses(const BackendTreeModel::RowInfo& row) con
 bool BackendFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
     if (m_tree && sortRole() == BackendTreeModel::SortRole &&
         sortCaseSensitivity() == Qt::CaseInsensitive && !isSortLocaleAware())
-        if (const auto *l = m_tree->rowInfo(left), *r = m_tree->rowInfo(right); l && r)
+        if (const auto* l = m_tree->rowInfo(left), *r = m_tree->rowInfo(right); l && r)
             return l->sortRank < r->sortRank;
     return QSortFilterProxyModel::lessThan(left, right);
 }

@@ -47,11 +47,11 @@ public:
     /// 100,000 rows compare plain values (no QVariant, no role lookup per row).
     struct RowInfo {
         NodeKind kind = GroupNode;
-        int backend = -1;        // index into the snapshot's backends (-1 for groups)
-        int sortRank = 0;        // position among its siblings, ordered as SortRole sorts
-        QString searchText;      // SearchTextRole
+        int backend = -1;                  // index into the snapshot's backends (-1 for groups)
+        int sortRank = 0;                  // position among its siblings, ordered as SortRole sorts
+        QString searchText;                // SearchTextRole
         const QStringList* tags = nullptr; // TagsRole (the backend's; null for groups)
-        bool available = false;  // AvailableRole
+        bool available = false;            // AvailableRole
     };
     /// The row info of an index of this model (null for an invalid or foreign index).
     const RowInfo* rowInfo(const QModelIndex& index) const;

@@ -8,11 +8,14 @@
 #include "util/textutil.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <system_error>
+#include <thread>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,10 +36,10 @@ std::string dirname_of(const std::string& path) {
 // Reads one manifest through an open descriptor: the trust check costs no extra stat.
 // Opened without blocking: a FIFO (or a device) named like a manifest is refused, never
 // waited on.
-std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
-                                             const std::string& file,
-                                             const std::string& dir_problem,
-                                             const std::shared_ptr<LibraryInspections>& inspections) {
+std::shared_ptr<BackendProvider>
+read_plugin(int dir_fd, const std::string& dir, const std::string& file,
+            const std::string& dir_problem,
+            const std::shared_ptr<LibraryInspections>& inspections) {
     const std::string path = dir + "/" + file;
     auto invalid = [&](std::string why, std::string problem) {
         PluginManifest m;
@@ -205,29 +208,59 @@ PluginSearchPath::walk(std::vector<PluginDirectoryScan>* scans, bool read_manife
             ::closedir(d);
         }
         std::sort(files.begin(), files.end());
-        for (const auto& file : files) {
-            if (!read_manifests) {
+        if (!read_manifests) {
+            for (const auto& file : files) {
                 // What read_plugin() tells apart without reading: a folder is no plugin.
                 struct stat entry {};
                 if (::fstatat(dir_fd, file.c_str(), &entry, 0) == 0 && S_ISDIR(entry.st_mode))
                     ++scan.skipped_files;
                 else
                     scan.manifests.push_back(dir.path + "/" + file);
-                continue;
             }
-            std::shared_ptr<BackendProvider> provider;
+            ::close(dir_fd);
+            if (scans)
+                scans->push_back(std::move(scan));
+            continue;
+        }
+        // Manifests are read and parsed on a few threads (each file on its own: trust checks,
+        // parsing and the provider), kept in file order.
+        std::vector<std::shared_ptr<BackendProvider>> found(files.size());
+        auto read_one = [&](std::size_t i) {
+            const auto& file = files[i];
             try {
-                provider = read_plugin(dir_fd, dir.path, file, scan.problem, inspections);
+                found[i] = read_plugin(dir_fd, dir.path, file, scan.problem, inspections);
             } catch (const std::exception& e) {
                 // One manifest never takes the others down: it is listed as invalid.
                 PluginManifest m;
                 m.errors.push_back(std::string("cannot read the manifest: ") + e.what());
-                provider = std::make_shared<PluginProvider>(dir.path + "/" + file, std::move(m),
+                found[i] = std::make_shared<PluginProvider>(dir.path + "/" + file, std::move(m),
                                                             scan.problem, inspections);
             }
-            if (provider) {
-                providers.push_back(std::move(provider));
-                scan.manifests.push_back(dir.path + "/" + file);
+        };
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < files.size();)
+                read_one(i);
+        };
+        constexpr std::size_t kFilesPerThread = 64; // fewer files are read on this thread
+        const std::size_t threads =
+            std::min<std::size_t>({std::max(1u, std::thread::hardware_concurrency()), 8,
+                                   (files.size() + kFilesPerThread - 1) / kFilesPerThread});
+        std::vector<std::thread> helpers;
+        for (std::size_t t = 1; t < threads; ++t) {
+            try {
+                helpers.emplace_back(work);
+            } catch (const std::system_error&) {
+                break; // no thread to be had: this one reads them all
+            }
+        }
+        work();
+        for (auto& h : helpers)
+            h.join();
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            if (found[i]) {
+                providers.push_back(std::move(found[i]));
+                scan.manifests.push_back(dir.path + "/" + files[i]);
             } else {
                 ++scan.skipped_files;
             }

@@ -425,8 +425,8 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
         for (const auto& d : declared) {
             if (d.key.size() != arity)
                 continue;
-            using Cell = std::remove_const_t<
-                typename std::decay_t<decltype(out)>::value_type::element_type>;
+            using Cell =
+                std::remove_const_t<typename std::decay_t<decltype(out)>::value_type::element_type>;
             Cell cell;
             cell.key = TupleKey(d.key);
             if (!claim(cell.key, registry))

@@ -56,8 +56,8 @@ public:
     PluginDiscovery discovery() const;
 
 private:
-    std::vector<std::shared_ptr<BackendProvider>>
-    walk(std::vector<PluginDirectoryScan>* scans, bool read_manifests) const;
+    std::vector<std::shared_ptr<BackendProvider>> walk(std::vector<PluginDirectoryScan>* scans,
+                                                       bool read_manifests) const;
 
     std::vector<PluginSearchDir> m_dirs;
     std::vector<std::string> m_warnings;

@@ -77,7 +77,7 @@ struct BackendInfo {
     std::string description;
     std::string version;
     std::vector<DependencyStatus> dependencies; // every optional dependency, checked here
-    DeclaredCells declared_kernels; // copies share one list
+    DeclaredCells declared_kernels;             // copies share one list
     DeclaredCells declared_components;
     std::vector<std::string> diagnostics; // e.g. declared cells that differ from registered ones
     std::string manifest_path;            // (plugin)

@@ -60,9 +60,7 @@ public:
     DeclaredCells(std::initializer_list<DeclaredCell> cells)
         : DeclaredCells(std::vector<DeclaredCell>(cells)) {}
 
-    const std::vector<DeclaredCell>& cells() const noexcept {
-        return m_cells ? *m_cells : none();
-    }
+    const std::vector<DeclaredCell>& cells() const noexcept { return m_cells ? *m_cells : none(); }
     operator const std::vector<DeclaredCell>&() const noexcept { return cells(); }
 
     const_iterator begin() const noexcept { return cells().begin(); }

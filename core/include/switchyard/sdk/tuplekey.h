@@ -37,9 +37,7 @@ public:
     TupleKey(std::initializer_list<std::string_view> parts) {
         set(detail::intern_tuple(parts.begin(), parts.size()));
     }
-    explicit TupleKey(const std::vector<std::string>& parts) {
-        set(detail::intern_tuple(parts));
-    }
+    explicit TupleKey(const std::vector<std::string>& parts) { set(detail::intern_tuple(parts)); }
 
     const std::vector<std::string>& parts() const noexcept {
         return m_tuple ? m_tuple->parts : detail::empty_tuple_parts();
