@@ -34,6 +34,14 @@ QString sourceGroup(BackendSource source) {
     }
     return {};
 }
+// What case-insensitive matching compares: the case-folded text. Most rows are lowercase
+// ASCII already and share the text itself.
+QString folded(const QString& text) {
+    for (const QChar c : text)
+        if (c.unicode() >= 0x80 || (c.unicode() >= 'A' && c.unicode() <= 'Z'))
+            return text.toCaseFolded();
+    return text;
+}
 } // namespace
 
 BackendTreeModel::BackendTreeModel(QObject* parent)
@@ -78,6 +86,7 @@ const BackendTreeModel::RowInfo* BackendTreeModel::rowInfo(const QModelIndex& in
 
 int BackendTreeModel::addRow(int parent, QStringList texts, QHash<int, QVariant> roles,
                              RowInfo info) {
+    info.foldedText = folded(info.searchText);
     const int id = addNode(parent, std::move(texts), std::move(roles));
     m_rows.push_back(std::move(info));
     return id;
@@ -156,7 +165,7 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
     if (b.cause != BackendCause::None)
         state += QStringLiteral(" (%1)").arg(qs(to_string(b.cause)));
     const int id = addRow(group, {name, state}, roles,
-                          RowInfo{BackendNode, backendIndex, 0, search, &tags, available});
+                          RowInfo{BackendNode, backendIndex, 0, search, {}, &tags, available});
     m_sortKeys.resize(m_rows.size());
     m_sortKeys.back() = name;
 
@@ -186,7 +195,7 @@ int BackendTreeModel::addBackend(int group, int backendIndex) {
             const int a = c.available ? 1 : 0;
             const QString text = keyText(prefix, c.key, buffer);
             addRow(id, {text, stateText[a]}, shared[a],
-                   RowInfo{kind, backendIndex, 0, text, &tags, available});
+                   RowInfo{kind, backendIndex, 0, text, {}, &tags, available});
         }
     };
     auto rowsOf = [&](const std::map<std::string, std::vector<int>>& byBackend) {
@@ -262,7 +271,7 @@ void BackendTreeModel::rebuild() {
                                   {BackendIndexRole, -1},
                                   {SortRole, name},
                                   {SearchTextRole, QString()}},
-                                 RowInfo{GroupNode, -1, 0, QString(), nullptr, false});
+                                 RowInfo{GroupNode, -1, 0, QString(), {}, nullptr, false});
             m_rootIds.push_back(g);
             m_sortKeys.resize(m_rows.size());
             m_sortKeys.back() = name;
@@ -311,6 +320,7 @@ void BackendFilterProxy::setSearchText(const QString& text) {
     if (text == m_search)
         return;
     m_search = text;
+    m_searchFolded = text.toCaseFolded();
     invalidateFilter();
 }
 
@@ -359,9 +369,10 @@ bool BackendFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sour
             return false;
         if (!backendPasses(*row))
             return false;
+        // Case-insensitive: both sides case-folded, as QString::contains() folds them.
         if (row->kind == BackendTreeModel::BackendNode)
-            return m_search.isEmpty() || row->searchText.contains(m_search, Qt::CaseInsensitive);
-        return !m_search.isEmpty() && row->searchText.contains(m_search, Qt::CaseInsensitive);
+            return m_search.isEmpty() || row->foldedText.contains(m_searchFolded);
+        return !m_search.isEmpty() && row->foldedText.contains(m_searchFolded);
     }
     const int kind = index.data(BackendTreeModel::KindRole).toInt();
     if (kind == BackendTreeModel::GroupNode)

@@ -50,6 +50,7 @@ public:
         int backend = -1;                  // index into the snapshot's backends (-1 for groups)
         int sortRank = 0;                  // position among its siblings, ordered as SortRole sorts
         QString searchText;                // SearchTextRole
+        QString foldedText;                // searchText case-folded (shared when the same)
         const QStringList* tags = nullptr; // TagsRole (the backend's; null for groups)
         bool available = false;            // AvailableRole
     };
@@ -107,6 +108,7 @@ private:
     QSet<QString> m_excluded{QStringLiteral("debug"), QStringLiteral("experimental")};
     bool m_showUnavailable = true;
     QString m_search;
+    QString m_searchFolded; // m_search.toCaseFolded()
 };
 
 } // namespace switchyard::ui

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace switchyard::ui {
 namespace {
@@ -47,63 +47,85 @@ void KernelMatrixModel::rebuild() {
     m_opIndex.clear();
     m_grid.clear();
     if (m_catalog) {
-        std::set<std::string> ops;
-        std::set<Column> columns;
-        for (const auto& k : m_catalog->kernels) {
+        // Ops and columns found by hashing (100,000 cells, 3,000 columns), then sorted once.
+        const auto& kernels = m_catalog->kernels;
+        std::unordered_map<std::string, int> opIds, columnIds; // -> first-seen ids
+        std::vector<Column> seen;
+        std::vector<std::pair<int, int>> cellIds(kernels.size(), {-1, -1}); // (op, column)
+        std::string joined;
+        auto columnId = [&](const std::string& device, const std::string& arch,
+                            const std::string& variant) {
+            joined.assign(device).append(1, '\0').append(arch).append(1, '\0').append(variant);
+            const auto [it, fresh] = columnIds.try_emplace(joined, int(seen.size()));
+            if (fresh)
+                seen.push_back({device, arch, variant});
+            return it->second;
+        };
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const auto& k = kernels[i];
             if (k.key.size() != 4)
                 continue;
-            ops.insert(k.key[0]);
-            columns.insert({k.key[1], k.key[2], k.key[3]});
+            const auto op = opIds.try_emplace(k.key[0], int(opIds.size())).first->second;
+            cellIds[i] = {op, columnId(k.key[1], k.key[2], k.key[3])};
         }
         // The target's chain rungs get a column even where no backend declares a cell, so
         // a what-if target shows every rung it walks.
         if (m_resolution)
             for (const auto& r : m_resolution->resolutions)
-                if (ops.count(r.op))
+                if (opIds.count(r.op))
                     for (const auto& rung : r.rungs)
-                        columns.insert({rung.key[1], rung.key[2], rung.key[3]});
-        m_ops.assign(ops.begin(), ops.end());
+                        columnId(rung.key[1], rung.key[2], rung.key[3]);
+        std::vector<std::pair<std::string, int>> ops(opIds.begin(), opIds.end());
+        std::sort(ops.begin(), ops.end());
+        std::vector<int> opRow(ops.size());
+        for (std::size_t r = 0; r < ops.size(); ++r) {
+            opRow[std::size_t(ops[r].second)] = int(r);
+            m_ops.push_back(ops[r].first);
+        }
         // Each column's order computed once (an arch's place on its device's ladder), then
-        // sorted: not a ladder per comparison.
+        // sorted: not a ladder per comparison. Columns are distinct, so the order is total.
         struct Ordered {
             int device;
             int arch;
-            Column column;
+            int id; // first-seen id
         };
         std::map<std::string, int> deviceRank;
         std::map<std::pair<std::string, std::string>, int> archRank;
         std::vector<Ordered> ordered;
-        ordered.reserve(columns.size());
-        for (const auto& c : columns) {
+        ordered.reserve(seen.size());
+        for (int id = 0; id < int(seen.size()); ++id) {
+            const Column& c = seen[std::size_t(id)];
             auto d = deviceRank.try_emplace(c[0], 0);
             if (d.second)
                 d.first->second = deviceOrder(c[0]);
             auto a = archRank.try_emplace({c[0], c[1]}, 0);
             if (a.second)
                 a.first->second = archOrder(c[0], c[1]);
-            ordered.push_back({d.first->second, a.first->second, c});
+            ordered.push_back({d.first->second, a.first->second, id});
         }
-        std::stable_sort(ordered.begin(), ordered.end(), [](const Ordered& a, const Ordered& b) {
-            return std::tie(a.device, a.column[0], a.arch, a.column[1], a.column[2]) <
-                   std::tie(b.device, b.column[0], b.arch, b.column[1], b.column[2]);
+        std::sort(ordered.begin(), ordered.end(), [&](const Ordered& a, const Ordered& b) {
+            const Column& ca = seen[std::size_t(a.id)];
+            const Column& cb = seen[std::size_t(b.id)];
+            return std::tie(a.device, ca[0], a.arch, ca[1], ca[2]) <
+                   std::tie(b.device, cb[0], b.arch, cb[1], cb[2]);
         });
+        std::vector<int> columnOfId(seen.size());
         m_columns.reserve(ordered.size());
-        for (auto& o : ordered)
-            m_columns.push_back(std::move(o.column));
+        for (const auto& o : ordered) {
+            columnOfId[std::size_t(o.id)] = int(m_columns.size());
+            m_columns.push_back(std::move(seen[std::size_t(o.id)]));
+        }
         for (int i = 0; i < int(m_ops.size()); ++i)
             m_opIndex.emplace(m_ops[std::size_t(i)], i);
         for (int i = 0; i < int(m_columns.size()); ++i)
             m_columnIndex.emplace(m_columns[std::size_t(i)], i);
         m_grid.assign(m_ops.size() * m_columns.size(), -1);
-        Column probe;
-        for (int i = 0; i < int(m_catalog->kernels.size()); ++i) {
-            const auto& k = m_catalog->kernels[std::size_t(i)];
-            if (k.key.size() != 4)
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const auto [op, column] = cellIds[i];
+            if (op < 0)
                 continue;
-            const int r = m_opIndex.find(k.key[0])->second;
-            probe = {k.key[1], k.key[2], k.key[3]};
-            const int c = m_columnIndex.find(probe)->second;
-            m_grid[std::size_t(r) * m_columns.size() + std::size_t(c)] = i;
+            m_grid[std::size_t(opRow[std::size_t(op)]) * m_columns.size() +
+                   std::size_t(columnOfId[std::size_t(column)])] = int(i);
         }
     }
     m_selectedRow = rowOfOp(m_selectedOp);
