@@ -166,6 +166,23 @@ void refresh_requirements(BackendInfo& info, bool loaded,
         move(loaded ? S::Loaded : S::Discovered, {});
 }
 
+// Drops every cell of a batch whose key an earlier cell of the batch has: the first plugin
+// (or the first line of a manifest) that declares a key claims it. Key ids are small and
+// sequential, so a bit per id finds them.
+template <class Cells> void keep_first_of_each_key(Cells& cells) {
+    std::uint64_t max_id = 0;
+    for (const auto& c : cells)
+        max_id = std::max(max_id, c->key.id());
+    std::vector<bool> seen(cells.empty() ? 0 : max_id + 1);
+    std::erase_if(cells, [&](const auto& c) {
+        const auto id = c->key.id();
+        if (seen[id])
+            return true;
+        seen[id] = true;
+        return false;
+    });
+}
+
 } // namespace
 
 BackendRegistry::BackendRegistry(KernelRegistry& kernels, ComponentRegistry& components,
@@ -346,7 +363,6 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
     Placeholders batch;
     batch.kernels.reserve(kernel_count);
     batch.components.reserve(component_count);
-    batch.claimed.reserve(kernel_count + component_count);
     for (std::size_t i = 0; i < providers.size(); ++i) {
         auto& provider = providers[i];
         if (!provider)
@@ -370,6 +386,8 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
         collect_placeholders(entry, batch);
     }
     // One publication for all of them: discovery stays linear in the number of plugins.
+    keep_first_of_each_key(batch.kernels);
+    keep_first_of_each_key(batch.components);
     m_kernels.put_all(std::move(batch.kernels));
     m_components.put_all(std::move(batch.components));
 }
@@ -377,6 +395,8 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
 void BackendRegistry::publish_placeholders(const std::shared_ptr<Entry>& entry) {
     Placeholders batch;
     collect_placeholders(entry, batch);
+    keep_first_of_each_key(batch.kernels);
+    keep_first_of_each_key(batch.components);
     m_kernels.put_all(std::move(batch.kernels));
     m_components.put_all(std::move(batch.components));
 }
@@ -413,11 +433,11 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
         if (auto e = hook->entry.lock())
             hook->registry->load_entry(e);
     };
-    // A cell another backend (or an earlier plugin of this batch) declared stays theirs.
+    // A cell another backend declared stays theirs (one an earlier plugin of this batch
+    // declared too: keep_first_of_each_key()).
     auto claim = [&](const TupleKey& key, const auto& registry) {
-        if (auto existing = registry.lookup(key); existing && existing->backend != name)
-            return false;
-        return batch.claimed.insert(key.id()).second;
+        auto existing = registry.lookup(key);
+        return !existing || existing->backend == name;
     };
     auto declare = [&](const std::vector<DeclaredCell>& declared, const auto& registry, auto& out,
                        bool kernel) {
