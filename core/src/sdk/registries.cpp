@@ -42,16 +42,17 @@ class InternTable {
 public:
     const InternedTuple* intern(const std::string_view* parts, std::size_t count) {
         const std::size_t h = content_hash(parts, count);
+        const auto tag = static_cast<std::uint32_t>(h ^ (h >> 32));
         std::lock_guard lock(m_mutex);
         if ((m_tuples.size() + 1) * 2 > m_slots.size())
             grow();
         std::size_t i = h & m_mask;
         for (;; i = (i + 1) & m_mask) {
             const Slot& s = m_slots[i];
-            if (!s.tuple)
+            if (s.index == 0)
                 break;
-            if (s.content_hash == h && same(*s.tuple, parts, count))
-                return s.tuple;
+            if (s.tag == tag && same(m_tuples[s.index - 1], parts, count))
+                return &m_tuples[s.index - 1];
         }
         InternedTuple& t = m_tuples.emplace_back();
         t.parts.reserve(count);
@@ -61,14 +62,16 @@ public:
         // ids are sequential: spread them over the registries' tables (Fibonacci hashing)
         const std::uint64_t f = t.id * 0x9e3779b97f4a7c15ull;
         t.hash = std::size_t(f ^ (f >> 32));
-        m_slots[i] = Slot{h, &t};
+        m_slots[i] = Slot{tag, static_cast<std::uint32_t>(m_tuples.size())};
         return &t;
     }
 
 private:
+    // 8 bytes a slot: part of the content hash, and the tuple's position + 1 (0: empty). When
+    // the table grows, each tuple's slot is found again by hashing its parts.
     struct Slot {
-        std::size_t content_hash = 0;
-        const InternedTuple* tuple = nullptr;
+        std::uint32_t tag = 0;
+        std::uint32_t index = 0;
     };
 
     // The parts' hashes combined in order (with their lengths, so ("a,b") and ("a", "b")
@@ -81,6 +84,16 @@ private:
         }
         return h;
     }
+    static std::size_t content_hash(const InternedTuple& t) {
+        std::string_view views[16];
+        if (t.parts.size() <= 16) {
+            for (std::size_t k = 0; k < t.parts.size(); ++k)
+                views[k] = t.parts[k];
+            return content_hash(views, t.parts.size());
+        }
+        std::vector<std::string_view> many(t.parts.begin(), t.parts.end());
+        return content_hash(many.data(), many.size());
+    }
     static bool same(const InternedTuple& t, const std::string_view* parts, std::size_t count) {
         if (t.parts.size() != count)
             return false;
@@ -90,17 +103,16 @@ private:
         return true;
     }
     void grow() {
-        std::vector<Slot> old = std::move(m_slots);
-        const std::size_t cap = old.empty() ? 1024 : old.size() * 2;
+        const std::size_t cap = m_slots.empty() ? 1024 : m_slots.size() * 2;
         m_slots.assign(cap, Slot{});
         m_mask = cap - 1;
-        for (const Slot& s : old) {
-            if (!s.tuple)
-                continue;
-            std::size_t i = s.content_hash & m_mask;
-            while (m_slots[i].tuple)
+        for (std::size_t n = 0; n < m_tuples.size(); ++n) {
+            const std::size_t h = content_hash(m_tuples[n]);
+            std::size_t i = h & m_mask;
+            while (m_slots[i].index != 0)
                 i = (i + 1) & m_mask;
-            m_slots[i] = s;
+            m_slots[i] =
+                Slot{static_cast<std::uint32_t>(h ^ (h >> 32)), static_cast<std::uint32_t>(n + 1)};
         }
     }
 
