@@ -142,6 +142,73 @@ json manifest_row(const Registry& registry, const typename Registry::ManifestEnt
     return row;
 }
 
+// A string as json::dump() writes it: printable ASCII without quotes or backslashes as it is,
+// anything else through nlohmann's own escaping.
+void append_json_string(std::string& text, const std::string& s) {
+    for (const unsigned char c : s)
+        if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+            text += json(s).dump();
+            return;
+        }
+    text += '"';
+    text += s;
+    text += '"';
+}
+
+// manifest_row(registry, m).dump(2), every line indented by four more spaces, appended to
+// `text` without building the row as JSON. False (nothing appended) for a row whose metadata
+// holds an array or an object, which the caller writes the general way.
+template <class Registry>
+bool append_matrix_row(std::string& text, const Registry& registry,
+                       const typename Registry::ManifestEntry& m) {
+    // A member's value: a string to escape, or the text of a scalar.
+    struct Member {
+        std::string_view key;
+        const std::string* string = nullptr;
+        std::string scalar;
+    };
+    std::vector<Member> members;
+    members.reserve(registry.key_fields().size() + 3 + m.cell->meta.size());
+    auto set = [&](std::string_view key, Member value) { // row[key] = value: the last one wins
+        value.key = key;
+        for (auto& existing : members)
+            if (existing.key == key) {
+                existing = std::move(value);
+                return;
+            }
+        members.push_back(std::move(value));
+    };
+    const auto& fields = registry.key_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        set(fields[i], {{}, &m.cell->key[i], {}});
+    set("available", {{}, nullptr, m.available ? "true" : "false"});
+    const std::string source(to_string(m.cell->source));
+    set("source", {{}, &source, {}});
+    set("backend", {{}, &m.cell->backend, {}});
+    for (auto it = m.cell->meta.begin(); it != m.cell->meta.end(); ++it) {
+        if (it.value().is_structured())
+            return false;
+        if (it.value().is_string())
+            set(it.key(), {{}, &it.value().template get_ref<const std::string&>(), {}});
+        else
+            set(it.key(), {{}, nullptr, it.value().dump()});
+    }
+    std::sort(members.begin(), members.end(),
+              [](const Member& a, const Member& b) { return a.key < b.key; });
+    text += "{";
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        text += i ? ",\n      " : "\n      ";
+        append_json_string(text, std::string(members[i].key));
+        text += ": ";
+        if (members[i].string)
+            append_json_string(text, *members[i].string);
+        else
+            text += members[i].scalar;
+    }
+    text += "\n    }";
+    return true;
+}
+
 // `matrix --json`, written row by row: the same text as envelope(...).dump(2) of the whole
 // manifest_json(), without holding every row as JSON (100,000 cells would take hundreds of
 // MB). The envelope's keys are in dump()'s (sorted) order.
@@ -153,11 +220,13 @@ void write_matrix_json(std::ostream& out, const Registry& registry, const char* 
     for (const auto& m : entries) {
         text += first ? "\n    " : ",\n    ";
         first = false;
-        const std::string row = manifest_row(registry, m).dump(2);
-        for (char c : row) {
-            text += c;
-            if (c == '\n')
-                text += "    ";
+        if (!append_matrix_row(text, registry, m)) {
+            const std::string row = manifest_row(registry, m).dump(2);
+            for (char c : row) {
+                text += c;
+                if (c == '\n')
+                    text += "    ";
+            }
         }
         if (text.size() > (std::size_t(1) << 16)) {
             out << text;

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
-// resolve_first over a 7-rung chain, and list() over 10,000 backends.
+// resolve_first over a 7-rung chain, list() over 10,000 backends, and the registry work of
+// the issue-10 scale (100,000 cells): manifest() sorted, one plugin's cells replaced.
 // Compare with the Python seed: tests/bench/compare_seed.sh.
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/fallback.h>
 #include <switchyard/runtime/runtime.h>
 
 #include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
 
 using namespace switchyard;
 
@@ -87,6 +91,56 @@ void BM_List10000Backends(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * 10000);
 }
 BENCHMARK(BM_List10000Backends)->Unit(benchmark::kMillisecond);
+
+// A registry shaped like tests/bench/scale.sh's: `backends` plugins of 100 CPU cells each.
+void fill_scale(KernelRegistry& reg, int backends) {
+    const char* archs[] = {"generic", "x86-64-v2", "x86-64-v3"};
+    std::vector<KernelCell> cells;
+    for (int b = 0; b < backends; ++b) {
+        const std::string name = "generated-" + std::to_string(b);
+        for (int c = 0; c < 100; ++c) {
+            KernelCell cell;
+            cell.key = {"op_" + std::to_string(c), "cpu", archs[c % 3], name};
+            cell.fn = [](const KernelArgs&) {};
+            cell.backend = name;
+            cells.push_back(std::move(cell));
+        }
+    }
+    reg.put_all(std::move(cells));
+}
+
+// The matrix's order (seed 004's manifest(): sorted by the key's strings) over all cells.
+void BM_ManifestSorted(benchmark::State& state) {
+    KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+    fill_scale(reg, int(state.range(0)));
+    for (auto _ : state) {
+        auto rows = reg.manifest();
+        benchmark::DoNotOptimize(rows);
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0) * 100);
+}
+BENCHMARK(BM_ManifestSorted)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+// One plugin's load: its 100 placeholders give way to 100 real cells (replace_if). Its cost
+// times the number of device backends loaded at start is that start's registry work.
+void BM_ReplaceOneBackend(benchmark::State& state) {
+    KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+    fill_scale(reg, int(state.range(0)));
+    const std::string name = "generated-7";
+    for (auto _ : state) {
+        std::vector<KernelCell> cells;
+        for (int c = 0; c < 100; ++c) {
+            KernelCell cell;
+            cell.key = {"op_" + std::to_string(c), "cpu", "generic", name};
+            cell.fn = [](const KernelArgs&) {};
+            cell.backend = name;
+            cells.push_back(std::move(cell));
+        }
+        reg.replace_if([&](const KernelCell& c) { return c.backend == name; }, std::move(cells));
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReplaceOneBackend)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

@@ -360,10 +360,14 @@ private slots:
                     }
                 }
             });
-        for (int i = 1; i <= 3000; ++i) {
+        // 3,000 replacements at least, and more (yielding) until a reader has checked a full
+        // batch: on a busy machine the writer can finish before any reader ran.
+        for (int i = 1; i <= 3000 || (held.load() == 0 && i <= 100000); ++i) {
             reg.put(serial_cell(i));
             if (i % 7 == 0)
                 reg.erase(key);
+            if (i > 3000)
+                std::this_thread::yield();
         }
         stop = true;
         for (auto& t : readers)

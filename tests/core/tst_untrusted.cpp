@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include <sys/stat.h>
@@ -244,6 +245,101 @@ private slots:
             QVERIFY2(std::string(e.what()).find(what.toStdString()) != std::string::npos, e.what());
         }
         QVERIFY(jsonread::parse(R"j({"a": [1, {"a": 2}], "b": {"a": 3}})j").is_object());
+    }
+
+    // parse()'s fast path builds the same values (and types) as the strict parser, and
+    // refuses everything the strict parser refuses (which then names the error).
+    void fastPathMatchesStrictParser_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("rejectDuplicates");
+        auto row = [](const char* name, QByteArray text, bool reject = true) {
+            QTest::newRow(name) << text << reject;
+        };
+        row("empty object", "{}");
+        row("empty array", " [ ] ");
+        row("scalars", R"j([true, false, null, "", "a b", 0, -0, 7, -7])j");
+        row("integer limits", "[18446744073709551615, 18446744073709551616, "
+                              "-9223372036854775808, -9223372036854775809, 9223372036854775808]");
+        row("floats", R"j([0.5, -0.25, 1e3, 1E+2, 2e-3, 1.5e308, 4.9e-324, 0.1, 123.456e-7])j");
+        row("escapes",
+            "{\"e\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\", \"u\": \"\\u00e9\\ud83d\\ude00\\u0000\"}");
+        row("utf-8", "{\"k\\u00e9\": \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbf\"}");
+        row("nested", R"j({"a": [1, {"b": [[], {}], "c": {"d": null}}], "z": {"y": [true]}})j");
+        row("duplicates kept last", R"j({"a": 1, "a": {"b": 2}})j", false);
+        row("byte order mark", "\xef\xbb\xbf{\"a\": 1}");
+        row("whitespace", " \t\r\n{ \"a\" :\n1 ,\"b\":[ 1 , 2 ]\t}\r\n");
+        row("trailing comma", R"j({"a": 1,})j");
+        row("trailing comma in array", "[1,]");
+        row("leading zero", "01");
+        row("bare point", "[1.]");
+        row("no integer part", "[.5]");
+        row("lone minus", "-");
+        row("plus sign", "+1");
+        row("unterminated string", "\"abc");
+        row("control character", "\"a\x01\"");
+        row("overlong utf-8", "\"\xc0\xaf\"");
+        row("surrogate in utf-8", "\"\xed\xa0\x80\"");
+        row("above U+10FFFF", "\"\xf4\x90\x80\x80\"");
+        row("truncated utf-8", "\"\xe2\x82\"");
+        row("lone continuation byte", "\"\x80\"");
+        row("bad escape", "\"\\x\"");
+        row("lone surrogate escape", "\"\\ud83d\"");
+        row("missing colon", R"j({"a" 1})j");
+        row("two documents", "{}{}");
+        row("bad literal", "[tru]");
+        row("missing comma", "[1 2]");
+        row("duplicate key", R"j({"a": 1, "a": 2})j");
+        row("duplicate nested key", R"j({"x": {"a": 1, "a": 2}})j");
+        row("overflow", "[1e400]");
+        row("negative overflow", "[-1e400]");
+        row("deep", QByteArray::fromStdString(nested(65)));
+        row("deep enough", QByteArray::fromStdString(nested(64)));
+        row("nothing", "");
+        row("only space", "   ");
+        row("unquoted key", "{a: 1}");
+        row("single quotes", "['a']");
+        row("comment", "[1 /* no */]");
+    }
+    void fastPathMatchesStrictParser() {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, rejectDuplicates);
+        const std::string_view body(text.constData(), std::size_t(text.size()));
+        jsonread::ParseLimits limits;
+        limits.reject_duplicate_keys = rejectDuplicates;
+        // Types as well as values: 7 read as unsigned or as signed dump alike.
+        std::function<std::string(const nlohmann::json&)> typed = [&](const nlohmann::json& j) {
+            std::string out = std::to_string(int(j.type())) + ":";
+            if (j.is_object() || j.is_array()) {
+                for (auto it = j.begin(); it != j.end(); ++it)
+                    out += (j.is_object() ? it.key() : std::string()) + "=" + typed(*it) + ",";
+                return out;
+            }
+            return out + j.dump();
+        };
+        std::string strict, fast;
+        try {
+            strict = typed(jsonread::detail::parse_strict(body, limits));
+        } catch (const jsonread::ParseError& e) {
+            strict = std::string("error: ") + e.what();
+        }
+        try {
+            fast = typed(jsonread::parse(body, limits));
+        } catch (const jsonread::ParseError& e) {
+            fast = std::string("error: ") + e.what();
+        }
+        QCOMPARE(fast, strict);
+    }
+    void fastPathKeepsTheValueLimit() {
+        jsonread::ParseLimits limits;
+        limits.max_values = 3;
+        QVERIFY(jsonread::parse("[1, 2]", limits).is_array());
+        bool refused = false;
+        try {
+            (void)jsonread::parse("[1, 2, 3]", limits);
+        } catch (const jsonread::ParseError& e) {
+            refused = std::string(e.what()).find("more than 3 values") != std::string::npos;
+        }
+        QVERIFY(refused);
     }
 
     // --- Nothing hangs on a special file ---

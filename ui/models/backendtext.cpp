@@ -4,6 +4,7 @@
 #include <switchyard/sdk/version.h>
 
 #include <QApplication>
+#include <QHash>
 #include <QImageReader>
 #include <QPainter>
 #include <QPalette>
@@ -80,10 +81,20 @@ bool canRenderSvg() {
 } // namespace
 
 QIcon stateIcon(BackendState state, BackendCause cause) {
+    // One icon per state and cause, made once (painting it costs more than a tree row):
+    // icons are made and used on the GUI thread only. Never destroyed, like the application's
+    // own pixmap cache, so no icon outlives the application's teardown order.
+    static auto* made = new QHash<int, QIcon>;
+    const int key = int(state) * 1024 + int(cause);
+    if (auto it = made->constFind(key); it != made->constEnd())
+        return *it;
     const IconSpec spec = iconSpec(state, cause);
-    if (canRenderSvg())
-        return QIcon(QStringLiteral(":/switchyard/icons/%1.svg").arg(QLatin1String(spec.file)));
-    return paintedIcon(spec);
+    QIcon icon =
+        canRenderSvg()
+            ? QIcon(QStringLiteral(":/switchyard/icons/%1.svg").arg(QLatin1String(spec.file)))
+            : paintedIcon(spec);
+    made->insert(key, icon);
+    return icon;
 }
 
 QIcon backendIcon(const BackendInfo& info) {

@@ -6,8 +6,9 @@
 
 #include <QSet>
 
-#include <map>
 #include <QSortFilterProxyModel>
+
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,11 +43,34 @@ public:
     /// Every tag in use, sorted.
     QStringList tags() const;
 
+    /// What the filter proxy reads of a node, kept beside it so that filtering and sorting
+    /// 100,000 rows compare plain values (no QVariant, no role lookup per row).
+    struct RowInfo {
+        NodeKind kind = GroupNode;
+        int backend = -1;                  // index into the snapshot's backends (-1 for groups)
+        int sortRank = 0;                  // position among its siblings, ordered as SortRole sorts
+        QString searchText;                // SearchTextRole
+        QString foldedText;                // searchText case-folded (shared when the same)
+        const QStringList* tags = nullptr; // TagsRole (the backend's; null for groups)
+        bool available = false;            // AvailableRole
+    };
+    /// The row info of an index of this model (null for an invalid or foreign index).
+    const RowInfo* rowInfo(const QModelIndex& index) const;
+    /// Changes whenever the rows are rebuilt.
+    quint64 generation() const { return m_generation; }
+
 private:
     void rebuild();
     int addBackend(int group, int backendIndex);
+    int addRow(int parent, QStringList texts, QHash<int, QVariant> roles, RowInfo info);
+    void rankSiblings();
 
     CatalogPtr m_catalog;
+    std::vector<RowInfo> m_rows;         // by node id
+    std::vector<int> m_rootIds;          // the groups
+    std::vector<QString> m_sortKeys;     // by node id, while building (groups, backends)
+    std::vector<QStringList> m_tagLists; // by backend index
+    quint64 m_generation = 0;
     std::map<std::string, std::vector<int>> m_kernelsByBackend; // indexes into the catalog
     std::map<std::string, std::vector<int>> m_componentsByBackend;
     Grouping m_grouping = Grouping::BySource;
@@ -65,16 +89,26 @@ public:
     bool showUnavailable() const { return m_showUnavailable; }
     void setSearchText(const QString& text);
     QString searchText() const { return m_search; }
+    void setSourceModel(QAbstractItemModel* model) override;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+    /// SortRole, case-insensitive: the model's precomputed sibling order (the same order).
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
     bool backendPasses(const QModelIndex& backend) const;
+    bool backendPasses(const BackendTreeModel::RowInfo& row) const;
+
+    BackendTreeModel* m_tree = nullptr; // the source, when it is a BackendTreeModel
+    // Per backend index: -1 not yet known, else whether it passes tags and availability.
+    mutable std::vector<signed char> m_backendPass;
+    mutable quint64 m_passGeneration = ~quint64(0);
 
     QSet<QString> m_excluded{QStringLiteral("debug"), QStringLiteral("experimental")};
     bool m_showUnavailable = true;
     QString m_search;
+    QString m_searchFolded; // m_search.toCaseFolded()
 };
 
 } // namespace switchyard::ui

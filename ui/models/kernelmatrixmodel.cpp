@@ -10,7 +10,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <tuple>
+#include <unordered_map>
 
 namespace switchyard::ui {
 namespace {
@@ -42,44 +43,89 @@ void KernelMatrixModel::rebuild() {
     beginResetModel();
     m_ops.clear();
     m_columns.clear();
+    m_columnIndex.clear();
+    m_opIndex.clear();
     m_grid.clear();
     if (m_catalog) {
-        std::set<std::string> ops;
-        std::set<Column> columns;
-        for (const auto& k : m_catalog->kernels) {
+        // Ops and columns found by hashing (100,000 cells, 3,000 columns), then sorted once.
+        const auto& kernels = m_catalog->kernels;
+        std::unordered_map<std::string, int> opIds, columnIds; // -> first-seen ids
+        std::vector<Column> seen;
+        std::vector<std::pair<int, int>> cellIds(kernels.size(), {-1, -1}); // (op, column)
+        std::string joined;
+        auto columnId = [&](const std::string& device, const std::string& arch,
+                            const std::string& variant) {
+            joined.assign(device).append(1, '\0').append(arch).append(1, '\0').append(variant);
+            const auto [it, fresh] = columnIds.try_emplace(joined, int(seen.size()));
+            if (fresh)
+                seen.push_back({device, arch, variant});
+            return it->second;
+        };
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const auto& k = kernels[i];
             if (k.key.size() != 4)
                 continue;
-            ops.insert(k.key[0]);
-            columns.insert({k.key[1], k.key[2], k.key[3]});
+            const auto op = opIds.try_emplace(k.key[0], int(opIds.size())).first->second;
+            cellIds[i] = {op, columnId(k.key[1], k.key[2], k.key[3])};
         }
         // The target's chain rungs get a column even where no backend declares a cell, so
         // a what-if target shows every rung it walks.
         if (m_resolution)
             for (const auto& r : m_resolution->resolutions)
-                if (ops.count(r.op))
+                if (opIds.count(r.op))
                     for (const auto& rung : r.rungs)
-                        columns.insert({rung.key[1], rung.key[2], rung.key[3]});
-        m_ops.assign(ops.begin(), ops.end());
-        m_columns.assign(columns.begin(), columns.end());
-        std::stable_sort(m_columns.begin(), m_columns.end(), [](const Column& a, const Column& b) {
-            const auto ka = std::tuple(deviceOrder(a[0]), a[0], archOrder(a[0], a[1]), a[1], a[2]);
-            const auto kb = std::tuple(deviceOrder(b[0]), b[0], archOrder(b[0], b[1]), b[1], b[2]);
-            return ka < kb;
+                        columnId(rung.key[1], rung.key[2], rung.key[3]);
+        std::vector<std::pair<std::string, int>> ops(opIds.begin(), opIds.end());
+        std::sort(ops.begin(), ops.end());
+        std::vector<int> opRow(ops.size());
+        for (std::size_t r = 0; r < ops.size(); ++r) {
+            opRow[std::size_t(ops[r].second)] = int(r);
+            m_ops.push_back(ops[r].first);
+        }
+        // Each column's order computed once (an arch's place on its device's ladder), then
+        // sorted: not a ladder per comparison. Columns are distinct, so the order is total.
+        struct Ordered {
+            int device;
+            int arch;
+            int id; // first-seen id
+        };
+        std::map<std::string, int> deviceRank;
+        std::map<std::pair<std::string, std::string>, int> archRank;
+        std::vector<Ordered> ordered;
+        ordered.reserve(seen.size());
+        for (int id = 0; id < int(seen.size()); ++id) {
+            const Column& c = seen[std::size_t(id)];
+            auto d = deviceRank.try_emplace(c[0], 0);
+            if (d.second)
+                d.first->second = deviceOrder(c[0]);
+            auto a = archRank.try_emplace({c[0], c[1]}, 0);
+            if (a.second)
+                a.first->second = archOrder(c[0], c[1]);
+            ordered.push_back({d.first->second, a.first->second, id});
+        }
+        std::sort(ordered.begin(), ordered.end(), [&](const Ordered& a, const Ordered& b) {
+            const Column& ca = seen[std::size_t(a.id)];
+            const Column& cb = seen[std::size_t(b.id)];
+            return std::tie(a.device, ca[0], a.arch, ca[1], ca[2]) <
+                   std::tie(b.device, cb[0], b.arch, cb[1], cb[2]);
         });
-        std::map<std::string, int> opRow;
+        std::vector<int> columnOfId(seen.size());
+        m_columns.reserve(ordered.size());
+        for (const auto& o : ordered) {
+            columnOfId[std::size_t(o.id)] = int(m_columns.size());
+            m_columns.push_back(std::move(seen[std::size_t(o.id)]));
+        }
         for (int i = 0; i < int(m_ops.size()); ++i)
-            opRow.emplace(m_ops[std::size_t(i)], i);
-        std::map<Column, int> colIndex;
+            m_opIndex.emplace(m_ops[std::size_t(i)], i);
         for (int i = 0; i < int(m_columns.size()); ++i)
-            colIndex.emplace(m_columns[std::size_t(i)], i);
+            m_columnIndex.emplace(m_columns[std::size_t(i)], i);
         m_grid.assign(m_ops.size() * m_columns.size(), -1);
-        for (int i = 0; i < int(m_catalog->kernels.size()); ++i) {
-            const auto& k = m_catalog->kernels[std::size_t(i)];
-            if (k.key.size() != 4)
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const auto [op, column] = cellIds[i];
+            if (op < 0)
                 continue;
-            const int r = opRow[k.key[0]];
-            const int c = colIndex[{k.key[1], k.key[2], k.key[3]}];
-            m_grid[std::size_t(r) * m_columns.size() + std::size_t(c)] = i;
+            m_grid[std::size_t(opRow[std::size_t(op)]) * m_columns.size() +
+                   std::size_t(columnOfId[std::size_t(column)])] = int(i);
         }
     }
     m_selectedRow = rowOfOp(m_selectedOp);
@@ -114,15 +160,14 @@ QString KernelMatrixModel::opAt(int row) const {
 }
 
 int KernelMatrixModel::rowOfOp(const QString& op) const {
-    const auto it = std::find(m_ops.begin(), m_ops.end(), op.toStdString());
-    return it == m_ops.end() ? -1 : int(it - m_ops.begin());
+    const auto it = m_opIndex.find(op.toStdString());
+    return it == m_opIndex.end() ? -1 : it->second;
 }
 
 int KernelMatrixModel::columnOf(const std::string& device, const std::string& arch,
                                 const std::string& variant) const {
-    const Column c{device, arch, variant};
-    const auto it = std::find(m_columns.begin(), m_columns.end(), c);
-    return it == m_columns.end() ? -1 : int(it - m_columns.begin());
+    const auto it = m_columnIndex.find(Column{device, arch, variant});
+    return it == m_columnIndex.end() ? -1 : it->second;
 }
 
 void KernelMatrixModel::updateMarks() {

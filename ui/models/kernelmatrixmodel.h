@@ -6,7 +6,9 @@
 #include <QAbstractTableModel>
 
 #include <array>
+#include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace switchyard::ui {
@@ -57,6 +59,8 @@ private:
     TargetResolutionPtr m_resolution;
     std::vector<std::string> m_ops;
     std::vector<Column> m_columns;
+    std::map<Column, int> m_columnIndex;            // column -> its index in m_columns
+    std::unordered_map<std::string, int> m_opIndex; // op -> its row
     std::vector<int> m_grid;   // row * columns + column -> index into kernels, or -1
     std::vector<int> m_winner; // per row: the winning column, or -1
     std::vector<int> m_rung;   // per column: the selected op's rung (1-based), 0 if none

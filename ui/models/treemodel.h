@@ -42,6 +42,8 @@ protected:
     /// Adds a node under `parent` (kRoot for a top-level row) and returns its id.
     int addNode(int parent, QStringList texts, QHash<int, QVariant> roles = {});
     void setCellRole(int node, int column, int role, const QVariant& value);
+    /// Room for `count` nodes (a build that knows its size grows the vector once).
+    void reserveNodes(std::size_t count) { m_nodes.reserve(count); }
     Node& node(int id) { return m_nodes[static_cast<std::size_t>(id)]; }
     const Node* nodeAt(const QModelIndex& index) const;
 

@@ -354,7 +354,7 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
     report.system = collect_system();
     report.devices = collect_devices(devices);
     report.runtimes = collect_runtimes();
-    path.discover(&report.search_path);
+    report.search_path = path.scan(); // what discovery finds where (no manifest read again)
     // In detail: each plugin library's ELF dependencies are read (not loaded), and what
     // they show is stored in the registry.
     report.backends = registry.infos(InfoDetail::Full);

@@ -180,10 +180,11 @@ bool read_plain_cell(const json& c, std::initializer_list<const char*> key_field
 
 void read_cells(Reader& r, const json& root, const char* key,
                 std::initializer_list<const char*> key_fields, bool has_workspace,
-                std::vector<DeclaredCell>& out) {
+                DeclaredCells& declared) {
     const json* cells = r.array_of_objects(root, key, key);
     if (!cells)
         return;
+    std::vector<DeclaredCell> out;
     out.reserve(cells->size());
     for (std::size_t i = 0; i < cells->size(); ++i) {
         const auto& c = (*cells)[i];
@@ -224,6 +225,7 @@ void read_cells(Reader& r, const json& root, const char* key,
                 r.keep(at + "." + it.key(), it.value());
         out.push_back(std::move(cell));
     }
+    declared = DeclaredCells(std::move(out));
 }
 
 } // namespace

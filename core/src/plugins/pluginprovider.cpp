@@ -44,9 +44,28 @@ PluginProvider::PluginProvider(std::string manifest_path)
 }
 
 PluginProvider::PluginProvider(std::string manifest_path, PluginManifest manifest,
-                               std::string untrusted_reason)
+                               std::string untrusted_reason,
+                               std::shared_ptr<LibraryInspections> inspections)
     : m_manifest_path(std::move(manifest_path)), m_manifest(std::move(manifest)),
-      m_untrusted(std::move(untrusted_reason)) {}
+      m_untrusted(std::move(untrusted_reason)), m_inspections(std::move(inspections)) {}
+
+std::optional<ElfDependencyReport> LibraryInspections::get(const std::string& library,
+                                                           const struct stat& st) {
+    Key key{library,
+            static_cast<unsigned long long>(st.st_dev),
+            static_cast<unsigned long long>(st.st_ino),
+            static_cast<unsigned long long>(st.st_size),
+            static_cast<long long>(st.st_mtim.tv_sec),
+            static_cast<long long>(st.st_mtim.tv_nsec)};
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto it = m_reports.find(key); it != m_reports.end())
+            return it->second;
+    }
+    auto report = diagnose_library(library); // reads files: outside the lock
+    std::lock_guard lock(m_mutex);
+    return m_reports.emplace(std::move(key), std::move(report)).first->second;
+}
 
 PluginProvider::~PluginProvider() = default; // the library stays mapped (RTLD_NODELETE)
 
@@ -135,6 +154,8 @@ std::optional<ElfDependencyReport> PluginProvider::inspect_library() const {
     // Only a regular file is read: a FIFO or a device named as the library never blocks us.
     if (library.empty() || ::stat(library.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         return std::nullopt;
+    if (m_inspections)
+        return m_inspections->get(library, st);
     return diagnose_library(library);
 }
 

@@ -8,11 +8,14 @@
 #include "util/textutil.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <system_error>
+#include <thread>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,14 +36,16 @@ std::string dirname_of(const std::string& path) {
 // Reads one manifest through an open descriptor: the trust check costs no extra stat.
 // Opened without blocking: a FIFO (or a device) named like a manifest is refused, never
 // waited on.
-std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
-                                             const std::string& file,
-                                             const std::string& dir_problem) {
+std::shared_ptr<BackendProvider>
+read_plugin(int dir_fd, const std::string& dir, const std::string& file,
+            const std::string& dir_problem,
+            const std::shared_ptr<LibraryInspections>& inspections) {
     const std::string path = dir + "/" + file;
     auto invalid = [&](std::string why, std::string problem) {
         PluginManifest m;
         m.errors.push_back(std::move(why));
-        return std::make_shared<PluginProvider>(path, std::move(m), std::move(problem));
+        return std::make_shared<PluginProvider>(path, std::move(m), std::move(problem),
+                                                inspections);
     };
     struct stat st {};
     if (::fstatat(dir_fd, file.c_str(), &st, 0) == 0 && S_ISDIR(st.st_mode))
@@ -68,7 +73,8 @@ std::shared_ptr<BackendProvider> read_plugin(int dir_fd, const std::string& dir,
     auto manifest = PluginManifest::parse(text);
     if (problem.empty() && manifest.is_valid())
         problem = trust::path_problem(dir + "/" + manifest.library, "library", trust::Role::File);
-    return std::make_shared<PluginProvider>(path, std::move(manifest), std::move(problem));
+    return std::make_shared<PluginProvider>(path, std::move(manifest), std::move(problem),
+                                            inspections);
 }
 
 } // namespace
@@ -151,7 +157,20 @@ PluginSearchPath PluginSearchPath::from_environment() {
 
 std::vector<std::shared_ptr<BackendProvider>>
 PluginSearchPath::discover(std::vector<PluginDirectoryScan>* scans) const {
+    return walk(scans, true);
+}
+
+std::vector<PluginDirectoryScan> PluginSearchPath::scan() const {
+    std::vector<PluginDirectoryScan> scans;
+    walk(&scans, false);
+    return scans;
+}
+
+std::vector<std::shared_ptr<BackendProvider>>
+PluginSearchPath::walk(std::vector<PluginDirectoryScan>* scans, bool read_manifests) const {
     std::vector<std::shared_ptr<BackendProvider>> providers;
+    // One library named by many manifests is inspected once per discovery.
+    const auto inspections = std::make_shared<LibraryInspections>();
     std::set<std::pair<dev_t, ino_t>> seen;
     for (const auto& dir : m_dirs) {
         PluginDirectoryScan scan;
@@ -189,20 +208,59 @@ PluginSearchPath::discover(std::vector<PluginDirectoryScan>* scans) const {
             ::closedir(d);
         }
         std::sort(files.begin(), files.end());
-        for (const auto& file : files) {
-            std::shared_ptr<BackendProvider> provider;
+        if (!read_manifests) {
+            for (const auto& file : files) {
+                // What read_plugin() tells apart without reading: a folder is no plugin.
+                struct stat entry {};
+                if (::fstatat(dir_fd, file.c_str(), &entry, 0) == 0 && S_ISDIR(entry.st_mode))
+                    ++scan.skipped_files;
+                else
+                    scan.manifests.push_back(dir.path + "/" + file);
+            }
+            ::close(dir_fd);
+            if (scans)
+                scans->push_back(std::move(scan));
+            continue;
+        }
+        // Manifests are read and parsed on a few threads (each file on its own: trust checks,
+        // parsing and the provider), kept in file order.
+        std::vector<std::shared_ptr<BackendProvider>> found(files.size());
+        auto read_one = [&](std::size_t i) {
+            const auto& file = files[i];
             try {
-                provider = read_plugin(dir_fd, dir.path, file, scan.problem);
+                found[i] = read_plugin(dir_fd, dir.path, file, scan.problem, inspections);
             } catch (const std::exception& e) {
                 // One manifest never takes the others down: it is listed as invalid.
                 PluginManifest m;
                 m.errors.push_back(std::string("cannot read the manifest: ") + e.what());
-                provider = std::make_shared<PluginProvider>(dir.path + "/" + file, std::move(m),
-                                                            scan.problem);
+                found[i] = std::make_shared<PluginProvider>(dir.path + "/" + file, std::move(m),
+                                                            scan.problem, inspections);
             }
-            if (provider) {
-                providers.push_back(std::move(provider));
-                scan.manifests.push_back(dir.path + "/" + file);
+        };
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < files.size();)
+                read_one(i);
+        };
+        constexpr std::size_t kFilesPerThread = 64; // fewer files are read on this thread
+        const std::size_t threads =
+            std::min<std::size_t>({std::max(1u, std::thread::hardware_concurrency()), 8,
+                                   (files.size() + kFilesPerThread - 1) / kFilesPerThread});
+        std::vector<std::thread> helpers;
+        for (std::size_t t = 1; t < threads; ++t) {
+            try {
+                helpers.emplace_back(work);
+            } catch (const std::system_error&) {
+                break; // no thread to be had: this one reads them all
+            }
+        }
+        work();
+        for (auto& h : helpers)
+            h.join();
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            if (found[i]) {
+                providers.push_back(std::move(found[i]));
+                scan.manifests.push_back(dir.path + "/" + files[i]);
             } else {
                 ++scan.skipped_files;
             }

@@ -166,6 +166,23 @@ void refresh_requirements(BackendInfo& info, bool loaded,
         move(loaded ? S::Loaded : S::Discovered, {});
 }
 
+// Drops every cell of a batch whose key an earlier cell of the batch has: the first plugin
+// (or the first line of a manifest) that declares a key claims it. Key ids are small and
+// sequential, so a bit per id finds them.
+template <class Cells> void keep_first_of_each_key(Cells& cells) {
+    std::uint64_t max_id = 0;
+    for (const auto& c : cells)
+        max_id = std::max(max_id, c->key.id());
+    std::vector<bool> seen(cells.empty() ? 0 : max_id + 1);
+    std::erase_if(cells, [&](const auto& c) {
+        const auto id = c->key.id();
+        if (seen[id])
+            return true;
+        seen[id] = true;
+        return false;
+    });
+}
+
 } // namespace
 
 BackendRegistry::BackendRegistry(KernelRegistry& kernels, ComponentRegistry& components,
@@ -346,7 +363,6 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
     Placeholders batch;
     batch.kernels.reserve(kernel_count);
     batch.components.reserve(component_count);
-    batch.claimed.reserve(kernel_count + component_count);
     for (std::size_t i = 0; i < providers.size(); ++i) {
         auto& provider = providers[i];
         if (!provider)
@@ -370,6 +386,8 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
         collect_placeholders(entry, batch);
     }
     // One publication for all of them: discovery stays linear in the number of plugins.
+    keep_first_of_each_key(batch.kernels);
+    keep_first_of_each_key(batch.components);
     m_kernels.put_all(std::move(batch.kernels));
     m_components.put_all(std::move(batch.components));
 }
@@ -377,6 +395,8 @@ void BackendRegistry::adopt_plugins(std::vector<std::shared_ptr<BackendProvider>
 void BackendRegistry::publish_placeholders(const std::shared_ptr<Entry>& entry) {
     Placeholders batch;
     collect_placeholders(entry, batch);
+    keep_first_of_each_key(batch.kernels);
+    keep_first_of_each_key(batch.components);
     m_kernels.put_all(std::move(batch.kernels));
     m_components.put_all(std::move(batch.components));
 }
@@ -391,23 +411,33 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
     const PlaceholderHook* hook;
     {
         std::lock_guard lock(m_hooks_mutex);
-        hook = &m_hooks.emplace_back(PlaceholderHook{this, entry});
+        PlaceholderHook& h = m_hooks.emplace_back();
+        h.registry = this;
+        h.entry = entry;
+        hook = &h;
     }
     // Usable as far as can be told without loading: not failed, dependencies present,
-    // contract acceptable.
+    // contract acceptable. Asked once per plugin while a registry lists its cells.
     const auto available = [hook]() {
+        const std::uint64_t epoch = detail::availability_epoch();
+        if (epoch != 0)
+            if (const auto a = hook->answer.load(std::memory_order_relaxed); (a >> 1) == epoch)
+                return (a & 1) != 0;
         auto e = hook->entry.lock();
-        return e && is_usable(*e);
+        const bool usable = e && is_usable(*e);
+        if (epoch != 0)
+            hook->answer.store((epoch << 1) | (usable ? 1 : 0), std::memory_order_relaxed);
+        return usable;
     };
     const auto loader = [hook]() {
         if (auto e = hook->entry.lock())
             hook->registry->load_entry(e);
     };
-    // A cell another backend (or an earlier plugin of this batch) declared stays theirs.
+    // A cell another backend declared stays theirs (one an earlier plugin of this batch
+    // declared too: keep_first_of_each_key()).
     auto claim = [&](const TupleKey& key, const auto& registry) {
-        if (auto existing = registry.lookup(key); existing && existing->backend != name)
-            return false;
-        return batch.claimed.insert(key.id()).second;
+        auto existing = registry.lookup(key);
+        return !existing || existing->backend == name;
     };
     auto declare = [&](const std::vector<DeclaredCell>& declared, const auto& registry, auto& out,
                        bool kernel) {
@@ -415,7 +445,9 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
         for (const auto& d : declared) {
             if (d.key.size() != arity)
                 continue;
-            typename std::decay_t<decltype(out)>::value_type cell;
+            using Cell =
+                std::remove_const_t<typename std::decay_t<decltype(out)>::value_type::element_type>;
+            Cell cell;
             cell.key = TupleKey(d.key);
             if (!claim(cell.key, registry))
                 continue;
@@ -425,7 +457,7 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
             cell.backend = name;
             if (kernel) // the matrix always shows a kernel's workspace
                 cell.meta["workspace_bytes"] = d.workspace_bytes;
-            out.push_back(std::move(cell));
+            out.push_back(std::make_shared<const Cell>(std::move(cell)));
         }
     };
     declare(entry->info.declared_kernels, m_kernels, batch.kernels, true);

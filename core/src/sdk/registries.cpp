@@ -3,9 +3,10 @@
 
 #include <atomic>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace switchyard {
 
@@ -16,21 +17,143 @@ std::uint64_t next_registry_id() noexcept {
     return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::uint64_t intern_tuple(const std::vector<std::string>& parts) {
-    if (parts.empty())
-        return 0;
-    // Length-prefixed parts, so ("a,b") and ("a", "b") never share an encoding.
-    std::string encoded;
-    for (const auto& p : parts) {
-        const std::uint64_t n = p.size();
-        encoded.append(reinterpret_cast<const char*>(&n), sizeof n);
-        encoded += p;
+namespace {
+thread_local std::uint64_t t_epoch = 0;
+std::atomic<std::uint64_t> g_next_epoch{1};
+} // namespace
+
+std::uint64_t availability_epoch() noexcept {
+    return t_epoch;
+}
+
+AvailabilityEpoch::AvailabilityEpoch() noexcept : m_saved(t_epoch) {
+    t_epoch = g_next_epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+AvailabilityEpoch::~AvailabilityEpoch() {
+    t_epoch = m_saved;
+}
+
+namespace {
+
+// The intern table: every distinct tuple once (a deque never moves its elements), found
+// through an open-addressing index over a hash of the parts' contents.
+class InternTable {
+public:
+    const InternedTuple* intern(const std::string_view* parts, std::size_t count) {
+        const std::size_t h = content_hash(parts, count);
+        const auto tag = static_cast<std::uint32_t>(h ^ (h >> 32));
+        std::lock_guard lock(m_mutex);
+        if ((m_tuples.size() + 1) * 2 > m_slots.size())
+            grow();
+        std::size_t i = h & m_mask;
+        for (;; i = (i + 1) & m_mask) {
+            const Slot& s = m_slots[i];
+            if (s.index == 0)
+                break;
+            if (s.tag == tag && same(m_tuples[s.index - 1], parts, count))
+                return &m_tuples[s.index - 1];
+        }
+        InternedTuple& t = m_tuples.emplace_back();
+        t.parts.reserve(count);
+        for (std::size_t k = 0; k < count; ++k)
+            t.parts.emplace_back(parts[k]);
+        t.id = m_tuples.size(); // 1, 2, ...: the empty tuple is 0
+        // ids are sequential: spread them over the registries' tables (Fibonacci hashing)
+        const std::uint64_t f = t.id * 0x9e3779b97f4a7c15ull;
+        t.hash = std::size_t(f ^ (f >> 32));
+        m_slots[i] = Slot{tag, static_cast<std::uint32_t>(m_tuples.size())};
+        return &t;
     }
-    static std::mutex mutex;
-    static auto* table = new std::unordered_map<std::string, std::uint64_t>; // outlives statics
-    std::lock_guard lock(mutex);
-    auto [it, inserted] = table->try_emplace(std::move(encoded), table->size() + 1);
-    return it->second;
+
+private:
+    // 8 bytes a slot: part of the content hash, and the tuple's position + 1 (0: empty). When
+    // the table grows, each tuple's slot is found again by hashing its parts.
+    struct Slot {
+        std::uint32_t tag = 0;
+        std::uint32_t index = 0;
+    };
+
+    // The parts' hashes combined in order (with their lengths, so ("a,b") and ("a", "b")
+    // hash apart).
+    static std::size_t content_hash(const std::string_view* parts, std::size_t count) {
+        std::size_t h = count;
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t p = std::hash<std::string_view>{}(parts[k]) ^ parts[k].size();
+            h ^= p + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        }
+        return h;
+    }
+    static std::size_t content_hash(const InternedTuple& t) {
+        std::string_view views[16];
+        if (t.parts.size() <= 16) {
+            for (std::size_t k = 0; k < t.parts.size(); ++k)
+                views[k] = t.parts[k];
+            return content_hash(views, t.parts.size());
+        }
+        std::vector<std::string_view> many(t.parts.begin(), t.parts.end());
+        return content_hash(many.data(), many.size());
+    }
+    static bool same(const InternedTuple& t, const std::string_view* parts, std::size_t count) {
+        if (t.parts.size() != count)
+            return false;
+        for (std::size_t k = 0; k < count; ++k)
+            if (t.parts[k] != parts[k])
+                return false;
+        return true;
+    }
+    void grow() {
+        const std::size_t cap = m_slots.empty() ? 1024 : m_slots.size() * 2;
+        m_slots.assign(cap, Slot{});
+        m_mask = cap - 1;
+        for (std::size_t n = 0; n < m_tuples.size(); ++n) {
+            const std::size_t h = content_hash(m_tuples[n]);
+            std::size_t i = h & m_mask;
+            while (m_slots[i].index != 0)
+                i = (i + 1) & m_mask;
+            m_slots[i] =
+                Slot{static_cast<std::uint32_t>(h ^ (h >> 32)), static_cast<std::uint32_t>(n + 1)};
+        }
+    }
+
+    std::mutex m_mutex;
+    std::deque<InternedTuple> m_tuples;
+    std::vector<Slot> m_slots;
+    std::size_t m_mask = 0;
+};
+
+InternTable& intern_table() {
+    static auto* table = new InternTable; // outlives statics: keys may die after them
+    return *table;
+}
+
+const InternedTuple& empty_tuple() {
+    static const auto* tuple = new InternedTuple; // never destroyed, like the table
+    return *tuple;
+}
+
+} // namespace
+
+const InternedTuple* intern_tuple(const std::string_view* parts, std::size_t count) {
+    if (count == 0)
+        return &empty_tuple();
+    return intern_table().intern(parts, count);
+}
+
+const InternedTuple* intern_tuple(const std::vector<std::string>& parts) {
+    constexpr std::size_t kInline = 8;
+    if (parts.size() <= kInline) {
+        std::string_view views[kInline];
+        for (std::size_t k = 0; k < parts.size(); ++k)
+            views[k] = parts[k];
+        return intern_tuple(views, parts.size());
+    }
+    std::vector<std::string_view> views(parts.begin(), parts.end());
+    return intern_tuple(views.data(), views.size());
+}
+
+const std::vector<std::string>& empty_tuple_parts() noexcept {
+    return empty_tuple().parts;
 }
 
 } // namespace detail

@@ -67,6 +67,13 @@ private:
 /// `stats`, when given, says what max_numbers_per_array dropped.
 json parse(std::string_view text, const ParseLimits& limits = {}, ParseStats* stats = nullptr);
 
+namespace detail {
+/// parse() without its fast path: the strict SAX parser alone, which every document the
+/// fast path does not accept goes through (tests compare the two).
+json parse_strict(std::string_view text, const ParseLimits& limits = {},
+                  ParseStats* stats = nullptr);
+} // namespace detail
+
 /// "string", "integer", "object", ...: how a JSON value's type reads in a message.
 std::string type_name(const json& value);
 /// "line 3, column 7": 1-based position of `byte` in `text`.

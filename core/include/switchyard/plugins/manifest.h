@@ -66,8 +66,8 @@ struct PluginManifest {
     std::string library; // a file name in the manifest's folder
     std::vector<std::string> tags;
     BackendCapabilities capabilities;
-    std::vector<DeclaredCell> kernels;    // (op, device, arch, variant) + workspace_bytes
-    std::vector<DeclaredCell> components; // (kind, device, variant)
+    DeclaredCells kernels;    // (op, device, arch, variant) + workspace_bytes
+    DeclaredCells components; // (kind, device, variant)
     nlohmann::json extra = nlohmann::json::object();
     std::vector<std::string> errors; // "key 'tags': expected an array of strings, got string"
 

@@ -5,13 +5,36 @@
 #include <switchyard/registry/backendregistry.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+
+#include <sys/stat.h>
 
 namespace switchyard {
 
 struct PluginEntry;
+
+/// Library inspections shared by the providers of one discovery: a library that many
+/// manifests name has its ELF dependencies read once, while the file is the same (device,
+/// inode, size and modification time). A new discovery (a rescan) starts a new one.
+class LibraryInspections {
+public:
+    /// The report of `library` (`st`: its stat), read now or found.
+    std::optional<ElfDependencyReport> get(const std::string& library, const struct stat& st);
+
+private:
+    struct Key {
+        std::string path;
+        unsigned long long dev, ino, size;
+        long long mtime_sec, mtime_nsec;
+        auto operator<=>(const Key&) const = default;
+    };
+    std::mutex m_mutex;
+    std::map<Key, std::optional<ElfDependencyReport>> m_reports;
+};
 
 /// A plugin found on disk: its manifest, read at construction, and its library, opened
 /// (dlopen) only by load(). The registry decides when to load (seed 003 semantics live in
@@ -33,8 +56,10 @@ public:
     /// Reads the manifest at `manifest_path` and checks who can write the plugin's files.
     explicit PluginProvider(std::string manifest_path);
     /// With a manifest already parsed; `untrusted_reason` non-empty refuses the plugin.
+    /// `inspections`: shared with the other providers of the same discovery (or none).
     PluginProvider(std::string manifest_path, PluginManifest manifest,
-                   std::string untrusted_reason = {});
+                   std::string untrusted_reason = {},
+                   std::shared_ptr<LibraryInspections> inspections = nullptr);
     ~PluginProvider() override;
 
     BackendInfo describe() const override;
@@ -69,6 +94,7 @@ private:
     std::string m_manifest_path;
     PluginManifest m_manifest;
     std::string m_untrusted;
+    std::shared_ptr<LibraryInspections> m_inspections;
     mutable std::mutex m_mutex;
     void* m_handle = nullptr;
     const PluginEntry* m_entry = nullptr;

@@ -49,11 +49,16 @@ public:
     /// reason.
     std::vector<std::shared_ptr<BackendProvider>>
     discover(std::vector<PluginDirectoryScan>* scans = nullptr) const;
+    /// What discover() would report in `scans`, without reading any manifest.
+    std::vector<PluginDirectoryScan> scan() const;
 
     /// A PluginDiscovery (for BackendRegistry::set_plugin_discovery) over this path.
     PluginDiscovery discovery() const;
 
 private:
+    std::vector<std::shared_ptr<BackendProvider>> walk(std::vector<PluginDirectoryScan>* scans,
+                                                       bool read_manifests) const;
+
     std::vector<PluginSearchDir> m_dirs;
     std::vector<std::string> m_warnings;
 };

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -76,8 +77,8 @@ struct BackendInfo {
     std::string description;
     std::string version;
     std::vector<DependencyStatus> dependencies; // every optional dependency, checked here
-    std::vector<DeclaredCell> declared_kernels;
-    std::vector<DeclaredCell> declared_components;
+    DeclaredCells declared_kernels;             // copies share one list
+    DeclaredCells declared_components;
     std::vector<std::string> diagnostics; // e.g. declared cells that differ from registered ones
     std::string manifest_path;            // (plugin)
     std::string library_path;             // (plugin)
@@ -234,14 +235,17 @@ private:
     void adopt_plugins(std::vector<std::shared_ptr<BackendProvider>> providers);
     void load_entry(const std::shared_ptr<Entry>& entry);
     struct Placeholders {
-        std::vector<KernelCell> kernels;
-        std::vector<ComponentCell> components;
+        std::vector<std::shared_ptr<const KernelCell>> kernels; // made shared once
+        std::vector<std::shared_ptr<const ComponentCell>> components;
         std::unordered_set<std::uint64_t> claimed; // interned key ids
     };
     /// What a plugin's placeholder cells call back into (see collect_placeholders()).
     struct PlaceholderHook {
-        BackendRegistry* registry;
+        BackendRegistry* registry = nullptr;
         std::weak_ptr<Entry> entry;
+        // The last answer of its cells' predicate: (epoch << 1) | usable, for the epoch of
+        // one listing (detail::availability_epoch()), so a listing asks once per plugin.
+        mutable std::atomic<std::uint64_t> answer{0};
     };
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
     void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);

@@ -40,6 +40,55 @@ inline TupleKey component_key(std::string_view kind, std::string_view device,
 struct DeclaredCell {
     std::vector<std::string> key; // (op, device, arch, variant) or (kind, device, variant)
     std::int64_t workspace_bytes = 0;
+
+    friend bool operator==(const DeclaredCell&, const DeclaredCell&) = default;
+};
+
+/// A backend's declared cells: a read-only list whose copies share one vector (a manifest
+/// of 100 cells is described, listed and shown many times, and copied each time). Writing
+/// (push_back, assignment) copies the vector first when another list shares it.
+class DeclaredCells {
+public:
+    using value_type = DeclaredCell;
+    using const_iterator = std::vector<DeclaredCell>::const_iterator;
+    using iterator = const_iterator;
+
+    DeclaredCells() = default;
+    DeclaredCells(std::vector<DeclaredCell> cells)
+        : m_cells(cells.empty() ? nullptr
+                                : std::make_shared<std::vector<DeclaredCell>>(std::move(cells))) {}
+    DeclaredCells(std::initializer_list<DeclaredCell> cells)
+        : DeclaredCells(std::vector<DeclaredCell>(cells)) {}
+
+    const std::vector<DeclaredCell>& cells() const noexcept { return m_cells ? *m_cells : none(); }
+    operator const std::vector<DeclaredCell>&() const noexcept { return cells(); }
+
+    const_iterator begin() const noexcept { return cells().begin(); }
+    const_iterator end() const noexcept { return cells().end(); }
+    std::size_t size() const noexcept { return m_cells ? m_cells->size() : 0; }
+    bool empty() const noexcept { return size() == 0; }
+    const DeclaredCell& operator[](std::size_t i) const { return (*m_cells)[i]; }
+    const DeclaredCell& at(std::size_t i) const { return cells().at(i); }
+    const DeclaredCell& front() const { return m_cells->front(); }
+    const DeclaredCell& back() const { return m_cells->back(); }
+
+    void push_back(DeclaredCell cell) {
+        if (!m_cells || m_cells.use_count() > 1)
+            m_cells = std::make_shared<std::vector<DeclaredCell>>(cells());
+        m_cells->push_back(std::move(cell));
+    }
+    void clear() noexcept { m_cells.reset(); }
+
+    friend bool operator==(const DeclaredCells& a, const DeclaredCells& b) {
+        return a.m_cells == b.m_cells || a.cells() == b.cells();
+    }
+
+private:
+    static const std::vector<DeclaredCell>& none() noexcept {
+        static const std::vector<DeclaredCell> cells;
+        return cells;
+    }
+    std::shared_ptr<std::vector<DeclaredCell>> m_cells; // written only while not shared
 };
 
 /// What a backend hands to its registration hook. Cells are buffered and published

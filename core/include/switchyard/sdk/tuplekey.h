@@ -12,28 +12,38 @@
 namespace switchyard {
 
 namespace detail {
-/// The process-wide id of a tuple of strings: equal tuples get equal ids, different
-/// tuples different ones (a locked intern table; ids are never reused).
-std::uint64_t intern_tuple(const std::vector<std::string>& parts);
+/// One tuple of strings as the process-wide intern table keeps it: once per distinct tuple,
+/// never freed, never moved. Equal tuples get the same entry (and id), different tuples
+/// different ones; ids are never reused.
+struct InternedTuple {
+    std::vector<std::string> parts;
+    std::uint64_t id = 0;
+    std::size_t hash = 0;
+};
+/// The entry of `parts` (a locked intern table; the parts are copied only the first time).
+const InternedTuple* intern_tuple(const std::string_view* parts, std::size_t count);
+const InternedTuple* intern_tuple(const std::vector<std::string>& parts);
+/// The empty tuple's parts (id 0).
+const std::vector<std::string>& empty_tuple_parts() noexcept;
 } // namespace detail
 
 /// An ordered tuple of strings, the key of a TupleRegistry cell. Keys are interned at
 /// construction: equality is one integer comparison and the hash is computed once, so
-/// resolving a fallback chain never compares strings.
+/// resolving a fallback chain never compares strings. A key refers to the intern table's
+/// one copy of its strings, so copying a key copies no string.
 class TupleKey {
 public:
     TupleKey() = default;
     TupleKey(std::initializer_list<std::string_view> parts) {
-        m_parts.reserve(parts.size());
-        for (auto p : parts)
-            m_parts.emplace_back(p);
-        rehash();
+        set(detail::intern_tuple(parts.begin(), parts.size()));
     }
-    explicit TupleKey(std::vector<std::string> parts) : m_parts(std::move(parts)) { rehash(); }
+    explicit TupleKey(const std::vector<std::string>& parts) { set(detail::intern_tuple(parts)); }
 
-    const std::vector<std::string>& parts() const noexcept { return m_parts; }
-    std::size_t size() const noexcept { return m_parts.size(); }
-    const std::string& operator[](std::size_t i) const { return m_parts[i]; }
+    const std::vector<std::string>& parts() const noexcept {
+        return m_tuple ? m_tuple->parts : detail::empty_tuple_parts();
+    }
+    std::size_t size() const noexcept { return m_tuple ? m_tuple->parts.size() : 0; }
+    const std::string& operator[](std::size_t i) const { return m_tuple->parts[i]; }
     std::size_t hash() const noexcept { return m_hash; }
     /// The interned id: equal keys, equal ids.
     std::uint64_t id() const noexcept { return m_id; }
@@ -41,10 +51,11 @@ public:
     /// "(gemm, cuda, sm_90, default)"
     std::string to_string() const {
         std::string s = "(";
-        for (std::size_t i = 0; i < m_parts.size(); ++i) {
+        const auto& p = parts();
+        for (std::size_t i = 0; i < p.size(); ++i) {
             if (i)
                 s += ", ";
-            s += m_parts[i];
+            s += p[i];
         }
         return s + ")";
     }
@@ -54,19 +65,18 @@ public:
     }
     /// Orders as Python orders tuples of str (code point order == UTF-8 byte order).
     friend bool operator<(const TupleKey& a, const TupleKey& b) noexcept {
-        return a.m_parts < b.m_parts;
+        return a.m_id != b.m_id && a.parts() < b.parts();
     }
 
 private:
-    void rehash() {
-        m_id = detail::intern_tuple(m_parts);
-        // ids are sequential: spread them over the table (Fibonacci hashing)
-        std::uint64_t h = m_id * 0x9e3779b97f4a7c15ull;
-        m_hash = std::size_t(h ^ (h >> 32));
+    void set(const detail::InternedTuple* tuple) noexcept {
+        m_tuple = tuple->id ? tuple : nullptr;
+        m_id = tuple->id;
+        m_hash = tuple->hash;
     }
 
-    std::vector<std::string> m_parts;
-    std::uint64_t m_id = 0; // the empty tuple's id
+    const detail::InternedTuple* m_tuple = nullptr; // null: the empty tuple
+    std::uint64_t m_id = 0;                         // the empty tuple's id
     std::size_t m_hash = 0;
 };
 

@@ -24,7 +24,22 @@ namespace switchyard {
 
 namespace detail {
 std::uint64_t next_registry_id() noexcept;
-}
+
+/// While a TupleRegistry lists its cells (manifest()), the calling thread has a nonzero
+/// epoch, one per listing: a predicate shared by many cells (a plugin's placeholders) may
+/// answer once per epoch. Zero outside a listing.
+std::uint64_t availability_epoch() noexcept;
+class AvailabilityEpoch {
+public:
+    AvailabilityEpoch() noexcept;
+    ~AvailabilityEpoch();
+    AvailabilityEpoch(const AvailabilityEpoch&) = delete;
+    AvailabilityEpoch& operator=(const AvailabilityEpoch&) = delete;
+
+private:
+    std::uint64_t m_saved;
+};
+} // namespace detail
 
 /// One cell of a TupleRegistry: a key, the implementation, an availability predicate,
 /// where it came from, and declared metadata (for kernels: workspace_bytes).
@@ -161,28 +176,56 @@ public:
     void put_all(std::vector<Cell> cells) {
         replace_if([](const Cell&) { return false; }, std::move(cells));
     }
+    /// The same for cells already shared (a large batch is then never held twice).
+    void put_all(std::vector<CellPtr> cells) {
+        replace_if([](const Cell&) { return false; }, std::move(cells));
+    }
 
     /// In one step: removes the cells matching `pred`, then declares `cells`. Removed and
     /// replaced cells are retired, not freed (CellRef's lifetime rule).
     template <class Pred> void replace_if(Pred pred, std::vector<Cell> cells) {
-        for (const auto& c : cells)
-            check_key(c.key);
+        std::vector<CellPtr> shared;
+        shared.reserve(cells.size());
+        for (auto& c : cells)
+            shared.push_back(std::make_shared<const Cell>(std::move(c)));
+        replace_if(std::move(pred), std::move(shared));
+    }
+
+    template <class Pred> void replace_if(Pred pred, std::vector<CellPtr> cells) {
+        for (const auto& c : cells) {
+            if (!c)
+                throw std::invalid_argument(m_name + ": a null cell");
+            check_key(c->key);
+        }
         std::lock_guard lock(m_mutex);
         auto entries = m_table->entries();
         std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
-        std::unordered_map<TupleKey, std::size_t, TupleKeyHash> index;
-        index.reserve(entries.size() + cells.size());
-        for (std::size_t i = 0; i < entries.size(); ++i)
-            index.emplace((*entries[i])->key, i);
+        const std::size_t survivors = entries.size();
+        // Where a new cell goes, found without indexing every entry (a plugin's load must not
+        // cost a pass that allocates per cell of every other plugin): a key the current table
+        // holds and `pred` keeps is replaced in place, any other is appended once (a later
+        // cell of the same key replaces the earlier one).
+        std::unordered_map<std::uint64_t, std::size_t> appended;
+        std::unordered_map<const CellPtr*, const CellPtr*> replaced; // surviving -> new
+        appended.reserve(cells.size());
         for (auto& c : cells) {
-            const CellPtr* owner =
-                &m_cells.emplace_back(std::make_shared<const Cell>(std::move(c)));
-            auto [it, inserted] = index.emplace((*owner)->key, entries.size());
-            if (inserted)
-                entries.push_back(owner);
-            else
+            const CellPtr* owner = &m_cells.emplace_back(std::move(c));
+            const TupleKey& key = (*owner)->key;
+            if (auto it = appended.find(key.id()); it != appended.end()) {
                 entries[it->second] = owner;
+                continue;
+            }
+            if (const CellPtr* old = m_table->find_slot(key); old && !pred(**old)) {
+                replaced[old] = owner;
+                continue;
+            }
+            appended.emplace(key.id(), entries.size());
+            entries.push_back(owner);
         }
+        if (!replaced.empty())
+            for (std::size_t i = 0; i < survivors; ++i)
+                if (auto it = replaced.find(entries[i]); it != replaced.end())
+                    entries[i] = it->second;
         publish(std::move(entries));
     }
 
@@ -260,13 +303,40 @@ public:
     /// Every declared cell, available or not, sorted by the key rendered as strings.
     std::vector<ManifestEntry> manifest() const {
         auto table = snapshot();
-        std::vector<ManifestEntry> rows;
-        rows.reserve(table->size());
-        for (const CellPtr* e : table->entries())
-            rows.push_back({*e, (*e)->is_available()});
-        std::sort(rows.begin(), rows.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
-            return a.cell->key < b.cell->key;
+        const auto& entries = table->entries();
+        // Sorted as the keys' strings sort (field by field), through each field's distinct
+        // strings ranked once: the sort then compares small integers, not strings.
+        const std::size_t arity = m_fields.size();
+        const std::size_t n = entries.size();
+        std::vector<std::uint32_t> ranks(n * arity);
+        std::vector<std::uint32_t*> rank_of(n); // each entry's slot in `distinct`
+        for (std::size_t f = 0; f < arity; ++f) {
+            std::unordered_map<std::string_view, std::uint32_t> distinct;
+            for (std::size_t i = 0; i < n; ++i)
+                rank_of[i] = &distinct.try_emplace((*entries[i])->key[f], 0).first->second;
+            std::vector<std::pair<std::string_view, std::uint32_t*>> sorted;
+            sorted.reserve(distinct.size());
+            for (auto& [text, rank] : distinct)
+                sorted.emplace_back(text, &rank);
+            std::sort(sorted.begin(), sorted.end());
+            for (std::size_t r = 0; r < sorted.size(); ++r)
+                *sorted[r].second = std::uint32_t(r);
+            for (std::size_t i = 0; i < n; ++i)
+                ranks[i * arity + f] = *rank_of[i];
+        }
+        std::vector<std::uint32_t> order(n);
+        for (std::size_t i = 0; i < n; ++i)
+            order[i] = std::uint32_t(i);
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const std::uint32_t* ra = &ranks[std::size_t(a) * arity];
+            const std::uint32_t* rb = &ranks[std::size_t(b) * arity];
+            return std::lexicographical_compare(ra, ra + arity, rb, rb + arity);
         });
+        std::vector<ManifestEntry> rows;
+        rows.reserve(n);
+        const detail::AvailabilityEpoch epoch;
+        for (std::uint32_t i : order)
+            rows.push_back({*entries[i], (*entries[i])->is_available()});
         return rows;
     }
 
