@@ -159,22 +159,32 @@ double fma_probe(std::int64_t iterations) {
 }
 
 double read_probe(std::int64_t n, const float* x) {
-    // Two streams (the halves) and 8 accumulators, as the AVX2 probe.
-    const std::int64_t half = n / 2 / 64 * 64;
-    const float* y = x + half;
+    // Four streams (the quarters) and 8 accumulators, as the AVX2 probe.
+    const std::int64_t quarter = n / 4 / 64 * 64;
+    const float* x1 = x + quarter;
+    const float* x2 = x + 2 * quarter;
+    const float* x3 = x + 3 * quarter;
     __m512 s[8];
     for (int k = 0; k < 8; ++k)
         s[k] = _mm512_setzero_ps();
-    for (std::int64_t i = 0; i < half; i += 64) {
-        for (int k = 0; k < 4; ++k) {
+    for (std::int64_t i = 0; i < quarter; i += 64) {
+        for (int k = 0; k < 4; k += 2) {
             s[k] = _mm512_add_ps(s[k], _mm512_loadu_ps(x + i + 16 * k));
-            s[4 + k] = _mm512_add_ps(s[4 + k], _mm512_loadu_ps(y + i + 16 * k));
+            s[k + 1] = _mm512_add_ps(s[k + 1], _mm512_loadu_ps(x + i + 16 * k + 16));
+            s[k + 4] = _mm512_add_ps(s[k + 4], _mm512_loadu_ps(x1 + i + 16 * k));
+            s[k + 5] = _mm512_add_ps(s[k + 5], _mm512_loadu_ps(x1 + i + 16 * k + 16));
+        }
+        for (int k = 0; k < 4; k += 2) {
+            s[k] = _mm512_add_ps(s[k], _mm512_loadu_ps(x2 + i + 16 * k));
+            s[k + 1] = _mm512_add_ps(s[k + 1], _mm512_loadu_ps(x2 + i + 16 * k + 16));
+            s[k + 4] = _mm512_add_ps(s[k + 4], _mm512_loadu_ps(x3 + i + 16 * k));
+            s[k + 5] = _mm512_add_ps(s[k + 5], _mm512_loadu_ps(x3 + i + 16 * k + 16));
         }
     }
     for (int k = 1; k < 8; ++k)
         s[0] = _mm512_add_ps(s[0], s[k]);
     double sum = double(_mm512_reduce_add_ps(s[0]));
-    for (std::int64_t i = 2 * half; i < n; ++i)
+    for (std::int64_t i = 4 * quarter; i < n; ++i)
         sum += double(x[i]);
     return sum;
 }
