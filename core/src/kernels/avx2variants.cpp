@@ -206,40 +206,6 @@ double read_probe(std::int64_t n, const float* x) {
 
 namespace {
 
-// Packs A[mc x kc] into row panels of MR: panel-major, then p, then the MR rows (zero padded).
-void pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst) {
-    for (std::int64_t i0 = 0; i0 < mc; i0 += kGemmMR) {
-        const std::int64_t rows = imin(kGemmMR, mc - i0);
-        for (std::int64_t p = 0; p < kc; ++p) {
-            for (std::int64_t i = 0; i < rows; ++i)
-                dst[i] = a[(i0 + i) * lda + p];
-            for (std::int64_t i = rows; i < kGemmMR; ++i)
-                dst[i] = 0.0f;
-            dst += kGemmMR;
-        }
-    }
-}
-
-// Packs B[kc x nc] into column panels of NR: panel-major, then p, then NR columns.
-void pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst) {
-    for (std::int64_t j0 = 0; j0 < nc; j0 += kGemmNR) {
-        const std::int64_t cols = imin(kGemmNR, nc - j0);
-        for (std::int64_t p = 0; p < kc; ++p) {
-            const float* src = b + p * ldb + j0;
-            if (cols == kGemmNR) {
-                _mm256_store_ps(dst, _mm256_loadu_ps(src));
-                _mm256_store_ps(dst + 8, _mm256_loadu_ps(src + 8));
-            } else {
-                for (std::int64_t j = 0; j < cols; ++j)
-                    dst[j] = src[j];
-                for (std::int64_t j = cols; j < kGemmNR; ++j)
-                    dst[j] = 0.0f;
-            }
-            dst += kGemmNR;
-        }
-    }
-}
-
 // C[6x16] = alpha * Ap[6 x kc] * Bp[kc x 16] + cb * C, straight from the accumulators
 // (cb == 0: C is not read, so it may hold NaN as BLAS allows). Full tiles only; `c` has
 // row stride ldc. The C rows are prefetched first: they come from L3 or memory, and the
@@ -315,6 +281,58 @@ void edge_kernel(std::int64_t kc, const float* ap, const float* bp, float* c, st
 
 } // namespace
 
+// Packs A[mc x kc] into row panels of MR: panel-major, then p, then the MR rows (zero padded).
+void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst) {
+    for (std::int64_t i0 = 0; i0 < mc; i0 += kGemmMR) {
+        const std::int64_t rows = imin(kGemmMR, mc - i0);
+        for (std::int64_t p = 0; p < kc; ++p) {
+            for (std::int64_t i = 0; i < rows; ++i)
+                dst[i] = a[(i0 + i) * lda + p];
+            for (std::int64_t i = rows; i < kGemmMR; ++i)
+                dst[i] = 0.0f;
+            dst += kGemmMR;
+        }
+    }
+}
+
+// Packs B[kc x nc] into column panels of NR: panel-major, then p, then NR columns.
+void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst) {
+    for (std::int64_t j0 = 0; j0 < nc; j0 += kGemmNR) {
+        const std::int64_t cols = imin(kGemmNR, nc - j0);
+        for (std::int64_t p = 0; p < kc; ++p) {
+            const float* src = b + p * ldb + j0;
+            if (cols == kGemmNR) {
+                _mm256_store_ps(dst, _mm256_loadu_ps(src));
+                _mm256_store_ps(dst + 8, _mm256_loadu_ps(src + 8));
+            } else {
+                for (std::int64_t j = 0; j < cols; ++j)
+                    dst[j] = src[j];
+                for (std::int64_t j = cols; j < kGemmNR; ++j)
+                    dst[j] = 0.0f;
+            }
+            dst += kGemmNR;
+        }
+    }
+}
+
+void gemm_macro(std::int64_t mc, std::int64_t nc, std::int64_t kc, const float* packed_a,
+                const float* packed_b, float* c, std::int64_t ldc, float alpha, float cb) {
+    // The B micro-panel (kc x 16, 16 KiB at kc = 256) stays in L1 while the A micro-panels
+    // stream from L2.
+    for (std::int64_t jr = 0; jr < nc; jr += kGemmNR) {
+        const std::int64_t cols = imin(kGemmNR, nc - jr);
+        const float* bp = packed_b + jr * kc;
+        for (std::int64_t ir = 0; ir < mc; ir += kGemmMR) {
+            const std::int64_t rows = imin(kGemmMR, mc - ir);
+            float* cblk = c + ir * ldc + jr;
+            if (rows == kGemmMR && cols == kGemmNR)
+                micro_kernel(kc, packed_a + ir * kc, bp, cblk, ldc, alpha, cb);
+            else
+                edge_kernel(kc, packed_a + ir * kc, bp, cblk, ldc, rows, cols, alpha, cb);
+        }
+    }
+}
+
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
           const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
           float* workspace) {
@@ -330,25 +348,13 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
         const std::int64_t nc = imin(kGemmNC, n - j0);
         for (std::int64_t p0 = 0; p0 < k; p0 += kGemmKC) {
             const std::int64_t kc = imin(kGemmKC, k - p0);
-            pack_b(kc, nc, b + p0 * ldb + j0, ldb, packed_b);
+            gemm_pack_b(kc, nc, b + p0 * ldb + j0, ldb, packed_b);
             // The first k-block applies beta; later ones accumulate.
             const float cb = p0 == 0 ? beta : 1.0f;
             for (std::int64_t i0 = 0; i0 < m; i0 += kGemmMC) {
                 const std::int64_t mc = imin(kGemmMC, m - i0);
-                pack_a(mc, kc, a + i0 * lda + p0, lda, packed_a);
-                for (std::int64_t jr = 0; jr < nc; jr += kGemmNR) {
-                    const std::int64_t cols = imin(kGemmNR, nc - jr);
-                    const float* bp = packed_b + jr * kc;
-                    for (std::int64_t ir = 0; ir < mc; ir += kGemmMR) {
-                        const std::int64_t rows = imin(kGemmMR, mc - ir);
-                        float* cblk = c + (i0 + ir) * ldc + j0 + jr;
-                        if (rows == kGemmMR && cols == kGemmNR)
-                            micro_kernel(kc, packed_a + ir * kc, bp, cblk, ldc, alpha, cb);
-                        else
-                            edge_kernel(kc, packed_a + ir * kc, bp, cblk, ldc, rows, cols, alpha,
-                                        cb);
-                    }
-                }
+                gemm_pack_a(mc, kc, a + i0 * lda + p0, lda, packed_a);
+                gemm_macro(mc, nc, kc, packed_a, packed_b, c + i0 * ldc + j0, ldc, alpha, cb);
             }
         }
     }
