@@ -342,6 +342,27 @@ private slots:
         QVERIFY2(warned, "no warning on a row above its ceiling");
     }
 
+    // Each measured ceiling records its probe's spread ((best - median) / best of its
+    // timings, what compare's threshold goes by), and the spread survives the JSON.
+    void probesRecordTheirSpread() {
+        const auto peaks = measure_cpu_peaks();
+        int measured = 0;
+        for (const auto& c : peaks.ceilings) {
+            if (!(c.value > 0))
+                continue;
+            ++measured;
+            const auto it = peaks.spread.find(c.id);
+            QVERIFY2(it != peaks.spread.end(), c.id.c_str());
+            QVERIFY2(it->second >= 0 && it->second < 1, c.id.c_str());
+        }
+        QVERIFY(measured >= 2);
+        const auto back = CpuPeaks::from_json(peaks.to_json());
+        QVERIFY(back.spread == peaks.spread);
+        auto bad = peaks.to_json();
+        bad["spread"]["l1.read.1t"] = "wide";
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, CpuPeaks::from_json(bad));
+    }
+
     // The issue-9 check: every CPU variant at small sizes (L1, L2 and a few MiB), judged
     // against the ceilings measured now, stays within kCeilingTolerance of its ceiling.
     void noCpuRowAboveItsCeiling() {
