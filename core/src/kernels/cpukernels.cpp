@@ -226,7 +226,9 @@ void gemm_avx2_mt(const KernelArgs& a) {
     for (std::int64_t j0 = 0; j0 < n; j0 += kGemmNC) {
         const std::int64_t nc = std::min(kGemmNC, n - j0);
         const std::int64_t panels = (nc + kGemmNR - 1) / kGemmNR;
-        const std::int64_t pack_parts = std::min(threads, panels);
+        // Four packing tasks a thread, claimed as the row blocks are: a thread slowed by
+        // another process does not hold the others up for a whole share.
+        const std::int64_t pack_parts = std::min(4 * threads, panels);
         for (std::int64_t p0 = 0; p0 < k; p0 += kGemmKC) {
             const std::int64_t kc = std::min(kGemmKC, k - p0);
             pool.parallel_for(pack_parts, [&](std::int64_t t) {
