@@ -30,13 +30,14 @@ std::mutex g_peaks_mutex;
 std::optional<CpuPeaks> g_peaks;
 std::atomic<std::uint64_t> g_generation{0};
 
-struct AlignedFree {
-    void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+// The CPU device's allocator (huge pages for large sets), so ceilings and rows compare.
+struct HostFree {
+    void operator()(float* p) const { host_release(p); }
 };
-using AlignedBuffer = std::unique_ptr<float, AlignedFree>;
+using AlignedBuffer = std::unique_ptr<float, HostFree>;
 AlignedBuffer aligned_floats(std::size_t n) {
-    return AlignedBuffer(static_cast<float*>(
-        ::operator new[](std::max<std::size_t>(n, 16) * sizeof(float), std::align_val_t(64))));
+    return AlignedBuffer(
+        static_cast<float*>(host_allocate(std::max<std::size_t>(n, 16) * sizeof(float))));
 }
 
 std::string mib_or_kib(double bytes) {
