@@ -309,6 +309,30 @@ private slots:
         QCOMPARE(c.ceiling->id, std::string("dram.triad.all"));
         // A device without ceilings judges nothing.
         QVERIFY(!choose_ceiling(DeviceInfo{}, 1024, 0, true).ceiling);
+
+        // An OpenCL-like device: a memory copy ceiling and a stated 32 MiB cache without a
+        // ceiling of its own. Rows in that cache are not judged against memory ...
+        DeviceInfo ocl;
+        ocl.properties = {{"global_memory_cache_bytes", 32 << 20}};
+        Ceiling copy;
+        copy.id = "device.copy";
+        copy.kind = "bandwidth";
+        copy.level = "device";
+        copy.value = 10;
+        copy.threads = 0;
+        ocl.ceilings.push_back(copy);
+        c = choose_ceiling(ocl, 512 << 10, 0, true);
+        QVERIFY(!c.ceiling);
+        QCOMPARE(c.level, std::string("cache"));
+        c = choose_ceiling(ocl, 40 << 20, 0, true); // within kLevelSlack of the cache
+        QVERIFY(!c.ceiling);
+        // ... rows past it are.
+        c = choose_ceiling(ocl, 128 << 20, 0, true);
+        QVERIFY(c.ceiling);
+        QCOMPARE(c.ceiling->id, std::string("device.copy"));
+        // Without a stated cache every row is judged against memory, as before.
+        ocl.properties = nlohmann::json::object();
+        QVERIFY(choose_ceiling(ocl, 512 << 10, 0, true).ceiling);
     }
 
     // A row faster than its ceiling is flagged: with a ceiling 1000x too low every row

@@ -508,6 +508,7 @@ bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
 void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads) {
     const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes);
     row.intensity = choice.intensity;
+    row.level = choice.level;
     if (!choice.ceiling)
         return;
     const Ceiling& c = *choice.ceiling;
@@ -584,6 +585,19 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
         }
     if (!bw && !levels.empty())
         bw = levels.back(); // larger than every level known: the largest one
+    // A device that states a cache but has no ceiling for it (OpenCL devices report
+    // global_memory_cache_bytes and probe only their memory): a row that fits in that cache
+    // runs from it, faster than the memory probe (PoCL on this CPU: 2-6x device.copy), and
+    // nothing here bounds it. Such a row is not judged; its level says why.
+    bool unmeasured_cache = false;
+    if (bw && bw->capacity_bytes <= 0) {
+        const auto it = info.properties.find("global_memory_cache_bytes");
+        if (it != info.properties.end() && it->is_number() && it->get<double>() > 0 &&
+            working_set_bytes <= kLevelSlack * it->get<double>()) {
+            unmeasured_cache = true;
+            bw = nullptr;
+        }
+    }
     const Ceiling* fma = nullptr;
     for (const auto& c : info.ceilings)
         if (c.kind == "compute" && c.threads == want && c.value > 0 &&
@@ -599,6 +613,8 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
     } else if (bw) {
         out.ceiling = bw;
         out.level = bw->level;
+    } else if (unmeasured_cache) {
+        out.level = "cache";
     }
     return out;
 }

@@ -87,7 +87,9 @@ struct CeilingChoice {
 /// traffic_bytes, the bytes the op moves; the working set when 0) is above memory's ridge
 /// point (compute peak / the last level's bandwidth) the compute ceiling of the same thread
 /// count wins and the level is "compute". The working set (inputs + outputs + workspace)
-/// only picks the level.
+/// only picks the level. A memory-bound row that fits in a cache the device states
+/// (properties "global_memory_cache_bytes", within kLevelSlack) but has no ceiling for gets
+/// no ceiling and the level "cache": its memory ceiling does not bound it.
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
                              bool all_threads, double traffic_bytes = 0);
 
