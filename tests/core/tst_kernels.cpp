@@ -38,7 +38,7 @@ std::vector<Dims> odd_sizes(std::string_view op) {
     if (op == kGemm)
         // 200x130x600: three k-blocks, edge tiles on both sides; 2100x2049x5: two column
         // blocks (NC = 2048) in the row-split threaded path.
-        return {{1, 1, 1},    {7, 7, 7},    {13, 17, 19},  {97, 31, 257},   {200, 130, 600},
+        return {{1, 1, 1},    {7, 7, 7},    {13, 17, 19},   {97, 31, 257},  {200, 130, 600},
                 {5, 2051, 3}, {1023, 7, 9}, {7, 1023, 300}, {2100, 2049, 5}};
     return {{1, 1, 0}, {1, 7, 0}, {3, 1023, 0}, {5, 4099, 0}, {67, 33, 0}};
 }

@@ -382,12 +382,8 @@ const Ceiling* CpuPeaks::find(std::string_view id) const {
 }
 
 nlohmann::json CpuPeaks::to_json() const {
-    return {{"triad_gbs", triad_gbs},
-            {"triad_bytes", triad_bytes},
-            {"fma_gflops", fma_gflops},
-            {"fma_isa", fma_isa},
-            {"ceilings", ceilings},
-            {"spread", spread}};
+    return {{"triad_gbs", triad_gbs}, {"triad_bytes", triad_bytes}, {"fma_gflops", fma_gflops},
+            {"fma_isa", fma_isa},     {"ceilings", ceilings},       {"spread", spread}};
 }
 
 CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {

@@ -84,9 +84,9 @@ ceilings_of(const nlohmann::json& context) {
         for (const auto& c : d["ceilings"])
             if (c.is_object() && c.contains("id") && c["id"].is_string() && c.contains("value") &&
                 c["value"].is_number())
-                m[c["id"].get<std::string>()] = {
-                    c["value"].get<double>(),
-                    c.contains("kind") && c["kind"].is_string() && c["kind"] == "bandwidth"};
+                m[c["id"].get<std::string>()] = {c["value"].get<double>(),
+                                                 c.contains("kind") && c["kind"].is_string() &&
+                                                     c["kind"] == "bandwidth"};
     }
     return out;
 }
