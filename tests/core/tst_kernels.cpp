@@ -11,6 +11,7 @@
 #include <switchyard/profiling/workload.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -49,6 +50,25 @@ class TestKernels : public QObject {
     Q_OBJECT
 
 private slots:
+    // The CPU device's buffers: 64-byte aligned, and 2 MiB aligned (huge-page candidates)
+    // from 4 MiB on; every byte asked for is usable.
+    void hostBuffersAreAligned() {
+        for (std::size_t bytes : {std::size_t(1), std::size_t(100), std::size_t(3) << 20,
+                                  std::size_t(4) << 20, (std::size_t(9) << 20) + 3}) {
+            auto* p = static_cast<unsigned char*>(host_allocate(bytes));
+            QVERIFY(p);
+            const auto addr = reinterpret_cast<std::uintptr_t>(p);
+            QCOMPARE(addr % 64, std::uintptr_t(0));
+            if (bytes >= (std::size_t(4) << 20))
+                QCOMPARE(addr % (std::uintptr_t(2) << 20), std::uintptr_t(0));
+            std::memset(p, 7, bytes);
+            QCOMPARE(int(p[0]), 7);
+            QCOMPARE(int(p[bytes - 1]), 7);
+            host_release(p);
+        }
+        host_release(nullptr);
+    }
+
     void everyCellStatesWorkspace() {
         QVERIFY(!cpu_cells().empty());
         for (const auto& op : ops()) {
