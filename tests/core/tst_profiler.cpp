@@ -366,6 +366,35 @@ private slots:
         QVERIFY2(warned, "no warning on a row above its ceiling");
     }
 
+    // Ceilings understated by a disturbed probe (here: a tenth of the measured ones) are
+    // measured again when a CPU row reads above them; the row is judged against the higher
+    // values and says what happened.
+    void understatedCeilingsAreMeasuredAgain() {
+        CpuPeaks low = measure_cpu_peaks();
+        for (auto& c : low.ceilings)
+            c.value *= 0.1;
+        set_cpu_peaks(low);
+        auto s = quick();
+        s.ops = {"flow_match_step"};
+        s.sizes["*"] = {"4099"};
+        Profiler p(s, default_backends(), default_devices());
+        const auto row = p.run_row(p.plan().at(0));
+        QVERIFY(row.status == RowStatus::Ok);
+        const auto* first = low.find(row.ceiling_id);
+        QVERIFY2(first, row.ceiling_id.c_str());
+        // A fresh probe is far above a tenth of the first one, even on a busy machine.
+        QVERIFY2(
+            row.ceiling_value > 3 * first->value,
+            (std::to_string(row.ceiling_value) + " vs " + std::to_string(first->value)).c_str());
+        bool said = false;
+        for (const auto& w : row.warnings)
+            said = said || w.find("measured again") != std::string::npos;
+        QVERIFY2(said, "the row does not say its ceilings were measured again");
+        const auto* now = cpu_peaks().find(row.ceiling_id);
+        QVERIFY(now && now->value == row.ceiling_value);
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+    }
+
     // Each measured ceiling records its probe's spread ((best - median) / best of its
     // timings, what compare's threshold goes by), and the spread survives the JSON.
     void probesRecordTheirSpread() {

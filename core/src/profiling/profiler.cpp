@@ -685,10 +685,42 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
     add_violations(row.parity, check_guards(*device, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
-    judge(row, dinfo,
-          working_set_bytes(*op, spec.dims) +
-              double(std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell))),
-          row_uses_all_threads(spec, *cell));
+    const double ws = working_set_bytes(*op, spec.dims) +
+                      double(std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell)));
+    const bool all_threads = row_uses_all_threads(spec, *cell);
+    const auto warnings_before = row.warnings.size();
+    judge(row, dinfo, ws, all_threads);
+    if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
+        m_reprobes < kMaxReprobes) {
+        ++m_reprobes;
+        const std::string first_id = row.ceiling_id;
+        const double first_value = row.ceiling_value, first_fraction = row.ceiling_fraction;
+        CpuPeaks merged = cpu_peaks();
+        const CpuPeaks fresh = measure_cpu_peaks();
+        for (auto& c : merged.ceilings)
+            if (const auto* f = fresh.find(c.id); f && f->value > c.value) {
+                c.value = f->value;
+                c.method = f->method + "; re-measured during the run";
+                if (const auto it = fresh.spread.find(c.id); it != fresh.spread.end())
+                    merged.spread[c.id] = it->second;
+            }
+        if (const auto* t = merged.find("dram.triad.all"); t && t->value > merged.triad_gbs)
+            merged.triad_gbs = t->value;
+        if (const auto* f = merged.find("fma.fp32.all"); f && f->value > merged.fma_gflops)
+            merged.fma_gflops = f->value;
+        set_cpu_peaks(merged);
+        device->prepare(); // copies the raised ceilings into dinfo
+        row.warnings.resize(warnings_before);
+        judge(row, dinfo, ws, all_threads);
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "read %.0f %% of %s (%.1f) at first: the CPU's ceilings were measured "
+                      "again and the higher values kept (%s now %.1f), so the first probes "
+                      "were disturbed; the report's context holds the first values",
+                      first_fraction * 100, first_id.c_str(), first_value, row.ceiling_id.c_str(),
+                      row.ceiling_value);
+        row.warnings.push_back(buf);
+    }
     add_warnings(row, rule, m_settings, throttle_before);
 
     row.status = row.parity.pass ? RowStatus::Ok : RowStatus::Fail;
