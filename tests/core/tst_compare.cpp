@@ -114,12 +114,13 @@ private slots:
     }
 
     // Two reports from machines whose ceilings differ are flagged; the same ceilings (within
-    // 10 %) are not; reports without ceilings say nothing.
+    // the probes' recorded spread, or else 10 % for compute and 35 % for bandwidth: probe
+    // noise on a shared machine) are not; reports without ceilings say nothing.
     void ceilingsDifferAcrossMachines() {
-        auto context = [](double l2, bool with_dram) {
+        auto context = [](double l2, bool with_dram, double fma = 100.0) {
             nlohmann::json ceilings = nlohmann::json::array();
             ceilings.push_back({{"id", "l2.triad.all"}, {"kind", "bandwidth"}, {"value", l2}});
-            ceilings.push_back({{"id", "fma.fp32.all"}, {"kind", "compute"}, {"value", 100.0}});
+            ceilings.push_back({{"id", "fma.fp32.all"}, {"kind", "compute"}, {"value", fma}});
             if (with_dram)
                 ceilings.push_back(
                     {{"id", "dram.triad.all"}, {"kind", "bandwidth"}, {"value", 20.0}});
@@ -128,6 +129,35 @@ private slots:
         };
         QVERIFY(ceiling_differences(context(100, true), context(105, true)).empty());
         QVERIFY(ceiling_differences(nlohmann::json::object(), nlohmann::json::object()).empty());
+        // Two runs on one VM: a bandwidth ceiling 30 % apart is probe noise ...
+        QVERIFY(ceiling_differences(context(100, true), context(130, true)).empty());
+        QVERIFY(ceiling_differences(context(100, true), context(75, true)).empty());
+        // ... an FMA peak 15 % apart is not.
+        auto fw = ceiling_differences(context(100, true), context(100, true, 115.0));
+        QCOMPARE(fw.size(), std::size_t(1));
+        QVERIFY2(fw[0].find("fma.fp32.all 100 -> 115 (+15.0 %)") != std::string::npos,
+                 fw[0].c_str());
+        QVERIFY2(fw[0].find("l2.triad.all") == std::string::npos, fw[0].c_str());
+        // The tolerances are the caller's.
+        QCOMPARE(ceiling_differences(context(100, true), context(130, true), 0.10, 0.10).size(),
+                 std::size_t(1));
+        // With the probes' spreads recorded (cpu_peaks.spread), the limit is their sum, at
+        // least 10 %: noisy probes (25 % each) let 45 % pass ...
+        auto with_spread = [&](double l2, double s) {
+            auto c = context(l2, true);
+            c["cpu_peaks"] = {{"spread", {{"l2.triad.all", s}, {"fma.fp32.all", s}}}};
+            return c;
+        };
+        QVERIFY(ceiling_differences(with_spread(100, 0.25), with_spread(145, 0.25)).empty());
+        QCOMPARE(ceiling_differences(context(100, true), context(145, true)).size(),
+                 std::size_t(1));
+        // ... steady ones (1 % each) flag 20 %, which the bandwidth tolerance alone lets pass.
+        QVERIFY(ceiling_differences(context(100, true), context(120, true)).empty());
+        fw = ceiling_differences(with_spread(100, 0.01), with_spread(120, 0.01));
+        QCOMPARE(fw.size(), std::size_t(1));
+        QVERIFY2(fw[0].find("l2.triad.all 100 -> 120") != std::string::npos, fw[0].c_str());
+        // A spread in one report only: the tolerances of the kinds.
+        QVERIFY(ceiling_differences(with_spread(100, 0.01), context(120, true)).empty());
 
         auto w = ceiling_differences(context(100, true), context(150, true));
         QCOMPARE(w.size(), std::size_t(1));

@@ -11,6 +11,7 @@
 #include <switchyard/profiling/workload.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -36,8 +37,10 @@ std::vector<Dims> odd_sizes(std::string_view op) {
     if (op == kFlowMatchStep)
         return {{1, 0, 0}, {7, 0, 0}, {1023, 0, 0}, {4099, 0, 0}, {(1 << 20) + 3, 0, 0}};
     if (op == kGemm)
-        return {{1, 1, 1},    {7, 7, 7},    {13, 17, 19},  {97, 31, 257},
-                {5, 2051, 3}, {1023, 7, 9}, {7, 1023, 300}};
+        // 200x130x600: three k-blocks, edge tiles on both sides; 2100x2049x5: two column
+        // blocks (NC = 2048) in the row-split threaded path.
+        return {{1, 1, 1},    {7, 7, 7},    {13, 17, 19},   {97, 31, 257},  {200, 130, 600},
+                {5, 2051, 3}, {1023, 7, 9}, {7, 1023, 300}, {2100, 2049, 5}};
     return {{1, 1, 0}, {1, 7, 0}, {3, 1023, 0}, {5, 4099, 0}, {67, 33, 0}};
 }
 
@@ -47,6 +50,25 @@ class TestKernels : public QObject {
     Q_OBJECT
 
 private slots:
+    // The CPU device's buffers: 64-byte aligned, and 2 MiB aligned (huge-page candidates)
+    // from 4 MiB on; every byte asked for is usable.
+    void hostBuffersAreAligned() {
+        for (std::size_t bytes : {std::size_t(1), std::size_t(100), std::size_t(3) << 20,
+                                  std::size_t(4) << 20, (std::size_t(9) << 20) + 3}) {
+            auto* p = static_cast<unsigned char*>(host_allocate(bytes));
+            QVERIFY(p);
+            const auto addr = reinterpret_cast<std::uintptr_t>(p);
+            QCOMPARE(addr % 64, std::uintptr_t(0));
+            if (bytes >= (std::size_t(4) << 20))
+                QCOMPARE(addr % (std::uintptr_t(2) << 20), std::uintptr_t(0));
+            std::memset(p, 7, bytes);
+            QCOMPARE(int(p[0]), 7);
+            QCOMPARE(int(p[bytes - 1]), 7);
+            host_release(p);
+        }
+        host_release(nullptr);
+    }
+
     void everyCellStatesWorkspace() {
         QVERIFY(!cpu_cells().empty());
         for (const auto& op : ops()) {

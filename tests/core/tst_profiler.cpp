@@ -309,6 +309,30 @@ private slots:
         QCOMPARE(c.ceiling->id, std::string("dram.triad.all"));
         // A device without ceilings judges nothing.
         QVERIFY(!choose_ceiling(DeviceInfo{}, 1024, 0, true).ceiling);
+
+        // An OpenCL-like device: a memory copy ceiling and a stated 32 MiB cache without a
+        // ceiling of its own. Rows in that cache are not judged against memory ...
+        DeviceInfo ocl;
+        ocl.properties = {{"global_memory_cache_bytes", 32 << 20}};
+        Ceiling copy;
+        copy.id = "device.copy";
+        copy.kind = "bandwidth";
+        copy.level = "device";
+        copy.value = 10;
+        copy.threads = 0;
+        ocl.ceilings.push_back(copy);
+        c = choose_ceiling(ocl, 512 << 10, 0, true);
+        QVERIFY(!c.ceiling);
+        QCOMPARE(c.level, std::string("cache"));
+        c = choose_ceiling(ocl, 40 << 20, 0, true); // within kLevelSlack of the cache
+        QVERIFY(!c.ceiling);
+        // ... rows past it are.
+        c = choose_ceiling(ocl, 128 << 20, 0, true);
+        QVERIFY(c.ceiling);
+        QCOMPARE(c.ceiling->id, std::string("device.copy"));
+        // Without a stated cache every row is judged against memory, as before.
+        ocl.properties = nlohmann::json::object();
+        QVERIFY(choose_ceiling(ocl, 512 << 10, 0, true).ceiling);
     }
 
     // A row faster than its ceiling is flagged: with a ceiling 1000x too low every row
@@ -340,6 +364,56 @@ private slots:
         for (const auto& w : row.warnings)
             warned = warned || w.find("above the 110 % tolerance") != std::string::npos;
         QVERIFY2(warned, "no warning on a row above its ceiling");
+    }
+
+    // Ceilings understated by a disturbed probe (here: a tenth of the measured ones) are
+    // measured again when a CPU row reads above them; the row is judged against the higher
+    // values and says what happened.
+    void understatedCeilingsAreMeasuredAgain() {
+        CpuPeaks low = measure_cpu_peaks();
+        for (auto& c : low.ceilings)
+            c.value *= 0.1;
+        set_cpu_peaks(low);
+        auto s = quick();
+        s.ops = {"flow_match_step"};
+        s.sizes["*"] = {"4099"};
+        Profiler p(s, default_backends(), default_devices());
+        const auto row = p.run_row(p.plan().at(0));
+        QVERIFY(row.status == RowStatus::Ok);
+        const auto* first = low.find(row.ceiling_id);
+        QVERIFY2(first, row.ceiling_id.c_str());
+        // A fresh probe is far above a tenth of the first one, even on a busy machine.
+        QVERIFY2(
+            row.ceiling_value > 3 * first->value,
+            (std::to_string(row.ceiling_value) + " vs " + std::to_string(first->value)).c_str());
+        bool said = false;
+        for (const auto& w : row.warnings)
+            said = said || w.find("measured again") != std::string::npos;
+        QVERIFY2(said, "the row does not say its ceilings were measured again");
+        const auto* now = cpu_peaks().find(row.ceiling_id);
+        QVERIFY(now && now->value == row.ceiling_value);
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+    }
+
+    // Each measured ceiling records its probe's spread ((best - median) / best of its
+    // timings, what compare's threshold goes by), and the spread survives the JSON.
+    void probesRecordTheirSpread() {
+        const auto peaks = measure_cpu_peaks();
+        int measured = 0;
+        for (const auto& c : peaks.ceilings) {
+            if (!(c.value > 0))
+                continue;
+            ++measured;
+            const auto it = peaks.spread.find(c.id);
+            QVERIFY2(it != peaks.spread.end(), c.id.c_str());
+            QVERIFY2(it->second >= 0 && it->second < 1, c.id.c_str());
+        }
+        QVERIFY(measured >= 2);
+        const auto back = CpuPeaks::from_json(peaks.to_json());
+        QVERIFY(back.spread == peaks.spread);
+        auto bad = peaks.to_json();
+        bad["spread"]["l1.read.1t"] = "wide";
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, CpuPeaks::from_json(bad));
     }
 
     // The issue-9 check: every CPU variant at small sizes (L1, L2 and a few MiB), judged

@@ -164,17 +164,30 @@ double fma_probe(std::int64_t iterations) {
 }
 
 double read_probe(std::int64_t n, const float* x) {
-    // Two streams (the halves) and 8 accumulators: neither the add latency nor a single
-    // prefetch stream limits it.
-    const std::int64_t half = n / 2 / 32 * 32;
-    const float* y = x + half;
+    // Four streams (the quarters), 8 accumulators (two per stream): neither the add latency
+    // nor the prefetch of one stream limits it. One core's reads from memory are bound by
+    // its outstanding misses, which more streams keep busier (+10-15 % from DRAM over two
+    // streams); in L1 the limit is two loads a cycle, 64 B against a triad's 96 B (two loads
+    // and a store), so this ceiling sits below the triad there by design.
+    const std::int64_t quarter = n / 4 / 32 * 32;
+    const float* x1 = x + quarter;
+    const float* x2 = x + 2 * quarter;
+    const float* x3 = x + 3 * quarter;
     __m256 s[8];
     for (int k = 0; k < 8; ++k)
         s[k] = _mm256_setzero_ps();
-    for (std::int64_t i = 0; i < half; i += 32) {
-        for (int k = 0; k < 4; ++k) {
+    for (std::int64_t i = 0; i < quarter; i += 32) {
+        for (int k = 0; k < 4; k += 2) {
             s[k] = _mm256_add_ps(s[k], _mm256_loadu_ps(x + i + 8 * k));
-            s[4 + k] = _mm256_add_ps(s[4 + k], _mm256_loadu_ps(y + i + 8 * k));
+            s[k + 1] = _mm256_add_ps(s[k + 1], _mm256_loadu_ps(x + i + 8 * k + 8));
+            s[k + 4] = _mm256_add_ps(s[k + 4], _mm256_loadu_ps(x1 + i + 8 * k));
+            s[k + 5] = _mm256_add_ps(s[k + 5], _mm256_loadu_ps(x1 + i + 8 * k + 8));
+        }
+        for (int k = 0; k < 4; k += 2) {
+            s[k] = _mm256_add_ps(s[k], _mm256_loadu_ps(x2 + i + 8 * k));
+            s[k + 1] = _mm256_add_ps(s[k + 1], _mm256_loadu_ps(x2 + i + 8 * k + 8));
+            s[k + 4] = _mm256_add_ps(s[k + 4], _mm256_loadu_ps(x3 + i + 8 * k));
+            s[k + 5] = _mm256_add_ps(s[k + 5], _mm256_loadu_ps(x3 + i + 8 * k + 8));
         }
     }
     for (int k = 1; k < 8; ++k)
@@ -184,7 +197,7 @@ double read_probe(std::int64_t n, const float* x) {
     double sum = 0;
     for (int l = 0; l < 8; ++l)
         sum += double(out[l]);
-    for (std::int64_t i = 2 * half; i < n; ++i)
+    for (std::int64_t i = 4 * quarter; i < n; ++i)
         sum += double(x[i]);
     return sum;
 }
@@ -193,42 +206,16 @@ double read_probe(std::int64_t n, const float* x) {
 
 namespace {
 
-// Packs A[mc x kc] into row panels of MR: panel-major, then p, then the MR rows (zero padded).
-void pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst) {
-    for (std::int64_t i0 = 0; i0 < mc; i0 += kGemmMR) {
-        const std::int64_t rows = imin(kGemmMR, mc - i0);
-        for (std::int64_t p = 0; p < kc; ++p) {
-            for (std::int64_t i = 0; i < rows; ++i)
-                dst[i] = a[(i0 + i) * lda + p];
-            for (std::int64_t i = rows; i < kGemmMR; ++i)
-                dst[i] = 0.0f;
-            dst += kGemmMR;
-        }
+// C[6x16] = alpha * Ap[6 x kc] * Bp[kc x 16] + cb * C, straight from the accumulators
+// (cb == 0: C is not read, so it may hold NaN as BLAS allows). Full tiles only; `c` has
+// row stride ldc. The C rows are prefetched first: they come from L3 or memory, and the
+// kc-long loop hides the misses.
+inline void micro_kernel(std::int64_t kc, const float* ap, const float* bp, float* c,
+                         std::int64_t ldc, float alpha, float cb) {
+    for (int i = 0; i < 6; ++i) {
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 15), _MM_HINT_T0);
     }
-}
-
-// Packs B[kc x nc] into column panels of NR: panel-major, then p, then NR columns.
-void pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst) {
-    for (std::int64_t j0 = 0; j0 < nc; j0 += kGemmNR) {
-        const std::int64_t cols = imin(kGemmNR, nc - j0);
-        for (std::int64_t p = 0; p < kc; ++p) {
-            const float* src = b + p * ldb + j0;
-            if (cols == kGemmNR) {
-                _mm256_store_ps(dst, _mm256_loadu_ps(src));
-                _mm256_store_ps(dst + 8, _mm256_loadu_ps(src + 8));
-            } else {
-                for (std::int64_t j = 0; j < cols; ++j)
-                    dst[j] = src[j];
-                for (std::int64_t j = cols; j < kGemmNR; ++j)
-                    dst[j] = 0.0f;
-            }
-            dst += kGemmNR;
-        }
-    }
-}
-
-// acc[6x16] = Ap[6 x kc] * Bp[kc x 16]; written to `out` (row stride 16).
-inline void micro_kernel(std::int64_t kc, const float* ap, const float* bp, float* out) {
     __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
     __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
     __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -259,28 +246,98 @@ inline void micro_kernel(std::int64_t kc, const float* ap, const float* bp, floa
         ap += kGemmMR;
         bp += kGemmNR;
     }
-    _mm256_store_ps(out + 0, c00);
-    _mm256_store_ps(out + 8, c01);
-    _mm256_store_ps(out + 16, c10);
-    _mm256_store_ps(out + 24, c11);
-    _mm256_store_ps(out + 32, c20);
-    _mm256_store_ps(out + 40, c21);
-    _mm256_store_ps(out + 48, c30);
-    _mm256_store_ps(out + 56, c31);
-    _mm256_store_ps(out + 64, c40);
-    _mm256_store_ps(out + 72, c41);
-    _mm256_store_ps(out + 80, c50);
-    _mm256_store_ps(out + 88, c51);
+    const __m256 va = _mm256_set1_ps(alpha);
+    auto put = [&](float* row, __m256 lo, __m256 hi) {
+        lo = _mm256_mul_ps(va, lo);
+        hi = _mm256_mul_ps(va, hi);
+        if (cb != 0.0f) {
+            const __m256 vb = _mm256_set1_ps(cb);
+            lo = _mm256_fmadd_ps(vb, _mm256_loadu_ps(row), lo);
+            hi = _mm256_fmadd_ps(vb, _mm256_loadu_ps(row + 8), hi);
+        }
+        _mm256_storeu_ps(row, lo);
+        _mm256_storeu_ps(row + 8, hi);
+    };
+    put(c, c00, c01);
+    put(c + ldc, c10, c11);
+    put(c + 2 * ldc, c20, c21);
+    put(c + 3 * ldc, c30, c31);
+    put(c + 4 * ldc, c40, c41);
+    put(c + 5 * ldc, c50, c51);
+}
+
+// The same for an edge tile (rows x cols of C, fewer than 6 x 16): the full tile is
+// computed into `tile`, and only its valid part is merged into C.
+void edge_kernel(std::int64_t kc, const float* ap, const float* bp, float* c, std::int64_t ldc,
+                 std::int64_t rows, std::int64_t cols, float alpha, float cb) {
+    alignas(32) float tile[kGemmMR * kGemmNR];
+    micro_kernel(kc, ap, bp, tile, kGemmNR, alpha, 0.0f);
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) {
+            const float t = tile[i * kGemmNR + j];
+            c[i * ldc + j] = cb == 0.0f ? t : fmaf_(cb, c[i * ldc + j], t);
+        }
 }
 
 } // namespace
+
+// Packs A[mc x kc] into row panels of MR: panel-major, then p, then the MR rows (zero padded).
+void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst) {
+    for (std::int64_t i0 = 0; i0 < mc; i0 += kGemmMR) {
+        const std::int64_t rows = imin(kGemmMR, mc - i0);
+        for (std::int64_t p = 0; p < kc; ++p) {
+            for (std::int64_t i = 0; i < rows; ++i)
+                dst[i] = a[(i0 + i) * lda + p];
+            for (std::int64_t i = rows; i < kGemmMR; ++i)
+                dst[i] = 0.0f;
+            dst += kGemmMR;
+        }
+    }
+}
+
+// Packs B[kc x nc] into column panels of NR: panel-major, then p, then NR columns.
+void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst) {
+    for (std::int64_t j0 = 0; j0 < nc; j0 += kGemmNR) {
+        const std::int64_t cols = imin(kGemmNR, nc - j0);
+        for (std::int64_t p = 0; p < kc; ++p) {
+            const float* src = b + p * ldb + j0;
+            if (cols == kGemmNR) {
+                _mm256_store_ps(dst, _mm256_loadu_ps(src));
+                _mm256_store_ps(dst + 8, _mm256_loadu_ps(src + 8));
+            } else {
+                for (std::int64_t j = 0; j < cols; ++j)
+                    dst[j] = src[j];
+                for (std::int64_t j = cols; j < kGemmNR; ++j)
+                    dst[j] = 0.0f;
+            }
+            dst += kGemmNR;
+        }
+    }
+}
+
+void gemm_macro(std::int64_t mc, std::int64_t nc, std::int64_t kc, const float* packed_a,
+                const float* packed_b, float* c, std::int64_t ldc, float alpha, float cb) {
+    // The B micro-panel (kc x 16, 16 KiB at kc = 256) stays in L1 while the A micro-panels
+    // stream from L2.
+    for (std::int64_t jr = 0; jr < nc; jr += kGemmNR) {
+        const std::int64_t cols = imin(kGemmNR, nc - jr);
+        const float* bp = packed_b + jr * kc;
+        for (std::int64_t ir = 0; ir < mc; ir += kGemmMR) {
+            const std::int64_t rows = imin(kGemmMR, mc - ir);
+            float* cblk = c + ir * ldc + jr;
+            if (rows == kGemmMR && cols == kGemmNR)
+                micro_kernel(kc, packed_a + ir * kc, bp, cblk, ldc, alpha, cb);
+            else
+                edge_kernel(kc, packed_a + ir * kc, bp, cblk, ldc, rows, cols, alpha, cb);
+        }
+    }
+}
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
           const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
           float* workspace) {
     float* packed_b = workspace;
     float* packed_a = workspace + kGemmKC * kGemmNC;
-    alignas(32) float tile[kGemmMR * kGemmNR];
     if (k == 0) {
         for (std::int64_t i = 0; i < m; ++i)
             for (std::int64_t j = 0; j < n; ++j)
@@ -291,47 +348,13 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
         const std::int64_t nc = imin(kGemmNC, n - j0);
         for (std::int64_t p0 = 0; p0 < k; p0 += kGemmKC) {
             const std::int64_t kc = imin(kGemmKC, k - p0);
-            pack_b(kc, nc, b + p0 * ldb + j0, ldb, packed_b);
+            gemm_pack_b(kc, nc, b + p0 * ldb + j0, ldb, packed_b);
             // The first k-block applies beta; later ones accumulate.
-            const bool first = p0 == 0;
+            const float cb = p0 == 0 ? beta : 1.0f;
             for (std::int64_t i0 = 0; i0 < m; i0 += kGemmMC) {
                 const std::int64_t mc = imin(kGemmMC, m - i0);
-                pack_a(mc, kc, a + i0 * lda + p0, lda, packed_a);
-                for (std::int64_t jr = 0; jr < nc; jr += kGemmNR) {
-                    const std::int64_t cols = imin(kGemmNR, nc - jr);
-                    const float* bp = packed_b + jr * kc;
-                    for (std::int64_t ir = 0; ir < mc; ir += kGemmMR) {
-                        const std::int64_t rows = imin(kGemmMR, mc - ir);
-                        micro_kernel(kc, packed_a + ir * kc, bp, tile);
-                        float* cblk = c + (i0 + ir) * ldc + j0 + jr;
-                        const __m256 va = _mm256_set1_ps(alpha);
-                        const __m256 vb = _mm256_set1_ps(beta);
-                        for (std::int64_t i = 0; i < rows; ++i) {
-                            float* crow = cblk + i * ldc;
-                            const float* trow = tile + i * kGemmNR;
-                            if (cols == kGemmNR) {
-                                for (int h = 0; h < 16; h += 8) {
-                                    const __m256 t = _mm256_mul_ps(va, _mm256_load_ps(trow + h));
-                                    __m256 r;
-                                    if (!first)
-                                        r = _mm256_add_ps(t, _mm256_loadu_ps(crow + h));
-                                    else if (beta == 0.0f)
-                                        r = t;
-                                    else
-                                        r = _mm256_fmadd_ps(vb, _mm256_loadu_ps(crow + h), t);
-                                    _mm256_storeu_ps(crow + h, r);
-                                }
-                            } else {
-                                for (std::int64_t j = 0; j < cols; ++j) {
-                                    const float t = alpha * trow[j];
-                                    crow[j] = !first         ? crow[j] + t
-                                              : beta == 0.0f ? t
-                                                             : fmaf_(beta, crow[j], t);
-                                }
-                            }
-                        }
-                    }
-                }
+                gemm_pack_a(mc, kc, a + i0 * lda + p0, lda, packed_a);
+                gemm_macro(mc, nc, kc, packed_a, packed_b, c + i0 * ldc + j0, ldc, alpha, cb);
             }
         }
     }

@@ -159,22 +159,32 @@ double fma_probe(std::int64_t iterations) {
 }
 
 double read_probe(std::int64_t n, const float* x) {
-    // Two streams (the halves) and 8 accumulators, as the AVX2 probe.
-    const std::int64_t half = n / 2 / 64 * 64;
-    const float* y = x + half;
+    // Four streams (the quarters) and 8 accumulators, as the AVX2 probe.
+    const std::int64_t quarter = n / 4 / 64 * 64;
+    const float* x1 = x + quarter;
+    const float* x2 = x + 2 * quarter;
+    const float* x3 = x + 3 * quarter;
     __m512 s[8];
     for (int k = 0; k < 8; ++k)
         s[k] = _mm512_setzero_ps();
-    for (std::int64_t i = 0; i < half; i += 64) {
-        for (int k = 0; k < 4; ++k) {
+    for (std::int64_t i = 0; i < quarter; i += 64) {
+        for (int k = 0; k < 4; k += 2) {
             s[k] = _mm512_add_ps(s[k], _mm512_loadu_ps(x + i + 16 * k));
-            s[4 + k] = _mm512_add_ps(s[4 + k], _mm512_loadu_ps(y + i + 16 * k));
+            s[k + 1] = _mm512_add_ps(s[k + 1], _mm512_loadu_ps(x + i + 16 * k + 16));
+            s[k + 4] = _mm512_add_ps(s[k + 4], _mm512_loadu_ps(x1 + i + 16 * k));
+            s[k + 5] = _mm512_add_ps(s[k + 5], _mm512_loadu_ps(x1 + i + 16 * k + 16));
+        }
+        for (int k = 0; k < 4; k += 2) {
+            s[k] = _mm512_add_ps(s[k], _mm512_loadu_ps(x2 + i + 16 * k));
+            s[k + 1] = _mm512_add_ps(s[k + 1], _mm512_loadu_ps(x2 + i + 16 * k + 16));
+            s[k + 4] = _mm512_add_ps(s[k + 4], _mm512_loadu_ps(x3 + i + 16 * k));
+            s[k + 5] = _mm512_add_ps(s[k + 5], _mm512_loadu_ps(x3 + i + 16 * k + 16));
         }
     }
     for (int k = 1; k < 8; ++k)
         s[0] = _mm512_add_ps(s[0], s[k]);
     double sum = double(_mm512_reduce_add_ps(s[0]));
-    for (std::int64_t i = 2 * half; i < n; ++i)
+    for (std::int64_t i = 4 * quarter; i < n; ++i)
         sum += double(x[i]);
     return sum;
 }
@@ -276,8 +286,16 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
                     const float* bp = packed_b + jr * kc;
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {
                         const std::int64_t rows = imin(MR, mc - ir);
-                        micro_kernel(kc, packed_a + ir * kc, bp, tile);
                         float* cblk = c + (i0 + ir) * ldc + j0 + jr;
+                        // The C rows come from L3 or memory: fetch them while the kc loop
+                        // runs (the AVX2 gemm gained ~10 % from this at 2048^3).
+                        for (std::int64_t i = 0; i < rows; ++i) {
+                            const char* crow = reinterpret_cast<const char*>(cblk + i * ldc);
+                            _mm_prefetch(crow, _MM_HINT_T0);
+                            _mm_prefetch(crow + 64, _MM_HINT_T0);
+                            _mm_prefetch(crow + 4 * (cols - 1), _MM_HINT_T0);
+                        }
+                        micro_kernel(kc, packed_a + ir * kc, bp, tile);
                         for (std::int64_t i = 0; i < rows; ++i) {
                             float* crow = cblk + i * ldc;
                             const float* trow = tile + i * NR;

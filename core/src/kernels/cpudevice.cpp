@@ -5,13 +5,38 @@
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
 
+#include "kernels/cpukernels.h"
+
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <vector>
 
 namespace switchyard {
+
+void* host_allocate(std::size_t bytes) {
+    constexpr std::size_t kHugePage = std::size_t(2) << 20;
+    const bool huge = bytes >= 2 * kHugePage;
+    const std::size_t align = huge ? kHugePage : 64;
+    // aligned_alloc wants a multiple of the alignment.
+    const std::size_t size = (std::max<std::size_t>(bytes, 64) + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, size);
+    if (!p)
+        throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+    if (huge)
+        (void)madvise(p, size, MADV_HUGEPAGE); // advice: nothing to do when it is refused
+#endif
+    return p;
+}
+
+void host_release(void* buffer) noexcept {
+    std::free(buffer);
+}
 
 namespace {
 
@@ -49,13 +74,8 @@ public:
         }
     }
 
-    void* allocate(std::size_t bytes) override {
-        return ::operator new[](std::max<std::size_t>(bytes, 64), std::align_val_t(64));
-    }
-    void release(void* buffer) noexcept override {
-        if (buffer)
-            ::operator delete[](buffer, std::align_val_t(64));
-    }
+    void* allocate(std::size_t bytes) override { return host_allocate(bytes); }
+    void release(void* buffer) noexcept override { host_release(buffer); }
     void upload(void* dst, const void* src, std::size_t bytes) override {
         std::memcpy(dst, src, bytes);
     }

@@ -198,6 +198,60 @@ template <bool Avx2> void gemm_mt(const KernelArgs& a) {
     });
 }
 
+// The threaded AVX2 gemm when M is the larger extent: per (NC, KC) block the threads pack
+// B together into one shared panel set (slot 0's B part, so it sits in L3 once), then
+// claim row blocks of C one at a time (each thread packs its A block into its own slot's
+// A part). Claiming keeps both cores busy when one is slowed by another process, which a
+// fixed half each did not; every parallel_for is the barrier between the two phases.
+void gemm_avx2_mt(const KernelArgs& a) {
+    require_v3();
+    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
+    auto& pool = ThreadPool::instance();
+    const std::int64_t threads = pool.size();
+    if (threads == 1 || m < n || k == 0) {
+        gemm_mt<true>(a);
+        return;
+    }
+    using cpu::kGemmKC, cpu::kGemmMC, cpu::kGemmMR, cpu::kGemmNC, cpu::kGemmNR;
+    const float alpha = float(a.scalars[0]), beta = float(a.scalars[1]);
+    const float* A = a.in[0];
+    const float* B = a.in[1];
+    float* C = a.out[0];
+    // Row blocks of kGemmMC rows, fewer when that would leave a thread without one.
+    const std::int64_t per_thread = (m + threads - 1) / threads;
+    const std::int64_t mb =
+        std::min<std::int64_t>(kGemmMC, (per_thread + kGemmMR - 1) / kGemmMR * kGemmMR);
+    const std::int64_t blocks = (m + mb - 1) / mb;
+    float* packed_b = gemm_workspace(a, 0);
+    for (std::int64_t j0 = 0; j0 < n; j0 += kGemmNC) {
+        const std::int64_t nc = std::min(kGemmNC, n - j0);
+        const std::int64_t panels = (nc + kGemmNR - 1) / kGemmNR;
+        // Four packing tasks a thread, claimed as the row blocks are: a thread slowed by
+        // another process does not hold the others up for a whole share.
+        const std::int64_t pack_parts = std::min(4 * threads, panels);
+        for (std::int64_t p0 = 0; p0 < k; p0 += kGemmKC) {
+            const std::int64_t kc = std::min(kGemmKC, k - p0);
+            pool.parallel_for(pack_parts, [&](std::int64_t t) {
+                const std::int64_t q0 = panels * t / pack_parts;
+                const std::int64_t q1 = panels * (t + 1) / pack_parts;
+                const std::int64_t c0 = q0 * kGemmNR, c1 = std::min(nc, q1 * kGemmNR);
+                if (c1 > c0)
+                    cpu::avx2::gemm_pack_b(kc, c1 - c0, B + p0 * n + j0 + c0, n,
+                                           packed_b + c0 * kc);
+            });
+            const float cb = p0 == 0 ? beta : 1.0f;
+            pool.parallel_for(blocks, [&](std::int64_t ib) {
+                const std::int64_t i0 = ib * mb, mc = std::min(mb, m - i0);
+                float* packed_a =
+                    gemm_workspace(a, std::int64_t(ThreadPool::worker_index())) + kGemmKC * kGemmNC;
+                cpu::avx2::gemm_pack_a(mc, kc, A + i0 * k + p0, k, packed_a);
+                cpu::avx2::gemm_macro(mc, nc, kc, packed_a, packed_b, C + i0 * n + j0, n, alpha,
+                                      cb);
+            });
+        }
+    }
+}
+
 // ---- x86-64-v4 (AVX-512) adapters ------------------------------------------------------
 
 constexpr std::size_t kGemm512SliceBytes = cpu::kGemm512WorkspaceFloats * sizeof(float);
@@ -383,7 +437,7 @@ void register_cpu_cells(CellRegistrar& r) {
     add(kGemm, "generic", "default", gemm_generic, {}, 0, gen_meta);
     add(kGemm, "generic", "threaded", gemm_mt<false>, {}, 0, gen_mt_meta);
     add(kGemm, "x86-64-v3", "default", gemm_avx2, v3, std::int64_t(kGemmSliceBytes), v3_meta);
-    add(kGemm, "x86-64-v3", "threaded", gemm_mt<true>, v3, std::int64_t(kGemmSliceBytes) * threads,
+    add(kGemm, "x86-64-v3", "threaded", gemm_avx2_mt, v3, std::int64_t(kGemmSliceBytes) * threads,
         v3_mt_meta);
     add(kGemm, "x86-64-v4", "default", gemm_v4, v4, std::int64_t(kGemm512SliceBytes), v4_meta);
     add(kGemm, "x86-64-v4", "threaded", gemm_v4_mt, v4, std::int64_t(kGemm512SliceBytes) * threads,

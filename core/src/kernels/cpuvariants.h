@@ -73,6 +73,17 @@ void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, co
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
           const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
           float* workspace);
+/// gemm's pieces, for the threaded driver (one packed B shared by all threads):
+/// packs A[mc x kc] (row stride lda) into MR-row panels at `dst` (mc rounded up to MR,
+/// times kc floats) ...
+void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst);
+/// ... packs B[kc x nc] (row stride ldb) into NR-column panels at `dst` (32-byte aligned;
+/// panel q starts at dst + q * NR * kc, so disjoint panel ranges can be packed apart) ...
+void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst);
+/// ... and C[mc x nc] (row stride ldc) = alpha * A * B + cb * C from them (cb == 0: C is
+/// not read).
+void gemm_macro(std::int64_t mc, std::int64_t nc, std::int64_t kc, const float* packed_a,
+                const float* packed_b, float* c, std::int64_t ldc, float alpha, float cb);
 void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
 /// Runs `iterations` rounds of independent FMAs; returns the flops done (the peak probe).
 double fma_probe(std::int64_t iterations);

@@ -30,13 +30,14 @@ std::mutex g_peaks_mutex;
 std::optional<CpuPeaks> g_peaks;
 std::atomic<std::uint64_t> g_generation{0};
 
-struct AlignedFree {
-    void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+// The CPU device's allocator (huge pages for large sets), so ceilings and rows compare.
+struct HostFree {
+    void operator()(float* p) const { host_release(p); }
 };
-using AlignedBuffer = std::unique_ptr<float, AlignedFree>;
+using AlignedBuffer = std::unique_ptr<float, HostFree>;
 AlignedBuffer aligned_floats(std::size_t n) {
-    return AlignedBuffer(static_cast<float*>(
-        ::operator new[](std::max<std::size_t>(n, 16) * sizeof(float), std::align_val_t(64))));
+    return AlignedBuffer(
+        static_cast<float*>(host_allocate(std::max<std::size_t>(n, 16) * sizeof(float))));
 }
 
 std::string mib_or_kib(double bytes) {
@@ -86,13 +87,30 @@ private:
 
 enum class Probe { Read, Triad };
 
+// A probe's answer: the best timing and the spread of the timings of the form that gave it.
+struct ProbeResult {
+    double best = 0;
+    double spread = 0; // (best - median) / best
+};
+
+// (best - median) / best of `v` (GB/s or GFLOP/s: higher is better).
+double spread_of(std::vector<double> v) {
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    const double best = v.back();
+    const std::size_t h = v.size() / 2;
+    const double median = v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+    return best > 0 ? (best - median) / best : 0.0;
+}
+
 // Best GB/s of `probe` over the arena's slices on `threads` threads (1: the first slice on
 // the calling thread; otherwise one slice per pool thread). Each timing repeats the pass
 // until about `min_bytes` per thread went through, so in-cache timings are not dominated
 // by the pool's dispatch. Every form of the loop this CPU runs is tried, interleaved; the
 // best is the machine's limit, so no kernel can beat the probe by storing differently.
-double run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool streaming_forms,
-                 int timings, double min_bytes) {
+ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool streaming_forms,
+                      int timings, double min_bytes) {
     const int isa = probe_isa();
     const std::int64_t n = arena.slice_floats();
     // Triad arrays a, b, c: whole 64-float blocks (256-byte aligned, no loop tails, as a
@@ -157,32 +175,38 @@ double run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool str
             }
         }
     };
-    double best = 0;
+    std::vector<std::vector<double>> gbs(forms.size());
     auto& pool = ThreadPool::instance();
     for (int rep = 0; rep < timings; ++rep) {
-        for (int form : forms) {
+        for (std::size_t f = 0; f < forms.size(); ++f) {
             const auto t0 = Clock::now();
             if (threads == 1)
-                pass(form, 0);
+                pass(forms[f], 0);
             else
-                pool.parallel_for(threads, [&](std::int64_t t) { pass(form, t); });
+                pool.parallel_for(threads, [&](std::int64_t t) { pass(forms[f], t); });
             const double s = std::chrono::duration<double>(Clock::now() - t0).count();
             if (s > 0)
-                best = std::max(best, pass_bytes * double(reps) * double(threads) / s / 1e9);
+                gbs[f].push_back(pass_bytes * double(reps) * double(threads) / s / 1e9);
         }
     }
     volatile double keep = sink[0];
     (void)keep;
-    return best;
+    ProbeResult r;
+    for (const auto& v : gbs)
+        if (!v.empty() && *std::max_element(v.begin(), v.end()) > r.best) {
+            r.best = *std::max_element(v.begin(), v.end());
+            r.spread = spread_of(v);
+        }
+    return r;
 }
 
-double run_fma(int isa, std::int64_t threads) {
+ProbeResult run_fma(int isa, std::int64_t threads) {
     if (isa < 3)
-        return 0.0;
+        return {};
     auto& pool = ThreadPool::instance();
     constexpr std::int64_t iterations = 1'000'000;
-    double best = 0;
-    for (int rep = 0; rep < 3; ++rep) {
+    std::vector<double> gflops;
+    for (int rep = 0; rep < 5; ++rep) {
         std::vector<double> flops(std::size_t(threads), 0.0);
         auto one = [&](std::int64_t t) {
             flops[std::size_t(t)] =
@@ -198,9 +222,11 @@ double run_fma(int isa, std::int64_t threads) {
         for (double f : flops)
             total += f;
         if (s > 0)
-            best = std::max(best, total / s / 1e9);
+            gflops.push_back(total / s / 1e9);
     }
-    return best;
+    if (gflops.empty())
+        return {};
+    return {*std::max_element(gflops.begin(), gflops.end()), spread_of(gflops)};
 }
 
 std::string lower(std::string s) {
@@ -252,7 +278,8 @@ CpuPeaks measure_all() {
             std::unique_ptr<Arena> arena;
             if (dram_reason.empty())
                 arena = std::make_unique<Arena>(ws / 4, threads == 1 ? 1 : all);
-            const int timings = dram ? 3 : 15;
+            // DRAM: 7 timings (a pass is milliseconds), so the spread has a median to go by.
+            const int timings = dram ? 7 : 15;
             // In-cache passes are short: repeat each to ~16 MiB per thread per timing.
             const double min_bytes = dram ? 0.0 : double(16 << 20);
             for (Probe probe : {Probe::Read, Probe::Triad}) {
@@ -276,8 +303,10 @@ CpuPeaks measure_all() {
                     c.value = 0;
                     c.method = what + ", " + who + ": " + dram_reason;
                 } else {
-                    c.value =
+                    const auto r =
                         run_probe(probe, *arena, threads == 1 ? 1 : all, dram, timings, min_bytes);
+                    c.value = r.best;
+                    p.spread[c.id] = r.spread;
                     c.method = what + ", " + who + ", " + mib_or_kib(double(ws));
                 }
                 p.ceilings.push_back(std::move(c));
@@ -298,7 +327,9 @@ CpuPeaks measure_all() {
             c.id = threads == 1 ? "fma.fp32.1t" : "fma.fp32.all";
             c.kind = "compute";
             c.threads = threads == 1 ? 1 : 0;
-            c.value = run_fma(isa, threads);
+            const auto r = run_fma(isa, threads);
+            c.value = r.best;
+            p.spread[c.id] = r.spread;
             c.method = std::string(isa_name(isa)) + " FMA loop, fp32, " +
                        (threads == 1 ? "1 thread" : "all threads");
             p.ceilings.push_back(std::move(c));
@@ -317,6 +348,8 @@ CpuPeaks measure_all() {
             Ceiling a = c;
             a.id = c.id.substr(0, c.id.size() - 2) + "all";
             a.threads = 0;
+            if (const auto it = p.spread.find(c.id); it != p.spread.end())
+                p.spread[a.id] = it->second;
             extra.push_back(std::move(a));
         }
         p.ceilings.insert(p.ceilings.end(), extra.begin(), extra.end());
@@ -349,11 +382,8 @@ const Ceiling* CpuPeaks::find(std::string_view id) const {
 }
 
 nlohmann::json CpuPeaks::to_json() const {
-    return {{"triad_gbs", triad_gbs},
-            {"triad_bytes", triad_bytes},
-            {"fma_gflops", fma_gflops},
-            {"fma_isa", fma_isa},
-            {"ceilings", ceilings}};
+    return {{"triad_gbs", triad_gbs}, {"triad_bytes", triad_bytes}, {"fma_gflops", fma_gflops},
+            {"fma_isa", fma_isa},     {"ceilings", ceilings},       {"spread", spread}};
 }
 
 CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {
@@ -371,6 +401,15 @@ CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {
     p.fma_gflops = num("fma_gflops");
     if (const auto it = j.find("fma_isa"); it != j.end() && it->is_string())
         p.fma_isa = it->get<std::string>();
+    if (const auto it = j.find("spread"); it != j.end()) {
+        if (!it->is_object())
+            throw std::runtime_error("peaks.spread: expected an object");
+        for (const auto& [id, v] : it->items()) {
+            if (!v.is_number())
+                throw std::runtime_error("peaks.spread." + id + ": expected a number");
+            p.spread[id] = v.get<double>();
+        }
+    }
     if (const auto it = j.find("ceilings"); it != j.end()) {
         if (!it->is_array())
             throw std::runtime_error("peaks.ceilings: expected an array");
@@ -388,7 +427,7 @@ CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {
 double measure_triad_gbs(std::int64_t bytes, int repeats) {
     const std::int64_t all = ThreadPool::instance().size();
     Arena arena(std::max<std::int64_t>(3072, bytes / 4), all);
-    return run_probe(Probe::Triad, arena, all, true, std::max(1, repeats), 0.0);
+    return run_probe(Probe::Triad, arena, all, true, std::max(1, repeats), 0.0).best;
 }
 
 const CpuPeaks& cpu_peaks() {

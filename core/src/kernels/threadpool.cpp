@@ -11,6 +11,14 @@ unsigned ThreadPool::available_cpus() {
     return cpus_in_affinity_mask();
 }
 
+namespace {
+thread_local unsigned t_worker_index = 0;
+} // namespace
+
+unsigned ThreadPool::worker_index() noexcept {
+    return t_worker_index;
+}
+
 ThreadPool& ThreadPool::instance() {
     static ThreadPool pool(available_cpus());
     return pool;
@@ -18,7 +26,10 @@ ThreadPool& ThreadPool::instance() {
 
 ThreadPool::ThreadPool(unsigned threads) {
     for (unsigned i = 1; i < threads; ++i)
-        m_workers.emplace_back([this] { worker_loop(); });
+        m_workers.emplace_back([this, i] {
+            t_worker_index = i;
+            worker_loop();
+        });
 }
 
 ThreadPool::~ThreadPool() {

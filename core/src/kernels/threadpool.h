@@ -27,6 +27,12 @@ public:
 
     void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& task);
 
+    /// The calling thread's index in the pool: 1..size()-1 on its workers, 0 on any other
+    /// thread (the one that calls parallel_for takes part as 0). Within one parallel_for the
+    /// tasks running at the same time have different indices, so a task can pick per-thread
+    /// scratch space by it.
+    static unsigned worker_index() noexcept;
+
     /// CPUs in this process's affinity mask (at least 1).
     static unsigned available_cpus();
 

@@ -2,6 +2,7 @@
 #include <switchyard/profiling/stats.h>
 #include <switchyard/report/compare.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -62,11 +63,17 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
 
 namespace {
 
+struct CeilingValue {
+    double value = 0;
+    bool bandwidth = false;
+};
+
 // device id -> (ceiling id -> value), from a report context's devices[].ceilings. Entries
 // that are not what the format says are skipped: the report loader checks the rows, and a
 // warning must never make compare fail.
-std::map<std::string, std::map<std::string, double>> ceilings_of(const nlohmann::json& context) {
-    std::map<std::string, std::map<std::string, double>> out;
+std::map<std::string, std::map<std::string, CeilingValue>>
+ceilings_of(const nlohmann::json& context) {
+    std::map<std::string, std::map<std::string, CeilingValue>> out;
     if (!context.is_object() || !context.contains("devices") || !context["devices"].is_array())
         return out;
     for (const auto& d : context["devices"]) {
@@ -77,8 +84,25 @@ std::map<std::string, std::map<std::string, double>> ceilings_of(const nlohmann:
         for (const auto& c : d["ceilings"])
             if (c.is_object() && c.contains("id") && c["id"].is_string() && c.contains("value") &&
                 c["value"].is_number())
-                m[c["id"].get<std::string>()] = c["value"].get<double>();
+                m[c["id"].get<std::string>()] = {c["value"].get<double>(),
+                                                 c.contains("kind") && c["kind"].is_string() &&
+                                                     c["kind"] == "bandwidth"};
     }
+    return out;
+}
+
+// device id -> (ceiling id -> the probe's spread), where the context records it: the CPU's
+// probes do (context.cpu_peaks.spread, CpuPeaks::spread), for the device "cpu".
+std::map<std::string, std::map<std::string, double>> spreads_of(const nlohmann::json& context) {
+    std::map<std::string, std::map<std::string, double>> out;
+    if (!context.is_object() || !context.contains("cpu_peaks"))
+        return out;
+    const auto& peaks = context["cpu_peaks"];
+    if (!peaks.is_object() || !peaks.contains("spread") || !peaks["spread"].is_object())
+        return out;
+    for (const auto& [id, v] : peaks["spread"].items())
+        if (v.is_number() && v.get<double>() >= 0)
+            out["cpu"][id] = v.get<double>();
     return out;
 }
 
@@ -94,9 +118,11 @@ std::string list_ids(const std::vector<std::string>& ids) {
 } // namespace
 
 std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
-                                             const nlohmann::json& context_b, double tolerance) {
+                                             const nlohmann::json& context_b, double tolerance,
+                                             double bandwidth_tolerance) {
     std::vector<std::string> out;
     const auto a = ceilings_of(context_a), b = ceilings_of(context_b);
+    const auto spread_a = spreads_of(context_a), spread_b = spreads_of(context_b);
     if (a.empty() && b.empty())
         return out;
     if (a.empty() != b.empty()) {
@@ -110,16 +136,28 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
         if (it == b.end())
             continue;
         const auto& cb = it->second;
+        const auto sa = spread_a.find(device), sb = spread_b.find(device);
+        // The limit for one ceiling: with both probes' spreads recorded, their sum (two runs
+        // of one machine differ by about that much), at least `tolerance`; without them,
+        // the tolerance of its kind.
+        auto limit = [&](const std::string& id, const CeilingValue& c) {
+            if (sa != spread_a.end() && sb != spread_b.end()) {
+                const auto ia = sa->second.find(id), ib = sb->second.find(id);
+                if (ia != sa->second.end() && ib != sb->second.end())
+                    return std::max(tolerance, ia->second + ib->second);
+            }
+            return c.bandwidth ? bandwidth_tolerance : tolerance;
+        };
         std::vector<std::string> only_a, only_b, differ;
-        for (const auto& [id, va] : ca) {
+        for (const auto& [id, ceiling_a] : ca) {
             const auto jt = cb.find(id);
             if (jt == cb.end()) {
                 only_a.push_back(id);
                 continue;
             }
-            const double vb = jt->second;
+            const double va = ceiling_a.value, vb = jt->second.value;
             const double rel = va > 0 ? (vb - va) / va : (vb > 0 ? 1.0 : 0.0);
-            if (std::fabs(rel) > tolerance)
+            if (std::fabs(rel) > limit(id, ceiling_a))
                 differ.push_back(id + " " + format_number(va) + " -> " + format_number(vb) + " (" +
                                  (rel >= 0 ? "+" : "") + format_number(rel * 100) + " %)");
         }
@@ -132,8 +170,8 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
                           "; only in B: " + (only_b.empty() ? "none" : list_ids(only_b)) +
                           "): they come from different machines or builds");
         if (!differ.empty())
-            out.push_back(device + ": ceilings differ by more than " +
-                          format_number(tolerance * 100) + " % (" + list_ids(differ) +
+            out.push_back(device + ": ceilings differ by more than their probes' noise (" +
+                          list_ids(differ) +
                           "): the reports come from machines with different ceilings, so "
                           "times are not like for like; compare ceiling fractions");
     }
@@ -142,7 +180,8 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
 
 Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions& options) {
     Comparison out;
-    out.m_warnings = ceiling_differences(a.context, b.context, options.ceiling_tolerance);
+    out.m_warnings = ceiling_differences(a.context, b.context, options.ceiling_tolerance,
+                                         options.bandwidth_ceiling_tolerance);
     std::map<std::string, const ProfileRow*> in_b;
     std::map<std::string, bool> used;
     for (const auto& r : b.rows)

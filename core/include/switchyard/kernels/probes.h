@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct CpuPeaks {
     double fma_gflops = 0;        // FMA loop on all threads (0 without x86-64-v3)
     std::string fma_isa;          // "AVX-512F (zmm)", "AVX2+FMA (ymm)", "" when not measured
     std::vector<Ceiling> ceilings;
+    /// Each measured ceiling's own noise: (best - median) / best over its timings (the
+    /// best form's). A ceiling is the best timing; when the timings spread by s, a run can
+    /// have missed the machine's limit by about s, so two runs on one machine differ by
+    /// up to the sum of their spreads (compare's threshold). JSON "spread": {id: number};
+    /// absent in reports from before it.
+    std::map<std::string, double> spread;
 
     /// The ceiling with this id, or nullptr.
     const Ceiling* find(std::string_view id) const;

@@ -20,17 +20,30 @@ struct CompareOptions {
         9;                    // compare.py's UTEST_OPTIMAL_REPETITIONS: fewer cannot claim SAME
     double min_effect = 0.01; // a significant change smaller than 1 % is SAME
     /// Ceilings of the same id (context.devices[].ceilings) whose values differ by more
-    /// than this relative amount mean the reports come from different machines.
+    /// than this relative amount mean the reports come from different machines. Where both
+    /// reports record their probes' spread (ceiling_differences()), the limit is that
+    /// spread, at least this; without it, this for compute ceilings (an FMA loop in
+    /// registers: only the clock moves it) ...
     double ceiling_tolerance = 0.10;
+    /// ... and this for bandwidth ceilings. The caches and memory a probe measures are
+    /// shared with everything else on the machine (other processes on the other cores,
+    /// other tenants' VMs on the same L3 and memory controllers): two runs on one loaded VM
+    /// measured L3 and DRAM ceilings 20-50 % apart; a different machine class (another
+    /// memory generation, another cache size) differs by more.
+    double bandwidth_ceiling_tolerance = 0.35;
 };
 
 /// Warnings about two report contexts whose devices have different ceilings: for each
-/// device id in both, the ceiling ids only one has, and each id whose values differ by more
-/// than `tolerance` (relative to A). Empty when the ceilings agree, or when neither report
-/// has any (reports older than the ceilings).
+/// device id in both, the ceiling ids only one has, and each id whose values differ
+/// (relative to A) by more than the sum of the two probes' spreads where both contexts
+/// record them (context.cpu_peaks.spread, CpuPeaks::spread), at least `tolerance`; where
+/// they do not, by more than `tolerance` (compute ceilings) or `bandwidth_tolerance` (kind
+/// "bandwidth"). Empty when the ceilings agree, or when neither report has any (reports
+/// older than the ceilings).
 std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
                                              const nlohmann::json& context_b,
-                                             double tolerance = 0.10);
+                                             double tolerance = 0.10,
+                                             double bandwidth_tolerance = 0.35);
 
 /// The verdict on B against A.
 struct SampleComparison {
