@@ -509,6 +509,38 @@ private slots:
         window.controller()->waitForIdle();
     }
 
+    // Device backends are loaded, and their devices listed, in the inspection worker, never
+    // in the GUI's process (issue 13): a provider that aborts while listing its devices is
+    // Failed with hook_crashed in the tree, and the well-behaved one's device is shown.
+    void deviceBackendsAreListedInAWorker() {
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components, builtin_backends};
+        DeviceRegistry devices;
+        const auto path =
+            PluginSearchPath::from_dirs({(kPlugins + "/device_enum_abort").toStdString(),
+                                         (kPlugins + "/device_good").toStdString()});
+        registry.set_plugin_discovery(path.discovery());
+        ui::MainWindow window(registry, devices, path);
+        QSignalSpy shown(&window, &ui::MainWindow::catalogShown);
+        QVERIFY(shown.wait(60000));
+        const auto* bad = window.catalog()->backend("fixture-device-enum-abort");
+        QVERIFY(bad);
+        QCOMPARE(bad->state, BackendState::Failed);
+        QCOMPARE(bad->cause, BackendCause::HookCrashed);
+        QVERIFY2(bad->error.find("SIGABRT") != std::string::npos, bad->error.c_str());
+        const auto* good = window.catalog()->backend("fixture-device-good");
+        QVERIFY(good);
+        QCOMPARE(good->state, BackendState::Loaded); // as the worker saw it
+        QVERIFY(!registry.is_loaded("fixture-device-good"));
+        QVERIFY(!registry.is_loaded("fixture-device-enum-abort"));
+        QStringList ids;
+        for (const auto& d : window.catalog()->doctor.devices)
+            ids << QString::fromStdString(d.id);
+        QVERIFY2(ids.contains("fx_good:0"), qPrintable(ids.join(',')));
+        window.controller()->waitForIdle();
+    }
+
     // The scale benchmark of issue 10, run by tests/bench/scale.sh over 1,000 generated
     // plugins of 100 kernel cells each: cold start (registry, discovery, window, catalog on
     // the worker) to a painted window with the tree and the matrix populated, then one
