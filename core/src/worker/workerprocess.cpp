@@ -22,6 +22,16 @@
 
 extern char** environ;
 
+// GCC says __SANITIZE_ADDRESS__; clang 14 only answers __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SWITCHYARD_CLANG_ASAN 1
+#endif
+#endif
+#ifndef SWITCHYARD_CLANG_ASAN
+#define SWITCHYARD_CLANG_ASAN 0
+#endif
+
 namespace switchyard {
 
 namespace {
@@ -141,7 +151,7 @@ worker_environment(const std::vector<std::pair<std::string, std::string>>& extra
     }
     for (const auto& [k, v] : extra)
         env.push_back(k + "=" + v);
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || SWITCHYARD_CLANG_ASAN
     // Under AddressSanitizer a fault in plugin code must still end the worker with its
     // signal (a crashed row says SIGSEGV, a crashed load SIGBUS), not ASan's exit code 1.
     const std::string keep_signals =
