@@ -2,6 +2,7 @@
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/devicebackends.h>
 
 #include "util/difflib.h"
 #include "util/textutil.h"
@@ -760,7 +761,9 @@ void BackendRegistry::load(std::string_view name) {
     load_entry(entry);
 }
 
-void BackendRegistry::load_device_backends(const std::vector<std::string>& kinds) {
+bool is_device_backend(const BackendInfo& info, const std::vector<std::string>& kinds) {
+    if (info.state != BackendState::Discovered || !info.is_available())
+        return false;
     auto wanted = [&](const std::string& kind) {
         if (kind == "cpu")
             return false;
@@ -771,12 +774,13 @@ void BackendRegistry::load_device_backends(const std::vector<std::string>& kinds
         });
     };
     auto on_device = [&](const DeclaredCell& c) { return c.key.size() > 1 && wanted(c.key[1]); };
+    return std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device) ||
+           std::any_of(info.declared_components.begin(), info.declared_components.end(), on_device);
+}
+
+void BackendRegistry::load_device_backends(const std::vector<std::string>& kinds) {
     for (const auto& info : infos()) {
-        if (info.state != BackendState::Discovered || !info.is_available())
-            continue;
-        if (std::none_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device) &&
-            std::none_of(info.declared_components.begin(), info.declared_components.end(),
-                         on_device))
+        if (!is_device_backend(info, kinds))
             continue;
         try {
             load(info.name);

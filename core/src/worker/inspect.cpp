@@ -4,6 +4,7 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/devicebackends.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workercontroller.h>
@@ -284,26 +285,10 @@ InspectResult inspect_resolutions(BackendRegistry& registry,
 
 std::vector<std::string> device_backend_plugins(BackendRegistry& registry,
                                                 const std::vector<std::string>& kinds) {
-    auto wanted = [&](const std::string& kind) {
-        if (kind == "cpu")
-            return false;
-        if (kinds.empty())
-            return true;
-        return std::any_of(kinds.begin(), kinds.end(), [&](const std::string& w) {
-            return w == kind || w.rfind(kind + ":", 0) == 0;
-        });
-    };
-    auto on_device = [&](const DeclaredCell& c) { return c.key.size() > 1 && wanted(c.key[1]); };
     std::vector<std::string> out;
-    for (const auto& info : registry.infos()) {
-        if (info.source != BackendSource::Plugin || info.state != BackendState::Discovered ||
-            !info.is_available())
-            continue;
-        if (std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device) ||
-            std::any_of(info.declared_components.begin(), info.declared_components.end(),
-                        on_device))
+    for (const auto& info : registry.infos())
+        if (info.source == BackendSource::Plugin && is_device_backend(info, kinds))
             out.push_back(info.name);
-    }
     return out;
 }
 
