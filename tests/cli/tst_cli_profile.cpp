@@ -6,7 +6,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <switchyard/hardware/deviceregistry.h>
@@ -14,26 +13,13 @@
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/runtime/runtime.h>
 
+#include "support/childprocess.h"
+
 namespace {
 
-struct Result {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Result run_cli(const QStringList& args, const QString& plugin_path = QString(),
-               int timeout_ms = 120000) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SWITCHYARD_PLUGIN_PATH", plugin_path);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
-    if (!p.waitForFinished(timeout_ms)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+switchyard::test::ProcessResult
+run_cli(const QStringList& args, const QString& plugin_path = QString(), int timeout_ms = 120000) {
+    return switchyard::test::run_cli(args, plugin_path, {.timeout_ms = timeout_ms});
 }
 
 const QString kFixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling");

@@ -6,31 +6,19 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include "support/childprocess.h"
 
 #include <sys/stat.h>
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = switchyard::test::ProcessResult;
 
 Run cli(const QStringList& args, const QString& pluginPath = {}) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SWITCHYARD_PLUGIN_PATH", pluginPath);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
-    if (!p.waitForFinished(60000))
-        return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+    return switchyard::test::run_cli(args, pluginPath, {.timeout_ms = 60000});
 }
 
 QJsonDocument parse(const QByteArray& bytes) {

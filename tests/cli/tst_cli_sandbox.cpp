@@ -8,8 +8,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
+
+#include "support/childprocess.h"
 
 #include <signal.h>
 #include <sys/types.h>
@@ -19,27 +20,10 @@
 
 namespace {
 
-struct Result {
-    int code = -1; // -1: did not finish in time (or died by a signal)
-    QByteArray out, err;
-    double seconds = 0;
-};
-
-Result run_cli(const QStringList& args, const QString& plugin_path, int timeout_ms) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SWITCHYARD_PLUGIN_PATH", plugin_path);
-    p.setProcessEnvironment(env);
-    QElapsedTimer t;
-    t.start();
-    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
-    const bool finished = p.waitForFinished(timeout_ms);
-    if (!finished) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {finished && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            p.readAllStandardOutput(), p.readAllStandardError(), t.elapsed() / 1000.0};
+// code -1: did not finish in time (or died by a signal)
+switchyard::test::ProcessResult run_cli(const QStringList& args, const QString& plugin_path,
+                                        int timeout_ms) {
+    return switchyard::test::run_cli(args, plugin_path, {.timeout_ms = timeout_ms});
 }
 
 const QString kSandbox = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling-sandbox");
@@ -191,27 +175,21 @@ private slots:
     // Before: the worker (and its grandchild) lived on with PPID 1 after the CLI died.
     void controllerKilledMidRunLeavesNoProcess() {
         QFETCH(int, sig);
-        QProcess p;
-        auto env = QProcessEnvironment::systemEnvironment();
-        env.insert("SWITCHYARD_PLUGIN_PATH", kSandbox);
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(SWITCHYARD_CLI_PATH), profile_args("grandchild_hang", "120"));
-        QVERIFY(p.waitForStarted());
-        QByteArray err;
+        switchyard::test::ChildProcess p(QStringLiteral(SWITCHYARD_CLI_PATH),
+                                         profile_args("grandchild_hang", "120"),
+                                         {.env = {{"SWITCHYARD_PLUGIN_PATH", kSandbox}}});
+        QVERIFY2(p.started(), p.err().constData());
         pid_t worker = 0, grandchild = 0;
         QElapsedTimer t;
         t.start();
-        while (!fixture_pids(err, worker, grandchild) && t.elapsed() < 60000) {
-            p.waitForReadyRead(100);
-            err += p.readAllStandardError();
-            p.readAllStandardOutput();
-        }
-        QVERIFY2(worker > 0, err.constData());
+        while (!fixture_pids(p.err(), worker, grandchild) && t.elapsed() < 60000)
+            p.pump(100);
+        QVERIFY2(worker > 0, p.err().constData());
         QVERIFY(alive(worker));
         QVERIFY(alive(grandchild));
-        ::kill(pid_t(p.processId()), sig);
-        QVERIFY(p.waitForFinished(10000));
-        QCOMPARE(p.exitStatus(), QProcess::CrashExit); // it died of the signal
+        ::kill(p.pid(), sig);
+        QVERIFY(p.wait(10000));
+        QCOMPARE(p.result().signal, sig); // it died of the signal
         QVERIFY2(eventually([&] { return !alive(worker) && !alive(grandchild); }, 5000),
                  "a process of the run lives on");
         QVERIFY2(eventually([&] { return group_members(worker).isEmpty(); }, 5000),

@@ -6,10 +6,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include "support/childprocess.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,22 +25,11 @@ struct Run {
 // Runs the CLI with a plugin path; -1 when it did not finish within `timeout_ms`.
 Run cli(const QStringList& args, const QString& pluginPath = {}, const QByteArray& input = {},
         int timeout_ms = 60000) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SWITCHYARD_PLUGIN_PATH", pluginPath);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
-    if (!input.isNull()) {
-        p.write(input);
-        p.closeWriteChannel();
-    }
-    if (!p.waitForFinished(timeout_ms)) {
-        p.kill();
-        p.waitForFinished();
+    const auto r = switchyard::test::run_cli(
+        args, pluginPath, {.input = input, .has_input = !input.isNull(), .timeout_ms = timeout_ms});
+    if (!r.finished)
         return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+    return {r.code, r.out, r.err};
 }
 
 // JSON written with single quotes (readable in C++ source), as real JSON.

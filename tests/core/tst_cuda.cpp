@@ -14,6 +14,8 @@
 
 #include <QtTest>
 
+#include "support/childprocess.h"
+
 #include <dlfcn.h>
 
 #include <set>
@@ -68,14 +70,8 @@ struct CliResult {
 };
 
 CliResult run_cli(const QStringList& args) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SWITCHYARD_PLUGIN_PATH", kPluginDir);
-    p.setProcessEnvironment(env);
-    p.start(SWITCHYARD_CLI_PATH, args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())};
+    const auto r = test::run_cli(args, kPluginDir);
+    return {r.code, QString::fromUtf8(r.out + r.err)};
 }
 
 // The launcher for the emulation: the whole grid, block after block, on this thread.
@@ -211,18 +207,12 @@ private slots:
         }
         QCOMPARE(registry.info("cuda-cublas").state, BackendState::Failed);
 
-        QProcess p;
-        auto env = QProcessEnvironment::systemEnvironment();
-        env.insert("SWITCHYARD_PLUGIN_PATH", dir.path());
-        p.setProcessEnvironment(env);
-        p.start(SWITCHYARD_CLI_PATH, {"show", "cuda-cublas"});
-        p.waitForFinished(60000);
-        const QString show =
-            QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+        const auto shown =
+            test::run_cli({"show", "cuda-cublas"}, dir.path(), {.timeout_ms = 60000});
+        const QString show = QString::fromUtf8(shown.out + shown.err);
         QVERIFY2(show.contains("a library it needs is missing: libcublas.so.99"), qPrintable(show));
-        p.start(SWITCHYARD_CLI_PATH, {"doctor"});
-        p.waitForFinished(60000);
-        const QString doctor = QString::fromUtf8(p.readAllStandardOutput());
+        const QString doctor =
+            QString::fromUtf8(test::run_cli({"doctor"}, dir.path(), {.timeout_ms = 60000}).out);
         QVERIFY2(doctor.contains("a library it needs is missing: libcublas.so.99"),
                  qPrintable(doctor));
     }

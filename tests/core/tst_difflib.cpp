@@ -9,10 +9,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QStringList>
 #include <QTest>
+
+#include "support/childprocess.h"
 
 #include <cmath>
 #include <cstdint>
@@ -566,17 +567,17 @@ void TestDifflib::testDifferentialAgainstPython() {
     input.insert(QStringLiteral("cases"), jsonCases);
     input.insert(QStringLiteral("pairs"), jsonPairs);
 
-    QProcess proc;
-    proc.start(python, {QStringLiteral("-c"), QString::fromLatin1(kPythonScript)});
-    QVERIFY2(proc.waitForStarted(30000), qPrintable(proc.errorString()));
-    proc.write(QJsonDocument(input).toJson(QJsonDocument::Compact));
-    proc.closeWriteChannel();
-    QVERIFY2(proc.waitForFinished(120000), "python3 did not finish");
-    QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0,
-             proc.readAllStandardError().constData());
+    const auto proc = switchyard::test::run_process(
+        python, {QStringLiteral("-c"), QString::fromLatin1(kPythonScript)},
+        {.input = QJsonDocument(input).toJson(QJsonDocument::Compact),
+         .has_input = true,
+         .timeout_ms = 120000});
+    QVERIFY2(proc.started, proc.err.constData());
+    QVERIFY2(proc.finished, "python3 did not finish");
+    QVERIFY2(proc.code == 0, proc.err.constData());
 
     QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(proc.readAllStandardOutput(), &parseError);
+    const QJsonDocument doc = QJsonDocument::fromJson(proc.out, &parseError);
     QVERIFY2(parseError.error == QJsonParseError::NoError, qPrintable(parseError.errorString()));
     const QJsonArray matches = doc.object().value(QStringLiteral("matches")).toArray();
     const QJsonArray ratios = doc.object().value(QStringLiteral("ratios")).toArray();

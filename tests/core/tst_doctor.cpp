@@ -10,6 +10,8 @@
 
 #include <QtTest>
 
+#include "support/childprocess.h"
+
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -49,21 +51,8 @@ const DoctorProblem* find_problem(const DoctorReport& r, const std::string& subj
     return nullptr;
 }
 
-struct CliResult {
-    int exit_code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliResult run_cli(const QStringList& args, const QString& plugin_path) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SWITCHYARD_PLUGIN_PATH", plugin_path);
-    p.setProcessEnvironment(env);
-    p.start(SWITCHYARD_CLI_PATH, args);
-    if (!p.waitForFinished(60000))
-        return {};
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+test::ProcessResult run_cli(const QStringList& args, const QString& plugin_path) {
+    return test::run_cli(args, plugin_path, {.timeout_ms = 60000});
 }
 
 } // namespace
@@ -223,7 +212,7 @@ private slots:
         auto r = run_cli({"doctor", "--json"}, kPlugins + "/good");
         const auto j = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
         QVERIFY2(!j.is_discarded(), r.err.constData());
-        QCOMPARE(r.exit_code, j["ok"].get<bool>() ? 0 : 1);
+        QCOMPARE(r.code, j["ok"].get<bool>() ? 0 : 1);
         QCOMPARE(j["devices"][0]["id"].get<std::string>(), std::string("cpu"));
         QVERIFY(!j["devices"][0].contains("peak_bandwidth_gbs")); // doctor runs no probe
         bool install = false;
@@ -235,12 +224,12 @@ private slots:
                  (kPlugins + "/good").toStdString());
 
         r = run_cli({"doctor", "--markdown"}, kPlugins + "/missing_dep");
-        QCOMPARE(r.exit_code, 1);
+        QCOMPARE(r.code, 1);
         QVERIFY(r.out.startsWith("# Switchyard doctor report"));
         QVERIFY(r.out.contains("libswitchyard-nonexistent-dep.so.1"));
 
         r = run_cli({"doctor", "--json", "--markdown"}, {});
-        QCOMPARE(r.exit_code, 2);
+        QCOMPARE(r.code, 2);
     }
 };
 

@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include "support/childprocess.h"
+
 #include <cstring>
 #include <map>
 
@@ -118,11 +120,11 @@ private slots:
     void agreesWithLdd() {
         if (QStandardPaths::findExecutable("ldd").isEmpty())
             QSKIP("ldd is not installed");
-        QProcess ldd;
-        ldd.start("ldd", {QString::fromStdString(kGood)});
-        QVERIFY(ldd.waitForFinished(30000));
+        const auto ldd =
+            test::run_process("ldd", {QString::fromStdString(kGood)}, {.timeout_ms = 30000});
+        QVERIFY2(ldd.finished, ldd.err.constData());
         std::map<std::string, std::string> expected; // soname -> canonical path
-        for (const auto& line : QString::fromLocal8Bit(ldd.readAllStandardOutput()).split('\n')) {
+        for (const auto& line : QString::fromLocal8Bit(ldd.out).split('\n')) {
             const auto parts = line.trimmed().split(' ');
             if (parts.size() >= 3 && parts[1] == "=>")
                 expected[parts[0].toStdString()] =

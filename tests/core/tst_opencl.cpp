@@ -8,8 +8,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
+
+#include "support/childprocess.h"
 
 #include <switchyard/kernels/probes.h>
 #include <switchyard/plugins/pluginsearchpath.h>
@@ -37,20 +38,9 @@ struct CliResult {
 };
 
 CliResult run_cli(const QStringList& args, const QMap<QString, QString>& extra_env = {}) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
     // The CLI finds build/lib/switchyard/plugins beside its own folder.
-    env.insert("SWITCHYARD_PLUGIN_PATH", "");
-    for (auto it = extra_env.begin(); it != extra_env.end(); ++it)
-        env.insert(it.key(), it.value());
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SWITCHYARD_CLI_PATH), args);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+    const auto r = test::run_cli(args, "", {.env = extra_env});
+    return {r.code, r.out, r.err};
 }
 
 ProfileSettings quick() {

@@ -2,9 +2,10 @@
 // Seed 004: tuple-keyed registries with availability, exact lookup, resolve_first, manifest.
 #include <switchyard/sdk/registries.h>
 
-#include <QProcess>
 #include <QStandardPaths>
 #include <QTest>
+
+#include "support/childprocess.h"
 
 #include <atomic>
 #include <optional>
@@ -176,12 +177,13 @@ private slots:
                                 QString::fromStdString(k[2]), QString::fromStdString(k[3]));
         }
         literal += "]";
-        QProcess p;
-        p.start(python, {"-c", "import sys\nfor k in sorted(" + literal +
-                                   ", key=lambda k: tuple(map(str,k))): print('/'.join(k))"});
-        QVERIFY(p.waitForFinished(20000));
-        const QStringList expected =
-            QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        const auto p =
+            test::run_process(python,
+                              {"-c", "import sys\nfor k in sorted(" + literal +
+                                         ", key=lambda k: tuple(map(str,k))): print('/'.join(k))"},
+                              {.timeout_ms = 20000});
+        QVERIFY2(p.code == 0, p.err.constData());
+        const QStringList expected = QString::fromUtf8(p.out).split('\n', Qt::SkipEmptyParts);
         QStringList got;
         for (const auto& m : reg.manifest())
             got << QString::fromStdString(m.cell->key[0] + "/" + m.cell->key[1] + "/" +

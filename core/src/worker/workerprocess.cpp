@@ -22,14 +22,18 @@
 
 extern char** environ;
 
-// GCC says __SANITIZE_ADDRESS__; clang 14 only answers __has_feature.
-#if defined(__has_feature)
+// The sanitizer this build runs under, if any, and the variable that takes its options.
+// GCC says __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; clang 14 only answers __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define SWITCHYARD_SANITIZER_OPTIONS "ASAN_OPTIONS"
+#elif defined(__SANITIZE_THREAD__)
+#define SWITCHYARD_SANITIZER_OPTIONS "TSAN_OPTIONS"
+#elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define SWITCHYARD_CLANG_ASAN 1
+#define SWITCHYARD_SANITIZER_OPTIONS "ASAN_OPTIONS"
+#elif __has_feature(thread_sanitizer)
+#define SWITCHYARD_SANITIZER_OPTIONS "TSAN_OPTIONS"
 #endif
-#endif
-#ifndef SWITCHYARD_CLANG_ASAN
-#define SWITCHYARD_CLANG_ASAN 0
 #endif
 
 namespace switchyard {
@@ -151,15 +155,17 @@ worker_environment(const std::vector<std::pair<std::string, std::string>>& extra
     }
     for (const auto& [k, v] : extra)
         env.push_back(k + "=" + v);
-#if defined(__SANITIZE_ADDRESS__) || SWITCHYARD_CLANG_ASAN
-    // Under AddressSanitizer a fault in plugin code must still end the worker with its
-    // signal (a crashed row says SIGSEGV, a crashed load SIGBUS), not ASan's exit code 1.
+#ifdef SWITCHYARD_SANITIZER_OPTIONS
+    // Under a sanitizer a fault in plugin code must still end the worker with its signal (a
+    // crashed row says SIGSEGV, a crashed load SIGBUS), not the sanitizer's exit code (1 for
+    // ASan, 66 for TSan). These flags are common to both runtimes.
+    const std::string var = SWITCHYARD_SANITIZER_OPTIONS "=";
     const std::string keep_signals =
         "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0";
     auto it = std::find_if(env.begin(), env.end(),
-                           [](const std::string& e) { return e.rfind("ASAN_OPTIONS=", 0) == 0; });
+                           [&](const std::string& e) { return e.rfind(var, 0) == 0; });
     if (it == env.end())
-        env.push_back("ASAN_OPTIONS=" + keep_signals);
+        env.push_back(var + keep_signals);
     else
         *it += ":" + keep_signals;
 #endif
