@@ -19,6 +19,7 @@ void add_doctor_command(CLI::App& app, Context& context) {
         bool markdown = false;
         bool probe = false;
         double probe_timeout = InspectOptions{}.probe_timeout_s;
+        double load_timeout = InspectOptions{}.timeout_s;
     };
     auto options = std::make_shared<Options>();
     auto* cmd = app.add_subcommand(
@@ -33,12 +34,14 @@ void add_doctor_command(CLI::App& app, Context& context) {
                   "Measure every device's ceilings first (bandwidth per memory level, FMA "
                   "peak; about a second) so the report lists them");
     add_probe_timeout_option(cmd, options->probe_timeout);
+    add_load_timeout_option(cmd, options->load_timeout);
     set_action(cmd, context, [options]() {
         // Device backends publish their devices when loaded: they are loaded (and their
         // devices probed) in an inspection worker, and come back as data. A plugin whose
         // load ends that worker is Failed with its cause, and the report goes on.
         InspectOptions inspect;
         inspect.probe_timeout_s = options->probe_timeout;
+        inspect.timeout_s = options->load_timeout;
         const auto inspected =
             inspect_device_backends(default_backends(), default_devices(), options->probe, inspect);
         if (const auto cpu = default_devices().find("cpu"); cpu && options->probe)

@@ -24,6 +24,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace switchyard::cli {
@@ -76,6 +77,7 @@ struct ProfileOptions {
     bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
          in_process = false;
     std::string variant = "default", output;
+    std::string ceilings_from; // an earlier report whose CPU ceilings this run reuses
     double timeout = 10, budget = 1.0, noise = 0.5, warmup = 0.05;
     std::int64_t min_samples = 10, seed = 0x5eed;
 };
@@ -138,8 +140,38 @@ ProfileSettings to_settings(const ProfileOptions& o) {
     return s;
 }
 
+// The CPU ceilings of --ceilings-from's report, checked to be this machine's; a usage error
+// (exit 2) otherwise. The run's context says where they came from.
+std::optional<CpuPeaks> reused_peaks(const ProfileOptions& o, json& provenance) {
+    if (o.ceilings_from.empty())
+        return std::nullopt;
+    try {
+        const auto earlier = Report::load(o.ceilings_from);
+        auto peaks = reusable_cpu_peaks(earlier, o.ceilings_from);
+        const std::string date = earlier.context.value("date", std::string("an unknown date"));
+        provenance = {{"report", o.ceilings_from}, {"date", date}};
+        return peaks;
+    } catch (const ReportError& e) {
+        throw std::invalid_argument("--ceilings-from: " + std::string(e.what()));
+    }
+}
+
+// Marks a context whose CPU ceilings came from an earlier report.
+void note_reused(json& context, const json& provenance) {
+    if (provenance.is_null() || !context.is_object())
+        return;
+    context["ceilings_from"] = provenance;
+    if (!context.contains("warnings") || !context["warnings"].is_array())
+        context["warnings"] = json::array();
+    context["warnings"].push_back(
+        "CPU ceilings reused from " + provenance["report"].get<std::string>() + " (measured " +
+        provenance["date"].get<std::string>() + "), not measured in this run");
+}
+
 int run_profile(const ProfileOptions& o) {
     const auto settings = to_settings(o);
+    json provenance;
+    const auto peaks = reused_peaks(o, provenance);
     const bool human = !o.json && !o.jsonl && !o.csv;
     auto line = [](const json& j) { std::cout << j.dump() << std::endl; };
     Report report;
@@ -151,10 +183,13 @@ int run_profile(const ProfileOptions& o) {
                       << r.spec.backend << "]: " << to_string(r.status) << std::endl;
     };
     if (o.in_process) {
+        if (peaks)
+            set_cpu_peaks(*peaks);
         Profiler profiler(settings, default_backends(), default_devices());
         const auto plan = profiler.plan();
         total = plan.size();
         report.context = profiler.context();
+        note_reused(report.context, provenance);
         if (o.jsonl) {
             line(protocol::context_message(report.context));
             line(protocol::plan_message(plan));
@@ -170,11 +205,16 @@ int run_profile(const ProfileOptions& o) {
         WorkerController::Options wo;
         wo.executable = "/proc/self/exe";
         wo.settings = settings;
+        wo.cpu_peaks = peaks;
         WorkerController controller(wo);
         WorkerController::Callbacks cb;
         cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
         if (o.jsonl) {
-            cb.on_context = [&](const json& c) { line(protocol::context_message(c)); };
+            cb.on_context = [&](const json& c) {
+                json marked = c;
+                note_reused(marked, provenance);
+                line(protocol::context_message(marked));
+            };
             cb.on_plan = [&](const std::vector<RowSpec>& plan) {
                 total = plan.size();
                 line(protocol::plan_message(plan));
@@ -195,6 +235,7 @@ int run_profile(const ProfileOptions& o) {
         } catch (const WorkerUsageError& e) {
             throw std::invalid_argument(e.what());
         }
+        note_reused(report.context, provenance);
     }
     std::int64_t bad = 0;
     for (const auto& r : report.rows)
@@ -283,13 +324,14 @@ int run_compare(const std::string& a_path, const std::string& b_path, bool as_js
     return Ok;
 }
 
-int run_hardware(bool as_json, bool probe, double probe_timeout) {
+int run_hardware(bool as_json, bool probe, double probe_timeout, double load_timeout) {
     const auto& cpu = cpu_info();
     const auto host = host_info();
     // Device backends publish their devices when loaded (opencl:0 needs the opencl plugin):
     // they are loaded, listed and probed in an inspection worker; the CPU here.
     InspectOptions options;
     options.probe_timeout_s = probe_timeout;
+    options.timeout_s = load_timeout;
     const auto inspected =
         inspect_device_backends(default_backends(), default_devices(), probe, options);
     for (const auto& f : inspected.failed)
@@ -417,6 +459,9 @@ void add_profile_commands(CLI::App& app, Context& context) {
         j->excludes(jl)->excludes(c);
         jl->excludes(c);
         cmd->add_option("-o,--output", o->output, "Write the JSON report to this file");
+        cmd->add_option("--ceilings-from", o->ceilings_from,
+                        "Reuse the CPU ceilings of an earlier report from this machine instead "
+                        "of measuring them again (refused when it comes from another machine)");
         // Every numeric option has a range; the limits match what ProfileSettings accepts
         // (a week of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
         constexpr double week = 7 * 24 * 3600;
@@ -474,8 +519,11 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_flag("--no-probe", *no_probe,
                       "Skip the bandwidth and FMA probes (peaks stay unknown)");
         add_probe_timeout_option(cmd, *probe_timeout);
-        set_action(cmd, context,
-                   [=] { return run_hardware(*as_json, !*no_probe, *probe_timeout); });
+        auto load_timeout = std::make_shared<double>(InspectOptions{}.timeout_s);
+        add_load_timeout_option(cmd, *load_timeout);
+        set_action(cmd, context, [=] {
+            return run_hardware(*as_json, !*no_probe, *probe_timeout, *load_timeout);
+        });
     }
 }
 

@@ -81,7 +81,7 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     return Ok;
 }
 
-int run_show(const std::string& name, bool as_json) {
+int run_show(const std::string& name, bool as_json, double load_timeout) {
     auto& registry = default_backends();
     // Described in detail without running any of its code: the library's ELF dependencies
     // are read (and a problem they show is stored). Throws InvalidBackend.
@@ -90,7 +90,9 @@ int run_show(const std::string& name, bool as_json) {
     if (info.source == BackendSource::Plugin) {
         // "show" loads a plugin so its registered cells can be compared, in a worker: a
         // hook that exits, aborts, hangs or crashes the loader costs that worker only.
-        const auto inspected = inspect_backend(info.name);
+        InspectOptions options;
+        options.timeout_s = load_timeout;
+        const auto inspected = inspect_backend(info.name, options);
         record_failed_loads(registry, inspected);
         if (!inspected.failed.empty()) {
             info = registry.details(name);
@@ -303,7 +305,7 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
 }
 
 int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant,
-                bool as_json) {
+                bool as_json, double load_timeout) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
     // The chain is resolved in a worker, where the plugins that declare a cell for this op on
@@ -317,7 +319,9 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
                             return c.key.size() > 1 && c.key[0] == op && c.key[1] == target.device;
                         }))
             plugins.push_back(info.name);
-    const auto inspected = inspect_resolution(plugins, op, target_text, variant);
+    InspectOptions options;
+    options.timeout_s = load_timeout;
+    const auto inspected = inspect_resolution(plugins, op, target_text, variant, options);
     record_failed_loads(registry, inspected);
     for (const auto& f : inspected.failed)
         std::cerr << "switchyard-cli: backend '" << f.backend << "' failed to load ("
@@ -420,7 +424,9 @@ void add_registry_commands(CLI::App& app, Context& context) {
         auto json_out = std::make_shared<bool>(false);
         cmd->add_option("NAME", *name, "Backend name")->required();
         cmd->add_flag("--json", *json_out, "Machine-readable output");
-        set_action(cmd, context, [=] { return run_show(*name, *json_out); });
+        auto load_timeout = std::make_shared<double>(InspectOptions{}.timeout_s);
+        add_load_timeout_option(cmd, *load_timeout);
+        set_action(cmd, context, [=] { return run_show(*name, *json_out, *load_timeout); });
     }
     {
         auto* cmd = app.add_subcommand(
@@ -448,7 +454,10 @@ void add_registry_commands(CLI::App& app, Context& context) {
         cmd->add_option("--variant", *variant,
                         "Variant to look for on every rung (default: default)");
         cmd->add_flag("--json", *json_out, "Machine-readable output");
-        set_action(cmd, context, [=] { return run_resolve(*op, *target, *variant, *json_out); });
+        auto load_timeout = std::make_shared<double>(InspectOptions{}.timeout_s);
+        add_load_timeout_option(cmd, *load_timeout);
+        set_action(cmd, context,
+                   [=] { return run_resolve(*op, *target, *variant, *json_out, *load_timeout); });
     }
 }
 

@@ -187,6 +187,14 @@ std::string format_table(const std::vector<std::string>& header,
     return out;
 }
 
+void add_load_timeout_option(CLI::App* cmd, double& seconds) {
+    cmd->add_option("--load-timeout", seconds,
+                    "Seconds a plugin's load (dlopen and its register hook) may take in the "
+                    "inspection worker before it is killed and the plugin marked failed")
+        ->check(number_in(0, true, 7 * 24 * 3600, "a finite number of seconds"))
+        ->capture_default_str();
+}
+
 void add_probe_timeout_option(CLI::App* cmd, double& seconds) {
     cmd->add_option("--probe-timeout", seconds,
                     "Seconds a device backend may take to list its devices, or to probe one "

@@ -37,6 +37,9 @@ CLI::Validator number_in(double lo, bool lo_open, double hi, const std::string& 
 /// `--probe-timeout SECONDS` (hardware, doctor): how long a device backend may take to list
 /// its devices or to probe one device in the inspection worker before it is killed.
 void add_probe_timeout_option(CLI::App* cmd, double& seconds);
+/// --load-timeout SECONDS (InspectOptions::timeout_s): how long one plugin load may take in
+/// the inspection worker.
+void add_load_timeout_option(CLI::App* cmd, double& seconds);
 
 /// A check for an integer option: the text must be a decimal integer in [lo, hi]
 /// ("--seed: must be an integer from 0 to 9007199254740992, got '-1'").

@@ -27,6 +27,13 @@ const std::string kPluginDir = SWITCHYARD_BUILD_DIR "/lib/switchyard/plugins";
 
 using namespace switchyard;
 
+QJsonObject read_json(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
 } // namespace
 
 class TestCliProfile : public QObject {
@@ -87,13 +94,27 @@ private slots:
             QVERIFY2(ctx.contains(key), key);
     }
 
+    // A/B against the same ceilings: B reuses the CPU ceilings A measured (--ceilings-from),
+    // and its report says so.
     void compareReports() {
         const QString a = m_dir.filePath("a.json"), b = m_dir.filePath("b.json");
-        for (const auto& path : {a, b}) {
-            const auto r = run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023",
-                                    "--all-variants", "--budget", "0.02", "--json", "-o", path});
-            QCOMPARE(r.code, 0);
-        }
+        const QStringList args = {"profile",        "--op",     "rms_norm", "--sizes", "3x1023",
+                                  "--all-variants", "--budget", "0.02",     "--json"};
+        QCOMPARE(run_cli(QStringList(args) << "-o" << a).code, 0);
+        const auto rb = run_cli(QStringList(args) << "-o" << b << "--ceilings-from" << a);
+        QVERIFY2(rb.code == 0, rb.err.constData());
+        const auto ctx_a = read_json(a).value("context").toObject();
+        const auto ctx_b = read_json(b).value("context").toObject();
+        QVERIFY(!ctx_a.value("cpu_peaks").toObject().value("ceilings").toArray().isEmpty());
+        QCOMPARE(ctx_b.value("cpu_peaks"), ctx_a.value("cpu_peaks"));
+        QCOMPARE(ctx_b.value("ceilings_from").toObject().value("report").toString(), a);
+        QCOMPARE(ctx_b.value("ceilings_from").toObject().value("date"), ctx_a.value("date"));
+        QVERIFY(ctx_b.value("warnings")
+                    .toVariant()
+                    .toStringList()
+                    .join('\n')
+                    .contains("CPU ceilings reused from " + a));
+        QVERIFY(!ctx_a.contains("ceilings_from"));
         const auto r = run_cli({"compare", a, b, "--json"});
         QCOMPARE(r.code, 0);
         const auto doc = QJsonDocument::fromJson(r.out).object();
@@ -108,6 +129,57 @@ private slots:
         const auto text = run_cli({"compare", a, b});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("verdict"));
+    }
+
+    // Ceilings from another machine (or none at all) are refused before anything runs: a
+    // fraction of peak against another machine's ceiling would be wrong.
+    void ceilingsFromIsChecked_data() {
+        QTest::addColumn<QString>("edit"); // what is changed in a report of this machine
+        QTest::addColumn<QString>("says");
+        QTest::newRow("another CPU") << "cpu.brand"
+                                     << "measured on another machine (CPU 'Other";
+        QTest::newRow("another host") << "host.hostname"
+                                      << "another machine (host 'Other";
+        QTest::newRow("no ceilings") << "-cpu_peaks"
+                                     << "has no CPU ceilings";
+        QTest::newRow("bad ceilings") << "cpu_peaks.triad_gbs"
+                                      << "context.cpu_peaks.triad_gbs: expected a number";
+        QTest::newRow("no such file") << "missing"
+                                      << "cannot open";
+    }
+    void ceilingsFromIsChecked() {
+        QFETCH(QString, edit);
+        QFETCH(QString, says);
+        const QString source = m_dir.filePath("source.json");
+        if (!QFile::exists(source))
+            QCOMPARE(run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023", "--budget",
+                              "0.01", "-o", source, "--json"})
+                         .code,
+                     0);
+        auto report = read_json(source);
+        auto ctx = report.value("context").toObject();
+        if (edit.startsWith('-')) {
+            ctx.remove(edit.mid(1));
+        } else if (edit != "missing") {
+            const auto parts = edit.split('.');
+            auto object = ctx.value(parts[0]).toObject();
+            object.insert(parts[1], parts[1] == "triad_gbs" ? QJsonValue("fast")
+                                                            : QJsonValue("Other " + parts[1]));
+            ctx.insert(parts[0], object);
+        }
+        report.insert("context", ctx);
+        const QString edited = m_dir.filePath("edited.json");
+        QFile f(edited);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(report).toJson());
+        f.close();
+        const QString from = edit == "missing" ? m_dir.filePath("missing.json") : edited;
+        const auto r =
+            run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023", "--ceilings-from", from});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--ceilings-from: ") && r.err.contains(says.toUtf8()),
+                 r.err.constData());
+        QVERIFY(r.out.isEmpty()); // nothing ran
     }
 
     void compareRejectsBadReports() {

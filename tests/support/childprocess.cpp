@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -188,7 +188,8 @@ bool ChildProcess::pump(int timeout_ms) {
     for (;;) {
         // Everything already written is read first, so what a process wrote before it
         // exited is never lost.
-        for (auto [fd, sink] : {std::pair{&m_out, &m_result.out}, std::pair{&m_err, &m_result.err}}) {
+        for (auto [fd, sink] :
+             {std::pair{&m_out, &m_result.out}, std::pair{&m_err, &m_result.err}}) {
             while (*fd >= 0) {
                 const ssize_t n = ::read(*fd, buf, sizeof buf);
                 if (n > 0) {
@@ -204,7 +205,8 @@ bool ChildProcess::pump(int timeout_ms) {
         }
         const bool eof_out = m_out < 0, eof_err = m_err < 0;
         if (m_in >= 0) {
-            const ssize_t n = ::write(m_in, m_input.constData() + m_written, m_input.size() - m_written);
+            const ssize_t n =
+                ::write(m_in, m_input.constData() + m_written, m_input.size() - m_written);
             if (n > 0)
                 m_written += n;
             if ((n < 0 && errno != EAGAIN && errno != EINTR) || m_written >= m_input.size()) {
@@ -214,7 +216,8 @@ bool ChildProcess::pump(int timeout_ms) {
         }
         if (m_pid > 0 && reap(false)) {
             // Ended. A grandchild may hold the pipes open: take what is there and stop.
-            for (auto [fd, sink] : {std::pair{m_out, &m_result.out}, std::pair{m_err, &m_result.err}}) {
+            for (auto [fd, sink] :
+                 {std::pair{m_out, &m_result.out}, std::pair{m_err, &m_result.err}}) {
                 ssize_t n;
                 while (fd >= 0 && (n = ::read(fd, buf, sizeof buf)) > 0)
                     sink->append(buf, n);

@@ -262,6 +262,8 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
 
 Report WorkerController::run(const Callbacks& cb) {
     RunState state;
+    if (m_options.cpu_peaks)
+        state.peaks_json = m_options.cpu_peaks->to_json().dump();
     const auto env = detail::worker_environment(m_options.environment);
     const nlohmann::json settings = m_options.settings.to_json();
     while (!m_cancel) {
@@ -281,6 +283,42 @@ Report WorkerController::run(const Callbacks& cb) {
     if (state.report.context.is_null())
         state.report.context = nlohmann::json::object();
     return std::move(state.report);
+}
+
+CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
+    const auto& ctx = earlier.context;
+    const auto peaks = ctx.find("cpu_peaks");
+    if (peaks == ctx.end() || !peaks->is_object())
+        throw ReportError(origin + ": has no CPU ceilings (context.cpu_peaks) to reuse");
+    // Ceilings belong to one machine: its CPU, and its memory and load around the CPU.
+    auto field = [&](const char* object, const char* key) -> std::string {
+        const auto o = ctx.find(object);
+        if (o == ctx.end() || !o->is_object())
+            return {};
+        const auto v = o->find(key);
+        if (v == o->end())
+            return {};
+        return v->is_string() ? v->get<std::string>() : v->dump();
+    };
+    const auto& cpu = cpu_info();
+    const std::pair<std::string, std::string> checks[] = {
+        {field("host", "hostname"), host_info().hostname},
+        {field("cpu", "brand"), cpu.brand},
+        {field("cpu", "logical_cpus"), std::to_string(cpu.logical_cpus)},
+    };
+    const char* names[] = {"host", "CPU", "logical CPUs"};
+    for (std::size_t i = 0; i < std::size(checks); ++i)
+        if (checks[i].first != checks[i].second)
+            throw ReportError(origin + ": its ceilings were measured on another machine (" +
+                              names[i] + " '" + checks[i].first + "', here '" + checks[i].second +
+                              "'); measure them in this run instead");
+    try {
+        return CpuPeaks::from_json(*peaks);
+    } catch (const std::exception& e) {
+        const std::string what = e.what(); // "peaks.ceilings[0]: ..." names the key
+        throw ReportError(origin + ": context." +
+                          (what.rfind("peaks", 0) == 0 ? "cpu_" + what : "cpu_peaks: " + what));
+    }
 }
 
 int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -58,6 +59,9 @@ public:
         ProfileSettings settings;
         std::vector<std::pair<std::string, std::string>> environment; // added to the worker's
         double startup_timeout_s = 60; // silence allowed outside rows (probes, planning)
+        /// Set: every worker takes these CPU ceilings instead of probing (a run that reuses
+        /// an earlier report's, see reusable_cpu_peaks()).
+        std::optional<CpuPeaks> cpu_peaks;
     };
     struct Callbacks {
         std::function<void(const nlohmann::json& context)> on_context;
@@ -97,6 +101,12 @@ private:
     std::atomic<bool> m_cancel{false};
     std::atomic<int> m_pid{0};
 };
+
+/// The CPU ceilings an earlier report measured (its `context.cpu_peaks`), for a run that
+/// reuses them instead of probing again (`profile --ceilings-from`). Throws ReportError,
+/// naming `origin`, when the report has none, or when they were measured on another
+/// machine: another host name, CPU brand or number of logical CPUs than this process sees.
+CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin);
 
 /// The worker side: plans, then runs rows from `start` on, writing the protocol to `fd`.
 /// `peaks` (when set) replaces the CPU probes so every worker of a run shares them.
