@@ -601,10 +601,10 @@ private slots:
                 QCOMPARE(e.cause(), BackendLoadError::Cause::EntryContractTooOld);
                 const std::string what = e.what();
                 QVERIFY2(what.find("built against backend-contract revision 1") !=
-                                 std::string::npos,
+                             std::string::npos,
                          what.c_str());
                 QVERIFY2(what.find("rebuild the plugin against this Switchyard") !=
-                                 std::string::npos,
+                             std::string::npos,
                          what.c_str());
             }
         }

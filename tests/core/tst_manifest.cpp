@@ -249,7 +249,8 @@ private slots:
             true);
         // Escapes and UTF-8, written as a plain string (moc misreads raw strings with escapes).
         row("escapes and UTF-8",
-            minimal("\"description\": \"a\\\"b\\\\c\\nd\\te/ \\u00e9 \xC3\xA9 \xE2\x9C\x93\""), true);
+            minimal("\"description\": \"a\\\"b\\\\c\\nd\\te/ \\u00e9 \xC3\xA9 \xE2\x9C\x93\""),
+            true);
         row("UTF-8", minimal("\"tags\": [\"\xC3\xA9\", \"\xF0\x9D\x84\x9E\"]"), true);
         row("empty lists", minimal(R"("tags": [], "kernels": [], "components": [],
             "capabilities": {"optional_deps": []})"),
@@ -264,8 +265,10 @@ private slots:
         row("duplicate key", minimal(R"("name": "n")"), false);
         row("duplicate cell key",
             minimal(R"("kernels": [{"op": "a", "op": "b", "device": "cpu", "arch": "g"}])"), false);
-        row("schema 2", R"({"schema": 2, "name": "m", "version": "0.1", "library": "l.so"})", false);
-        row("schema 0", R"({"schema": 0, "name": "m", "version": "0.1", "library": "l.so"})", false);
+        row("schema 2", R"({"schema": 2, "name": "m", "version": "0.1", "library": "l.so"})",
+            false);
+        row("schema 0", R"({"schema": 0, "name": "m", "version": "0.1", "library": "l.so"})",
+            false);
         row("schema 1.0", R"({"schema": 1.0, "name": "m", "version": "0.1", "library": "l.so"})",
             false);
         row("schema -1", R"({"schema": -1, "name": "m", "version": "0.1", "library": "l.so"})",
@@ -275,7 +278,8 @@ private slots:
             false);
         row("library path", R"({"schema": 1, "name": "m", "version": "0.1", "library": "a/l.so"})",
             false);
-        row("library ..", R"({"schema": 1, "name": "m", "version": "0.1", "library": ".."})", false);
+        row("library ..", R"({"schema": 1, "name": "m", "version": "0.1", "library": ".."})",
+            false);
         row("description null", minimal(R"("description": null)"), false);
         row("tag not a string", minimal(R"("tags": ["a", 1])"), false);
         row("contract 0", minimal(R"("capabilities": {"contract_version": 0})"), false);
@@ -290,14 +294,15 @@ private slots:
             minimal(R"("capabilities": {"optional_deps": [{"name": "", "kind": "env"}]})"), false);
         row("cell without arch", minimal(R"("kernels": [{"op": "a", "device": "cpu"}])"), false);
         row("negative workspace",
-            minimal(R"("kernels": [{"op": "a", "device": "c", "arch": "g", "workspace_bytes": -1}])"),
+            minimal(
+                R"("kernels": [{"op": "a", "device": "c", "arch": "g", "workspace_bytes": -1}])"),
             false);
-        row("workspace over 63 bits",
-            minimal(R"("kernels": [{"op": "a", "device": "c", "arch": "g",
+        row("workspace over 63 bits", minimal(R"("kernels": [{"op": "a", "device": "c", "arch": "g",
                 "workspace_bytes": 18446744073709551615}])"),
             false);
         row("workspace float",
-            minimal(R"("kernels": [{"op": "a", "device": "c", "arch": "g", "workspace_bytes": 1e3}])"),
+            minimal(
+                R"("kernels": [{"op": "a", "device": "c", "arch": "g", "workspace_bytes": 1e3}])"),
             false);
         row("component with workspace",
             minimal(R"("components": [{"kind": "a", "device": "c", "workspace_bytes": 1}])"), true);

@@ -241,8 +241,8 @@ public:
         if (!m_in.no_bom())
             return false;
         static constexpr std::array<const char*, 9> kRoot = {
-            k::kSchema,  k::kName,         k::kVersion, k::kDescription, k::kLibrary,
-            k::kTags,    k::kCapabilities, k::kKernels, k::kComponents};
+            k::kSchema, k::kName,         k::kVersion, k::kDescription, k::kLibrary,
+            k::kTags,   k::kCapabilities, k::kKernels, k::kComponents};
         std::uint32_t seen = 0;
         const bool ok = object(kRoot, seen, [&](std::size_t key) {
             switch (key) {
@@ -365,9 +365,8 @@ private:
                 return m_in.string_value(dep.name) && !dep.name.empty() &&
                        dep.name.find('\0') == std::string::npos;
             case 1: {
-                const auto kind = m_in.string_value(m_value)
-                                      ? dependency_kind_from_string(m_value)
-                                      : std::nullopt;
+                const auto kind = m_in.string_value(m_value) ? dependency_kind_from_string(m_value)
+                                                             : std::nullopt;
                 if (kind)
                     dep.kind = *kind;
                 return kind.has_value();

@@ -751,9 +751,7 @@ bool FastScanner::integer(std::int64_t& out) {
     return r.ec == std::errc() && r.ptr == m_p;
 }
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 json parse(std::string_view text, const ParseLimits& limits, ParseStats* stats) {
     if (limits.max_numbers_per_array == std::size_t(-1)) {

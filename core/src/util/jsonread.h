@@ -145,6 +145,7 @@ public:
         m_p += 4;
         return count_value();
     }
+
 private:
     // Deep enough for every limit in use; deeper documents take the slow path.
     static constexpr std::size_t kMaxFastDepth = 256;
