@@ -146,10 +146,10 @@ json manifest_row(const Registry& registry, const typename Registry::ManifestEnt
 
 // A string as json::dump() writes it: printable ASCII without quotes or backslashes as it is,
 // anything else through nlohmann's own escaping.
-void append_json_string(std::string& text, const std::string& s) {
+void append_json_string(std::string& text, std::string_view s) {
     for (const unsigned char c : s)
         if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-            text += json(s).dump();
+            text += json(std::string(s)).dump();
             return;
         }
     text += '"';
@@ -160,17 +160,20 @@ void append_json_string(std::string& text, const std::string& s) {
 // manifest_row(registry, m).dump(2), every line indented by four more spaces, appended to
 // `text` without building the row as JSON. False (nothing appended) for a row whose metadata
 // holds an array or an object, which the caller writes the general way.
+// A member of a matrix row: its key, and a string to escape or the text of a scalar.
+struct MatrixMember {
+    std::string_view key;
+    const std::string* string = nullptr;
+    std::string scalar;
+};
+
+// `members`: the caller's, reused from row to row (no allocation per row).
 template <class Registry>
 bool append_matrix_row(std::string& text, const Registry& registry,
-                       const typename Registry::ManifestEntry& m) {
-    // A member's value: a string to escape, or the text of a scalar.
-    struct Member {
-        std::string_view key;
-        const std::string* string = nullptr;
-        std::string scalar;
-    };
-    std::vector<Member> members;
-    members.reserve(registry.key_fields().size() + 3 + m.cell->meta.size());
+                       const typename Registry::ManifestEntry& m,
+                       std::vector<MatrixMember>& members) {
+    using Member = MatrixMember;
+    members.clear();
     auto set = [&](std::string_view key, Member value) { // row[key] = value: the last one wins
         value.key = key;
         for (auto& existing : members)
@@ -200,7 +203,7 @@ bool append_matrix_row(std::string& text, const Registry& registry,
     text += "{";
     for (std::size_t i = 0; i < members.size(); ++i) {
         text += i ? ",\n      " : "\n      ";
-        append_json_string(text, std::string(members[i].key));
+        append_json_string(text, members[i].key);
         text += ": ";
         if (members[i].string)
             append_json_string(text, *members[i].string);
@@ -219,10 +222,11 @@ void write_matrix_json(std::ostream& out, const Registry& registry, const char* 
     const auto entries = registry.manifest();
     std::string text = "{\n  \"cells\": [";
     bool first = true;
+    std::vector<MatrixMember> members;
     for (const auto& m : entries) {
         text += first ? "\n    " : ",\n    ";
         first = false;
-        if (!append_matrix_row(text, registry, m)) {
+        if (!append_matrix_row(text, registry, m, members)) {
             const std::string row = manifest_row(registry, m).dump(2);
             for (char c : row) {
                 text += c;

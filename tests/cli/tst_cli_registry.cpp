@@ -125,7 +125,8 @@ private slots:
         QCOMPARE(o["format_version"].toInt(), 1);
         QCOMPARE(o["name"].toString(), QStringLiteral("cpu"));
         QCOMPARE(o["cause"].toString(), QStringLiteral("none"));
-        QCOMPARE(o["capabilities"].toObject()["contract_version"].toInt(), 1);
+        // The built-in speaks this core's backend contract (switchyard::kContractVersion).
+        QCOMPARE(o["capabilities"].toObject()["contract_version"].toInt(), 2);
         QVERIFY(o["dependencies"].isArray());
         bool sawReference = false;
         for (const auto& k : o["kernels"].toArray()) {

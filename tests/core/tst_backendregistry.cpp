@@ -2,6 +2,7 @@
 // Seed 000 (+ the registry side of seed 003): names, tags, capabilities, lazy built-ins,
 // suggestions, default backend, reset, the plugin seam, thread safety.
 #include <switchyard/diagnosis/dependencies.h>
+#include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/runtime/runtime.h>
@@ -284,9 +285,10 @@ private slots:
                                            << ""
                                            << "0.1.0" << 0 << "";
         QTest::newRow("contract too new")
-            << 2 << ""
+            << kContractVersion + 1 << ""
             << ""
-            << "0.1.0" << 1 << "implements backend-contract revision 2";
+            << "0.1.0" << 1
+            << QString("implements backend-contract revision %1").arg(kContractVersion + 1);
         QTest::newRow("min inclusive") << 1 << "0.1.0"
                                        << ""
                                        << "0.1.0" << 0 << "";
@@ -469,7 +471,7 @@ private slots:
     // Every cause has a stable id that reads back to it, in JSON too.
     void causeIdsRoundTrip() {
         const auto all = all_backend_causes();
-        QCOMPARE(all.size(), std::size_t(20));
+        QCOMPARE(all.size(), std::size_t(21));
         std::set<std::string> ids;
         for (const auto cause : all) {
             const std::string id(to_string(cause));
@@ -578,6 +580,44 @@ private slots:
                 continue;
             QVERIFY2(f.registry->is_loaded(m.cell->backend), m.cell->backend.c_str());
         }
+    }
+
+    // A plugin library built against an SDK layout this core no longer reads (its entry says
+    // contract 1: TupleKey was a vector of strings then) is refused before its hook runs,
+    // with a typed cause and a message that says to rebuild it; the manifest's contract 1 is
+    // fine on its own.
+    void libraryBuiltAgainstAnOldLayoutIsRefused() {
+        Fixture f;
+        f.registry->set_plugin_discovery(
+            PluginSearchPath::from_dirs({SWITCHYARD_FIXTURE_DIR "/plugins/entry_contract1"})
+                .discovery());
+        const std::string name = "fixture-entry-contract1";
+        QCOMPARE(f.registry->info(name).state, BackendState::Discovered);
+        for (int attempt = 0; attempt < 2; ++attempt) { // remembered, not retried
+            try {
+                f.registry->load(name);
+                QFAIL("an old-layout library was loaded");
+            } catch (const BackendLoadError& e) {
+                QCOMPARE(e.cause(), BackendLoadError::Cause::EntryContractTooOld);
+                const std::string what = e.what();
+                QVERIFY2(what.find("built against backend-contract revision 1") !=
+                             std::string::npos,
+                         what.c_str());
+                QVERIFY2(what.find("rebuild the plugin against this Switchyard") !=
+                             std::string::npos,
+                         what.c_str());
+            }
+        }
+        const auto info = f.registry->info(name);
+        QCOMPARE(info.state, BackendState::Failed);
+        QCOMPARE(info.cause, BackendCause::EntryContractTooOld);
+        QCOMPARE(to_string(info.cause), std::string_view("entry_contract_too_old"));
+        QCOMPARE(to_backend_cause(BackendLoadError::Cause::EntryContractTooOld),
+                 BackendCause::EntryContractTooOld);
+        QVERIFY(!f.registry->is_loaded(name));
+        for (const auto& m : f.kernels.manifest()) // the hook never ran: only placeholders
+            if (m.cell->backend == name)
+                QVERIFY(!m.cell->is_loaded());
     }
 };
 

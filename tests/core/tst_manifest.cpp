@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/plugins/manifest.h>
+#include <switchyard/sdk/tuplekey.h>
 
 #include <QtTest>
 
@@ -218,6 +219,137 @@ private slots:
         QFETCH(QString, name);
         QFETCH(bool, manifest);
         QCOMPARE(is_manifest_file_name(name.toStdString()), manifest);
+    }
+
+    // The direct read of a well-formed manifest (no JSON DOM) gives exactly what the
+    // collecting reader gives, and every manifest it does not read the common way (a
+    // problem, an unknown or repeated key, an escape it leaves to the strict parser) is read
+    // the collecting way, so its messages are that reader's.
+    void directReadMatchesCollectingReader_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("valid");
+        auto row = [](const char* name, const QByteArray& text, bool valid) {
+            QTest::newRow(name) << text << valid;
+        };
+        row("documented example", kFull, true);
+        row("minimal", minimal(), true);
+        row("generated (scale.sh)",
+            R"({"schema": 1, "name": "generated-0000", "version": "1.0.0",
+              "description": "A generated plugin", "library": "libswitchyard-generated.so",
+              "tags": ["generated", "experimental"],
+              "capabilities": {"contract_version": 1, "min_core_version": "0.1.0",
+                "max_core_version": null, "optional_deps": [{"name": "libc.so.6",
+                "kind": "library", "hint": "Install libc6"}]},
+              "kernels": [{"op": "op_000", "device": "cpu", "arch": "generic",
+                "variant": "generated-0000", "workspace_bytes": 0},
+                {"op": "op_001", "device": "cpu", "arch": "x86-64-v2", "workspace_bytes": 64},
+                {"arch": "a", "device": "d", "op": "o"}],
+              "components": [{"kind": "vae", "device": "cpu"}, {"device": "cpu", "kind": "t",
+                "variant": "v"}]})",
+            true);
+        // Escapes and UTF-8, written as a plain string (moc misreads raw strings with escapes).
+        row("escapes and UTF-8",
+            minimal("\"description\": \"a\\\"b\\\\c\\nd\\te/ \\u00e9 \xC3\xA9 \xE2\x9C\x93\""),
+            true);
+        row("UTF-8", minimal("\"tags\": [\"\xC3\xA9\", \"\xF0\x9D\x84\x9E\"]"), true);
+        row("empty lists", minimal(R"("tags": [], "kernels": [], "components": [],
+            "capabilities": {"optional_deps": []})"),
+            true);
+        row("unknown key", minimal(R"("homepage": "x")"), true);
+        row("unknown cell key",
+            minimal(R"("kernels": [{"op": "a", "device": "cpu", "arch": "g", "note": 1}])"), true);
+        row("unknown dependency key",
+            minimal(R"("capabilities": {"optional_deps": [{"name": "a", "kind": "env",
+                "vendor": "x"}]})"),
+            true);
+        row("duplicate key", minimal(R"("name": "n")"), false);
+        row("duplicate cell key",
+            minimal(R"("kernels": [{"op": "a", "op": "b", "device": "cpu", "arch": "g"}])"), false);
+        row("schema 2", R"({"schema": 2, "name": "m", "version": "0.1", "library": "l.so"})",
+            false);
+        row("schema 0", R"({"schema": 0, "name": "m", "version": "0.1", "library": "l.so"})",
+            false);
+        row("schema 1.0", R"({"schema": 1.0, "name": "m", "version": "0.1", "library": "l.so"})",
+            false);
+        row("schema -1", R"({"schema": -1, "name": "m", "version": "0.1", "library": "l.so"})",
+            false);
+        row("no version", R"({"schema": 1, "name": "m", "library": "l.so"})", false);
+        row("bad name", R"({"schema": 1, "name": "-m", "version": "0.1", "library": "l.so"})",
+            false);
+        row("library path", R"({"schema": 1, "name": "m", "version": "0.1", "library": "a/l.so"})",
+            false);
+        row("library ..", R"({"schema": 1, "name": "m", "version": "0.1", "library": ".."})",
+            false);
+        row("description null", minimal(R"("description": null)"), false);
+        row("tag not a string", minimal(R"("tags": ["a", 1])"), false);
+        row("contract 0", minimal(R"("capabilities": {"contract_version": 0})"), false);
+        row("contract too big", minimal(R"("capabilities": {"contract_version": 1000001})"), false);
+        row("core version bad", minimal(R"("capabilities": {"min_core_version": "one"})"), false);
+        row("core version number", minimal(R"("capabilities": {"max_core_version": 1})"), false);
+        row("dependency without kind",
+            minimal(R"("capabilities": {"optional_deps": [{"name": "a"}]})"), false);
+        row("dependency kind unknown",
+            minimal(R"("capabilities": {"optional_deps": [{"name": "a", "kind": "x"}]})"), false);
+        row("dependency name empty",
+            minimal(R"("capabilities": {"optional_deps": [{"name": "", "kind": "env"}]})"), false);
+        row("cell without arch", minimal(R"("kernels": [{"op": "a", "device": "cpu"}])"), false);
+        row("negative workspace",
+            minimal(
+                R"("kernels": [{"op": "a", "device": "c", "arch": "g", "workspace_bytes": -1}])"),
+            false);
+        row("workspace over 63 bits", minimal(R"("kernels": [{"op": "a", "device": "c", "arch": "g",
+                "workspace_bytes": 18446744073709551615}])"),
+            false);
+        row("workspace float",
+            minimal(
+                R"("kernels": [{"op": "a", "device": "c", "arch": "g", "workspace_bytes": 1e3}])"),
+            false);
+        row("component with workspace",
+            minimal(R"("components": [{"kind": "a", "device": "c", "workspace_bytes": 1}])"), true);
+        row("kernels not an array", minimal(R"("kernels": {})"), false);
+        row("cell not an object", minimal(R"("kernels": ["gemm"])"), false);
+        QByteArray many = R"("kernels": [)";
+        for (int i = 0; i <= int(kMaxManifestCells); ++i)
+            many += (i ? ", " : "") + QByteArray(R"({"op": "o", "device": "d", "arch": "a"})");
+        row("too many cells", minimal(many + "]"), false);
+        row("byte order mark", "\xEF\xBB\xBF" + minimal(), true);
+        row("trailing text", minimal() + " x", false);
+        row("trailing comma", R"({"schema": 1, "name": "m", "version": "0.1", "library": "l.so",})",
+            false);
+        row("not an object", "[]", false);
+        row("empty", "", false);
+        row("invalid UTF-8", minimal("\"description\": \"\xC3\x28\""), false);
+    }
+    void directReadMatchesCollectingReader() {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, valid);
+        const std::string_view view(text.constData(), std::size_t(text.size()));
+        const auto direct = PluginManifest::parse(view);
+        const auto general = detail::parse_manifest_general(view);
+        QCOMPARE(direct.is_valid(), valid);
+        QCOMPARE(direct.errors, general.errors);
+        QCOMPARE(direct.schema, general.schema);
+        QCOMPARE(direct.name, general.name);
+        QCOMPARE(direct.version, general.version);
+        QCOMPARE(direct.description, general.description);
+        QCOMPARE(direct.library, general.library);
+        QCOMPARE(direct.tags, general.tags);
+        const auto& a = direct.capabilities;
+        const auto& b = general.capabilities;
+        QCOMPARE(a.contract_version, b.contract_version);
+        QCOMPARE(a.min_core_version, b.min_core_version);
+        QCOMPARE(a.max_core_version, b.max_core_version);
+        QCOMPARE(a.optional_deps.size(), b.optional_deps.size());
+        for (std::size_t i = 0; i < a.optional_deps.size(); ++i) {
+            QCOMPARE(a.optional_deps[i].name, b.optional_deps[i].name);
+            QCOMPARE(a.optional_deps[i].kind, b.optional_deps[i].kind);
+            QCOMPARE(a.optional_deps[i].hint, b.optional_deps[i].hint);
+        }
+        QVERIFY(direct.kernels.cells() == general.kernels.cells());
+        QVERIFY(direct.components.cells() == general.components.cells());
+        for (std::size_t i = 0; i < direct.kernels.size(); ++i)
+            QVERIFY(direct.kernels.key(i) == TupleKey(direct.kernels[i].key));
+        QCOMPARE(direct.extra.dump(), general.extra.dump());
     }
 };
 

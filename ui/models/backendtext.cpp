@@ -27,6 +27,7 @@ IconSpec iconSpec(BackendState state, BackendCause cause) {
         return {"cause-dependency", QColor(0xd9, 0x9a, 0x1e), QLatin1Char('+')};
     case BackendCause::ContractTooNew:
     case BackendCause::EntryContractTooNew:
+    case BackendCause::EntryContractTooOld:
     case BackendCause::CoreTooNew:
     case BackendCause::CoreTooOld:
         return {"cause-contract", QColor(0xd9, 0x9a, 0x1e), QLatin1Char('=')};

@@ -189,6 +189,9 @@ constexpr CauseRule kCauseRules[] = {
      "Rebuild the plugin with SWITCHYARD_PLUGIN(...) from <switchyard/sdk/plugin.h>"},
     {BackendCause::EntryContractTooNew, Severity::Error,
      "Upgrade Switchyard, or install a plugin built for this version"},
+    {BackendCause::EntryContractTooOld, Severity::Error,
+     "Rebuild the plugin against this Switchyard's SDK (or install a build of it made for this "
+     "version)"},
     {BackendCause::RegisterHookThrew, Severity::Error,
      "Report it to the plugin's author with this report; the hook's message is above"},
     {BackendCause::HookExited, Severity::Error,

@@ -6,6 +6,7 @@
 #include "util/safefile.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -228,22 +229,220 @@ void read_cells(Reader& r, const json& root, const char* key,
     declared = DeclaredCells(std::move(out));
 }
 
+// The common manifest read straight from its text, without a DOM: every key known, of the
+// right type and valid, none twice, within the limits. read() returns false for anything
+// else, which parse_manifest() then reads the collecting way, naming every problem (so what
+// a manifest with a problem says never depends on this reader).
+class PlainReader {
+public:
+    PlainReader(std::string_view text, const jsonread::ParseLimits& limits) : m_in(text, limits) {}
+
+    bool read(PluginManifest& m) {
+        if (!m_in.no_bom())
+            return false;
+        static constexpr std::array<const char*, 9> kRoot = {
+            k::kSchema, k::kName,         k::kVersion, k::kDescription, k::kLibrary,
+            k::kTags,   k::kCapabilities, k::kKernels, k::kComponents};
+        std::uint32_t seen = 0;
+        const bool ok = object(kRoot, seen, [&](std::size_t key) {
+            switch (key) {
+            case 0: {
+                std::int64_t schema = 0;
+                if (!m_in.integer(schema) || schema < 1 || schema > kManifestSchema)
+                    return false;
+                m.schema = int(schema);
+                return true;
+            }
+            case 1:
+                return m_in.string_value(m.name) && valid_name(m.name);
+            case 2:
+                return m_in.string_value(m.version);
+            case 3:
+                return m_in.string_value(m.description);
+            case 4:
+                return m_in.string_value(m.library) && valid_library(m.library);
+            case 5:
+                return strings(m.tags);
+            case 6:
+                return capabilities(m.capabilities);
+            case 7:
+                return cells({k::kOp, k::kDevice, k::kArch}, true, m.kernels);
+            default:
+                return cells({k::kKind, k::kDevice}, false, m.components);
+            }
+        });
+        constexpr std::uint32_t kRequired = 1u << 0 | 1u << 1 | 1u << 2 | 1u << 4;
+        return ok && (seen & kRequired) == kRequired &&
+               m.kernels.size() + m.components.size() <= kMaxManifestCells && m_in.at_end();
+    }
+
+    static bool valid_library(const std::string& library) {
+        return library.find('\0') == std::string::npos && !library.empty() &&
+               library.find('/') == std::string::npos && library != "." && library != "..";
+    }
+
+private:
+    // An object whose keys are all in `names` (at most once each): `member(i)` reads the
+    // value of names[i]; `seen` gets bit i for each key read.
+    template <std::size_t N, class Member>
+    bool object(const std::array<const char*, N>& names, std::uint32_t& seen, Member member) {
+        static_assert(N <= 32);
+        if (!m_in.consume('{') || !m_in.count_value())
+            return false;
+        if (m_in.consume('}'))
+            return true;
+        do {
+            if (!m_in.key(m_key))
+                return false;
+            std::size_t i = 0;
+            while (i < N && m_key != names[i])
+                ++i;
+            if (i == N || (seen & (1u << i)))
+                return false; // an unknown key (kept in `extra`) or a duplicate
+            seen |= 1u << i;
+            if (!member(i))
+                return false;
+        } while (m_in.consume(','));
+        return m_in.consume('}');
+    }
+
+    template <class Item> bool array(Item item) {
+        if (!m_in.consume('[') || !m_in.count_value())
+            return false;
+        if (m_in.consume(']'))
+            return true;
+        do {
+            if (!item())
+                return false;
+        } while (m_in.consume(','));
+        return m_in.consume(']');
+    }
+
+    bool strings(std::vector<std::string>& out) {
+        return array([&] { return m_in.string_value(out.emplace_back()); });
+    }
+
+    // A null or a core version bound that parses.
+    bool core_version(std::optional<std::string>& out) {
+        if (m_in.null())
+            return true;
+        std::string v;
+        if (!m_in.string_value(v) || !parse_version(v))
+            return false;
+        out = std::move(v);
+        return true;
+    }
+
+    bool capabilities(BackendCapabilities& caps) {
+        static constexpr std::array<const char*, 4> kCaps = {
+            k::kContractVersion, k::kMinCoreVersion, k::kMaxCoreVersion, k::kOptionalDeps};
+        std::uint32_t seen = 0;
+        return object(kCaps, seen, [&](std::size_t key) {
+            switch (key) {
+            case 0: {
+                std::int64_t contract = 0;
+                if (!m_in.integer(contract) || contract < 1 || contract > 1000000)
+                    return false;
+                caps.contract_version = int(contract);
+                return true;
+            }
+            case 1:
+                return core_version(caps.min_core_version);
+            case 2:
+                return core_version(caps.max_core_version);
+            default:
+                return array([&] { return dependency(caps.optional_deps.emplace_back()); });
+            }
+        });
+    }
+
+    bool dependency(Dependency& dep) {
+        static constexpr std::array<const char*, 3> kDep = {k::kDepName, k::kDepKind, k::kDepHint};
+        std::uint32_t seen = 0;
+        const bool ok = object(kDep, seen, [&](std::size_t key) {
+            switch (key) {
+            case 0:
+                return m_in.string_value(dep.name) && !dep.name.empty() &&
+                       dep.name.find('\0') == std::string::npos;
+            case 1: {
+                const auto kind = m_in.string_value(m_value) ? dependency_kind_from_string(m_value)
+                                                             : std::nullopt;
+                if (kind)
+                    dep.kind = *kind;
+                return kind.has_value();
+            }
+            default:
+                return m_in.string_value(dep.hint);
+            }
+        });
+        return ok && (seen & 3u) == 3u; // name and kind are required
+    }
+
+    // kernels or components: every cell a well-formed one, as read_plain_cell() reads it.
+    bool cells(std::initializer_list<const char*> key_fields, bool has_workspace,
+               DeclaredCells& declared) {
+        const std::size_t n = key_fields.size();
+        // The key fields, variant, workspace_bytes; the slots left hold variant again, which
+        // the first one always matches.
+        std::array<const char*, 5> names{};
+        names.fill(k::kVariant);
+        std::copy(key_fields.begin(), key_fields.end(), names.begin());
+        if (has_workspace)
+            names[n + 1] = k::kWorkspaceBytes;
+        std::vector<DeclaredCell> out;
+        const bool ok = array([&] {
+            DeclaredCell& cell = out.emplace_back();
+            cell.key.resize(n + 1);
+            cell.key[n] = "default";
+            std::uint32_t seen = 0;
+            const bool read = object(names, seen, [&](std::size_t key) {
+                if (key <= n)
+                    return m_in.string_value(cell.key[key]);
+                std::int64_t bytes = 0;
+                if (!m_in.integer(bytes) || bytes < 0)
+                    return false;
+                cell.workspace_bytes = bytes;
+                return true;
+            });
+            const std::uint32_t required = (1u << n) - 1;
+            return read && (seen & required) == required;
+        });
+        if (ok)
+            declared = DeclaredCells(std::move(out));
+        return ok;
+    }
+
+    jsonread::FastScanner m_in;
+    std::string m_key;   // the key being read
+    std::string m_value; // a string value read and not kept
+};
+
 } // namespace
 
 namespace {
 
-PluginManifest parse_manifest(std::string_view text) {
+jsonread::ParseLimits manifest_limits() {
+    jsonread::ParseLimits limits;
+    limits.max_depth = kMaxManifestDepth;
+    limits.max_values = kMaxManifestValues;
+    return limits;
+}
+
+PluginManifest parse_manifest(std::string_view text, bool plain_first) {
     PluginManifest m;
     if (text.size() > kMaxManifestBytes) {
         m.errors.push_back(std::to_string(text.size()) + " bytes is larger than the " +
                            safefile::size_text(kMaxManifestBytes) + " a manifest may have");
         return m;
     }
+    const jsonread::ParseLimits limits = manifest_limits();
+    if (plain_first) {
+        if (PlainReader(text, limits).read(m))
+            return m;
+        m = PluginManifest();
+    }
     json root;
     try {
-        jsonread::ParseLimits limits;
-        limits.max_depth = kMaxManifestDepth;
-        limits.max_values = kMaxManifestValues;
         root = jsonread::parse(text, limits);
     } catch (const jsonread::ParseError& e) {
         m.errors.push_back("not valid JSON at " + e.position() + ": " + e.message());
@@ -279,8 +478,7 @@ PluginManifest parse_manifest(std::string_view text) {
     if (r.string(root, k::kLibrary, k::kLibrary, m.library, true)) {
         if (m.library.find('\0') != std::string::npos)
             r.invalid(k::kLibrary, "contains a NUL character");
-        else if (m.library.empty() || m.library.find('/') != std::string::npos ||
-                 m.library == "." || m.library == "..")
+        else if (!PlainReader::valid_library(m.library))
             r.invalid(k::kLibrary,
                       "must be a file name in the manifest's folder, got '" + m.library + "'");
     }
@@ -305,9 +503,19 @@ PluginManifest parse_manifest(std::string_view text) {
 
 PluginManifest PluginManifest::parse(std::string_view text) {
     try {
-        return parse_manifest(text);
+        return parse_manifest(text, true);
     } catch (const std::exception& e) {
         // Whatever else goes wrong makes this manifest invalid, never the discovery.
+        PluginManifest m;
+        m.errors.push_back(std::string("cannot read the manifest: ") + e.what());
+        return m;
+    }
+}
+
+PluginManifest detail::parse_manifest_general(std::string_view text) {
+    try {
+        return parse_manifest(text, false);
+    } catch (const std::exception& e) {
         PluginManifest m;
         m.errors.push_back(std::string("cannot read the manifest: ") + e.what());
         return m;

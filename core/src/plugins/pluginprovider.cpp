@@ -228,6 +228,17 @@ void PluginProvider::load(CellRegistrar& registrar) {
                      std::to_string(m_manifest.capabilities.contract_version) +
                      "); upgrade Switchyard, and fix the manifest's capabilities.contract_version");
         }
+        if (entry->contract_version < kMinBinaryContractVersion) {
+            ::dlclose(handle);
+            fail(BackendLoadError::Cause::EntryContractTooOld,
+                 "its library was built against backend-contract revision " +
+                     std::to_string(entry->contract_version) +
+                     ", whose SDK layout this Switchyard no longer reads (it loads libraries "
+                     "built for revision " +
+                     std::to_string(kMinBinaryContractVersion) + " to " +
+                     std::to_string(kContractVersion) +
+                     "); rebuild the plugin against this Switchyard");
+        }
         m_handle = handle;
         m_entry = entry;
     }

@@ -16,7 +16,7 @@ namespace {
 using C = BackendCause;
 
 // The one table of ids.
-constexpr std::array<std::pair<BackendCause, std::string_view>, 20> kIds{{
+constexpr std::array<std::pair<BackendCause, std::string_view>, 21> kIds{{
     {C::None, "none"},
     {C::NotInstalled, "not_installed"},
     {C::LibraryMissing, "library_missing"},
@@ -26,6 +26,7 @@ constexpr std::array<std::pair<BackendCause, std::string_view>, 20> kIds{{
     {C::LibraryLoadFailed, "library_load_failed"},
     {C::EntryMissing, "entry_missing"},
     {C::EntryContractTooNew, "entry_contract_too_new"},
+    {C::EntryContractTooOld, "entry_contract_too_old"},
     {C::ContractTooNew, "contract_too_new"},
     {C::CoreTooNew, "core_too_new"},
     {C::CoreTooOld, "core_too_old"},
@@ -79,6 +80,8 @@ BackendCause to_backend_cause(BackendLoadError::Cause cause) noexcept {
         return C::EntryMissing;
     case L::EntryContractTooNew:
         return C::EntryContractTooNew;
+    case L::EntryContractTooOld:
+        return C::EntryContractTooOld;
     case L::RegisterHookThrew:
         return C::RegisterHookThrew;
     case L::InvalidManifest:

@@ -440,16 +440,17 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
         auto existing = registry.lookup(key);
         return !existing || existing->backend == name;
     };
-    auto declare = [&](const std::vector<DeclaredCell>& declared, const auto& registry, auto& out,
+    auto declare = [&](const DeclaredCells& declared, const auto& registry, auto& out,
                        bool kernel) {
         const std::size_t arity = registry.key_fields().size();
-        for (const auto& d : declared) {
+        for (std::size_t i = 0; i < declared.size(); ++i) {
+            const DeclaredCell& d = declared[i];
             if (d.key.size() != arity)
                 continue;
             using Cell =
                 std::remove_const_t<typename std::decay_t<decltype(out)>::value_type::element_type>;
             Cell cell;
-            cell.key = TupleKey(d.key);
+            cell.key = declared.key(i); // interned when the manifest was read
             if (!claim(cell.key, registry))
                 continue;
             cell.available = available;

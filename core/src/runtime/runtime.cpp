@@ -38,15 +38,15 @@ void use_builtins(BackendRegistry& registry) {
 }
 
 BackendRegistry& default_backends() {
-    static BackendRegistry registry(kernels(), components());
-    static std::once_flag once;
-    std::call_once(once, [] {
-        use_builtins(registry);
-        registry.set_device_registry(&default_devices());
-        registry.set_plugin_discovery(
-            [] { return PluginSearchPath::from_environment().discover(); });
-    });
-    return registry;
+    // Never destroyed, like the registries it fills: exiting frees nothing cell by cell.
+    static BackendRegistry* registry = [] {
+        auto* r = new BackendRegistry(kernels(), components());
+        use_builtins(*r);
+        r->set_device_registry(&default_devices());
+        r->set_plugin_discovery([] { return PluginSearchPath::from_environment().discover(); });
+        return r;
+    }();
+    return *registry;
 }
 
 void apply_inspection(DoctorReport& report, const InspectResult& inspected) {

@@ -170,14 +170,33 @@ std::string_view to_string(CellSource source) noexcept {
     return "registered";
 }
 
+// Never destroyed: cells may be reached from plugins' statics, and a process that exits
+// does not free 100,000 cells one by one.
 KernelRegistry& kernels() {
-    static KernelRegistry registry("kernels", {"op", "device", "arch", "variant"});
-    return registry;
+    static auto* registry = new KernelRegistry("kernels", {"op", "device", "arch", "variant"});
+    return *registry;
 }
 
 ComponentRegistry& components() {
-    static ComponentRegistry registry("components", {"kind", "device", "variant"});
-    return registry;
+    static auto* registry = new ComponentRegistry("components", {"kind", "device", "variant"});
+    return *registry;
+}
+
+DeclaredCells::DeclaredCells(std::vector<DeclaredCell> cells) {
+    if (cells.empty())
+        return;
+    m_data = std::make_shared<Data>();
+    m_data->keys.reserve(cells.size());
+    for (const auto& c : cells)
+        m_data->keys.push_back(detail::intern_tuple(c.key));
+    m_data->cells = std::move(cells);
+}
+
+void DeclaredCells::push_back(DeclaredCell cell) {
+    if (!m_data || m_data.use_count() > 1)
+        m_data = m_data ? std::make_shared<Data>(*m_data) : std::make_shared<Data>();
+    m_data->keys.push_back(detail::intern_tuple(cell.key));
+    m_data->cells.push_back(std::move(cell));
 }
 
 void CellRegistrar::add_kernel(KernelSpec spec) {

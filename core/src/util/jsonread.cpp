@@ -458,313 +458,305 @@ private:
     std::optional<ParseError> m_error;
 };
 
+} // namespace
+
 // The fast path of parse(): a recursive-descent reader of well-formed documents within
 // the limits that builds the same DOM as nlohmann's parser. It gives up (returns false) on
 // anything it does not read the common way (an error, a limit reached, a \u escape, an
 // integer that does not fit 64 bits, a byte order mark, capped number arrays); parse() then
 // runs the strict SAX parser, which finds and positions the error. So the fast path keeps no
 // positions and no per-object key sets: a duplicate key is a failed map insertion.
-class FastReader {
-public:
-    FastReader(std::string_view text, const ParseLimits& limits)
-        : m_p(text.data()), m_end(text.data() + text.size()), m_limits(limits) {}
+bool FastScanner::document(json& out) {
+    if (!no_bom())
+        return false; // a byte order mark: nlohmann skips it, the slow path decides
+    skip_space();
+    if (!value(out, 0))
+        return false;
+    return at_end();
+}
 
-    bool document(json& out) {
-        if (m_p != m_end && static_cast<unsigned char>(*m_p) == 0xEF)
-            return false; // a byte order mark: nlohmann skips it, the slow path decides
-        skip_space();
-        if (!value(out, 0))
+bool FastScanner::value(json& out, std::size_t depth) {
+    if (m_p == m_end || !count_value())
+        return false;
+    switch (*m_p) {
+    case '{':
+        return object(out, depth + 1);
+    case '[':
+        return array(out, depth + 1);
+    case '"': {
+        std::string s;
+        if (!string(s))
             return false;
-        skip_space();
-        return m_p == m_end;
-    }
-
-private:
-    // Deep enough for every limit in use; deeper documents take the slow path.
-    static constexpr std::size_t kMaxFastDepth = 256;
-
-    void skip_space() {
-        while (m_p != m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t'))
-            ++m_p;
-    }
-    bool count_value() { return ++m_values <= m_limits.max_values; }
-    bool literal(std::string_view word) {
-        if (std::size_t(m_end - m_p) < word.size() || std::string_view(m_p, word.size()) != word)
-            return false;
-        m_p += word.size();
+        out = std::move(s);
         return true;
     }
-
-    bool value(json& out, std::size_t depth) {
-        if (m_p == m_end || !count_value())
-            return false;
-        switch (*m_p) {
-        case '{':
-            return object(out, depth + 1);
-        case '[':
-            return array(out, depth + 1);
-        case '"': {
-            std::string s;
-            if (!string(s))
-                return false;
-            out = std::move(s);
-            return true;
-        }
-        case 't':
-            out = true;
-            return literal("true");
-        case 'f':
-            out = false;
-            return literal("false");
-        case 'n':
-            out = nullptr;
-            return literal("null");
-        default:
-            return number(out);
-        }
+    case 't':
+        out = true;
+        return literal("true");
+    case 'f':
+        out = false;
+        return literal("false");
+    case 'n':
+        out = nullptr;
+        return literal("null");
+    default:
+        return number(out);
     }
+}
 
-    bool object(json& out, std::size_t depth) {
-        if (depth > m_limits.max_depth || depth > kMaxFastDepth)
-            return false;
-        ++m_p; // '{'
-        out = json::object();
-        auto& members = out.get_ref<json::object_t&>();
-        skip_space();
-        if (m_p != m_end && *m_p == '}') {
-            ++m_p;
-            return true;
-        }
-        for (;;) {
-            skip_space();
-            if (m_p == m_end || *m_p != '"')
-                return false;
-            std::string key;
-            if (!string(key))
-                return false;
-            skip_space();
-            if (m_p == m_end || *m_p != ':')
-                return false;
-            ++m_p;
-            skip_space();
-            json item;
-            if (!value(item, depth))
-                return false;
-            if (m_limits.reject_duplicate_keys) {
-                if (!members.emplace(std::move(key), std::move(item)).second)
-                    return false;
-            } else {
-                members[std::move(key)] = std::move(item);
-            }
-            skip_space();
-            if (m_p == m_end)
-                return false;
-            if (*m_p == ',') {
-                ++m_p;
-                continue;
-            }
-            if (*m_p != '}')
-                return false;
-            ++m_p;
-            return true;
-        }
-    }
-
-    bool array(json& out, std::size_t depth) {
-        if (depth > m_limits.max_depth || depth > kMaxFastDepth)
-            return false;
-        ++m_p; // '['
-        out = json::array();
-        auto& items = out.get_ref<json::array_t&>();
-        skip_space();
-        if (m_p != m_end && *m_p == ']') {
-            ++m_p;
-            return true;
-        }
-        for (;;) {
-            skip_space();
-            items.emplace_back();
-            if (!value(items.back(), depth))
-                return false;
-            skip_space();
-            if (m_p == m_end)
-                return false;
-            if (*m_p == ',') {
-                ++m_p;
-                continue;
-            }
-            if (*m_p != ']')
-                return false;
-            ++m_p;
-            return true;
-        }
-    }
-
-    // A string without \u escapes, valid UTF-8 (as nlohmann checks it: RFC 3629).
-    bool string(std::string& out) {
-        ++m_p; // '"'
-        for (;;) {
-            const char* run = m_p;
-            while (m_p != m_end) {
-                const auto c = static_cast<unsigned char>(*m_p);
-                if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
-                    break;
-                ++m_p;
-            }
-            out.append(run, m_p);
-            if (m_p == m_end)
-                return false;
-            const auto c = static_cast<unsigned char>(*m_p);
-            if (c == '"') {
-                ++m_p;
-                return true;
-            }
-            if (c < 0x20)
-                return false;
-            if (c == '\\') {
-                if (++m_p == m_end)
-                    return false;
-                char unescaped = 0;
-                switch (*m_p) {
-                case '"':
-                    unescaped = '"';
-                    break;
-                case '\\':
-                    unescaped = '\\';
-                    break;
-                case '/':
-                    unescaped = '/';
-                    break;
-                case 'b':
-                    unescaped = '\b';
-                    break;
-                case 'f':
-                    unescaped = '\f';
-                    break;
-                case 'n':
-                    unescaped = '\n';
-                    break;
-                case 'r':
-                    unescaped = '\r';
-                    break;
-                case 't':
-                    unescaped = '\t';
-                    break;
-                default:
-                    return false; // \u and invalid escapes: the slow path
-                }
-                out += unescaped;
-                ++m_p;
-                continue;
-            }
-            if (!utf8_sequence(out))
-                return false;
-        }
-    }
-
-    // One multi-byte UTF-8 sequence, checked and appended.
-    bool utf8_sequence(std::string& out) {
-        const auto* s = reinterpret_cast<const unsigned char*>(m_p);
-        const auto left = std::size_t(m_end - m_p);
-        auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
-            return i < left && s[i] >= lo && s[i] <= hi;
-        };
-        std::size_t n = 0;
-        if (s[0] >= 0xC2 && s[0] <= 0xDF)
-            n = cont(1) ? 2 : 0;
-        else if (s[0] == 0xE0)
-            n = cont(1, 0xA0) && cont(2) ? 3 : 0;
-        else if ((s[0] >= 0xE1 && s[0] <= 0xEC) || s[0] == 0xEE || s[0] == 0xEF)
-            n = cont(1) && cont(2) ? 3 : 0;
-        else if (s[0] == 0xED)
-            n = cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-        else if (s[0] == 0xF0)
-            n = cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-        else if (s[0] >= 0xF1 && s[0] <= 0xF3)
-            n = cont(1) && cont(2) && cont(3) ? 4 : 0;
-        else if (s[0] == 0xF4)
-            n = cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-        if (n == 0)
-            return false;
-        out.append(m_p, n);
-        m_p += n;
+bool FastScanner::object(json& out, std::size_t depth) {
+    if (depth > m_limits.max_depth || depth > kMaxFastDepth)
+        return false;
+    ++m_p; // '{'
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    skip_space();
+    if (m_p != m_end && *m_p == '}') {
+        ++m_p;
         return true;
     }
-
-    // JSON's number grammar; integers as nlohmann keeps them (unsigned when not negative,
-    // else signed), others as double.
-    bool number(json& out) {
-        const char* start = m_p;
-        bool negative = false;
-        if (*m_p == '-') {
-            negative = true;
-            ++m_p;
+    for (;;) {
+        skip_space();
+        if (m_p == m_end || *m_p != '"')
+            return false;
+        std::string key;
+        if (!string(key))
+            return false;
+        skip_space();
+        if (m_p == m_end || *m_p != ':')
+            return false;
+        ++m_p;
+        skip_space();
+        json item;
+        if (!value(item, depth))
+            return false;
+        if (m_limits.reject_duplicate_keys) {
+            if (!members.emplace(std::move(key), std::move(item)).second)
+                return false;
+        } else {
+            members[std::move(key)] = std::move(item);
         }
+        skip_space();
         if (m_p == m_end)
             return false;
-        if (*m_p == '0') {
+        if (*m_p == ',') {
             ++m_p;
-        } else if (*m_p >= '1' && *m_p <= '9') {
-            while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
-                ++m_p;
-        } else {
+            continue;
+        }
+        if (*m_p != '}')
             return false;
-        }
-        bool integral = true;
-        if (m_p != m_end && *m_p == '.') {
-            integral = false;
-            ++m_p;
-            if (m_p == m_end || *m_p < '0' || *m_p > '9')
-                return false;
-            while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
-                ++m_p;
-        }
-        if (m_p != m_end && (*m_p == 'e' || *m_p == 'E')) {
-            integral = false;
-            ++m_p;
-            if (m_p != m_end && (*m_p == '+' || *m_p == '-'))
-                ++m_p;
-            if (m_p == m_end || *m_p < '0' || *m_p > '9')
-                return false;
-            while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
-                ++m_p;
-        }
-        if (integral) {
-            if (negative) {
-                std::int64_t v = 0;
-                const auto r = std::from_chars(start, m_p, v);
-                if (r.ec != std::errc() || r.ptr != m_p)
-                    return false;
-                out = json::number_integer_t(v);
-            } else {
-                std::uint64_t v = 0;
-                const auto r = std::from_chars(start, m_p, v);
-                if (r.ec != std::errc() || r.ptr != m_p)
-                    return false;
-                out = json::number_unsigned_t(v);
-            }
-            return true;
-        }
-        double v = 0;
-        const auto r = std::from_chars(start, m_p, v);
-        if (r.ec != std::errc() || r.ptr != m_p || !std::isfinite(v))
-            return false;
-        out = json::number_float_t(v);
+        ++m_p;
         return true;
     }
+}
 
-    const char* m_p;
-    const char* m_end;
-    const ParseLimits& m_limits;
-    std::size_t m_values = 0;
-};
+bool FastScanner::array(json& out, std::size_t depth) {
+    if (depth > m_limits.max_depth || depth > kMaxFastDepth)
+        return false;
+    ++m_p; // '['
+    out = json::array();
+    auto& items = out.get_ref<json::array_t&>();
+    skip_space();
+    if (m_p != m_end && *m_p == ']') {
+        ++m_p;
+        return true;
+    }
+    for (;;) {
+        skip_space();
+        items.emplace_back();
+        if (!value(items.back(), depth))
+            return false;
+        skip_space();
+        if (m_p == m_end)
+            return false;
+        if (*m_p == ',') {
+            ++m_p;
+            continue;
+        }
+        if (*m_p != ']')
+            return false;
+        ++m_p;
+        return true;
+    }
+}
 
-} // namespace
+// A string without \u escapes, valid UTF-8 (as nlohmann checks it: RFC 3629).
+bool FastScanner::string(std::string& out) {
+    ++m_p; // '"'
+    for (;;) {
+        const char* run = m_p;
+        while (m_p != m_end) {
+            const auto c = static_cast<unsigned char>(*m_p);
+            if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+                break;
+            ++m_p;
+        }
+        out.append(run, m_p);
+        if (m_p == m_end)
+            return false;
+        const auto c = static_cast<unsigned char>(*m_p);
+        if (c == '"') {
+            ++m_p;
+            return true;
+        }
+        if (c < 0x20)
+            return false;
+        if (c == '\\') {
+            if (++m_p == m_end)
+                return false;
+            char unescaped = 0;
+            switch (*m_p) {
+            case '"':
+                unescaped = '"';
+                break;
+            case '\\':
+                unescaped = '\\';
+                break;
+            case '/':
+                unescaped = '/';
+                break;
+            case 'b':
+                unescaped = '\b';
+                break;
+            case 'f':
+                unescaped = '\f';
+                break;
+            case 'n':
+                unescaped = '\n';
+                break;
+            case 'r':
+                unescaped = '\r';
+                break;
+            case 't':
+                unescaped = '\t';
+                break;
+            default:
+                return false; // \u and invalid escapes: the slow path
+            }
+            out += unescaped;
+            ++m_p;
+            continue;
+        }
+        if (!utf8_sequence(out))
+            return false;
+    }
+}
+
+// One multi-byte UTF-8 sequence, checked and appended.
+bool FastScanner::utf8_sequence(std::string& out) {
+    const auto* s = reinterpret_cast<const unsigned char*>(m_p);
+    const auto left = std::size_t(m_end - m_p);
+    auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
+        return i < left && s[i] >= lo && s[i] <= hi;
+    };
+    std::size_t n = 0;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        n = cont(1) ? 2 : 0;
+    else if (s[0] == 0xE0)
+        n = cont(1, 0xA0) && cont(2) ? 3 : 0;
+    else if ((s[0] >= 0xE1 && s[0] <= 0xEC) || s[0] == 0xEE || s[0] == 0xEF)
+        n = cont(1) && cont(2) ? 3 : 0;
+    else if (s[0] == 0xED)
+        n = cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+    else if (s[0] == 0xF0)
+        n = cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+    else if (s[0] >= 0xF1 && s[0] <= 0xF3)
+        n = cont(1) && cont(2) && cont(3) ? 4 : 0;
+    else if (s[0] == 0xF4)
+        n = cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+    if (n == 0)
+        return false;
+    out.append(m_p, n);
+    m_p += n;
+    return true;
+}
+
+// JSON's number grammar; integers as nlohmann keeps them (unsigned when not negative,
+// else signed), others as double.
+bool FastScanner::number(json& out) {
+    const char* start = m_p;
+    bool negative = false;
+    if (*m_p == '-') {
+        negative = true;
+        ++m_p;
+    }
+    if (m_p == m_end)
+        return false;
+    if (*m_p == '0') {
+        ++m_p;
+    } else if (*m_p >= '1' && *m_p <= '9') {
+        while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+    } else {
+        return false;
+    }
+    bool integral = true;
+    if (m_p != m_end && *m_p == '.') {
+        integral = false;
+        ++m_p;
+        if (m_p == m_end || *m_p < '0' || *m_p > '9')
+            return false;
+        while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+    }
+    if (m_p != m_end && (*m_p == 'e' || *m_p == 'E')) {
+        integral = false;
+        ++m_p;
+        if (m_p != m_end && (*m_p == '+' || *m_p == '-'))
+            ++m_p;
+        if (m_p == m_end || *m_p < '0' || *m_p > '9')
+            return false;
+        while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+    }
+    if (integral) {
+        if (negative) {
+            std::int64_t v = 0;
+            const auto r = std::from_chars(start, m_p, v);
+            if (r.ec != std::errc() || r.ptr != m_p)
+                return false;
+            out = json::number_integer_t(v);
+        } else {
+            std::uint64_t v = 0;
+            const auto r = std::from_chars(start, m_p, v);
+            if (r.ec != std::errc() || r.ptr != m_p)
+                return false;
+            out = json::number_unsigned_t(v);
+        }
+        return true;
+    }
+    double v = 0;
+    const auto r = std::from_chars(start, m_p, v);
+    if (r.ec != std::errc() || r.ptr != m_p || !std::isfinite(v))
+        return false;
+    out = json::number_float_t(v);
+    return true;
+}
+
+bool FastScanner::integer(std::int64_t& out) {
+    skip_space();
+    const char* start = m_p;
+    if (m_p != m_end && *m_p == '-')
+        ++m_p;
+    if (m_p == m_end || *m_p < '0' || *m_p > '9' || !count_value())
+        return false;
+    if (*m_p == '0')
+        ++m_p;
+    else
+        while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+    if (m_p != m_end && (*m_p == '.' || *m_p == 'e' || *m_p == 'E'))
+        return false;
+    const auto r = std::from_chars(start, m_p, out);
+    return r.ec == std::errc() && r.ptr == m_p;
+}
+
+namespace {} // namespace
 
 json parse(std::string_view text, const ParseLimits& limits, ParseStats* stats) {
     if (limits.max_numbers_per_array == std::size_t(-1)) {
         json fast;
-        if (FastReader(text, limits).document(fast))
+        if (FastScanner(text, limits).document(fast))
             return fast;
     }
     return detail::parse_strict(text, limits, stats);

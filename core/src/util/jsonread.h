@@ -74,6 +74,101 @@ json parse_strict(std::string_view text, const ParseLimits& limits = {},
                   ParseStats* stats = nullptr);
 } // namespace detail
 
+/// The reading of parse()'s fast path, for a reader that builds its own structures straight
+/// from the text (plugin manifests) instead of a DOM. It reads only what the fast path
+/// accepts: every function returns false where the fast path gives up (a syntax error, a
+/// limit reached, a \u escape, an integer that does not fit 64 bits, ...), and the caller
+/// then reads the text through parse(), whose strict parser finds and positions the error.
+/// So it keeps no positions and no key sets: duplicate keys are the caller's to refuse.
+class FastScanner {
+public:
+    FastScanner(std::string_view text, const ParseLimits& limits) noexcept
+        : m_p(text.data()), m_end(text.data() + text.size()), m_limits(limits) {}
+
+    /// The whole text as one value, as parse() builds it.
+    bool document(json& out);
+    /// False at a byte order mark (nlohmann skips it; the strict parser decides).
+    bool no_bom() const noexcept {
+        return m_p == m_end || static_cast<unsigned char>(*m_p) != 0xEF;
+    }
+    void skip_space() noexcept {
+        while (m_p != m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t'))
+            ++m_p;
+    }
+    /// After spaces: the next character is `c` (consumed).
+    bool consume(char c) noexcept {
+        skip_space();
+        if (m_p == m_end || *m_p != c)
+            return false;
+        ++m_p;
+        return true;
+    }
+    /// After spaces: the next character is `c` (not consumed).
+    bool peek(char c) noexcept {
+        skip_space();
+        return m_p != m_end && *m_p == c;
+    }
+    /// Only spaces are left.
+    bool at_end() noexcept {
+        skip_space();
+        return m_p == m_end;
+    }
+    /// One more value met: false past ParseLimits::max_values.
+    bool count_value() noexcept { return ++m_values <= m_limits.max_values; }
+    /// A string at the next character (no spaces skipped), appended to `out`; not counted.
+    bool string(std::string& out);
+    /// After spaces, a string (counted as a value), replacing `out`.
+    bool string_value(std::string& out) {
+        skip_space();
+        if (m_p == m_end || *m_p != '"' || !count_value())
+            return false;
+        out.clear();
+        return string(out);
+    }
+    /// An object's key and its colon: after spaces, a string, then ':'.
+    bool key(std::string& out) {
+        skip_space();
+        if (m_p == m_end || *m_p != '"')
+            return false;
+        out.clear();
+        return string(out) && consume(':');
+    }
+    /// After spaces, a number written as an integer (no fraction, no exponent) that fits
+    /// 64 bits; counted as a value.
+    bool integer(std::int64_t& out);
+    /// After spaces, `null` (counted as a value; true and consumed) or not (false, nothing
+    /// consumed).
+    bool null() noexcept {
+        skip_space();
+        if (std::size_t(m_end - m_p) < 4 || std::string_view(m_p, 4) != "null")
+            return false;
+        m_p += 4;
+        return count_value();
+    }
+
+private:
+    // Deep enough for every limit in use; deeper documents take the slow path.
+    static constexpr std::size_t kMaxFastDepth = 256;
+
+    bool literal(std::string_view word) noexcept {
+        if (std::size_t(m_end - m_p) < word.size() || std::string_view(m_p, word.size()) != word)
+            return false;
+        m_p += word.size();
+        return true;
+    }
+    // A value into a DOM, at nesting `depth` (the enclosing containers).
+    bool value(json& out, std::size_t depth);
+    bool object(json& out, std::size_t depth);
+    bool array(json& out, std::size_t depth);
+    bool utf8_sequence(std::string& out);
+    bool number(json& out);
+
+    const char* m_p;
+    const char* m_end;
+    const ParseLimits& m_limits;
+    std::size_t m_values = 0;
+};
+
 /// "string", "integer", "object", ...: how a JSON value's type reads in a message.
 std::string type_name(const json& value);
 /// "line 3, column 7": 1-based position of `byte` in `text`.

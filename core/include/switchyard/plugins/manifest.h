@@ -82,6 +82,13 @@ struct PluginManifest {
     nlohmann::json to_json() const;
 };
 
+namespace detail {
+/// PluginManifest::parse() without its direct path (a well-formed manifest read straight from
+/// its text, no JSON DOM): every manifest read the collecting way, as one with a problem
+/// always is. Tests and the fuzzer compare the two.
+PluginManifest parse_manifest_general(std::string_view text);
+} // namespace detail
+
 /// True when `file_name` ends with ".plugin.json" (and is more than that).
 bool is_manifest_file_name(std::string_view file_name) noexcept;
 

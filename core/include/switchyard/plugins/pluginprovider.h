@@ -50,7 +50,8 @@ private:
 /// load() throws BackendLoadError with one cause each: LibraryMissing, LibraryUnreadable,
 /// LibraryDependencyMissing (naming every unresolved soname), LibraryLoadFailed,
 /// EntryMissing, EntryContractTooNew (the entry reports a newer contract than this core),
-/// RegisterHookThrew, InvalidManifest, Untrusted.
+/// EntryContractTooOld (the library was built against an SDK layout this core no longer
+/// reads: kMinBinaryContractVersion), RegisterHookThrew, InvalidManifest, Untrusted.
 class PluginProvider final : public BackendProvider {
 public:
     /// Reads the manifest at `manifest_path` and checks who can write the plugin's files.

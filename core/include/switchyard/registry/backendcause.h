@@ -24,6 +24,7 @@ enum class BackendCause {
     LibraryLoadFailed,         // dlopen failed otherwise (undefined symbol, ...)
     EntryMissing,              // no entry symbol, or it returned no register hook
     EntryContractTooNew,       // the library's entry reports a newer contract than the core's
+    EntryContractTooOld,       // the library was built against an SDK layout this core dropped
     ContractTooNew,            // the manifest declares a newer contract than the core's
     CoreTooNew,                // this core is newer than the backend's max_core_version
     CoreTooOld,                // this core is older than the backend's min_core_version

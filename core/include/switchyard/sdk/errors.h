@@ -76,6 +76,8 @@ public:
         RegisterHookThrew,        // the register hook threw
         InvalidManifest,          // the manifest is unreadable or wrong
         Untrusted,                // its folder, manifest or library is writable by others
+        EntryContractTooOld,      // the entry reports a contract older than the oldest layout
+                                  // this core loads (kMinBinaryContractVersion): rebuild it
     };
     BackendLoadError(std::string backend, Cause cause, const std::string& reason);
     const std::string& backend() const noexcept { return m_backend; }

@@ -45,8 +45,10 @@ struct DeclaredCell {
 };
 
 /// A backend's declared cells: a read-only list whose copies share one vector (a manifest
-/// of 100 cells is described, listed and shown many times, and copied each time). Writing
-/// (push_back, assignment) copies the vector first when another list shares it.
+/// of 100 cells is described, listed and shown many times, and copied each time). Each
+/// cell's key is interned when the list is built (on the thread that reads the manifest), so
+/// the registry keys a plugin's placeholder cells without hashing their strings again.
+/// Writing (push_back, assignment) copies the vector first when another list shares it.
 class DeclaredCells {
 public:
     using value_type = DeclaredCell;
@@ -54,41 +56,43 @@ public:
     using iterator = const_iterator;
 
     DeclaredCells() = default;
-    DeclaredCells(std::vector<DeclaredCell> cells)
-        : m_cells(cells.empty() ? nullptr
-                                : std::make_shared<std::vector<DeclaredCell>>(std::move(cells))) {}
+    DeclaredCells(std::vector<DeclaredCell> cells);
     DeclaredCells(std::initializer_list<DeclaredCell> cells)
         : DeclaredCells(std::vector<DeclaredCell>(cells)) {}
 
-    const std::vector<DeclaredCell>& cells() const noexcept { return m_cells ? *m_cells : none(); }
+    const std::vector<DeclaredCell>& cells() const noexcept {
+        return m_data ? m_data->cells : none();
+    }
     operator const std::vector<DeclaredCell>&() const noexcept { return cells(); }
+    /// Cell `i`'s key, interned: TupleKey(cells()[i].key) without the lookup.
+    TupleKey key(std::size_t i) const noexcept { return TupleKey(m_data->keys[i]); }
 
     const_iterator begin() const noexcept { return cells().begin(); }
     const_iterator end() const noexcept { return cells().end(); }
-    std::size_t size() const noexcept { return m_cells ? m_cells->size() : 0; }
+    std::size_t size() const noexcept { return m_data ? m_data->cells.size() : 0; }
     bool empty() const noexcept { return size() == 0; }
-    const DeclaredCell& operator[](std::size_t i) const { return (*m_cells)[i]; }
+    const DeclaredCell& operator[](std::size_t i) const { return m_data->cells[i]; }
     const DeclaredCell& at(std::size_t i) const { return cells().at(i); }
-    const DeclaredCell& front() const { return m_cells->front(); }
-    const DeclaredCell& back() const { return m_cells->back(); }
+    const DeclaredCell& front() const { return m_data->cells.front(); }
+    const DeclaredCell& back() const { return m_data->cells.back(); }
 
-    void push_back(DeclaredCell cell) {
-        if (!m_cells || m_cells.use_count() > 1)
-            m_cells = std::make_shared<std::vector<DeclaredCell>>(cells());
-        m_cells->push_back(std::move(cell));
-    }
-    void clear() noexcept { m_cells.reset(); }
+    void push_back(DeclaredCell cell);
+    void clear() noexcept { m_data.reset(); }
 
     friend bool operator==(const DeclaredCells& a, const DeclaredCells& b) {
-        return a.m_cells == b.m_cells || a.cells() == b.cells();
+        return a.m_data == b.m_data || a.cells() == b.cells();
     }
 
 private:
+    struct Data {
+        std::vector<DeclaredCell> cells;
+        std::vector<const detail::InternedTuple*> keys; // keys[i]: cells[i].key interned
+    };
     static const std::vector<DeclaredCell>& none() noexcept {
         static const std::vector<DeclaredCell> cells;
         return cells;
     }
-    std::shared_ptr<std::vector<DeclaredCell>> m_cells; // written only while not shared
+    std::shared_ptr<Data> m_data; // written only while not shared
 };
 
 /// What a backend hands to its registration hook. Cells are buffered and published

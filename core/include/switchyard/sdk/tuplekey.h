@@ -38,6 +38,8 @@ public:
         set(detail::intern_tuple(parts.begin(), parts.size()));
     }
     explicit TupleKey(const std::vector<std::string>& parts) { set(detail::intern_tuple(parts)); }
+    /// The key of an intern table entry (detail::intern_tuple()'s answer).
+    explicit TupleKey(const detail::InternedTuple* tuple) noexcept { set(tuple); }
 
     const std::vector<std::string>& parts() const noexcept {
         return m_tuple ? m_tuple->parts : detail::empty_tuple_parts();

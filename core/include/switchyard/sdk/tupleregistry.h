@@ -203,23 +203,16 @@ public:
         const std::size_t survivors = entries.size();
         // Where a new cell goes, found without indexing every entry (a plugin's load must not
         // cost a pass that allocates per cell of every other plugin): a key the current table
-        // holds and `pred` keeps is replaced in place, any other is appended once (a later
-        // cell of the same key replaces the earlier one).
-        std::unordered_map<std::uint64_t, std::size_t> appended;
+        // holds and `pred` keeps is replaced in place, any other is appended (a later cell of
+        // the same key then replaces the earlier one in place: the new Table does that).
         std::unordered_map<const CellPtr*, const CellPtr*> replaced; // surviving -> new
-        appended.reserve(cells.size());
+        entries.reserve(entries.size() + cells.size());
         for (auto& c : cells) {
             const CellPtr* owner = &m_cells.emplace_back(std::move(c));
-            const TupleKey& key = (*owner)->key;
-            if (auto it = appended.find(key.id()); it != appended.end()) {
-                entries[it->second] = owner;
-                continue;
-            }
-            if (const CellPtr* old = m_table->find_slot(key); old && !pred(**old)) {
+            if (const CellPtr* old = m_table->find_slot((*owner)->key); old && !pred(**old)) {
                 replaced[old] = owner;
                 continue;
             }
-            appended.emplace(key.id(), entries.size());
             entries.push_back(owner);
         }
         if (!replaced.empty())
@@ -513,7 +506,9 @@ private:
     }
 
     // An immutable open-addressing table (linear probing, power-of-two capacity) over the
-    // registry's cell pointers (m_cells), which outlive every table.
+    // registry's cell pointers (m_cells), which outlive every table. An entry whose key an
+    // earlier entry has takes the earlier one's place (the later cell wins, where the first
+    // was); its own is dropped.
     class Table {
     public:
         Table() = default;
@@ -522,23 +517,22 @@ private:
             while (cap < m_entries.size() * 4) // load <= 1/4: misses end at once
                 cap <<= 1;
             m_mask = cap - 1;
-            m_slots.assign(cap, Slot{});
-            for (const CellPtr* e : m_entries) {
-                std::size_t i = (*e)->key.hash() & m_mask;
-                while (m_slots[i].owner)
-                    i = (i + 1) & m_mask;
-                m_slots[i] = Slot{(*e)->key.hash(), e};
+            if (!index_entries(cap)) {
+                // Keys met twice: each later cell took its key's first place; drop its own.
+                std::erase(m_entries, nullptr);
+                index_entries(cap);
             }
         }
         const CellPtr* find_slot(const TupleKey& key) const noexcept {
             if (m_slots.empty())
                 return nullptr;
+            const auto tag = static_cast<std::uint32_t>(key.hash());
             for (std::size_t i = key.hash() & m_mask;; i = (i + 1) & m_mask) {
                 const Slot& s = m_slots[i];
-                if (!s.owner)
+                if (s.index == 0)
                     return nullptr;
-                if (s.hash == key.hash() && (*s.owner)->key == key)
-                    return s.owner;
+                if (s.tag == tag && (*m_entries[s.index - 1])->key == key)
+                    return m_entries[s.index - 1];
             }
         }
         CellPtr find(const TupleKey& key) const {
@@ -549,10 +543,37 @@ private:
         std::size_t size() const noexcept { return m_entries.size(); }
 
     private:
+        // 8 bytes: the key's hash (its low half) and the entry's position + 1 (0: empty).
         struct Slot {
-            std::size_t hash = 0;
-            const CellPtr* owner = nullptr;
+            std::uint32_t tag = 0;
+            std::uint32_t index = 0;
         };
+        // Fills the slots; false when a key was met twice (the later entry then moved to the
+        // earlier one's position, leaving nullptr at its own).
+        bool index_entries(std::size_t cap) {
+            m_slots.assign(cap, Slot{});
+            bool unique = true;
+            for (std::size_t n = 0; n < m_entries.size(); ++n) {
+                const CellPtr* e = m_entries[n];
+                const std::size_t hash = (*e)->key.hash();
+                const auto tag = static_cast<std::uint32_t>(hash);
+                std::size_t i = hash & m_mask;
+                for (; m_slots[i].index != 0; i = (i + 1) & m_mask) {
+                    const Slot& s = m_slots[i];
+                    if (s.tag == tag && (*m_entries[s.index - 1])->key == (*e)->key)
+                        break;
+                }
+                if (m_slots[i].index != 0) {
+                    m_entries[m_slots[i].index - 1] = e;
+                    m_entries[n] = nullptr;
+                    unique = false;
+                    continue;
+                }
+                m_slots[i] = Slot{tag, static_cast<std::uint32_t>(n + 1)};
+            }
+            return unique;
+        }
+
         std::vector<const CellPtr*> m_entries;
         std::vector<Slot> m_slots;
         std::size_t m_mask = 0;
