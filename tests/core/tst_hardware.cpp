@@ -4,6 +4,7 @@
 
 #include "core/fakedevice.h"
 #include "kernels/cpukernels.h"
+#include "util/sanitizer.h"
 
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
@@ -16,20 +17,6 @@
 #include <stdexcept>
 
 using namespace switchyard;
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SWITCHYARD_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SWITCHYARD_TEST_SANITIZED 1
-#endif
-#ifdef SWITCHYARD_TEST_SANITIZED
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
 
 namespace {
 

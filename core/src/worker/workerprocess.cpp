@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "worker/workerprocess.h"
 
+#include "util/sanitizer.h"
+
 #include <switchyard/worker/workercontroller.h>
 
 #include <fcntl.h>
@@ -22,19 +24,6 @@
 
 extern char** environ;
 
-// The sanitizer this build runs under, if any, and the variable that takes its options.
-// GCC says __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; clang 14 only answers __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define SWITCHYARD_SANITIZER_OPTIONS "ASAN_OPTIONS"
-#elif defined(__SANITIZE_THREAD__)
-#define SWITCHYARD_SANITIZER_OPTIONS "TSAN_OPTIONS"
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SWITCHYARD_SANITIZER_OPTIONS "ASAN_OPTIONS"
-#elif __has_feature(thread_sanitizer)
-#define SWITCHYARD_SANITIZER_OPTIONS "TSAN_OPTIONS"
-#endif
-#endif
 
 namespace switchyard {
 
