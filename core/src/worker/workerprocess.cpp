@@ -24,7 +24,6 @@
 
 extern char** environ;
 
-
 namespace switchyard {
 
 namespace {
