@@ -26,12 +26,7 @@
 namespace switchyard {
 namespace {
 
-std::string dirname_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
+using text::dirname_of;
 
 // Reads one manifest through an open descriptor: the trust check costs no extra stat.
 // Opened without blocking: a FIFO (or a device) named like a manifest is refused, never

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "util/safefile.h"
+#include "util/textutil.h"
 
 #include <cerrno>
 #include <climits>
@@ -39,6 +40,8 @@ std::string size_text(std::size_t bytes) {
 }
 
 namespace {
+
+using text::dirname_of;
 
 std::string errno_text(int e) {
     return std::strerror(e);
@@ -135,13 +138,6 @@ void write_all(int fd, const std::string& content, const std::string& path) {
         }
         done += std::size_t(n);
     }
-}
-
-std::string dirname_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 std::string basename_of(const std::string& path) {

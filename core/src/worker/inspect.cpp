@@ -27,22 +27,6 @@ namespace {
 
 using nlohmann::json;
 
-void emit(int fd, const json& message) {
-    const std::string line = protocol::to_line(message);
-    const char* p = line.data();
-    std::size_t left = line.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return; // the controller went away
-        }
-        p += n;
-        left -= std::size_t(n);
-    }
-}
-
 std::string seconds(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", s);
@@ -397,9 +381,10 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                        DeviceRegistry* devices) {
     try {
         if (!request.is_object() || !request.contains("load") || !request["load"].is_array()) {
-            emit(fd, {{"event", "fatal"},
-                      {"message", "inspection worker: the request needs a \"load\" array"},
-                      {"usage", true}});
+            detail::emit_line(fd,
+                              {{"event", "fatal"},
+                               {"message", "inspection worker: the request needs a \"load\" array"},
+                               {"usage", true}});
             return 2;
         }
         for (const auto& f : request.value("failed", json::array()))
@@ -407,7 +392,7 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                                  f.at("reason").get<std::string>());
         for (const auto& n : request["load"]) {
             const auto name = n.get<std::string>();
-            emit(fd, {{"event", "loading"}, {"backend", name}});
+            detail::emit_line(fd, {{"event", "loading"}, {"backend", name}});
             std::string load_error;
             try {
                 registry.load(name);
@@ -420,10 +405,10 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
             } catch (const std::exception& e) {
                 load_error = e.what();
             }
-            emit(fd, {{"event", "backend"},
-                      {"backend", name},
-                      {"info", info},
-                      {"load_error", load_error}});
+            detail::emit_line(fd, {{"event", "backend"},
+                                   {"backend", name},
+                                   {"info", info},
+                                   {"load_error", load_error}});
         }
         if (request.contains("resolve")) {
             const auto& r = request["resolve"];
@@ -432,9 +417,10 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                     resolve_kernel(registry, r.at("op").get<std::string>(),
                                    parse_target(r.at("target").get<std::string>()),
                                    r.value("variant", std::string("default")));
-                emit(fd, {{"event", "resolution"}, {"resolution", to_json(resolution)}});
+                detail::emit_line(fd,
+                                  {{"event", "resolution"}, {"resolution", to_json(resolution)}});
             } catch (const std::invalid_argument& e) {
-                emit(fd, {{"event", "fatal"}, {"message", e.what()}, {"usage", true}});
+                detail::emit_line(fd, {{"event", "fatal"}, {"message", e.what()}, {"usage", true}});
                 return 2;
             }
         }
@@ -446,9 +432,11 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                     const auto resolution =
                         resolve_kernel(registry, op, parse_target(r.value("target", "cpu")),
                                        r.value("variant", std::string("default")), ops);
-                    emit(fd, {{"event", "resolution"}, {"resolution", to_json(resolution)}});
+                    detail::emit_line(
+                        fd, {{"event", "resolution"}, {"resolution", to_json(resolution)}});
                 } catch (const std::exception& e) {
-                    emit(fd, {{"event", "resolution_error"}, {"op", op}, {"message", e.what()}});
+                    detail::emit_line(
+                        fd, {{"event", "resolution_error"}, {"op", op}, {"message", e.what()}});
                 }
             }
         }
@@ -462,7 +450,7 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                 const auto provider = devices->provider(kind);
                 if (!provider)
                     continue;
-                emit(fd, {{"event", "listing"}, {"kind", kind}});
+                detail::emit_line(fd, {{"event", "listing"}, {"kind", kind}});
                 std::vector<std::shared_ptr<Device>> found;
                 try {
                     found = provider->enumerate();
@@ -473,7 +461,8 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                     if (!d)
                         continue;
                     if (probe) {
-                        emit(fd, {{"event", "probing"}, {"kind", kind}, {"device", d->info().id}});
+                        detail::emit_line(
+                            fd, {{"event", "probing"}, {"kind", kind}, {"device", d->info().id}});
                         try {
                             d->prepare();
                         } catch (const std::exception&) {
@@ -483,12 +472,13 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                     listed.push_back(d->info().to_json());
                 }
             }
-            emit(fd, {{"event", "devices"}, {"devices", listed}});
+            detail::emit_line(fd, {{"event", "devices"}, {"devices", listed}});
         }
-        emit(fd, {{"event", "done"}});
+        detail::emit_line(fd, {{"event", "done"}});
         return 0;
     } catch (const std::exception& e) {
-        emit(fd, {{"event", "fatal"}, {"message", std::string("inspection worker: ") + e.what()}});
+        detail::emit_line(
+            fd, {{"event", "fatal"}, {"message", std::string("inspection worker: ") + e.what()}});
         return 1;
     }
 }

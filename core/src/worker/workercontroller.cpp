@@ -27,25 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void write_all(int fd, const std::string& s) {
-    const char* p = s.data();
-    std::size_t left = s.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return; // the controller went away; nothing to do
-        }
-        p += n;
-        left -= std::size_t(n);
-    }
-}
-
-void emit(int fd, const nlohmann::json& message) {
-    write_all(fd, protocol::to_line(message));
-}
-
 } // namespace
 
 std::string describe_wait_status(int status) {
@@ -331,25 +312,26 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
         try {
             plan = profiler.plan();
         } catch (const std::invalid_argument& e) {
-            emit(fd, protocol::fatal_message(e.what(), true));
+            detail::emit_line(fd, protocol::fatal_message(e.what(), true));
             return 2;
         }
-        emit(fd, protocol::context_message(start == 0 ? profiler.context() : nlohmann::json(),
-                                           cpu_peaks().to_json()));
-        emit(fd, protocol::plan_message(plan));
+        detail::emit_line(
+            fd, protocol::context_message(start == 0 ? profiler.context() : nlohmann::json(),
+                                          cpu_peaks().to_json()));
+        detail::emit_line(fd, protocol::plan_message(plan));
         for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());
              ++i) {
-            emit(fd, protocol::row_start_message(i));
-            const auto row = profiler.run_row(plan[std::size_t(i)],
-                                              [&](const std::string& phase, std::int64_t n) {
-                                                  emit(fd, protocol::progress_message(i, phase, n));
-                                              });
-            emit(fd, protocol::row_message(row));
+            detail::emit_line(fd, protocol::row_start_message(i));
+            const auto row = profiler.run_row(
+                plan[std::size_t(i)], [&](const std::string& phase, std::int64_t n) {
+                    detail::emit_line(fd, protocol::progress_message(i, phase, n));
+                });
+            detail::emit_line(fd, protocol::row_message(row));
         }
-        emit(fd, protocol::done_message());
+        detail::emit_line(fd, protocol::done_message());
         return 0;
     } catch (const std::exception& e) {
-        emit(fd, protocol::fatal_message(std::string("worker: ") + e.what()));
+        detail::emit_line(fd, protocol::fatal_message(std::string("worker: ") + e.what()));
         return 1;
     }
 }

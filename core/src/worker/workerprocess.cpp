@@ -3,6 +3,7 @@
 
 #include "util/sanitizer.h"
 
+#include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workercontroller.h>
 
 #include <fcntl.h>
@@ -57,19 +58,8 @@ void install_atexit_once() {
 }
 
 void write_all(int fd, const std::string& s) {
-    const char* p = s.data();
-    std::size_t left = s.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            throw WorkerError(std::string("cannot write the worker's input: ") +
-                              std::strerror(errno));
-        }
-        p += n;
-        left -= std::size_t(n);
-    }
+    if (!detail::write_fully(fd, s))
+        throw WorkerError(std::string("cannot write the worker's input: ") + std::strerror(errno));
 }
 
 void close_fd(int& fd) noexcept {
@@ -128,6 +118,26 @@ void kill_live_workers() noexcept {
 }
 
 namespace detail {
+
+bool write_fully(int fd, std::string_view s) {
+    const char* p = s.data();
+    std::size_t left = s.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        p += n;
+        left -= std::size_t(n);
+    }
+    return true;
+}
+
+void emit_line(int fd, const nlohmann::json& message) {
+    (void)write_fully(fd, protocol::to_line(message)); // the controller went away: nothing to do
+}
 
 std::vector<std::string>
 worker_environment(const std::vector<std::pair<std::string, std::string>>& extra) {

@@ -15,11 +15,20 @@
 
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
+
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace switchyard::detail {
+
+/// Writes all of `s` to `fd` (retrying on EINTR); false on any other error (errno says
+/// which).
+bool write_fully(int fd, std::string_view s);
+/// One protocol message as one line on `fd`; a controller that went away is ignored.
+void emit_line(int fd, const nlohmann::json& message);
 
 /// The worker's environment: ours plus `extra` (an extra replaces ours), as "K=V" entries.
 std::vector<std::string>
