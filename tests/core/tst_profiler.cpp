@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "kernels/cpukernels.h"
+#include "util/sanitizer.h"
 
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
@@ -438,8 +439,12 @@ private slots:
             // (CI runs suites in parallel): a probe slowed by a neighbour understates its
             // ceiling. An exceedance is confirmed with fresh probes and a fresh row (twice)
             // before it counts; a tool that is wrong stays above on every try.
-            for (int retry = 0;
-                 retry < 2 && row.measured() && row.ceiling_fraction > kCeilingTolerance; ++retry) {
+            // Under a sanitizer every load of the probes and of the kernels is instrumented
+            // (the probes run short there, util/sanitizer.h): their ratio says nothing about
+            // the tool, so the rows are checked for a ceiling but not against it.
+            for (int retry = 0; !kSanitized && retry < 2 && row.measured() &&
+                                row.ceiling_fraction > kCeilingTolerance;
+                 ++retry) {
                 set_cpu_peaks(measure_cpu_peaks());
                 Profiler again(s, default_backends(), default_devices());
                 row = again.run_row(spec);
@@ -450,7 +455,7 @@ private slots:
             const std::string what = spec.label() + " [" + spec.backend +
                                      "]: " + std::to_string(row.ceiling_fraction) + " of " +
                                      row.ceiling_id + " (" + row.level + ")";
-            QVERIFY2(row.ceiling_fraction <= kCeilingTolerance, what.c_str());
+            QVERIFY2(kSanitized || row.ceiling_fraction <= kCeilingTolerance, what.c_str());
             ++judged;
         }
         set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
