@@ -78,18 +78,12 @@ ChildProcess::ChildProcess(const QString& program, const QStringList& args,
     }
     const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
-        (options.has_input && pipe2(in, O_CLOEXEC) != 0)) {
-        m_result.err = QByteArray("cannot create a pipe: ") + std::strerror(errno);
-        for (int fd : {devnull, out[0], out[1], err[0], err[1], in[0], in[1]})
-            if (fd >= 0)
-                ::close(fd);
-        return;
-    }
     int exec_failed[2] = {-1, -1}; // sees errno when execve fails, EOF when it succeeds
-    if (pipe2(exec_failed, O_CLOEXEC) != 0) {
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+        (options.has_input && pipe2(in, O_CLOEXEC) != 0) || pipe2(exec_failed, O_CLOEXEC) != 0) {
         m_result.err = QByteArray("cannot create a pipe: ") + std::strerror(errno);
-        for (int fd : {devnull, out[0], out[1], err[0], err[1], in[0], in[1]})
+        for (int fd : {devnull, out[0], out[1], err[0], err[1], in[0], in[1], exec_failed[0],
+                       exec_failed[1]})
             if (fd >= 0)
                 ::close(fd);
         return;
