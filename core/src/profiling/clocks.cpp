@@ -86,11 +86,11 @@ std::string clocks_open_failure(int e) {
 }
 
 // One hardware counter of the calling thread, counting from now on; -1 with errno set.
-int clocks_open_counter(std::uint64_t config) noexcept {
+int clocks_open_counter(std::uint32_t type, std::uint64_t config) noexcept {
     perf_event_attr attr;
     std::memset(&attr, 0, sizeof attr);
     attr.size = sizeof attr;
-    attr.type = PERF_TYPE_HARDWARE;
+    attr.type = type;
     attr.config = config;
     attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     attr.disabled = 0; // counts from the start: start()/stop() read deltas, one read() each
@@ -153,7 +153,20 @@ double CpuClockSample::ghz() const noexcept {
 }
 
 CpuClockCounter::CpuClockCounter() : m_thread(std::this_thread::get_id()) {
-    m_cycles_fd = clocks_open_counter(PERF_COUNT_HW_CPU_CYCLES);
+    open_cycles(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true);
+}
+
+CpuClockCounter::CpuClockCounter(std::uint32_t perf_type, std::uint64_t perf_config)
+    : m_thread(std::this_thread::get_id()) {
+    open_cycles(perf_type, perf_config, false);
+}
+
+void CpuClockCounter::open_cycles(std::uint32_t type, std::uint64_t config, bool with_ref) {
+    const bool cycles = type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_CPU_CYCLES;
+    const std::string name = cycles ? std::string("perf_event_open cycles")
+                                    : "perf_event_open type " + std::to_string(type) + " config " +
+                                          std::to_string(config);
+    m_cycles_fd = clocks_open_counter(type, config);
     if (m_cycles_fd < 0) {
         m_method = clocks_open_failure(errno);
         return;
@@ -163,15 +176,17 @@ CpuClockCounter::CpuClockCounter() : m_thread(std::this_thread::get_id()) {
     if (!read_counter(m_cycles_fd, probe)) {
         const int e = errno;
         close_all();
-        m_method = "perf_event_open cycles: read failed (" + std::string(std::strerror(e)) + ")";
+        m_method = name + ": read failed (" + std::string(std::strerror(e)) + ")";
         return;
     }
-    m_ref_fd = clocks_open_counter(PERF_COUNT_HW_REF_CPU_CYCLES);
-    if (m_ref_fd >= 0 && !read_counter(m_ref_fd, probe)) {
-        ::close(m_ref_fd);
-        m_ref_fd = -1;
+    if (with_ref) {
+        m_ref_fd = clocks_open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES);
+        if (m_ref_fd >= 0 && !read_counter(m_ref_fd, probe)) {
+            ::close(m_ref_fd);
+            m_ref_fd = -1;
+        }
     }
-    m_method = m_ref_fd >= 0 ? "perf_event_open cycles + ref-cycles" : "perf_event_open cycles";
+    m_method = m_ref_fd >= 0 ? name + " + ref-cycles" : name;
 }
 
 CpuClockCounter::~CpuClockCounter() {

@@ -42,6 +42,11 @@ struct CpuClockSample {
 class CpuClockCounter {
 public:
     CpuClockCounter();
+    /// Counts another perf event in place of the cycles (and no ref-cycles), so the
+    /// counter's reading and scaling can be tested where there is no PMU:
+    /// PERF_TYPE_SOFTWARE (1) / PERF_COUNT_SW_TASK_CLOCK (1) counts ns on a CPU on every
+    /// kernel, so its "GHz" is ~1. method() is then "perf_event_open type 1 config 1".
+    CpuClockCounter(std::uint32_t perf_type, std::uint64_t perf_config);
     ~CpuClockCounter();
     CpuClockCounter(const CpuClockCounter&) = delete;
     CpuClockCounter& operator=(const CpuClockCounter&) = delete;
@@ -65,6 +70,7 @@ private:
         std::uint64_t value = 0, enabled = 0, running = 0;
     };
     static bool read_counter(int fd, Reading& out) noexcept;
+    void open_cycles(std::uint32_t type, std::uint64_t config, bool with_ref);
     void close_all() noexcept;
 
     int m_cycles_fd = -1;
