@@ -59,6 +59,11 @@ void MainWindow::setupProfiler() {
         if (m_catalog)
             m_profile->setDevices(m_catalog->doctor.devices);
     });
+    // The matrix flags the cells a finished run (or an opened report) found a faster cell
+    // than: "is my fallback chain right on this machine?".
+    auto flagRegret = [this] { m_matrix->model()->setDispatch(m_profile->model()->dispatch()); };
+    connect(m_profile, &ProfileView::runFinished, this, flagRegret);
+    connect(m_profile, &ProfileView::reportChanged, this, flagRegret);
 }
 
 void MainWindow::setupReportMenu(QMenu* file) {

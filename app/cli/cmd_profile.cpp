@@ -63,6 +63,9 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             m ? fmt("%.2f", r.gflops) : "-",
             m && !r.level.empty() ? r.level : "-",
             m && r.ceiling_fraction > 0 ? fmt("%.0f%%", r.ceiling_fraction * 100) : "-",
+            m && r.reference_speedup > 0 ? fmt(r.reference_speedup < 10 ? "%.2fx" : "%.0fx",
+                                               r.reference_speedup)
+                                         : "-",
             m ? fmt("%.2f%%", r.stats.rel_noise * 100) : "-",
             m ? std::to_string(r.stats.count) : "-",
             r.parity.verdict()};
@@ -70,7 +73,32 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
 
 const std::vector<std::string> kRowHeader = {
     "op",   "size",    "device", "backend",  "arch/variant", "status",  "median",
-    "GB/s", "GFLOP/s", "level",  "%ceiling", "noise",        "samples", "parity"};
+    "GB/s", "GFLOP/s", "level",  "%ceiling", "xref",         "noise",   "samples", "parity"};
+
+// The dispatch-regret table of an --all-variants run: per (op, size, device), the cell
+// dispatch picks against the fastest that passed parity.
+void print_dispatch(const Report& report) {
+    if (report.dispatch.empty())
+        return;
+    std::vector<std::vector<std::string>> table;
+    std::size_t regrets = 0;
+    for (const auto& f : report.dispatch) {
+        regrets += f.regret();
+        table.push_back({f.op, f.size, f.device, f.resolved, f.fastest,
+                         fmt("%.2fx", f.speedup), fmt("%.0f%%", f.threshold * 100),
+                         f.fastest == f.resolved ? "-" : fmt("%.2g", f.p_value), f.verdict});
+    }
+    std::cout << "\nDispatch (the resolved cell against the fastest that passed parity; regret = "
+                 "faster by more than the threshold, U test p < 0.05):\n"
+              << format_table({"op", "size", "device", "dispatch picks", "fastest", "speedup",
+                               "threshold", "p", "verdict"},
+                              table);
+    for (const auto& f : report.dispatch)
+        if (f.regret())
+            std::cout << "dispatch: " << f.message() << "\n";
+    std::cout << regrets << " of " << report.dispatch.size()
+              << " (op, size, device) would run faster on another cell\n";
+}
 
 struct ProfileOptions {
     std::vector<std::string> ops, devices, sizes;
@@ -79,6 +107,8 @@ struct ProfileOptions {
     std::string variant = "default", output;
     std::string ceilings_from; // an earlier report whose CPU ceilings this run reuses
     double timeout = 10, budget = 1.0, noise = 0.5, warmup = 0.05;
+    double reference_budget = ProfileSettings{}.reference_budget_s;
+    double throttle_threshold = ProfileSettings{}.throttle_threshold;
     std::int64_t min_samples = 10, seed = 0x5eed;
 };
 
@@ -135,6 +165,8 @@ ProfileSettings to_settings(const ProfileOptions& o) {
     s.time_budget_s = o.budget;
     s.max_noise = o.noise / 100.0;
     s.warmup_s = o.warmup;
+    s.reference_budget_s = o.reference_budget;
+    s.throttle_threshold = o.throttle_threshold;
     s.min_samples = o.min_samples;
     s.seed = std::uint64_t(o.seed);
     return s;
@@ -201,6 +233,7 @@ int run_profile(const ProfileOptions& o) {
             print_row(row);
             report.rows.push_back(std::move(row));
         }
+        report.annotate();
     } else {
         WorkerController::Options wo;
         wo.executable = "/proc/self/exe";
@@ -251,6 +284,7 @@ int run_profile(const ProfileOptions& o) {
         for (const auto& r : report.rows)
             table.push_back(row_cells(r));
         std::cout << format_table(kRowHeader, table);
+        print_dispatch(report);
         for (const auto& r : report.rows)
             if (r.status != RowStatus::Ok && !r.reason.empty())
                 std::cout << r.spec.label() << " [" << r.spec.backend
@@ -375,10 +409,8 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
                   << " "
                   << (c.size_bytes >= (1 << 20) ? std::to_string(c.size_bytes >> 20) + " MiB"
                                                 : std::to_string(c.size_bytes >> 10) + " KiB");
-    std::cout << "\nISA:      " << cpu.architecture << ", levels:";
-    for (const auto& l : cpu.isa_levels)
-        std::cout << " " << l;
-    std::cout << " (best: " << cpu.best_level << ")\nFeatures: ";
+    std::cout << "\nISA:      " << cpu.architecture << ", levels: " << cpu.isa_summary()
+              << "\nFeatures: ";
     for (std::size_t i = 0; i < cpu.features.size(); ++i)
         std::cout << (i ? " " : "") << cpu.features[i];
     std::cout << "\nHost:     " << host.hostname << ", " << host.distro << ", " << host.os << "\n";
@@ -471,6 +503,17 @@ void add_profile_commands(CLI::App& app, Context& context) {
             ->capture_default_str();
         cmd->add_option("--budget", o->budget, "Sampling time budget per row, seconds")
             ->check(number_in(0, false, week, "a finite number of seconds"))
+            ->capture_default_str();
+        cmd->add_option("--reference-budget", o->reference_budget,
+                        "Sampling time for the CPU reference of each (op, size), which every "
+                        "row's speedup (xref) is measured against; 0: time it only where the "
+                        "plan has it anyway (--all-variants)")
+            ->check(number_in(0, false, week, "a finite number of seconds"))
+            ->capture_default_str();
+        cmd->add_option("--throttle-threshold", o->throttle_threshold,
+                        "Drop samples whose effective clock is below this fraction of the row's "
+                        "best (0: keep all)")
+            ->check(number_in(0, false, 1, "a fraction between 0 and 1"))
             ->capture_default_str();
         cmd->add_option("--max-noise", o->noise, "Stop sampling under this relative noise, percent")
             ->check(number_in(0, false, 100, "a percentage"))

@@ -4,11 +4,14 @@
 #include "cmd_profile.h"
 #include "command.h"
 
+#include <switchyard/hardware/isa.h>
 #include <switchyard/sdk/version.h>
 #include <switchyard/worker/workercontroller.h>
 
 #include <signal.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 namespace {
@@ -33,6 +36,24 @@ int main(int argc, char** argv) {
                          std::string(core_version()) + " (" + std::string(core_git_hash()) + ")");
     app.require_subcommand(1);
     app.fallthrough(false);
+
+    // --max-isa caps CPU detection, which the subcommands' set-up may already run: it is
+    // applied from argv before parsing (and profile workers inherit it through the variable).
+    std::string max_isa;
+    app.add_option("--max-isa", max_isa,
+                   "Cap the detected CPU ISA level (generic, x86-64-v2, x86-64-v3, x86-64-v4) to "
+                   "see what a smaller machine would pick; same as SWITCHYARD_MAX_ISA")
+        ->type_name("LEVEL");
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--max-isa") == 0 && i + 1 < argc)
+            ::setenv("SWITCHYARD_MAX_ISA", argv[i + 1], 1);
+        else if (std::strncmp(argv[i], "--max-isa=", 10) == 0)
+            ::setenv("SWITCHYARD_MAX_ISA", argv[i] + 10, 1);
+    }
+    if (const auto& cap = cpu_isa_cap(); !cap.error.empty()) {
+        std::cerr << "switchyard-cli: " << cap.error << "\n";
+        return cli::Usage;
+    }
 
     for (int sig : {SIGINT, SIGTERM, SIGHUP})
         signal(sig, on_terminating_signal);

@@ -6,6 +6,7 @@
 #include "views/kernelmatrixview.h"
 #include "views/profileview.h"
 
+#include <switchyard/hardware/isa.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/version.h>
@@ -21,6 +22,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace {
 
@@ -108,9 +110,21 @@ int main(int argc, char** argv) {
     const QCommandLineOption compare(QStringLiteral("compare"),
                                      QStringLiteral("Compare REPORTS (comma-separated paths)."),
                                      QStringLiteral("REPORTS"));
+    const QCommandLineOption maxIsa(
+        QStringLiteral("max-isa"),
+        QStringLiteral("Cap the detected CPU ISA level (generic, x86-64-v2, x86-64-v3, x86-64-v4): "
+                       "see what a smaller machine would pick. Same as SWITCHYARD_MAX_ISA."),
+        QStringLiteral("LEVEL"));
     parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices, allVariants,
-                       sizes, budget, openReport, compare, palette});
+                       sizes, budget, openReport, compare, palette, maxIsa});
     parser.process(app);
+    // Before anything detects the CPU: the cap is read once, and profile workers inherit it.
+    if (parser.isSet(maxIsa))
+        ::setenv("SWITCHYARD_MAX_ISA", qPrintable(parser.value(maxIsa)), 1);
+    if (const auto& cap = switchyard::cpu_isa_cap(); !cap.error.empty()) {
+        std::fprintf(stderr, "switchyard: %s\n", cap.error.c_str());
+        return 2;
+    }
     const QString scheme = parser.value(palette);
     if (scheme == QLatin1String("dark") || scheme == QLatin1String("light")) {
         QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));

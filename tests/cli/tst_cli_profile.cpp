@@ -110,6 +110,61 @@ private slots:
             QVERIFY2(ctx.contains(key), key);
     }
 
+    // --all-variants reports dispatch regret: one finding per (op, size, device), the
+    // resolved cell against the fastest that passed parity, in the JSON and the table.
+    void allVariantsReportsDispatch() {
+        const auto a = read_json(measuredReport());
+        const auto rows = a.value("rows").toArray();
+        QVERIFY(!rows.isEmpty());
+        QCOMPARE(a.value("format_version").toInt(), 3);
+        int resolved = 0, references = 0;
+        for (const auto& v : rows) {
+            const auto row = v.toObject();
+            QVERIFY(!row.contains("bandwidth_fraction"));
+            resolved += row.value("resolved").toBool();
+            references += row.value("variant").toString() == "reference";
+            if (row.value("status").toString() == "ok")
+                QVERIFY2(row.value("speedup_vs_reference").toDouble() > 0,
+                         qPrintable(row.value("variant").toString()));
+        }
+        QCOMPARE(resolved, 1);
+        QCOMPARE(references, 1);
+        const auto dispatch = a.value("dispatch").toArray();
+        QCOMPARE(dispatch.size(), 1);
+        const auto f = dispatch[0].toObject();
+        QVERIFY(QStringList({"ok", "regret", "uncertain"}).contains(f.value("verdict").toString()));
+        QCOMPARE(f.value("op").toString(), QString("rms_norm"));
+        QVERIFY(f.value("message").toString().contains("dispatch picks"));
+        QVERIFY(f.value("threshold").toDouble() >= 0.05);
+        // The human table says the same, and has a xref column.
+        const auto human = run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023",
+                                    "--all-variants", "--budget", "0.02", "--ceilings-from",
+                                    measuredReport()});
+        QVERIFY2(human.code == 0, human.err.constData());
+        QVERIFY2(human.out.contains("Dispatch (the resolved cell"), human.out.constData());
+        QVERIFY(human.out.contains("xref"));
+        QVERIFY(human.out.contains("(op, size, device) would run faster on another cell"));
+    }
+
+    // A default run times the reference too: every ok row has its speedup.
+    void defaultRunTimesTheReference() {
+        const auto r = run_cli({"profile", "--op", "flow_match_step", "--sizes", "4096",
+                                "--device", "cpu", "--budget", "0.02", "--json",
+                                "--ceilings-from", measuredReport()});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const auto rows = QJsonDocument::fromJson(r.out).object().value("rows").toArray();
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows[0].toObject().value("variant").toString(), QString("reference"));
+        QVERIFY(rows[1].toObject().value("resolved").toBool());
+        QVERIFY(rows[1].toObject().value("speedup_vs_reference").toDouble() > 0);
+        QVERIFY(QJsonDocument::fromJson(r.out).object().value("dispatch").toArray().isEmpty());
+        const auto none = run_cli({"profile", "--op", "flow_match_step", "--sizes", "4096",
+                                   "--device", "cpu", "--budget", "0.02", "--json",
+                                   "--reference-budget", "0", "--ceilings-from", measuredReport()});
+        QVERIFY2(none.code == 0, none.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(none.out).object().value("rows").toArray().size(), 1);
+    }
+
     // A/B against the same ceilings: B reuses the CPU ceilings A measured (--ceilings-from),
     // and its report says so.
     void compareReports() {

@@ -66,6 +66,53 @@ private slots:
         QVERIFY2(QString::fromUtf8(r.err).contains(stderrContains), r.err.constData());
     }
 
+    // SWITCHYARD_MAX_ISA / --max-isa cap what detection reports: resolution picks what a
+    // smaller machine would, and the JSON says what the CPU really runs.
+    void isaCapIsApplied() {
+        const Run plain = cli({"resolve", "gemm", "--json"});
+        QCOMPARE(plain.code, 0);
+        const Run hw = cli({"hardware", "--json", "--no-probe"});
+        QVERIFY2(hw.code == 0, hw.err.constData());
+        const auto cpu = parse(hw.out).object()["cpu"].toObject();
+        QStringList detected;
+        for (const auto& l : cpu["detected_isa_levels"].toArray())
+            detected << l.toString();
+        QVERIFY(cpu["isa_cap"].isNull());
+        const QStringList ladder = {"generic", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+        if (!detected.isEmpty() && !ladder.contains(detected.last()))
+            QSKIP("not an x86-64 CPU");
+        for (const QString& cap : ladder) {
+            const Run capped = cli({"--max-isa", cap, "hardware", "--json", "--no-probe"});
+            QVERIFY2(capped.code == 0, capped.err.constData());
+            const auto c = parse(capped.out).object()["cpu"].toObject();
+            QCOMPARE(c["isa_cap"].toString(), cap);
+            // The best level is the cap where the CPU runs it, else what the CPU runs.
+            const QString best = detected.contains(cap) || cap == "generic"
+                                     ? cap
+                                     : (detected.isEmpty() ? QString("generic") : detected.last());
+            QCOMPARE(c["best_level"].toString(), best);
+            for (const auto& l : c["isa_levels"].toArray())
+                QVERIFY(ladder.indexOf(l.toString()) <= ladder.indexOf(best));
+            // The built-in gemm cells sit on generic, v3 and v4: the chain picks the most
+            // specific one the capped level allows (the variable works like the option).
+            const Run r = switchyard::test::run_cli({"resolve", "gemm", "--json"}, {},
+                                                    {.env = {{"SWITCHYARD_MAX_ISA", cap}},
+                                                     .timeout_ms = 60000});
+            QVERIFY2(r.code == 0, r.err.constData());
+            const QString arch = best == "x86-64-v4"   ? "x86-64-v4"
+                                 : best == "x86-64-v3" ? "x86-64-v3"
+                                                       : "generic";
+            QVERIFY2(r.out.contains(("\"" + arch + "\"").toUtf8()), r.out.left(600).constData());
+            if (arch != "x86-64-v4")
+                QVERIFY2(!r.out.contains("\"winner\":{\"arch\":\"x86-64-v4\""), r.out.constData());
+        }
+        const Run bad = cli({"--max-isa", "x86-64-v9", "list"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("SWITCHYARD_MAX_ISA='x86-64-v9' is not an ISA level; use one of "
+                                  "generic x86-64-v2 x86-64-v3 x86-64-v4"),
+                 bad.err.constData());
+    }
+
     void listJson() {
         const Run r = cli({"list", "--json", "--all", "--include-unavailable"});
         QCOMPARE(r.code, 0);

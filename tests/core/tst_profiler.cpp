@@ -14,6 +14,8 @@
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/registries.h>
 
+#include <algorithm>
+#include <chrono>
 #include <set>
 
 using namespace switchyard;
@@ -25,6 +27,7 @@ ProfileSettings quick() {
     s.time_budget_s = 0.02;
     s.warmup_s = 0.001;
     s.min_samples = 3;
+    s.reference_budget_s = 0; // the reference only where a test asks for it
     return s;
 }
 
@@ -99,11 +102,77 @@ private slots:
             ops_seen.insert(r.op);
             QCOMPARE(r.device, std::string("cpu"));
             QCOMPARE(r.variant, std::string("default"));
-            QCOMPARE(r.arch,
-                     cpu_supports_x86_64_v3() ? std::string("x86-64-v3") : std::string("generic"));
+            QVERIFY(r.resolved);
+            // The built-in cells sit on generic, x86-64-v3 and x86-64-v4: the chain picks the
+            // most specific of them that detection (capped by SWITCHYARD_MAX_ISA) allows.
+            QCOMPARE(r.arch, cpu_supports_x86_64_v4()   ? std::string("x86-64-v4")
+                             : cpu_supports_x86_64_v3() ? std::string("x86-64-v3")
+                                                        : std::string("generic"));
             QCOMPARE(r.index, std::int64_t(&r - rows.data()));
         }
         QCOMPARE(ops_seen.size(), std::size_t(4));
+    }
+
+    // Every (op, size) times the CPU reference first, on its own budget; the resolved cells
+    // are marked.
+    void referenceLeadsEveryOpAndSize() {
+        auto s = quick();
+        s.reference_budget_s = 0.01;
+        s.ops = {"rms_norm", "gemm"};
+        s.sizes["rms_norm"] = {"4x1024", "16x1024"};
+        s.sizes["gemm"] = {"32"};
+        s.devices = {"cpu"};
+        Profiler p(s, default_backends(), default_devices());
+        const auto rows = p.plan();
+        QCOMPARE(rows.size(), std::size_t(6)); // 3 (op, size) x (reference + resolved)
+        for (std::size_t i = 0; i < rows.size(); i += 2) {
+            QVERIFY2(rows[i].is_reference(), rows[i].label().c_str());
+            QVERIFY(!rows[i].resolved);
+            QCOMPARE(rows[i + 1].op, rows[i].op);
+            QCOMPARE(rows[i + 1].size, rows[i].size);
+            QVERIFY(rows[i + 1].resolved);
+            QVERIFY(!rows[i + 1].is_reference());
+        }
+        // The reference row samples on the reference budget (at least 3 samples).
+        s.time_budget_s = 5;
+        Profiler timed(s, default_backends(), default_devices());
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto ref = timed.run_row(rows[0]);
+        const double took =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QVERIFY(ref.status == RowStatus::Ok);
+        QVERIFY(ref.stats.count >= 3);
+        QVERIFY2(took < 4, std::to_string(took).c_str()); // not the 5 s row budget
+        // Without a reference budget only --all-variants plans the reference.
+        s.reference_budget_s = 0;
+        Profiler none(s, default_backends(), default_devices());
+        for (const auto& r : none.plan())
+            QVERIFY(!r.is_reference());
+    }
+
+    void allVariantsMarksTheResolvedCell() {
+        auto s = quick();
+        s.ops = {"rms_norm"};
+        s.sizes["rms_norm"] = {"4x1024"};
+        s.devices = {"cpu"};
+        s.all_variants = true;
+        s.reference_budget_s = 0.01;
+        Profiler p(s, default_backends(), default_devices());
+        const auto rows = p.plan();
+        QVERIFY(rows.front().is_reference());
+        int resolved = 0;
+        for (const auto& r : rows)
+            if (r.resolved) {
+                ++resolved;
+                QCOMPARE(r.arch, std::string(cpu_supports_x86_64_v4()   ? "x86-64-v4"
+                                             : cpu_supports_x86_64_v3() ? "x86-64-v3"
+                                                                        : "generic"));
+                QCOMPARE(r.variant, std::string("default"));
+            }
+        QCOMPARE(resolved, 1);
+        QCOMPARE(std::count_if(rows.begin(), rows.end(),
+                               [](const RowSpec& r) { return r.is_reference(); }),
+                 std::ptrdiff_t(1));
     }
 
     void allVariantsPlan() {
@@ -121,6 +190,8 @@ private slots:
         QVERIFY(variants.count("generic/threaded"));
         QCOMPARE(variants.count("x86-64-v3/default"),
                  std::size_t(cpu_supports_x86_64_v3() ? 1 : 0));
+        QCOMPARE(variants.count("x86-64-v4/default"),
+                 std::size_t(cpu_supports_x86_64_v4() ? 1 : 0));
     }
 
     void sizesAndOpsAreValidated_data() {
@@ -190,7 +261,11 @@ private slots:
         QCOMPARE(row.bytes, 12.0 * 4099);
         QVERIFY(row.gbps > 0);
         QCOMPARE(row.peak_bandwidth_gbs, 20.0);
-        QVERIFY(std::fabs(row.bandwidth_fraction - row.gbps / 20.0) < 1e-12);
+        // The one fraction a row has is of its level's ceiling (never of the headline peak).
+        if (row.ceiling_value > 0)
+            QVERIFY(std::fabs(row.ceiling_fraction -
+                              (row.level == "compute" ? row.gflops : row.gbps) /
+                                  row.ceiling_value) < 1e-9);
         if (cold)
             QCOMPARE(row.launches_per_sample, std::int64_t(1));
         QVERIFY(std::find(phases.begin(), phases.end(), "parity") != phases.end());

@@ -10,11 +10,34 @@
 
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <fstream>
 
 using namespace switchyard;
 
 namespace {
+
+// A measured row of (op, size, cpu, arch/variant) whose samples are `median` ± 1 %.
+ProfileRow timed_row(std::int64_t index, const std::string& arch, const std::string& variant,
+                     double median, int samples = 20, bool resolved = false,
+                     const std::string& size = "1024") {
+    ProfileRow r;
+    r.spec.index = index;
+    r.spec.op = "rms_norm";
+    r.spec.size = size;
+    r.spec.device = "cpu";
+    r.spec.device_kind = "cpu";
+    r.spec.arch = arch;
+    r.spec.variant = variant;
+    r.spec.backend = "cpu";
+    r.spec.resolved = resolved;
+    for (int i = 0; i < samples; ++i)
+        r.samples.push_back(median * (0.99 + 0.02 * double(i) / double(std::max(1, samples - 1))));
+    r.stats = SampleStats::from(r.samples);
+    r.parity.checked = true;
+    r.parity.pass = true;
+    return r;
+}
 
 Report sample_report() {
     Report r;
@@ -281,10 +304,130 @@ private slots:
     void formatKeys() {
         const auto j = sample_report().to_json();
         QCOMPARE(j.at("format").get<std::string>(), std::string("switchyard.report"));
-        QCOMPARE(j.at("format_version").get<int>(), 2);
+        QCOMPARE(j.at("format_version").get<int>(), 3);
+        QVERIFY(j.at("dispatch").is_array());
+        QVERIFY(!j.at("rows")[0].contains("bandwidth_fraction"));
         const auto c = Comparison::of(sample_report(), sample_report()).to_json();
         QCOMPARE(c.at("format").get<std::string>(), std::string("switchyard.compare"));
         QCOMPARE(c.at("format_version").get<int>(), 1);
+    }
+
+    // Dispatch regret: the resolved cell against the fastest that passed parity.
+    void dispatchRegretIsFound() {
+        std::vector<ProfileRow> rows = {
+            timed_row(0, "generic", "reference", 10e-3),
+            timed_row(1, "x86-64-v4", "default", 2.7e-3, 20, true),
+            timed_row(2, "x86-64-v3", "threaded", 1.0e-3),
+            timed_row(3, "x86-64-v3", "default", 2.0e-3),
+        };
+        auto broken = timed_row(4, "x86-64-v4", "threaded", 0.1e-3); // fast but wrong
+        broken.status = RowStatus::Fail;
+        broken.parity.pass = false;
+        rows.push_back(broken);
+        const auto findings = dispatch_findings(rows);
+        QCOMPARE(findings.size(), std::size_t(1));
+        const auto& f = findings[0];
+        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.resolved, std::string("x86-64-v4/default"));
+        QCOMPARE(f.fastest, std::string("x86-64-v3/threaded")); // not the FAIL row
+        QVERIFY(std::fabs(f.speedup - 2.7) < 0.01);
+        QVERIFY(f.p_value < 0.001);
+        QCOMPARE(f.threshold, 0.05); // 1 % noise: the 5 % floor applies
+        QVERIFY2(f.message().find("dispatch picks x86-64-v4/default; x86-64-v3/threaded (cpu) "
+                                  "is 2.70x faster here") != std::string::npos,
+                 f.message().c_str());
+        const auto back = DispatchFinding::from_json(f.to_json());
+        QCOMPARE(back.to_json(), f.to_json());
+    }
+
+    void dispatchWithinNoiseIsOk_data() {
+        QTest::addColumn<double>("other");
+        QTest::addColumn<int>("samples");
+        QTest::addColumn<QString>("verdict");
+        QTest::newRow("resolved is fastest") << 1.2e-3 << 20 << "ok";
+        QTest::newRow("3 % faster: under the 5 % floor") << 0.97e-3 << 20 << "ok";
+        QTest::newRow("identical") << 1.0e-3 << 20 << "ok";
+        QTest::newRow("2x faster, 2 samples each: cannot tell") << 0.5e-3 << 2 << "uncertain";
+    }
+    void dispatchWithinNoiseIsOk() {
+        QFETCH(double, other);
+        QFETCH(int, samples);
+        QFETCH(QString, verdict);
+        const std::vector<ProfileRow> rows = {
+            timed_row(0, "x86-64-v4", "default", 1.0e-3, samples, true),
+            timed_row(1, "x86-64-v3", "default", other, samples)};
+        const auto findings = dispatch_findings(rows);
+        QCOMPARE(findings.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(findings[0].verdict), verdict);
+    }
+
+    void noisyRowsRaiseTheThreshold() {
+        // 20 % noise on both rows: a 30 % difference is inside 2 x the noise.
+        auto a = timed_row(0, "x86-64-v4", "default", 1.3e-3, 20, true);
+        auto b = timed_row(1, "x86-64-v3", "default", 1.0e-3);
+        a.stats.rel_noise = 0.2;
+        b.stats.rel_noise = 0.2;
+        const auto findings = dispatch_findings({a, b});
+        QCOMPARE(findings.size(), std::size_t(1));
+        QCOMPARE(findings[0].threshold, 0.4);
+        QCOMPARE(findings[0].verdict, std::string("ok"));
+    }
+
+    void defaultRunHasNoFindings() {
+        // One cell per (op, size, device) and the reference: nothing to compare with.
+        const std::vector<ProfileRow> rows = {timed_row(0, "generic", "reference", 5e-3),
+                                              timed_row(1, "x86-64-v4", "default", 1e-3, 20,
+                                                        true)};
+        QVERIFY(dispatch_findings(rows).empty());
+        QVERIFY(dispatch_findings({rows[1]}).empty());
+    }
+
+    void referenceSpeedups() {
+        std::vector<ProfileRow> rows = {
+            timed_row(0, "generic", "reference", 8e-3),
+            timed_row(1, "x86-64-v4", "default", 2e-3, 20, true),
+            timed_row(2, "x86-64-v4", "default", 1e-3, 20, true, "4096"), // no reference
+        };
+        apply_reference_speedups(rows);
+        QVERIFY(std::fabs(rows[0].reference_speedup - 1.0) < 1e-12);
+        QVERIFY(std::fabs(rows[1].reference_speedup - 4.0) < 1e-9);
+        QCOMPARE(rows[2].reference_speedup, 0.0);
+        Report r;
+        r.rows = rows;
+        r.annotate();
+        const auto j = r.to_json();
+        QVERIFY(j["rows"][1].contains("speedup_vs_reference"));
+        QVERIFY(!j["rows"][2].contains("speedup_vs_reference"));
+        QCOMPARE(Report::from_json(j).to_json(), j);
+        // A row with a negative speedup is refused with its key.
+        auto bad = j;
+        bad["rows"][1]["speedup_vs_reference"] = -1;
+        try {
+            Report::from_json(bad);
+            QFAIL("a negative speedup was accepted");
+        } catch (const ReportError& e) {
+            QVERIFY2(std::string(e.what()).find("speedup_vs_reference") != std::string::npos,
+                     e.what());
+        }
+    }
+
+    // Version 2 reports: the headline-peak fractions are ignored, speedups derived.
+    void readsVersion2() {
+        Report r;
+        r.rows = {timed_row(0, "generic", "reference", 8e-3),
+                  timed_row(1, "x86-64-v3", "default", 2e-3)};
+        auto j = r.to_json();
+        j["format_version"] = 2;
+        j.erase("dispatch");
+        for (auto& row : j["rows"]) {
+            row["bandwidth_fraction"] = 3.6;
+            row["flops_fraction"] = 0.1;
+            row.erase("speedup_vs_reference");
+        }
+        const auto back = Report::from_json(j);
+        QVERIFY(back.dispatch.empty());
+        QVERIFY(std::fabs(back.rows[1].reference_speedup - 4.0) < 1e-9);
+        QVERIFY(!back.to_json()["rows"][1].contains("bandwidth_fraction"));
     }
 
     // Version 1 reports ("switchyard-profile-report") are still read.

@@ -52,6 +52,12 @@ void HardwareModel::setResults(const DoctorReport& report) {
         levels << qs(l);
     addNode(c, {tr("ISA levels"), levels.join(QStringLiteral(", "))});
     addNode(c, {tr("Best level"), qs(cpu.best_level)});
+    if (!cpu.isa_cap.empty())
+        addNode(c, {tr("ISA cap"),
+                    tr("%1 (SWITCHYARD_MAX_ISA or --max-isa); the CPU runs %2")
+                        .arg(qs(cpu.isa_cap),
+                             qs(cpu.detected_isa_levels.empty() ? std::string("generic")
+                                                                : cpu.detected_isa_levels.back()))});
     QStringList features;
     for (const auto& f : cpu.features)
         features << qs(f);

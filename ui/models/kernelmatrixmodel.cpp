@@ -131,6 +131,7 @@ void KernelMatrixModel::rebuild() {
     m_selectedRow = rowOfOp(m_selectedOp);
     m_winner.assign(m_ops.size(), -1);
     m_rung.assign(m_columns.size(), 0);
+    updateRegret();
     endResetModel();
     updateMarks();
 }
@@ -212,6 +213,29 @@ int KernelMatrixModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(m_columns.size());
 }
 
+void KernelMatrixModel::setDispatch(const std::vector<DispatchFinding>& findings) {
+    m_dispatch = findings;
+    updateRegret();
+    if (rowCount() > 0 && columnCount() > 0)
+        emit dataChanged(this->index(0, 0), this->index(rowCount() - 1, columnCount() - 1));
+}
+
+void KernelMatrixModel::updateRegret() {
+    m_regret.clear();
+    for (const auto& f : m_dispatch) {
+        if (!f.regret())
+            continue;
+        const auto slash = f.resolved.find('/');
+        if (slash == std::string::npos)
+            continue;
+        const int row = rowOfOp(qs(f.op));
+        const int column = columnOf(f.device.substr(0, f.device.find(':')),
+                                    f.resolved.substr(0, slash), f.resolved.substr(slash + 1));
+        if (row >= 0 && column >= 0)
+            m_regret[{row, column}] << qs(f.message());
+    }
+}
+
 QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.model() != this)
         return {};
@@ -219,7 +243,11 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
     const bool winner = m_winner[std::size_t(index.row())] == index.column();
     const int rung = index.row() == m_selectedRow ? m_rung[std::size_t(index.column())] : 0;
     const CellState state = !cell ? Empty : cell->available ? Available : Unavailable;
+    const auto regret = m_regret.find({index.row(), index.column()});
+    const bool regretted = regret != m_regret.end();
     switch (role) {
+    case RegretRole:
+        return regretted ? regret->second.join(QLatin1Char('\n')) : QString();
     case Qt::DisplayRole: {
         QString text = state == Empty       ? QString()
                        : state == Available ? QStringLiteral("✓")
@@ -229,6 +257,8 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
         if (rung > 0)
             text =
                 QStringLiteral("%1 %2").arg(rung).arg(text.isEmpty() ? QStringLiteral("–") : text);
+        if (regretted)
+            text += QStringLiteral(" ⚑");
         return text;
     }
     case SortRole:
@@ -248,6 +278,8 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
         return int(Qt::AlignCenter);
     case Qt::BackgroundRole:
+        if (regretted)
+            return QBrush(toneColor(Tone::Warning, true));
         if (winner)
             return QBrush(toneColor(Tone::Winner, true));
         if (state == Available)
@@ -286,6 +318,9 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
                        .arg(m_resolution ? qs(m_resolution->target) : QString());
         if (rung > 0)
             tip += tr("\nrung %1 of the fallback chain").arg(rung);
+        if (regretted)
+            tip += tr("\n⚑ the last profile run found a faster cell:\n%1")
+                       .arg(regret->second.join(QLatin1Char('\n')));
         return tip;
     }
     }

@@ -3,6 +3,8 @@
 
 #include "controllers/catalogcontroller.h"
 
+#include <switchyard/report/dispatch.h>
+
 #include <QAbstractTableModel>
 
 #include <array>
@@ -27,6 +29,7 @@ public:
         RungRole,      // 1-based rung of the selected op's chain; 0 when not on it
         BackendRole,
         KeyRole, // "(op, device, arch, variant)"
+        RegretRole, // QString: the last profile run's dispatch-regret messages for this cell
     };
     enum CellState { Empty, Available, Unavailable };
 
@@ -42,6 +45,10 @@ public:
     int columnOf(const std::string& device, const std::string& arch,
                  const std::string& variant) const;
     const TargetResolutionPtr& resolution() const { return m_resolution; }
+    /// The dispatch findings of the last profile run (ResultsModel::dispatch()): the cell
+    /// of each "regret" (the one dispatch picked there) is flagged, its tooltip says which
+    /// cell is faster at which size.
+    void setDispatch(const std::vector<DispatchFinding>& findings);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -66,6 +73,9 @@ private:
     std::vector<int> m_rung;   // per column: the selected op's rung (1-based), 0 if none
     int m_selectedRow = -1;
     QString m_selectedOp;
+    std::vector<DispatchFinding> m_dispatch;
+    std::map<std::pair<int, int>, QStringList> m_regret; // (row, column) -> messages
+    void updateRegret();
 };
 
 /// The rungs of one op's fallback chain for the target: declared, available, who wins.

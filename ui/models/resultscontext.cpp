@@ -129,7 +129,10 @@ QString contextHtml(const nlohmann::json& context) {
             row(QObject::tr("cores"), QStringLiteral("%1 physical, %2 logical")
                                           .arg(num(c, "physical_cores"))
                                           .arg(num(c, "logical_cpus")));
-        row(QObject::tr("ISA level"), str(c, "best_level"));
+        row(QObject::tr("ISA level"),
+            c.contains("isa_cap") && c["isa_cap"].is_string()
+                ? QObject::tr("%1 (capped at %2)").arg(str(c, "best_level"), str(c, "isa_cap"))
+                : str(c, "best_level"));
         if (c.contains("caches") && c["caches"].is_array()) {
             QStringList caches;
             for (const auto& k : c["caches"])

@@ -100,8 +100,8 @@ QString ceilingText(const ProfileRow& row) {
         return QStringLiteral("%1% %2")
             .arg(row.ceiling_fraction * 100, 0, 'f', row.ceiling_fraction < 0.1 ? 1 : 0)
             .arg(row.level.empty() ? QStringLiteral("ceiling") : qs(row.level));
-    if (row.bandwidth_fraction > 0)
-        return QStringLiteral("%1% peak BW").arg(row.bandwidth_fraction * 100, 0, 'f', 0);
+    if (!row.level.empty())
+        return QCoreApplication::translate("ResultsModel", "%1: no ceiling").arg(qs(row.level));
     return {};
 }
 
@@ -127,12 +127,20 @@ ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
 void ResultsModel::clear() {
     beginResetModel();
     m_rows.clear();
+    m_references.clear();
+    m_dispatch.clear();
+    m_findingByIndex.clear();
     endResetModel();
 }
 
 void ResultsModel::setRows(std::vector<ProfileRow> rows) {
     beginResetModel();
     m_rows = std::move(rows);
+    m_references.clear();
+    m_dispatch.clear();
+    m_findingByIndex.clear();
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        indexRow(i);
     endResetModel();
 }
 
@@ -140,7 +148,39 @@ void ResultsModel::addRow(const ProfileRow& row) {
     const int n = int(m_rows.size());
     beginInsertRows({}, n, n);
     m_rows.push_back(row);
+    indexRow(m_rows.size() - 1);
     endInsertRows();
+    // A reference that arrives after rows of its (op, size) gives them their speedup.
+    if (row.spec.is_reference() && n > 0)
+        emit dataChanged(index(0, SpeedupColumn), index(n - 1, SpeedupColumn));
+}
+
+void ResultsModel::indexRow(std::size_t i) {
+    const auto& r = m_rows[i];
+    if (r.spec.is_reference() && r.measured())
+        m_references[r.spec.op + "|" + r.spec.size] = i;
+}
+
+double ResultsModel::speedup(int i) const {
+    const auto& r = m_rows[std::size_t(i)];
+    if (r.reference_speedup > 0)
+        return r.reference_speedup;
+    const auto it = m_references.find(r.spec.op + "|" + r.spec.size);
+    return it == m_references.end() ? 0 : reference_speedup(r, m_rows[it->second]);
+}
+
+void ResultsModel::setDispatch(std::vector<DispatchFinding> findings) {
+    m_dispatch = std::move(findings);
+    m_findingByIndex.clear();
+    for (std::size_t f = 0; f < m_dispatch.size(); ++f)
+        m_findingByIndex[m_dispatch[f].resolved_index] = f;
+    if (!m_rows.empty())
+        emit dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+const DispatchFinding* ResultsModel::findingFor(int i) const {
+    const auto it = m_findingByIndex.find(m_rows[std::size_t(i)].spec.index);
+    return it == m_findingByIndex.end() ? nullptr : &m_dispatch[it->second];
 }
 
 int ResultsModel::rowCount(const QModelIndex& parent) const {
@@ -171,6 +211,8 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("GFLOP/s");
     case CeilingColumn:
         return tr("of ceiling");
+    case SpeedupColumn:
+        return tr("×ref");
     case ParityColumn:
         return tr("parity");
     case StatusColumn:
@@ -191,7 +233,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     if (role == StatusRole)
         return qs(to_string(r.status));
     if (role == Qt::DisplayRole) {
-        if (c < kRowIdentityColumns)
+        if (c < kRowIdentityColumns && c != VariantColumn)
             return rowIdentityData(r, c, false);
         switch (c) {
         case MedianColumn:
@@ -209,6 +251,15 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return m ? number(r.gflops) : QStringLiteral("-");
         case CeilingColumn:
             return ceilingText(r);
+        case SpeedupColumn: {
+            const double s = m ? speedup(index.row()) : 0;
+            return s > 0 ? QStringLiteral("%1×").arg(s, 0, 'f', s < 10 ? 2 : 0)
+                         : QStringLiteral("-");
+        }
+        case VariantColumn:
+            if (const auto* f = findingFor(index.row()); f && f->regret())
+                return QStringLiteral("%1 ⚑").arg(qs(r.spec.arch + "/" + r.spec.variant));
+            return rowIdentityData(r, c, false);
         case ParityColumn:
             return parityText(r.parity);
         case StatusColumn:
@@ -233,7 +284,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
         case GflopsColumn:
             return r.gflops;
         case CeilingColumn:
-            return r.ceiling_fraction > 0 ? r.ceiling_fraction : r.bandwidth_fraction;
+            return r.ceiling_fraction;
+        case SpeedupColumn:
+            return m ? speedup(index.row()) : 0.0;
         case ParityColumn:
             return r.parity.max_rel_error;
         default:
@@ -242,7 +295,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::TextAlignmentRole) {
         if (c >= MedianColumn && c <= SamplesColumn || c == GbpsColumn || c == GflopsColumn ||
-            c == CeilingColumn)
+            c == CeilingColumn || c == SpeedupColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     }
@@ -255,6 +308,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
         }
         if (c == NoiseColumn && !r.warnings.empty())
             return toneColor(Tone::Warning, true);
+        if (c == VariantColumn)
+            if (const auto* f = findingFor(index.row()); f && f->regret())
+                return toneColor(Tone::Warning, true);
         return {};
     }
     if (role == Qt::ToolTipRole) {
@@ -267,6 +323,13 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                        .arg(qs(r.ceiling_id))
                        .arg(r.ceiling_value, 0, 'g', 4)
                        .arg(r.level == "compute" ? tr("GFLOP/s") : tr("GB/s"));
+        if (const auto* f = findingFor(index.row()); f && c == VariantColumn)
+            tip << tr("dispatch: %1").arg(qs(f->message()));
+        if (c == SpeedupColumn && speedup(index.row()) > 0)
+            tip << tr("the CPU reference (generic/reference) of %1 %2 takes %3× this row's "
+                      "median")
+                       .arg(qs(r.spec.op), qs(r.spec.size))
+                       .arg(speedup(index.row()), 0, 'g', 3);
         if (c == ParityColumn && !r.parity.first_failure.empty())
             tip << tr("first mismatch: %1").arg(qs(r.parity.first_failure));
         for (const auto& w : r.warnings)

@@ -2,10 +2,13 @@
 #pragma once
 
 #include <switchyard/profiling/profilerow.h>
+#include <switchyard/report/dispatch.h>
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace switchyard::ui {
@@ -16,8 +19,8 @@ QString rowStatusText(const ProfileRow& row);
 QString formatSeconds(double seconds);
 /// The row's arithmetic intensity (FLOP/byte): ProfileRow::intensity, else flops / bytes.
 double rowIntensity(const ProfileRow& row);
-/// "78% L3" (ProfileRow::ceiling_fraction and ::level); "12% peak BW" from the older
-/// bandwidth fraction when the row has no ceiling; empty when neither is known.
+/// "78% L3" (ProfileRow::ceiling_fraction and ::level); the level alone ("cache: no
+/// ceiling") when the row has none that bounds it; empty for rows not measured.
 QString ceilingText(const ProfileRow& row);
 /// The row's element count (the product of its dims): how sizes sort, as numbers.
 double rowElements(const ProfileRow& row);
@@ -46,6 +49,7 @@ public:
         GbpsColumn,
         GflopsColumn,
         CeilingColumn, // fraction of the row's ceiling, with its level
+        SpeedupColumn, // the CPU reference's median over the row's ("×ref")
         ParityColumn,
         StatusColumn,
         ColumnCount
@@ -63,6 +67,15 @@ public:
     void addRow(const ProfileRow& row);
     const std::vector<ProfileRow>& rows() const { return m_rows; }
     const ProfileRow& row(int i) const { return m_rows[std::size_t(i)]; }
+    /// The reference's median over row `i`'s: ProfileRow::reference_speedup, else from the
+    /// measured reference row of the same (op, size) among the rows (0: none).
+    double speedup(int i) const;
+    /// The dispatch findings of the run (Report::dispatch): the resolved row of a "regret"
+    /// is marked, and its tooltip says which cell is faster.
+    void setDispatch(std::vector<DispatchFinding> findings);
+    const std::vector<DispatchFinding>& dispatch() const { return m_dispatch; }
+    /// The finding whose resolved row is row `i` (nullptr: none).
+    const DispatchFinding* findingFor(int i) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -71,7 +84,12 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
+    void indexRow(std::size_t i);
+
     std::vector<ProfileRow> m_rows;
+    std::map<std::string, std::size_t> m_references; // "op|size" -> the reference row
+    std::vector<DispatchFinding> m_dispatch;
+    std::map<std::int64_t, std::size_t> m_findingByIndex; // row index -> finding
 };
 
 /// Sorting and filtering for the results: a text filter over every column (op, device,

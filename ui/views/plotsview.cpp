@@ -267,8 +267,9 @@ void PlotsView::drawSpeedup() {
     p->legend->setVisible(!series.empty());
     if (series.empty())
         showMessage(p, categories.empty()
-                           ? tr("No CPU reference rows to compare with: profile with “all "
-                                "variants” so the reference runs too.")
+                           ? tr("No CPU reference rows to compare with: the run set the "
+                                "reference budget to 0, or the report is older than the "
+                                "reference timing (run it again).")
                            : tr("Only the CPU reference was measured."));
     p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     p->replot(QCustomPlot::rpQueuedReplot);

@@ -70,7 +70,8 @@ ProfileView::ProfileView(QWidget* parent)
       m_ops(new QListWidget), m_devices(new QListWidget), m_variants(new QComboBox),
       m_sizeMode(new QComboBox), m_sizes(new QLineEdit),
       m_cold(new QCheckBox(tr("Cold cache (evict before each sample)"))),
-      m_budget(new QDoubleSpinBox), m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox),
+      m_budget(new QDoubleSpinBox), m_referenceBudget(new QDoubleSpinBox),
+      m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox),
       m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
       m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
       m_log(new QPlainTextEdit), m_contextView(new QTextBrowser), m_bottom(new QTabWidget),
@@ -180,6 +181,10 @@ ProfileView::ProfileView(QWidget* parent)
                 int bad = 0;
                 for (const auto& r : report.rows)
                     bad += r.status != RowStatus::Ok;
+                m_model->setDispatch(report.dispatch);
+                for (const auto& f : report.dispatch)
+                    if (f.regret())
+                        appendLog(tr("dispatch: %1").arg(qs(f.message())));
                 appendLog(cancelled
                               ? tr("Cancelled: %1 rows kept.").arg(m_model->rowCount())
                               : tr("Done: %1 rows, %2 not ok.").arg(report.rows.size()).arg(bad));
@@ -248,6 +253,14 @@ QWidget* ProfileView::buildRunPanel() {
     m_budget->setSuffix(tr(" s"));
     m_budget->setValue(defaults.time_budget_s);
     m_budget->setToolTip(tr("Sampling time per row"));
+    m_referenceBudget->setObjectName(QStringLiteral("referenceBudget"));
+    m_referenceBudget->setRange(0, 60);
+    m_referenceBudget->setDecimals(3);
+    m_referenceBudget->setSuffix(tr(" s"));
+    m_referenceBudget->setValue(defaults.reference_budget_s);
+    m_referenceBudget->setToolTip(
+        tr("Sampling time of the CPU reference of each op and size, which every row's speedup "
+           "(×ref) is measured against. 0: only “all variants” runs time it."));
     m_noise->setRange(0, 100);
     m_noise->setDecimals(2);
     m_noise->setSuffix(tr(" %"));
@@ -258,6 +271,7 @@ QWidget* ProfileView::buildRunPanel() {
     m_timeout->setValue(defaults.row_timeout_s);
     m_timeout->setToolTip(tr("A row silent this long is killed and marked timed out"));
     hf->addRow(tr("Budget per row"), m_budget);
+    hf->addRow(tr("Reference budget"), m_referenceBudget);
     hf->addRow(tr("Noise target"), m_noise);
     hf->addRow(tr("Row timeout"), m_timeout);
     hf->addRow(m_cold);
@@ -314,6 +328,7 @@ ProfileSettings ProfileView::settings() const {
     s.all_variants = m_variants->currentData().toBool();
     s.cold = m_cold->isChecked();
     s.time_budget_s = m_budget->value();
+    s.reference_budget_s = m_referenceBudget->value();
     s.max_noise = m_noise->value() / 100.0;
     s.row_timeout_s = m_timeout->value();
     if (m_sizeMode->currentIndex() == 1) {
@@ -391,6 +406,7 @@ void ProfileView::setRunning(bool running) {
 
 void ProfileView::setReport(const Report& report, const QString& origin) {
     m_model->setRows(report.rows);
+    m_model->setDispatch(report.dispatch);
     m_context = report.context;
     m_plots->setContext(m_context);
     m_contextView->setHtml(contextHtml(m_context));
@@ -408,6 +424,7 @@ Report ProfileView::report() const {
     Report r;
     r.context = m_context;
     r.rows = m_model->rows();
+    r.annotate();
     return r;
 }
 

@@ -111,6 +111,7 @@ private:
     QLineEdit* m_sizes;
     QCheckBox* m_cold;
     QDoubleSpinBox* m_budget;
+    QDoubleSpinBox* m_referenceBudget;
     QDoubleSpinBox* m_noise;
     QDoubleSpinBox* m_timeout;
     QPushButton* m_run;

@@ -126,7 +126,7 @@ std::string format_caches(const CpuInfo& cpu) {
 
 // "x86-64-v2 x86-64-v3 (best: x86-64-v3)".
 std::string format_isa(const CpuInfo& cpu) {
-    return text::join(cpu.isa_levels, " ") + " (best: " + cpu.best_level + ")";
+    return cpu.isa_summary();
 }
 
 // "AMD EPYC 7B13 (AMD_ZEN3), 8 physical cores, 16 logical CPUs".

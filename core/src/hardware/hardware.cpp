@@ -148,6 +148,8 @@ CpuInfo detect_cpu() {
     }
     c.isa_levels = cpu_isa_levels();
     c.best_level = cpu_best_isa_level();
+    c.isa_cap = cpu_isa_cap().level;
+    c.detected_isa_levels = cpu_isa_cap().detected;
     return c;
 }
 
@@ -180,6 +182,15 @@ bool CpuInfo::has_feature(std::string_view name) const {
     return std::find(features.begin(), features.end(), name) != features.end();
 }
 
+std::string CpuInfo::isa_summary() const {
+    std::string out = text::join(isa_levels, " ");
+    out += (out.empty() ? "(best: " : " (best: ") + best_level;
+    if (!isa_cap.empty() && detected_isa_levels != isa_levels)
+        out += ", capped by SWITCHYARD_MAX_ISA; the CPU runs " +
+               (detected_isa_levels.empty() ? std::string("generic") : detected_isa_levels.back());
+    return out + ")";
+}
+
 nlohmann::json CpuInfo::to_json() const {
     auto caches_json = nlohmann::json::array();
     for (const auto& c : caches)
@@ -200,7 +211,9 @@ nlohmann::json CpuInfo::to_json() const {
             {"caches", caches_json},
             {"features", features},
             {"isa_levels", isa_levels},
-            {"best_level", best_level}};
+            {"best_level", best_level},
+            {"isa_cap", isa_cap.empty() ? nlohmann::json() : nlohmann::json(isa_cap)},
+            {"detected_isa_levels", detected_isa_levels}};
 }
 
 nlohmann::json HostInfo::to_json() const {

@@ -9,6 +9,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace switchyard {
 
@@ -38,10 +39,59 @@ std::vector<std::string> detect_levels() {
     return levels;
 }
 
+IsaCap read_cap() {
+    IsaCap cap;
+    cap.detected = detect_levels();
+    const char* env = std::getenv("SWITCHYARD_MAX_ISA");
+    cap.requested = env ? env : "";
+    if (cap.requested.empty())
+        return cap;
+    cap.error = validate_isa_cap(cap.requested);
+    if (cap.error.empty())
+        cap.level = cap.requested;
+    return cap;
+}
+
 } // namespace
 
+std::vector<std::string> isa_cap_choices() {
+#if defined(CPU_FEATURES_ARCH_AARCH64)
+    return {"generic", "neon", "sve"};
+#else
+    return {"generic", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+#endif
+}
+
+std::string validate_isa_cap(std::string_view value) {
+    const auto choices = isa_cap_choices();
+    if (std::find(choices.begin(), choices.end(), value) != choices.end())
+        return {};
+    std::string msg = "SWITCHYARD_MAX_ISA='" + std::string(value) + "' is not an ISA level; use one of";
+    for (const auto& c : choices)
+        msg += " " + c;
+    msg += " (or leave it unset)";
+    return msg;
+}
+
+const IsaCap& cpu_isa_cap() {
+    static const IsaCap cap = read_cap();
+    return cap;
+}
+
 const std::vector<std::string>& cpu_isa_levels() {
-    static const std::vector<std::string> levels = detect_levels();
+    static const std::vector<std::string> levels = [] {
+        const IsaCap& cap = cpu_isa_cap();
+        if (cap.level.empty())
+            return cap.detected;
+        // The ladder is ordered, so the cap keeps the detected levels up to its own rung.
+        const auto choices = isa_cap_choices();
+        const auto rung = std::find(choices.begin(), choices.end(), cap.level) - choices.begin();
+        std::vector<std::string> kept;
+        for (const auto& l : cap.detected)
+            if (std::find(choices.begin(), choices.end(), l) - choices.begin() <= rung)
+                kept.push_back(l);
+        return kept;
+    }();
     return levels;
 }
 

@@ -15,6 +15,7 @@
 #include "util/textutil.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -175,33 +176,40 @@ std::vector<Dims> sizes_for(const OpInfo& op, const ProfileSettings& st, std::in
 struct CellOnDevice {
     KernelRegistry::CellPtr cell;
     std::string run_on;
+    bool resolved = false; // the cell dispatch picks for this op on this device
 };
 
-// The cells of `op` for device `info`: every available one with --all-variants, else the
-// first of its fallback chain (none when nothing resolves).
-std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
-                                    const KernelRegistry& registry, const ProfileSettings& st) {
-    std::vector<CellOnDevice> cells;
-    if (st.all_variants) {
-        for (const auto& entry : registry.manifest()) {
-            const auto& key = entry.cell->key;
-            if (key[0] == op.name && key[1] == info.kind && entry.available)
-                cells.push_back({entry.cell, info.id});
-        }
-        return cells;
-    }
+// What the fallback chain of `op` for device `info` resolves to (nullptr: nothing).
+KernelRegistry::CellPtr resolved_cell(const OpInfo& op, const DeviceInfo& info,
+                                      const KernelRegistry& registry, const ProfileSettings& st) {
     std::vector<TupleKey> chain;
     try {
         chain = fallback_chain(op.name, Target{info.kind, info.arch}, st.variant);
     } catch (const std::exception&) {
         chain = fallback_chain(op.name, Target{info.kind, ""}, st.variant);
     }
-    auto cell = registry.resolve_first(chain);
+    return registry.resolve_first(chain);
+}
+
+// The cells of `op` for device `info`: every available one with --all-variants, else the
+// first of its fallback chain (none when nothing resolves).
+std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
+                                    const KernelRegistry& registry, const ProfileSettings& st) {
+    std::vector<CellOnDevice> cells;
+    auto cell = resolved_cell(op, info, registry, st);
+    if (st.all_variants) {
+        for (const auto& entry : registry.manifest()) {
+            const auto& key = entry.cell->key;
+            if (key[0] == op.name && key[1] == info.kind && entry.available)
+                cells.push_back({entry.cell, info.id, cell && cell->key == key});
+        }
+        return cells;
+    }
     if (!cell)
         return cells;
     // The terminal rung runs on the host CPU whatever device asked.
     std::string run_on = cell->key[1] == info.kind ? info.id : std::string("cpu");
-    cells.push_back({std::move(cell), std::move(run_on)});
+    cells.push_back({std::move(cell), std::move(run_on), true});
     return cells;
 }
 
@@ -209,7 +217,7 @@ std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
 class RowList {
 public:
     void add(const OpInfo& op, const Dims& dims, const KernelCell& cell,
-             const std::string& device_id, const std::string& resolved_for) {
+             const std::string& device_id, const std::string& resolved_for, bool resolved) {
         RowSpec r;
         r.op = std::string(op.name);
         r.dims = dims;
@@ -221,19 +229,22 @@ public:
         r.backend = cell.backend;
         r.source = std::string(to_string(cell.source));
         r.workspace_bytes = workspace_of(cell);
+        r.resolved = resolved;
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;
         const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
-        if (m_seen.insert(id).second) {
+        if (const auto [it, added] = m_seen.emplace(id, m_rows.size()); added) {
             r.index = std::int64_t(m_rows.size());
             m_rows.push_back(std::move(r));
+        } else if (resolved) {
+            m_rows[it->second].resolved = true; // planned already (the reference rung)
         }
     }
     std::vector<RowSpec> take() { return std::move(m_rows); }
 
 private:
     std::vector<RowSpec> m_rows;
-    std::set<std::string> m_seen;
+    std::map<std::string, std::size_t> m_seen; // row id -> position
 };
 
 } // namespace
@@ -249,10 +260,19 @@ std::vector<RowSpec> Profiler::plan() const {
     const auto& registry = m_backends.kernel_registry();
     RowList rows;
     for (const auto* op : op_list) {
-        for (const auto& dims : sizes_for(*op, m_settings, llc))
+        // Every (op, size) times the CPU reference first, so each row of it has a speedup
+        // over the reference (the rows stream in order: the reference is there before them).
+        KernelRegistry::CellPtr reference;
+        if (m_settings.reference_budget_s > 0)
+            reference = registry.resolve_first(
+                std::array<TupleKey, 1>{kernel_key(op->name, "cpu", "generic", "reference")});
+        for (const auto& dims : sizes_for(*op, m_settings, llc)) {
+            if (reference)
+                rows.add(*op, dims, *reference, "cpu", "cpu", false);
             for (const auto& dev : devices)
                 for (const auto& c : cells_for(*op, dev->info(), registry, m_settings))
-                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id);
+                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id, c.resolved);
+        }
     }
     return rows.take();
 }
@@ -506,7 +526,7 @@ void thin_samples(std::vector<double>& samples, std::int64_t keep_samples) {
     samples.swap(thin);
 }
 
-// Statistics, throughput and their fractions of the device's peaks.
+// Statistics and throughput.
 void summarize(ProfileRow& row, const StoppingRule& rule, std::vector<double> samples,
                std::int64_t keep_samples) {
     row.stop_reason = std::string(StoppingRule::to_string(rule.stopped()));
@@ -517,10 +537,6 @@ void summarize(ProfileRow& row, const StoppingRule& rule, std::vector<double> sa
         row.gbps = row.bytes / row.stats.median / 1e9;
         row.gflops = row.flops / row.stats.median / 1e9;
     }
-    if (row.peak_bandwidth_gbs > 0)
-        row.bandwidth_fraction = row.gbps / row.peak_bandwidth_gbs;
-    if (row.peak_gflops > 0)
-        row.flops_fraction = row.gflops / row.peak_gflops;
 }
 
 // Whether bandwidth ceiling `c` is preferred to `than` for its level: measured before
@@ -591,6 +607,13 @@ void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettin
 }
 
 } // namespace
+
+bool shares_host_caches(const DeviceInfo& info) {
+    if (info.kind == "cpu")
+        return false;
+    const auto it = info.properties.find("device_type");
+    return it != info.properties.end() && it->is_string() && it->get<std::string>() == "CPU";
+}
 
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
                              bool all_threads, double traffic_bytes) {
@@ -717,8 +740,15 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     if (progress)
         progress("warmup", 0);
     row.launches_per_sample = warm_up(*device, launch, m_settings);
-    StoppingRule rule({m_settings.max_noise, m_settings.min_samples, m_settings.time_budget_s,
-                       m_settings.max_samples});
+    // The reference rung is timed for the speedups on its own small budget.
+    const bool reference_budget = spec.is_reference() && m_settings.reference_budget_s > 0;
+    StoppingRule rule(
+        {m_settings.max_noise,
+         reference_budget
+             ? std::min(m_settings.min_samples, ProfileSettings::kReferenceMinSamples)
+             : m_settings.min_samples,
+         reference_budget ? m_settings.reference_budget_s : m_settings.time_budget_s,
+         m_settings.max_samples});
     auto samples =
         take_samples(*device, launch, row.launches_per_sample, m_settings, rule, progress);
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
@@ -728,7 +758,21 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                       double(std::max<std::int64_t>(spec.workspace_bytes, workspace_of(*cell)));
     const bool all_threads = row_uses_all_threads(spec, *cell);
     const auto warnings_before = row.warnings.size();
-    judge(row, dinfo, ws, all_threads);
+    if (shares_host_caches(dinfo)) {
+        // A CPU OpenCL device (PoCL) runs on this CPU's cores and caches: the host's
+        // per-level ceilings (all threads) bound it, not its own memory probe.
+        auto host = m_devices.find("cpu");
+        if (host) {
+            host->prepare();
+            judge(row, host->info(), ws, true);
+            if (!row.ceiling_id.empty())
+                row.ceiling_id = "cpu:" + row.ceiling_id;
+        }
+        if (!host || row.ceiling_id.empty())
+            judge(row, dinfo, ws, all_threads);
+    } else {
+        judge(row, dinfo, ws, all_threads);
+    }
     if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
         m_reprobes < kMaxReprobes) {
         ++m_reprobes;

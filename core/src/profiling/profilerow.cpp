@@ -4,6 +4,7 @@
 #include "util/jsonread.h"
 
 #include <array>
+#include <map>
 
 namespace switchyard {
 
@@ -117,6 +118,8 @@ void to_json(nlohmann::json& j, const RowSpec& r) {
          {"workspace_bytes", r.workspace_bytes}};
     if (!r.resolved_for.empty())
         j["resolved_for"] = r.resolved_for;
+    if (r.resolved)
+        j["resolved"] = true;
 }
 
 void from_json(const nlohmann::json& j, RowSpec& r) {
@@ -135,6 +138,7 @@ void from_json(const nlohmann::json& j, RowSpec& r) {
     r.source = v.str("source", std::string());
     r.resolved_for = v.str("resolved_for", std::string());
     r.workspace_bytes = v.integer("workspace_bytes", 0);
+    r.resolved = v.boolean("resolved", false);
 }
 
 nlohmann::json RowSpec::to_json() const {
@@ -165,9 +169,7 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
     j["gbps"] = r.gbps;
     j["gflops"] = r.gflops;
     j["peak_bandwidth_gbs"] = r.peak_bandwidth_gbs;
-    j["bandwidth_fraction"] = r.bandwidth_fraction;
     j["peak_gflops"] = r.peak_gflops;
-    j["flops_fraction"] = r.flops_fraction;
     j["ceiling_id"] = r.ceiling_id;
     j["level"] = r.level;
     j["ceiling_value"] = r.ceiling_value;
@@ -175,6 +177,8 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
     j["intensity"] = r.intensity;
     j["parity"] = r.parity;
     j["warnings"] = r.warnings;
+    if (r.reference_speedup > 0)
+        j["speedup_vs_reference"] = r.reference_speedup;
 }
 
 void from_json(const nlohmann::json& j, ProfileRow& r) {
@@ -193,10 +197,10 @@ void from_json(const nlohmann::json& j, ProfileRow& r) {
     r.flops = v.num("flops", 0.0);
     r.gbps = v.num("gbps", 0.0);
     r.gflops = v.num("gflops", 0.0);
+    // Reports before format_version 3 also hold bandwidth_fraction / flops_fraction (of
+    // the headline peaks): they are not read.
     r.peak_bandwidth_gbs = v.num("peak_bandwidth_gbs", 0.0);
-    r.bandwidth_fraction = v.num("bandwidth_fraction", 0.0);
     r.peak_gflops = v.num("peak_gflops", 0.0);
-    r.flops_fraction = v.num("flops_fraction", 0.0);
     r.ceiling_id = v.str("ceiling_id", std::string());
     r.level = v.str("level", std::string());
     r.ceiling_value = v.num("ceiling_value", 0.0);
@@ -205,6 +209,27 @@ void from_json(const nlohmann::json& j, ProfileRow& r) {
     if (const auto p = v.find("parity"))
         r.parity = p->get<ParityResult>();
     r.warnings = v.strings("warnings");
+    r.reference_speedup = v.num("speedup_vs_reference", 0.0);
+    if (r.reference_speedup < 0)
+        v.at("speedup_vs_reference").fail("expected a non-negative number");
+}
+
+double reference_speedup(const ProfileRow& row, const ProfileRow& reference) {
+    if (!row.measured() || !reference.measured() || !(row.stats.median > 0) ||
+        !(reference.stats.median > 0))
+        return 0;
+    return reference.stats.median / row.stats.median;
+}
+
+void apply_reference_speedups(std::vector<ProfileRow>& rows) {
+    std::map<std::string, const ProfileRow*> refs;
+    for (const auto& r : rows)
+        if (r.spec.is_reference() && r.measured())
+            refs.emplace(r.spec.op + "|" + r.spec.size, &r);
+    for (auto& r : rows) {
+        const auto it = refs.find(r.spec.op + "|" + r.spec.size);
+        r.reference_speedup = it == refs.end() ? 0 : reference_speedup(r, *it->second);
+    }
 }
 
 nlohmann::json ProfileRow::to_json() const {

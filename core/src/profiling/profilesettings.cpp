@@ -23,7 +23,9 @@ void to_json(nlohmann::json& j, const ProfileSettings& p) {
          {"min_sample_s", p.min_sample_s},
          {"row_timeout_s", p.row_timeout_s},
          {"seed", p.seed},
-         {"keep_samples", p.keep_samples}};
+         {"keep_samples", p.keep_samples},
+         {"reference_budget_s", p.reference_budget_s},
+         {"throttle_threshold", p.throttle_threshold}};
 }
 
 void from_json(const nlohmann::json& j, ProfileSettings& s) {
@@ -50,8 +52,12 @@ void from_json(const nlohmann::json& j, ProfileSettings& s) {
     s.row_timeout_s = v.num("row_timeout_s", s.row_timeout_s);
     s.seed = std::uint64_t(v.integer("seed", std::int64_t(s.seed), 0, std::int64_t(1) << 53));
     s.keep_samples = v.integer("keep_samples", s.keep_samples, 0, std::int64_t(1) << 32);
+    s.reference_budget_s = v.num("reference_budget_s", s.reference_budget_s);
+    s.throttle_threshold = v.num("throttle_threshold", s.throttle_threshold);
+    if (s.throttle_threshold < 0 || s.throttle_threshold > 1)
+        v.at("throttle_threshold").fail("expected a fraction between 0 and 1");
     if (s.max_noise < 0 || s.time_budget_s < 0 || s.warmup_s < 0 || s.min_sample_s < 0 ||
-        s.row_timeout_s <= 0)
+        s.row_timeout_s <= 0 || s.reference_budget_s < 0)
         v.fail("negative time or noise threshold");
 }
 

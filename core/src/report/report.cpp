@@ -4,6 +4,7 @@
 #include "util/jsonread.h"
 #include "util/safefile.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace switchyard {
@@ -13,6 +14,15 @@ void to_json(nlohmann::json& j, const Report& r) {
          {"format_version", Report::kFormatVersion},
          {"context", r.context},
          {"rows", r.rows}};
+    auto dispatch = nlohmann::json::array();
+    for (const auto& f : r.dispatch)
+        dispatch.push_back(f.to_json());
+    j["dispatch"] = std::move(dispatch);
+}
+
+void Report::annotate() {
+    apply_reference_speedups(rows);
+    dispatch = dispatch_findings(rows);
 }
 
 namespace {
@@ -48,6 +58,16 @@ void from_json(const nlohmann::json& j, Report& r) {
         r.rows.reserve(rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i)
             r.rows.push_back(rows[i].get<ProfileRow>());
+        r.dispatch.clear();
+        if (const auto d = v.find("dispatch")) {
+            d->expect(jsonread::Kind::Array);
+            for (std::size_t i = 0; i < d->size(); ++i)
+                r.dispatch.push_back(DispatchFinding::from_json((*d)[i].raw()));
+        }
+        // Older reports have no speedups stored: derive them (the rows are all there).
+        if (std::none_of(r.rows.begin(), r.rows.end(),
+                         [](const ProfileRow& row) { return row.reference_speedup > 0; }))
+            apply_reference_speedups(r.rows);
     } catch (const ReportError&) {
         throw;
     } catch (const std::exception& e) {
@@ -136,8 +156,8 @@ std::string Report::to_csv() const {
     };
     os << "op,size,backend,device,arch,variant,status,samples,min_s,median_s,mean_s,p90_s,stddev_s,"
           "rel_noise,"
-          "stop_reason,gbps,gflops,bandwidth_fraction,flops_fraction,parity,max_abs_error,max_rel_"
-          "error,atol,rtol,"
+          "stop_reason,gbps,gflops,level,ceiling_id,ceiling_value,ceiling_fraction,"
+          "speedup_vs_reference,resolved,parity,max_abs_error,max_rel_error,atol,rtol,"
           "reason\n";
     for (const auto& r : rows) {
         const auto& s = r.spec;
@@ -146,7 +166,9 @@ std::string Report::to_csv() const {
            << to_string(r.status) << ',' << r.stats.count << ',' << r.stats.min << ','
            << r.stats.median << ',' << r.stats.mean << ',' << r.stats.p90 << ',' << r.stats.stddev
            << ',' << r.stats.rel_noise << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops
-           << ',' << r.bandwidth_fraction << ',' << r.flops_fraction << ',' << r.parity.verdict()
+           << ',' << quote(r.level) << ',' << quote(r.ceiling_id) << ',' << r.ceiling_value << ','
+           << r.ceiling_fraction << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0)
+           << ',' << r.parity.verdict()
            << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ','
            << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ',' << quote(r.reason)
            << '\n';

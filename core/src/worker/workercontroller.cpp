@@ -263,6 +263,7 @@ Report WorkerController::run(const Callbacks& cb) {
         state.report.rows.push_back(std::move(row));
     if (state.report.context.is_null())
         state.report.context = nlohmann::json::object();
+    state.report.annotate();
     return std::move(state.report);
 }
 

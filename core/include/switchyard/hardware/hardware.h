@@ -31,10 +31,15 @@ struct CpuInfo {
     std::vector<std::string> features;   // cpu_features names of what is present
     std::vector<std::string> isa_levels; // every level this CPU runs, e.g. x86-64-v2, x86-64-v3
     std::string best_level;              // the most specific one ("generic" if none)
+    std::string isa_cap;                 // SWITCHYARD_MAX_ISA in force ("" when none)
+    std::vector<std::string> detected_isa_levels; // what the CPU runs before the cap
 
     /// The largest data/unified cache (0 when unknown).
     std::int64_t last_level_cache_bytes() const;
     bool has_feature(std::string_view name) const;
+    /// "x86-64-v2 x86-64-v3 (best: x86-64-v3)", and when a cap is in force
+    /// "… (best: x86-64-v3, capped by SWITCHYARD_MAX_ISA; the CPU runs x86-64-v4)".
+    std::string isa_summary() const;
     nlohmann::json to_json() const;
 };
 

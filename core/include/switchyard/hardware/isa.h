@@ -10,10 +10,30 @@ namespace switchyard {
 /// The one ISA level detector (cpu_features; the OS's saved-state bits included).
 /// Levels, most specific last: x86-64 `x86-64-v2`, `x86-64-v3`, `x86-64-v4`;
 /// aarch64 `neon`, `sve`. Every CPU runs `generic`, which is not listed.
+///
+/// `SWITCHYARD_MAX_ISA` (read once, before the first detection) caps what is reported:
+/// with `x86-64-v3` an AVX-512 machine reports v2 and v3 only, so dispatch, the kernels'
+/// availability and the probes behave as on a v3 machine. A cap above what the CPU runs
+/// changes nothing; `generic` reports no level at all.
 const std::vector<std::string>& cpu_isa_levels();
 /// The most specific level this CPU runs ("generic" when none).
 const std::string& cpu_best_isa_level();
 /// Whether this CPU runs `level` ("generic" always; an unknown level never).
 bool cpu_supports(std::string_view level) noexcept;
+
+/// The cap in force, as read from `SWITCHYARD_MAX_ISA` when levels were first detected.
+struct IsaCap {
+    std::string requested;                  // the variable's value ("" when unset)
+    std::string level;                      // the cap applied ("" when none)
+    std::string error;                      // why `requested` was refused ("" when it was not)
+    std::vector<std::string> detected;      // what the CPU runs, before the cap
+    bool limits() const { return !level.empty() && detected.size() > 0 && level != detected.back(); }
+};
+const IsaCap& cpu_isa_cap();
+
+/// The levels a cap may name on this architecture, least specific first ("generic" first).
+std::vector<std::string> isa_cap_choices();
+/// "" when `value` is a level a cap may name, else a message that says what is accepted.
+std::string validate_isa_cap(std::string_view value);
 
 } // namespace switchyard

@@ -100,6 +100,10 @@ struct CeilingChoice {
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
                              bool all_threads, double traffic_bytes = 0);
 
+/// A device that is not the CPU but runs on its cores and caches (an OpenCL device of type
+/// CPU, such as PoCL's): its rows are judged against the host CPU's per-level ceilings.
+bool shares_host_caches(const DeviceInfo& info);
+
 /// Measurement warnings about the host (governor not `performance`, debug build, ...).
 std::vector<std::string> host_measurement_warnings();
 

@@ -51,6 +51,14 @@ struct RowSpec {
     std::string source;       // the cell's CellSource id: "builtin", "registered", "plugin"
     std::string resolved_for; // the device the resolution was for, when it fell back elsewhere
     std::int64_t workspace_bytes = 0;
+    /// This cell is the one dispatch resolves for (op, device) (JSON "resolved": true). Set
+    /// on every row of a default run; in --all-variants runs on the resolved cell only.
+    bool resolved = false;
+
+    /// The CPU reference rung (cpu, generic, reference): every row's speedup is against it.
+    bool is_reference() const noexcept {
+        return device_kind == "cpu" && arch == "generic" && variant == "reference";
+    }
 
     /// "gemm 512x512x512 cpu x86-64-v3/default"
     std::string label() const;
@@ -73,8 +81,10 @@ struct ProfileRow {
     std::vector<double> samples; // seconds per launch (thinned to keep_samples)
     double bytes = 0, flops = 0;
     double gbps = 0, gflops = 0; // from the median
-    double peak_bandwidth_gbs = 0, bandwidth_fraction = 0;
-    double peak_gflops = 0, flops_fraction = 0;
+    /// The device's headline figures, for information only: a row is judged against the
+    /// ceiling of its level (below), never against these (format_version 3 dropped the
+    /// fractions of them, which read 160-360 % for cache-resident rows).
+    double peak_bandwidth_gbs = 0, peak_gflops = 0;
     /// The ceiling this row is judged against (DeviceInfo::ceilings): the bandwidth of the
     /// memory level its working set fits in, or the FMA peak for compute-bound ops. JSON
     /// keys "ceiling_id", "level" ("L2", "DRAM", "HBM", "compute"), "ceiling_value" (GB/s or
@@ -85,6 +95,10 @@ struct ProfileRow {
     double intensity = 0;
     ParityResult parity;
     std::vector<std::string> warnings;
+    /// The CPU reference's median over this row's (JSON "speedup_vs_reference"; 0 when the
+    /// run has no measured reference row for its op and size). Set by
+    /// apply_reference_speedups().
+    double reference_speedup = 0;
 
     bool measured() const noexcept { return status == RowStatus::Ok || status == RowStatus::Fail; }
     /// (op, size, backend, device, arch, variant): how compare pairs rows.
@@ -94,6 +108,12 @@ struct ProfileRow {
     /// got string"; inside a report "rows[3].samples[2]: ...").
     static ProfileRow from_json(const nlohmann::json& j);
 };
+/// Sets each measured row's reference_speedup from the measured reference row of the same
+/// (op, size), if the rows hold one.
+void apply_reference_speedups(std::vector<ProfileRow>& rows);
+/// The reference's median over `row`'s: 0 unless both are measured with a median.
+double reference_speedup(const ProfileRow& row, const ProfileRow& reference);
+
 /// A row is its spec's members plus the measurement, in one flat object.
 void to_json(nlohmann::json& j, const ProfileRow& row);
 void from_json(const nlohmann::json& j, ProfileRow& row);

@@ -31,6 +31,14 @@ struct ProfileSettings {
     double row_timeout_s = 10.0;  // worker silent this long in a row: timed out
     std::uint64_t seed = 0x5eed;
     std::int64_t keep_samples = 2000; // samples stored per row (for compare); the rest thinned
+    /// Every (op, size) also times the CPU reference rung, so every row has a speedup over
+    /// it; the reference row samples for this long (at least kReferenceMinSamples). 0: the
+    /// reference is timed only where the plan has it anyway (--all-variants).
+    double reference_budget_s = 0.2;
+    /// Samples whose effective clock is below this fraction of the row's best are dropped
+    /// and counted (0: keep every sample), as nvbench's --throttle-threshold.
+    double throttle_threshold = 0.75;
+    static constexpr std::int64_t kReferenceMinSamples = 3;
 
     nlohmann::json to_json() const;
     /// Throws std::runtime_error naming the bad key.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <switchyard/profiling/profilerow.h>
+#include <switchyard/report/dispatch.h>
 
 #include <nlohmann/json.hpp>
 
@@ -21,12 +22,13 @@ public:
 
 /// A profile report: the context it was measured in (Profiler::context()) and its rows.
 ///
-/// File format (JSON, docs/json.md): {"format": "switchyard.report", "format_version": 2,
-/// "context": {...}, "rows": [ProfileRow, ...]}. Version 1 reports (format
-/// "switchyard-profile-report", the same body) are still read.
+/// File format (JSON, docs/json.md): {"format": "switchyard.report", "format_version": 3,
+/// "context": {...}, "rows": [ProfileRow, ...], "dispatch": [DispatchFinding, ...]}.
+/// Version 2 reports (rows with bandwidth_fraction / flops_fraction, no dispatch) and
+/// version 1 reports (format "switchyard-profile-report") are still read.
 struct Report {
     static constexpr const char* kFormat = "switchyard.report";
-    static constexpr int kFormatVersion = 2;
+    static constexpr int kFormatVersion = 3;
     /// The format id of version 1 reports.
     static constexpr const char* kFormatV1 = "switchyard-profile-report";
     /// Reports larger than this are refused before parsing.
@@ -39,8 +41,14 @@ struct Report {
 
     nlohmann::json context = nlohmann::json::object();
     std::vector<ProfileRow> rows;
+    /// The dispatch-regret findings of an --all-variants run (annotate()).
+    std::vector<DispatchFinding> dispatch;
     /// What parse() capped ("rows with more than 100000 samples: 3; ..."); not saved.
     std::vector<std::string> warnings;
+
+    /// Derives what follows from the rows: each row's speedup over the reference, and the
+    /// dispatch findings. Run once the rows are all there (the profile run does).
+    void annotate();
 
     nlohmann::json to_json() const;
     /// Throws ReportError naming the bad key ("rows[2].stats.median: expected a number,

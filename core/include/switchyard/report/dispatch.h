@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/profiling/profilerow.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// "Dispatch regret": for one (op, size, device) of a run that measured several cells
+/// (--all-variants), the cell dispatch resolves against the fastest cell that passed parity.
+///
+/// The fastest is called faster only when both hold: the two rows' samples differ (two-sided
+/// Mann-Whitney U test, p < alpha) and the effect is practical (speedup above
+/// 1 + max(min_effect, noise_factor × the larger of the two rows' relative noise)).
+struct DispatchFinding {
+    /// "regret": another cell is faster beyond the threshold; "ok": the resolved cell is the
+    /// fastest, or none is faster beyond it; "uncertain": faster beyond the threshold, but
+    /// the samples cannot tell (too few, or p >= alpha).
+    std::string verdict;
+    std::string op, size, device;
+    std::string resolved, resolved_backend; // "x86-64-v4/default", its backend
+    std::string fastest, fastest_backend;   // the fastest cell that passed parity
+    double resolved_median_s = 0, fastest_median_s = 0;
+    double speedup = 1;   // resolved median / fastest median (> 1: the fastest is faster)
+    double p_value = 1;   // of the U test between the two rows' samples
+    double threshold = 0; // the practical threshold on speedup - 1 that was applied
+    std::int64_t resolved_index = -1, fastest_index = -1; // rows' indices in the run
+
+    bool regret() const { return verdict == "regret"; }
+    /// "dispatch picks x86-64-v4/default; x86-64-v3/threaded is 2.7x faster here".
+    std::string message() const;
+    nlohmann::json to_json() const;
+    /// Throws std::runtime_error naming the bad key.
+    static DispatchFinding from_json(const nlohmann::json& j);
+};
+
+struct DispatchOptions {
+    double alpha = 0.05;
+    double min_effect = 0.05;  // at least 5 % faster ...
+    double noise_factor = 2.0; // ... and at least twice the rows' relative noise
+    std::size_t min_samples = 3;
+};
+
+/// One finding per (op, size, device) whose rows hold the resolved cell (RowSpec::resolved)
+/// and at least one other measured cell that passed parity besides the CPU reference; none
+/// for a default run (the resolved cell and the reference only).
+std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& rows,
+                                               const DispatchOptions& options = {});
+
+} // namespace switchyard
