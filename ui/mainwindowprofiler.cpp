@@ -6,6 +6,7 @@
 
 #include "models/backendtext.h"
 #include "models/comparemodel.h"
+#include "models/kernelmatrixmodel.h"
 #include "models/resultsmodel.h"
 #include "views/compareview.h"
 #include "views/kernelmatrixview.h"

@@ -63,17 +63,17 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             m ? fmt("%.2f", r.gflops) : "-",
             m && !r.level.empty() ? r.level : "-",
             m && r.ceiling_fraction > 0 ? fmt("%.0f%%", r.ceiling_fraction * 100) : "-",
-            m && r.reference_speedup > 0 ? fmt(r.reference_speedup < 10 ? "%.2fx" : "%.0fx",
-                                               r.reference_speedup)
-                                         : "-",
+            m && r.reference_speedup > 0
+                ? fmt(r.reference_speedup < 10 ? "%.2fx" : "%.0fx", r.reference_speedup)
+                : "-",
             m ? fmt("%.2f%%", r.stats.rel_noise * 100) : "-",
             m ? std::to_string(r.stats.count) : "-",
             r.parity.verdict()};
 }
 
 const std::vector<std::string> kRowHeader = {
-    "op",   "size",    "device", "backend",  "arch/variant", "status",  "median",
-    "GB/s", "GFLOP/s", "level",  "%ceiling", "xref",         "noise",   "samples", "parity"};
+    "op",      "size",  "device",   "backend", "arch/variant", "status",  "median", "GB/s",
+    "GFLOP/s", "level", "%ceiling", "xref",    "noise",        "samples", "parity"};
 
 // The dispatch-regret table of an --all-variants run: per (op, size, device), the cell
 // dispatch picks against the fastest that passed parity.
@@ -84,8 +84,8 @@ void print_dispatch(const Report& report) {
     std::size_t regrets = 0;
     for (const auto& f : report.dispatch) {
         regrets += f.regret();
-        table.push_back({f.op, f.size, f.device, f.resolved, f.fastest,
-                         fmt("%.2fx", f.speedup), fmt("%.0f%%", f.threshold * 100),
+        table.push_back({f.op, f.size, f.device, f.resolved, f.fastest, fmt("%.2fx", f.speedup),
+                         fmt("%.0f%%", f.threshold * 100),
                          f.fastest == f.resolved ? "-" : fmt("%.2g", f.p_value), f.verdict});
     }
     std::cout << "\nDispatch (the resolved cell against the fastest that passed parity; regret = "

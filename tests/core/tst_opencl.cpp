@@ -50,6 +50,7 @@ ProfileSettings quick() {
     s.min_samples = 2;
     s.all_variants = true;
     s.devices = {"opencl:0"};
+    s.reference_budget_s = 0; // the OpenCL rows only
     return s;
 }
 
@@ -355,8 +356,16 @@ private slots:
         QVERIFY2(r.code == 0, r.err.constData());
         const auto doc = QJsonDocument::fromJson(r.out).object();
         const auto rows = doc.value("rows").toArray();
-        QCOMPARE(rows.size(), 1);
-        const auto row = rows.at(0).toObject();
+        QCOMPARE(rows.size(), 2); // the CPU reference first, for the speedup
+        QCOMPARE(rows.at(0).toObject().value("variant").toString(), QString("reference"));
+        const auto row = rows.at(1).toObject();
+        QVERIFY(row.value("speedup_vs_reference").toDouble() > 0);
+        // Every row has a level; a CPU device (PoCL) is judged against the host's ceilings,
+        // and no row reads above 110 % of its ceiling.
+        QVERIFY(!row.value("level").toString().isEmpty());
+        if (row.value("ceiling_value").toDouble() > 0)
+            QVERIFY2(row.value("ceiling_fraction").toDouble() <= 1.10,
+                     qPrintable(row.value("ceiling_id").toString()));
         QCOMPARE(row.value("device").toString(), QString("opencl:0"));
         QCOMPARE(row.value("backend").toString(), QString("opencl"));
         QCOMPARE(row.value("status").toString(), QString("ok"));

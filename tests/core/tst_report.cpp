@@ -376,8 +376,7 @@ private slots:
     void defaultRunHasNoFindings() {
         // One cell per (op, size, device) and the reference: nothing to compare with.
         const std::vector<ProfileRow> rows = {timed_row(0, "generic", "reference", 5e-3),
-                                              timed_row(1, "x86-64-v4", "default", 1e-3, 20,
-                                                        true)};
+                                              timed_row(1, "x86-64-v4", "default", 1e-3, 20, true)};
         QVERIFY(dispatch_findings(rows).empty());
         QVERIFY(dispatch_findings({rows[1]}).empty());
     }

@@ -55,9 +55,9 @@ void HardwareModel::setResults(const DoctorReport& report) {
     if (!cpu.isa_cap.empty())
         addNode(c, {tr("ISA cap"),
                     tr("%1 (SWITCHYARD_MAX_ISA or --max-isa); the CPU runs %2")
-                        .arg(qs(cpu.isa_cap),
-                             qs(cpu.detected_isa_levels.empty() ? std::string("generic")
-                                                                : cpu.detected_isa_levels.back()))});
+                        .arg(qs(cpu.isa_cap), qs(cpu.detected_isa_levels.empty()
+                                                     ? std::string("generic")
+                                                     : cpu.detected_isa_levels.back()))});
     QStringList features;
     for (const auto& f : cpu.features)
         features << qs(f);

@@ -28,7 +28,7 @@ public:
         WinnerRole,    // bool: the resolved winner of this op for the target
         RungRole,      // 1-based rung of the selected op's chain; 0 when not on it
         BackendRole,
-        KeyRole, // "(op, device, arch, variant)"
+        KeyRole,    // "(op, device, arch, variant)"
         RegretRole, // QString: the last profile run's dispatch-regret messages for this cell
     };
     enum CellState { Empty, Available, Unavailable };

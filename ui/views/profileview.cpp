@@ -9,6 +9,7 @@
 
 #include <switchyard/profiling/ops.h>
 
+#include <iterator>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -71,11 +72,10 @@ ProfileView::ProfileView(QWidget* parent)
       m_sizeMode(new QComboBox), m_sizes(new QLineEdit),
       m_cold(new QCheckBox(tr("Cold cache (evict before each sample)"))),
       m_budget(new QDoubleSpinBox), m_referenceBudget(new QDoubleSpinBox),
-      m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox),
-      m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
-      m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
-      m_log(new QPlainTextEdit), m_contextView(new QTextBrowser), m_bottom(new QTabWidget),
-      m_plotTimer(new QTimer(this)) {
+      m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox), m_run(new QPushButton(tr("Run"))),
+      m_cancel(new QPushButton(tr("Cancel"))), m_progress(new QProgressBar), m_eta(new QLabel),
+      m_origin(new QLabel), m_log(new QPlainTextEdit), m_contextView(new QTextBrowser),
+      m_bottom(new QTabWidget), m_plotTimer(new QTimer(this)) {
     setObjectName(QStringLiteral("profileView"));
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
@@ -86,7 +86,8 @@ ProfileView::ProfileView(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 80, 190, 120};
+    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 80, 64, 190, 120};
+    static_assert(std::size(widths) == ResultsModel::ColumnCount, "one width per column");
     for (int c = 0; c < ResultsModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
     m_filter->setPlaceholderText(tr("Filter rows (op, device, variant, status…)"));

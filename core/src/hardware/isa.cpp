@@ -66,7 +66,8 @@ std::string validate_isa_cap(std::string_view value) {
     const auto choices = isa_cap_choices();
     if (std::find(choices.begin(), choices.end(), value) != choices.end())
         return {};
-    std::string msg = "SWITCHYARD_MAX_ISA='" + std::string(value) + "' is not an ISA level; use one of";
+    std::string msg =
+        "SWITCHYARD_MAX_ISA='" + std::string(value) + "' is not an ISA level; use one of";
     for (const auto& c : choices)
         msg += " " + c;
     msg += " (or leave it unset)";

@@ -742,13 +742,12 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     row.launches_per_sample = warm_up(*device, launch, m_settings);
     // The reference rung is timed for the speedups on its own small budget.
     const bool reference_budget = spec.is_reference() && m_settings.reference_budget_s > 0;
-    StoppingRule rule(
-        {m_settings.max_noise,
-         reference_budget
-             ? std::min(m_settings.min_samples, ProfileSettings::kReferenceMinSamples)
-             : m_settings.min_samples,
-         reference_budget ? m_settings.reference_budget_s : m_settings.time_budget_s,
-         m_settings.max_samples});
+    StoppingRule rule({m_settings.max_noise,
+                       reference_budget
+                           ? std::min(m_settings.min_samples, ProfileSettings::kReferenceMinSamples)
+                           : m_settings.min_samples,
+                       reference_budget ? m_settings.reference_budget_s : m_settings.time_budget_s,
+                       m_settings.max_samples});
     auto samples =
         take_samples(*device, launch, row.launches_per_sample, m_settings, rule, progress);
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.

@@ -167,11 +167,10 @@ std::string Report::to_csv() const {
            << r.stats.median << ',' << r.stats.mean << ',' << r.stats.p90 << ',' << r.stats.stddev
            << ',' << r.stats.rel_noise << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops
            << ',' << quote(r.level) << ',' << quote(r.ceiling_id) << ',' << r.ceiling_value << ','
-           << r.ceiling_fraction << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0)
-           << ',' << r.parity.verdict()
-           << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ','
-           << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ',' << quote(r.reason)
-           << '\n';
+           << r.ceiling_fraction << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0) << ','
+           << r.parity.verdict() << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error
+           << ',' << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ','
+           << quote(r.reason) << '\n';
     }
     return os.str();
 }

@@ -23,11 +23,13 @@ bool cpu_supports(std::string_view level) noexcept;
 
 /// The cap in force, as read from `SWITCHYARD_MAX_ISA` when levels were first detected.
 struct IsaCap {
-    std::string requested;                  // the variable's value ("" when unset)
-    std::string level;                      // the cap applied ("" when none)
-    std::string error;                      // why `requested` was refused ("" when it was not)
-    std::vector<std::string> detected;      // what the CPU runs, before the cap
-    bool limits() const { return !level.empty() && detected.size() > 0 && level != detected.back(); }
+    std::string requested;             // the variable's value ("" when unset)
+    std::string level;                 // the cap applied ("" when none)
+    std::string error;                 // why `requested` was refused ("" when it was not)
+    std::vector<std::string> detected; // what the CPU runs, before the cap
+    bool limits() const {
+        return !level.empty() && detected.size() > 0 && level != detected.back();
+    }
 };
 const IsaCap& cpu_isa_cap();
 
