@@ -67,13 +67,16 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
                 ? fmt(r.reference_speedup < 10 ? "%.2fx" : "%.0fx", r.reference_speedup)
                 : "-",
             m ? fmt("%.2f%%", r.stats.rel_noise * 100) : "-",
+            m && r.clock.median_ghz > 0
+                ? fmt("%.2f", r.clock.median_ghz) + (r.clock.throttled ? "!" : "")
+                : "-",
             m ? std::to_string(r.stats.count) : "-",
             r.parity.verdict()};
 }
 
 const std::vector<std::string> kRowHeader = {
-    "op",      "size",  "device",   "backend", "arch/variant", "status",  "median", "GB/s",
-    "GFLOP/s", "level", "%ceiling", "xref",    "noise",        "samples", "parity"};
+    "op",      "size",  "device",   "backend", "arch/variant", "status", "median",  "GB/s",
+    "GFLOP/s", "level", "%ceiling", "xref",    "noise",        "GHz",    "samples", "parity"};
 
 // The dispatch-regret table of an --all-variants run: per (op, size, device), the cell
 // dispatch picks against the fastest that passed parity.

@@ -266,6 +266,14 @@ private slots:
             QVERIFY(
                 std::fabs(row.ceiling_fraction - (row.level == "compute" ? row.gflops : row.gbps) /
                                                      row.ceiling_value) < 1e-9);
+        // The effective clock of a CPU row: per sample (cycle counter) or around the row
+        // (dependent-add chain), always within what a CPU runs at; its JSON round trips.
+        QVERIFY(!row.clock.method.empty());
+        QVERIFY2(row.clock.median_ghz > 0.3 && row.clock.median_ghz < 7,
+                 std::to_string(row.clock.median_ghz).c_str());
+        QVERIFY(row.clock.best_ghz >= row.clock.median_ghz);
+        QCOMPARE(row.clock.threshold, s.throttle_threshold);
+        QCOMPARE(ProfileRow::from_json(row.to_json()).to_json(), row.to_json());
         if (cold)
             QCOMPARE(row.launches_per_sample, std::int64_t(1));
         QVERIFY(std::find(phases.begin(), phases.end(), "parity") != phases.end());

@@ -143,6 +143,14 @@ QString contextHtml(const nlohmann::json& context) {
             row(QObject::tr("caches"), caches.join(QStringLiteral(", ")));
         }
     }
+    if (context.contains("clock") && context["clock"].is_object()) {
+        const auto& k = context["clock"];
+        row(QObject::tr("clock"), num(k, "chain_ghz") > 0
+                                      ? QObject::tr("%1 GHz when the run started; per row: %2")
+                                            .arg(num(k, "chain_ghz"), 0, 'f', 2)
+                                            .arg(str(k, "method"))
+                                      : str(k, "method"));
+    }
     html += QStringLiteral("</table>");
     if (context.contains("devices") && context["devices"].is_array())
         for (const auto& d : context["devices"]) {

@@ -213,6 +213,8 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("of ceiling");
     case SpeedupColumn:
         return tr("×ref");
+    case ClockColumn:
+        return tr("GHz");
     case ParityColumn:
         return tr("parity");
     case StatusColumn:
@@ -256,6 +258,12 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return s > 0 ? QStringLiteral("%1×").arg(s, 0, 'f', s < 10 ? 2 : 0)
                          : QStringLiteral("-");
         }
+        case ClockColumn:
+            return m && r.clock.median_ghz > 0
+                       ? QStringLiteral("%1%2")
+                             .arg(r.clock.median_ghz, 0, 'f', 2)
+                             .arg(r.clock.throttled ? QStringLiteral(" !") : QString())
+                       : QStringLiteral("-");
         case VariantColumn:
             if (const auto* f = findingFor(index.row()); f && f->regret())
                 return QStringLiteral("%1 ⚑").arg(qs(r.spec.arch + "/" + r.spec.variant));
@@ -287,6 +295,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return r.ceiling_fraction;
         case SpeedupColumn:
             return m ? speedup(index.row()) : 0.0;
+        case ClockColumn:
+            return r.clock.median_ghz;
         case ParityColumn:
             return r.parity.max_rel_error;
         default:
@@ -295,7 +305,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::TextAlignmentRole) {
         if (c >= MedianColumn && c <= SamplesColumn || c == GbpsColumn || c == GflopsColumn ||
-            c == CeilingColumn || c == SpeedupColumn)
+            c == CeilingColumn || c == SpeedupColumn || c == ClockColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     }
@@ -306,7 +316,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                                                              : QVariant();
             return toneColor(r.status == RowStatus::Fail ? Tone::Bad : Tone::Warning, true);
         }
-        if (c == NoiseColumn && !r.warnings.empty())
+        if ((c == NoiseColumn && !r.warnings.empty()) || (c == ClockColumn && r.clock.throttled))
             return toneColor(Tone::Warning, true);
         if (c == VariantColumn)
             if (const auto* f = findingFor(index.row()); f && f->regret())
@@ -325,6 +335,15 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                        .arg(r.level == "compute" ? tr("GFLOP/s") : tr("GB/s"));
         if (const auto* f = findingFor(index.row()); f && c == VariantColumn)
             tip << tr("dispatch: %1").arg(qs(f->message()));
+        if (c == ClockColumn && !r.clock.method.empty())
+            tip << tr("clock: median %1 GHz, best %2, lowest %3 (%4); %5 samples below %6 % "
+                      "of the best dropped")
+                       .arg(r.clock.median_ghz, 0, 'f', 2)
+                       .arg(r.clock.best_ghz, 0, 'f', 2)
+                       .arg(r.clock.min_ghz, 0, 'f', 2)
+                       .arg(qs(r.clock.method))
+                       .arg(r.clock.samples_discarded)
+                       .arg(r.clock.threshold * 100, 0, 'f', 0);
         if (c == SpeedupColumn && speedup(index.row()) > 0)
             tip << tr("the CPU reference (generic/reference) of %1 %2 takes %3× this row's "
                       "median")

@@ -50,6 +50,7 @@ public:
         GflopsColumn,
         CeilingColumn, // fraction of the row's ceiling, with its level
         SpeedupColumn, // the CPU reference's median over the row's ("×ref")
+        ClockColumn,   // the effective clock during the samples (GHz), "!" when throttled
         ParityColumn,
         StatusColumn,
         ColumnCount

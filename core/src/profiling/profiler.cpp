@@ -5,6 +5,7 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/workload.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/fallback.h>
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -493,17 +495,23 @@ std::int64_t warm_up(Device& device, const std::function<void()>& launch,
                                     1 << 20);
 }
 
-// Samples (seconds per launch) until `rule` says stop.
+// Samples (seconds per launch) until `rule` says stop; with a counter, each sample's
+// effective clock (GHz) goes to `sample_ghz`.
 std::vector<double> take_samples(Device& device, const std::function<void()>& launch,
                                  std::int64_t batch, const ProfileSettings& st, StoppingRule& rule,
-                                 const Profiler::Progress& progress) {
+                                 const Profiler::Progress& progress, CpuClockCounter* counter,
+                                 std::vector<double>& sample_ghz) {
     std::vector<double> samples;
     const auto s0 = Clock::now();
     auto last_beat = s0;
     while (true) {
         if (st.cold)
             device.flush_caches();
+        if (counter)
+            counter->start();
         const double t = device.time_launches(launch, int(batch)) / double(batch);
+        if (counter)
+            sample_ghz.push_back(counter->stop().ghz());
         samples.push_back(t);
         if (rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None)
             break;
@@ -592,7 +600,7 @@ void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettin
         row.warnings.push_back(
             "noisy: relative noise " + std::to_string(row.stats.rel_noise * 100).substr(0, 5) +
             " % is above the " + std::to_string(st.max_noise * 100).substr(0, 5) + " % threshold");
-    if (row.stats.count < st.min_samples)
+    if (row.stats.count < rule.criteria().min_samples)
         row.warnings.push_back("only " + std::to_string(row.stats.count) +
                                " samples before the time budget ended");
     if (throttle_before >= 0) {
@@ -748,8 +756,51 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                            : m_settings.min_samples,
                        reference_budget ? m_settings.reference_budget_s : m_settings.time_budget_s,
                        m_settings.max_samples});
-    auto samples =
-        take_samples(*device, launch, row.launches_per_sample, m_settings, rule, progress);
+    // The effective clock: per sample from the cycle counter where the kernel has one, else a
+    // dependent-add chain before and after the samples (CPU rows: this thread runs them).
+    const bool on_cpu = spec.device_kind == "cpu";
+    std::optional<CpuClockCounter> counter;
+    RowClockReadings clocks;
+    if (on_cpu) {
+        counter.emplace();
+        clocks.method = counter->available()
+                            ? counter->method()
+                            : std::string(kDependentAddChainMethod) + " before and after the row";
+        if (!counter->available()) {
+            counter.reset();
+            clocks.chain_before_ghz = dependent_add_chain_ghz();
+        }
+    }
+    auto samples = take_samples(*device, launch, row.launches_per_sample, m_settings, rule,
+                                progress, counter ? &*counter : nullptr, clocks.sample_ghz);
+    if (on_cpu) {
+        if (!counter)
+            clocks.chain_after_ghz = dependent_add_chain_ghz();
+        const auto verdict = apply_throttle_threshold(clocks, m_settings.throttle_threshold);
+        row.clock = verdict.clock;
+        if (verdict.discarded > 0 && verdict.discarded < std::int64_t(samples.size())) {
+            std::vector<double> kept;
+            for (std::size_t i = 0; i < samples.size(); ++i)
+                if (verdict.keep[i])
+                    kept.push_back(samples[i]);
+            samples.swap(kept);
+        }
+        if (row.clock.throttled) {
+            char buf[256];
+            if (verdict.discarded > 0)
+                std::snprintf(buf, sizeof buf,
+                              "throttled: %d samples ran below %.0f %% of the row's best clock "
+                              "(%.2f GHz) and were dropped",
+                              verdict.discarded, row.clock.threshold * 100, row.clock.best_ghz);
+            else
+                std::snprintf(buf, sizeof buf,
+                              "throttled: the clock fell from %.2f GHz before the row to %.2f "
+                              "GHz after it (below %.0f %%)",
+                              clocks.chain_before_ghz, clocks.chain_after_ghz,
+                              row.clock.threshold * 100);
+            row.warnings.push_back(buf);
+        }
+    }
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
     add_violations(row.parity, check_guards(*device, spec.device_kind, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
@@ -820,6 +871,21 @@ std::vector<ProfileRow> Profiler::run(const std::function<void(const ProfileRow&
     return out;
 }
 
+namespace {
+
+// How rows' clocks are measured here, and the clock now (the report's context.clock).
+nlohmann::json clock_context() {
+    const CpuClockCounter counter;
+    return {{"method", counter.available()
+                           ? counter.method()
+                           : std::string(kDependentAddChainMethod) +
+                                 " before and after each row (" + counter.method() + ")"},
+            {"per_sample", counter.available()},
+            {"chain_ghz", dependent_add_chain_ghz()}};
+}
+
+} // namespace
+
 nlohmann::json Profiler::context() const {
     auto devices = nlohmann::json::array();
     std::set<std::string> wanted(m_settings.devices.begin(), m_settings.devices.end());
@@ -843,6 +909,7 @@ nlohmann::json Profiler::context() const {
             {"host", host_info().to_json()},
             {"cpu", cpu_info().to_json()},
             {"cpu_peaks", cpu_peaks().to_json()},
+            {"clock", clock_context()},
             {"openblas", openblas_info().to_json()},
             {"devices", devices},
             {"settings", m_settings.to_json()},

@@ -179,6 +179,8 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
     j["warnings"] = r.warnings;
     if (r.reference_speedup > 0)
         j["speedup_vs_reference"] = r.reference_speedup;
+    if (!r.clock.method.empty())
+        j["clock"] = r.clock;
 }
 
 void from_json(const nlohmann::json& j, ProfileRow& r) {
@@ -210,6 +212,8 @@ void from_json(const nlohmann::json& j, ProfileRow& r) {
         r.parity = p->get<ParityResult>();
     r.warnings = v.strings("warnings");
     r.reference_speedup = v.num("speedup_vs_reference", 0.0);
+    if (const auto c = v.find("clock"))
+        r.clock = c->get<RowClock>();
     if (r.reference_speedup < 0)
         v.at("speedup_vs_reference").fail("expected a non-negative number");
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/parity.h>
 #include <switchyard/profiling/stats.h>
@@ -99,6 +100,10 @@ struct ProfileRow {
     /// run has no measured reference row for its op and size). Set by
     /// apply_reference_speedups().
     double reference_speedup = 0;
+    /// The effective clock during the row's samples (JSON "clock", absent when not
+    /// measured: rows of devices other than the CPU). Samples below `clock.threshold` of
+    /// the best clock were dropped before the statistics (`clock.samples_discarded`).
+    RowClock clock;
 
     bool measured() const noexcept { return status == RowStatus::Ok || status == RowStatus::Fail; }
     /// (op, size, backend, device, arch, variant): how compare pairs rows.
