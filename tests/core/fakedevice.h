@@ -12,10 +12,12 @@
 
 namespace switchyard::test {
 
-// Its own "memory", a device timer, a peak from a spec sheet.
-class FakeDevice final : public Device {
+// Its own "memory", a device timer, a peak from a spec sheet, and a clock per sample. A
+// throttling one runs every fourth sample at a third of its clock, and that sample takes
+// twice as long.
+class FakeDevice final : public Device, public SampleClock {
 public:
-    explicit FakeDevice(int n) {
+    explicit FakeDevice(int n, bool throttles = false) : m_throttles(throttles) {
         m_info.id = "fake:" + std::to_string(n);
         m_info.kind = "fake";
         m_info.name = "Fake accelerator";
@@ -33,20 +35,35 @@ public:
     double time_launches(const std::function<void()>& launch, int count) override {
         for (int i = 0; i < count; ++i)
             launch();
-        return 1e-3 * count; // "events" say 1 ms each
+        const bool slow = m_throttles && ++m_samples % 4 == 0;
+        m_ghz = slow ? 1.0 : 3.0;
+        return (slow ? 2e-3 : 1e-3) * count; // "events" say 1 ms each (2 ms throttled)
     }
+    double last_sample_clock_ghz() const noexcept override { return m_ghz; }
+    std::string sample_clock_method() const override { return "fake clock"; }
 
 private:
     DeviceInfo m_info;
+    bool m_throttles;
+    int m_samples = 0;
+    double m_ghz = 0;
 };
 
-// Lists fake:0 and fake:1.
+// Lists fake:0 and fake:1 (throttling ones when asked).
 class FakeProvider final : public DeviceProvider {
 public:
+    explicit FakeProvider(bool throttles = false) : m_throttles(throttles) {}
     std::string kind() const override { return "fake"; }
     std::vector<std::shared_ptr<Device>> enumerate() override {
-        return {std::make_shared<FakeDevice>(0), std::make_shared<FakeDevice>(1)};
+        if (m_devices.empty())
+            m_devices = {std::make_shared<FakeDevice>(0, m_throttles),
+                         std::make_shared<FakeDevice>(1, m_throttles)};
+        return m_devices;
     }
+
+private:
+    bool m_throttles;
+    std::vector<std::shared_ptr<Device>> m_devices;
 };
 
 } // namespace switchyard::test

@@ -3,6 +3,7 @@
 // wrong kernels, settings validation. No timing assertions (benchmarks measure speed).
 #include <QtTest>
 
+#include "core/fakedevice.h"
 #include "kernels/cpukernels.h"
 #include "util/sanitizer.h"
 
@@ -173,6 +174,52 @@ private slots:
         QCOMPARE(std::count_if(rows.begin(), rows.end(),
                                [](const RowSpec& r) { return r.is_reference(); }),
                  std::ptrdiff_t(1));
+    }
+
+    // A device that reports its clock per sample (SampleClock, as CUDA does): the samples
+    // that ran below the throttle threshold of the best clock are dropped and counted.
+    void throttledSamplesAreDropped() {
+        KernelCell cell;
+        cell.key = kernel_key(kFlowMatchStep, "fake", "generic", "default");
+        cell.fn = [](const KernelArgs& a) {
+            for (std::int64_t i = 0; i < a.dims[0]; ++i)
+                a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
+        };
+        cell.source = CellSource::Registered;
+        cell.backend = "test";
+        kernels().put(std::move(cell));
+        DeviceRegistry devices;
+        devices.add_provider(std::make_shared<test::FakeProvider>(true));
+        RowSpec spec = spec_for("default");
+        spec.device = "fake:0";
+        spec.device_kind = "fake";
+        for (const double threshold : {0.75, 0.0}) {
+            auto s = quick();
+            s.min_samples = 40;
+            s.max_samples = 40;
+            s.throttle_threshold = threshold;
+            Profiler p(s, default_backends(), devices);
+            const auto row = p.run_row(spec);
+            QVERIFY2(row.status == RowStatus::Ok, row.reason.c_str());
+            QCOMPARE(row.clock.method, std::string("fake clock"));
+            QCOMPARE(row.clock.best_ghz, 3.0);
+            QCOMPARE(row.clock.min_ghz, 1.0);
+            if (threshold > 0) {
+                QCOMPARE(row.clock.samples_discarded, 10); // every fourth of 40
+                QVERIFY(row.clock.throttled);
+                QCOMPARE(row.stats.count, std::int64_t(30));
+                QCOMPARE(row.stats.max, 1e-3); // the 2 ms samples are gone
+                QVERIFY(
+                    std::any_of(row.warnings.begin(), row.warnings.end(), [](const std::string& w) {
+                        return w.find("throttled: 10 samples") == 0;
+                    }));
+            } else {
+                QCOMPARE(row.clock.samples_discarded, 0);
+                QCOMPARE(row.stats.count, std::int64_t(40));
+                QCOMPARE(row.stats.max, 2e-3);
+            }
+        }
+        kernels().erase(kernel_key(kFlowMatchStep, "fake", "generic", "default"));
     }
 
     void allVariantsPlan() {

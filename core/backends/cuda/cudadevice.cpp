@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -93,7 +94,7 @@ DeviceInfo describe(int ordinal) {
     return info;
 }
 
-class CudaDevice final : public Device {
+class CudaDevice final : public Device, public SampleClock {
 public:
     CudaDevice(int ordinal, DeviceInfo info) : m_ordinal(ordinal), m_info(std::move(info)) {}
     // Nothing is released here: devices live until the process exits, when the static
@@ -192,15 +193,36 @@ public:
         std::call_once(m_events_once, [this] {
             check(cudaEventCreate(&m_start), "cudaEventCreate");
             check(cudaEventCreate(&m_stop), "cudaEventCreate");
+            try {
+                m_clock =
+                    std::make_unique<ClockStamps>(m_info.properties.value("multiprocessors", 1));
+            } catch (const std::exception&) {
+                (void)cudaGetLastError(); // no per-sample clock; the timing still works
+            }
         });
+        m_last_ghz = 0;
+        // The clock stamps sit outside the timed events: they cost a launch each.
+        if (m_clock)
+            m_clock->record(queue(), 0);
         check(cudaEventRecord(m_start, queue()), "cudaEventRecord");
         for (int i = 0; i < count; ++i)
             launch();
         check(cudaEventRecord(m_stop, queue()), "cudaEventRecord");
+        if (m_clock)
+            m_clock->record(queue(), 1);
         check(cudaEventSynchronize(m_stop), "the kernel failed (cudaEventSynchronize)");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, m_start, m_stop), "cudaEventElapsedTime");
+        if (m_clock) {
+            check(cudaStreamSynchronize(queue()), "cudaStreamSynchronize");
+            m_last_ghz = m_clock->ghz();
+        }
         return double(ms) * 1e-3;
+    }
+
+    double last_sample_clock_ghz() const noexcept override { return m_last_ghz; }
+    std::string sample_clock_method() const override {
+        return "clock64() / %globaltimer on SM 0, stamped before and after each sample";
     }
 
     void flush_caches() override {
@@ -230,6 +252,8 @@ private:
     std::once_flag m_stream_once, m_events_once, m_flush_once, m_probe_once;
     cudaStream_t m_stream = nullptr;
     cudaEvent_t m_start = nullptr, m_stop = nullptr;
+    std::unique_ptr<ClockStamps> m_clock; // per-sample clock; null when it cannot be made
+    double m_last_ghz = 0;
     void* m_flush = nullptr;
     std::size_t m_flush_bytes = 0;
     unsigned m_flush_value = 0;

@@ -16,6 +16,27 @@ struct CudaProbeResult {
     double fma_gflops = 0; // fp32 FMA chains on every SM
 };
 
+/// nvbench's per-sample clock: SM 0's clock64() and %globaltimer (ns), stamped by a kernel
+/// on the stream before and after a sample's launches; the clock is their ratio.
+class ClockStamps {
+public:
+    /// `multiprocessors` blocks of one thread each are launched per stamp, so one of them
+    /// runs on SM 0 (only that one writes).
+    explicit ClockStamps(int multiprocessors);
+    ~ClockStamps();
+    ClockStamps(const ClockStamps&) = delete;
+    ClockStamps& operator=(const ClockStamps&) = delete;
+    /// Stamp `slot` (0: before, 1: after) on `stream`.
+    void record(cudaStream_t stream, int slot);
+    /// After the stream is synchronized: cycles per nanosecond between the two stamps (GHz);
+    /// 0 when a stamp is missing (no block ran on SM 0) or the interval is empty.
+    double ghz();
+
+private:
+    unsigned long long* m_stamps = nullptr; // device: {timer0, clock0, timer1, clock1}
+    int m_blocks = 1;
+};
+
 /// Runs the copy and FMA probes on the current device's `stream` (best of a few timed
 /// launches each, CUDA events). Throws std::runtime_error when CUDA fails.
 CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::int64_t l2_bytes,

@@ -115,4 +115,45 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
     return r;
 }
 
+namespace {
+
+// SM 0 writes its clock64() and the global nanosecond timer into stamps[2 slot ..].
+__global__ void clock_stamp_kernel(unsigned long long* stamps, int slot) {
+    unsigned smid = 0;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    if (smid != 0 || threadIdx.x != 0)
+        return;
+    unsigned long long timer = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(timer));
+    const long long cycles = clock64();
+    stamps[2 * slot] = timer;
+    stamps[2 * slot + 1] = static_cast<unsigned long long>(cycles);
+}
+
+} // namespace
+
+ClockStamps::ClockStamps(int multiprocessors) : m_blocks(std::max(1, multiprocessors)) {
+    ok(cudaMalloc(&m_stamps, 4 * sizeof(unsigned long long)), "cudaMalloc (clock stamps)");
+}
+
+ClockStamps::~ClockStamps() {
+    (void)cudaFree(m_stamps);
+}
+
+void ClockStamps::record(cudaStream_t stream, int slot) {
+    if (slot == 0)
+        ok(cudaMemsetAsync(m_stamps, 0, 4 * sizeof(unsigned long long), stream),
+           "cudaMemsetAsync (clock stamps)");
+    clock_stamp_kernel<<<m_blocks, 1, 0, stream>>>(m_stamps, slot);
+    ok(cudaGetLastError(), "clock stamp launch");
+}
+
+double ClockStamps::ghz() {
+    unsigned long long s[4] = {};
+    ok(cudaMemcpy(s, m_stamps, sizeof s, cudaMemcpyDeviceToHost), "cudaMemcpy (clock stamps)");
+    if (s[0] == 0 || s[2] <= s[0] || s[3] <= s[1])
+        return 0;
+    return double(s[3] - s[1]) / double(s[2] - s[0]);
+}
+
 } // namespace switchyard::cuda

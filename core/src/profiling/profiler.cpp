@@ -512,6 +512,8 @@ std::vector<double> take_samples(Device& device, const std::function<void()>& la
         const double t = device.time_launches(launch, int(batch)) / double(batch);
         if (counter)
             sample_ghz.push_back(counter->stop().ghz());
+        else if (const auto* clock = dynamic_cast<const SampleClock*>(&device))
+            sample_ghz.push_back(clock->last_sample_clock_ghz());
         samples.push_back(t);
         if (rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None)
             break;
@@ -759,8 +761,11 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     // The effective clock: per sample from the cycle counter where the kernel has one, else a
     // dependent-add chain before and after the samples (CPU rows: this thread runs them).
     const bool on_cpu = spec.device_kind == "cpu";
+    const auto* device_clock = dynamic_cast<const SampleClock*>(device.get());
     std::optional<CpuClockCounter> counter;
     RowClockReadings clocks;
+    if (device_clock && !on_cpu)
+        clocks.method = device_clock->sample_clock_method();
     if (on_cpu) {
         counter.emplace();
         clocks.method = counter->available()
@@ -773,8 +778,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     }
     auto samples = take_samples(*device, launch, row.launches_per_sample, m_settings, rule,
                                 progress, counter ? &*counter : nullptr, clocks.sample_ghz);
-    if (on_cpu) {
-        if (!counter)
+    if (on_cpu || device_clock) {
+        if (on_cpu && !counter)
             clocks.chain_after_ghz = dependent_add_chain_ghz();
         const auto verdict = apply_throttle_threshold(clocks, m_settings.throttle_threshold);
         row.clock = verdict.clock;

@@ -111,6 +111,19 @@ public:
     virtual void download_at(void* dst, const void* src, std::size_t offset, std::size_t bytes) = 0;
 };
 
+/// Optional: a device that measures its own clock during each timed sample (CUDA: SM 0's
+/// clock64() against %globaltimer, stamped on the stream before and after the launches, as
+/// nvbench does). Found by dynamic_cast, like BufferViews; the profiler reads it after each
+/// time_launches() and drops the samples that ran throttled.
+class SampleClock {
+public:
+    virtual ~SampleClock() = default;
+    /// The effective clock (GHz) during the last time_launches(); 0 when it is unknown.
+    virtual double last_sample_clock_ghz() const noexcept = 0;
+    /// How it is measured ("clock64() / %globaltimer on SM 0, per sample").
+    virtual std::string sample_clock_method() const = 0;
+};
+
 /// The seam device backends plug into: enumerates the devices of one kind.
 class DeviceProvider {
 public:
