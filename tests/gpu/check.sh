@@ -49,22 +49,25 @@ fi
 # summarise CSV: one line per row with the rate and its fraction of the ceiling.
 summarise() {
     awk -F, -v copy="$copy_gbs" -v fp32="$cublas_fp32_gflops" -v tf32="$cublas_tf32_gflops" '
-    NR == 1 { next }
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } # columns by name (report.cpp)
     {
-        op = $1; size = $2; dev = $4; cell = $5 "/" $6; status = $7; med = $10; gbps = $16; gflops = $17
-        parity = $20; rel = $22
+        op = $1; size = $2; dev = $4; cell = $5 "/" $6; status = $7; med = $(col["median_s"])
+        gbps = $(col["gbps"]); gflops = $(col["gflops"]); parity = $(col["parity"])
+        rel = $(col["max_rel_error"]); level = $(col["level"]); frac = $(col["ceiling_fraction"])
+        ghz = $(col["clock_ghz"]); dropped = $(col["clock_samples_discarded"]); xref = $(col["speedup_vs_reference"])
         if (op == "gemm") {
             ceil = ($6 == "cublas_tf32") ? tf32 : fp32
             rate = sprintf("%8.0f GFLOP/s  %.3f of cuBLAS %s", gflops, gflops / ceil, ($6 == "cublas_tf32") ? "TF32" : "fp32")
             if ($6 == "cublas") blas = gflops
             if ($5 == "sm_90" && $6 == "default") own = gflops
         } else {
-            rate = sprintf("%8.1f GB/s     %.3f of device copy (%.3f of theoretical)", gbps, gbps / copy, $18)
+            rate = sprintf("%8.1f GB/s     %.3f of device copy (%.3f of its %s ceiling)", gbps, gbps / copy, frac, level)
         }
-        printf "%-16s %-12s %-9s %-20s %-6s %10.4f ms  %s  parity %s (max rel %.2g)\n", op, size, dev, cell, status, med * 1e3, rate, parity, rel
+        printf "%-16s %-12s %-9s %-20s %-6s %10.4f ms  %s  %6.1fx ref  clock %.2f GHz (%d dropped)  parity %s (max rel %.2g)\n", op, size, dev, cell, status, med * 1e3, rate, xref, ghz, dropped, parity, rel
         if (status != "ok") bad++
     }
     END {
+        if (bad == "") bad = 0
         if (own > 0 && blas > 0) printf "own sm_90 gemm / cuBLAS fp32 (same run): %.3f (goal >= 0.5)\n", own / blas
         exit (bad > 0 ? 1 : 0)
     }' "$1"

@@ -157,7 +157,8 @@ std::string Report::to_csv() const {
     os << "op,size,backend,device,arch,variant,status,samples,min_s,median_s,mean_s,p90_s,stddev_s,"
           "rel_noise,"
           "stop_reason,gbps,gflops,level,ceiling_id,ceiling_value,ceiling_fraction,"
-          "speedup_vs_reference,resolved,parity,max_abs_error,max_rel_error,atol,rtol,"
+          "speedup_vs_reference,resolved,clock_ghz,clock_samples_discarded,parity,max_abs_error,"
+          "max_rel_error,atol,rtol,"
           "reason\n";
     for (const auto& r : rows) {
         const auto& s = r.spec;
@@ -168,9 +169,10 @@ std::string Report::to_csv() const {
            << ',' << r.stats.rel_noise << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops
            << ',' << quote(r.level) << ',' << quote(r.ceiling_id) << ',' << r.ceiling_value << ','
            << r.ceiling_fraction << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0) << ','
-           << r.parity.verdict() << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error
-           << ',' << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ','
-           << quote(r.reason) << '\n';
+           << r.clock.median_ghz << ',' << r.clock.samples_discarded << ',' << r.parity.verdict()
+           << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ','
+           << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ',' << quote(r.reason)
+           << '\n';
     }
     return os.str();
 }
