@@ -7,9 +7,11 @@
 #include "views/kernelmatrixview.h"
 #include "views/panels.h"
 
+#include <switchyard/hardware/isa.h>
 #include <switchyard/sdk/version.h>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -117,6 +119,35 @@ void MainWindow::setupMenus() {
     for (int i = 0; i < 5; ++i) {
         auto* a = view->addAction(names[i], this, [this, i] { m_tabs->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
+    }
+    // What a smaller CPU would pick: detection is read once per process, so the cap (kept in
+    // the settings, read by main() before anything detects the CPU) applies at the next start.
+    auto* isaMenu = view->addMenu(tr("CPU &ISA level cap"));
+    isaMenu->setObjectName(QStringLiteral("isaCapMenu"));
+    auto* isaGroup = new QActionGroup(isaMenu);
+    const QString savedCap = QSettings().value(QLatin1String(kIsaCapKey)).toString();
+    const auto& cap = cpu_isa_cap();
+    QStringList choices{QString()};
+    for (const auto& c : isa_cap_choices())
+        choices << qs(c);
+    for (const QString& c : choices) {
+        auto* a = isaMenu->addAction(c.isEmpty() ? tr("None (what the CPU runs)") : c);
+        a->setCheckable(true);
+        a->setData(c);
+        a->setChecked(c == savedCap);
+        isaGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, c, &cap] {
+            QSettings s;
+            s.setAtomicSyncRequired(true);
+            if (c.isEmpty())
+                s.remove(QLatin1String(kIsaCapKey));
+            else
+                s.setValue(QLatin1String(kIsaCapKey), c);
+            m_status->setText(
+                tr("ISA cap %1: takes effect when Switchyard starts again (now: %2)")
+                    .arg(c.isEmpty() ? tr("removed") : c,
+                         cap.level.empty() ? tr("no cap") : tr("capped at %1").arg(qs(cap.level))));
+        });
     }
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Switchyard"), this, &MainWindow::about)

@@ -20,6 +20,10 @@ class KernelMatrixView;
 class ProblemsView;
 class ProfileView;
 
+/// The settings key of the GUI's ISA level cap (View ▸ CPU ISA level cap): main() applies it
+/// as SWITCHYARD_MAX_ISA at start when neither --max-isa nor the variable is given.
+inline constexpr const char* kIsaCapKey = "cpu/max_isa";
+
 /// The explorer: the backend tree (left dock) drives the capabilities and dependencies
 /// panels; the kernel matrix, hardware and problems are tabs beside them. All core work
 /// runs in the CatalogController, off the GUI thread.

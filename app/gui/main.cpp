@@ -16,6 +16,7 @@
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QPalette>
+#include <QSettings>
 #include <QStringList>
 #include <QStyle>
 #include <QStyleFactory>
@@ -121,6 +122,11 @@ int main(int argc, char** argv) {
     // Before anything detects the CPU: the cap is read once, and profile workers inherit it.
     if (parser.isSet(maxIsa))
         ::setenv("SWITCHYARD_MAX_ISA", qPrintable(parser.value(maxIsa)), 1);
+    else if (!std::getenv("SWITCHYARD_MAX_ISA"))
+        if (const QString saved =
+                QSettings().value(QLatin1String(switchyard::ui::kIsaCapKey)).toString();
+            !saved.isEmpty())
+            ::setenv("SWITCHYARD_MAX_ISA", qPrintable(saved), 1);
     if (const auto& cap = switchyard::cpu_isa_cap(); !cap.error.empty()) {
         std::fprintf(stderr, "switchyard: %s\n", cap.error.c_str());
         return 2;

@@ -23,6 +23,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
@@ -255,6 +256,30 @@ private slots:
         matrix.setSelectedOp("gemm");
         QCOMPARE(matrix.index(0, cudaCol).data(ui::KernelMatrixModel::RungRole).toInt(), 1);
         QVERIFY(matrix.index(0, 0).data(ui::KernelMatrixModel::WinnerRole).toBool());
+        // A profile run's dispatch regret flags the cell dispatch picked; "ok" flags nothing.
+        DispatchFinding regret;
+        regret.verdict = "regret";
+        regret.op = "gemm";
+        regret.size = "1024x1024x1024";
+        regret.device = "cpu";
+        regret.resolved = "generic/reference";
+        regret.fastest = "x86-64-v3/threaded";
+        regret.fastest_backend = "cpu";
+        regret.speedup = 2.7;
+        DispatchFinding fine = regret;
+        fine.verdict = "ok";
+        fine.op = "rms_norm";
+        matrix.setDispatch({regret, fine});
+        QVERIFY(matrix.index(0, 0).data(Qt::DisplayRole).toString().contains(QStringLiteral("⚑")));
+        QVERIFY(matrix.index(0, 0)
+                    .data(ui::KernelMatrixModel::RegretRole)
+                    .toString()
+                    .contains("x86-64-v3/threaded (cpu) is 2.70x faster here"));
+        QVERIFY(
+            matrix.index(0, 0).data(Qt::ToolTipRole).toString().contains("found a faster cell"));
+        QVERIFY(matrix.index(1, 0).data(ui::KernelMatrixModel::RegretRole).toString().isEmpty());
+        matrix.setDispatch({});
+        QVERIFY(!matrix.index(0, 0).data(Qt::DisplayRole).toString().contains(QStringLiteral("⚑")));
         chain.setResolution(std::nullopt);
         matrix.setResults(nullptr);
         QCOMPARE(matrix.rowCount(), 0);
@@ -603,6 +628,22 @@ private slots:
         QVERIFY(window.backendTree()->proxy()->excludedTags().contains("debug"));
         QCOMPARE(window.backendTree()->groupingBox()->currentIndex(), 1);
         QCOMPARE(window.tabs()->currentIndex(), int(ui::MainWindow::MatrixTab));
+        // View > CPU ISA level cap keeps the choice for the next start.
+        auto* menu = window.findChild<QMenu*>(QStringLiteral("isaCapMenu"));
+        QVERIFY(menu);
+        QAction* v2 = nullptr;
+        for (auto* a : menu->actions())
+            if (a->data().toString() == "x86-64-v2")
+                v2 = a;
+        QVERIFY(v2);
+        v2->trigger();
+        QCOMPARE(QSettings().value(ui::kIsaCapKey).toString(), QStringLiteral("x86-64-v2"));
+        bool said = false;
+        for (const auto* l : window.findChildren<QLabel*>())
+            said |= l->text().contains("takes effect when Switchyard starts again");
+        QVERIFY(said);
+        menu->actions().front()->trigger(); // None
+        QVERIFY(!QSettings().contains(ui::kIsaCapKey));
         QSettings().clear();
     }
 };
