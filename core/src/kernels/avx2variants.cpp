@@ -43,6 +43,10 @@ struct V {
         lo = _mm256_fmadd_pd(a, a, lo);
         hi = _mm256_fmadd_pd(b, b, hi);
     }
+    static void acc_sum(reg v, dreg& lo, dreg& hi) {
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
     static dreg dadd(dreg a, dreg b) { return _mm256_add_pd(a, b); }
     static double dsum(dreg v) {
         const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));

@@ -40,6 +40,11 @@ struct V {
         lo = _mm512_fmadd_pd(a, a, lo);
         hi = _mm512_fmadd_pd(b, b, hi);
     }
+    static void acc_sum(reg v, dreg& lo, dreg& hi) {
+        lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        hi = _mm512_add_pd(
+            hi, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+    }
     static dreg dadd(dreg a, dreg b) { return _mm512_add_pd(a, b); }
     static double dsum(dreg v) { return _mm512_reduce_add_pd(v); }
     static double hsum(reg v) {

@@ -10,6 +10,7 @@
 //   tail(rem), maskload(m, p), maskstore(p, m, v)   the first rem (0..W) lanes; the
 //                               masked-off lanes load as 0
 //   dzero, acc_sq(v, lo, hi), dadd, dsum            squares of v summed in double
+//   acc_sum(v, lo, hi)          the lanes of v added to the double accumulators
 //   hsum(reg)                   the lanes summed in double
 //   kGemm                       the gemm blocking (cpuvariants.h's GemmBlocking)
 //   kFmaAccs                    independent accumulators of the FMA probe
@@ -91,46 +92,91 @@ void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, co
     }
 }
 
+// The squares of x[0, d) summed in double.
+template <class V> double sum_squares_double(std::int64_t d, const float* x) {
+    constexpr std::int64_t W = V::W;
+    auto a0 = V::dzero(), a1 = V::dzero(), a2 = V::dzero(), a3 = V::dzero();
+    std::int64_t i = 0;
+    for (; i + 2 * W <= d; i += 2 * W) {
+        V::acc_sq(V::loadu(x + i), a0, a1);
+        V::acc_sq(V::loadu(x + i + W), a2, a3);
+    }
+    for (; i + W <= d; i += W)
+        V::acc_sq(V::loadu(x + i), a0, a1);
+    if (i < d)
+        V::acc_sq(V::maskload(V::tail(d - i), x + i), a0, a1);
+    return V::dsum(V::dadd(V::dadd(a0, a1), V::dadd(a2, a3)));
+}
+
 // One row at a time: the sum of squares reads the row from memory into the caches, the
-// scaling pass reads it from there, and meanwhile prefetches the next row (one line per
-// 16 floats, so the memory is busy during both passes). `stream`: non-temporal stores for
-// the output (no read-for-ownership of y; rows whose output is not aligned store plainly).
+// scaling pass reads it from there. Both passes prefetch the next row into L2 (one line per
+// 16 floats: the first half during the sum, the second during the scaling), so the memory
+// stays busy while the row in cache is worked on. The squares are summed in float over
+// blocks of 64 per lane (4 accumulators), the blocks in double. `stream`: non-temporal
+// stores for the output (no read-for-ownership of y; rows whose output is not aligned
+// store plainly).
 template <class V>
 void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y,
               bool stream) {
     constexpr std::int64_t W = V::W;
+    constexpr std::int64_t kBlock = 64 * W; // floats per float-accumulated block
     for (std::int64_t r = 0; r < b; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
-        auto a0 = V::dzero(), a1 = V::dzero(), a2 = V::dzero(), a3 = V::dzero();
-        std::int64_t i = 0;
-        for (; i + 2 * W <= d; i += 2 * W) {
-            V::acc_sq(V::loadu(xr + i), a0, a1);
-            V::acc_sq(V::loadu(xr + i + W), a2, a3);
-        }
-        for (; i + W <= d; i += W)
-            V::acc_sq(V::loadu(xr + i), a0, a1);
-        if (i < d)
-            V::acc_sq(V::maskload(V::tail(d - i), xr + i), a0, a1);
-        const double sumsq = V::dsum(V::dadd(V::dadd(a0, a1), V::dadd(a2, a3)));
-        const auto inv = V::set1(float(1.0 / std::sqrt((d > 0 ? sumsq / double(d) : 0.0) + eps)));
         const char* next = reinterpret_cast<const char*>(xr + d);
         const bool prefetch = r + 1 < b;
+        auto lo = V::dzero(), hi = V::dzero();
+        std::int64_t i = 0;
+        while (i + 4 * W <= d) {
+            const std::int64_t end = imin(d, i + kBlock);
+            auto s0 = V::zero(), s1 = V::zero(), s2 = V::zero(), s3 = V::zero();
+            for (; i + 4 * W <= end; i += 4 * W) {
+                if (prefetch)
+                    for (std::int64_t u = 0; u < 4 * W; u += 32)
+                        _mm_prefetch(next + 2 * (i + u), _MM_HINT_T1);
+                const auto x0 = V::loadu(xr + i), x1 = V::loadu(xr + i + W);
+                const auto x2 = V::loadu(xr + i + 2 * W), x3 = V::loadu(xr + i + 3 * W);
+                s0 = V::fma(x0, x0, s0);
+                s1 = V::fma(x1, x1, s1);
+                s2 = V::fma(x2, x2, s2);
+                s3 = V::fma(x3, x3, s3);
+            }
+            V::acc_sum(V::add(V::add(s0, s1), V::add(s2, s3)), lo, hi);
+        }
+        {
+            auto s0 = V::zero();
+            for (; i + W <= d; i += W) {
+                const auto x0 = V::loadu(xr + i);
+                s0 = V::fma(x0, x0, s0);
+            }
+            if (i < d) {
+                const auto x0 = V::maskload(V::tail(d - i), xr + i);
+                s0 = V::fma(x0, x0, s0);
+            }
+            V::acc_sum(s0, lo, hi);
+        }
+        double sumsq = V::dsum(V::dadd(lo, hi));
+        // A float square overflowed (|x| > ~1.8e19) or may have lost its digits to
+        // underflow: this row again with every square in double (it is in cache; the
+        // result is the reference's, NaN included).
+        if (!(sumsq < 1e37) || sumsq < 1e-30 * double(d))
+            sumsq = sum_squares_double<V>(d, xr);
+        const auto inv = V::set1(float(1.0 / std::sqrt((d > 0 ? sumsq / double(d) : 0.0) + eps)));
         const bool nt = stream && (reinterpret_cast<std::uintptr_t>(yr) & (V::kAlign - 1)) == 0;
         i = 0;
         if (nt) {
-            for (; i + 16 <= d; i += 16) {
+            for (; i + 32 <= d; i += 32) {
                 if (prefetch)
-                    _mm_prefetch(next + 4 * i, _MM_HINT_T0);
-                for (std::int64_t u = 0; u < 16; u += W)
+                    _mm_prefetch(next + 2 * d + 2 * i, _MM_HINT_T1);
+                for (std::int64_t u = 0; u < 32; u += W)
                     V::stream(yr + i + u,
                               V::mul(V::mul(V::loadu(xr + i + u), inv), V::loadu(w + i + u)));
             }
         } else {
-            for (; i + 16 <= d; i += 16) {
+            for (; i + 32 <= d; i += 32) {
                 if (prefetch)
-                    _mm_prefetch(next + 4 * i, _MM_HINT_T0);
-                for (std::int64_t u = 0; u < 16; u += W)
+                    _mm_prefetch(next + 2 * d + 2 * i, _MM_HINT_T1);
+                for (std::int64_t u = 0; u < 32; u += W)
                     V::storeu(yr + i + u,
                               V::mul(V::mul(V::loadu(xr + i + u), inv), V::loadu(w + i + u)));
             }
