@@ -260,13 +260,14 @@ template <class Isa> void gemm_simd_mt(const KernelArgs& a) {
     const float* A = a.in[0];
     const float* B = a.in[1];
     float* C = a.out[0];
-    // Row blocks of at most g.mc rows, as many as a multiple of the threads (so no thread
-    // waits for the last one), whole micro-tiles each.
-    const std::int64_t min_blocks = (m + g.mc - 1) / g.mc;
-    const std::int64_t want = (min_blocks + threads - 1) / threads * threads;
-    const std::int64_t mb =
-        std::min<std::int64_t>(g.mc, ((m + want - 1) / want + g.mr - 1) / g.mr * g.mr);
-    const std::int64_t blocks = (m + mb - 1) / mb;
+    // Row blocks of at most g.mc rows, as many as a multiple of the threads, of whole
+    // micro-tiles as even as they go (block ib: micro-tile rows [units * ib / blocks,
+    // units * (ib + 1) / blocks)): no thread waits long for another's last block.
+    const std::int64_t units = (m + g.mr - 1) / g.mr;
+    const std::int64_t units_per_block = g.mc / g.mr;
+    const std::int64_t min_blocks = (units + units_per_block - 1) / units_per_block;
+    const std::int64_t blocks =
+        std::min(units, (min_blocks + threads - 1) / threads * threads);
     float* packed_b = gemm_workspace<Isa>(a, 0);
     for (std::int64_t j0 = 0; j0 < n; j0 += g.nc) {
         const std::int64_t nc = std::min(g.nc, n - j0);
@@ -285,7 +286,8 @@ template <class Isa> void gemm_simd_mt(const KernelArgs& a) {
             });
             const float cb = p0 == 0 ? beta : 1.0f;
             pool.parallel_for(blocks, [&](std::int64_t ib) {
-                const std::int64_t i0 = ib * mb, mc = std::min(mb, m - i0);
+                const std::int64_t i0 = units * ib / blocks * g.mr;
+                const std::int64_t mc = std::min(m, units * (ib + 1) / blocks * g.mr) - i0;
                 float* packed_a =
                     gemm_workspace<Isa>(a, std::int64_t(ThreadPool::worker_index())) +
                     g.b_floats();
