@@ -41,10 +41,10 @@ std::vector<Dims> odd_sizes(std::string_view op) {
         // sides; 2100x2049x5: two column blocks (NC = 2048) in the row-split threaded path;
         // 33, 100, 257 cubes and the non-square ones: the fringes of the 6x16 (AVX2) and
         // 14x32 (AVX-512) tiles and of the row blocks (MC 96 and 336), k just past a block.
-        return {{1, 1, 1},      {7, 7, 7},       {13, 17, 19},   {97, 31, 257},  {200, 130, 600},
-                {5, 2051, 3},   {1023, 7, 9},    {7, 1023, 300}, {2100, 2049, 5}, {33, 33, 33},
-                {100, 100, 100}, {257, 257, 257}, {1, 100, 7},   {100, 1, 33},   {29, 64, 513},
-                {337, 70, 20},  {15, 33, 769}};
+        return {{1, 1, 1},       {7, 7, 7},       {13, 17, 19},   {97, 31, 257},   {200, 130, 600},
+                {5, 2051, 3},    {1023, 7, 9},    {7, 1023, 300}, {2100, 2049, 5}, {33, 33, 33},
+                {100, 100, 100}, {257, 257, 257}, {1, 100, 7},    {100, 1, 33},    {29, 64, 513},
+                {337, 70, 20},   {15, 33, 769}};
     return {{1, 1, 0}, {1, 7, 0}, {3, 1023, 0}, {5, 4099, 0}, {67, 33, 0}};
 }
 
@@ -172,8 +172,8 @@ private slots:
             if (c.key[0] != kGemm || c.meta.value("workspace_bytes", std::int64_t{0}) == 0)
                 continue;
             for (const Dims& d : {Dims{300, 257, 401}, Dims{5, 2051, 3}, Dims{2100, 70, 33}}) {
-                const auto name = c.key[2] + "/" + c.key[3] + " " +
-                                  dims_to_string(*find_op(kGemm), d);
+                const auto name =
+                    c.key[2] + "/" + c.key[3] + " " + dims_to_string(*find_op(kGemm), d);
                 QTest::newRow(name.c_str()) << i << d;
             }
         }

@@ -179,8 +179,8 @@ template <class Isa> void rms_simd_mt(const KernelArgs& a) {
 // gemm packing workspace: one slice per thread (its packed B block, then its packed A block),
 // each Isa::kGemm.workspace_floats() floats; slice `slot` of the caller's workspace when it
 // is big enough and 64-byte aligned, else a thread-local buffer of our own.
-template <class Isa> constexpr std::size_t kGemmSliceBytes =
-    Isa::kGemm.workspace_floats() * sizeof(float);
+template <class Isa>
+constexpr std::size_t kGemmSliceBytes = Isa::kGemm.workspace_floats() * sizeof(float);
 
 template <class Isa> float* gemm_workspace(const KernelArgs& a, std::int64_t slot) {
     constexpr std::size_t slice = kGemmSliceBytes<Isa>;
@@ -204,8 +204,8 @@ void gemm_generic(const KernelArgs& a) {
 template <class Isa> void gemm_simd(const KernelArgs& a) {
     Isa::require();
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
-    Isa::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]),
-              a.out[0], n, gemm_workspace<Isa>(a, 0));
+    Isa::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]), a.out[0],
+              n, gemm_workspace<Isa>(a, 0));
 }
 
 // Splits the larger of M and N across the pool, each thread running a whole gemm on its
@@ -266,8 +266,7 @@ template <class Isa> void gemm_simd_mt(const KernelArgs& a) {
     const std::int64_t units = (m + g.mr - 1) / g.mr;
     const std::int64_t units_per_block = g.mc / g.mr;
     const std::int64_t min_blocks = (units + units_per_block - 1) / units_per_block;
-    const std::int64_t blocks =
-        std::min(units, (min_blocks + threads - 1) / threads * threads);
+    const std::int64_t blocks = std::min(units, (min_blocks + threads - 1) / threads * threads);
     float* packed_b = gemm_workspace<Isa>(a, 0);
     for (std::int64_t j0 = 0; j0 < n; j0 += g.nc) {
         const std::int64_t nc = std::min(g.nc, n - j0);
@@ -289,8 +288,7 @@ template <class Isa> void gemm_simd_mt(const KernelArgs& a) {
                 const std::int64_t i0 = units * ib / blocks * g.mr;
                 const std::int64_t mc = std::min(m, units * (ib + 1) / blocks * g.mr) - i0;
                 float* packed_a =
-                    gemm_workspace<Isa>(a, std::int64_t(ThreadPool::worker_index())) +
-                    g.b_floats();
+                    gemm_workspace<Isa>(a, std::int64_t(ThreadPool::worker_index())) + g.b_floats();
                 Isa::gemm_pack_a(mc, kc, A + i0 * k + p0, k, packed_a);
                 Isa::gemm_macro(mc, nc, kc, packed_a, packed_b, C + i0 * n + j0, n, alpha, cb);
             });
