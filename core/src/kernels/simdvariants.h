@@ -407,7 +407,8 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
           float* workspace) {
     constexpr GemmBlocking g = V::kGemm;
     float* packed_b = workspace;
-    float* packed_a = workspace + g.b_floats();
+    constexpr std::int64_t b_floats = g.b_floats(); // constant: no out-of-line copy here
+    float* packed_a = workspace + b_floats;
     if (k == 0) {
         for (std::int64_t i = 0; i < m; ++i)
             for (std::int64_t j = 0; j < n; ++j)
