@@ -146,17 +146,18 @@ template <class Isa> void fm_simd_mt(const KernelArgs& a) {
 
 template <class Isa> void sde_simd(const KernelArgs& a) {
     Isa::require();
-    Isa::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0],
-                  a.out[1]);
+    Isa::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0], a.out[1],
+                  a.dims[0] * a.dims[1] >= kStreamThresholdElems);
 }
 template <class Isa> void sde_simd_mt(const KernelArgs& a) {
     Isa::require();
     const auto c = sde_coefs(a);
     const std::int64_t d = a.dims[1];
+    const bool stream = a.dims[0] * d >= kStreamThresholdElems;
     split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
         const std::int64_t off = r0 * d;
         Isa::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c, a.out[0] + off,
-                      a.out[1] + r0);
+                      a.out[1] + r0, stream);
     });
 }
 

@@ -63,8 +63,9 @@ namespace avx2 {
 inline constexpr GemmBlocking kGemm{6, 16, 96, 256, 2048};
 /// `stream`: use non-temporal stores (working sets larger than the caches).
 void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out, bool stream);
+/// `stream`: non-temporal stores for prev (working sets larger than the caches).
 void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
-              const SdeCoefs& c, float* prev, float* log_prob);
+              const SdeCoefs& c, float* prev, float* log_prob, bool stream);
 /// `workspace` holds kGemm.workspace_floats() floats, 64-byte aligned.
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
           const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
@@ -95,8 +96,9 @@ namespace avx512 {
 inline constexpr GemmBlocking kGemm{14, 32, 336, 512, 2048};
 /// `stream`: use non-temporal stores (working sets larger than the caches).
 void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out, bool stream);
+/// `stream`: non-temporal stores for prev (working sets larger than the caches).
 void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
-              const SdeCoefs& c, float* prev, float* log_prob);
+              const SdeCoefs& c, float* prev, float* log_prob, bool stream);
 /// `workspace` holds kGemm.workspace_floats() floats, 64-byte aligned.
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
           const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,

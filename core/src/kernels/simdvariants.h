@@ -57,9 +57,10 @@ void flow_match(std::int64_t n, const float* x, const float* v, float dt, float*
     }
 }
 
+// `stream`: non-temporal stores for prev (rows whose prev is not aligned store plainly).
 template <class V>
 void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
-              const SdeCoefs& c, float* prev, float* log_prob) {
+              const SdeCoefs& c, float* prev, float* log_prob, bool stream) {
     constexpr std::int64_t W = V::W;
     const auto xc = V::set1(float(c.x_coef));
     const auto vc = V::set1(float(c.v_coef));
@@ -78,6 +79,9 @@ void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, co
             return V::add(mean, diff);
         };
         std::int64_t i = 0;
+        if (stream && (reinterpret_cast<std::uintptr_t>(pr) & (V::kAlign - 1)) == 0)
+            for (; i + W <= d; i += W)
+                V::stream(pr + i, step(V::loadu(xr + i), V::loadu(vr + i), V::loadu(nr + i)));
         for (; i + W <= d; i += W)
             V::storeu(pr + i, step(V::loadu(xr + i), V::loadu(vr + i), V::loadu(nr + i)));
         if (i < d) {
@@ -90,6 +94,8 @@ void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, co
         const double sumsq = V::dsum(V::dadd(lo, hi));
         log_prob[r] = d > 0 ? float(-sumsq * c.inv_two_var / double(d) - c.log_norm) : 0.0f;
     }
+    if (stream)
+        _mm_sfence();
 }
 
 // The squares of x[0, d) summed in double.
@@ -442,8 +448,9 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
         simd::flow_match<V>(n, x, v, dt, out, stream);                                             \
     }                                                                                              \
     void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v,                  \
-                  const float* noise, const SdeCoefs& c, float* prev, float* log_prob) {           \
-        simd::flow_sde<V>(b, d, x, v, noise, c, prev, log_prob);                                   \
+                  const float* noise, const SdeCoefs& c, float* prev, float* log_prob,             \
+                  bool stream) {                                                                   \
+        simd::flow_sde<V>(b, d, x, v, noise, c, prev, log_prob, stream);                           \
     }                                                                                              \
     void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,      \
                   float* y, bool stream) {                                                         \
