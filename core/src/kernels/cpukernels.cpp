@@ -261,12 +261,14 @@ template <class Isa> void gemm_simd_mt(const KernelArgs& a) {
     const float* A = a.in[0];
     const float* B = a.in[1];
     float* C = a.out[0];
-    // Row blocks of at most g.mc rows, as many as a multiple of the threads, of whole
-    // micro-tiles as even as they go (block ib: micro-tile rows [units * ib / blocks,
-    // units * (ib + 1) / blocks)): no thread waits long for another's last block.
+    // Row blocks of at most g.mc rows, at least four a thread and as many as a multiple of
+    // the threads, of whole micro-tiles as even as they go (block ib: micro-tile rows
+    // [units * ib / blocks, units * (ib + 1) / blocks)): no thread waits long for another's
+    // last block, even when another process takes a core for a while.
     const std::int64_t units = (m + g.mr - 1) / g.mr;
     const std::int64_t units_per_block = g.mc / g.mr;
-    const std::int64_t min_blocks = (units + units_per_block - 1) / units_per_block;
+    const std::int64_t min_blocks =
+        std::max((units + units_per_block - 1) / units_per_block, 4 * threads);
     const std::int64_t blocks = std::min(units, (min_blocks + threads - 1) / threads * threads);
     float* packed_b = gemm_workspace<Isa>(a, 0);
     for (std::int64_t j0 = 0; j0 < n; j0 += g.nc) {
