@@ -1,69 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Compiled with -mavx2 -mfma (core/CMakeLists.txt). Nothing here may run before
 // cpukernels.cpp's runtime check has confirmed an x86-64-v3 CPU. The kernels themselves are
-// simdvariants.h's, over the 256-bit traits below.
-#include "kernels/simdvariants.h"
+// simdvariants.h's, over the 256-bit traits of simd256.h.
+#include "kernels/simd256.h"
 
 namespace switchyard::cpu::avx2 {
 
-namespace {
+using V = simd::V256;
 
-struct V {
-    using reg = __m256;
-    using dreg = __m256d;
-    using mask = __m256i;
-    static constexpr std::int64_t W = 8;
-    static constexpr std::uintptr_t kAlign = 32;
-    static constexpr GemmBlocking kGemm = avx2::kGemm;
-    static constexpr int kFmaAccs = 10;
-
-    static reg zero() { return _mm256_setzero_ps(); }
-    static reg set1(float f) { return _mm256_set1_ps(f); }
-    static reg load(const float* p) { return _mm256_load_ps(p); }
-    static reg loadu(const float* p) { return _mm256_loadu_ps(p); }
-    static void store(float* p, reg v) { _mm256_store_ps(p, v); }
-    static void storeu(float* p, reg v) { _mm256_storeu_ps(p, v); }
-    static void stream(float* p, reg v) { _mm256_stream_ps(p, v); }
-    static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
-    static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
-    static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
-
-    static mask tail(std::int64_t rem) {
-        alignas(32) static const int table[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
-                                                  0,  0,  0,  0,  0,  0,  0,  0};
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - rem));
-    }
-    static reg maskload(mask m, const float* p) { return _mm256_maskload_ps(p, m); }
-    static void maskstore(float* p, mask m, reg v) { _mm256_maskstore_ps(p, m, v); }
-
-    static dreg dzero() { return _mm256_setzero_pd(); }
-    static void acc_sq(reg v, dreg& lo, dreg& hi) {
-        const __m256d a = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
-        const __m256d b = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
-        lo = _mm256_fmadd_pd(a, a, lo);
-        hi = _mm256_fmadd_pd(b, b, hi);
-    }
-    static void acc_sum(reg v, dreg& lo, dreg& hi) {
-        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
-        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
-    }
-    static dreg dadd(dreg a, dreg b) { return _mm256_add_pd(a, b); }
-    static double dsum(dreg v) {
-        const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-        return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-    }
-    static double hsum(reg v) {
-        alignas(32) float out[8];
-        _mm256_store_ps(out, v);
-        double sum = 0;
-        for (int l = 0; l < 8; ++l)
-            sum += double(out[l]);
-        return sum;
-    }
-};
-
-} // namespace
-
-SWITCHYARD_SIMD_ENTRY_POINTS(V)
+SWITCHYARD_SIMD_ENTRY_POINTS(V, V)
 
 } // namespace switchyard::cpu::avx2

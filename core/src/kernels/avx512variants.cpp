@@ -2,7 +2,7 @@
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mfma (core/CMakeLists.txt). Nothing here
 // may run before cpukernels.cpp's runtime check has confirmed an x86-64-v4 CPU. The kernels
 // themselves are simdvariants.h's, over the 512-bit traits below.
-#include "kernels/simdvariants.h"
+#include "kernels/simd256.h"
 
 namespace switchyard::cpu::avx512 {
 
@@ -57,6 +57,7 @@ struct V {
 
 } // namespace
 
-SWITCHYARD_SIMD_ENTRY_POINTS(V)
+// flow_match_step from memory streams with 256-bit loads and stores (simd256.h).
+SWITCHYARD_SIMD_ENTRY_POINTS(V, simd::V256)
 
 } // namespace switchyard::cpu::avx512

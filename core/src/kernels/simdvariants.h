@@ -471,11 +471,15 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
 } // namespace switchyard::cpu::simd
 
 // Defines the entry points cpuvariants.h declares for namespace `isa` from the templates
-// above, with the traits `V` of the including file.
-#define SWITCHYARD_SIMD_ENTRY_POINTS(V)                                                            \
+// above, with the traits `V` of the including file (`VStream`: those of flow_match's
+// streaming form).
+#define SWITCHYARD_SIMD_ENTRY_POINTS(V, VStream)                                                   \
     void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out,          \
                     bool stream) {                                                                 \
-        simd::flow_match<V>(n, x, v, dt, out, stream);                                             \
+        if (stream)                                                                                \
+            simd::flow_match<VStream>(n, x, v, dt, out, true);                                     \
+        else                                                                                       \
+            simd::flow_match<V>(n, x, v, dt, out, false);                                          \
     }                                                                                              \
     void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v,                  \
                   const float* noise, const SdeCoefs& c, float* prev, float* log_prob,             \
