@@ -40,7 +40,7 @@ std::vector<Dims> odd_sizes(std::string_view op) {
         // M x N x K. 200x130x600: several k-blocks (KC 256 and 512), edge tiles on both
         // sides; 2100x2049x5: two column blocks (NC = 2048) in the row-split threaded path;
         // 33, 100, 257 cubes and the non-square ones: the fringes of the 6x16 (AVX2) and
-        // 14x32 (AVX-512) tiles and of the row blocks (MC 96 and 336), k just past a block.
+        // 12x32 (AVX-512) tiles and of the row blocks (MC 96 and 336), k just past a block.
         return {{1, 1, 1},       {7, 7, 7},       {13, 17, 19},   {97, 31, 257},   {200, 130, 600},
                 {5, 2051, 3},    {1023, 7, 9},    {7, 1023, 300}, {2100, 2049, 5}, {33, 33, 33},
                 {100, 100, 100}, {257, 257, 257}, {1, 100, 7},    {100, 1, 33},    {29, 64, 513},

@@ -352,12 +352,14 @@ void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t 
     }
 }
 
-// C[MR x NR] = alpha * Ap[MR x kc] * Bp[kc x NR] + cb * C (cb == 0: C is not read, so it may
-// hold NaN as BLAS allows), straight from the accumulators. `c` has row stride ldc.
-template <class V>
+// C[R x NR] = alpha * Ap[R x kc] * Bp[kc x NR] + cb * C (cb == 0: C is not read, so it may
+// hold NaN as BLAS allows), straight from the accumulators: the first R (R <= MR, MR by
+// default) rows of an A panel. `c` has row stride ldc.
+template <class V, int R = int(V::kGemm.mr)>
 inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float* __restrict bp,
                        float* c, std::int64_t ldc, float alpha, float cb) {
-    constexpr int MR = int(V::kGemm.mr);
+    constexpr int MR = R;
+    constexpr std::int64_t PR = V::kGemm.mr; // the A panel's stride
     constexpr std::int64_t W = V::W, NR = V::kGemm.nr;
     typename V::reg acc0[MR], acc1[MR];
 #pragma GCC unroll 16
@@ -368,14 +370,14 @@ inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float*
     for (std::int64_t p = 0; p < kc; ++p) {
         const auto b0 = V::load(bp);
         const auto b1 = V::load(bp + W);
-        _mm_prefetch(reinterpret_cast<const char*>(ap + 8 * MR), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(ap + 8 * PR), _MM_HINT_T0);
 #pragma GCC unroll 16
         for (int i = 0; i < MR; ++i) {
             const auto a = V::set1(ap[i]);
             acc0[i] = V::fma(a, b0, acc0[i]);
             acc1[i] = V::fma(a, b1, acc1[i]);
         }
-        ap += MR;
+        ap += PR;
         bp += NR;
     }
     const auto va = V::set1(alpha);
@@ -396,14 +398,22 @@ inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float*
     }
 }
 
-// The same for an edge tile (rows x cols of C, fewer than MR x NR): the full tile is
-// computed into a buffer, and only its valid part is merged into C.
+// The same for an edge tile (rows x cols of C, fewer than MR x NR): the rows rounded up
+// to 4 (or MR) are computed into a buffer, and only its valid part is merged into C, so a
+// 4-row edge costs a third of a 12-row tile, not a whole one.
 template <class V>
 void gemm_edge(std::int64_t kc, const float* ap, const float* bp, float* c, std::int64_t ldc,
                std::int64_t rows, std::int64_t cols, float alpha, float cb) {
-    constexpr std::int64_t MR = V::kGemm.mr, NR = V::kGemm.nr;
+    constexpr int MR = int(V::kGemm.mr);
+    constexpr std::int64_t NR = V::kGemm.nr;
     alignas(64) float tile[MR * NR];
-    gemm_micro<V>(kc, ap, bp, tile, NR, alpha, 0.0f);
+    constexpr int R4 = MR > 4 ? 4 : MR, R8 = MR > 8 ? 8 : MR;
+    if (rows <= R4)
+        gemm_micro<V, R4>(kc, ap, bp, tile, NR, alpha, 0.0f);
+    else if (rows <= R8)
+        gemm_micro<V, R8>(kc, ap, bp, tile, NR, alpha, 0.0f);
+    else
+        gemm_micro<V>(kc, ap, bp, tile, NR, alpha, 0.0f);
     for (std::int64_t i = 0; i < rows; ++i)
         for (std::int64_t j = 0; j < cols; ++j) {
             const float t = tile[i * NR + j];
