@@ -31,6 +31,7 @@ namespace {
 
 constexpr std::int64_t k64MiB = std::int64_t(64) << 20;
 constexpr std::int64_t kFlowN64MiB = k64MiB / 12; // x, v, out: 12 bytes per element
+constexpr std::int64_t kFlowN128MiB = 2 * k64MiB / 12;
 constexpr std::int64_t kRef1M = std::int64_t(1) << 20;
 
 const std::vector<KernelCell>& cpu_cells() {
@@ -80,16 +81,29 @@ void register_benchmarks() {
                     ->Repetitions(9)
                     ->ReportAggregatesOnly(true)
                     ->Unit(benchmark::kMicrosecond);
+            if (key[2] != "generic")
+                // The bytes of rms_norm at 4096x4096 (x and y, 128 MiB): its DRAM yardstick.
+                benchmark::RegisterBenchmark((name + "/128MiB").c_str(), run_cell, &cell,
+                                             Dims{kFlowN128MiB, 0, 0})
+                    ->UseRealTime()
+                    ->Unit(benchmark::kMicrosecond);
         } else if (key[0] == kGemm && key[3] != "reference") {
-            benchmark::RegisterBenchmark((name + "/1024").c_str(), run_cell, &cell,
-                                         Dims{1024, 1024, 1024})
-                ->UseRealTime()
-                ->Unit(benchmark::kMillisecond);
+            for (std::int64_t n : {1024, 2048})
+                benchmark::RegisterBenchmark((name + "/" + std::to_string(n)).c_str(), run_cell,
+                                             &cell, Dims{n, n, n})
+                    ->UseRealTime()
+                    ->Unit(benchmark::kMillisecond);
         } else if (key[0] == kRmsNorm || key[0] == kFlowSdeStep) {
             benchmark::RegisterBenchmark((name + "/16384x1024").c_str(), run_cell, &cell,
                                          Dims{16384, 1024, 0})
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);
+            if (key[0] == kRmsNorm && key[2] != "generic")
+                // One row is 16 KiB: cached per row, the whole set from DRAM.
+                benchmark::RegisterBenchmark((name + "/4096x4096").c_str(), run_cell, &cell,
+                                             Dims{4096, 4096, 0})
+                    ->UseRealTime()
+                    ->Unit(benchmark::kMicrosecond);
         }
     }
     benchmark::RegisterBenchmark("triad_probe/64MiB",

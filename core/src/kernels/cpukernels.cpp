@@ -19,6 +19,7 @@
 #include <memory>
 #include <new>
 #include <stdexcept>
+#include <type_traits>
 
 namespace switchyard {
 
@@ -75,20 +76,6 @@ void fm_generic_mt(const KernelArgs& a) {
                                  a.out[0] + i0);
     });
 }
-void fm_avx2(const KernelArgs& a) {
-    require_v3();
-    cpu::avx2::flow_match(a.dims[0], a.in[0], a.in[1], float(a.scalars[0]), a.out[0],
-                          a.dims[0] >= kStreamThresholdElems);
-}
-void fm_avx2_mt(const KernelArgs& a) {
-    require_v3();
-    const bool stream = a.dims[0] >= kStreamThresholdElems;
-    split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
-        cpu::avx2::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]),
-                              a.out[0] + i0, stream);
-    });
-}
-
 cpu::SdeCoefs sde_coefs(const KernelArgs& a) {
     return cpu::SdeCoefs::from(a.scalars[0], a.scalars[1], a.scalars[2], a.scalars[3]);
 }
@@ -96,62 +83,117 @@ void sde_generic(const KernelArgs& a) {
     cpu::generic::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0],
                            a.out[1]);
 }
-template <bool Avx2> void sde_mt(const KernelArgs& a) {
-    if constexpr (Avx2)
-        require_v3();
+void sde_generic_mt(const KernelArgs& a) {
     const auto c = sde_coefs(a);
     const std::int64_t d = a.dims[1];
     split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
         const std::int64_t off = r0 * d;
-        if constexpr (Avx2)
-            cpu::avx2::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c,
-                                a.out[0] + off, a.out[1] + r0);
-        else
-            cpu::generic::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c,
-                                   a.out[0] + off, a.out[1] + r0);
+        cpu::generic::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c,
+                               a.out[0] + off, a.out[1] + r0);
     });
-}
-void sde_avx2(const KernelArgs& a) {
-    require_v3();
-    cpu::avx2::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0],
-                        a.out[1]);
 }
 
 void rms_generic(const KernelArgs& a) {
     cpu::generic::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0]);
 }
-void rms_avx2(const KernelArgs& a) {
-    require_v3();
-    cpu::avx2::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0]);
-}
-template <bool Avx2> void rms_mt(const KernelArgs& a) {
-    if constexpr (Avx2)
-        require_v3();
+void rms_generic_mt(const KernelArgs& a) {
     const std::int64_t d = a.dims[1];
     split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
-        if constexpr (Avx2)
-            cpu::avx2::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0],
-                                a.out[0] + r0 * d);
-        else
-            cpu::generic::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0],
-                                   a.out[0] + r0 * d);
+        cpu::generic::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0],
+                               a.out[0] + r0 * d);
     });
 }
 
-// gemm packing workspace: slice `slot` of the caller's workspace when it is big enough
-// and aligned, else a thread-local buffer of our own.
-constexpr std::size_t kGemmSliceBytes = cpu::kGemmWorkspaceFloats * sizeof(float);
+// ---- the SIMD cells, one template per op over the ISA's entry points ----------------------
 
-float* gemm_workspace(const KernelArgs& a, std::int64_t slot) {
+// What the adapters need of an ISA: its runtime guard and cpuvariants.h's entry points.
+struct IsaV3 {
+    static constexpr cpu::GemmBlocking kGemm = cpu::avx2::kGemm;
+    static void require() { require_v3(); }
+    static constexpr auto flow_match = cpu::avx2::flow_match;
+    static constexpr auto flow_sde = cpu::avx2::flow_sde;
+    static constexpr auto rms_norm = cpu::avx2::rms_norm;
+    static constexpr auto gemm = cpu::avx2::gemm;
+    static constexpr auto gemm_pack_a = cpu::avx2::gemm_pack_a;
+    static constexpr auto gemm_pack_b = cpu::avx2::gemm_pack_b;
+    static constexpr auto gemm_macro = cpu::avx2::gemm_macro;
+};
+struct IsaV4 {
+    static constexpr cpu::GemmBlocking kGemm = cpu::avx512::kGemm;
+    static void require() { require_v4(); }
+    static constexpr auto flow_match = cpu::avx512::flow_match;
+    static constexpr auto flow_sde = cpu::avx512::flow_sde;
+    static constexpr auto rms_norm = cpu::avx512::rms_norm;
+    static constexpr auto gemm = cpu::avx512::gemm;
+    static constexpr auto gemm_pack_a = cpu::avx512::gemm_pack_a;
+    static constexpr auto gemm_pack_b = cpu::avx512::gemm_pack_b;
+    static constexpr auto gemm_macro = cpu::avx512::gemm_macro;
+};
+
+template <class Isa> void fm_simd(const KernelArgs& a) {
+    Isa::require();
+    Isa::flow_match(a.dims[0], a.in[0], a.in[1], float(a.scalars[0]), a.out[0],
+                    a.dims[0] >= kStreamThresholdElems);
+}
+template <class Isa> void fm_simd_mt(const KernelArgs& a) {
+    Isa::require();
+    const bool stream = a.dims[0] >= kStreamThresholdElems;
+    split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
+        Isa::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]), a.out[0] + i0,
+                        stream);
+    });
+}
+
+template <class Isa> void sde_simd(const KernelArgs& a) {
+    Isa::require();
+    Isa::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0], a.out[1],
+                  a.dims[0] * a.dims[1] >= kStreamThresholdElems);
+}
+template <class Isa> void sde_simd_mt(const KernelArgs& a) {
+    Isa::require();
+    const auto c = sde_coefs(a);
+    const std::int64_t d = a.dims[1];
+    const bool stream = a.dims[0] * d >= kStreamThresholdElems;
+    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
+        const std::int64_t off = r0 * d;
+        Isa::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c, a.out[0] + off,
+                      a.out[1] + r0, stream);
+    });
+}
+
+// rms_norm streams its output past the caches from the same size as flow_match.
+template <class Isa> void rms_simd(const KernelArgs& a) {
+    Isa::require();
+    Isa::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0],
+                  a.dims[0] * a.dims[1] >= kStreamThresholdElems);
+}
+template <class Isa> void rms_simd_mt(const KernelArgs& a) {
+    Isa::require();
+    const std::int64_t d = a.dims[1];
+    const bool stream = a.dims[0] * d >= kStreamThresholdElems;
+    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
+        Isa::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0], a.out[0] + r0 * d,
+                      stream);
+    });
+}
+
+// gemm packing workspace: one slice per thread (its packed B block, then its packed A block),
+// each Isa::kGemm.workspace_floats() floats; slice `slot` of the caller's workspace when it
+// is big enough and 64-byte aligned, else a thread-local buffer of our own.
+template <class Isa>
+constexpr std::size_t kGemmSliceBytes = Isa::kGemm.workspace_floats() * sizeof(float);
+
+template <class Isa> float* gemm_workspace(const KernelArgs& a, std::int64_t slot) {
+    constexpr std::size_t slice = kGemmSliceBytes<Isa>;
     auto base = reinterpret_cast<std::uintptr_t>(a.workspace);
-    const std::size_t need = kGemmSliceBytes * std::size_t(slot + 1);
-    if (a.workspace && a.workspace_bytes >= need && base % 32 == 0)
-        return reinterpret_cast<float*>(base + kGemmSliceBytes * std::size_t(slot));
+    const std::size_t need = slice * std::size_t(slot + 1);
+    if (a.workspace && a.workspace_bytes >= need && base % 64 == 0)
+        return reinterpret_cast<float*>(base + slice * std::size_t(slot));
     struct Free {
         void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
     };
     thread_local std::unique_ptr<float, Free> own(
-        static_cast<float*>(::operator new[](kGemmSliceBytes, std::align_val_t(64))));
+        static_cast<float*>(::operator new[](slice, std::align_val_t(64))));
     return own.get();
 }
 
@@ -160,25 +202,27 @@ void gemm_generic(const KernelArgs& a) {
     cpu::generic::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]),
                        a.out[0], n);
 }
-void gemm_avx2(const KernelArgs& a) {
-    require_v3();
+template <class Isa> void gemm_simd(const KernelArgs& a) {
+    Isa::require();
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
-    cpu::avx2::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]),
-                    a.out[0], n, gemm_workspace(a, 0));
+    Isa::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]), a.out[0],
+              n, gemm_workspace<Isa>(a, 0));
 }
-template <bool Avx2> void gemm_mt(const KernelArgs& a) {
-    if constexpr (Avx2)
-        require_v3();
+
+// Splits the larger of M and N across the pool, each thread running a whole gemm on its
+// part (whole micro-tiles each). Isa = void: the baseline gemm.
+template <class Isa> void gemm_split(const KernelArgs& a) {
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
     const float alpha = float(a.scalars[0]), beta = float(a.scalars[1]);
     const float* A = a.in[0];
     const float* B = a.in[1];
     float* C = a.out[0];
     auto& pool = ThreadPool::instance();
-    // Split the larger of M and N; every thread gets whole micro-tiles.
     const bool by_rows = m >= n;
     const std::int64_t extent = by_rows ? m : n;
-    const std::int64_t align = by_rows ? cpu::kGemmMR : cpu::kGemmNR;
+    std::int64_t align = 16;
+    if constexpr (!std::is_void_v<Isa>)
+        align = by_rows ? Isa::kGemm.mr : Isa::kGemm.nr;
     const std::int64_t units = (extent + align - 1) / align;
     const std::int64_t parts =
         std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
@@ -191,154 +235,68 @@ template <bool Avx2> void gemm_mt(const KernelArgs& a) {
         const float* Bs = by_rows ? B : B + i0;
         float* Cs = by_rows ? C + i0 * n : C + i0;
         const std::int64_t ms = by_rows ? i1 - i0 : m, ns = by_rows ? n : i1 - i0;
-        if constexpr (Avx2)
-            cpu::avx2::gemm(ms, ns, k, As, k, Bs, n, alpha, beta, Cs, n, gemm_workspace(a, t));
-        else
+        if constexpr (std::is_void_v<Isa>)
             cpu::generic::gemm(ms, ns, k, As, k, Bs, n, alpha, beta, Cs, n);
+        else
+            Isa::gemm(ms, ns, k, As, k, Bs, n, alpha, beta, Cs, n, gemm_workspace<Isa>(a, t));
     });
 }
 
-// The threaded AVX2 gemm when M is the larger extent: per (NC, KC) block the threads pack
+// The threaded SIMD gemm when M is the larger extent: per (NC, KC) block the threads pack
 // B together into one shared panel set (slot 0's B part, so it sits in L3 once), then
 // claim row blocks of C one at a time (each thread packs its A block into its own slot's
 // A part). Claiming keeps both cores busy when one is slowed by another process, which a
 // fixed half each did not; every parallel_for is the barrier between the two phases.
-void gemm_avx2_mt(const KernelArgs& a) {
-    require_v3();
+template <class Isa> void gemm_simd_mt(const KernelArgs& a) {
+    Isa::require();
     const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
     auto& pool = ThreadPool::instance();
     const std::int64_t threads = pool.size();
     if (threads == 1 || m < n || k == 0) {
-        gemm_mt<true>(a);
+        gemm_split<Isa>(a);
         return;
     }
-    using cpu::kGemmKC, cpu::kGemmMC, cpu::kGemmMR, cpu::kGemmNC, cpu::kGemmNR;
+    constexpr cpu::GemmBlocking g = Isa::kGemm;
     const float alpha = float(a.scalars[0]), beta = float(a.scalars[1]);
     const float* A = a.in[0];
     const float* B = a.in[1];
     float* C = a.out[0];
-    // Row blocks of kGemmMC rows, fewer when that would leave a thread without one.
-    const std::int64_t per_thread = (m + threads - 1) / threads;
-    const std::int64_t mb =
-        std::min<std::int64_t>(kGemmMC, (per_thread + kGemmMR - 1) / kGemmMR * kGemmMR);
-    const std::int64_t blocks = (m + mb - 1) / mb;
-    float* packed_b = gemm_workspace(a, 0);
-    for (std::int64_t j0 = 0; j0 < n; j0 += kGemmNC) {
-        const std::int64_t nc = std::min(kGemmNC, n - j0);
-        const std::int64_t panels = (nc + kGemmNR - 1) / kGemmNR;
+    // Row blocks of at most g.mc rows, at least four a thread and as many as a multiple of
+    // the threads, of whole micro-tiles as even as they go (block ib: micro-tile rows
+    // [units * ib / blocks, units * (ib + 1) / blocks)): no thread waits long for another's
+    // last block, even when another process takes a core for a while.
+    const std::int64_t units = (m + g.mr - 1) / g.mr;
+    const std::int64_t units_per_block = g.mc / g.mr;
+    const std::int64_t min_blocks =
+        std::max((units + units_per_block - 1) / units_per_block, 4 * threads);
+    const std::int64_t blocks = std::min(units, (min_blocks + threads - 1) / threads * threads);
+    float* packed_b = gemm_workspace<Isa>(a, 0);
+    for (std::int64_t j0 = 0; j0 < n; j0 += g.nc) {
+        const std::int64_t nc = std::min(g.nc, n - j0);
+        const std::int64_t panels = (nc + g.nr - 1) / g.nr;
         // Four packing tasks a thread, claimed as the row blocks are: a thread slowed by
         // another process does not hold the others up for a whole share.
         const std::int64_t pack_parts = std::min(4 * threads, panels);
-        for (std::int64_t p0 = 0; p0 < k; p0 += kGemmKC) {
-            const std::int64_t kc = std::min(kGemmKC, k - p0);
+        for (std::int64_t p0 = 0; p0 < k; p0 += g.kc) {
+            const std::int64_t kc = std::min(g.kc, k - p0);
             pool.parallel_for(pack_parts, [&](std::int64_t t) {
                 const std::int64_t q0 = panels * t / pack_parts;
                 const std::int64_t q1 = panels * (t + 1) / pack_parts;
-                const std::int64_t c0 = q0 * kGemmNR, c1 = std::min(nc, q1 * kGemmNR);
+                const std::int64_t c0 = q0 * g.nr, c1 = std::min(nc, q1 * g.nr);
                 if (c1 > c0)
-                    cpu::avx2::gemm_pack_b(kc, c1 - c0, B + p0 * n + j0 + c0, n,
-                                           packed_b + c0 * kc);
+                    Isa::gemm_pack_b(kc, c1 - c0, B + p0 * n + j0 + c0, n, packed_b + c0 * kc);
             });
             const float cb = p0 == 0 ? beta : 1.0f;
             pool.parallel_for(blocks, [&](std::int64_t ib) {
-                const std::int64_t i0 = ib * mb, mc = std::min(mb, m - i0);
+                const std::int64_t i0 = units * ib / blocks * g.mr;
+                const std::int64_t mc = std::min(m, units * (ib + 1) / blocks * g.mr) - i0;
                 float* packed_a =
-                    gemm_workspace(a, std::int64_t(ThreadPool::worker_index())) + kGemmKC * kGemmNC;
-                cpu::avx2::gemm_pack_a(mc, kc, A + i0 * k + p0, k, packed_a);
-                cpu::avx2::gemm_macro(mc, nc, kc, packed_a, packed_b, C + i0 * n + j0, n, alpha,
-                                      cb);
+                    gemm_workspace<Isa>(a, std::int64_t(ThreadPool::worker_index())) + g.b_floats();
+                Isa::gemm_pack_a(mc, kc, A + i0 * k + p0, k, packed_a);
+                Isa::gemm_macro(mc, nc, kc, packed_a, packed_b, C + i0 * n + j0, n, alpha, cb);
             });
         }
     }
-}
-
-// ---- x86-64-v4 (AVX-512) adapters ------------------------------------------------------
-
-constexpr std::size_t kGemm512SliceBytes = cpu::kGemm512WorkspaceFloats * sizeof(float);
-
-// Like gemm_workspace, for the AVX-512 gemm's larger, 64-byte aligned slices.
-float* gemm512_workspace(const KernelArgs& a, std::int64_t slot) {
-    auto base = reinterpret_cast<std::uintptr_t>(a.workspace);
-    const std::size_t need = kGemm512SliceBytes * std::size_t(slot + 1);
-    if (a.workspace && a.workspace_bytes >= need && base % 64 == 0)
-        return reinterpret_cast<float*>(base + kGemm512SliceBytes * std::size_t(slot));
-    struct Free {
-        void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
-    };
-    thread_local std::unique_ptr<float, Free> own(
-        static_cast<float*>(::operator new[](kGemm512SliceBytes, std::align_val_t(64))));
-    return own.get();
-}
-
-void fm_v4(const KernelArgs& a) {
-    require_v4();
-    cpu::avx512::flow_match(a.dims[0], a.in[0], a.in[1], float(a.scalars[0]), a.out[0],
-                            a.dims[0] >= kStreamThresholdElems);
-}
-void fm_v4_mt(const KernelArgs& a) {
-    require_v4();
-    const bool stream = a.dims[0] >= kStreamThresholdElems;
-    split_range(a.dims[0], 1024, [&](std::int64_t i0, std::int64_t i1) {
-        cpu::avx512::flow_match(i1 - i0, a.in[0] + i0, a.in[1] + i0, float(a.scalars[0]),
-                                a.out[0] + i0, stream);
-    });
-}
-void sde_v4(const KernelArgs& a) {
-    require_v4();
-    cpu::avx512::flow_sde(a.dims[0], a.dims[1], a.in[0], a.in[1], a.in[2], sde_coefs(a), a.out[0],
-                          a.out[1]);
-}
-void sde_v4_mt(const KernelArgs& a) {
-    require_v4();
-    const auto c = sde_coefs(a);
-    const std::int64_t d = a.dims[1];
-    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
-        const std::int64_t off = r0 * d;
-        cpu::avx512::flow_sde(r1 - r0, d, a.in[0] + off, a.in[1] + off, a.in[2] + off, c,
-                              a.out[0] + off, a.out[1] + r0);
-    });
-}
-void rms_v4(const KernelArgs& a) {
-    require_v4();
-    cpu::avx512::rms_norm(a.dims[0], a.dims[1], a.in[0], a.in[1], a.scalars[0], a.out[0]);
-}
-void rms_v4_mt(const KernelArgs& a) {
-    require_v4();
-    const std::int64_t d = a.dims[1];
-    split_range(a.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
-        cpu::avx512::rms_norm(r1 - r0, d, a.in[0] + r0 * d, a.in[1], a.scalars[0],
-                              a.out[0] + r0 * d);
-    });
-}
-void gemm_v4(const KernelArgs& a) {
-    require_v4();
-    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
-    cpu::avx512::gemm(m, n, k, a.in[0], k, a.in[1], n, float(a.scalars[0]), float(a.scalars[1]),
-                      a.out[0], n, gemm512_workspace(a, 0));
-}
-void gemm_v4_mt(const KernelArgs& a) {
-    require_v4();
-    const auto m = a.dims[0], n = a.dims[1], k = a.dims[2];
-    const float alpha = float(a.scalars[0]), beta = float(a.scalars[1]);
-    auto& pool = ThreadPool::instance();
-    // Split the larger of M and N; every thread gets whole micro-tiles.
-    const bool by_rows = m >= n;
-    const std::int64_t extent = by_rows ? m : n;
-    const std::int64_t align = by_rows ? cpu::kGemm512MR : cpu::kGemm512NR;
-    const std::int64_t units = (extent + align - 1) / align;
-    const std::int64_t parts =
-        std::max<std::int64_t>(1, std::min<std::int64_t>(pool.size(), units));
-    pool.parallel_for(parts, [&](std::int64_t t) {
-        const std::int64_t i0 = std::min(extent, units * t / parts * align);
-        const std::int64_t i1 = std::min(extent, units * (t + 1) / parts * align);
-        if (i1 <= i0)
-            return;
-        const float* As = by_rows ? a.in[0] + i0 * k : a.in[0];
-        const float* Bs = by_rows ? a.in[1] : a.in[1] + i0;
-        float* Cs = by_rows ? a.out[0] + i0 * n : a.out[0] + i0;
-        const std::int64_t ms = by_rows ? i1 - i0 : m, ns = by_rows ? n : i1 - i0;
-        cpu::avx512::gemm(ms, ns, k, As, k, Bs, n, alpha, beta, Cs, n, gemm512_workspace(a, t));
-    });
 }
 
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
@@ -419,29 +377,30 @@ void register_cpu_cells(CellRegistrar& r) {
     add(kFlowMatchStep, "generic", "reference", reference::flow_match_step_kernel, {}, 0, ref_meta);
     add(kFlowMatchStep, "generic", "default", fm_generic, {}, 0, gen_meta);
     add(kFlowMatchStep, "generic", "threaded", fm_generic_mt, {}, 0, gen_mt_meta);
-    add(kFlowMatchStep, "x86-64-v3", "default", fm_avx2, v3, 0, v3_meta);
-    add(kFlowMatchStep, "x86-64-v3", "threaded", fm_avx2_mt, v3, 0, v3_mt_meta);
-    add(kFlowMatchStep, "x86-64-v4", "default", fm_v4, v4, 0, v4_meta);
-    add(kFlowMatchStep, "x86-64-v4", "threaded", fm_v4_mt, v4, 0, v4_mt_meta);
+    add(kFlowMatchStep, "x86-64-v3", "default", fm_simd<IsaV3>, v3, 0, v3_meta);
+    add(kFlowMatchStep, "x86-64-v3", "threaded", fm_simd_mt<IsaV3>, v3, 0, v3_mt_meta);
+    add(kFlowMatchStep, "x86-64-v4", "default", fm_simd<IsaV4>, v4, 0, v4_meta);
+    add(kFlowMatchStep, "x86-64-v4", "threaded", fm_simd_mt<IsaV4>, v4, 0, v4_mt_meta);
 
     add(kFlowSdeStep, "generic", "reference", reference::flow_sde_step_kernel, {}, 0, ref_meta);
     add(kFlowSdeStep, "generic", "default", sde_generic, {}, 0, gen_meta);
-    add(kFlowSdeStep, "generic", "threaded", sde_mt<false>, {}, 0, gen_mt_meta);
-    add(kFlowSdeStep, "x86-64-v3", "default", sde_avx2, v3, 0, v3_meta);
-    add(kFlowSdeStep, "x86-64-v3", "threaded", sde_mt<true>, v3, 0, v3_mt_meta);
-    add(kFlowSdeStep, "x86-64-v4", "default", sde_v4, v4, 0, v4_meta);
-    add(kFlowSdeStep, "x86-64-v4", "threaded", sde_v4_mt, v4, 0, v4_mt_meta);
+    add(kFlowSdeStep, "generic", "threaded", sde_generic_mt, {}, 0, gen_mt_meta);
+    add(kFlowSdeStep, "x86-64-v3", "default", sde_simd<IsaV3>, v3, 0, v3_meta);
+    add(kFlowSdeStep, "x86-64-v3", "threaded", sde_simd_mt<IsaV3>, v3, 0, v3_mt_meta);
+    add(kFlowSdeStep, "x86-64-v4", "default", sde_simd<IsaV4>, v4, 0, v4_meta);
+    add(kFlowSdeStep, "x86-64-v4", "threaded", sde_simd_mt<IsaV4>, v4, 0, v4_mt_meta);
 
-    // The reference keeps one row of A*B in double: 8*N bytes it allocates itself.
+    // The reference keeps one row of A*B in double: 8*N bytes it allocates itself. The SIMD
+    // cells declare one packing slice (simdvariants.h's blocks) per thread they may use.
+    const auto v3_slice = std::int64_t(kGemmSliceBytes<IsaV3>);
+    const auto v4_slice = std::int64_t(kGemmSliceBytes<IsaV4>);
     add(kGemm, "generic", "reference", reference::gemm_kernel, {}, 0, ref_meta);
     add(kGemm, "generic", "default", gemm_generic, {}, 0, gen_meta);
-    add(kGemm, "generic", "threaded", gemm_mt<false>, {}, 0, gen_mt_meta);
-    add(kGemm, "x86-64-v3", "default", gemm_avx2, v3, std::int64_t(kGemmSliceBytes), v3_meta);
-    add(kGemm, "x86-64-v3", "threaded", gemm_avx2_mt, v3, std::int64_t(kGemmSliceBytes) * threads,
-        v3_mt_meta);
-    add(kGemm, "x86-64-v4", "default", gemm_v4, v4, std::int64_t(kGemm512SliceBytes), v4_meta);
-    add(kGemm, "x86-64-v4", "threaded", gemm_v4_mt, v4, std::int64_t(kGemm512SliceBytes) * threads,
-        v4_mt_meta);
+    add(kGemm, "generic", "threaded", gemm_split<void>, {}, 0, gen_mt_meta);
+    add(kGemm, "x86-64-v3", "default", gemm_simd<IsaV3>, v3, v3_slice, v3_meta);
+    add(kGemm, "x86-64-v3", "threaded", gemm_simd_mt<IsaV3>, v3, v3_slice * threads, v3_mt_meta);
+    add(kGemm, "x86-64-v4", "default", gemm_simd<IsaV4>, v4, v4_slice, v4_meta);
+    add(kGemm, "x86-64-v4", "threaded", gemm_simd_mt<IsaV4>, v4, v4_slice * threads, v4_mt_meta);
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
     add(kGemm, "generic", "openblas", gemm_openblas, {}, 0,
         {{"isa", "OpenBLAS dispatch"},
@@ -452,11 +411,11 @@ void register_cpu_cells(CellRegistrar& r) {
 
     add(kRmsNorm, "generic", "reference", reference::rms_norm_kernel, {}, 0, ref_meta);
     add(kRmsNorm, "generic", "default", rms_generic, {}, 0, gen_meta);
-    add(kRmsNorm, "generic", "threaded", rms_mt<false>, {}, 0, gen_mt_meta);
-    add(kRmsNorm, "x86-64-v3", "default", rms_avx2, v3, 0, v3_meta);
-    add(kRmsNorm, "x86-64-v3", "threaded", rms_mt<true>, v3, 0, v3_mt_meta);
-    add(kRmsNorm, "x86-64-v4", "default", rms_v4, v4, 0, v4_meta);
-    add(kRmsNorm, "x86-64-v4", "threaded", rms_v4_mt, v4, 0, v4_mt_meta);
+    add(kRmsNorm, "generic", "threaded", rms_generic_mt, {}, 0, gen_mt_meta);
+    add(kRmsNorm, "x86-64-v3", "default", rms_simd<IsaV3>, v3, 0, v3_meta);
+    add(kRmsNorm, "x86-64-v3", "threaded", rms_simd_mt<IsaV3>, v3, 0, v3_mt_meta);
+    add(kRmsNorm, "x86-64-v4", "default", rms_simd<IsaV4>, v4, 0, v4_meta);
+    add(kRmsNorm, "x86-64-v4", "threaded", rms_simd_mt<IsaV4>, v4, 0, v4_mt_meta);
 }
 
 } // namespace switchyard

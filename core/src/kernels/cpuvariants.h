@@ -28,24 +28,15 @@ struct SdeCoefs {
     }
 };
 
-/// gemm blocking shared by the blocked variants (BLIS-style, 6x16 micro-tile).
-inline constexpr std::int64_t kGemmMR = 6;
-inline constexpr std::int64_t kGemmNR = 16;
-inline constexpr std::int64_t kGemmMC = 96;
-inline constexpr std::int64_t kGemmKC = 256;
-inline constexpr std::int64_t kGemmNC = 2048;
-/// Floats of packing workspace one blocked gemm call needs.
-inline constexpr std::size_t kGemmWorkspaceFloats =
-    std::size_t(kGemmMC * kGemmKC + kGemmKC * kGemmNC);
-/// The AVX-512 gemm's blocking (12x32 micro-tile: 24 zmm accumulators).
-inline constexpr std::int64_t kGemm512MR = 12;
-inline constexpr std::int64_t kGemm512NR = 32;
-inline constexpr std::int64_t kGemm512MC = 96;
-inline constexpr std::int64_t kGemm512KC = 256;
-inline constexpr std::int64_t kGemm512NC = 2048;
-inline constexpr std::size_t kGemm512WorkspaceFloats =
-    std::size_t(kGemm512MC * kGemm512KC + kGemm512KC * kGemm512NC);
-
+/// A gemm's blocking (simdvariants.h): MR x NR micro-tiles, MC x KC packed blocks of A, KC x NC
+/// packed blocks of B.
+struct GemmBlocking {
+    std::int64_t mr, nr, mc, kc, nc;
+    /// Floats of the packed B block, rounded up to a whole 64-byte line.
+    constexpr std::int64_t b_floats() const { return (kc * nc + 15) / 16 * 16; }
+    /// Floats of packing workspace one single-threaded gemm call needs (B block, A block).
+    constexpr std::size_t workspace_floats() const { return std::size_t(b_floats() + mc * kc); }
+};
 // Portable variants (plain C++ the compiler vectorises for the baseline ISA).
 namespace generic {
 void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out);
@@ -63,13 +54,19 @@ void triad_stream(std::int64_t n, float* a, const float* b, const float* c, floa
 double read_probe(std::int64_t n, const float* x);
 } // namespace generic
 
+// The SIMD variants: one width-generic source (simdvariants.h) built twice, with the same
+// entry points in each namespace.
+
 // AVX2 + FMA (x86-64-v3). Only callable after the runtime check (cpukernels.cpp).
 namespace avx2 {
+/// 6x16 micro-tiles (12 ymm accumulators).
+inline constexpr GemmBlocking kGemm{6, 16, 96, 256, 2048};
 /// `stream`: use non-temporal stores (working sets larger than the caches).
 void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out, bool stream);
+/// `stream`: non-temporal stores for prev (working sets larger than the caches).
 void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
-              const SdeCoefs& c, float* prev, float* log_prob);
-/// `workspace` holds kGemmWorkspaceFloats floats, 32-byte aligned.
+              const SdeCoefs& c, float* prev, float* log_prob, bool stream);
+/// `workspace` holds kGemm.workspace_floats() floats, 64-byte aligned.
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
           const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
           float* workspace);
@@ -77,32 +74,52 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
 /// packs A[mc x kc] (row stride lda) into MR-row panels at `dst` (mc rounded up to MR,
 /// times kc floats) ...
 void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst);
-/// ... packs B[kc x nc] (row stride ldb) into NR-column panels at `dst` (32-byte aligned;
+/// ... packs B[kc x nc] (row stride ldb) into NR-column panels at `dst` (64-byte aligned;
 /// panel q starts at dst + q * NR * kc, so disjoint panel ranges can be packed apart) ...
 void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst);
 /// ... and C[mc x nc] (row stride ldc) = alpha * A * B + cb * C from them (cb == 0: C is
 /// not read).
 void gemm_macro(std::int64_t mc, std::int64_t nc, std::int64_t kc, const float* packed_a,
                 const float* packed_b, float* c, std::int64_t ldc, float alpha, float cb);
-void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
+/// `stream`: non-temporal stores for y (working sets larger than the caches).
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y,
+              bool stream);
 /// Runs `iterations` rounds of independent FMAs; returns the flops done (the peak probe).
 double fma_probe(std::int64_t iterations);
-/// Sums n floats with 256-bit loads: the read-bandwidth probe.
+/// Sums n floats with full-width loads: the read-bandwidth probe.
 double read_probe(std::int64_t n, const float* x);
 } // namespace avx2
 
 // AVX-512F/BW/VL + FMA (x86-64-v4). Only callable after the runtime check (cpukernels.cpp).
 namespace avx512 {
+/// 12x32 micro-tiles (24 zmm accumulators; 14x32 measured 1-5 % slower at 2048^3).
+inline constexpr GemmBlocking kGemm{12, 32, 336, 512, 2048};
+/// `stream`: use non-temporal stores (working sets larger than the caches).
 void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out, bool stream);
+/// `stream`: non-temporal stores for prev (working sets larger than the caches).
 void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
-              const SdeCoefs& c, float* prev, float* log_prob);
-/// `workspace` holds kGemm512WorkspaceFloats floats, 64-byte aligned.
+              const SdeCoefs& c, float* prev, float* log_prob, bool stream);
+/// `workspace` holds kGemm.workspace_floats() floats, 64-byte aligned.
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
           const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
           float* workspace);
-void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
+/// gemm's pieces, for the threaded driver (one packed B shared by all threads):
+/// packs A[mc x kc] (row stride lda) into MR-row panels at `dst` (mc rounded up to MR,
+/// times kc floats) ...
+void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst);
+/// ... packs B[kc x nc] (row stride ldb) into NR-column panels at `dst` (64-byte aligned;
+/// panel q starts at dst + q * NR * kc, so disjoint panel ranges can be packed apart) ...
+void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst);
+/// ... and C[mc x nc] (row stride ldc) = alpha * A * B + cb * C from them (cb == 0: C is
+/// not read).
+void gemm_macro(std::int64_t mc, std::int64_t nc, std::int64_t kc, const float* packed_a,
+                const float* packed_b, float* c, std::int64_t ldc, float alpha, float cb);
+/// `stream`: non-temporal stores for y (working sets larger than the caches).
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y,
+              bool stream);
+/// Runs `iterations` rounds of independent FMAs; returns the flops done (the peak probe).
 double fma_probe(std::int64_t iterations);
-/// Sums n floats with 512-bit loads: the read-bandwidth probe.
+/// Sums n floats with full-width loads: the read-bandwidth probe.
 double read_probe(std::int64_t n, const float* x);
 } // namespace avx512
 

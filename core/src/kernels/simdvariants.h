@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The width-generic bodies of the SIMD CPU variants. Included only by avx2variants.cpp and
+// avx512variants.cpp, each compiled with its own ISA flags (core/CMakeLists.txt), each with
+// its own vector-traits struct `V`:
+//
+//   reg, dreg, mask             float vector, double vector (half as many lanes), tail mask
+//   W, kAlign                   floats per reg, bytes an aligned load/store needs
+//   zero, set1, load, loadu, store, storeu, stream, add, mul, fma
+//   tail(rem), maskload(m, p), maskstore(p, m, v)   the first rem (0..W) lanes; the
+//                               masked-off lanes load as 0
+//   dzero, acc_sq(v, lo, hi), dadd, dsum            squares of v summed in double
+//   acc_sum(v, lo, hi)          the lanes of v added to the double accumulators
+//   hsum(reg)                   the lanes summed in double
+//   kGemm                       the gemm blocking (cpuvariants.h's GemmBlocking)
+//   kFmaAccs                    independent accumulators of the FMA probe
+//
+// Everything here has internal linkage (the anonymous namespace), and the traits differ per
+// file: a copy built for AVX-512 can never be picked by the linker for an AVX2 caller. No
+// std:: templates here for the same reason.
+#include "kernels/cpuvariants.h"
+
+#include <immintrin.h>
+
+namespace switchyard::cpu::simd {
+namespace {
+
+inline std::int64_t imin(std::int64_t a, std::int64_t b) {
+    return a < b ? a : b;
+}
+
+template <class V>
+void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out, bool stream) {
+    constexpr std::int64_t W = V::W;
+    const auto vdt = V::set1(dt);
+    std::int64_t i = 0;
+    if (stream) {
+        // Scalar prologue up to an aligned output, then non-temporal stores.
+        while (i < n && (reinterpret_cast<std::uintptr_t>(out + i) & (V::kAlign - 1))) {
+            out[i] = __builtin_fmaf(dt, v[i], x[i]);
+            ++i;
+        }
+        for (; i + 4 * W <= n; i += 4 * W)
+            for (std::int64_t u = 0; u < 4 * W; u += W)
+                V::stream(out + i + u, V::fma(vdt, V::loadu(v + i + u), V::loadu(x + i + u)));
+        _mm_sfence();
+    } else {
+        for (; i + 4 * W <= n; i += 4 * W)
+            for (std::int64_t u = 0; u < 4 * W; u += W)
+                V::storeu(out + i + u, V::fma(vdt, V::loadu(v + i + u), V::loadu(x + i + u)));
+    }
+    for (; i + W <= n; i += W)
+        V::storeu(out + i, V::fma(vdt, V::loadu(v + i), V::loadu(x + i)));
+    if (i < n) {
+        const auto m = V::tail(n - i);
+        V::maskstore(out + i, m, V::fma(vdt, V::maskload(m, v + i), V::maskload(m, x + i)));
+    }
+}
+
+// `stream`: non-temporal stores for prev (rows whose prev is not aligned store plainly).
+template <class V>
+void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, const float* noise,
+              const SdeCoefs& c, float* prev, float* log_prob, bool stream) {
+    constexpr std::int64_t W = V::W;
+    const auto xc = V::set1(float(c.x_coef));
+    const auto vc = V::set1(float(c.v_coef));
+    const auto sd = V::set1(float(c.std_dev));
+    for (std::int64_t r = 0; r < b; ++r) {
+        const std::int64_t base = r * d;
+        const float* xr = x + base;
+        const float* vr = v + base;
+        const float* nr = noise + base;
+        float* pr = prev + base;
+        auto lo = V::dzero(), hi = V::dzero();
+        auto step = [&](typename V::reg xv, typename V::reg vv, typename V::reg nv) {
+            const auto diff = V::mul(sd, nv);
+            const auto mean = V::fma(vv, vc, V::mul(xv, xc));
+            V::acc_sq(diff, lo, hi);
+            return V::add(mean, diff);
+        };
+        std::int64_t i = 0;
+        if (stream && (reinterpret_cast<std::uintptr_t>(pr) & (V::kAlign - 1)) == 0)
+            for (; i + W <= d; i += W)
+                V::stream(pr + i, step(V::loadu(xr + i), V::loadu(vr + i), V::loadu(nr + i)));
+        for (; i + W <= d; i += W)
+            V::storeu(pr + i, step(V::loadu(xr + i), V::loadu(vr + i), V::loadu(nr + i)));
+        if (i < d) {
+            const auto m = V::tail(d - i);
+            // Masked-off lanes load 0: their diff is 0 and adds nothing to the sum.
+            V::maskstore(
+                pr + i, m,
+                step(V::maskload(m, xr + i), V::maskload(m, vr + i), V::maskload(m, nr + i)));
+        }
+        const double sumsq = V::dsum(V::dadd(lo, hi));
+        log_prob[r] = d > 0 ? float(-sumsq * c.inv_two_var / double(d) - c.log_norm) : 0.0f;
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+// The squares of x[0, d) summed in double.
+template <class V> double sum_squares_double(std::int64_t d, const float* x) {
+    constexpr std::int64_t W = V::W;
+    auto a0 = V::dzero(), a1 = V::dzero(), a2 = V::dzero(), a3 = V::dzero();
+    std::int64_t i = 0;
+    for (; i + 2 * W <= d; i += 2 * W) {
+        V::acc_sq(V::loadu(x + i), a0, a1);
+        V::acc_sq(V::loadu(x + i + W), a2, a3);
+    }
+    for (; i + W <= d; i += W)
+        V::acc_sq(V::loadu(x + i), a0, a1);
+    if (i < d)
+        V::acc_sq(V::maskload(V::tail(d - i), x + i), a0, a1);
+    return V::dsum(V::dadd(V::dadd(a0, a1), V::dadd(a2, a3)));
+}
+
+// The squares of the row x[0, d), summed in float over blocks of 64 per lane (4
+// accumulators), the blocks in double; a row whose float sum overflows (|x| > ~1.8e19) or
+// may have lost its digits to underflow is summed again with every square in double (it
+// is in cache; the result is the reference's, NaN included). `pf` (or nullptr): 2d bytes
+// to prefetch into L2 meanwhile, a line per 32 floats summed.
+template <class V> double rms_row_sum(std::int64_t d, const float* x, const char* pf) {
+    constexpr std::int64_t W = V::W;
+    constexpr std::int64_t kBlock = 64 * W;
+    auto lo = V::dzero(), hi = V::dzero();
+    std::int64_t i = 0;
+    while (i + 4 * W <= d) {
+        const std::int64_t end = imin(d, i + kBlock);
+        auto s0 = V::zero(), s1 = V::zero(), s2 = V::zero(), s3 = V::zero();
+        for (; i + 4 * W <= end; i += 4 * W) {
+            if (pf)
+                for (std::int64_t u = 0; u < 4 * W; u += 32)
+                    _mm_prefetch(pf + 2 * (i + u), _MM_HINT_T1);
+            const auto x0 = V::loadu(x + i), x1 = V::loadu(x + i + W);
+            const auto x2 = V::loadu(x + i + 2 * W), x3 = V::loadu(x + i + 3 * W);
+            s0 = V::fma(x0, x0, s0);
+            s1 = V::fma(x1, x1, s1);
+            s2 = V::fma(x2, x2, s2);
+            s3 = V::fma(x3, x3, s3);
+        }
+        V::acc_sum(V::add(V::add(s0, s1), V::add(s2, s3)), lo, hi);
+    }
+    auto s0 = V::zero();
+    for (; i + W <= d; i += W) {
+        const auto x0 = V::loadu(x + i);
+        s0 = V::fma(x0, x0, s0);
+    }
+    if (i < d) {
+        const auto x0 = V::maskload(V::tail(d - i), x + i);
+        s0 = V::fma(x0, x0, s0);
+    }
+    V::acc_sum(s0, lo, hi);
+    const double sumsq = V::dsum(V::dadd(lo, hi));
+    if (!(sumsq < 1e37) || sumsq < 1e-30 * double(d))
+        return sum_squares_double<V>(d, x);
+    return sumsq;
+}
+
+// y[0, d) = x * inv * w; `nt`: non-temporal stores (y aligned); `pf` (or nullptr): 2d
+// bytes to prefetch into L2 meanwhile, a line per 32 floats scaled.
+template <class V>
+void rms_row_scale(std::int64_t d, const float* x, const float* w, typename V::reg inv, float* y,
+                   bool nt, const char* pf) {
+    constexpr std::int64_t W = V::W;
+    std::int64_t i = 0;
+    if (nt) {
+        for (; i + 32 <= d; i += 32) {
+            if (pf)
+                _mm_prefetch(pf + 2 * i, _MM_HINT_T1);
+            for (std::int64_t u = 0; u < 32; u += W)
+                V::stream(y + i + u, V::mul(V::mul(V::loadu(x + i + u), inv), V::loadu(w + i + u)));
+        }
+    } else {
+        for (; i + 32 <= d; i += 32) {
+            if (pf)
+                _mm_prefetch(pf + 2 * i, _MM_HINT_T1);
+            for (std::int64_t u = 0; u < 32; u += W)
+                V::storeu(y + i + u, V::mul(V::mul(V::loadu(x + i + u), inv), V::loadu(w + i + u)));
+        }
+    }
+    for (; i + W <= d; i += W)
+        V::storeu(y + i, V::mul(V::mul(V::loadu(x + i), inv), V::loadu(w + i)));
+    if (i < d) {
+        const auto m = V::tail(d - i);
+        V::maskstore(y + i, m, V::mul(V::mul(V::maskload(m, x + i), inv), V::maskload(m, w + i)));
+    }
+}
+
+// Row by row: the sum of squares reads a row into the caches, the scaling pass reads it
+// from there.
+//  - In cache (!stream): the sum of row r + 1 runs before the scaling of row r, so a
+//    row's reduction, square root and division (tens of cycles in one dependency chain)
+//    overlap the scaling of the previous row instead of stalling it (+10-15 % at 64x1024
+//    on Zen 4).
+//  - From memory (stream): row r is summed and then scaled while it is in L1, and both
+//    passes prefetch row r + 1 into L2 (the sum its first half, the scaling its second),
+//    so the memory stays busy while the row in cache is worked on; the output is stored
+//    non-temporally (no read-for-ownership of y; rows whose output is not aligned store
+//    plainly). At 4096x4096 this order was ~10 % faster than the in-cache one, and ~10 %
+//    faster than one fused pass that scales row r while it sums row r + 1.
+template <class V>
+void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y,
+              bool stream) {
+    auto row = [&](std::int64_t r) {
+        return r < b ? reinterpret_cast<const char*>(x + r * d) : nullptr;
+    };
+    auto scale_of = [&](double sumsq) {
+        const double mean = d > 0 ? sumsq / double(d) : 0.0;
+        return V::set1(float(1.0 / std::sqrt(mean + eps)));
+    };
+    if (stream) {
+        for (std::int64_t r = 0; r < b; ++r) {
+            const char* next = row(r + 1);
+            const auto inv = scale_of(rms_row_sum<V>(d, x + r * d, next));
+            float* yr = y + r * d;
+            const bool nt = (reinterpret_cast<std::uintptr_t>(yr) & (V::kAlign - 1)) == 0;
+            rms_row_scale<V>(d, x + r * d, w, inv, yr, nt, next ? next + 2 * d : nullptr);
+        }
+        _mm_sfence();
+        return;
+    }
+    if (b <= 0)
+        return;
+    double sumsq = rms_row_sum<V>(d, x, nullptr);
+    for (std::int64_t r = 0; r < b; ++r) {
+        const auto inv = scale_of(sumsq);
+        if (r + 1 < b)
+            sumsq = rms_row_sum<V>(d, x + (r + 1) * d, nullptr);
+        rms_row_scale<V>(d, x + r * d, w, inv, y + r * d, false, nullptr);
+    }
+}
+
+template <class V> double fma_probe(std::int64_t iterations) {
+    // Independent accumulators hide the FMA latency (4 cycles, 2 ports).
+    constexpr int N = V::kFmaAccs;
+    typename V::reg acc[N];
+    for (int i = 0; i < N; ++i)
+        acc[i] = V::set1(float(i));
+    const auto m = V::set1(0.999999f), a = V::set1(1e-7f);
+    for (std::int64_t it = 0; it < iterations; ++it)
+        for (int i = 0; i < N; ++i)
+            acc[i] = V::fma(acc[i], m, a);
+    auto sum = acc[0];
+    for (int i = 1; i < N; ++i)
+        sum = V::add(sum, acc[i]);
+    // Keep the result observable so the loop is not removed.
+    volatile double sink = V::hsum(sum);
+    (void)sink;
+    return double(iterations) * double(N) * double(V::W) * 2.0;
+}
+
+template <class V> double read_probe(std::int64_t n, const float* x) {
+    // Four streams (the quarters), 8 accumulators (two per stream): neither the add latency
+    // nor the prefetch of one stream limits it. One core's reads from memory are bound by
+    // its outstanding misses, which more streams keep busier (+10-15 % from DRAM over two
+    // streams); in L1 the limit is two loads a cycle, 64 B against a triad's 96 B (two loads
+    // and a store), so this ceiling sits below the triad there by design.
+    constexpr std::int64_t W = V::W;
+    const std::int64_t quarter = n / 4 / (4 * W) * (4 * W);
+    const float* x1 = x + quarter;
+    const float* x2 = x + 2 * quarter;
+    const float* x3 = x + 3 * quarter;
+    typename V::reg s[8];
+    for (int k = 0; k < 8; ++k)
+        s[k] = V::zero();
+    for (std::int64_t i = 0; i < quarter; i += 4 * W) {
+        for (int k = 0; k < 4; k += 2) {
+            s[k] = V::add(s[k], V::loadu(x + i + W * k));
+            s[k + 1] = V::add(s[k + 1], V::loadu(x + i + W * k + W));
+            s[k + 4] = V::add(s[k + 4], V::loadu(x1 + i + W * k));
+            s[k + 5] = V::add(s[k + 5], V::loadu(x1 + i + W * k + W));
+        }
+        for (int k = 0; k < 4; k += 2) {
+            s[k] = V::add(s[k], V::loadu(x2 + i + W * k));
+            s[k + 1] = V::add(s[k + 1], V::loadu(x2 + i + W * k + W));
+            s[k + 4] = V::add(s[k + 4], V::loadu(x3 + i + W * k));
+            s[k + 5] = V::add(s[k + 5], V::loadu(x3 + i + W * k + W));
+        }
+    }
+    for (int k = 1; k < 8; ++k)
+        s[0] = V::add(s[0], s[k]);
+    double sum = V::hsum(s[0]);
+    for (std::int64_t i = 4 * quarter; i < n; ++i)
+        sum += double(x[i]);
+    return sum;
+}
+
+// ---- gemm: GotoBLAS/BLIS blocking around an MR x NR (NR = two registers) micro-kernel ----
+//
+// Loops: NC columns of B (the packed KC x NC block sits in L3), KC of the k extent, MC rows
+// of A (the packed MC x KC block sits in L2), then NR-column micro-panels of B (KC x NR, in
+// L1 while the MR-row micro-panels of A stream past) and MR-row micro-panels of A.
+
+// Packs A[mc x kc] (row stride lda) into MR-row panels: panel-major, then p, then the MR
+// rows (zero padded past mc).
+template <class V>
+void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda, float* dst) {
+    constexpr std::int64_t MR = V::kGemm.mr;
+    for (std::int64_t i0 = 0; i0 < mc; i0 += MR) {
+        const std::int64_t rows = imin(MR, mc - i0);
+        if (rows == MR) {
+            // Eight k-steps at a time: MR rows read forwards, the panel written in order.
+            std::int64_t p = 0;
+            for (; p + 8 <= kc; p += 8) {
+                for (std::int64_t i = 0; i < MR; ++i) {
+                    const float* src = a + (i0 + i) * lda + p;
+#pragma GCC unroll 8
+                    for (std::int64_t q = 0; q < 8; ++q)
+                        dst[q * MR + i] = src[q];
+                }
+                dst += 8 * MR;
+            }
+            for (; p < kc; ++p) {
+                for (std::int64_t i = 0; i < MR; ++i)
+                    dst[i] = a[(i0 + i) * lda + p];
+                dst += MR;
+            }
+        } else {
+            for (std::int64_t p = 0; p < kc; ++p) {
+                for (std::int64_t i = 0; i < rows; ++i)
+                    dst[i] = a[(i0 + i) * lda + p];
+                for (std::int64_t i = rows; i < MR; ++i)
+                    dst[i] = 0.0f;
+                dst += MR;
+            }
+        }
+    }
+}
+
+// Packs B[kc x nc] (row stride ldb) into NR-column panels: panel q at dst + q * NR * kc,
+// then p, then the NR columns (zero padded past nc). dst is kAlign-aligned.
+template <class V>
+void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb, float* dst) {
+    constexpr std::int64_t W = V::W, NR = V::kGemm.nr;
+    static_assert(NR == 2 * W, "the micro-kernel holds a row of the tile in two registers");
+    const std::int64_t full = nc / NR;
+    for (std::int64_t p = 0; p < kc; ++p) {
+        const float* src = b + p * ldb;
+        float* d = dst + p * NR;
+        for (std::int64_t q = 0; q < full; ++q) {
+            V::store(d + q * NR * kc, V::loadu(src + q * NR));
+            V::store(d + q * NR * kc + W, V::loadu(src + q * NR + W));
+        }
+        if (full * NR < nc) {
+            const std::int64_t j0 = full * NR, cols = nc - j0;
+            float* e = d + full * NR * kc;
+            const auto m0 = V::tail(imin(W, cols));
+            const auto m1 = V::tail(cols > W ? cols - W : 0);
+            V::store(e, V::maskload(m0, src + j0));
+            V::store(e + W, V::maskload(m1, src + j0 + W));
+        }
+    }
+}
+
+// C[R x NR] = alpha * Ap[R x kc] * Bp[kc x NR] + cb * C (cb == 0: C is not read, so it may
+// hold NaN as BLAS allows), straight from the accumulators: the first R (R <= MR, MR by
+// default) rows of an A panel. `c` has row stride ldc.
+template <class V, int R = int(V::kGemm.mr)>
+inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float* __restrict bp,
+                       float* c, std::int64_t ldc, float alpha, float cb) {
+    constexpr int MR = R;
+    constexpr std::int64_t PR = V::kGemm.mr; // the A panel's stride
+    constexpr std::int64_t W = V::W, NR = V::kGemm.nr;
+    typename V::reg acc0[MR], acc1[MR];
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+        acc0[i] = V::zero();
+        acc1[i] = V::zero();
+    }
+    for (std::int64_t p = 0; p < kc; ++p) {
+        const auto b0 = V::load(bp);
+        const auto b1 = V::load(bp + W);
+        _mm_prefetch(reinterpret_cast<const char*>(ap + 8 * PR), _MM_HINT_T0);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            const auto a = V::set1(ap[i]);
+            acc0[i] = V::fma(a, b0, acc0[i]);
+            acc1[i] = V::fma(a, b1, acc1[i]);
+        }
+        ap += PR;
+        bp += NR;
+    }
+    const auto va = V::set1(alpha);
+    if (cb == 0.0f) {
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            V::storeu(c + i * ldc, V::mul(va, acc0[i]));
+            V::storeu(c + i * ldc + W, V::mul(va, acc1[i]));
+        }
+    } else {
+        const auto vb = V::set1(cb);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            float* row = c + i * ldc;
+            V::storeu(row, V::fma(vb, V::loadu(row), V::mul(va, acc0[i])));
+            V::storeu(row + W, V::fma(vb, V::loadu(row + W), V::mul(va, acc1[i])));
+        }
+    }
+}
+
+// The same for an edge tile (rows x cols of C, fewer than MR x NR): the rows rounded up
+// to 4 (or MR) are computed into a buffer, and only its valid part is merged into C, so a
+// 4-row edge costs a third of a 12-row tile, not a whole one.
+template <class V>
+void gemm_edge(std::int64_t kc, const float* ap, const float* bp, float* c, std::int64_t ldc,
+               std::int64_t rows, std::int64_t cols, float alpha, float cb) {
+    constexpr int MR = int(V::kGemm.mr);
+    constexpr std::int64_t NR = V::kGemm.nr;
+    alignas(64) float tile[MR * NR];
+    constexpr int R4 = MR > 4 ? 4 : MR, R8 = MR > 8 ? 8 : MR;
+    if (rows <= R4)
+        gemm_micro<V, R4>(kc, ap, bp, tile, NR, alpha, 0.0f);
+    else if (rows <= R8)
+        gemm_micro<V, R8>(kc, ap, bp, tile, NR, alpha, 0.0f);
+    else
+        gemm_micro<V>(kc, ap, bp, tile, NR, alpha, 0.0f);
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) {
+            const float t = tile[i * NR + j];
+            c[i * ldc + j] = cb == 0.0f ? t : __builtin_fmaf(cb, c[i * ldc + j], t);
+        }
+}
+
+template <class V>
+void gemm_macro(std::int64_t mc, std::int64_t nc, std::int64_t kc, const float* packed_a,
+                const float* packed_b, float* c, std::int64_t ldc, float alpha, float cb) {
+    constexpr std::int64_t MR = V::kGemm.mr, NR = V::kGemm.nr;
+    for (std::int64_t jr = 0; jr < nc; jr += NR) {
+        const std::int64_t cols = imin(NR, nc - jr);
+        const float* bp = packed_b + jr * kc;
+        for (std::int64_t ir = 0; ir < mc; ir += MR) {
+            const std::int64_t rows = imin(MR, mc - ir);
+            float* cblk = c + ir * ldc + jr;
+            // The C rows come from L3 or memory: fetch them while the kc loop runs.
+            for (std::int64_t i = 0; i < rows; ++i) {
+                const char* crow = reinterpret_cast<const char*>(cblk + i * ldc);
+                _mm_prefetch(crow, _MM_HINT_T0);
+                _mm_prefetch(crow + 4 * (cols - 1), _MM_HINT_T0);
+            }
+            if (rows == MR && cols == NR)
+                gemm_micro<V>(kc, packed_a + ir * kc, bp, cblk, ldc, alpha, cb);
+            else
+                gemm_edge<V>(kc, packed_a + ir * kc, bp, cblk, ldc, rows, cols, alpha, cb);
+        }
+    }
+}
+
+// The single-threaded driver; `workspace` holds V::kGemm.workspace_floats() floats,
+// kAlign-aligned: the packed B block first, then the packed A block.
+template <class V>
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+          const float* b, std::int64_t ldb, float alpha, float beta, float* c, std::int64_t ldc,
+          float* workspace) {
+    constexpr GemmBlocking g = V::kGemm;
+    float* packed_b = workspace;
+    constexpr std::int64_t b_floats = g.b_floats(); // constant: no out-of-line copy here
+    float* packed_a = workspace + b_floats;
+    if (k == 0) {
+        for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t j = 0; j < n; ++j)
+                c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+        return;
+    }
+    for (std::int64_t j0 = 0; j0 < n; j0 += g.nc) {
+        const std::int64_t nc = imin(g.nc, n - j0);
+        for (std::int64_t p0 = 0; p0 < k; p0 += g.kc) {
+            const std::int64_t kc = imin(g.kc, k - p0);
+            gemm_pack_b<V>(kc, nc, b + p0 * ldb + j0, ldb, packed_b);
+            // The first k-block applies beta; later ones accumulate.
+            const float cb = p0 == 0 ? beta : 1.0f;
+            for (std::int64_t i0 = 0; i0 < m; i0 += g.mc) {
+                const std::int64_t mc = imin(g.mc, m - i0);
+                gemm_pack_a<V>(mc, kc, a + i0 * lda + p0, lda, packed_a);
+                gemm_macro<V>(mc, nc, kc, packed_a, packed_b, c + i0 * ldc + j0, ldc, alpha, cb);
+            }
+        }
+    }
+}
+
+} // namespace
+} // namespace switchyard::cpu::simd
+
+// Defines the entry points cpuvariants.h declares for namespace `isa` from the templates
+// above, with the traits `V` of the including file (`VStream`: those of flow_match's
+// streaming form).
+#define SWITCHYARD_SIMD_ENTRY_POINTS(V, VStream)                                                   \
+    void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out,          \
+                    bool stream) {                                                                 \
+        if (stream)                                                                                \
+            simd::flow_match<VStream>(n, x, v, dt, out, true);                                     \
+        else                                                                                       \
+            simd::flow_match<V>(n, x, v, dt, out, false);                                          \
+    }                                                                                              \
+    void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v,                  \
+                  const float* noise, const SdeCoefs& c, float* prev, float* log_prob,             \
+                  bool stream) {                                                                   \
+        simd::flow_sde<V>(b, d, x, v, noise, c, prev, log_prob, stream);                           \
+    }                                                                                              \
+    void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,      \
+                  float* y, bool stream) {                                                         \
+        simd::rms_norm<V>(b, d, x, w, eps, y, stream);                                             \
+    }                                                                                              \
+    double fma_probe(std::int64_t iterations) {                                                    \
+        return simd::fma_probe<V>(iterations);                                                     \
+    }                                                                                              \
+    double read_probe(std::int64_t n, const float* x) {                                            \
+        return simd::read_probe<V>(n, x);                                                          \
+    }                                                                                              \
+    void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda,           \
+                     float* dst) {                                                                 \
+        simd::gemm_pack_a<V>(mc, kc, a, lda, dst);                                                 \
+    }                                                                                              \
+    void gemm_pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t ldb,           \
+                     float* dst) {                                                                 \
+        simd::gemm_pack_b<V>(kc, nc, b, ldb, dst);                                                 \
+    }                                                                                              \
+    void gemm_macro(std::int64_t mc, std::int64_t nc, std::int64_t kc, const float* packed_a,      \
+                    const float* packed_b, float* c, std::int64_t ldc, float alpha, float cb) {    \
+        simd::gemm_macro<V>(mc, nc, kc, packed_a, packed_b, c, ldc, alpha, cb);                    \
+    }                                                                                              \
+    void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,    \
+              const float* b, std::int64_t ldb, float alpha, float beta, float* c,                 \
+              std::int64_t ldc, float* workspace) {                                                \
+        simd::gemm<V>(m, n, k, a, lda, b, ldb, alpha, beta, c, ldc, workspace);                    \
+    }
