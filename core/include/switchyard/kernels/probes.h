@@ -16,10 +16,23 @@ namespace switchyard {
 ///
 /// `ceilings` is the cache-aware roofline: read and triad bandwidth at working sets
 /// sized for L1, L2, L3 and DRAM (from cpu_info()'s cache sizes; DRAM at 4x the last
-/// level), each single-thread ("...1t") and all-thread ("...all"), plus the fp32 FMA
+/// level, at least 128 MiB), each single-thread ("...1t") and all-thread ("...all"), plus the fp32 FMA
 /// peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"). A level that
 /// cannot be measured (DRAM when memory is too small) has value 0 and a method saying why.
 /// The first three fields are kept for older readers: the DRAM triad and FMA all-thread.
+///
+/// What a bandwidth ceiling means for a row: the most bytes per second a kernel can move
+/// at that level on this machine, counted the way rows count them (every input read and
+/// every output written once: no write-allocate traffic), on memory from the CPU device's
+/// allocator (the same page size as the rows' buffers). The triad tries every store
+/// flavour; in DRAM its non-temporal form sets the ceiling (a kernel that streams its
+/// output, as flow_match_step's AVX variants do from 4 MiB on, reaches it). A kernel with
+/// regular stores also moves the write-allocate read of each output line that it is not
+/// credited with, so in DRAM it tops out near 3/4 of a triad ceiling (12 of 16 bytes an
+/// element): 0.75 "of ceiling" is its limit there, not a slow kernel. Each figure is the
+/// best timing among those no probe thread was preempted in (a preempted timing measures
+/// the scheduler), so it is what the machine gives an undisturbed kernel; a row's median
+/// on a busy machine sits below it.
 struct CpuPeaks {
     double triad_gbs = 0;         // DRAM STREAM triad (a = b + s*c, fp32, all threads)
     std::int64_t triad_bytes = 0; // working set that probe used
@@ -70,7 +83,7 @@ std::string openblas_core_warning(const OpenBlasInfo& info);
 
 /// A memory level the CPU's bandwidth probes measure. Each is probed at 4x the level
 /// below but at most half its capacity (L1: 3/4; per core for the per-core L1 and L2),
-/// DRAM at max(64 MiB, 4 x last level). Exposed for the tests.
+/// DRAM at max(128 MiB, 4 x last level). Exposed for the tests.
 struct CpuProbeLevel {
     std::string level;         // "L1", "L2", "L3", "DRAM"
     std::int64_t capacity = 0; // bytes one core sees (0 for DRAM)
