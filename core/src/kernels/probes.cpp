@@ -143,19 +143,22 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     const std::int64_t third = std::max<std::int64_t>(64, (n - 2 * kSkew) / 3 / 64 * 64);
     const double pass_bytes = probe == Probe::Read ? 4.0 * double(n) : 12.0 * double(third);
     const std::int64_t reps = std::max<std::int64_t>(1, std::int64_t(min_bytes / pass_bytes));
-    // Forms: read uses the widest loads only; triad every store flavour.
+    // Forms: read uses the widest loads only; triad every store flavour (+ 10: the
+    // non-temporal store variant, with `streaming_forms`).
     std::vector<int> forms;
     if (probe == Probe::Read) {
         forms.push_back(isa);
+    } else if (streaming_forms) {
+        // Beyond the caches the width of the loads and stores does not limit a pass: the
+        // widest regular-store form and the widest non-temporal one.
+        forms.push_back(isa >= 3 ? isa : 0);
+        forms.push_back(forms.back() + 10);
     } else {
         forms.push_back(0);
         if (isa >= 3)
             forms.push_back(3);
         if (isa >= 4)
             forms.push_back(4);
-        if (streaming_forms)
-            for (int f : std::vector<int>(forms))
-                forms.push_back(f + 10); // + 10: the non-temporal store variant
     }
     std::vector<double> sink(std::size_t(arena.parts()), 0.0);
     auto pass = [&](int form, std::int64_t t) {
@@ -326,12 +329,20 @@ CpuPeaks measure_all() {
             std::unique_ptr<Arena> arena;
             if (dram_reason.empty())
                 arena = std::make_unique<Arena>(ws / 4, threads == 1 ? 1 : all);
-            // DRAM: 7 timings (a pass is milliseconds), so the spread has a median to go by.
+            // DRAM: 7 timings, so the spread has a median to go by.
             // In-cache passes are short: repeat each to ~16 MiB per thread per timing.
             // Under a sanitizer every load is checked and the figures mean nothing: the same
             // passes run (same arenas, slices and forms), 3 timings of ~1 MiB, about 10x less.
             const int timings = kSanitized ? 3 : dram ? 7 : 15;
-            const double min_bytes = dram ? 0.0 : kSanitized ? double(1 << 20) : double(16 << 20);
+            // DRAM: each timing is 4 passes (~13 ms at 40 GB/s, 1 thread). One core's DRAM
+            // bandwidth is bound by its outstanding misses, so by the memory latency, which
+            // other tenants of a shared host change from millisecond to millisecond: the best
+            // of 42 single 3 ms passes caught idle moments (48 GB/s) that no row's median
+            // sees, while 4-pass timings agree within ~8 % (37.7-40.9 over three runs here).
+            const double min_bytes = kSanitized ? double(1 << 20)
+                                     : dram     ? 4.0 * double(ws / std::max<std::int64_t>(
+                                                                   1, threads == 1 ? 1 : all))
+                                                : double(16 << 20);
             for (Probe probe : {Probe::Read, Probe::Triad}) {
                 Ceiling c;
                 const bool read = probe == Probe::Read;
