@@ -133,11 +133,13 @@ while IFS=$'\t' read -r id kind threads bytes value; do
     rows+=("$id"$'\t'"$kind"$'\t'"$t"$'\t'"$bytes"$'\t'"$value"$'\t'"$best"$'\t'"$scale"$'\t'"$best_test")
 done <"$work/ceilings.tsv"
 
-printf '%s\n' "${rows[@]}" | python3 -c '
+printf '%s\n' "${rows[@]}" >"$work/rows.tsv"
+python3 - "$work/rows.tsv" <<'EOF_TABLE'
 import sys
-print(f"{\"ceiling\":<16} {\"threads\":>7} {\"working set\":>12} {\"Switchyard\":>11} {\"likwid best\":>12} {\"ratio\":>6}  likwid kernel")
+hdr = ("ceiling", "threads", "working set", "Switchyard", "likwid best", "ratio")
+print(f"{hdr[0]:<16} {hdr[1]:>7} {hdr[2]:>12} {hdr[3]:>11} {hdr[4]:>12} {hdr[5]:>6}  likwid kernel")
 worst = 0.0
-for line in sys.stdin:
+for line in open(sys.argv[1]):
     cid, kind, t, b, v, l, scale, test = line.rstrip("\n").split("\t")
     b, v, l = int(b), float(v), float(l) / float(scale)
     ws = "-" if kind == "compute" else (f"{b / 2**20:.0f} MiB" if b >= 2**20 else f"{b / 1024:.0f} KiB")
@@ -147,4 +149,4 @@ for line in sys.stdin:
         worst = max(worst, abs(ratio - 1))
     print(f"{cid:<16} {t:>7} {ws:>12} {v:>11.1f} {l:>12.1f} {ratio:>6.2f}  {test} ({unit})")
 print(f"\nlargest deviation from likwid-bench: {worst * 100:.0f} % (goal: within 10 %)")
-'
+EOF_TABLE
