@@ -8,13 +8,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace switchyard::opencl {
@@ -109,8 +109,8 @@ std::size_t global_for(cl_ulong n4, std::size_t local, std::uint32_t per_item) {
 // The host's data caches as a CPU OpenCL device sees them (sysfs; PoCL runs work-groups
 // on every core): each level's size times the devices' compute units that have their own
 // copy of it. Empty where sysfs has none.
-std::vector<CacheLevel> host_cache_levels(cl_uint units) {
-    std::vector<CacheLevel> out;
+std::vector<SweepCache> host_cache_levels(cl_uint units) {
+    std::vector<SweepCache> out;
     for (int index = 0; index < 16; ++index) {
         const std::string dir =
             "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
@@ -143,7 +143,7 @@ std::vector<CacheLevel> host_cache_levels(cl_uint units) {
             std::max(1.0, double(std::max<cl_uint>(units, 1)) / double(std::max(sharing, 1)));
         out.push_back({"L" + level, bytes * copies});
     }
-    std::sort(out.begin(), out.end(), [](const CacheLevel& a, const CacheLevel& b) {
+    std::sort(out.begin(), out.end(), [](const SweepCache& a, const SweepCache& b) {
         return a.capacity_bytes < b.capacity_bytes;
     });
     return out;
@@ -361,8 +361,8 @@ void OpenClDevice::add_sweep_ceilings() {
     if (max_bytes < 4 * kSweepMinBytes)
         return;
     const bool cpu_device = this->cpu_device();
-    std::vector<CacheLevel> caches =
-        cpu_device ? host_cache_levels(m_record.compute_units) : std::vector<CacheLevel>{};
+    std::vector<SweepCache> caches =
+        cpu_device ? host_cache_levels(m_record.compute_units) : std::vector<SweepCache>{};
     if (caches.empty() && m_record.global_memory_cache_bytes > 0)
         caches.push_back({cpu_device ? "LLC" : "L2", double(m_record.global_memory_cache_bytes)});
     const auto points = sweep_working_sets(max_bytes);
@@ -408,8 +408,8 @@ void OpenClDevice::probe_bandwidth() {
     // 256 MiB per buffer where the device allows it (max alloc, a quarter of its memory),
     // and at least 8x its global memory cache when it allows that: source and destination
     // together are then 16x the cache (PoCL on a 32 MiB L3: 512 MiB).
-    std::size_t bytes = std::size_t(std::max<cl_ulong>(256 * kMiB,
-                                                       8 * m_record.global_memory_cache_bytes));
+    std::size_t bytes =
+        std::size_t(std::max<cl_ulong>(256 * kMiB, 8 * m_record.global_memory_cache_bytes));
     bytes = std::size_t(std::min<cl_ulong>(bytes, m_record.max_alloc_bytes));
     bytes = std::size_t(std::min<cl_ulong>(bytes, m_record.global_memory_bytes / 4));
     bytes = bytes / kMiB * kMiB;
@@ -491,13 +491,11 @@ void OpenClDevice::probe_bandwidth() {
     const std::uint32_t best_per_item = best_shape.per_item;
     m_info.peak_bandwidth_gbs = 2.0 * double(bytes) / best / 1e9;
     m_probe_copy_bytes = 2.0 * double(bytes);
-    m_info.peak_bandwidth_source = "measured: OpenCL copy probe, " + std::to_string(bytes / kMiB) +
-                                   " MiB, read+write" +
-                                   (in_place ? " (in-place update x = a x + b)" : " (copy)") +
-                                   ", " + std::to_string(best_per_item) +
-                                   (best_shape.contiguous ? " consecutive" : "") +
-                                   " float4 per work-item, best of " +
-                                   std::to_string(kProbeRuns - 1);
+    m_info.peak_bandwidth_source =
+        "measured: OpenCL copy probe, " + std::to_string(bytes / kMiB) + " MiB, read+write" +
+        (in_place ? " (in-place update x = a x + b)" : " (copy)") + ", " +
+        std::to_string(best_per_item) + (best_shape.contiguous ? " consecutive" : "") +
+        " float4 per work-item, best of " + std::to_string(kProbeRuns - 1);
 }
 
 std::vector<SweepPoint> OpenClDevice::sweep_working_sets(std::size_t max_bytes) {
@@ -520,16 +518,15 @@ std::vector<SweepPoint> OpenClDevice::sweep_working_sets(std::size_t max_bytes) 
         const std::uint32_t trials =
             std::uint32_t(std::clamp<std::size_t>((64 * kMiB) / ws, 1, 4096));
         const cl_float a = 0.999f, b = 0.001f;
-        const std::size_t global = cpu ? std::size_t((n4 + per_item - 1) / per_item)
-                                       : global_for(n4, local, per_item);
+        const std::size_t global =
+            cpu ? std::size_t((n4 + per_item - 1) / per_item) : global_for(n4, local, per_item);
         const double s = best_launch_seconds(
             q, k, global, local,
             [&](cl_kernel kernel) {
                 check(clSetKernelArg(kernel, 0, sizeof(cl_mem), &x.m), "clSetKernelArg");
                 check(clSetKernelArg(kernel, 1, sizeof n4, &n4), "clSetKernelArg");
                 check(clSetKernelArg(kernel, 2, sizeof per_item, &per_item), "clSetKernelArg");
-                check(clSetKernelArg(kernel, 3, sizeof contiguous, &contiguous),
-                      "clSetKernelArg");
+                check(clSetKernelArg(kernel, 3, sizeof contiguous, &contiguous), "clSetKernelArg");
                 check(clSetKernelArg(kernel, 4, sizeof trials, &trials), "clSetKernelArg");
                 check(clSetKernelArg(kernel, 5, sizeof a, &a), "clSetKernelArg");
                 check(clSetKernelArg(kernel, 6, sizeof b, &b), "clSetKernelArg");

@@ -14,9 +14,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 #include <utility>
-#include <new>
 #include <vector>
 
 namespace switchyard {

@@ -339,10 +339,10 @@ CpuPeaks measure_all() {
             // other tenants of a shared host change from millisecond to millisecond: the best
             // of 42 single 3 ms passes caught idle moments (48 GB/s) that no row's median
             // sees, while 4-pass timings agree within ~8 % (37.7-40.9 over three runs here).
-            const double min_bytes = kSanitized ? double(1 << 20)
-                                     : dram     ? 4.0 * double(ws / std::max<std::int64_t>(
-                                                                   1, threads == 1 ? 1 : all))
-                                                : double(16 << 20);
+            const double min_bytes =
+                kSanitized ? double(1 << 20)
+                : dram     ? 4.0 * double(ws / std::max<std::int64_t>(1, threads == 1 ? 1 : all))
+                           : double(16 << 20);
             for (Probe probe : {Probe::Read, Probe::Triad}) {
                 Ceiling c;
                 const bool read = probe == Probe::Read;

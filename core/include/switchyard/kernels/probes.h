@@ -16,10 +16,10 @@ namespace switchyard {
 ///
 /// `ceilings` is the cache-aware roofline: read and triad bandwidth at working sets
 /// sized for L1, L2, L3 and DRAM (from cpu_info()'s cache sizes; DRAM at 4x the last
-/// level, at least 128 MiB), each single-thread ("...1t") and all-thread ("...all"), plus the fp32 FMA
-/// peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"). A level that
-/// cannot be measured (DRAM when memory is too small) has value 0 and a method saying why.
-/// The first three fields are kept for older readers: the DRAM triad and FMA all-thread.
+/// level, at least 128 MiB), each single-thread ("...1t") and all-thread ("...all"), plus the fp32
+/// FMA peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"). A level that cannot
+/// be measured (DRAM when memory is too small) has value 0 and a method saying why. The first three
+/// fields are kept for older readers: the DRAM triad and FMA all-thread.
 ///
 /// What a bandwidth ceiling means for a row: the most bytes per second a kernel can move
 /// at that level on this machine, counted the way rows count them (every input read and

@@ -17,7 +17,7 @@ struct SweepPoint {
 
 /// A cache level a sweep's plateaus are matched to: its name ("L1", "L2", "L3", "LLC")
 /// and the bytes it holds for the threads the sweep ran on.
-struct CacheLevel {
+struct SweepCache {
     std::string level;
     double capacity_bytes = 0;
 };
@@ -34,18 +34,17 @@ struct Plateau {
 };
 
 /// Plateaus of `points` (sorted by working set, ascending): a plateau continues while a
-/// point stays within `drop` (0.8: 20 %) of the plateau's best; a lower point starts the
-/// next one. Single points before a plateau (the transitions, where part of the set still
-/// hits the level above) are folded into it; the last plateau, which reaches the sweep's
-/// end, is memory. Each plateau before it is labelled
-/// with the smallest level of `caches` (ascending) not used yet whose capacity holds the
-/// plateau's last working set within 2x (a set of 2x a level's size still hits it
-/// partly); one that matches no level is dropped. Labels therefore come out in the order
-/// of `caches`, each at most once, memory last.
+/// point stays within `drop` (0.9: 10 %) of the plateau's best; a lower point starts the
+/// next one. A one-point run before another (a transition, where part of the set still
+/// hits the level above, or noise) is folded into the next. Each run but the last is
+/// labelled with the smallest level of `caches` (ascending) that holds its last working
+/// set within 2x (a set of 2x a level's size still hits it partly); consecutive runs with
+/// one label are one plateau (noise split it), and runs past every cache join memory.
+/// The last run, which reaches the sweep's end, is `memory_level`. Labels therefore come
+/// out in the order of `caches`, each at most once, memory last.
 inline std::vector<Plateau> detect_plateaus(const std::vector<SweepPoint>& points,
-                                            const std::vector<CacheLevel>& caches,
-                                            const std::string& memory_level,
-                                            double drop = 0.8) {
+                                            const std::vector<SweepCache>& caches,
+                                            const std::string& memory_level, double drop = 0.9) {
     std::vector<Plateau> runs;
     for (const auto& p : points) {
         if (!(p.gbs > 0))
@@ -59,8 +58,6 @@ inline std::vector<Plateau> detect_plateaus(const std::vector<SweepPoint>& point
         r.last_bytes = p.working_set_bytes;
         ++r.points;
     }
-    // A one-point run before another is a transition (or noise at the sweep's start): fold
-    // it into the next run (whose first set moves down to it; its best does not change).
     for (std::size_t i = 0; i + 1 < runs.size();) {
         if (runs[i].points == 1) {
             runs[i + 1].first_bytes = runs[i].first_bytes;
@@ -72,24 +69,33 @@ inline std::vector<Plateau> detect_plateaus(const std::vector<SweepPoint>& point
     std::vector<Plateau> out;
     if (runs.empty())
         return out;
-    std::size_t next_cache = 0;
-    for (std::size_t i = 0; i + 1 < runs.size(); ++i) {
-        auto r = runs[i];
-        while (next_cache < caches.size() &&
-               2.0 * caches[next_cache].capacity_bytes < r.last_bytes)
-            ++next_cache; // a level this plateau is already past: not seen in the sweep
-        if (next_cache == caches.size())
-            break;
-        if (r.last_bytes > 2.0 * caches[next_cache].capacity_bytes)
-            continue;
-        r.level = caches[next_cache].level;
-        r.capacity_bytes = caches[next_cache].capacity_bytes;
-        ++next_cache;
-        out.push_back(r);
-    }
     auto memory = runs.back();
     memory.level = memory_level;
     memory.capacity_bytes = 0;
+    for (std::size_t i = 0; i + 1 < runs.size(); ++i) {
+        auto r = runs[i];
+        const SweepCache* match = nullptr;
+        for (const auto& c : caches)
+            if (r.last_bytes <= 2.0 * c.capacity_bytes) {
+                match = &c;
+                break;
+            }
+        if (!match) { // past every cache: memory starts here
+            memory.first_bytes = std::min(memory.first_bytes, r.first_bytes);
+            memory.gbs = std::max(memory.gbs, r.gbs);
+            memory.points += r.points;
+            continue;
+        }
+        if (!out.empty() && out.back().level == match->level) {
+            out.back().gbs = std::max(out.back().gbs, r.gbs);
+            out.back().last_bytes = r.last_bytes;
+            out.back().points += r.points;
+            continue;
+        }
+        r.level = match->level;
+        r.capacity_bytes = match->capacity_bytes;
+        out.push_back(r);
+    }
     out.push_back(memory);
     return out;
 }
