@@ -22,13 +22,13 @@
 # machine). As root both tools also run under `chrt -f 1` (SCHED_FIFO, each invocation
 # short; single-thread runs only): on a loaded 2-core VM an ordinary process is preempted mid-pass and
 # likwid-bench's long runs then measure the scheduler (5 GB/s "DRAM" under load 8).
-# SWITCHYARD_LIKWID_REPEATS (default 3) likwid runs per kernel; SWITCHYARD_PROBE_REPEATS
+# SWITCHYARD_LIKWID_REPEATS (default 2) likwid runs per kernel; SWITCHYARD_PROBE_REPEATS
 # (default 2) Switchyard probe runs, best of each taken per ceiling.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cli=${1:-$here/build/bin/switchyard-cli}
-repeats=${SWITCHYARD_LIKWID_REPEATS:-3}
+repeats=${SWITCHYARD_LIKWID_REPEATS:-2}
 probe_repeats=${SWITCHYARD_PROBE_REPEATS:-2}
 lock=/tmp/switchyard-measure.lock
 
@@ -96,7 +96,7 @@ likwid_best() { # test threads bytes field -> best value over $repeats runs (0: 
         local run=measure
         [ "$threads" = 1 ] && run=measure_rt
         v=$($run likwid-bench -t "$test" -w "S0:${bytes}B:$threads" -s 0.1 2>/dev/null |
-            awk -v f="$field" '$1 == f {v = $2} END {print v + 0}')
+            awk -v f="$field:" '$1 == f {v = $2} END {print v + 0}')
         best=$(python3 -c "print(max($best, ${v:-0}))")
     done
     echo "$best"
@@ -138,7 +138,7 @@ python3 - "$work/rows.tsv" <<'EOF_TABLE'
 import sys
 hdr = ("ceiling", "threads", "working set", "Switchyard", "likwid best", "ratio")
 print(f"{hdr[0]:<16} {hdr[1]:>7} {hdr[2]:>12} {hdr[3]:>11} {hdr[4]:>12} {hdr[5]:>6}  likwid kernel")
-worst = 0.0
+worst, compared = 0.0, 0
 for line in open(sys.argv[1]):
     cid, kind, t, b, v, l, scale, test = line.rstrip("\n").split("\t")
     b, v, l = int(b), float(v), float(l) / float(scale)
@@ -147,6 +147,10 @@ for line in open(sys.argv[1]):
     ratio = v / l if l > 0 else float("nan")
     if l > 0:
         worst = max(worst, abs(ratio - 1))
+        compared += 1
     print(f"{cid:<16} {t:>7} {ws:>12} {v:>11.1f} {l:>12.1f} {ratio:>6.2f}  {test} ({unit})")
-print(f"\nlargest deviation from likwid-bench: {worst * 100:.0f} % (goal: within 10 %)")
+if compared:
+    print(f"\nlargest deviation from likwid-bench: {worst * 100:.0f} % over {compared} ceilings (goal: within 10 %)")
+else:
+    print("\nno likwid-bench figure could be read: nothing compared")
 EOF_TABLE

@@ -148,8 +148,29 @@ private slots:
                               last_cache->id + " " + std::to_string(last_cache->value))
                                  .c_str());
             }
+        // The sweep cross-check: points ascend; plateaus come in the order of the levels
+        // cpu_info() reports, each at most once and within 2x of its level's size, DRAM last.
+        if (!kSanitized) {
+            QVERIFY(p.sweep.size() >= 4);
+            for (std::size_t i = 1; i < p.sweep.size(); ++i)
+                QVERIFY(p.sweep[i].working_set_bytes > p.sweep[i - 1].working_set_bytes);
+            QVERIFY(!p.plateaus.empty());
+            QCOMPARE(p.plateaus.back().level, std::string("DRAM"));
+            std::size_t next = 0;
+            for (std::size_t i = 0; i + 1 < p.plateaus.size(); ++i) {
+                const auto& pl = p.plateaus[i];
+                while (next < levels.size() && levels[next].level != pl.level)
+                    ++next;
+                QVERIFY2(next < levels.size() - 1, pl.level.c_str()); // a cache, in order
+                QCOMPARE(pl.capacity_bytes, double(levels[next].capacity));
+                QVERIFY(pl.last_bytes <= 2 * pl.capacity_bytes);
+                ++next;
+            }
+        }
         // Round trip through the worker's --peaks JSON.
         const auto back = CpuPeaks::from_json(p.to_json());
+        QCOMPARE(back.sweep.size(), p.sweep.size());
+        QCOMPARE(back.plateaus.size(), p.plateaus.size());
         QCOMPARE(back.ceilings.size(), p.ceilings.size());
         QCOMPARE(back.ceilings[0].capacity_bytes, p.ceilings[0].capacity_bytes);
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,

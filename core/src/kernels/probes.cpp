@@ -132,9 +132,11 @@ double spread_of(std::vector<double> v) {
 // by the pool's dispatch. Every form of the loop this CPU runs is tried, interleaved; the
 // best is the machine's limit, so no kernel can beat the probe by storing differently.
 ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool streaming_forms,
-                      int timings, double min_bytes) {
+                      int timings, double min_bytes, std::int64_t prefix_floats = 0) {
     const int isa = probe_isa();
-    const std::int64_t n = arena.slice_floats();
+    // `prefix_floats`: only the first that many floats of each slice (the sweep).
+    const std::int64_t n =
+        prefix_floats > 0 ? std::min(prefix_floats, arena.slice_floats()) : arena.slice_floats();
     // Triad arrays a, b, c: whole 64-float blocks (256-byte aligned, no loop tails, as a
     // kernel on a round size runs), each placed 256 bytes past the previous
     // one's end, so a store to a[i] and the loads of b[i], c[i] never sit a multiple of
@@ -282,6 +284,26 @@ std::string lower(std::string s) {
     return s;
 }
 
+// The 1-thread read probe over a doubling working set, on one arena (the largest set's):
+// each point ~16 MiB per timing, 5 timings (3 from 64 MiB on, a pass each).
+std::vector<SweepPoint> read_sweep() {
+    std::vector<SweepPoint> points;
+    constexpr std::int64_t kMin = std::int64_t(16) << 10;
+    std::int64_t max_bytes = std::int64_t(512) << 20;
+    if (const auto mem = host_info().memory_bytes; mem > 0)
+        max_bytes = std::min<std::int64_t>(max_bytes, std::int64_t(mem) / 8);
+    if (max_bytes < 4 * kMin)
+        return points;
+    const Arena arena(max_bytes / 4, 1);
+    for (std::int64_t ws = kMin; ws <= max_bytes; ws *= 2) {
+        const bool big = ws >= (std::int64_t(64) << 20);
+        const auto r = run_probe(Probe::Read, arena, 1, false, big ? 3 : 5,
+                                 big ? 0.0 : double(16 << 20), ws / 4);
+        points.push_back({double(ws), r.best});
+    }
+    return points;
+}
+
 CpuPeaks measure_all() {
     CpuPeaks p;
     const int isa = probe_isa();
@@ -383,6 +405,14 @@ CpuPeaks measure_all() {
             }
         }
     }
+    if (!kSanitized) {
+        std::vector<SweepCache> caches;
+        for (const auto& lv : cpu_probe_levels())
+            if (lv.level != "DRAM")
+                caches.push_back({lv.level, double(lv.capacity)});
+        p.sweep = read_sweep();
+        p.plateaus = detect_plateaus(p.sweep, caches, "DRAM");
+    }
     if (isa >= 3) {
         for (std::int64_t threads : {std::int64_t(1), all}) {
             Ceiling c;
@@ -444,8 +474,22 @@ const Ceiling* CpuPeaks::find(std::string_view id) const {
 }
 
 nlohmann::json CpuPeaks::to_json() const {
-    return {{"triad_gbs", triad_gbs}, {"triad_bytes", triad_bytes}, {"fma_gflops", fma_gflops},
-            {"fma_isa", fma_isa},     {"ceilings", ceilings},       {"spread", spread}};
+    nlohmann::json j = {{"triad_gbs", triad_gbs},   {"triad_bytes", triad_bytes},
+                        {"fma_gflops", fma_gflops}, {"fma_isa", fma_isa},
+                        {"ceilings", ceilings},     {"spread", spread}};
+    if (!sweep.empty()) {
+        nlohmann::json points = nlohmann::json::array(), levels = nlohmann::json::array();
+        for (const auto& pt : sweep)
+            points.push_back({{"working_set_bytes", pt.working_set_bytes}, {"gbs", pt.gbs}});
+        for (const auto& pl : plateaus)
+            levels.push_back({{"level", pl.level},
+                              {"gbs", pl.gbs},
+                              {"first_bytes", pl.first_bytes},
+                              {"last_bytes", pl.last_bytes},
+                              {"capacity_bytes", pl.capacity_bytes}});
+        j["sweep"] = {{"points", points}, {"plateaus", levels}};
+    }
+    return j;
 }
 
 CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {
@@ -471,6 +515,33 @@ CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {
                 throw std::runtime_error("peaks.spread." + id + ": expected a number");
             p.spread[id] = v.get<double>();
         }
+    }
+    if (const auto it = j.find("sweep"); it != j.end() && it->is_object()) {
+        auto number = [](const nlohmann::json& o, const char* key, const std::string& where) {
+            const auto k = o.find(key);
+            if (k == o.end() || !k->is_number())
+                throw std::runtime_error(where + "." + key + ": expected a number");
+            return k->get<double>();
+        };
+        if (const auto pts = it->find("points"); pts != it->end() && pts->is_array())
+            for (std::size_t i = 0; i < pts->size(); ++i) {
+                const std::string where = "peaks.sweep.points[" + std::to_string(i) + "]";
+                p.sweep.push_back({number((*pts)[i], "working_set_bytes", where),
+                                   number((*pts)[i], "gbs", where)});
+            }
+        if (const auto pls = it->find("plateaus"); pls != it->end() && pls->is_array())
+            for (std::size_t i = 0; i < pls->size(); ++i) {
+                const auto& o = (*pls)[i];
+                const std::string where = "peaks.sweep.plateaus[" + std::to_string(i) + "]";
+                Plateau pl;
+                if (const auto l = o.find("level"); l != o.end() && l->is_string())
+                    pl.level = l->get<std::string>();
+                pl.gbs = number(o, "gbs", where);
+                pl.first_bytes = number(o, "first_bytes", where);
+                pl.last_bytes = number(o, "last_bytes", where);
+                pl.capacity_bytes = number(o, "capacity_bytes", where);
+                p.plateaus.push_back(std::move(pl));
+            }
     }
     if (const auto it = j.find("ceilings"); it != j.end()) {
         if (!it->is_array())

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <switchyard/sdk/device.h>
+#include <switchyard/sdk/plateaus.h>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +46,14 @@ struct CpuPeaks {
     /// up to the sum of their spreads (compare's threshold). JSON "spread": {id: number};
     /// absent in reports from before it.
     std::map<std::string, double> spread;
+    /// The cross-check of the per-level ceilings, the way LBNL's Empirical Roofline Toolkit
+    /// finds them: the 1-thread read probe over 16 KiB ... 512 MiB (x2), and the plateaus of
+    /// that sweep labelled with the cache levels they match (detect_plateaus, memory
+    /// "DRAM"). Information only: rows are judged against `ceilings`. JSON "sweep":
+    /// {"points": [{working_set_bytes, gbs}], "plateaus": [{level, gbs, first_bytes,
+    /// last_bytes, capacity_bytes}]}; absent in reports from before it and under a sanitizer.
+    std::vector<SweepPoint> sweep;
+    std::vector<Plateau> plateaus;
 
     /// The ceiling with this id, or nullptr.
     const Ceiling* find(std::string_view id) const;
@@ -52,7 +61,8 @@ struct CpuPeaks {
     /// Throws std::runtime_error naming the bad key ("peaks.ceilings[2].value: ...").
     static CpuPeaks from_json(const nlohmann::json& j);
 };
-/// Runs the probes on first use (about 0.3-1.5 s, most of it the DRAM working set), then
+/// Runs the probes on first use (about 1-3 s, most of it the DRAM working sets and the
+/// sweep), then
 /// returns the cached result.
 const CpuPeaks& cpu_peaks();
 /// Runs every probe now (not cached).
