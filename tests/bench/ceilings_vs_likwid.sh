@@ -95,7 +95,12 @@ likwid_best() { # test threads bytes field -> best value over $repeats runs (0: 
     for ((r = 0; r < repeats; ++r)); do
         local run=measure
         [ "$threads" = 1 ] && run=measure_rt
-        v=$($run likwid-bench -t "$test" -w "S0:${bytes}B:$threads" -s 0.1 2>/dev/null |
+        # Iterations set so each run moves ~4 GB (0.02-0.2 s): with -s, likwid-bench's
+        # calibration gave 2-thread runs its minimum of 10 iterations (13 us for 24 KiB),
+        # timing the threads' start instead of the kernel.
+        local iters=$((4000000000 / bytes))
+        [ "$iters" -lt 10 ] && iters=10
+        v=$($run likwid-bench -t "$test" -w "S0:${bytes}B:$threads" -i "$iters" 2>/dev/null |
             awk -v f="$field:" '$1 == f {v = $2} END {print v + 0}')
         best=$(python3 -c "print(max($best, ${v:-0}))")
     done
