@@ -12,6 +12,7 @@
 #include <switchyard/kernels/probes.h>
 #include <switchyard/registry/fallback.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/sdk/plateaus.h>
 
 #include <cctype>
 #include <stdexcept>
@@ -124,12 +125,106 @@ private slots:
         }
         if (const auto* t = p.find("dram.triad.all"); t && t->value > 0)
             QCOMPARE(p.triad_gbs, t->value);
+        // DRAM is measured beyond the last cache: at least 4x its size and 128 MiB, so the
+        // triad's read arrays alone exceed it.
+        const auto llc = double(cpu_info().last_level_cache_bytes());
+        for (const char* id : {"dram.read.1t", "dram.triad.1t", "dram.read.all", "dram.triad.all"})
+            if (const auto* c = p.find(id); c && c->value > 0) {
+                QVERIFY2(c->working_set_bytes >= 4 * llc, id);
+                QVERIFY2(c->working_set_bytes >= double(128 << 20), id);
+            }
+        // The memory below a cache is not faster than the cache (10 % for the probes' own
+        // noise): a DRAM ceiling above L3's would mean the DRAM set was partly cached.
+        if (!kSanitized)
+            for (const char* t : {"1t", "all"}) {
+                const Ceiling* last_cache = nullptr;
+                for (const char* lv : {"l1", "l2", "l3"})
+                    if (const auto* c = p.find(std::string(lv) + ".triad." + t); c && c->value > 0)
+                        last_cache = c;
+                const auto* dram = p.find(std::string("dram.triad.") + t);
+                if (last_cache && dram && dram->value > 0)
+                    QVERIFY2(dram->value <= 1.1 * last_cache->value,
+                             (dram->id + " " + std::to_string(dram->value) + " > " +
+                              last_cache->id + " " + std::to_string(last_cache->value))
+                                 .c_str());
+            }
+        // The sweep cross-check: points ascend; plateaus come in the order of the levels
+        // cpu_info() reports, each at most once and within 2x of its level's size, DRAM last.
+        if (!kSanitized) {
+            QVERIFY(p.sweep.size() >= 4);
+            for (std::size_t i = 1; i < p.sweep.size(); ++i)
+                QVERIFY(p.sweep[i].working_set_bytes > p.sweep[i - 1].working_set_bytes);
+            QVERIFY(!p.plateaus.empty());
+            QCOMPARE(p.plateaus.back().level, std::string("DRAM"));
+            std::size_t next = 0;
+            for (std::size_t i = 0; i + 1 < p.plateaus.size(); ++i) {
+                const auto& pl = p.plateaus[i];
+                while (next < levels.size() && levels[next].level != pl.level)
+                    ++next;
+                QVERIFY2(next < levels.size() - 1, pl.level.c_str()); // a cache, in order
+                QCOMPARE(pl.capacity_bytes, double(levels[next].capacity));
+                QVERIFY(pl.last_bytes <= 2 * pl.capacity_bytes);
+                ++next;
+            }
+        }
         // Round trip through the worker's --peaks JSON.
         const auto back = CpuPeaks::from_json(p.to_json());
+        QCOMPARE(back.sweep.size(), p.sweep.size());
+        QCOMPARE(back.plateaus.size(), p.plateaus.size());
         QCOMPARE(back.ceilings.size(), p.ceilings.size());
         QCOMPARE(back.ceilings[0].capacity_bytes, p.ceilings[0].capacity_bytes);
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,
                                  CpuPeaks::from_json(nlohmann::json{{"triad_gbs", "x"}}));
+    }
+
+    // The working-set sweep's plateaus (sdk/plateaus.h, used for OpenCL devices): labelled
+    // in cache order, each with the cache its last working set fits in within 2x, memory
+    // last; transitions and noise do not make plateaus of their own.
+    void plateausAreLabelledInOrder() {
+        const std::vector<SweepCache> caches = {
+            {"L1", 32 << 10}, {"L2", 1 << 20}, {"L3", 32 << 20}};
+        std::vector<SweepPoint> points;
+        // 16 KiB ... 512 MiB: 300 GB/s to 32 KiB, a transition at 64 KiB, 110 to 1 MiB,
+        // 90 to 32 MiB, then 35; 3 % jitter.
+        int i = 0;
+        for (double ws = 16 << 10; ws <= double(512 << 20); ws *= 2, ++i) {
+            const double jitter = 1.0 + 0.03 * ((i % 3) - 1);
+            const double gbs = ws <= 32 << 10   ? 300
+                               : ws <= 64 << 10 ? 180
+                               : ws <= 1 << 20  ? 110
+                               : ws <= 32 << 20 ? 90 * (ws == double(2 << 20) ? 0.95 : 1.0)
+                                                : 35;
+            points.push_back({ws, gbs * jitter});
+        }
+        const auto plateaus = detect_plateaus(points, caches, "DRAM");
+        QCOMPARE(plateaus.size(), std::size_t(4));
+        const char* want[] = {"L1", "L2", "L3", "DRAM"};
+        for (std::size_t k = 0; k < plateaus.size(); ++k) {
+            const auto& pl = plateaus[k];
+            QCOMPARE(pl.level, std::string(want[k]));
+            QVERIFY(pl.first_bytes <= pl.last_bytes);
+            if (k > 0) // ordered: each starts past the previous one, and is not faster
+                QVERIFY(pl.first_bytes > plateaus[k - 1].last_bytes);
+            if (k < 3) { // a cache plateau ends within 2x of the cache it is labelled with
+                QCOMPARE(pl.capacity_bytes, caches[k].capacity_bytes);
+                QVERIFY(pl.last_bytes <= 2 * pl.capacity_bytes);
+            } else {
+                QCOMPARE(pl.capacity_bytes, 0.0);
+                QCOMPARE(pl.last_bytes, points.back().working_set_bytes);
+            }
+        }
+        QVERIFY(plateaus[0].gbs >= 290 && plateaus[3].gbs <= 37);
+        // A sweep that sees no cache (a level too small to show, or no caches known): one
+        // memory plateau; a noisy split within one level stays one plateau.
+        const auto flat =
+            detect_plateaus({{1 << 20, 40}, {2 << 20, 41}, {4 << 20, 39}}, {}, "device");
+        QCOMPARE(flat.size(), std::size_t(1));
+        QCOMPARE(flat[0].level, std::string("device"));
+        const auto split = detect_plateaus(
+            {{16 << 10, 300}, {32 << 10, 250}, {48 << 10, 300}, {1 << 20, 40}, {2 << 20, 40}},
+            {{"L1", 32 << 10}}, "DRAM");
+        QCOMPARE(split.size(), std::size_t(2));
+        QCOMPARE(split[0].level, std::string("L1"));
     }
 
     void openblasGenericCoreIsWarned() {

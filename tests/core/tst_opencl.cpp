@@ -144,6 +144,65 @@ private slots:
         QVERIFY(info.peak_bandwidth_source.find("read+write") != std::string::npos);
         QVERIFY2(info.peak_gflops > 0, info.peak_gflops_source.c_str());
         QVERIFY(info.peak_gflops_source.find("OpenCL FMA probe") != std::string::npos);
+        // The memory probe's working set is beyond the device's last cache, wherever the
+        // device allows buffers of 8x that cache.
+        const auto prop = [&](const char* key) { return info.properties[key].get<double>(); };
+        const double cache = prop("global_memory_cache_bytes");
+        const Ceiling* copy = nullptr;
+        for (const auto& c : info.ceilings)
+            if (c.id == "device.copy")
+                copy = &c;
+        QVERIFY(copy);
+        QCOMPARE(copy->capacity_bytes, 0.0);
+        if (std::min(prop("max_alloc_bytes"), prop("global_memory_bytes") / 4) >= 8 * cache)
+            QVERIFY2(
+                copy->working_set_bytes >= 16 * cache,
+                (std::to_string(copy->working_set_bytes) + " vs " + std::to_string(cache)).c_str());
+    }
+
+    // The empirical per-level ceilings: the sweep's points ascend, its plateaus are labelled
+    // in cache order (smallest first) with memory last, and each cache plateau is a ceiling
+    // whose working set fits the cache it is labelled with (within 2x).
+    void sweepFindsPlateaus() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        m_device->prepare();
+        const auto& info = m_device->info();
+        QVERIFY(info.properties.contains("sweep"));
+        const auto& sweep = info.properties["sweep"];
+        QVERIFY2(!sweep.contains("error"), sweep.dump().c_str());
+        const auto& points = sweep["points"];
+        QVERIFY(points.size() >= 4);
+        for (std::size_t i = 1; i < points.size(); ++i) {
+            QVERIFY(points[i]["working_set_bytes"].get<double>() >
+                    points[i - 1]["working_set_bytes"].get<double>());
+            QVERIFY(points[i]["gbs"].get<double>() > 0);
+        }
+        const auto& plateaus = sweep["plateaus"];
+        QVERIFY(!plateaus.empty());
+        QCOMPARE(plateaus.back()["level"].get<std::string>(), std::string("device"));
+        double last_capacity = 0, last_end = 0;
+        for (std::size_t i = 0; i + 1 < plateaus.size(); ++i) {
+            const double cap = plateaus[i]["capacity_bytes"].get<double>();
+            QVERIFY(cap > last_capacity);
+            QVERIFY(plateaus[i]["first_bytes"].get<double>() > last_end);
+            QVERIFY(plateaus[i]["last_bytes"].get<double>() <= 2 * cap);
+            // The label is one of the caches the sweep was matched against.
+            bool known = false;
+            for (const auto& c : sweep["caches"])
+                known = known || (c["level"] == plateaus[i]["level"] &&
+                                  c["capacity_bytes"].get<double>() == cap);
+            QVERIFY2(known, plateaus[i].dump().c_str());
+            last_capacity = cap;
+            last_end = plateaus[i]["last_bytes"].get<double>();
+        }
+        for (const auto& c : info.ceilings) {
+            if (c.id == "device.copy" || c.kind != "bandwidth")
+                continue;
+            QVERIFY2(c.capacity_bytes > 0 && c.value > 0, c.id.c_str());
+            QVERIFY2(c.working_set_bytes <= 2 * c.capacity_bytes, c.id.c_str());
+            QVERIFY(c.method.find("working-set sweep") != std::string::npos);
+        }
     }
 
     void buffersRoundTrip() {

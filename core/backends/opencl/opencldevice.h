@@ -4,6 +4,7 @@
 #include "inventory.h"
 
 #include <switchyard/sdk/device.h>
+#include <switchyard/sdk/plateaus.h>
 
 #include <CL/cl.h>
 
@@ -51,6 +52,9 @@ private:
     cl_command_queue queue();
     void probe_bandwidth();
     void probe_flops();
+    void add_sweep_ceilings();
+    bool cpu_device() const;
+    std::vector<SweepPoint> sweep_working_sets(std::size_t max_bytes);
 
     DeviceRecord m_record;
     DeviceInfo m_info;

@@ -303,10 +303,43 @@ __kernel void gemm_blocked(__global const float* a, __global const float* b, __g
     }
 }
 
-__kernel void probe_copy(__global const float4* src, __global float4* dst, const ulong n4) {
-    const size_t i = get_global_id(0);
-    if (i < n4)
-        dst[i] = src[i];
+// Each work-group copies a block of per_item x its size float4s. Strided (contiguous = 0):
+// work-item l takes elements l, l + size, l + 2 size, ... of the block (coalesced on GPUs).
+// Contiguous (1): each work-item takes per_item consecutive float4s, the loop a CPU
+// implementation vectorises and prefetches (PoCL runs a work-group as one task and pays
+// per task: one float4 per work-item made it schedule 65536 tasks per 256 MiB).
+inline size_t probe_index(const uint per_item, const uint contiguous, const uint k) {
+    const size_t ls = get_local_size(0);
+    return contiguous ? get_global_id(0) * per_item + k
+                      : get_group_id(0) * ls * per_item + (size_t)k * ls + get_local_id(0);
+}
+
+__kernel void probe_copy(__global const float4* src, __global float4* dst, const ulong n4,
+                         const uint per_item, const uint contiguous) {
+    for (uint k = 0; k < per_item; ++k) {
+        const size_t i = probe_index(per_item, contiguous, k);
+        if (i < n4)
+            dst[i] = src[i];
+    }
+}
+
+// The working-set sweep (per-level ceilings, as LBNL's Empirical Roofline Toolkit finds
+// them): `trials` in-place passes x = x * a + b over n4 float4s, laid out as probe_copy,
+// each pass reading and writing every element once (32 bytes per float4 per trial). The
+// trials repeat inside the kernel so a cache-sized set is timed over many passes and not
+// over one launch's overhead.
+__kernel void probe_sweep(__global float4* x, const ulong n4, const uint per_item,
+                          const uint contiguous, const uint trials, const float a,
+                          const float b) {
+    // Trials outside, elements inside: each trial's elements are independent (one
+    // element's trials in a row would be a chain of dependent loads and stores).
+    for (uint t = 0; t < trials; ++t) {
+        for (uint k = 0; k < per_item; ++k) {
+            const size_t i = probe_index(per_item, contiguous, k);
+            if (i < n4)
+                x[i] = x[i] * a + b;
+        }
+    }
 }
 
 // Eight independent float8 FMA chains per work-item (128 flops per iteration): explicit

@@ -21,9 +21,10 @@ bool cpu_supports_x86_64_v3() noexcept;
 bool cpu_supports_x86_64_v4() noexcept;
 
 /// Host memory for the CPU device's buffers and the probes' working sets: 64-byte
-/// aligned, and from 4 MiB on 2 MiB aligned and advised (madvise MADV_HUGEPAGE) to be
-/// backed by transparent huge pages. A streaming kernel takes a TLB miss every 4 KiB of
-/// each array it walks; on 2 MiB pages flow_match_step moved ~12 % more from DRAM. The
+/// aligned, and from 4 MiB on a fresh mapping, 2 MiB aligned and advised (madvise
+/// MADV_HUGEPAGE) before its first touch to be backed by transparent huge pages (never
+/// recycled heap memory that is already on 4 KiB pages). A streaming kernel takes a TLB miss every
+/// 4 KiB of each array it walks; on 2 MiB pages flow_match_step moved ~12 % more from DRAM. The
 /// probes use the same allocator, so a ceiling and the rows judged by it see the same
 /// page size. The advice is ignored where THP is off ("never"). Free with host_release.
 void* host_allocate(std::size_t bytes);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <switchyard/sdk/device.h>
+#include <switchyard/sdk/plateaus.h>
 
 #include <nlohmann/json.hpp>
 
@@ -16,10 +17,23 @@ namespace switchyard {
 ///
 /// `ceilings` is the cache-aware roofline: read and triad bandwidth at working sets
 /// sized for L1, L2, L3 and DRAM (from cpu_info()'s cache sizes; DRAM at 4x the last
-/// level), each single-thread ("...1t") and all-thread ("...all"), plus the fp32 FMA
-/// peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"). A level that
-/// cannot be measured (DRAM when memory is too small) has value 0 and a method saying why.
-/// The first three fields are kept for older readers: the DRAM triad and FMA all-thread.
+/// level, at least 128 MiB), each single-thread ("...1t") and all-thread ("...all"), plus the fp32
+/// FMA peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"). A level that cannot
+/// be measured (DRAM when memory is too small) has value 0 and a method saying why. The first three
+/// fields are kept for older readers: the DRAM triad and FMA all-thread.
+///
+/// What a bandwidth ceiling means for a row: the most bytes per second a kernel can move
+/// at that level on this machine, counted the way rows count them (every input read and
+/// every output written once: no write-allocate traffic), on memory from the CPU device's
+/// allocator (the same page size as the rows' buffers). The triad tries every store
+/// flavour; in DRAM its non-temporal form sets the ceiling (a kernel that streams its
+/// output, as flow_match_step's AVX variants do from 4 MiB on, reaches it). A kernel with
+/// regular stores also moves the write-allocate read of each output line that it is not
+/// credited with, so in DRAM it tops out near 3/4 of a triad ceiling (12 of 16 bytes an
+/// element): 0.75 "of ceiling" is its limit there, not a slow kernel. Each figure is the
+/// best timing among those no probe thread was preempted in (a preempted timing measures
+/// the scheduler), so it is what the machine gives an undisturbed kernel; a row's median
+/// on a busy machine sits below it.
 struct CpuPeaks {
     double triad_gbs = 0;         // DRAM STREAM triad (a = b + s*c, fp32, all threads)
     std::int64_t triad_bytes = 0; // working set that probe used
@@ -32,6 +46,14 @@ struct CpuPeaks {
     /// up to the sum of their spreads (compare's threshold). JSON "spread": {id: number};
     /// absent in reports from before it.
     std::map<std::string, double> spread;
+    /// The cross-check of the per-level ceilings, the way LBNL's Empirical Roofline Toolkit
+    /// finds them: the 1-thread read probe over 16 KiB ... 512 MiB (x2), and the plateaus of
+    /// that sweep labelled with the cache levels they match (detect_plateaus, memory
+    /// "DRAM"). Information only: rows are judged against `ceilings`. JSON "sweep":
+    /// {"points": [{working_set_bytes, gbs}], "plateaus": [{level, gbs, first_bytes,
+    /// last_bytes, capacity_bytes}]}; absent in reports from before it and under a sanitizer.
+    std::vector<SweepPoint> sweep;
+    std::vector<Plateau> plateaus;
 
     /// The ceiling with this id, or nullptr.
     const Ceiling* find(std::string_view id) const;
@@ -39,7 +61,8 @@ struct CpuPeaks {
     /// Throws std::runtime_error naming the bad key ("peaks.ceilings[2].value: ...").
     static CpuPeaks from_json(const nlohmann::json& j);
 };
-/// Runs the probes on first use (about 0.3-1.5 s, most of it the DRAM working set), then
+/// Runs the probes on first use (about 1-3 s, most of it the DRAM working sets and the
+/// sweep), then
 /// returns the cached result.
 const CpuPeaks& cpu_peaks();
 /// Runs every probe now (not cached).
@@ -70,7 +93,7 @@ std::string openblas_core_warning(const OpenBlasInfo& info);
 
 /// A memory level the CPU's bandwidth probes measure. Each is probed at 4x the level
 /// below but at most half its capacity (L1: 3/4; per core for the per-core L1 and L2),
-/// DRAM at max(64 MiB, 4 x last level). Exposed for the tests.
+/// DRAM at max(128 MiB, 4 x last level). Exposed for the tests.
 struct CpuProbeLevel {
     std::string level;         // "L1", "L2", "L3", "DRAM"
     std::int64_t capacity = 0; // bytes one core sees (0 for DRAM)
