@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(screenshot)) {
         const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare);
-        window.resize(profilerShots ? QSize(1600, 980) : QSize(1280, 780));
+        window.resize(profilerShots ? QSize(1920, 1000) : QSize(1280, 780));
         auto take = [&] {
             if (profilerShots)
                 for (const auto& p :
