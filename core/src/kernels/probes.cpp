@@ -168,9 +168,9 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     }
     std::vector<double> sink(std::size_t(arena.parts()), 0.0);
     // One range [i0, i0 + len) of slice `t`'s arrays (floats of the read probe, elements of
-    // the triad's), `reps` times.
+    // the triad's), `times` times; the read probe's sum (kept, so the loads stay).
     auto range = [&](int form, std::int64_t t, std::int64_t i0, std::int64_t len,
-                     std::int64_t times) {
+                     std::int64_t times) -> double {
         float* p = arena.slice(t);
         if (probe == Probe::Read) {
             double s = 0;
@@ -178,8 +178,7 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
                 s += form == 4   ? cpu::avx512::read_probe(len, p + i0)
                      : form == 3 ? cpu::avx2::read_probe(len, p + i0)
                                  : cpu::generic::read_probe(len, p + i0);
-            sink[std::size_t(t)] += s;
-            return;
+            return s;
         }
         float* a = p + i0;
         const float* b = p + third + kSkew + i0;
@@ -208,9 +207,11 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
                 break;
             }
         }
+        return 0.0;
     };
+    // `t` is the thread running the pass: each thread adds to its own sink.
     auto pass = [&](int form, std::int64_t t) {
-        range(form, t, 0, probe == Probe::Read ? n : third, reps);
+        sink[std::size_t(t)] += range(form, t, 0, probe == Probe::Read ? n : third, reps);
     };
     // All threads from memory: chunks of 4 MiB claimed one at a time from every slice and
     // pass, as the threaded kernels claim their blocks, so a thread whose vCPU another
@@ -223,14 +224,17 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     const std::int64_t chunks_per_slice = chunk > 0 ? (span + chunk - 1) / chunk : 1;
     const std::int64_t chunk_count = reps * std::int64_t(arena.parts()) * chunks_per_slice;
     std::atomic<std::int64_t> next_chunk{0};
-    auto claim_pass = [&](int form) {
+    // `self`: the thread running it, whose sink takes the read sums of what it claimed.
+    auto claim_pass = [&](int form, std::int64_t self) {
+        double s = 0;
         for (std::int64_t k;
              (k = next_chunk.fetch_add(1, std::memory_order_relaxed)) < chunk_count;) {
             const std::int64_t in_pass = k % (std::int64_t(arena.parts()) * chunks_per_slice);
             const std::int64_t t = in_pass / chunks_per_slice;
             const std::int64_t i0 = (in_pass % chunks_per_slice) * chunk;
-            range(form, t, i0, std::min(chunk, span - i0), 1);
+            s += range(form, t, i0, std::min(chunk, span - i0), 1);
         }
+        sink[std::size_t(self)] += s;
     };
     // Each form's timings, and those of them no thread of which was preempted.
     std::vector<std::vector<double>> gbs(forms.size()), clean(forms.size());
@@ -240,7 +244,7 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
         const auto w0 = Clock::now();
         const double c0 = thread_cpu_seconds();
         if (claimed)
-            claim_pass(form);
+            claim_pass(form, t);
         else
             pass(form, t);
         const double cpu = thread_cpu_seconds() - c0;
