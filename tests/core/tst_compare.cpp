@@ -113,6 +113,23 @@ private slots:
         QVERIFY(text.find("Only in B") != std::string::npos);
     }
 
+    // A crafted report cannot forge a row of the text: newlines and control characters in
+    // its fields come out escaped, so every line of the table is one pair.
+    void textEscapesReportFields() {
+        Report a, b;
+        auto forged = row("gemm", "default", {1e-3, 1e-3, 1e-3});
+        forged.spec.size = "1024\nFAKE ROW SAME\x1b[2J";
+        a.rows = {forged};
+        b.rows = {forged};
+        auto lone = row("rms_norm", "default\nFAKE", {1e-3});
+        a.rows.push_back(lone);
+        const auto text = Comparison::of(a, b).to_text();
+        QVERIFY2(text.find("\nFAKE") == std::string::npos, text.c_str());
+        QVERIFY(text.find("\x1b") == std::string::npos);
+        QVERIFY(text.find("1024\\x0aFAKE ROW SAME\\x1b[2J") != std::string::npos);
+        QVERIFY(text.find("default\\x0aFAKE") != std::string::npos);
+    }
+
     // Two reports from machines whose ceilings differ are flagged; the same ceilings (within
     // the probes' recorded spread, or else 10 % for compute and 35 % for bandwidth: probe
     // noise on a shared machine) are not; reports without ceilings say nothing.

@@ -2,6 +2,8 @@
 #include <switchyard/profiling/stats.h>
 #include <switchyard/report/compare.h>
 
+#include "util/textutil.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -275,9 +277,12 @@ std::string pad(const std::string& s, std::size_t width) {
 } // namespace
 
 std::string Comparison::to_text() const {
+    // Every field comes from a report file, which anyone may have written: a newline or a
+    // control character in it is escaped, so it cannot forge a row or move the cursor.
+    const auto esc = [](std::string_view s) { return text::escape_control(s); };
     std::ostringstream os;
     for (const auto& w : m_warnings)
-        os << "warning: " << w << "\n";
+        os << "warning: " << esc(w) << "\n";
     if (!m_warnings.empty())
         os << "\n";
     // Columns are padded, never cut: a long op name widens its row instead.
@@ -285,22 +290,23 @@ std::string Comparison::to_text() const {
        << pad("backend", 10) << ' ' << pad("arch/variant", 20) << ' '
        << format("%12s %12s %8s %8s  %s\n", "A median", "B median", "B/A", "p", "verdict");
     for (const auto& p : m_pairs) {
-        const auto av = p.a.spec.arch + "/" + p.a.spec.variant;
+        const auto av = esc(p.a.spec.arch + "/" + p.a.spec.variant);
         const std::string ratio =
             std::isfinite(p.result.ratio) ? format("%8.3f", p.result.ratio) : format("%8s", "n/a");
-        os << pad(p.a.spec.op, 16) << ' ' << pad(p.a.spec.size, 14) << ' '
-           << pad(p.a.spec.device, 8) << ' ' << pad(p.a.spec.backend, 10) << ' ' << pad(av, 20)
-           << ' ' << format("%10.3fus %10.3fus ", p.a.stats.median * 1e6, p.b.stats.median * 1e6)
-           << ratio << format(" %8.4f  ", p.result.p_value) << p.result.verdict
-           << (p.result.note.empty() ? "" : " - ") << p.result.note << "\n";
+        os << pad(esc(p.a.spec.op), 16) << ' ' << pad(esc(p.a.spec.size), 14) << ' '
+           << pad(esc(p.a.spec.device), 8) << ' ' << pad(esc(p.a.spec.backend), 10) << ' '
+           << pad(av, 20) << ' '
+           << format("%10.3fus %10.3fus ", p.a.stats.median * 1e6, p.b.stats.median * 1e6) << ratio
+           << format(" %8.4f  ", p.result.p_value) << p.result.verdict
+           << (p.result.note.empty() ? "" : " - ") << esc(p.result.note) << "\n";
     }
     auto list = [&](const char* title, const std::vector<ProfileRow>& rows) {
         if (rows.empty())
             return;
         os << "\n" << title << " (" << rows.size() << "):\n";
         for (const auto& r : rows)
-            os << "  " << r.spec.label() << " [" << r.spec.backend << "] " << to_string(r.status)
-               << "\n";
+            os << "  " << esc(r.spec.label()) << " [" << esc(r.spec.backend) << "] "
+               << to_string(r.status) << "\n";
     };
     list("Only in A", m_only_a);
     list("Only in B", m_only_b);
