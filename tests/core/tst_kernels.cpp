@@ -238,6 +238,47 @@ private slots:
         QVERIFY2(parity.pass, parity.first_failure.c_str());
     }
 
+    // rms_norm scales a row backwards when y sits just past x modulo 4 KiB (4K aliasing):
+    // every cell gives the reference's numbers at every such placement, tails included.
+    void rmsNormAtEveryPlacement() {
+        const std::int64_t b = 5, d = 1000; // d is no multiple of the vector width
+        std::vector<float> w(static_cast<std::size_t>(d)), want(static_cast<std::size_t>(b * d));
+        // One 4 KiB-aligned arena: x at its start, y at 4 KiB + offset.
+        std::vector<float> arena(std::size_t(4096 + 2 * b * d + 2048));
+        auto* base = reinterpret_cast<float*>(
+            (reinterpret_cast<std::uintptr_t>(arena.data()) + 4095) & ~std::uintptr_t(4095));
+        float* x = base;
+        for (std::int64_t i = 0; i < b * d; ++i)
+            x[i] = 0.5f + float((i * 37) % 101) / 64.0f;
+        for (std::int64_t i = 0; i < d; ++i)
+            w[std::size_t(i)] = 1.0f + float(i % 7) / 8.0f;
+        reference::rms_norm(b, d, x, w.data(), 1e-6, want.data());
+        for (const auto& cell : cpu_cells()) {
+            if (cell.key[0] != kRmsNorm || !cell.is_available())
+                continue;
+            for (std::int64_t offset : {0, 4, 16, 64, 200, 1020}) { // floats past x mod 4 KiB
+                float* y = base + (((b * d + 1023) / 1024) * 1024) + offset;
+                std::fill(y, y + b * d, -1.0f);
+                KernelArgs args;
+                args.dims = {b, d, 0};
+                args.in[0] = x;
+                args.in[1] = w.data();
+                args.out[0] = y;
+                args.scalars[0] = 1e-6;
+                cell.fn(args);
+                for (std::int64_t i = 0; i < b * d; ++i)
+                    if (std::fabs(y[i] - want[std::size_t(i)]) >
+                        1e-5f * std::fabs(want[std::size_t(i)]) + 1e-6f)
+                        QFAIL(qPrintable(QStringLiteral("%1 offset %2: y[%3] = %4, want %5")
+                                             .arg(QString::fromStdString(cell.key.to_string()))
+                                             .arg(offset)
+                                             .arg(i)
+                                             .arg(double(y[i]))
+                                             .arg(double(want[std::size_t(i)]))));
+            }
+        }
+    }
+
     void referenceHandValues() {
         // flow_match_step
         const float x[3] = {1.0f, -2.0f, 0.5f}, v[3] = {4.0f, 8.0f, -1.0f};
