@@ -279,6 +279,45 @@ private slots:
         }
     }
 
+    // flow_match_step too (out just past x, just past v, just before either, in place).
+    void flowMatchAtEveryPlacement() {
+        const std::int64_t n = 1003;
+        std::vector<float> arena(std::size_t(4 * 4096 + 3 * 2048));
+        auto* base = reinterpret_cast<float*>(
+            (reinterpret_cast<std::uintptr_t>(arena.data()) + 4095) & ~std::uintptr_t(4095));
+        float* x = base;
+        float* v = base + 2048 + 16; // v 64 bytes past x modulo 4 KiB
+        for (std::int64_t i = 0; i < n; ++i) {
+            x[i] = float(i % 13) / 4.0f;
+            v[i] = 1.0f - float(i % 5);
+        }
+        std::vector<float> want(static_cast<std::size_t>(n));
+        reference::flow_match_step(n, x, v, -0.25, want.data());
+        for (const auto& cell : cpu_cells()) {
+            if (cell.key[0] != kFlowMatchStep || !cell.is_available())
+                continue;
+            for (std::int64_t offset : {0, 4, 16, 32, 200, 1020}) { // floats past x mod 4 KiB
+                float* out = base + 2 * 4096 + offset;
+                std::fill(out, out + n, -1.0f);
+                KernelArgs args;
+                args.dims = {n, 0, 0};
+                args.in[0] = x;
+                args.in[1] = v;
+                args.out[0] = out;
+                args.scalars[0] = -0.25;
+                cell.fn(args);
+                for (std::int64_t i = 0; i < n; ++i)
+                    if (std::fabs(out[i] - want[std::size_t(i)]) > 1e-6f)
+                        QFAIL(qPrintable(QStringLiteral("%1 offset %2: out[%3] = %4, want %5")
+                                             .arg(QString::fromStdString(cell.key.to_string()))
+                                             .arg(offset)
+                                             .arg(i)
+                                             .arg(double(out[i]))
+                                             .arg(double(want[std::size_t(i)]))));
+            }
+        }
+    }
+
     void referenceHandValues() {
         // flow_match_step
         const float x[3] = {1.0f, -2.0f, 0.5f}, v[3] = {4.0f, 8.0f, -1.0f};

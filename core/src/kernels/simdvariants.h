@@ -22,11 +22,33 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
+#include <initializer_list>
+
 namespace switchyard::cpu::simd {
 namespace {
 
 inline std::int64_t imin(std::int64_t a, std::int64_t b) {
     return a < b ? a : b;
+}
+
+// 4K aliasing: a load whose address matches an earlier store's in its low 12 bits waits for
+// it. A forward loop that stores out[i] and then loads the next vectors of an input that
+// `out` sits just past (modulo 4 KiB) stalls on every such load (Zen 4, 64-byte vectors:
+// 0.52-0.64 of the 32-byte ones at 64 bytes past); backwards, each load comes before the
+// stores it could match, as memmove does. True when the loop should run backwards: `out`
+// is under 1 KiB past one of `ins` and under 1 KiB before none of them.
+inline bool store_backwards(const float* out, std::initializer_list<const float*> ins) {
+    bool past = false;
+    for (const float* in : ins) {
+        const auto d =
+            (reinterpret_cast<std::uintptr_t>(out) - reinterpret_cast<std::uintptr_t>(in)) & 4095;
+        if (d > 0 && d < 1024)
+            past = true;
+        else if (d > 4096 - 1024)
+            return false;
+    }
+    return past;
 }
 
 template <class V>
@@ -44,6 +66,19 @@ void flow_match(std::int64_t n, const float* x, const float* v, float dt, float*
             for (std::int64_t u = 0; u < 4 * W; u += W)
                 V::stream(out + i + u, V::fma(vdt, V::loadu(v + i + u), V::loadu(x + i + u)));
         _mm_sfence();
+    } else if (store_backwards(out, {x, v})) {
+        std::int64_t j = n / W * W;
+        if (j < n) {
+            const auto m = V::tail(n - j);
+            V::maskstore(out + j, m, V::fma(vdt, V::maskload(m, v + j), V::maskload(m, x + j)));
+        }
+        for (; j >= 4 * W; j -= 4 * W)
+            for (std::int64_t u = 4 * W; (u -= W) >= 0;)
+                V::storeu(out + j - 4 * W + u,
+                          V::fma(vdt, V::loadu(v + j - 4 * W + u), V::loadu(x + j - 4 * W + u)));
+        for (; j >= W; j -= W)
+            V::storeu(out + j - W, V::fma(vdt, V::loadu(v + j - W), V::loadu(x + j - W)));
+        return;
     } else {
         for (; i + 4 * W <= n; i += 4 * W)
             for (std::int64_t u = 0; u < 4 * W; u += W)
@@ -171,24 +206,22 @@ void rms_row_scale(std::int64_t d, const float* x, const float* w, typename V::r
                 V::stream(y + i + u, V::mul(V::mul(V::loadu(x + i + u), inv), V::loadu(w + i + u)));
         }
     } else {
-        // 4K aliasing: a load whose address matches an earlier store's in its low 12 bits
-        // waits for it. When y sits just past x modulo 4 KiB, a forward loop stores y[i]
-        // and then loads the x it aliases (the next vectors): on Zen 4 v4 fell to 0.52 of
-        // v3 with y 64 bytes past x. Backwards, every load comes before the stores it
-        // could alias, as memmove does for overlapping copies.
-        const auto delta =
-            (reinterpret_cast<std::uintptr_t>(y) - reinterpret_cast<std::uintptr_t>(x)) & 4095;
-        if (delta > 0 && delta < 1024 && !pf) {
+        // y just past x or w modulo 4 KiB (store_backwards): on Zen 4 the v4 cell fell to
+        // 0.52 of v3 with y 64 bytes past x, going forwards.
+        if (!pf && store_backwards(y, {x, w})) {
             std::int64_t j = d / W * W;
             if (j < d) {
                 const auto m = V::tail(d - j);
                 V::maskstore(y + j, m,
                              V::mul(V::mul(V::maskload(m, x + j), inv), V::maskload(m, w + j)));
             }
-            while (j >= W) {
-                j -= W;
-                V::storeu(y + j, V::mul(V::mul(V::loadu(x + j), inv), V::loadu(w + j)));
-            }
+            for (; j >= 4 * W; j -= 4 * W)
+                for (std::int64_t u = 4 * W; (u -= W) >= 0;) {
+                    const std::int64_t k = j - 4 * W + u;
+                    V::storeu(y + k, V::mul(V::mul(V::loadu(x + k), inv), V::loadu(w + k)));
+                }
+            for (; j >= W; j -= W)
+                V::storeu(y + j - W, V::mul(V::mul(V::loadu(x + j - W), inv), V::loadu(w + j - W)));
             return;
         }
         for (; i + 32 <= d; i += 32) {
