@@ -318,6 +318,53 @@ private slots:
         }
     }
 
+    // flow_sde_step's rows too (prev just past x modulo 4 KiB, and not).
+    void flowSdeAtEveryPlacement() {
+        const std::int64_t b = 3, d = 1001;
+        std::vector<float> arena(std::size_t(10 * 4096));
+        auto* base = reinterpret_cast<float*>(
+            (reinterpret_cast<std::uintptr_t>(arena.data()) + 4095) & ~std::uintptr_t(4095));
+        float* x = base;
+        float* v = base + 4096 + 40;
+        float* noise = base + 2 * 4096 + 8;
+        for (std::int64_t i = 0; i < b * d; ++i) {
+            x[i] = float(i % 11) / 8.0f;
+            v[i] = 0.5f - float(i % 7) / 4.0f;
+            noise[i] = float((i * 5) % 13) / 6.0f - 1.0f;
+        }
+        std::vector<float> want(static_cast<std::size_t>(b * d)), want_lp(3), lp(3);
+        reference::flow_sde_step(b, d, x, v, noise, 0.7, 0.6, 0.98, 0.7, want.data(),
+                                 want_lp.data());
+        for (const auto& cell : cpu_cells()) {
+            if (cell.key[0] != kFlowSdeStep || !cell.is_available())
+                continue;
+            for (std::int64_t offset : {0, 4, 16, 64, 1020}) { // floats past x mod 4 KiB
+                float* prev = base + 4 * 4096 + offset;
+                std::fill(prev, prev + b * d, -1.0f);
+                KernelArgs args;
+                args.dims = {b, d, 0};
+                args.in = {x, v, noise};
+                args.out[0] = prev;
+                args.out[1] = lp.data();
+                args.scalars = {0.7, 0.6, 0.98, 0.7};
+                cell.fn(args);
+                const auto name = QString::fromStdString(cell.key.to_string());
+                for (std::int64_t i = 0; i < b * d; ++i)
+                    if (std::fabs(prev[i] - want[std::size_t(i)]) > 1e-5f)
+                        QFAIL(qPrintable(QStringLiteral("%1 offset %2: prev[%3] = %4, want %5")
+                                             .arg(name)
+                                             .arg(offset)
+                                             .arg(i)
+                                             .arg(double(prev[i]))
+                                             .arg(double(want[std::size_t(i)]))));
+                for (int r = 0; r < 3; ++r)
+                    QVERIFY2(std::fabs(lp[std::size_t(r)] - want_lp[std::size_t(r)]) <=
+                                 1e-5f * std::fabs(want_lp[std::size_t(r)]) + 1e-6f,
+                             qPrintable(name));
+            }
+        }
+    }
+
     void referenceHandValues() {
         // flow_match_step
         const float x[3] = {1.0f, -2.0f, 0.5f}, v[3] = {4.0f, 8.0f, -1.0f};

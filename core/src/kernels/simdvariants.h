@@ -114,12 +114,26 @@ void flow_sde(std::int64_t b, std::int64_t d, const float* x, const float* v, co
             return V::add(mean, diff);
         };
         std::int64_t i = 0;
+        if (!stream && store_backwards(pr, {xr, vr, nr})) {
+            // prev just past an input modulo 4 KiB (store_backwards): the row backwards.
+            std::int64_t j = d / W * W;
+            if (j < d) {
+                const auto m = V::tail(d - j);
+                V::maskstore(
+                    pr + j, m,
+                    step(V::maskload(m, xr + j), V::maskload(m, vr + j), V::maskload(m, nr + j)));
+            }
+            for (; j >= W; j -= W)
+                V::storeu(pr + j - W,
+                          step(V::loadu(xr + j - W), V::loadu(vr + j - W), V::loadu(nr + j - W)));
+            i = d;
+        }
         if (stream && (reinterpret_cast<std::uintptr_t>(pr) & (V::kAlign - 1)) == 0)
             for (; i + W <= d; i += W)
                 V::stream(pr + i, step(V::loadu(xr + i), V::loadu(vr + i), V::loadu(nr + i)));
         for (; i + W <= d; i += W)
             V::storeu(pr + i, step(V::loadu(xr + i), V::loadu(vr + i), V::loadu(nr + i)));
-        if (i < d) {
+        if (i < d) { // (i == d after the backward form)
             const auto m = V::tail(d - i);
             // Masked-off lanes load 0: their diff is 0 and adds nothing to the sum.
             V::maskstore(
