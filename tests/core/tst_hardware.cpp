@@ -108,13 +108,15 @@ private slots:
                     if (lv.level != "DRAM")
                         QVERIFY(c->capacity_bytes >= double(lv.capacity));
                 }
-        // L1 is faster than DRAM (a factor the noise of a busy machine cannot undo) -- but
-        // not under a sanitizer, which checks every access the probe makes: its timings
-        // measure the instrumentation.
+        // L1 is faster than DRAM (with SIMD probes by a factor the noise of a busy machine
+        // cannot undo; the baseline's 16-byte loads, as under SWITCHYARD_MAX_ISA=x86-64-v2,
+        // read L1 at only ~1.3x a fast host's DRAM) -- but not under a sanitizer, which
+        // checks every access the probe makes: its timings measure the instrumentation.
         const auto* l1 = p.find("l1.triad.1t");
         const auto* dram = p.find("dram.triad.1t");
+        const double factor = cpu_supports_x86_64_v3() ? 1.5 : 1.0;
         if (l1 && dram && dram->value > 0 && !kSanitized)
-            QVERIFY2(l1->value > 1.5 * dram->value,
+            QVERIFY2(l1->value > factor * dram->value,
                      (std::to_string(l1->value) + " vs " + std::to_string(dram->value)).c_str());
         if (cpu_supports_x86_64_v3()) {
             const auto* fma = p.find("fma.fp32.all");
@@ -134,9 +136,12 @@ private slots:
                 QVERIFY2(c->working_set_bytes >= double(128 << 20), id);
             }
         // The memory below a cache is not faster than the cache (10 % for the probes' own
-        // noise): a DRAM ceiling above L3's would mean the DRAM set was partly cached.
+        // noise): a DRAM ceiling above L3's would mean the DRAM set was partly cached. One
+        // thread only: from memory the all-thread probes claim chunks (a thread another
+        // process holds leaves its share to the others), in the caches each thread keeps its
+        // slice, so on a loaded 2-vCPU machine L3's all-thread figure alone halves.
         if (!kSanitized)
-            for (const char* t : {"1t", "all"}) {
+            for (const char* t : {"1t"}) {
                 const Ceiling* last_cache = nullptr;
                 for (const char* lv : {"l1", "l2", "l3"})
                     if (const auto* c = p.find(std::string(lv) + ".triad." + t); c && c->value > 0)
