@@ -495,12 +495,42 @@ std::int64_t warm_up(Device& device, const std::function<void()>& launch,
                                     1 << 20);
 }
 
-// Samples (seconds per launch) until `rule` says stop; with a counter, each sample's
-// effective clock (GHz) goes to `sample_ghz`.
+// Where a row's clock comes from: the calling thread's cycle counter (CPU rows on a PMU),
+// the device's own per-sample clock (SampleClock), or neither (then the dependent-add
+// chain around the row, on the CPU). Found once per row, not per sample.
+struct RowClockSource {
+    std::optional<CpuClockCounter> counter; // available, or empty
+    const SampleClock* device = nullptr;    // non-CPU devices that report one
+    bool chain = false;                     // CPU rows without a counter
+
+    RowClockSource(const Device& d, bool on_cpu) {
+        if (on_cpu) {
+            counter.emplace();
+            if (!counter->available()) {
+                counter.reset();
+                chain = true;
+            }
+        } else {
+            device = dynamic_cast<const SampleClock*>(&d);
+        }
+    }
+    bool measured() const { return counter || device || chain; }
+    std::string method() const {
+        if (counter)
+            return counter->method();
+        if (device)
+            return device->sample_clock_method();
+        return std::string(kDependentAddChainMethod) + " before and after the row";
+    }
+};
+
+// Samples (seconds per launch) until `rule` says stop; each sample's effective clock (GHz)
+// goes to `sample_ghz` where `clock` gives one per sample.
 std::vector<double> take_samples(Device& device, const std::function<void()>& launch,
                                  std::int64_t batch, const ProfileSettings& st, StoppingRule& rule,
-                                 const Profiler::Progress& progress, CpuClockCounter* counter,
+                                 const Profiler::Progress& progress, RowClockSource& clock,
                                  std::vector<double>& sample_ghz) {
+    CpuClockCounter* counter = clock.counter ? &*clock.counter : nullptr;
     std::vector<double> samples;
     const auto s0 = Clock::now();
     auto last_beat = s0;
@@ -512,8 +542,8 @@ std::vector<double> take_samples(Device& device, const std::function<void()>& la
         const double t = device.time_launches(launch, int(batch)) / double(batch);
         if (counter)
             sample_ghz.push_back(counter->stop().ghz());
-        else if (const auto* clock = dynamic_cast<const SampleClock*>(&device))
-            sample_ghz.push_back(clock->last_sample_clock_ghz());
+        else if (clock.device)
+            sample_ghz.push_back(clock.device->last_sample_clock_ghz());
         samples.push_back(t);
         if (rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None)
             break;
@@ -523,6 +553,35 @@ std::vector<double> take_samples(Device& device, const std::function<void()>& la
         }
     }
     return samples;
+}
+
+// The throttle rule on a row's clock readings: the row's clock, its samples below the
+// threshold dropped, and a warning when it ran throttled.
+void apply_throttle(ProfileRow& row, const RowClockReadings& clocks, double threshold,
+                    std::vector<double>& samples) {
+    const auto verdict = apply_throttle_threshold(clocks, threshold);
+    row.clock = verdict.clock;
+    if (verdict.discarded > 0 && verdict.discarded < std::int64_t(samples.size())) {
+        std::vector<double> kept;
+        for (std::size_t i = 0; i < samples.size(); ++i)
+            if (verdict.keep[i])
+                kept.push_back(samples[i]);
+        samples.swap(kept);
+    }
+    if (!row.clock.throttled)
+        return;
+    char buf[256];
+    if (verdict.discarded > 0)
+        std::snprintf(buf, sizeof buf,
+                      "throttled: %d samples ran below %.0f %% of the row's best clock (%.2f "
+                      "GHz) and were dropped",
+                      verdict.discarded, row.clock.threshold * 100, row.clock.best_ghz);
+    else
+        std::snprintf(buf, sizeof buf,
+                      "throttled: the clock fell from %.2f GHz before the row to %.2f GHz after "
+                      "it (below %.0f %%)",
+                      clocks.chain_before_ghz, clocks.chain_after_ghz, row.clock.threshold * 100);
+    row.warnings.push_back(buf);
 }
 
 // Every (size / keep)-th sample, so a report stays small.
@@ -760,52 +819,17 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                        m_settings.max_samples});
     // The effective clock: per sample from the cycle counter where the kernel has one, else a
     // dependent-add chain before and after the samples (CPU rows: this thread runs them).
-    const bool on_cpu = spec.device_kind == "cpu";
-    const auto* device_clock = dynamic_cast<const SampleClock*>(device.get());
-    std::optional<CpuClockCounter> counter;
+    RowClockSource clock(*device, spec.device_kind == "cpu");
     RowClockReadings clocks;
-    if (device_clock && !on_cpu)
-        clocks.method = device_clock->sample_clock_method();
-    if (on_cpu) {
-        counter.emplace();
-        clocks.method = counter->available()
-                            ? counter->method()
-                            : std::string(kDependentAddChainMethod) + " before and after the row";
-        if (!counter->available()) {
-            counter.reset();
-            clocks.chain_before_ghz = dependent_add_chain_ghz();
-        }
-    }
+    clocks.method = clock.method();
+    if (clock.chain)
+        clocks.chain_before_ghz = dependent_add_chain_ghz();
     auto samples = take_samples(*device, launch, row.launches_per_sample, m_settings, rule,
-                                progress, counter ? &*counter : nullptr, clocks.sample_ghz);
-    if (on_cpu || device_clock) {
-        if (on_cpu && !counter)
-            clocks.chain_after_ghz = dependent_add_chain_ghz();
-        const auto verdict = apply_throttle_threshold(clocks, m_settings.throttle_threshold);
-        row.clock = verdict.clock;
-        if (verdict.discarded > 0 && verdict.discarded < std::int64_t(samples.size())) {
-            std::vector<double> kept;
-            for (std::size_t i = 0; i < samples.size(); ++i)
-                if (verdict.keep[i])
-                    kept.push_back(samples[i]);
-            samples.swap(kept);
-        }
-        if (row.clock.throttled) {
-            char buf[256];
-            if (verdict.discarded > 0)
-                std::snprintf(buf, sizeof buf,
-                              "throttled: %d samples ran below %.0f %% of the row's best clock "
-                              "(%.2f GHz) and were dropped",
-                              verdict.discarded, row.clock.threshold * 100, row.clock.best_ghz);
-            else
-                std::snprintf(buf, sizeof buf,
-                              "throttled: the clock fell from %.2f GHz before the row to %.2f "
-                              "GHz after it (below %.0f %%)",
-                              clocks.chain_before_ghz, clocks.chain_after_ghz,
-                              row.clock.threshold * 100);
-            row.warnings.push_back(buf);
-        }
-    }
+                                progress, clock, clocks.sample_ghz);
+    if (clock.chain)
+        clocks.chain_after_ghz = dependent_add_chain_ghz();
+    if (clock.measured())
+        apply_throttle(row, clocks, m_settings.throttle_threshold, samples);
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
     add_violations(row.parity, check_guards(*device, spec.device_kind, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
@@ -880,7 +904,7 @@ namespace {
 
 // How rows' clocks are measured here, and the clock now (the report's context.clock).
 nlohmann::json clock_context() {
-    const CpuClockCounter counter;
+    const CpuClockCounter counter; // here for its method(): why there is none, if none
     return {{"method", counter.available()
                            ? counter.method()
                            : std::string(kDependentAddChainMethod) +

@@ -27,9 +27,6 @@ struct IsaCap {
     std::string level;                 // the cap applied ("" when none)
     std::string error;                 // why `requested` was refused ("" when it was not)
     std::vector<std::string> detected; // what the CPU runs, before the cap
-    bool limits() const {
-        return !level.empty() && detected.size() > 0 && level != detected.back();
-    }
 };
 const IsaCap& cpu_isa_cap();
 
