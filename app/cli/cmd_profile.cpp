@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// profile (out-of-process runs), compare (two reports), hardware (what this machine is).
+// profile (out-of-process runs), hardware (what this machine is).
 #include "cmd_profile.h"
 
 #include <switchyard/hardware/deviceregistry.h>
@@ -8,7 +8,6 @@
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/profiling/workload.h>
-#include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/worker/inspect.h>
@@ -113,7 +112,7 @@ struct ProfileOptions {
     double timeout = 10, budget = 1.0, noise = 0.5, warmup = 0.05;
     double reference_budget = ProfileSettings{}.reference_budget_s;
     double throttle_threshold = ProfileSettings{}.throttle_threshold;
-    std::int64_t min_samples = 10, seed = 0x5eed;
+    std::int64_t min_samples = 10, seed = 0x5eed, repeat = 1;
 };
 
 // Every size token checked against the ops it applies to, and against this machine's
@@ -173,6 +172,7 @@ ProfileSettings to_settings(const ProfileOptions& o) {
     s.throttle_threshold = o.throttle_threshold;
     s.min_samples = o.min_samples;
     s.seed = std::uint64_t(o.seed);
+    s.repeat = o.repeat;
     return s;
 }
 
@@ -230,13 +230,20 @@ int run_profile(const ProfileOptions& o) {
             line(protocol::context_message(report.context));
             line(protocol::plan_message(plan));
         }
-        for (const auto& spec : plan) {
-            auto row = profiler.run_row(spec);
+        // --repeat: pass after pass over the plan, as the worker controller does.
+        std::vector<std::vector<ProfileRow>> runs(plan.size());
+        for (std::int64_t pass = 0; pass < settings.repeat; ++pass)
+            for (std::size_t i = 0; i < plan.size(); ++i)
+                runs[i].push_back(profiler.run_row(plan[i]));
+        for (auto& rows : runs) {
+            auto row = merge_runs(std::move(rows), settings.keep_samples);
             if (o.jsonl)
                 line(protocol::row_message(row));
             print_row(row);
             report.rows.push_back(std::move(row));
         }
+        if (settings.repeat > 1)
+            report.context["repeat"] = settings.repeat;
         report.annotate();
     } else {
         WorkerController::Options wo;
@@ -335,31 +342,6 @@ int run_worker() {
     }
     return run_profile_worker(settings, start, have_peaks ? &peaks : nullptr, proto,
                               default_backends(), default_devices());
-}
-
-int run_compare(const std::string& a_path, const std::string& b_path, bool as_json, double alpha) {
-    if (!std::isfinite(alpha) || alpha <= 0 || alpha >= 1)
-        throw std::invalid_argument("--alpha must be a number between 0 and 1 (exclusive), got " +
-                                    std::to_string(alpha));
-    if (a_path == "-" && b_path == "-")
-        throw std::invalid_argument("only one of A and B can be '-' (the standard input)");
-    const auto a = Report::load(a_path);
-    const auto b = Report::load(b_path);
-    for (const auto* r : {&a, &b})
-        for (const auto& w : r->warnings)
-            std::cerr << "switchyard-cli: warning: " << escape_control(w) << "\n";
-    CompareOptions options;
-    options.alpha = alpha;
-    const auto c = Comparison::of(a, b, options);
-    if (as_json) {
-        auto j = c.to_json();
-        j["a"] = a_path;
-        j["b"] = b_path;
-        std::cout << j.dump(1) << "\n";
-    } else {
-        std::cout << "A: " << a_path << "\nB: " << b_path << "\n\n" << c.to_text();
-    }
-    return Ok;
 }
 
 int run_hardware(bool as_json, bool probe, double probe_timeout, double load_timeout) {
@@ -531,6 +513,12 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_option("--seed", o->seed, "Input seed")
             ->check(integer_in(0, std::int64_t(1) << 53))
             ->capture_default_str();
+        cmd->add_option("--repeat", o->repeat,
+                        "Independent runs of every row, pass after pass over the plan so drift "
+                        "hits every cell alike; compare tests the variation between them (use "
+                        "3 or more where reports will be compared)")
+            ->check(integer_in(1, ProfileSettings::kMaxRepeat))
+            ->capture_default_str();
         cmd->add_flag("--in-process", o->in_process,
                       "Run the kernels in this process (no crash isolation)");
         set_action(cmd, context, [o] { return run_profile(*o); });
@@ -540,20 +528,6 @@ void add_profile_commands(CLI::App& app, Context& context) {
                                        "internal: the profiling worker (settings on stdin)");
         cmd->group(""); // hidden
         cmd->callback([&context] { context.exit_code = run_worker(); });
-    }
-    {
-        auto a = std::make_shared<std::string>();
-        auto b = std::make_shared<std::string>();
-        auto as_json = std::make_shared<bool>(false);
-        auto alpha = std::make_shared<double>(0.05);
-        auto* cmd = app.add_subcommand(
-            "compare", "Compare two profile reports row by row (Mann-Whitney U verdicts)");
-        cmd->add_option("A", *a, "Baseline report (JSON)")->required();
-        cmd->add_option("B", *b, "Contender report (JSON)")->required();
-        cmd->add_flag("--json", *as_json, "Machine-readable output");
-        cmd->add_option("--alpha", *alpha, "Significance level of the U test")
-            ->capture_default_str();
-        set_action(cmd, context, [=] { return run_compare(*a, *b, *as_json, *alpha); });
     }
     {
         auto as_json = std::make_shared<bool>(false);

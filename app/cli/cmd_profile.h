@@ -5,7 +5,9 @@
 
 namespace switchyard::cli {
 
-/// profile, compare, hardware, and the hidden __profile-worker the profile controller spawns.
+/// profile, hardware, and the hidden __profile-worker the profile controller spawns.
 void add_profile_commands(CLI::App& app, Context& context);
+/// compare (two or more reports) and check (reports against references with tolerances).
+void add_compare_commands(CLI::App& app, Context& context);
 
 } // namespace switchyard::cli

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
     cli::Context context;
     cli::add_registry_commands(app, context);
     cli::add_profile_commands(app, context);
+    cli::add_compare_commands(app, context);
     cli::add_doctor_command(app, context);
 
     try {

@@ -112,9 +112,10 @@ private slots:
 
     void compareSaysWhatAnInputIs() {
         QTemporaryDir dir;
+        // A folder stands for its report*.json files; an empty one is a usage error.
         const Run folder = cli({"compare", dir.path(), dir.path()});
-        QCOMPARE(folder.code, 1);
-        QVERIFY2(folder.err.contains("is a folder"), folder.err.constData());
+        QCOMPARE(folder.code, 2);
+        QVERIFY2(folder.err.contains("holds no report*.json files"), folder.err.constData());
         const Run zero = cli({"compare", "/dev/zero", "/dev/zero"});
         QVERIFY2(zero.err.contains("not a regular file"), zero.err.constData());
     }
@@ -139,14 +140,14 @@ private slots:
         for (const QString& alpha : {"nan", "2", "0", "inf"}) {
             const Run bad =
                 cli({"compare", dir.filePath("a.json"), dir.filePath("a.json"), "--alpha", alpha});
-            QVERIFY2(bad.code == 2 && bad.err.contains("--alpha"), qPrintable(alpha + bad.err));
+            QVERIFY2(bad.code == 2 && bad.err.contains("--fdr"), qPrintable(alpha + bad.err));
         }
         // Duplicate keys: appending "rows": [] never hides every row.
         QByteArray dup = report;
         dup.insert(dup.size() - 1, ", \"rows\": []");
         QVERIFY(writeFile(dir.filePath("dup.json"), dup));
         const Run d = cli({"compare", dir.filePath("a.json"), dir.filePath("dup.json")});
-        QCOMPARE(d.code, 1);
+        QCOMPARE(d.code, 2); // an unreadable report is a usage error: 1 means a regression
         QVERIFY2(d.err.contains("duplicate key 'rows'"), d.err.constData());
     }
 
@@ -218,9 +219,8 @@ private slots:
         for (const auto& [option, value] : cases)
             QTest::addRow("%s %s", qPrintable(option), qPrintable(value))
                 << (profile + QStringList{option, value}) << option << value;
-        QTest::addRow("--alpha nan")
-            << QStringList{"compare", "a", "b", "--alpha", "nan"} << "--alpha"
-            << "nan";
+        QTest::addRow("--fdr nan") << QStringList{"compare", "a", "b", "--fdr", "nan"} << "--fdr"
+                                   << "nan";
     }
     void outOfRangeOptionsNameTheOption() {
         QFETCH(QStringList, args);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// compare: verdicts on synthetic samples, pairing and unmatched rows.
+// compare: Welch's t test, Benjamini-Hochberg, N-way verdicts on synthetic runs with known
+// effects (the false-discovery control), fingerprints, pairing and unmatched rows.
 #include <QtTest>
 
 #include <switchyard/report/compare.h>
 
-using namespace switchyard;
+#include <cmath>
+#include <map>
 
-Q_DECLARE_METATYPE(std::vector<double>)
+using namespace switchyard;
 
 namespace {
 
@@ -37,50 +39,226 @@ ProfileRow row(const std::string& op, const std::string& variant, std::vector<do
     return r;
 }
 
+// A report of `rows` rows whose `runs` run medians scatter log-normally by `noise` around
+// 1 ms x (1 + effect); each run holds 30 samples within 0.5 % of its median.
+Report synthetic(int rows, int runs, double effect, double noise, std::uint64_t seed) {
+    Report r;
+    std::uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
+    auto uniform = [&] {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (double(s >> 11) + 0.5) / double(1ULL << 53);
+    };
+    auto gaussian = [&] { // Box-Muller
+        return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
+    };
+    for (int i = 0; i < rows; ++i) {
+        std::vector<ProfileRow> rs;
+        for (int k = 0; k < runs; ++k) {
+            const double median = 1e-3 * (1 + effect) * std::exp(noise * gaussian());
+            auto one = row("op" + std::to_string(i), "default",
+                           samples(median, 0.01, 30, s ^ std::uint64_t(k + 1)));
+            rs.push_back(std::move(one));
+        }
+        r.rows.push_back(merge_runs(std::move(rs), 2000));
+    }
+    return r;
+}
+
 } // namespace
 
 class TestCompare : public QObject {
     Q_OBJECT
 
 private slots:
-    void verdicts_data() {
-        QTest::addColumn<std::vector<double>>("a");
-        QTest::addColumn<std::vector<double>>("b");
-        QTest::addColumn<QString>("verdict");
-        QTest::newRow("same distribution")
-            << samples(1.0, 0.02, 50, 1) << samples(1.0, 0.02, 50, 2) << "SAME";
-        QTest::newRow("b 20% faster")
-            << samples(1.0, 0.02, 30, 1) << samples(0.8, 0.02, 30, 2) << "FASTER";
-        QTest::newRow("b 20% slower")
-            << samples(1.0, 0.02, 30, 1) << samples(1.2, 0.02, 30, 2) << "SLOWER";
-        QTest::newRow("significant but tiny")
-            << samples(1.0, 0.001, 200, 1) << samples(1.004, 0.001, 200, 2) << "SAME";
-        QTest::newRow("one sample")
-            << std::vector<double>{1.0} << std::vector<double>{2.0} << "UNCERTAIN";
-        QTest::newRow("few and overlapping")
-            << samples(1.0, 0.5, 4, 1) << samples(1.05, 0.5, 4, 2) << "UNCERTAIN";
-        QTest::newRow("few but separated")
-            << std::vector<double>{1, 1.01, 1.02, 1.03} << std::vector<double>{2, 2.01, 2.02, 2.03}
-            << "SLOWER"; // exact p = 2/70
-        QTest::newRow("7 v 7 separated")
-            << std::vector<double>{1, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06}
-            << std::vector<double>{2, 2.01, 2.02, 2.03, 2.04, 2.05, 2.06} << "SLOWER";
-        QTest::newRow("no samples")
-            << std::vector<double>{} << std::vector<double>{1.0} << "UNCERTAIN";
-    }
-    void verdicts() {
-        QFETCH(std::vector<double>, a);
-        QFETCH(std::vector<double>, b);
-        QFETCH(QString, verdict);
-        const auto c = compare_samples(a, b);
-        QCOMPARE(QString::fromStdString(c.verdict), verdict);
-        if (verdict == "UNCERTAIN")
-            QVERIFY(!c.note.empty());
+    // Welch's t test against values scipy.stats.ttest_ind(equal_var=False) gives.
+    void welchT() {
+        const std::vector<double> a{1, 2, 3, 4, 5}, b{6, 7, 8, 9, 10};
+        QVERIFY(std::fabs(welch_t_p(a, b) - 0.0010528) < 2e-6); // t = -5, df = 8
+        const std::vector<double> c{1, 2, 3, 4, 5}, d{2, 4, 6, 8, 10};
+        QVERIFY(std::fabs(welch_t_p(c, d) - 0.10753) < 1e-4); // t = -1.897, df = 5.88
+        QCOMPARE(welch_t_p(a, a), 1.0);
+        QCOMPARE(welch_t_p(std::vector<double>{1, 1}, std::vector<double>{2, 2}), 0.0);
+        QCOMPARE(welch_t_p(std::vector<double>{1}, b), 1.0);
     }
 
-    void ratioIsBOverA() {
-        const auto c = compare_samples(std::vector<double>(20, 2.0), std::vector<double>(20, 1.0));
-        QCOMPARE(c.ratio, 0.5);
+    void benjaminiHochberg() {
+        const std::vector<double> p{0.01, 0.04, 0.03, 0.005};
+        const auto q = benjamini_hochberg(p);
+        const std::vector<double> expected{0.02, 0.04, 0.04, 0.02};
+        for (std::size_t i = 0; i < p.size(); ++i)
+            QVERIFY2(std::fabs(q[i] - expected[i]) < 1e-12, std::to_string(q[i]).c_str());
+        QVERIFY(benjamini_hochberg(std::vector<double>{}).empty());
+    }
+
+    // N-way verdicts on synthetic runs with known effects: `rows` rows, each with `runs`
+    // runs whose medians scatter log-normally by `noise` around 1 ms (A) and 1 ms x
+    // (1 + effect) (B).
+    void knownEffects_data() {
+        QTest::addColumn<double>("effect");
+        QTest::addColumn<double>("noise");
+        QTest::addColumn<int>("runs");
+        // Every row's verdict; "not different": SAME or AMBIGUOUS (three noisy runs cannot
+        // always show sameness), never FASTER or SLOWER.
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no effect, 1 % noise, 5 runs") << 0.0 << 0.01 << 5 << "SAME";
+        QTest::newRow("no effect, 3 % noise, 3 runs") << 0.0 << 0.03 << 3 << "not different";
+        QTest::newRow("1 % effect, 0.2 % noise") << 0.01 << 0.002 << 5 << "SAME";
+        QTest::newRow("5 % slower, 1 % noise") << 0.05 << 0.01 << 5 << "SLOWER";
+        QTest::newRow("5 % faster, 1 % noise") << -0.05 << 0.01 << 5 << "FASTER";
+        QTest::newRow("10 % slower, 3 % noise") << 0.10 << 0.03 << 5 << "SLOWER";
+        QTest::newRow("noise only, 20 %") << 0.0 << 0.20 << 5 << "AMBIGUOUS";
+        QTest::newRow("one run, 60 % slower") << 0.60 << 0.01 << 1 << "SLOWER";
+        QTest::newRow("one run, 10 % slower") << 0.10 << 0.01 << 1 << "AMBIGUOUS";
+        QTest::newRow("one run, 1 % slower") << 0.01 << 0.002 << 1 << "SAME";
+    }
+    void knownEffects() {
+        QFETCH(double, effect);
+        QFETCH(double, noise);
+        QFETCH(int, runs);
+        QFETCH(QString, expected);
+        constexpr int kRows = 24;
+        Report a = synthetic(kRows, runs, 0.0, noise, 11);
+        Report b = synthetic(kRows, runs, effect, noise, 12);
+        const std::vector<Report> both{a, b};
+        const auto m = MultiComparison::of(both, {"a", "b"});
+        QCOMPARE(m.lines().size(), std::size_t(kRows));
+        std::map<std::string, int> counts;
+        for (const auto& line : m.lines()) {
+            QVERIFY(line.cells[1].judged);
+            ++counts[to_string(line.cells[1].result.verdict)];
+        }
+        QString seen;
+        for (const auto& [v, n] : counts)
+            seen += QStringLiteral("%1=%2 ").arg(QString::fromStdString(v)).arg(n);
+        if (expected == "not different") {
+            QVERIFY2(counts["SAME"] + counts["AMBIGUOUS"] == kRows, qPrintable(seen));
+            QVERIFY2(counts["SAME"] >= kRows / 2, qPrintable(seen));
+        } else {
+            QVERIFY2(counts[expected.toStdString()] == kRows, qPrintable(seen));
+        }
+        // The pairwise view agrees with the N-way one.
+        const auto c = Comparison::of(a, b);
+        for (std::size_t i = 0; i < c.pairs().size(); ++i)
+            QCOMPARE(c.pairs()[i].result.verdict, m.lines()[i].cells[1].result.verdict);
+    }
+
+    // The false-discovery control: 200 rows without an effect and 10 rows 20 % slower, noisy
+    // runs (5 each). The slowed rows are found; of the 200, none is called different.
+    void falseDiscoveryControl() {
+        Report a = synthetic(210, 5, 0.0, 0.03, 21);
+        Report b = synthetic(200, 5, 0.0, 0.03, 22);
+        Report slowed = synthetic(210, 5, 0.20, 0.03, 23);
+        for (std::size_t i = 200; i < 210; ++i)
+            b.rows.push_back(slowed.rows[i]);
+        const std::vector<Report> both{a, b};
+        const auto m = MultiComparison::of(both, {"a", "b"});
+        int false_calls = 0, found = 0;
+        for (std::size_t i = 0; i < m.lines().size(); ++i) {
+            const auto v = m.lines()[i].cells[1].result.verdict;
+            if (i < 200)
+                false_calls += v == Verdict::Faster || v == Verdict::Slower;
+            else
+                found += v == Verdict::Slower;
+        }
+        // Benjamini-Hochberg bounds the expected share of false calls among the calls (5 % of
+        // about 10): one may slip in, as the procedure allows; not more.
+        QVERIFY2(false_calls <= 1, std::to_string(false_calls).c_str());
+        QCOMPARE(found, 10);
+        // Where nothing changed (every row null: two identical runs), no row is called.
+        Report x = synthetic(200, 5, 0.0, 0.03, 41), y = synthetic(200, 5, 0.0, 0.03, 42);
+        const std::vector<Report> same{x, y};
+        const auto n = MultiComparison::of(same, {"x", "y"});
+        QCOMPARE(n.count(Verdict::Faster) + n.count(Verdict::Slower), std::size_t(0));
+        // Uncorrected (raw p < 0.05 and beyond the threshold) some null rows would be called:
+        // the control is what keeps them out.
+        int uncorrected = 0;
+        for (std::size_t i = 0; i < 200; ++i) {
+            const auto& r = m.lines()[i].cells[1].result;
+            uncorrected +=
+                r.p_value < 0.05 && std::fabs(std::log(r.ratio)) >= std::log1p(r.threshold);
+        }
+        QVERIFY2(uncorrected > false_calls, std::to_string(uncorrected).c_str());
+    }
+
+    // Three machines, one of them 30 % slower on every row: its cells are outliers and
+    // SLOWER; the others SAME.
+    void nWayOutliers() {
+        std::vector<Report> reports{synthetic(6, 3, 0.0, 0.01, 31), synthetic(6, 3, 0.0, 0.01, 32),
+                                    synthetic(6, 3, 0.30, 0.01, 33),
+                                    synthetic(6, 3, 0.0, 0.01, 34)};
+        const auto m = MultiComparison::of(reports, {"n1", "n2", "n3", "n4"});
+        QCOMPARE(m.count(Verdict::Slower), std::size_t(6));
+        QCOMPARE(m.count(Verdict::Same), std::size_t(12));
+        for (const auto& line : m.lines()) {
+            QVERIFY(!line.cells[0].judged); // the baseline
+            QVERIFY(line.cells[2].outlier);
+            QVERIFY(!line.cells[1].outlier && !line.cells[3].outlier);
+        }
+        const auto text = m.to_text();
+        QVERIFY2(text.find("6 slower") != std::string::npos, text.c_str());
+        const auto j = m.to_json();
+        QCOMPARE(j["lines"].size(), std::size_t(6));
+        QCOMPARE(j["lines"][0]["cells"].size(), std::size_t(4));
+        QCOMPARE(j["summary"]["slower"].get<int>(), 6);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 MultiComparison::of(std::span(reports).first(1), {"x"}));
+    }
+
+    // merge_runs pools the samples, keeps one summary per run and recomputes the
+    // throughput and the ceiling fraction from the pooled median.
+    void mergeRuns() {
+        std::vector<ProfileRow> runs;
+        for (double m : {1.0e-3, 1.1e-3, 0.9e-3}) {
+            auto r = row("rms_norm", "default", samples(m, 0.01, 20, std::uint64_t(m * 1e6)));
+            r.bytes = 1e6;
+            r.gbps = r.bytes / r.stats.median / 1e9;
+            r.ceiling_value = 10;
+            r.ceiling_fraction = r.gbps / 10;
+            runs.push_back(r);
+        }
+        auto crashed = row("rms_norm", "default", {}, "crashed");
+        runs.push_back(crashed);
+        const auto merged = merge_runs(runs, 2000);
+        QCOMPARE(merged.runs.size(), std::size_t(3));
+        QCOMPARE(merged.samples.size(), std::size_t(60));
+        QCOMPARE(merged.run_medians().size(), std::size_t(3));
+        QVERIFY(std::fabs(merged.stats.median - 1.0e-3) < 0.02e-3);
+        QVERIFY(std::fabs(merged.gbps - merged.bytes / merged.stats.median / 1e9) < 1e-9);
+        QVERIFY(std::fabs(merged.ceiling_fraction - merged.gbps / 10) < 1e-9);
+        QVERIFY(!merged.warnings.empty()); // the crashed run is said
+        // JSON round trip keeps the runs.
+        const auto back = ProfileRow::from_json(merged.to_json());
+        QCOMPARE(back.runs.size(), std::size_t(3));
+        QCOMPARE(back.runs[1].median, merged.runs[1].median);
+        // One run: no "runs".
+        const auto one = merge_runs({runs[0]}, 2000);
+        QVERIFY(one.runs.empty());
+        QVERIFY(!one.to_json().contains("runs"));
+    }
+
+    void fingerprints() {
+        auto context = [](const std::string& microcode, const std::string& git) {
+            nlohmann::json machine = {{"cpu", {{"brand", "EPYC"}, {"microcode", microcode}}},
+                                      {"memory_gib", 24}};
+            return nlohmann::json{{"fingerprint",
+                                   {{"machine", machine},
+                                    {"software", {{"switchyard", {{"git_hash", git}}}}},
+                                    {"machine_id", microcode}}}};
+        };
+        QVERIFY(fingerprint_differences(context("0x1", "abc"), context("0x1", "abc")).empty());
+        QVERIFY(same_machine(context("0x1", "abc"), context("0x1", "abc")));
+        auto d = fingerprint_differences(context("0x1", "abc"), context("0x2", "abc"));
+        QCOMPARE(d.size(), std::size_t(1));
+        QCOMPARE(d[0], std::string("machine.cpu.microcode: 0x1 -> 0x2"));
+        QVERIFY(!same_machine(context("0x1", "abc"), context("0x2", "abc")));
+        // Another build on the same machine: the same machine, the difference said.
+        d = fingerprint_differences(context("0x1", "abc"), context("0x1", "def"));
+        QCOMPARE(d.size(), std::size_t(1));
+        QVERIFY(same_machine(context("0x1", "abc"), context("0x1", "def")));
+        d = fingerprint_differences(nlohmann::json::object(), context("0x1", "abc"));
+        QCOMPARE(d.size(), std::size_t(1));
+        QVERIFY(d[0].find("no hardware fingerprint") != std::string::npos);
+        QVERIFY(!same_machine(nlohmann::json::object(), nlohmann::json::object()));
     }
 
     void pairsAndUnmatched() {
@@ -96,9 +274,9 @@ private slots:
         const auto c = Comparison::of(a, b);
         QCOMPARE(c.pairs().size(), std::size_t(3));
         QCOMPARE(c.pairs()[0].a.spec.variant, std::string("default"));
-        QCOMPARE(c.pairs()[0].result.verdict, std::string("SAME"));
-        QCOMPARE(c.pairs()[1].result.verdict, std::string("FASTER"));
-        QCOMPARE(c.pairs()[2].result.verdict, std::string("UNCERTAIN")); // crashed in A
+        QCOMPARE(c.pairs()[0].result.verdict, Verdict::Same);
+        QCOMPARE(c.pairs()[1].result.verdict, Verdict::Faster);    // one run each, 2x
+        QCOMPARE(c.pairs()[2].result.verdict, Verdict::Ambiguous); // crashed in A
         QVERIFY(c.pairs()[2].result.note.find("crashed") != std::string::npos);
         QCOMPARE(c.only_in_a().size(), std::size_t(1));
         QCOMPARE(c.only_in_a()[0].spec.op, std::string("rms_norm"));
@@ -194,9 +372,10 @@ private slots:
         a.context = context(100, true);
         b.context = context(50, true);
         const auto c = Comparison::of(a, b);
-        QCOMPARE(c.warnings().size(), std::size_t(1));
-        QVERIFY(c.to_text().rfind("warning: cpu: ceilings differ", 0) == 0);
-        QCOMPARE(c.to_json()["warnings"].size(), std::size_t(1));
+        QCOMPARE(c.warnings().size(), std::size_t(2)); // no fingerprints, the ceilings
+        QVERIFY(c.warnings()[0].find("not the same machine") != std::string::npos);
+        QVERIFY(c.to_text().find("\nwarning: cpu: ceilings differ") != std::string::npos);
+        QCOMPARE(c.to_json()["warnings"].size(), std::size_t(2));
     }
 };
 

@@ -16,7 +16,7 @@ QVariant verdictBackground(const QString& v) {
         return toneColor(Tone::Good, true);
     if (v == QLatin1String("SLOWER"))
         return toneColor(Tone::Bad, true);
-    if (v == QLatin1String("UNCERTAIN"))
+    if (v == QLatin1String("AMBIGUOUS"))
         return toneColor(Tone::Warning, true);
     if (v.startsWith(QLatin1String("only")))
         return toneColor(Tone::Muted, true);
@@ -70,7 +70,7 @@ const ProfileRow& CompareModel::rowA(int row) const {
 QString CompareModel::verdictAt(int row) const {
     const auto& pairs = m_comparison.pairs();
     if (std::size_t(row) < pairs.size())
-        return qs(pairs[std::size_t(row)].result.verdict);
+        return QString::fromLatin1(to_string(pairs[std::size_t(row)].result.verdict));
     return std::size_t(row) < pairs.size() + m_comparison.only_in_a().size() ? tr("only in A")
                                                                              : tr("only in B");
 }
@@ -161,51 +161,25 @@ void MultiCompareModel::setReports(std::vector<Report> reports, QStringList name
     m_names = std::move(names);
     while (m_names.size() < qsizetype(m_reports.size()))
         m_names << tr("report %1").arg(m_names.size() + 1);
-    m_lines.clear();
-    std::unordered_map<std::string, std::size_t> byKey;
-    const std::size_t n = m_reports.size();
-    for (std::size_t ri = 0; ri < n; ++ri)
-        for (const auto& row : m_reports[ri].rows) {
-            const auto key = row.key();
-            auto [it, inserted] = byKey.emplace(key, m_lines.size());
-            if (inserted) {
-                Line line;
-                line.first = &row;
-                line.cells.assign(n, nullptr);
-                line.verdicts.assign(n, SampleComparison{});
-                m_lines.push_back(std::move(line));
-            }
-            auto& line = m_lines[it->second];
-            if (!line.cells[ri])
-                line.cells[ri] = &row;
-        }
-    for (auto& line : m_lines) {
-        for (std::size_t ri = 0; ri < n; ++ri) {
-            const auto* cell = line.cells[ri];
-            if (!cell || !cell->measured())
-                continue;
-            if (line.baseline < 0) {
-                line.baseline = int(ri);
-                continue;
-            }
-            const auto* base = line.cells[std::size_t(line.baseline)];
-            line.verdicts[ri] = compare_samples(base->samples, cell->samples, options);
-            if (line.verdicts[ri].ratio <= 0 && base->stats.median > 0)
-                line.verdicts[ri].ratio = cell->stats.median / base->stats.median;
-        }
+    m_comparison.reset();
+    if (m_reports.size() >= 2) {
+        std::vector<std::string> labels;
+        for (qsizetype i = 0; i < qsizetype(m_reports.size()); ++i)
+            labels.push_back(m_names[i].toStdString());
+        m_comparison = MultiComparison::of(m_reports, std::move(labels), options, 0);
     }
     endResetModel();
 }
 
 QString MultiCompareModel::verdictAt(int row, int report) const {
-    const auto& line = m_lines[std::size_t(row)];
-    if (report == line.baseline || !line.cells[std::size_t(report)])
+    if (!m_comparison)
         return {};
-    return qs(line.verdicts[std::size_t(report)].verdict);
+    const auto& cell = m_comparison->lines()[std::size_t(row)].cells[std::size_t(report)];
+    return cell.judged ? QString::fromLatin1(to_string(cell.result.verdict)) : QString();
 }
 
 int MultiCompareModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_lines.size());
+    return parent.isValid() || !m_comparison ? 0 : int(m_comparison->lines().size());
 }
 
 int MultiCompareModel::columnCount(const QModelIndex& parent) const {
@@ -233,7 +207,7 @@ QVariant MultiCompareModel::headerData(int section, Qt::Orientation orientation,
 QVariant MultiCompareModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const auto& line = m_lines[std::size_t(index.row())];
+    const auto& line = m_comparison->lines()[std::size_t(index.row())];
     const ProfileRow& r = *line.first;
     const int c = index.column();
     if (c < FixedColumnCount) {
@@ -252,36 +226,48 @@ QVariant MultiCompareModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     const int ri = c - FixedColumnCount;
-    const ProfileRow* cell = line.cells[std::size_t(ri)];
-    const auto& verdict = line.verdicts[std::size_t(ri)];
+    const auto& cell = line.cells[std::size_t(ri)];
+    const auto& verdict = cell.result;
+    const bool baseline = std::size_t(ri) == m_comparison->baseline();
+    const QString baseName = m_names.value(int(m_comparison->baseline()));
     switch (role) {
     case Qt::DisplayRole:
-        if (!cell)
+        if (!cell.row)
             return QStringLiteral("—");
-        if (!cell->measured())
-            return rowStatusText(*cell);
-        if (ri == line.baseline || verdict.verdict.empty())
-            return formatSeconds(cell->stats.median);
+        if (!cell.row->measured())
+            return rowStatusText(*cell.row);
+        if (baseline || !cell.judged)
+            return formatSeconds(cell.row->stats.median);
         return QStringLiteral("%1 (%2×)")
-            .arg(formatSeconds(cell->stats.median))
+            .arg(formatSeconds(cell.row->stats.median))
             .arg(verdict.ratio, 0, 'f', 2);
     case SortRole:
-        return cell && cell->measured() ? cell->stats.median : 0.0;
+        return cell.row && cell.row->measured() ? cell.row->stats.median : 0.0;
     case VerdictRole:
         return verdictAt(index.row(), ri);
+    case OutlierRole:
+        return cell.outlier;
     case Qt::BackgroundRole:
         return verdictBackground(verdictAt(index.row(), ri));
     case Qt::TextAlignmentRole:
         return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        if (!cell)
+        if (!cell.row)
             return tr("%1 has no row for this kernel and size").arg(m_names.value(ri));
-        if (ri == line.baseline)
+        if (baseline)
             return tr("%1: the baseline of this line").arg(m_names.value(ri));
-        return tr("%1 against %2: %3, ratio %4, p = %5%6")
-            .arg(m_names.value(ri), m_names.value(line.baseline), qs(verdict.verdict))
+        if (!cell.judged)
+            return tr("%1: not judged%2")
+                .arg(m_names.value(ri), verdict.note.empty()
+                                            ? QString()
+                                            : QStringLiteral(" (%1)").arg(qs(verdict.note)));
+        return tr("%1 against %2: %3, ratio %4, q = %5, threshold %6 %%, runs %7/%8%9")
+            .arg(m_names.value(ri), baseName, QString::fromLatin1(to_string(verdict.verdict)))
             .arg(verdict.ratio, 0, 'f', 3)
-            .arg(verdict.p_value, 0, 'g', 3)
+            .arg(verdict.q_value, 0, 'g', 3)
+            .arg(verdict.threshold * 100, 0, 'f', 1)
+            .arg(verdict.runs_b)
+            .arg(verdict.runs_a)
             .arg(verdict.note.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(verdict.note)));
     }
     return {};

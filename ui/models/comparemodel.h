@@ -8,13 +8,14 @@
 #include <QStringList>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace switchyard::ui {
 
 /// Two reports side by side (core compare: Mann-Whitney verdicts): one line per paired row
-/// with both medians, the ratio B/A, the p-value and SAME/FASTER/SLOWER/UNCERTAIN coloured,
+/// with both medians, the ratio B/A, the p-value and SAME/FASTER/SLOWER/AMBIGUOUS coloured,
 /// then the rows only one report has ("only in A" / "only in B").
 class CompareModel : public QAbstractTableModel {
     Q_OBJECT
@@ -56,12 +57,14 @@ private:
 
 /// N reports as columns ("the same kernel on five machines"): one line per kernel cell and
 /// size (ProfileRow::key()), one column per report with its median and the ratio to the
-/// first report that has the row, coloured by the verdict against it.
+/// first report (the baseline), coloured by the core's verdict against it
+/// (MultiComparison: the CLI's `compare` verdicts); OutlierRole marks a cell far from the
+/// other machines.
 class MultiCompareModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum FixedColumns { OpColumn, SizeColumn, DeviceColumn, VariantColumn, FixedColumnCount };
-    enum Roles { SortRole = Qt::UserRole, VerdictRole };
+    enum Roles { SortRole = Qt::UserRole, VerdictRole, OutlierRole };
 
     explicit MultiCompareModel(QObject* parent = nullptr);
 
@@ -80,18 +83,12 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    struct Line {
-        const ProfileRow* first = nullptr;      // the first report's row with this key
-        std::vector<const ProfileRow*> cells;   // per report; nullptr where missing
-        std::vector<SampleComparison> verdicts; // per report, against the baseline
-        int baseline = -1;                      // the first report that has the row
-    };
     std::vector<Report> m_reports;
     QStringList m_names;
-    std::vector<Line> m_lines;
+    std::optional<MultiComparison> m_comparison; // points into m_reports
 };
 
-/// The colour of a verdict (FASTER green, SLOWER red, UNCERTAIN amber; SAME none).
+/// The colour of a verdict (FASTER green, SLOWER red, AMBIGUOUS amber; SAME none).
 QVariant verdictBackground(const QString& verdict);
 
 } // namespace switchyard::ui

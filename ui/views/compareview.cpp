@@ -63,7 +63,7 @@ CompareView::CompareView(QWidget* parent)
     auto* legend =
         new QLabel(tr("<span style='background:%1'>&nbsp;FASTER&nbsp;</span> "
                       "<span style='background:%2'>&nbsp;SLOWER&nbsp;</span> "
-                      "<span style='background:%3'>&nbsp;UNCERTAIN&nbsp;</span> "
+                      "<span style='background:%3'>&nbsp;AMBIGUOUS&nbsp;</span> "
                       "&nbsp;SAME uncoloured · ratio = B/A (under 1: B is faster) · "
                       "two-sided Mann–Whitney U, α = 0.05")
                        .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Bad, true).name(),

@@ -6,6 +6,7 @@
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/clocks.h>
+#include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/workload.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/fallback.h>
@@ -917,6 +918,7 @@ nlohmann::json clock_context() {
 
 nlohmann::json Profiler::context() const {
     auto devices = nlohmann::json::array();
+    std::vector<DeviceInfo> infos;
     std::set<std::string> wanted(m_settings.devices.begin(), m_settings.devices.end());
     for (const auto& d : m_devices.devices()) {
         const auto& info = d->info();
@@ -924,7 +926,8 @@ nlohmann::json Profiler::context() const {
             info.id != "cpu")
             continue;
         d->prepare();
-        devices.push_back(d->info().to_json());
+        infos.push_back(d->info());
+        devices.push_back(infos.back().to_json());
     }
     auto warnings = host_measurement_warnings();
     if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
@@ -941,6 +944,7 @@ nlohmann::json Profiler::context() const {
             {"clock", clock_context()},
             {"openblas", openblas_info().to_json()},
             {"devices", devices},
+            {"fingerprint", machine_fingerprint(infos)},
             {"settings", m_settings.to_json()},
             {"warnings", warnings}};
 }

@@ -3,8 +3,11 @@
 
 #include "util/jsonread.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace switchyard {
 
@@ -181,6 +184,24 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
         j["speedup_vs_reference"] = r.reference_speedup;
     if (!r.clock.method.empty())
         j["clock"] = r.clock;
+    if (r.runs.size() >= 2)
+        j["runs"] = r.runs;
+}
+
+void to_json(nlohmann::json& j, const RunSummary& run) {
+    j = {{"median", run.median}, {"count", run.count}, {"rel_noise", run.rel_noise}};
+    if (run.clock_ghz > 0)
+        j["clock_ghz"] = run.clock_ghz;
+}
+
+void from_json(const nlohmann::json& j, RunSummary& run) {
+    const jsonread::Value v(j, "run");
+    run.median = v.num("median", 0.0);
+    run.count = v.integer("count", 0);
+    run.rel_noise = v.num("rel_noise", 0.0);
+    run.clock_ghz = v.num("clock_ghz", 0.0);
+    if (!(run.median >= 0) || !std::isfinite(run.median))
+        v.at("median").fail("expected a non-negative finite number");
 }
 
 void from_json(const nlohmann::json& j, ProfileRow& r) {
@@ -216,6 +237,80 @@ void from_json(const nlohmann::json& j, ProfileRow& r) {
         r.clock = c->get<RowClock>();
     if (r.reference_speedup < 0)
         v.at("speedup_vs_reference").fail("expected a non-negative number");
+    if (const auto runs = v.find("runs")) {
+        runs->expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < runs->size(); ++i)
+            r.runs.push_back((*runs)[i].get<RunSummary>());
+    }
+}
+
+std::vector<double> ProfileRow::run_medians() const {
+    std::vector<double> out;
+    if (runs.size() < 2)
+        return out;
+    for (const auto& r : runs)
+        out.push_back(r.median);
+    return out;
+}
+
+ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
+    if (runs.empty())
+        throw std::invalid_argument("merge_runs: no runs");
+    std::size_t first = runs.size();
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].measured() && runs[i].stats.median > 0 && !runs[i].samples.empty()) {
+            first = i;
+            break;
+        }
+    if (first == runs.size())
+        return std::move(runs.front());
+    ProfileRow out = runs[first];
+    out.runs.clear();
+    std::vector<double> pooled;
+    std::int64_t discarded = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto& r = runs[i];
+        if (!r.measured() || !(r.stats.median > 0) || r.samples.empty()) {
+            out.warnings.push_back(
+                "run " + std::to_string(i + 1) + " of " + std::to_string(runs.size()) +
+                " did not measure (" + std::string(to_string(r.status)) +
+                (r.reason.empty() ? "" : ": " + r.reason) + "); the row pools the others");
+            continue;
+        }
+        out.runs.push_back({r.stats.median, r.stats.count, r.stats.rel_noise, r.clock.median_ghz});
+        pooled.insert(pooled.end(), r.samples.begin(), r.samples.end());
+        discarded += r.clock.samples_discarded;
+        if (r.clock.throttled)
+            out.clock.throttled = true;
+        out.clock.best_ghz = std::max(out.clock.best_ghz, r.clock.best_ghz);
+        if (r.clock.min_ghz > 0)
+            out.clock.min_ghz = out.clock.min_ghz > 0 ? std::min(out.clock.min_ghz, r.clock.min_ghz)
+                                                      : r.clock.min_ghz;
+        if (r.status == RowStatus::Fail)
+            out.status = RowStatus::Fail; // a parity failure in any run fails the row
+        for (const auto& w : r.warnings)
+            if (i != first &&
+                std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
+                out.warnings.push_back(w);
+    }
+    const double old_median = out.stats.median;
+    out.stats = SampleStats::from(pooled);
+    if (keep_samples > 0 && std::int64_t(pooled.size()) > keep_samples) {
+        std::vector<double> thin;
+        for (std::size_t i = 0; i < std::size_t(keep_samples); ++i)
+            thin.push_back(pooled[i * pooled.size() / std::size_t(keep_samples)]);
+        pooled.swap(thin);
+    }
+    out.samples = std::move(pooled);
+    if (out.stats.median > 0) {
+        out.gbps = out.bytes / out.stats.median / 1e9;
+        out.gflops = out.flops / out.stats.median / 1e9;
+        out.ceiling_fraction *= old_median / out.stats.median; // achieved is 1 / time
+    }
+    out.clock.samples_discarded = int(discarded);
+    if (out.runs.size() < 2)
+        out.runs.clear();
+    return out;
 }
 
 double reference_speedup(const ProfileRow& row, const ProfileRow& reference) {

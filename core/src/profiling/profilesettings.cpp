@@ -25,7 +25,8 @@ void to_json(nlohmann::json& j, const ProfileSettings& p) {
          {"seed", p.seed},
          {"keep_samples", p.keep_samples},
          {"reference_budget_s", p.reference_budget_s},
-         {"throttle_threshold", p.throttle_threshold}};
+         {"throttle_threshold", p.throttle_threshold},
+         {"repeat", p.repeat}};
 }
 
 void from_json(const nlohmann::json& j, ProfileSettings& s) {
@@ -54,6 +55,7 @@ void from_json(const nlohmann::json& j, ProfileSettings& s) {
     s.keep_samples = v.integer("keep_samples", s.keep_samples, 0, std::int64_t(1) << 32);
     s.reference_budget_s = v.num("reference_budget_s", s.reference_budget_s);
     s.throttle_threshold = v.num("throttle_threshold", s.throttle_threshold);
+    s.repeat = v.integer("repeat", s.repeat, 1, ProfileSettings::kMaxRepeat);
     if (s.throttle_threshold < 0 || s.throttle_threshold > 1)
         v.at("throttle_threshold").fail("expected a fraction between 0 and 1");
     if (s.max_noise < 0 || s.time_budget_s < 0 || s.warmup_s < 0 || s.min_sample_s < 0 ||

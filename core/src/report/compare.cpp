@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
+#include <stdexcept>
 
 namespace switchyard {
 
@@ -22,45 +24,229 @@ std::string format_number(double v) {
     return buf;
 }
 
+// printf-style formatting into a string of any length.
+template <class... Args> std::string format(const char* fmt, Args... args) {
+    const int n = std::snprintf(nullptr, 0, fmt, args...);
+    std::string out(std::size_t(n > 0 ? n : 0), '\0');
+    std::snprintf(out.data(), out.size() + 1, fmt, args...);
+    return out;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string percent(double fraction) {
+    return format_number(fraction * 100) + " %";
+}
+
+// The regularized incomplete beta function I_x(a, b), by its continued fraction (modified
+// Lentz), for Student's t distribution.
+double incomplete_beta(double a, double b, double x) {
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    if (x > (a + 1) / (a + b + 2)) // the fraction converges fast below this point
+        return 1 - incomplete_beta(b, a, 1 - x);
+    const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                  a * std::log(x) + b * std::log1p(-x)) /
+                         a;
+    constexpr double tiny = 1e-300;
+    double f = 1, c = 1, d = 0;
+    for (int i = 0; i <= 400; ++i) {
+        const int m = i / 2;
+        double numerator;
+        if (i == 0)
+            numerator = 1;
+        else if (i % 2 == 0)
+            numerator = (m * (b - m) * x) / ((a + 2.0 * m - 1) * (a + 2.0 * m));
+        else
+            numerator = -((a + m) * (a + b + m) * x) / ((a + 2.0 * m) * (a + 2.0 * m + 1));
+        d = 1 + numerator * d;
+        d = std::fabs(d) < tiny ? tiny : d;
+        d = 1 / d;
+        c = 1 + numerator / c;
+        c = std::fabs(c) < tiny ? tiny : c;
+        const double cd = c * d;
+        f *= cd;
+        if (std::fabs(1 - cd) < 1e-12)
+            break;
+    }
+    return front * (f - 1);
+}
+
+double mean_of(std::span<const double> v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
+
+double variance_of(std::span<const double> v) { // sample variance (n - 1)
+    const double m = mean_of(v);
+    double s = 0;
+    for (const double x : v)
+        s += (x - m) * (x - m);
+    return v.size() > 1 ? s / double(v.size() - 1) : 0;
+}
+
+std::vector<double> logs_of(std::span<const double> v) {
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (const double x : v)
+        out.push_back(std::log(x));
+    return out;
+}
+
+bool all_positive(std::span<const double> v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0 && std::isfinite(x); });
+}
+
 } // namespace
 
-SampleComparison compare_samples(std::span<const double> a, std::span<const double> b,
-                                 const CompareOptions& options) {
-    SampleComparison c;
-    if (a.empty() || b.empty()) {
-        c.verdict = "UNCERTAIN";
-        c.note = "no samples";
-        return c;
+const char* to_string(Verdict v) noexcept {
+    switch (v) {
+    case Verdict::Same:
+        return "SAME";
+    case Verdict::Faster:
+        return "FASTER";
+    case Verdict::Slower:
+        return "SLOWER";
+    case Verdict::Ambiguous:
+        break;
     }
-    const double ma = SampleStats::from(a).median, mb = SampleStats::from(b).median;
-    if (!(ma > 0)) {
-        // A zero-time baseline makes any ratio meaningless: never FASTER at 0.000.
-        c.ratio = std::numeric_limits<double>::quiet_NaN();
-        c.verdict = "UNCERTAIN";
-        c.note = "the ratio is undefined: A's median time is 0";
-        return c;
+    return "AMBIGUOUS";
+}
+
+std::string CompareOptions::describe() const {
+    return "false-discovery rate " + format("%g", fdr) + " (Benjamini-Hochberg over all rows); " +
+           "a difference must exceed max(" + percent(min_effect) +
+           ", the rows' noise between runs); noise above " + percent(max_noise) +
+           " cannot show sameness; with one run per side a difference must "
+           "also exceed the probes' spread and " +
+           percent(single_run_floor);
+}
+
+nlohmann::json CompareOptions::to_json() const {
+    return {{"fdr", fdr},
+            {"min_effect", min_effect},
+            {"max_noise", max_noise},
+            {"single_run_floor", single_run_floor},
+            {"min_samples", min_samples}};
+}
+
+double welch_t_p(std::span<const double> a, std::span<const double> b) {
+    if (a.size() < 2 || b.size() < 2)
+        return 1;
+    const double ma = mean_of(a), mb = mean_of(b);
+    const double va = variance_of(a) / double(a.size()), vb = variance_of(b) / double(b.size());
+    const double se2 = va + vb;
+    if (!(se2 > 0))
+        return ma == mb ? 1.0 : 0.0;
+    const double t = (mb - ma) / std::sqrt(se2);
+    // Welch-Satterthwaite degrees of freedom.
+    const double df = se2 * se2 / (va * va / double(a.size() - 1) + vb * vb / double(b.size() - 1));
+    return std::clamp(incomplete_beta(df / 2, 0.5, df / (df + t * t)), 0.0, 1.0);
+}
+
+std::vector<double> benjamini_hochberg(std::span<const double> p) {
+    const std::size_t m = p.size();
+    std::vector<std::size_t> order(m);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return p[x] < p[y]; });
+    std::vector<double> q(m, 1.0);
+    double running = 1.0;
+    for (std::size_t k = m; k-- > 0;) { // from the largest p down: q = min over j >= k
+        const std::size_t i = order[k];
+        running = std::min(running, p[i] * double(m) / double(k + 1));
+        q[i] = std::min(1.0, running);
     }
-    c.ratio = mb / ma;
-    if (a.size() < options.min_samples || b.size() < options.min_samples) {
-        c.verdict = "UNCERTAIN";
-        c.note = "too few samples for the U test (need " + std::to_string(options.min_samples) +
-                 " per side)";
-        return c;
+    return q;
+}
+
+std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
+                                         std::span<const RowEvidence> b,
+                                         const CompareOptions& options) {
+    if (a.size() != b.size())
+        throw std::invalid_argument("judge_rows: " + std::to_string(a.size()) + " rows in A, " +
+                                    std::to_string(b.size()) + " in B");
+    std::vector<SampleComparison> out(a.size());
+    std::vector<bool> by_runs(a.size(), false), testable(a.size(), false);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        auto& c = out[i];
+        const auto& ea = a[i];
+        const auto& eb = b[i];
+        c.probe_floor = ea.probe_spread + eb.probe_spread;
+        c.runs_a = ea.run_medians.size() >= 2 ? ea.run_medians.size() : 1;
+        c.runs_b = eb.run_medians.size() >= 2 ? eb.run_medians.size() : 1;
+        if (!(ea.median > 0) || !std::isfinite(ea.median) || !(eb.median > 0) ||
+            !std::isfinite(eb.median)) {
+            // A zero-time baseline makes any ratio meaningless: never FASTER at 0.000.
+            c.ratio = std::numeric_limits<double>::quiet_NaN();
+            c.note = "the ratio is undefined: a median time is 0";
+            continue;
+        }
+        if (c.runs_a >= 2 && c.runs_b >= 2 && all_positive(ea.run_medians) &&
+            all_positive(eb.run_medians)) {
+            const auto la = logs_of(ea.run_medians), lb = logs_of(eb.run_medians);
+            c.ratio = std::exp(mean_of(lb) - mean_of(la));
+            c.noise = std::sqrt((variance_of(la) + variance_of(lb)) / 2);
+            c.p_value = welch_t_p(la, lb);
+            by_runs[i] = testable[i] = true;
+        } else {
+            c.ratio = eb.median / ea.median;
+            if (ea.samples.size() < options.min_samples ||
+                eb.samples.size() < options.min_samples) {
+                c.note =
+                    "too few samples (need " + std::to_string(options.min_samples) + " per side)";
+                continue;
+            }
+            c.p_value = mann_whitney_p(ea.samples, eb.samples);
+            testable[i] = true;
+        }
+        // Between runs, the rows' own noise is measured for these very rows; with one run a
+        // side the reports' probe spreads stand in for it (how much the machine moved
+        // while it measured its ceilings).
+        c.threshold = by_runs[i] ? std::max(options.min_effect, c.noise)
+                                 : std::max(options.min_effect, c.probe_floor);
     }
-    c.p_value = mann_whitney_p(a, b);
-    if (c.p_value < options.alpha) {
-        if (std::fabs(c.ratio - 1.0) < options.min_effect)
-            c.verdict = "SAME";
-        else
-            c.verdict = c.ratio < 1.0 ? "FASTER" : "SLOWER";
-    } else if (a.size() < options.optimal_samples || b.size() < options.optimal_samples) {
-        c.verdict = "UNCERTAIN";
-        c.note = "no significant difference, but fewer than " +
-                 std::to_string(options.optimal_samples) + " samples per side cannot show sameness";
-    } else {
-        c.verdict = "SAME";
+    std::vector<double> p;
+    std::vector<std::size_t> where;
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (testable[i]) {
+            p.push_back(out[i].p_value);
+            where.push_back(i);
+        }
+    const auto q = benjamini_hochberg(p);
+    for (std::size_t k = 0; k < where.size(); ++k) {
+        auto& c = out[where[k]];
+        c.q_value = q[k];
+        const double effect = std::fabs(std::log(c.ratio));
+        const bool significant = c.q_value < options.fdr;
+        const bool runs = by_runs[where[k]];
+        const double needed = runs ? c.threshold : std::max(c.threshold, options.single_run_floor);
+        if (significant && effect >= std::log1p(needed)) {
+            c.verdict = c.ratio < 1 ? Verdict::Faster : Verdict::Slower;
+            if (!runs)
+                c.note = "one run per side: beyond the one-run floor";
+        } else if (runs) {
+            if (effect < std::log1p(c.threshold) && c.noise <= options.max_noise) {
+                c.verdict = Verdict::Same;
+            } else if (c.noise > options.max_noise) {
+                c.note = "the runs vary by " + percent(c.noise) + ", above the " +
+                         percent(options.max_noise) + " that can show sameness";
+            } else {
+                c.note = percent(std::fabs(c.ratio - 1)) + " beyond the " + percent(c.threshold) +
+                         " threshold, but not significant after the false-discovery control (q " +
+                         format("%.3g", c.q_value) + ")";
+            }
+        } else if (effect < std::log1p(options.min_effect)) {
+            c.verdict = Verdict::Same;
+            c.note = "one run per side: within " + percent(options.min_effect);
+        } else {
+            c.note = "one run per side: the variation between runs is unknown (profile --repeat N)";
+        }
     }
-    return c;
+    return out;
 }
 
 namespace {
@@ -180,38 +366,401 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
     return out;
 }
 
-Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions& options) {
-    Comparison out;
-    out.m_warnings = ceiling_differences(a.context, b.context, options.ceiling_tolerance,
-                                         options.bandwidth_ceiling_tolerance);
-    std::map<std::string, const ProfileRow*> in_b;
-    std::map<std::string, bool> used;
-    for (const auto& r : b.rows)
-        in_b.emplace(r.key(), &r); // first row wins on duplicate keys
-    for (const auto& ra : a.rows) {
-        const auto it = in_b.find(ra.key());
-        if (it == in_b.end() || used[ra.key()]) {
-            out.m_only_a.push_back(ra);
-            continue;
-        }
-        used[ra.key()] = true;
-        const ProfileRow& rb = *it->second;
-        Pair p{ra, rb, {}};
-        if (!ra.measured() || !rb.measured()) {
-            p.result.verdict = "UNCERTAIN";
-            p.result.note = "not measured in " + std::string(!ra.measured() ? "A" : "B") + " (" +
-                            std::string(to_string(!ra.measured() ? ra.status : rb.status)) + ")";
-        } else {
-            // Reports thin their samples; without samples fall back to nothing (UNCERTAIN).
-            p.result = compare_samples(ra.samples, rb.samples, options);
-            if (p.result.ratio == 0 && ra.stats.median > 0)
-                p.result.ratio = rb.stats.median / ra.stats.median;
-        }
-        out.m_pairs.push_back(std::move(p));
+namespace {
+
+// A fingerprint as dotted paths -> values ("machine.cpu.microcode" -> "0xa101144").
+void flatten(const nlohmann::json& j, const std::string& prefix,
+             std::map<std::string, std::string>& out) {
+    if (j.is_object()) {
+        for (const auto& [k, v] : j.items())
+            flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+    } else if (j.is_array()) {
+        for (std::size_t i = 0; i < j.size(); ++i)
+            flatten(j[i], prefix + "[" + std::to_string(i) + "]", out);
+    } else {
+        out[prefix] = j.is_string() ? j.get<std::string>() : j.dump();
     }
-    for (const auto& rb : b.rows)
-        if (!used[rb.key()] || in_b[rb.key()] != &rb)
-            out.m_only_b.push_back(rb);
+}
+
+const nlohmann::json* fingerprint_of(const nlohmann::json& context) {
+    if (!context.is_object())
+        return nullptr;
+    const auto it = context.find("fingerprint");
+    return it != context.end() && it->is_object() ? &*it : nullptr;
+}
+
+// The probe spread of `row`'s ceiling in `context` (CpuPeaks::spread): the CPU's probes
+// record it; an OpenCL CPU device judged against them has the id prefixed "cpu:".
+double probe_spread(const nlohmann::json& context, const ProfileRow& row) {
+    if (row.ceiling_id.empty() || !context.is_object())
+        return 0;
+    const auto peaks = context.find("cpu_peaks");
+    if (peaks == context.end() || !peaks->is_object())
+        return 0;
+    const auto spread = peaks->find("spread");
+    if (spread == peaks->end() || !spread->is_object())
+        return 0;
+    std::string id = row.ceiling_id;
+    if (id.rfind("cpu:", 0) == 0)
+        id = id.substr(4);
+    else if (row.spec.device_kind != "cpu" && row.spec.device != "cpu")
+        return 0;
+    const auto v = spread->find(id);
+    return v != spread->end() && v->is_number() && v->get<double>() > 0 ? v->get<double>() : 0;
+}
+
+RowEvidence evidence(const ProfileRow& row, const nlohmann::json& context,
+                     std::vector<double>& medians_storage) {
+    medians_storage = row.run_medians();
+    return {medians_storage, row.samples, row.stats.median, probe_spread(context, row)};
+}
+
+nlohmann::json finite_or_null(double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+nlohmann::json result_json(const SampleComparison& r) {
+    nlohmann::json j = {{"verdict", to_string(r.verdict)},
+                        {"ratio", finite_or_null(r.ratio)},
+                        {"p_value", r.p_value},
+                        {"q_value", r.q_value},
+                        {"threshold", r.threshold},
+                        {"noise", r.noise},
+                        {"probe_floor", r.probe_floor},
+                        {"runs_a", r.runs_a},
+                        {"runs_b", r.runs_b}};
+    if (!r.note.empty())
+        j["note"] = r.note;
+    return j;
+}
+
+std::string esc(std::string_view s) {
+    // Every field comes from a report file, which anyone may have written: a newline or a
+    // control character in it is escaped, so it cannot forge a row or move the cursor.
+    return text::escape_control(s);
+}
+
+} // namespace
+
+std::vector<std::string> fingerprint_differences(const nlohmann::json& context_a,
+                                                 const nlohmann::json& context_b) {
+    const auto* fa = fingerprint_of(context_a);
+    const auto* fb = fingerprint_of(context_b);
+    if (!fa || !fb)
+        return {std::string(!fa && !fb ? "neither report has"
+                            : !fa      ? "A has"
+                                       : "B has") +
+                " no hardware fingerprint (a report older than format 4): the machines cannot "
+                "be told apart"};
+    std::map<std::string, std::string> a, b;
+    flatten(*fa, "", a);
+    flatten(*fb, "", b);
+    std::vector<std::string> out;
+    for (const auto& [k, va] : a) {
+        if (k == "machine_id")
+            continue;
+        const auto it = b.find(k);
+        const std::string vb = it == b.end() ? "(none)" : it->second;
+        if (va != vb)
+            out.push_back(k + ": " + (va.empty() ? "\"\"" : va) + " -> " +
+                          (vb.empty() ? "\"\"" : vb));
+    }
+    for (const auto& [k, vb] : b)
+        if (k != "machine_id" && !a.count(k))
+            out.push_back(k + ": (none) -> " + vb);
+    return out;
+}
+
+bool same_machine(const nlohmann::json& context_a, const nlohmann::json& context_b) {
+    const auto* fa = fingerprint_of(context_a);
+    const auto* fb = fingerprint_of(context_b);
+    if (!fa || !fb || !fa->contains("machine") || !fb->contains("machine"))
+        return false;
+    return (*fa)["machine"] == (*fb)["machine"];
+}
+
+MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector<std::string> names,
+                                    const CompareOptions& options, std::size_t baseline) {
+    if (reports.size() < 2)
+        throw std::invalid_argument("compare needs at least two reports, got " +
+                                    std::to_string(reports.size()));
+    if (names.size() != reports.size())
+        throw std::invalid_argument("compare: " + std::to_string(names.size()) + " names for " +
+                                    std::to_string(reports.size()) + " reports");
+    if (baseline >= reports.size())
+        throw std::invalid_argument("compare: baseline " + std::to_string(baseline + 1) +
+                                    " is not one of the " + std::to_string(reports.size()) +
+                                    " reports");
+    MultiComparison out;
+    out.m_baseline = baseline;
+    out.m_options = options;
+    const auto& base = reports[baseline];
+    for (std::size_t r = 0; r < reports.size(); ++r) {
+        Source src;
+        src.name = std::move(names[r]);
+        if (const auto* f = fingerprint_of(reports[r].context);
+            f && f->contains("machine_id") && (*f)["machine_id"].is_string())
+            src.machine_id = (*f)["machine_id"].get<std::string>();
+        if (r == baseline) {
+            src.same_machine = fingerprint_of(base.context) != nullptr;
+        } else {
+            src.fingerprint_differences = fingerprint_differences(base.context, reports[r].context);
+            src.ceiling_differences =
+                ceiling_differences(base.context, reports[r].context, options.ceiling_tolerance,
+                                    options.bandwidth_ceiling_tolerance);
+            src.same_machine = switchyard::same_machine(base.context, reports[r].context);
+        }
+        out.m_sources.push_back(std::move(src));
+    }
+    // Lines in the order the baseline lists its rows, then what the others add. A key seen
+    // twice in one report (a hand-edited file) gets a line of its own ("key#2").
+    std::map<std::string, std::size_t> line_of;
+    auto add = [&](std::size_t r) {
+        std::map<std::string, int> seen;
+        for (const auto& row : reports[r].rows) {
+            auto key = row.key();
+            if (const int n = ++seen[key]; n > 1)
+                key += "#" + std::to_string(n);
+            auto [it, fresh] = line_of.emplace(key, out.m_lines.size());
+            if (fresh) {
+                Line line;
+                line.key = key;
+                line.first = &row;
+                line.cells.resize(reports.size());
+                out.m_lines.push_back(std::move(line));
+            }
+            out.m_lines[it->second].cells[r].row = &row;
+        }
+    };
+    add(baseline);
+    for (std::size_t r = 0; r < reports.size(); ++r)
+        if (r != baseline)
+            add(r);
+    // Every (line, report) test at once, so the false-discovery control spans them all.
+    std::vector<RowEvidence> ea, eb;
+    std::vector<std::vector<double>> storage;
+    std::vector<std::pair<std::size_t, std::size_t>> where;
+    storage.reserve(2 * out.m_lines.size() * reports.size());
+    for (std::size_t l = 0; l < out.m_lines.size(); ++l) {
+        auto& line = out.m_lines[l];
+        const ProfileRow* brow = line.cells[baseline].row;
+        for (std::size_t r = 0; r < reports.size(); ++r) {
+            auto& cell = line.cells[r];
+            if (r == baseline || !cell.row || !brow)
+                continue;
+            if (!brow->measured() || !cell.row->measured()) {
+                cell.result.note =
+                    "not measured in " +
+                    std::string(!brow->measured() ? out.m_sources[baseline].name
+                                                  : out.m_sources[r].name) +
+                    " (" +
+                    std::string(to_string(!brow->measured() ? brow->status : cell.row->status)) +
+                    ")";
+                if (brow->stats.median > 0)
+                    cell.result.ratio = cell.row->stats.median / brow->stats.median;
+                continue;
+            }
+            storage.emplace_back();
+            ea.push_back(evidence(*brow, base.context, storage.back()));
+            storage.emplace_back();
+            eb.push_back(evidence(*cell.row, reports[r].context, storage.back()));
+            where.emplace_back(l, r);
+        }
+    }
+    const auto results = judge_rows(ea, eb, options);
+    for (std::size_t k = 0; k < where.size(); ++k) {
+        auto& cell = out.m_lines[where[k].first].cells[where[k].second];
+        cell.result = results[k];
+        cell.judged = true;
+    }
+    // Outliers: with three or more measured cells, a median far from the line's.
+    for (auto& line : out.m_lines) {
+        std::vector<double> logs;
+        for (const auto& c : line.cells)
+            if (c.row && c.row->measured() && c.row->stats.median > 0)
+                logs.push_back(std::log(c.row->stats.median));
+        if (logs.size() < 3)
+            continue;
+        auto sorted = logs;
+        std::sort(sorted.begin(), sorted.end());
+        const double center = quantile_sorted(sorted, 0.5);
+        std::vector<double> dev;
+        for (const double x : logs)
+            dev.push_back(std::fabs(x - center));
+        std::sort(dev.begin(), dev.end());
+        const double mad = 1.4826 * quantile_sorted(dev, 0.5);
+        const double limit = std::max(std::log1p(0.10), 3 * mad);
+        for (auto& c : line.cells)
+            if (c.row && c.row->measured() && c.row->stats.median > 0)
+                c.outlier = std::fabs(std::log(c.row->stats.median) - center) > limit;
+    }
+    return out;
+}
+
+std::size_t MultiComparison::count(Verdict v) const {
+    std::size_t n = 0;
+    for (const auto& line : m_lines)
+        for (const auto& c : line.cells)
+            n += c.judged && c.result.verdict == v;
+    return n;
+}
+
+bool MultiComparison::same_machine() const {
+    return std::all_of(m_sources.begin(), m_sources.end(),
+                       [](const Source& s) { return s.same_machine; });
+}
+
+nlohmann::json MultiComparison::to_json() const {
+    auto sources = nlohmann::json::array();
+    for (std::size_t r = 0; r < m_sources.size(); ++r) {
+        const auto& s = m_sources[r];
+        sources.push_back({{"name", s.name},
+                           {"baseline", r == m_baseline},
+                           {"machine_id", s.machine_id},
+                           {"same_machine", s.same_machine},
+                           {"fingerprint_differences", s.fingerprint_differences},
+                           {"ceiling_differences", s.ceiling_differences}});
+    }
+    auto lines = nlohmann::json::array();
+    for (const auto& line : m_lines) {
+        const auto& spec = line.first->spec;
+        auto cells = nlohmann::json::array();
+        for (const auto& c : line.cells) {
+            if (!c.row) {
+                cells.push_back(nullptr);
+                continue;
+            }
+            nlohmann::json j = {{"status", c.row->status},
+                                {"median", c.row->stats.median},
+                                {"runs", std::max<std::size_t>(1, c.row->runs.size())},
+                                {"outlier", c.outlier}};
+            if (c.judged)
+                j.update(result_json(c.result));
+            else if (!c.result.note.empty())
+                j["note"] = c.result.note;
+            cells.push_back(std::move(j));
+        }
+        lines.push_back({{"op", spec.op},
+                         {"size", spec.size},
+                         {"backend", spec.backend},
+                         {"device", spec.device},
+                         {"arch", spec.arch},
+                         {"variant", spec.variant},
+                         {"cells", cells}});
+    }
+    return {{"format", kFormat},
+            {"format_version", kFormatVersion},
+            {"options", m_options.to_json()},
+            {"baseline", m_baseline},
+            {"same_machine", same_machine()},
+            {"sources", sources},
+            {"lines", lines},
+            {"summary",
+             {{"same", count(Verdict::Same)},
+              {"faster", count(Verdict::Faster)},
+              {"slower", count(Verdict::Slower)},
+              {"ambiguous", count(Verdict::Ambiguous)}}}};
+}
+
+std::string MultiComparison::to_text() const {
+    std::ostringstream os;
+    os << "Verdicts against " << esc(m_sources[m_baseline].name) << ": " << m_options.describe()
+       << ".\n";
+    for (std::size_t r = 0; r < m_sources.size(); ++r) {
+        if (r == m_baseline)
+            continue;
+        const auto& s = m_sources[r];
+        if (!s.same_machine)
+            os << "warning: " << esc(s.name) << " is not the same machine as the baseline:\n";
+        else if (!s.fingerprint_differences.empty())
+            os << "note: " << esc(s.name) << " is the same machine, other software:\n";
+        for (const auto& d : s.fingerprint_differences)
+            os << "  " << esc(d) << "\n";
+        for (const auto& w : s.ceiling_differences)
+            os << "warning: " << esc(s.name) << ": " << esc(w) << "\n";
+    }
+    os << "\n";
+    // Columns: the row, the baseline's median, then per other report "ratio verdict".
+    os << pad("op", 16) << ' ' << pad("size", 14) << ' ' << pad("device", 8) << ' '
+       << pad("arch/variant", 22) << ' ' << format("%12s", "baseline");
+    for (std::size_t r = 0; r < m_sources.size(); ++r)
+        if (r != m_baseline)
+            os << "  " << pad("[" + std::to_string(r + 1) + "]", 18);
+    os << "\n";
+    for (const auto& line : m_lines) {
+        const auto& spec = line.first->spec;
+        const auto* brow = line.cells[m_baseline].row;
+        os << pad(esc(spec.op), 16) << ' ' << pad(esc(spec.size), 14) << ' '
+           << pad(esc(spec.device), 8) << ' ' << pad(esc(spec.arch + "/" + spec.variant), 22) << ' '
+           << (brow && brow->measured() ? format("%10.3fus", brow->stats.median * 1e6)
+                                        : format("%12s", brow ? "-" : "missing"));
+        for (std::size_t r = 0; r < line.cells.size(); ++r) {
+            if (r == m_baseline)
+                continue;
+            const auto& c = line.cells[r];
+            std::string text;
+            if (!c.row)
+                text = "missing";
+            else if (!c.judged)
+                text = std::string(to_string(c.row->status));
+            else
+                text = (std::isfinite(c.result.ratio) ? format("%.3f", c.result.ratio) : "n/a") +
+                       " " + to_string(c.result.verdict);
+            os << "  " << pad(text + (c.outlier ? " !" : ""), 18);
+        }
+        os << "\n";
+    }
+    os << "\nReports:\n";
+    for (std::size_t r = 0; r < m_sources.size(); ++r)
+        os << "  [" << r + 1 << "] " << esc(m_sources[r].name)
+           << (r == m_baseline ? " (baseline)" : "")
+           << (m_sources[r].machine_id.empty() ? "" : "  machine " + esc(m_sources[r].machine_id))
+           << "\n";
+    os << "\n"
+       << count(Verdict::Same) << " same, " << count(Verdict::Faster) << " faster, "
+       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous)
+       << " ambiguous; '!' marks a cell far from the other machines (outlier).\n";
+    return os.str();
+}
+
+Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions& options) {
+    const std::vector<Report> both{a, b};
+    const auto m = MultiComparison::of(both, {"A", "B"}, options, 0);
+    Comparison out;
+    out.m_options = options;
+    const auto& src = m.sources()[1];
+    if (!src.same_machine) {
+        std::string w = "A and B are not the same machine (hardware fingerprints)";
+        for (const auto& d : src.fingerprint_differences)
+            w += "; " + d;
+        out.m_warnings.push_back(std::move(w));
+    } else if (!src.fingerprint_differences.empty()) {
+        std::string w = "the same machine, other software";
+        for (const auto& d : src.fingerprint_differences)
+            w += "; " + d;
+        out.m_warnings.push_back(std::move(w));
+    }
+    for (const auto& w : src.ceiling_differences)
+        out.m_warnings.push_back(w);
+    for (const auto& line : m.lines()) {
+        const auto& ca = line.cells[0];
+        const auto& cb = line.cells[1];
+        if (ca.row && cb.row) {
+            Pair p{*ca.row, *cb.row, cb.result};
+            if (!cb.judged) {
+                p.result.verdict = Verdict::Ambiguous;
+                p.result.note =
+                    "not measured in " + std::string(!ca.row->measured() ? "A" : "B") + " (" +
+                    std::string(to_string(!ca.row->measured() ? ca.row->status : cb.row->status)) +
+                    ")";
+            }
+            out.m_pairs.push_back(std::move(p));
+        } else if (ca.row) {
+            out.m_only_a.push_back(*ca.row);
+        } else if (cb.row) {
+            out.m_only_b.push_back(*cb.row);
+        }
+    }
     return out;
 }
 
@@ -230,14 +779,9 @@ nlohmann::json Comparison::to_json() const {
                             {"median_b", p.b.stats.median},
                             {"samples_a", p.a.samples.size()},
                             {"samples_b", p.b.samples.size()},
-                            {"ratio", std::isfinite(p.result.ratio) ? nlohmann::json(p.result.ratio)
-                                                                    : nlohmann::json()},
-                            {"p_value", p.result.p_value},
-                            {"verdict", p.result.verdict},
                             {"parity_a", p.a.parity.verdict()},
                             {"parity_b", p.b.parity.verdict()}};
-        if (!p.result.note.empty())
-            j["note"] = p.result.note;
+        j.update(result_json(p.result));
         pairs.push_back(std::move(j));
     }
     auto unmatched = [](const std::vector<ProfileRow>& rows) {
@@ -254,51 +798,38 @@ nlohmann::json Comparison::to_json() const {
     };
     return {{"format", kFormat},
             {"format_version", kFormatVersion},
+            {"options", m_options.to_json()},
             {"pairs", pairs},
             {"only_in_a", unmatched(m_only_a)},
             {"only_in_b", unmatched(m_only_b)},
             {"warnings", m_warnings}};
 }
 
-namespace {
-
-// printf-style formatting into a string of any length.
-template <class... Args> std::string format(const char* fmt, Args... args) {
-    const int n = std::snprintf(nullptr, 0, fmt, args...);
-    std::string out(std::size_t(n > 0 ? n : 0), '\0');
-    std::snprintf(out.data(), out.size() + 1, fmt, args...);
-    return out;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-
-} // namespace
-
 std::string Comparison::to_text() const {
-    // Every field comes from a report file, which anyone may have written: a newline or a
-    // control character in it is escaped, so it cannot forge a row or move the cursor.
-    const auto esc = [](std::string_view s) { return text::escape_control(s); };
     std::ostringstream os;
+    os << "Verdicts: " << m_options.describe() << ".\n";
     for (const auto& w : m_warnings)
         os << "warning: " << esc(w) << "\n";
-    if (!m_warnings.empty())
-        os << "\n";
+    os << "\n";
     // Columns are padded, never cut: a long op name widens its row instead.
     os << pad("op", 16) << ' ' << pad("size", 14) << ' ' << pad("device", 8) << ' '
        << pad("backend", 10) << ' ' << pad("arch/variant", 20) << ' '
-       << format("%12s %12s %8s %8s  %s\n", "A median", "B median", "B/A", "p", "verdict");
+       << format("%12s %12s %5s %8s %8s %7s  %s\n", "A median", "B median", "runs", "B/A", "q",
+                 "thresh", "verdict");
     for (const auto& p : m_pairs) {
         const auto av = esc(p.a.spec.arch + "/" + p.a.spec.variant);
         const std::string ratio =
             std::isfinite(p.result.ratio) ? format("%8.3f", p.result.ratio) : format("%8s", "n/a");
+        const std::string runs = std::to_string(std::max<std::size_t>(1, p.a.runs.size())) + "/" +
+                                 std::to_string(std::max<std::size_t>(1, p.b.runs.size()));
         os << pad(esc(p.a.spec.op), 16) << ' ' << pad(esc(p.a.spec.size), 14) << ' '
            << pad(esc(p.a.spec.device), 8) << ' ' << pad(esc(p.a.spec.backend), 10) << ' '
            << pad(av, 20) << ' '
-           << format("%10.3fus %10.3fus ", p.a.stats.median * 1e6, p.b.stats.median * 1e6) << ratio
-           << format(" %8.4f  ", p.result.p_value) << p.result.verdict
-           << (p.result.note.empty() ? "" : " - ") << esc(p.result.note) << "\n";
+           << format("%10.3fus %10.3fus %5s ", p.a.stats.median * 1e6, p.b.stats.median * 1e6,
+                     runs.c_str())
+           << ratio << format(" %8.2g %6.1f%%  ", p.result.q_value, p.result.threshold * 100)
+           << to_string(p.result.verdict) << (p.result.note.empty() ? "" : " - ")
+           << esc(p.result.note) << "\n";
     }
     auto list = [&](const char* title, const std::vector<ProfileRow>& rows) {
         if (rows.empty())
@@ -310,6 +841,11 @@ std::string Comparison::to_text() const {
     };
     list("Only in A", m_only_a);
     list("Only in B", m_only_b);
+    std::size_t n[4] = {};
+    for (const auto& p : m_pairs)
+        ++n[int(p.result.verdict)];
+    os << "\n"
+       << n[0] << " same, " << n[1] << " faster, " << n[2] << " slower, " << n[3] << " ambiguous\n";
     return os.str();
 }
 

@@ -241,12 +241,8 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
     return state.start < std::int64_t(state.plan.size());
 }
 
-Report WorkerController::run(const Callbacks& cb) {
-    RunState state;
-    if (m_options.cpu_peaks)
-        state.peaks_json = m_options.cpu_peaks->to_json().dump();
-    const auto env = detail::worker_environment(m_options.environment);
-    const nlohmann::json settings = m_options.settings.to_json();
+Report WorkerController::run_pass(RunState& state, const std::vector<std::string>& env,
+                                  const nlohmann::json& settings, const Callbacks& cb) {
     while (!m_cancel) {
         const Attempt attempt = run_one_worker(state, env, settings, cb);
         if (m_cancel)
@@ -263,8 +259,78 @@ Report WorkerController::run(const Callbacks& cb) {
         state.report.rows.push_back(std::move(row));
     if (state.report.context.is_null())
         state.report.context = nlohmann::json::object();
-    state.report.annotate();
     return std::move(state.report);
+}
+
+Report WorkerController::run(const Callbacks& cb) {
+    const auto env = detail::worker_environment(m_options.environment);
+    const nlohmann::json settings = m_options.settings.to_json();
+    const std::int64_t passes = std::max<std::int64_t>(1, m_options.settings.repeat);
+    std::string peaks_json;
+    if (m_options.cpu_peaks)
+        peaks_json = m_options.cpu_peaks->to_json().dump();
+    if (passes == 1) {
+        RunState state;
+        state.peaks_json = peaks_json;
+        Report report = run_pass(state, env, settings, cb);
+        report.annotate();
+        return report;
+    }
+    // --repeat N: the whole plan N times over, pass after pass, so what drifts (the load of
+    // the neighbours, the clock, the memory placement) hits every cell alike. Every pass
+    // after the first takes the first one's CPU ceilings, so the rows of all passes are
+    // judged against the same ones; a row is reported once, with all its runs merged.
+    Report first;
+    std::vector<RowSpec> plan;
+    std::map<std::int64_t, std::vector<ProfileRow>> runs; // plan index -> runs so far
+    for (std::int64_t pass = 0; pass < passes && !m_cancel; ++pass) {
+        const bool last = pass + 1 == passes;
+        Callbacks pcb;
+        pcb.on_worker_stderr = cb.on_worker_stderr;
+        pcb.on_row_start = cb.on_row_start;
+        pcb.on_progress = cb.on_progress;
+        if (pass == 0) {
+            pcb.on_context = cb.on_context;
+            pcb.on_plan = [&](const std::vector<RowSpec>& p) {
+                plan = p;
+                if (cb.on_plan)
+                    cb.on_plan(p);
+            };
+        } else {
+            pcb.on_plan = [&, pass](const std::vector<RowSpec>& p) {
+                bool same = p.size() == plan.size();
+                for (std::size_t i = 0; same && i < p.size(); ++i)
+                    same = p[i].label() == plan[i].label() && p[i].backend == plan[i].backend;
+                if (!same)
+                    throw WorkerError("--repeat: pass " + std::to_string(pass + 1) +
+                                      " planned other rows than the first (" +
+                                      std::to_string(p.size()) + " rows, the first " +
+                                      std::to_string(plan.size()) +
+                                      "): the backends or devices changed during the run");
+            };
+        }
+        if (last && cb.on_row)
+            pcb.on_row = [&](const ProfileRow& row) {
+                auto all = runs[row.spec.index];
+                all.push_back(row);
+                cb.on_row(merge_runs(std::move(all), m_options.settings.keep_samples));
+            };
+        RunState state;
+        state.peaks_json = peaks_json;
+        Report report = run_pass(state, env, settings, pcb);
+        if (pass == 0) {
+            peaks_json = state.peaks_json;
+            first.context = std::move(report.context);
+        }
+        for (auto& row : report.rows)
+            runs[row.spec.index].push_back(std::move(row));
+    }
+    for (auto& [index, rows] : runs)
+        first.rows.push_back(merge_runs(std::move(rows), m_options.settings.keep_samples));
+    if (first.context.is_object())
+        first.context["repeat"] = passes;
+    first.annotate();
+    return first;
 }
 
 CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {

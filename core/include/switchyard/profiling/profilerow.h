@@ -70,6 +70,16 @@ struct RowSpec {
 void to_json(nlohmann::json& j, const RowSpec& spec);
 void from_json(const nlohmann::json& j, RowSpec& spec);
 
+/// One independent run of a row (`profile --repeat N`): its own samples' summary.
+struct RunSummary {
+    double median = 0;      // seconds per launch
+    std::int64_t count = 0; // samples kept by the run's statistics
+    double rel_noise = 0;   // the run's stddev / mean
+    double clock_ghz = 0;   // the run's effective clock, where measured
+};
+void to_json(nlohmann::json& j, const RunSummary& run);
+void from_json(const nlohmann::json& j, RunSummary& run);
+
 /// One measured row of a report.
 struct ProfileRow {
     RowSpec spec;
@@ -104,7 +114,14 @@ struct ProfileRow {
     /// measured: rows of devices other than the CPU). Samples below `clock.threshold` of
     /// the best clock were dropped before the statistics (`clock.samples_discarded`).
     RowClock clock;
+    /// The independent runs of this row, in the order they ran (JSON "runs", present with
+    /// two or more: `profile --repeat N`). Each pass of a repeated profile runs every row
+    /// once, so drift between passes hits every cell alike; the row's statistics and
+    /// samples are the runs' pooled (merge_runs()). compare tests the run medians.
+    std::vector<RunSummary> runs;
 
+    /// The run medians (seconds per launch) of a row with two or more runs, else empty.
+    std::vector<double> run_medians() const;
     bool measured() const noexcept { return status == RowStatus::Ok || status == RowStatus::Fail; }
     /// (op, size, backend, device, arch, variant): how compare pairs rows.
     std::string key() const;
@@ -113,6 +130,13 @@ struct ProfileRow {
     /// got string"; inside a report "rows[3].samples[2]: ...").
     static ProfileRow from_json(const nlohmann::json& j);
 };
+/// One row from its independent runs (the same spec, each measured once, in run order):
+/// the pooled samples (thinned to `keep_samples`) and their statistics, throughput and
+/// ceiling fraction from the pooled median, `runs` one summary per measured run, warnings
+/// merged. A run that did not measure (crashed, timed out) is left out of the pool and
+/// said in the warnings; when none measured, the first run's row is returned as it is.
+ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples);
+
 /// Sets each measured row's reference_speedup from the measured reference row of the same
 /// (op, size), if the rows hold one.
 void apply_reference_speedups(std::vector<ProfileRow>& rows);

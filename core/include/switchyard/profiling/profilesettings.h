@@ -38,7 +38,12 @@ struct ProfileSettings {
     /// Samples whose effective clock is below this fraction of the row's best are dropped
     /// and counted (0: keep every sample), as nvbench's --throttle-threshold.
     double throttle_threshold = 0.75;
+    /// Independent runs of every row (`profile --repeat N`): the plan runs N times over,
+    /// pass after pass, so drift hits every cell alike; each row keeps its runs
+    /// (ProfileRow::runs), which compare tests. 1: one run.
+    std::int64_t repeat = 1;
     static constexpr std::int64_t kReferenceMinSamples = 3;
+    static constexpr std::int64_t kMaxRepeat = 1000;
 
     nlohmann::json to_json() const;
     /// Throws std::runtime_error naming the bad key.

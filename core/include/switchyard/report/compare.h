@@ -5,20 +5,37 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace switchyard {
 
-/// How two sets of samples are judged (Google Benchmark's compare.py: a two-sided
-/// Mann-Whitney U test at `alpha`, meaningful from `min_samples` per side).
+/// How rows of two or more reports are judged against each other.
+///
+/// A difference is called only when it is both
+/// - statistically significant after controlling the false-discovery rate over every test of
+///   the comparison (Benjamini-Hochberg at `fdr`), and
+/// - practically significant: at least the threshold max(`min_effect`, the rows' own noise,
+///   the reports' probe spreads for the row's ceiling).
+///
+/// The test rests on the variation *between runs*: the samples of one run share that run's
+/// machine state, so they say nothing about a second run. Where both rows hold two or more
+/// independent runs (`profile --repeat N`, ProfileRow::runs) the test is Welch's t test on
+/// the logarithms of the run medians and the rows' noise is their pooled relative standard
+/// deviation. Where either side has one run only, the variation between runs is unknown:
+/// the within-run Mann-Whitney U test ranks the rows for the false-discovery control, and a
+/// difference must also exceed `single_run_floor`.
 struct CompareOptions {
-    double alpha = 0.05;
-    std::size_t min_samples = 2; // compare.py's UTEST_MIN_REPETITIONS
-    std::size_t optimal_samples =
-        9;                    // compare.py's UTEST_OPTIMAL_REPETITIONS: fewer cannot claim SAME
-    double min_effect = 0.01; // a significant change smaller than 1 % is SAME
+    double fdr = 0.05;        // false-discovery rate (Benjamini-Hochberg), over all rows
+    double min_effect = 0.02; // a difference under 2 % is never called
+    /// Noise above this (between runs) cannot show sameness: such rows are AMBIGUOUS.
+    double max_noise = 0.10;
+    /// One run on either side: a difference must exceed this too (two identical one-run
+    /// profiles of a loaded 2-core VM measured rows 0.85-1.58x apart).
+    double single_run_floor = 0.30;
+    std::size_t min_samples = 2; // per side, for the single-run U test
     /// Ceilings of the same id (context.devices[].ceilings) whose values differ by more
     /// than this relative amount mean the reports come from different machines. Where both
     /// reports record their probes' spread (ceiling_differences()), the limit is that
@@ -31,6 +48,10 @@ struct CompareOptions {
     /// measured L3 and DRAM ceilings 20-50 % apart; a different machine class (another
     /// memory generation, another cache size) differs by more.
     double bandwidth_ceiling_tolerance = 0.35;
+    /// "fdr 0.05, min effect 2 %, max noise 10 %, one-run floor 30 %": what a comparison
+    /// printed its verdicts under.
+    std::string describe() const;
+    nlohmann::json to_json() const;
 };
 
 /// Warnings about two report contexts whose devices have different ceilings: for each
@@ -45,24 +66,128 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
                                              double tolerance = 0.10,
                                              double bandwidth_tolerance = 0.35);
 
-/// The verdict on B against A.
+/// What differs between two reports' hardware fingerprints (context.fingerprint, see
+/// profiling/fingerprint.h): one line per field, "machine.cpu.microcode: 0xa101144 ->
+/// 0xa101148". Empty when they match. A report without a fingerprint (older than format 4)
+/// gives one line saying so: such reports are never taken to be the same machine.
+std::vector<std::string> fingerprint_differences(const nlohmann::json& context_a,
+                                                 const nlohmann::json& context_b);
+/// Both contexts have fingerprints whose machine parts match (the software may differ).
+bool same_machine(const nlohmann::json& context_a, const nlohmann::json& context_b);
+
+enum class Verdict { Same, Faster, Slower, Ambiguous };
+const char* to_string(Verdict v) noexcept; // "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
+
+/// The verdict on B's row against A's.
 struct SampleComparison {
-    std::string verdict; // SAME, FASTER, SLOWER, UNCERTAIN
-    double ratio = 0;    // median(B) / median(A): under 1 means B is faster
-    double p_value = 1;
-    std::string note; // why UNCERTAIN
+    Verdict verdict = Verdict::Ambiguous;
+    /// B over A (under 1: B is faster): the ratio of the geometric means of the run medians
+    /// where both rows hold runs, else of the medians.
+    double ratio = 0;
+    double p_value = 1; // the test's two-sided p
+    double q_value = 1; // Benjamini-Hochberg adjusted over the whole comparison
+    /// The practical threshold this row was judged with: max(min_effect, noise) between
+    /// runs, max(min_effect, probe_floor) with one run a side (single_run_floor on top).
+    double threshold = 0;
+    /// The rows' own relative noise between runs (pooled standard deviation of the log run
+    /// medians); 0 when a side has one run.
+    double noise = 0;
+    /// The reports' probe spreads for the row's ceiling (CpuPeaks::spread, A's plus B's).
+    double probe_floor = 0;
+    std::size_t runs_a = 0, runs_b = 0;
+    std::string note; // why AMBIGUOUS, or what the verdict rests on
+    /// The verdict as the text tables print it.
+    std::string verdict_text() const { return to_string(verdict); }
 };
 
-SampleComparison compare_samples(std::span<const double> a, std::span<const double> b,
-                                 const CompareOptions& options = {});
+/// The evidence of one row for the test: its run medians (seconds per launch) where it
+/// has several runs, else its samples.
+struct RowEvidence {
+    std::span<const double> run_medians; // ProfileRow::run_medians(); size >= 2 to use
+    std::span<const double> samples;
+    double median = 0;
+    double probe_spread = 0; // the report's probe spread for the row's ceiling
+};
 
-/// Two reports side by side. Rows pair on (op, size, backend, device, arch, variant);
-/// rows without a partner are listed, not dropped.
-class Comparison {
+/// Judges each (a, b) pair, then applies the false-discovery control across all of them
+/// together. Deterministic: the same inputs give the same verdicts.
+std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
+                                         std::span<const RowEvidence> b,
+                                         const CompareOptions& options = {});
+
+/// Benjamini-Hochberg adjusted p-values (q-values), in the order of `p`.
+std::vector<double> benjamini_hochberg(std::span<const double> p);
+
+/// Welch's two-sided t test on two samples of at least two values each: the p-value (1
+/// when the samples have no variance and equal means, 0 when none and different means).
+double welch_t_p(std::span<const double> a, std::span<const double> b);
+
+/// N reports side by side, the first (or `baseline`) the reference for every other: one
+/// line per row key (ProfileRow::key(): op, size, backend, device, arch, variant), a cell
+/// per report, each judged against the baseline's row, with the false-discovery control
+/// over every (line, report) test together. The unit a fleet compares.
+class MultiComparison {
 public:
     /// `compare --json` carries these at the top level (docs/json.md).
     static constexpr const char* kFormat = "switchyard.compare";
-    static constexpr int kFormatVersion = 1;
+    static constexpr int kFormatVersion = 2;
+
+    struct Cell {
+        const ProfileRow* row = nullptr; // nullptr: the report has no row with this key
+        SampleComparison result;         // against the baseline; unset for the baseline
+        bool judged = false;             // result is a verdict (both rows measured)
+        /// The cell's median is far from the line's median over all reports (three or more
+        /// reports): more than max(10 %, 3 robust standard deviations of the line).
+        bool outlier = false;
+    };
+    struct Line {
+        std::string key;
+        const ProfileRow* first = nullptr; // the first report's row with this key
+        std::vector<Cell> cells;           // one per report
+    };
+    struct Source {
+        std::string name; // the file name, or the host
+        /// fingerprint_differences() against the baseline (empty: the same machine).
+        std::vector<std::string> fingerprint_differences;
+        /// ceiling_differences() against the baseline.
+        std::vector<std::string> ceiling_differences;
+        /// The fingerprints' machine parts match the baseline's (software may differ).
+        bool same_machine = false;
+        std::string machine_id; // context.fingerprint.machine_id ("" when none)
+    };
+
+    /// `reports` must outlive the comparison (cells point into their rows). Throws
+    /// std::invalid_argument for fewer than two reports, a baseline out of range or a
+    /// different number of names.
+    static MultiComparison of(std::span<const Report> reports, std::vector<std::string> names,
+                              const CompareOptions& options = {}, std::size_t baseline = 0);
+
+    const std::vector<Line>& lines() const noexcept { return m_lines; }
+    const std::vector<Source>& sources() const noexcept { return m_sources; }
+    std::size_t baseline() const noexcept { return m_baseline; }
+    const CompareOptions& options() const noexcept { return m_options; }
+    /// Counts over every judged cell.
+    std::size_t count(Verdict v) const;
+    /// True when every report's fingerprint matches the baseline's.
+    bool same_machine() const;
+
+    nlohmann::json to_json() const;
+    std::string to_text() const;
+
+private:
+    std::vector<Line> m_lines;
+    std::vector<Source> m_sources;
+    std::size_t m_baseline = 0;
+    CompareOptions m_options;
+};
+
+/// Two reports side by side (B against A): MultiComparison of two, as pairs. Rows pair on
+/// (op, size, backend, device, arch, variant); rows without a partner are listed, not
+/// dropped.
+class Comparison {
+public:
+    static constexpr const char* kFormat = MultiComparison::kFormat;
+    static constexpr int kFormatVersion = MultiComparison::kFormatVersion;
 
     struct Pair {
         ProfileRow a, b;
@@ -74,8 +199,10 @@ public:
     const std::vector<Pair>& pairs() const noexcept { return m_pairs; }
     const std::vector<ProfileRow>& only_in_a() const noexcept { return m_only_a; }
     const std::vector<ProfileRow>& only_in_b() const noexcept { return m_only_b; }
-    /// Why the comparison may not be like for like (ceiling_differences()); JSON "warnings".
+    /// Why the comparison may not be like for like: the fingerprints' differences, then
+    /// ceiling_differences(); JSON "warnings".
     const std::vector<std::string>& warnings() const noexcept { return m_warnings; }
+    const CompareOptions& options() const noexcept { return m_options; }
 
     nlohmann::json to_json() const;
     std::string to_text() const;
@@ -84,6 +211,7 @@ private:
     std::vector<Pair> m_pairs;
     std::vector<ProfileRow> m_only_a, m_only_b;
     std::vector<std::string> m_warnings;
+    CompareOptions m_options;
 };
 
 } // namespace switchyard

@@ -24,11 +24,12 @@ public:
 ///
 /// File format (JSON, docs/json.md): {"format": "switchyard.report", "format_version": 3,
 /// "context": {...}, "rows": [ProfileRow, ...], "dispatch": [DispatchFinding, ...]}.
-/// Version 2 reports (rows with bandwidth_fraction / flops_fraction, no dispatch) and
-/// version 1 reports (format "switchyard-profile-report") are still read.
+/// Version 4 added context.fingerprint and rows[].runs (profile --repeat). Version 2 reports (rows
+/// with bandwidth_fraction / flops_fraction, no dispatch) and version 1 reports (format
+/// "switchyard-profile-report") are still read.
 struct Report {
     static constexpr const char* kFormat = "switchyard.report";
-    static constexpr int kFormatVersion = 3;
+    static constexpr int kFormatVersion = 4;
     /// The format id of version 1 reports.
     static constexpr const char* kFormatV1 = "switchyard-profile-report";
     /// Reports larger than this are refused before parsing.

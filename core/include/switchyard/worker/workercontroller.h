@@ -75,7 +75,8 @@ public:
 
     explicit WorkerController(Options options);
 
-    /// Runs every row; returns the report (rows in plan order). Throws WorkerUsageError
+    /// Runs every row (settings.repeat times over, pass after pass, each row's runs merged:
+    /// merge_runs()); returns the report (rows in plan order). Throws WorkerUsageError
     /// for bad settings, WorkerError when no worker can run at all.
     Report run(const Callbacks& callbacks = {});
     /// Stops the run: kills the worker; run() returns the rows finished so far.
@@ -86,6 +87,8 @@ private:
     struct RunState;
     struct Attempt;
     // process: one worker from spawn to reap; its pipes read until it ends or hangs
+    Report run_pass(RunState& state, const std::vector<std::string>& env,
+                    const nlohmann::json& settings, const Callbacks& cb);
     Attempt run_one_worker(RunState& state, const std::vector<std::string>& env,
                            const nlohmann::json& settings, const Callbacks& cb);
     std::string worker_input(const RunState& state, const nlohmann::json& settings) const;

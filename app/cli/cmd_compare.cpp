@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+// compare (two or more reports, verdicts a person can trust) and check (reports against
+// ReFrame-style references with tolerances: the CI gate).
+#include "cmd_profile.h"
+
+#include <switchyard/report/compare.h>
+#include <switchyard/report/references.h>
+#include <switchyard/report/report.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+namespace switchyard::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// The report files named: a folder stands for the *.json reports in it, sorted by name
+// (a fleet folder: fleet collect leaves report-<host>-<job>_<task>.json there).
+std::vector<std::string> expand_reports(const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (const auto& a : args) {
+        std::error_code ec;
+        if (a != "-" && std::filesystem::is_directory(a, ec)) {
+            std::vector<std::string> found;
+            for (const auto& e : std::filesystem::directory_iterator(a, ec))
+                if (e.path().extension() == ".json" && e.is_regular_file(ec) &&
+                    e.path().filename().string().rfind("report", 0) == 0)
+                    found.push_back(e.path().string());
+            if (ec)
+                throw std::invalid_argument(a + ": cannot list the folder: " + ec.message());
+            if (found.empty())
+                throw std::invalid_argument(a + ": the folder holds no report*.json files");
+            std::sort(found.begin(), found.end());
+            out.insert(out.end(), found.begin(), found.end());
+        } else {
+            out.push_back(a);
+        }
+    }
+    if (std::count(out.begin(), out.end(), std::string("-")) > 1)
+        throw std::invalid_argument("only one report can be '-' (the standard input)");
+    return out;
+}
+
+// Loads every report; an unreadable one is a usage error (exit 2), so exit 1 keeps meaning
+// "a regression" / "a check failed" for CI.
+std::vector<Report> load_reports(const std::vector<std::string>& paths) {
+    std::vector<Report> out;
+    out.reserve(paths.size());
+    for (const auto& p : paths) {
+        try {
+            out.push_back(Report::load(p));
+        } catch (const ReportError& e) {
+            throw std::invalid_argument(e.what());
+        }
+        for (const auto& w : out.back().warnings)
+            std::cerr << "switchyard-cli: warning: " << escape_control(w) << "\n";
+    }
+    return out;
+}
+
+struct CompareArgs {
+    std::vector<std::string> reports;
+    bool json = false, fail_on_regression = false;
+    double fdr = CompareOptions{}.fdr;
+    double min_effect = CompareOptions{}.min_effect * 100;
+    double max_noise = CompareOptions{}.max_noise * 100;
+    double single_run_floor = CompareOptions{}.single_run_floor * 100;
+    std::int64_t baseline = 1;
+};
+
+int run_compare(const CompareArgs& a) {
+    const auto paths = expand_reports(a.reports);
+    if (paths.size() < 2)
+        throw std::invalid_argument("compare needs at least two reports (or a folder of them), got " +
+                                    std::to_string(paths.size()));
+    if (a.baseline < 1 || std::size_t(a.baseline) > paths.size())
+        throw std::invalid_argument("--baseline " + std::to_string(a.baseline) +
+                                    ": must name one of the " + std::to_string(paths.size()) +
+                                    " reports (1 to " + std::to_string(paths.size()) + ")");
+    const auto reports = load_reports(paths);
+    CompareOptions options;
+    options.fdr = a.fdr;
+    options.min_effect = a.min_effect / 100;
+    options.max_noise = a.max_noise / 100;
+    options.single_run_floor = a.single_run_floor / 100;
+    const auto m = MultiComparison::of(reports, paths, options, std::size_t(a.baseline - 1));
+    const bool regression = m.count(Verdict::Slower) > 0;
+    if (a.json) {
+        auto j = m.to_json();
+        if (paths.size() == 2 && a.baseline == 1) {
+            const auto c = Comparison::of(reports[0], reports[1], options);
+            j["pairs"] = c.to_json()["pairs"];
+            j["a"] = paths[0];
+            j["b"] = paths[1];
+        }
+        std::cout << j.dump(1) << "\n";
+    } else if (paths.size() == 2) {
+        const std::size_t base = std::size_t(a.baseline - 1);
+        const auto c = Comparison::of(reports[base], reports[1 - base], options);
+        std::cout << "A: " << escape_control(paths[base]) << "\nB: " << escape_control(paths[1 - base])
+                  << "\n"
+                  << c.to_text();
+    } else {
+        std::cout << m.to_text();
+    }
+    if (a.fail_on_regression && regression) {
+        std::cerr << "switchyard-cli: " << m.count(Verdict::Slower)
+                  << " row(s) SLOWER than the baseline (--fail-on-regression)\n";
+        return Failure;
+    }
+    return Ok;
+}
+
+struct CheckArgs {
+    std::vector<std::string> reports;
+    std::string references, write_references, system;
+    std::vector<std::string> hostnames;
+    double lower = std::nan(""), upper = 0.10; // NaN: no lower bound
+    bool json = false;
+};
+
+std::string us(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", s * 1e6);
+    return buf;
+}
+
+int write_references(const CheckArgs& a, const std::vector<std::string>& paths,
+                     const std::vector<Report>& reports) {
+    References refs;
+    std::error_code ec;
+    if (std::filesystem::exists(a.write_references, ec))
+        refs = References::load(a.write_references); // keep the other systems
+    if (!a.system.empty() && reports.size() > 1)
+        throw std::invalid_argument("--system names one system: give one report with it, or leave "
+                                    "it out (each report's host name is its system)");
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        auto sys = References::system_from(
+            reports[i], a.system, a.hostnames,
+            std::isnan(a.lower) ? std::nullopt : std::optional<double>(a.lower), a.upper);
+        std::cout << "system '" << escape_control(sys.name) << "': " << sys.rows.size()
+                  << " rows from " << escape_control(paths[i])
+                  << (sys.machine_id.empty() ? "" : ", machine " + sys.machine_id) << "\n";
+        refs.put(std::move(sys));
+    }
+    refs.save(a.write_references);
+    std::cout << "wrote " << escape_control(a.write_references) << " (" << refs.systems.size()
+              << " systems)\n";
+    return Ok;
+}
+
+int run_check(const CheckArgs& a) {
+    if (a.references.empty() == a.write_references.empty())
+        throw std::invalid_argument(
+            "check needs --references FILE (check against it) or --write-references FILE "
+            "(write it from the reports), one of the two");
+    const auto paths = expand_reports(a.reports);
+    const auto reports = load_reports(paths);
+    if (!a.write_references.empty())
+        return write_references(a, paths, reports);
+    References refs;
+    try {
+        refs = References::load(a.references);
+    } catch (const ReferenceError& e) {
+        throw std::invalid_argument(e.what());
+    }
+    std::size_t failures = 0, unmatched = 0;
+    auto out_json = json::array();
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        const auto result = check_report(reports[i], refs, paths[i]);
+        failures += result.failures();
+        if (result.system.empty())
+            ++unmatched;
+        if (a.json) {
+            auto rows = json::array();
+            for (const auto& r : result.rows) {
+                json j = {{"row", r.label},
+                          {"status", to_string(r.status)},
+                          {"failed", r.failed()},
+                          {"median", r.measured},
+                          {"reference", r.value},
+                          {"low", r.low ? json(*r.low) : json()},
+                          {"high", r.high ? json(*r.high) : json()}};
+                if (!r.message.empty())
+                    j["message"] = r.message;
+                rows.push_back(std::move(j));
+            }
+            out_json.push_back({{"report", result.report},
+                                {"system", result.system},
+                                {"failures", result.failures()},
+                                {"rows", rows}});
+            continue;
+        }
+        std::cout << escape_control(result.report) << ": ";
+        if (result.system.empty()) {
+            const auto& ctx = reports[i].context;
+            std::cout << "no system of " << escape_control(a.references)
+                      << " matches it (host '"
+                      << escape_control(ctx.contains("host") && ctx["host"].is_object()
+                                            ? ctx["host"].value("hostname", std::string())
+                                            : std::string())
+                      << "'); add one with check --write-references\n";
+            continue;
+        }
+        std::cout << "system '" << escape_control(result.system) << "'\n";
+        std::vector<std::vector<std::string>> table;
+        for (const auto& r : result.rows) {
+            std::string band = (r.low ? us(*r.low) : std::string("-inf")) + " .. " +
+                               (r.high ? us(*r.high) : std::string("+inf"));
+            table.push_back({escape_control(r.label), r.measured > 0 ? us(r.measured) : "-",
+                             r.value > 0 ? us(r.value) : "-",
+                             r.status == CheckedRow::Status::NoReference ? "" : band,
+                             to_string(r.status), escape_control(r.message)});
+        }
+        std::cout << format_table({"row", "median us", "reference us", "band us", "result", ""},
+                                  table);
+        std::cout << result.failures() << " of " << result.rows.size() << " rows failed\n\n";
+    }
+    if (a.json)
+        std::cout << json{{"format", "switchyard.check"}, {"format_version", 1}, {"reports", out_json}}
+                         .dump(1)
+                  << "\n";
+    if (unmatched)
+        throw std::invalid_argument(std::to_string(unmatched) + " report(s) matched no system of " +
+                                    a.references);
+    return failures ? Failure : Ok;
+}
+
+} // namespace
+
+void add_compare_commands(CLI::App& app, Context& context) {
+    {
+        auto a = std::make_shared<CompareArgs>();
+        auto* cmd = app.add_subcommand(
+            "compare",
+            "Compare two or more profile reports (or folders of them) row by row: SAME, FASTER, "
+            "SLOWER or AMBIGUOUS against the first, from the variation between runs "
+            "(profile --repeat), with the false-discovery rate controlled over all rows");
+        cmd->add_option("REPORTS", a->reports, "Reports (JSON) or folders of report*.json")
+            ->required()
+            ->expected(1, -1);
+        cmd->add_flag("--json", a->json, "Machine-readable output");
+        cmd->add_option("--fdr,--alpha", a->fdr,
+                        "False-discovery rate over all rows (Benjamini-Hochberg)")
+            ->check(number_in(0, true, 0.5, "a rate"))
+            ->capture_default_str();
+        cmd->add_option("--min-effect", a->min_effect,
+                        "A difference smaller than this (percent) is never called")
+            ->check(number_in(0, false, 1000, "a percentage"))
+            ->capture_default_str();
+        cmd->add_option("--max-noise", a->max_noise,
+                        "Rows whose runs vary more than this (percent) cannot be called SAME")
+            ->check(number_in(0, false, 1000, "a percentage"))
+            ->capture_default_str();
+        cmd->add_option("--single-run-floor", a->single_run_floor,
+                        "With one run per side, a difference must also exceed this (percent)")
+            ->check(number_in(0, false, 1000, "a percentage"))
+            ->capture_default_str();
+        cmd->add_option("--baseline", a->baseline, "Which report the others are judged against (1: "
+                                                   "the first)")
+            ->check(integer_in(1, 1 << 20))
+            ->capture_default_str();
+        cmd->add_flag("--fail-on-regression", a->fail_on_regression,
+                      "Exit 1 when any row is SLOWER than the baseline (for CI)");
+        set_action(cmd, context, [=] { return run_compare(*a); });
+    }
+    {
+        auto a = std::make_shared<CheckArgs>();
+        auto* cmd = app.add_subcommand(
+            "check", "Check reports against references with tolerances (exit 1 on any failure), "
+                     "or write the references from reports");
+        cmd->add_option("REPORTS", a->reports, "Reports (JSON) or folders of report*.json")
+            ->required()
+            ->expected(1, -1);
+        auto* r = cmd->add_option("--references", a->references,
+                                  "The references file to check against (JSON)");
+        auto* w = cmd->add_option("--write-references", a->write_references,
+                                  "Write (or update) this references file from the reports: one "
+                                  "system per report, its measured rows' medians as values");
+        r->excludes(w);
+        cmd->add_option("--system", a->system,
+                        "With --write-references: the system's name (default: the host name)");
+        cmd->add_option("--hostname", a->hostnames,
+                        "With --write-references: host name patterns the system matches "
+                        "(fnmatch, repeatable; default: any host with the same machine_id)");
+        cmd->add_option("--upper", a->upper,
+                        "With --write-references: the tolerance above the value (0.10: 10 % "
+                        "slower still passes)")
+            ->check(number_in(0, false, 1000, "a fraction >= 0"))
+            ->capture_default_str();
+        cmd->add_option("--lower", a->lower,
+                        "With --write-references: the tolerance below (-0.5: twice as fast "
+                        "still passes; default: no lower bound)")
+            ->check(number_in(-1, false, 0, "a fraction from -1 to 0"));
+        cmd->add_flag("--json", a->json, "Machine-readable output");
+        set_action(cmd, context, [=] { return run_check(*a); });
+    }
+}
+
+} // namespace switchyard::cli

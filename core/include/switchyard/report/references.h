@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/report/report.h>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// Expected values with tolerances, per system, the way ReFrame keeps its references: a
+/// CI gate (`switchyard-cli check REPORT... --references refs.json`) fails when a row's
+/// time leaves its band. File format (docs/json.md):
+///
+///     {"format": "switchyard.references", "format_version": 1,
+///      "systems": [{"name": "zen4-2c",
+///                   "match": {"machine_id": "5f0c1e2a9b3d4c7e", "hostnames": ["node*"]},
+///                   "rows": [{"op": "gemm", "size": "512x512x512", "device": "cpu",
+///                             "backend": "builtin", "arch": "x86-64-v4",
+///                             "variant": "default", "value": 1.3e-3,
+///                             "lower": -0.10, "upper": 0.10}]}]}
+///
+/// `value` is the row's median time per launch in seconds; the row passes when
+/// value × (1 + lower) <= median <= value × (1 + upper). `lower` in [-1, 0], `upper` >= 0;
+/// null (or absent) leaves that side open, as ReFrame's None. A system matches a report
+/// when every criterion it gives holds: the fingerprint's machine_id, and one of the host
+/// name patterns (fnmatch: `*`, `?`, `[0-9]`). The first matching system is used.
+struct ReferenceRow {
+    std::string op, size, device, backend, arch, variant;
+    double value = 0; // seconds per launch
+    std::optional<double> lower, upper;
+    /// ProfileRow::key()'s form.
+    std::string key() const;
+};
+
+struct ReferenceSystem {
+    std::string name;
+    std::string machine_id;             // "" : any
+    std::vector<std::string> hostnames; // fnmatch patterns; empty: any
+    std::vector<ReferenceRow> rows;
+    /// Every criterion given holds for `report` (its context.fingerprint.machine_id and
+    /// context.host.hostname). A system with no criterion matches every report.
+    bool matches(const Report& report) const;
+};
+
+class ReferenceError : public ReportError {
+public:
+    using ReportError::ReportError;
+};
+
+struct References {
+    static constexpr const char* kFormat = "switchyard.references";
+    static constexpr int kFormatVersion = 1;
+
+    std::vector<ReferenceSystem> systems;
+
+    /// The first system that matches `report`, or nullptr.
+    const ReferenceSystem* match(const Report& report) const;
+
+    nlohmann::json to_json() const;
+    /// Throws ReferenceError naming `origin` and the key of the first problem
+    /// ("refs.json: systems[0].rows[3].upper: expected a number >= 0, got -0.1").
+    static References from_json(const nlohmann::json& j, const std::string& origin = "references");
+    static References load(const std::string& path);
+    /// Written without destroying anything (atomic replace; util/safefile.h).
+    void save(const std::string& path) const;
+
+    /// The system a report's measured rows make: `name` (default: the report's host name),
+    /// matched by the report's machine_id and, when given, `hostnames`; each row's median as
+    /// its value with the tolerances given.
+    static ReferenceSystem system_from(const Report& report, std::string name,
+                                       std::vector<std::string> hostnames,
+                                       std::optional<double> lower, std::optional<double> upper);
+    /// Adds `system`, replacing one of the same name.
+    void put(ReferenceSystem system);
+};
+
+/// One row's outcome under check.
+struct CheckedRow {
+    enum class Status { Pass, Fail, Missing, NotMeasured, NoReference };
+    Status status = Status::NoReference;
+    std::string label;   // "gemm 512x512x512 cpu x86-64-v4/default [builtin]"
+    double measured = 0; // the report's median (0 when missing)
+    double value = 0;    // the reference's
+    std::optional<double> low, high; // the band, seconds
+    std::string message;             // why it failed
+    bool failed() const noexcept {
+        return status == Status::Fail || status == Status::Missing ||
+               status == Status::NotMeasured;
+    }
+};
+const char* to_string(CheckedRow::Status status) noexcept; // "pass", "FAIL", "missing", ...
+
+struct CheckResult {
+    std::string report; // its name (the path)
+    std::string system; // the matching system's name ("" when none matched)
+    std::vector<CheckedRow> rows;
+    std::size_t failures() const;
+};
+
+/// Checks every reference row of the system that matches `report`, and lists the report's
+/// rows without a reference. A report that no system matches gets system "" and no rows.
+CheckResult check_report(const Report& report, const References& references, std::string name);
+
+} // namespace switchyard
