@@ -80,8 +80,9 @@ struct CompareArgs {
 int run_compare(const CompareArgs& a) {
     const auto paths = expand_reports(a.reports);
     if (paths.size() < 2)
-        throw std::invalid_argument("compare needs at least two reports (or a folder of them), got " +
-                                    std::to_string(paths.size()));
+        throw std::invalid_argument(
+            "compare needs at least two reports (or a folder of them), got " +
+            std::to_string(paths.size()));
     if (a.baseline < 1 || std::size_t(a.baseline) > paths.size())
         throw std::invalid_argument("--baseline " + std::to_string(a.baseline) +
                                     ": must name one of the " + std::to_string(paths.size()) +
@@ -106,8 +107,8 @@ int run_compare(const CompareArgs& a) {
     } else if (paths.size() == 2) {
         const std::size_t base = std::size_t(a.baseline - 1);
         const auto c = Comparison::of(reports[base], reports[1 - base], options);
-        std::cout << "A: " << escape_control(paths[base]) << "\nB: " << escape_control(paths[1 - base])
-                  << "\n"
+        std::cout << "A: " << escape_control(paths[base])
+                  << "\nB: " << escape_control(paths[1 - base]) << "\n"
                   << c.to_text();
     } else {
         std::cout << m.to_text();
@@ -203,8 +204,7 @@ int run_check(const CheckArgs& a) {
         std::cout << escape_control(result.report) << ": ";
         if (result.system.empty()) {
             const auto& ctx = reports[i].context;
-            std::cout << "no system of " << escape_control(a.references)
-                      << " matches it (host '"
+            std::cout << "no system of " << escape_control(a.references) << " matches it (host '"
                       << escape_control(ctx.contains("host") && ctx["host"].is_object()
                                             ? ctx["host"].value("hostname", std::string())
                                             : std::string())
@@ -226,7 +226,9 @@ int run_check(const CheckArgs& a) {
         std::cout << result.failures() << " of " << result.rows.size() << " rows failed\n\n";
     }
     if (a.json)
-        std::cout << json{{"format", "switchyard.check"}, {"format_version", 1}, {"reports", out_json}}
+        std::cout << json{{"format", "switchyard.check"},
+                          {"format_version", 1},
+                          {"reports", out_json}}
                          .dump(1)
                   << "\n";
     if (unmatched)
@@ -265,8 +267,9 @@ void add_compare_commands(CLI::App& app, Context& context) {
                         "With one run per side, a difference must also exceed this (percent)")
             ->check(number_in(0, false, 1000, "a percentage"))
             ->capture_default_str();
-        cmd->add_option("--baseline", a->baseline, "Which report the others are judged against (1: "
-                                                   "the first)")
+        cmd->add_option("--baseline", a->baseline,
+                        "Which report the others are judged against (1: "
+                        "the first)")
             ->check(integer_in(1, 1 << 20))
             ->capture_default_str();
         cmd->add_flag("--fail-on-regression", a->fail_on_regression,

@@ -119,7 +119,7 @@ private slots:
         const auto a = read_json(measuredReport());
         const auto rows = a.value("rows").toArray();
         QVERIFY(!rows.isEmpty());
-        QCOMPARE(a.value("format_version").toInt(), 3);
+        QCOMPARE(a.value("format_version").toInt(), 4);
         QMap<QString, int> resolved; // per device
         int references = 0;
         for (const auto& v : rows) {
@@ -198,7 +198,7 @@ private slots:
         QVERIFY(pairs.size() >= 3);
         for (const auto& p : pairs) {
             const auto v = p.toObject().value("verdict").toString();
-            QVERIFY2(v == "SAME" || v == "FASTER" || v == "SLOWER" || v == "UNCERTAIN",
+            QVERIFY2(v == "SAME" || v == "FASTER" || v == "SLOWER" || v == "AMBIGUOUS",
                      qPrintable(v));
         }
         QCOMPARE(doc.value("only_in_a").toArray().size(), 0);
@@ -254,16 +254,105 @@ private slots:
         QVERIFY(r.out.isEmpty()); // nothing ran
     }
 
+    // profile --repeat keeps each row's runs; compare judges them between runs. The good
+    // fixture plugin's rms_norm cell (generic/good) runs three times over in three reports:
+    // A and B alike, C with the fixture slowed to three times its time
+    // (SWITCHYARD_FIXTURE_SLOWDOWN). B's row is not called different, C's is SLOWER;
+    // --fail-on-regression and check gate on it.
+    void repeatedRunsCompareAndCheck() {
+        const QString fixture = QStringLiteral(SWITCHYARD_BUILD_DIR "/tests/fixtures/plugins/good");
+        if (!QFile::exists(fixture + "/good.plugin.json"))
+            QSKIP("the good fixture plugin is not built");
+        auto profile = [&](const QString& name, const QString& slowdown) {
+            const QString path = m_dir.filePath(name);
+            const auto r = switchyard::test::run_cli(
+                {"profile", "--device", "cpu", "--op", "rms_norm", "--sizes", "16x1024",
+                 "--all-variants", "--repeat", "3", "--budget", "0.05", "--reference-budget",
+                 "0.02", "--ceilings-from", measuredReport(), "-o", path},
+                fixture,
+                {.env = {{"SWITCHYARD_FIXTURE_SLOWDOWN", slowdown}}, .timeout_ms = 240000});
+            return r.code == 0 ? path : QString::fromUtf8(r.err);
+        };
+        const QString a = profile("rep-a.json", "1"), b = profile("rep-b.json", "1"),
+                      c = profile("rep-c.json", "3");
+        for (const auto& p : {a, b, c})
+            QVERIFY2(p.endsWith(".json"), qPrintable(p));
+        // Every row holds its three runs, and the report its fingerprint.
+        const auto ra = read_json(a);
+        QCOMPARE(ra.value("format_version").toInt(), 4);
+        QVERIFY(!ra.value("context")
+                     .toObject()
+                     .value("fingerprint")
+                     .toObject()
+                     .value("machine_id")
+                     .toString()
+                     .isEmpty());
+        for (const auto& v : ra.value("rows").toArray())
+            QCOMPARE(v.toObject().value("runs").toArray().size(), 3);
+
+        auto fixtureCell = [](const QByteArray& json, int report) {
+            const auto doc = QJsonDocument::fromJson(json).object();
+            for (const auto& l : doc.value("lines").toArray()) {
+                const auto line = l.toObject();
+                if (line.value("variant").toString() == "good")
+                    return line.value("cells").toArray()[report].toObject();
+            }
+            return QJsonObject();
+        };
+        const auto ab = run_cli({"compare", a, b, "--json"});
+        QCOMPARE(ab.code, 0);
+        const auto same = fixtureCell(ab.out, 1);
+        QCOMPARE(same.value("runs_b").toInt(), 3);
+        QVERIFY2(same.value("verdict").toString() == "SAME" ||
+                     same.value("verdict").toString() == "AMBIGUOUS",
+                 ab.out.constData());
+        const auto abc = run_cli({"compare", a, b, c, "--json"});
+        QCOMPARE(abc.code, 0);
+        const auto slow = fixtureCell(abc.out, 2);
+        QVERIFY2(slow.value("verdict").toString() == "SLOWER", abc.out.constData());
+        QVERIFY(slow.value("ratio").toDouble() > 2);
+        const auto text = run_cli({"compare", a, c});
+        QVERIFY2(text.out.contains("SLOWER") && text.out.contains("false-discovery rate"),
+                 text.out.constData());
+        QCOMPARE(run_cli({"compare", a, c, "--fail-on-regression"}).code, 1);
+
+        // check: references written from A (2x tolerance above: a loaded machine), B passes
+        // its fixture row, C fails it and the gate exits 1.
+        const QString refs = m_dir.filePath("refs.json");
+        auto w =
+            run_cli({"check", a, "--write-references", refs, "--system", "here", "--upper", "1.0"});
+        QVERIFY2(w.code == 0, w.err.constData());
+        QVERIFY(read_json(refs).value("systems").toArray().size() == 1);
+        auto check = [&](const QString& report) {
+            const auto r = run_cli({"check", report, "--references", refs, "--json"});
+            const auto doc = QJsonDocument::fromJson(r.out).object();
+            for (const auto& row :
+                 doc.value("reports").toArray()[0].toObject().value("rows").toArray())
+                if (row.toObject().value("row").toString().contains("generic/good"))
+                    return std::make_pair(r.code, row.toObject().value("status").toString());
+            return std::make_pair(r.code, QString("no row: ") + QString::fromUtf8(r.out + r.err));
+        };
+        QCOMPARE(check(b).second, QString("pass"));
+        const auto failed = check(c);
+        QCOMPARE(failed.second, QString("FAIL"));
+        QCOMPARE(failed.first, 1);
+        // A references file that is not one says so (exit 2).
+        const auto bad = run_cli({"check", a, "--references", a});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("switchyard.references"), bad.err.constData());
+    }
+
     void compareRejectsBadReports() {
         QFile bad(m_dir.filePath("truncated.json"));
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("{\"format\": \"switchyard-profile-report\", \"rows\": [");
         bad.close();
+        // An unreadable report is a usage error (2): exit 1 means a regression or a failed check.
         auto r = run_cli({"compare", bad.fileName(), bad.fileName()});
-        QCOMPARE(r.code, 1);
+        QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("truncated"));
         r = run_cli({"compare", m_dir.filePath("missing.json"), bad.fileName()});
-        QCOMPARE(r.code, 1);
+        QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("cannot open"));
     }
 

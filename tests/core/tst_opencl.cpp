@@ -341,8 +341,12 @@ private slots:
         m_device->upload(x, host.data(), host.size() * sizeof(float));
         args.in = {static_cast<const float*>(x), static_cast<const float*>(x), nullptr};
         args.out = {static_cast<float*>(out), nullptr};
-        const double one = m_device->time_launches([&] { cell->fn(args); }, 1);
-        const double ten = m_device->time_launches([&] { cell->fn(args); }, 10);
+        // The best of five of each: one timing on a loaded machine can be anything.
+        double one = 1e300, ten = 1e300;
+        for (int i = 0; i < 5; ++i) {
+            one = std::min(one, m_device->time_launches([&] { cell->fn(args); }, 1));
+            ten = std::min(ten, m_device->time_launches([&] { cell->fn(args); }, 10));
+        }
         m_device->download(host.data(), out, host.size() * sizeof(float));
         m_device->release(x);
         m_device->release(out);

@@ -304,12 +304,12 @@ private slots:
     void formatKeys() {
         const auto j = sample_report().to_json();
         QCOMPARE(j.at("format").get<std::string>(), std::string("switchyard.report"));
-        QCOMPARE(j.at("format_version").get<int>(), 3);
+        QCOMPARE(j.at("format_version").get<int>(), 4);
         QVERIFY(j.at("dispatch").is_array());
         QVERIFY(!j.at("rows")[0].contains("bandwidth_fraction"));
         const auto c = Comparison::of(sample_report(), sample_report()).to_json();
         QCOMPARE(c.at("format").get<std::string>(), std::string("switchyard.compare"));
-        QCOMPARE(c.at("format_version").get<int>(), 1);
+        QCOMPARE(c.at("format_version").get<int>(), 2);
     }
 
     // Dispatch regret: the resolved cell against the fastest that passed parity.

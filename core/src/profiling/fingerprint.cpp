@@ -65,7 +65,7 @@ std::string cpu_microcode() {
 }
 
 std::string fingerprint_id(const nlohmann::json& machine) {
-    std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a: stable across builds and libraries
+    std::uint64_t h = 0xcbf29ce484222325ULL;     // FNV-1a: stable across builds and libraries
     for (const unsigned char c : machine.dump()) // nlohmann's objects are key-ordered
         h = (h ^ c) * 0x100000001b3ULL;
     char buf[17];
@@ -80,7 +80,8 @@ nlohmann::json machine_fingerprint(const std::vector<DeviceInfo>& devices) {
     auto gpus = nlohmann::json::array();
     for (const auto& d : devices)
         if (d.kind != "cpu")
-            gpus.push_back({{"id", d.id}, {"name", d.name}, {"arch", d.arch}, {"driver", driver_of(d)}});
+            gpus.push_back(
+                {{"id", d.id}, {"name", d.name}, {"arch", d.arch}, {"driver", driver_of(d)}});
     nlohmann::json machine = {
         {"cpu",
          {{"vendor", cpu.vendor},
@@ -95,8 +96,8 @@ nlohmann::json machine_fingerprint(const std::vector<DeviceInfo>& devices) {
         {"memory_gib", (host.memory_bytes + (std::int64_t(1) << 29)) >> 30},
         {"isa",
          {{"best", cpu.best_level},
-          {"detected", cpu.detected_isa_levels.empty() ? cpu.best_level
-                                                       : cpu.detected_isa_levels.back()},
+          {"detected",
+           cpu.detected_isa_levels.empty() ? cpu.best_level : cpu.detected_isa_levels.back()},
           {"cap", cpu.isa_cap}}},
         {"gpus", gpus},
         {"openblas", {{"core", blas.present ? blas.corename : ""}, {"threads", blas.threads}}},

@@ -43,8 +43,7 @@ std::optional<double> tolerance(const jsonread::Value& row, const char* key, boo
         return std::nullopt;
     const double t = v->num();
     if (lower && (t < -1 || t > 0))
-        v->fail("expected a number from -1 to 0 (or null: no lower bound), got " +
-                v->raw().dump());
+        v->fail("expected a number from -1 to 0 (or null: no lower bound), got " + v->raw().dump());
     if (!lower && t < 0)
         v->fail("expected a number >= 0 (or null: no upper bound), got " + v->raw().dump());
     return t;
@@ -62,8 +61,8 @@ std::string ReferenceRow::key() const {
 
 bool ReferenceSystem::matches(const Report& report) const {
     if (!machine_id.empty()) {
-        const auto fp = report.context.is_object() ? report.context.find("fingerprint")
-                                                   : report.context.end();
+        const auto fp =
+            report.context.is_object() ? report.context.find("fingerprint") : report.context.end();
         if (fp == report.context.end() || !fp->is_object() || !fp->contains("machine_id") ||
             (*fp)["machine_id"] != machine_id)
             return false;
@@ -188,14 +187,13 @@ void References::save(const std::string& path) const {
 
 ReferenceSystem References::system_from(const Report& report, std::string name,
                                         std::vector<std::string> hostnames,
-                                        std::optional<double> lower,
-                                        std::optional<double> upper) {
+                                        std::optional<double> lower, std::optional<double> upper) {
     ReferenceSystem s;
     s.name = name.empty() ? context_string(report.context, "host", "hostname") : std::move(name);
     if (s.name.empty())
         s.name = "unnamed";
-    if (const auto fp = report.context.is_object() ? report.context.find("fingerprint")
-                                                   : report.context.end();
+    if (const auto fp =
+            report.context.is_object() ? report.context.find("fingerprint") : report.context.end();
         fp != report.context.end() && fp->is_object() && fp->contains("machine_id") &&
         (*fp)["machine_id"].is_string())
         s.machine_id = (*fp)["machine_id"].get<std::string>();

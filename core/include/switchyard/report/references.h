@@ -82,14 +82,13 @@ struct References {
 struct CheckedRow {
     enum class Status { Pass, Fail, Missing, NotMeasured, NoReference };
     Status status = Status::NoReference;
-    std::string label;   // "gemm 512x512x512 cpu x86-64-v4/default [builtin]"
-    double measured = 0; // the report's median (0 when missing)
-    double value = 0;    // the reference's
+    std::string label;               // "gemm 512x512x512 cpu x86-64-v4/default [builtin]"
+    double measured = 0;             // the report's median (0 when missing)
+    double value = 0;                // the reference's
     std::optional<double> low, high; // the band, seconds
     std::string message;             // why it failed
     bool failed() const noexcept {
-        return status == Status::Fail || status == Status::Missing ||
-               status == Status::NotMeasured;
+        return status == Status::Fail || status == Status::Missing || status == Status::NotMeasured;
     }
 };
 const char* to_string(CheckedRow::Status status) noexcept; // "pass", "FAIL", "missing", ...
