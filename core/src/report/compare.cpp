@@ -76,6 +76,23 @@ double incomplete_beta(double a, double b, double x) {
     return front * (f - 1);
 }
 
+// Student's t distribution: P(T > t) for t >= 0.
+double t_upper_tail(double t, double df) {
+    return 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+// The t value with P(T > t) = p (0 < p < 0.5), by bisection on the tail.
+double t_quantile_upper(double p, double df) {
+    double lo = 0, hi = 1;
+    while (t_upper_tail(hi, df) > p && hi < 1e6)
+        hi *= 2;
+    for (int i = 0; i < 100; ++i) {
+        const double mid = (lo + hi) / 2;
+        (t_upper_tail(mid, df) > p ? lo : hi) = mid;
+    }
+    return (lo + hi) / 2;
+}
+
 double mean_of(std::span<const double> v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
 }
@@ -191,9 +208,23 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
             c.ratio = std::exp(mean_of(lb) - mean_of(la));
             c.noise = std::sqrt((variance_of(la) + variance_of(lb)) / 2);
             c.p_value = welch_t_p(la, lb);
+            // The 90 % confidence interval of the log ratio (two one-sided tests at 5 %):
+            // sameness is claimed only when all of it lies within the threshold.
+            const double va = variance_of(la) / double(la.size());
+            const double vb = variance_of(lb) / double(lb.size());
+            const double se2 = va + vb;
+            if (se2 > 0) {
+                const double df =
+                    se2 * se2 / (va * va / double(la.size() - 1) + vb * vb / double(lb.size() - 1));
+                c.ci_half_width = t_quantile_upper(0.05, df) * std::sqrt(se2);
+            }
+            c.center_a = std::exp(mean_of(la));
+            c.center_b = std::exp(mean_of(lb));
             by_runs[i] = testable[i] = true;
         } else {
             c.ratio = eb.median / ea.median;
+            c.center_a = ea.median;
+            c.center_b = eb.median;
             if (ea.samples.size() < options.min_samples ||
                 eb.samples.size() < options.min_samples) {
                 c.note =
@@ -229,15 +260,20 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
             if (!runs)
                 c.note = "one run per side: beyond the one-run floor";
         } else if (runs) {
-            if (effect < std::log1p(c.threshold) && c.noise <= options.max_noise) {
+            if (effect + c.ci_half_width <= std::log1p(c.threshold) &&
+                c.noise <= options.max_noise) {
                 c.verdict = Verdict::Same;
             } else if (c.noise > options.max_noise) {
                 c.note = "the runs vary by " + percent(c.noise) + ", above the " +
                          percent(options.max_noise) + " that can show sameness";
-            } else {
+            } else if (effect >= std::log1p(c.threshold)) {
                 c.note = percent(std::fabs(c.ratio - 1)) + " beyond the " + percent(c.threshold) +
                          " threshold, but not significant after the false-discovery control (q " +
                          format("%.3g", c.q_value) + ")";
+            } else {
+                c.note = "within the " + percent(c.threshold) +
+                         " threshold, but the runs cannot show it: the 90 % interval reaches " +
+                         percent(std::expm1(effect + c.ci_half_width)) + " (more runs: --repeat)";
             }
         } else if (effect < std::log1p(options.min_effect)) {
             c.verdict = Verdict::Same;
@@ -427,6 +463,9 @@ nlohmann::json result_json(const SampleComparison& r) {
                         {"threshold", r.threshold},
                         {"noise", r.noise},
                         {"probe_floor", r.probe_floor},
+                        {"ci_half_width", r.ci_half_width},
+                        {"center_a", r.center_a},
+                        {"center_b", r.center_b},
                         {"runs_a", r.runs_a},
                         {"runs_b", r.runs_b}};
     if (!r.note.empty())
@@ -825,7 +864,9 @@ std::string Comparison::to_text() const {
         os << pad(esc(p.a.spec.op), 16) << ' ' << pad(esc(p.a.spec.size), 14) << ' '
            << pad(esc(p.a.spec.device), 8) << ' ' << pad(esc(p.a.spec.backend), 10) << ' '
            << pad(av, 20) << ' '
-           << format("%10.3fus %10.3fus %5s ", p.a.stats.median * 1e6, p.b.stats.median * 1e6,
+           << format("%10.3fus %10.3fus %5s ",
+                     (p.result.center_a > 0 ? p.result.center_a : p.a.stats.median) * 1e6,
+                     (p.result.center_b > 0 ? p.result.center_b : p.b.stats.median) * 1e6,
                      runs.c_str())
            << ratio << format(" %8.2g %6.1f%%  ", p.result.q_value, p.result.threshold * 100)
            << to_string(p.result.verdict) << (p.result.note.empty() ? "" : " - ")

@@ -24,9 +24,10 @@ namespace switchyard {
 /// machine state, so they say nothing about a second run. Where both rows hold two or more
 /// independent runs (`profile --repeat N`, ProfileRow::runs) the test is Welch's t test on
 /// the logarithms of the run medians and the rows' noise is their pooled relative standard
-/// deviation. Where either side has one run only, the variation between runs is unknown:
-/// the within-run Mann-Whitney U test ranks the rows for the false-discovery control, and a
-/// difference must also exceed `single_run_floor`.
+/// deviation; SAME needs the 90 % confidence interval of the ratio within the threshold
+/// (two one-sided tests). Where either side has one run only, the variation between runs is
+/// unknown: the within-run Mann-Whitney U test ranks the rows for the false-discovery control, and
+/// a difference must also exceed `single_run_floor`.
 struct CompareOptions {
     double fdr = 0.05;        // false-discovery rate (Benjamini-Hochberg), over all rows
     double min_effect = 0.02; // a difference under 2 % is never called
@@ -94,6 +95,12 @@ struct SampleComparison {
     double noise = 0;
     /// The reports' probe spreads for the row's ceiling (CpuPeaks::spread, A's plus B's).
     double probe_floor = 0;
+    /// Between runs: the half width of the 90 % confidence interval of the log ratio
+    /// (Welch). SAME needs |log ratio| + this within log(1 + threshold): two one-sided
+    /// tests, so a 10 % change hidden in 9 % noise is AMBIGUOUS, not SAME.
+    double ci_half_width = 0;
+    /// What the ratio is of: the geometric means of the run medians, else the medians.
+    double center_a = 0, center_b = 0;
     std::size_t runs_a = 0, runs_b = 0;
     std::string note; // why AMBIGUOUS, or what the verdict rests on
     /// The verdict as the text tables print it.
