@@ -417,7 +417,12 @@ private slots:
         view.budgetBox()->setValue(0.05);
         view.noiseBox()->setValue(1.0);
         view.coldBox()->setChecked(true);
+        auto* repeat = view.findChild<QSpinBox*>(QStringLiteral("repeat"));
+        QVERIFY(repeat);
+        QCOMPARE(view.settings().repeat, 1);
+        repeat->setValue(5);
         const auto s = view.settings();
+        QCOMPARE(s.repeat, 5);
         QCOMPARE(s.ops, std::vector<std::string>{"rms_norm"});
         QCOMPARE(s.devices, std::vector<std::string>{"cpu"});
         QVERIFY(s.all_variants);

@@ -26,6 +26,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QTabWidget>
@@ -72,10 +73,11 @@ ProfileView::ProfileView(QWidget* parent)
       m_sizeMode(new QComboBox), m_sizes(new QLineEdit),
       m_cold(new QCheckBox(tr("Cold cache (evict before each sample)"))),
       m_budget(new QDoubleSpinBox), m_referenceBudget(new QDoubleSpinBox),
-      m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox), m_run(new QPushButton(tr("Run"))),
-      m_cancel(new QPushButton(tr("Cancel"))), m_progress(new QProgressBar), m_eta(new QLabel),
-      m_origin(new QLabel), m_log(new QPlainTextEdit), m_contextView(new QTextBrowser),
-      m_bottom(new QTabWidget), m_plotTimer(new QTimer(this)) {
+      m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox), m_repeat(new QSpinBox),
+      m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
+      m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
+      m_log(new QPlainTextEdit), m_contextView(new QTextBrowser), m_bottom(new QTabWidget),
+      m_plotTimer(new QTimer(this)) {
     setObjectName(QStringLiteral("profileView"));
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
@@ -274,7 +276,14 @@ QWidget* ProfileView::buildRunPanel() {
     hf->addRow(tr("Budget per row"), m_budget);
     hf->addRow(tr("Reference budget"), m_referenceBudget);
     hf->addRow(tr("Noise target"), m_noise);
+    m_repeat->setObjectName(QStringLiteral("repeat"));
+    m_repeat->setRange(1, int(ProfileSettings::kMaxRepeat));
+    m_repeat->setValue(int(defaults.repeat));
+    m_repeat->setToolTip(
+        tr("Independent runs of every row, pass after pass over the plan. Comparing reports "
+           "rests on the variation between runs: use 3 or more for reports you will compare."));
     hf->addRow(tr("Row timeout"), m_timeout);
+    hf->addRow(tr("Runs per row"), m_repeat);
     hf->addRow(m_cold);
     auto* buttons = new QHBoxLayout;
     m_run->setDefault(true);
@@ -332,6 +341,7 @@ ProfileSettings ProfileView::settings() const {
     s.reference_budget_s = m_referenceBudget->value();
     s.max_noise = m_noise->value() / 100.0;
     s.row_timeout_s = m_timeout->value();
+    s.repeat = m_repeat->value();
     if (m_sizeMode->currentIndex() == 1) {
         const auto tokens = m_sizes->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")),
                                                   Qt::SkipEmptyParts);

@@ -12,6 +12,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QSpinBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -114,6 +115,7 @@ private:
     QDoubleSpinBox* m_referenceBudget;
     QDoubleSpinBox* m_noise;
     QDoubleSpinBox* m_timeout;
+    QSpinBox* m_repeat;
     QPushButton* m_run;
     QPushButton* m_cancel;
     QProgressBar* m_progress;
