@@ -269,8 +269,9 @@ inline std::uint64_t pace(std::uint64_t chain) {
 // y[0, d) = x * inv * w with non-temporal stores (y aligned), `next` (or nullptr): the
 // next row of x, a line of it prefetched into L2 per 64 bytes stored, so the whole next row
 // arrives while this one is written. The loop retires no faster than 64 bytes per
-// pace() (9 cycles: ~26 GB/s of output at 3.7 GHz, twice that of rms_norm's bytes),
-// which keeps the stores from outrunning the memory (rms_norm).
+// pace() (9 cycles: ~26 GB/s of output at 3.7 GHz, 53 GB/s of rms_norm's bytes, 1.2x
+// the dram.triad.1t of the Zen 4 it was tuned on), which keeps the stores from outrunning
+// the memory (rms_norm). A core that moves more than that alone would be held back by it.
 template <class V>
 void rms_row_scale_paced(std::int64_t d, const float* x, const float* w, typename V::reg inv,
                          float* y, const char* next, std::uint64_t& chain) {
@@ -314,8 +315,9 @@ void rms_row_scale_paced(std::int64_t d, const float* x, const float* w, typenam
 //    the scaling the second: 1.0-1.06 of dram.triad.1t at 10922x1024). Longer rows were
 //    write-then-read (16 KiB rows: 0.6 of it, whatever the prefetch distance, hint or
 //    split), so their scaling pass is paced near the memory's rate (rms_row_scale_paced)
-//    and prefetches all of row r + 1: 0.85-0.95 at 4096x4096 on Zen 4, where the same
-//    loop unpaced, or paced at 15 cycles per 64 bytes, stayed at 0.6-0.75.
+//    and prefetches all of row r + 1: 0.80-0.88 of dram.triad.1t at 4096x4096 on Zen 4
+//    (from 0.55-0.65), where the same loop unpaced stayed at 0.66, paced at 6 cycles per
+//    64 bytes at 0.75, at 12 at 0.73 and at 15 at 0.6 (one A/B run, repeated).
 template <class V>
 void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y,
               bool stream) {
