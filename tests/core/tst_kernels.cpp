@@ -46,9 +46,11 @@ std::vector<Dims> odd_sizes(std::string_view op) {
                 {100, 100, 100}, {257, 257, 257}, {1, 100, 7},    {100, 1, 33},    {29, 64, 513},
                 {337, 70, 20},   {15, 33, 769}};
     // From 1M elements the SIMD rms_norm and flow_sde_step stream their output: 256x4096
-    // (every row aligned) and 257x4099 (most rows not).
-    return {{1, 1, 0},   {1, 7, 0},      {3, 1023, 0},  {5, 4099, 0},
-            {67, 33, 0}, {256, 4096, 0}, {257, 4099, 0}};
+    // (every row aligned) and 257x4099 (most rows not). Rows over 8 KiB stream through
+    // rms_norm's paced scaling: 256x4096, 257x4099, and 300x3500 (every fourth row aligned,
+    // a tail of 12 floats).
+    return {{1, 1, 0},   {1, 7, 0},      {3, 1023, 0},   {5, 4099, 0},
+            {67, 33, 0}, {256, 4096, 0}, {257, 4099, 0}, {300, 3500, 0}};
 }
 
 } // namespace

@@ -253,18 +253,71 @@ void rms_row_scale(std::int64_t d, const float* x, const float* w, typename V::r
     }
 }
 
+// Rows longer than this stream with rms_row_scale_paced (rms_norm's comment says why).
+inline constexpr std::int64_t kPacedRowBytes = 8192;
+
+// Three dependent integer multiplies: 9 cycles of latency on current x86-64 cores (3 each),
+// which no out-of-order window hides when the chain runs through every iteration of a loop.
+inline std::uint64_t pace(std::uint64_t chain) {
+    for (int k = 0; k < 3; ++k) {
+        chain *= 0x9E3779B97F4A7C15ull;
+        asm volatile("" : "+r"(chain)); // kept, and not folded into one multiply
+    }
+    return chain;
+}
+
+// y[0, d) = x * inv * w with non-temporal stores (y aligned), `next` (or nullptr): the
+// next row of x, a line of it prefetched into L2 per 64 bytes stored, so the whole next row
+// arrives while this one is written. The loop retires no faster than 64 bytes per
+// pace() (9 cycles: ~26 GB/s of output at 3.7 GHz, 53 GB/s of rms_norm's bytes, 1.2x
+// the dram.triad.1t of the Zen 4 it was tuned on), which keeps the stores from outrunning
+// the memory (rms_norm). A core that moves more than that alone would be held back by it.
+template <class V>
+void rms_row_scale_paced(std::int64_t d, const float* x, const float* w, typename V::reg inv,
+                         float* y, const char* next, std::uint64_t& chain) {
+    constexpr std::int64_t W = V::W;
+    static_assert(16 % W == 0, "a 64-byte step holds whole registers");
+    std::int64_t i = 0;
+    for (; i + 16 <= d; i += 16) {
+        chain = pace(chain);
+        if (next)
+            _mm_prefetch(next + 4 * i, _MM_HINT_T1);
+        for (std::int64_t u = 0; u < 16; u += W)
+            V::stream(y + i + u, V::mul(V::mul(V::loadu(x + i + u), inv), V::loadu(w + i + u)));
+    }
+    for (; i + W <= d; i += W)
+        V::storeu(y + i, V::mul(V::mul(V::loadu(x + i), inv), V::loadu(w + i)));
+    if (i < d) {
+        const auto m = V::tail(d - i);
+        V::maskstore(y + i, m, V::mul(V::mul(V::maskload(m, x + i), inv), V::maskload(m, w + i)));
+    }
+}
+
 // Row by row: the sum of squares reads a row into the caches, the scaling pass reads it
 // from there.
 //  - In cache (!stream): the sum of row r + 1 runs before the scaling of row r, so a
 //    row's reduction, square root and division (tens of cycles in one dependency chain)
 //    overlap the scaling of the previous row instead of stalling it (+10-15 % at 64x1024
 //    on Zen 4).
-//  - From memory (stream): row r is summed and then scaled while it is in L1, and both
-//    passes prefetch row r + 1 into L2 (the sum its first half, the scaling its second),
-//    so the memory stays busy while the row in cache is worked on; the output is stored
-//    non-temporally (no read-for-ownership of y; rows whose output is not aligned store
-//    plainly). At 4096x4096 this order was ~10 % faster than the in-cache one, and ~10 %
-//    faster than one fused pass that scales row r while it sums row r + 1.
+//  - From memory (stream): row r is summed and then scaled while it is in cache, and the
+//    next row is prefetched meanwhile, so the memory stays busy while the row in cache is
+//    worked on; the output is stored non-temporally (no read-for-ownership of y; rows
+//    whose output is not aligned store plainly). At 4096x4096 this order was ~10 % faster
+//    than the in-cache one, and ~10 % faster than one fused pass that scales row r while
+//    it sums row r + 1.
+//    Reads and writes must overlap: one core reads memory at about half the triad rate
+//    when it does nothing else (dram.read.1t against dram.triad.1t). The scaling pass runs
+//    from cache far faster than memory drains its stores; once the store queue is full,
+//    nothing behind the next store is dispatched, the prefetches of row r + 1 among it, so
+//    the reads wait for the writes. A short row's stores fit the queue (64 entries: a
+//    4 KiB row of zmm stores) and drain while the next row is summed, so rows up to
+//    kPacedRowBytes keep the split below (the sum prefetches the first half of row r + 1,
+//    the scaling the second: 1.0-1.06 of dram.triad.1t at 10922x1024). Longer rows were
+//    write-then-read (16 KiB rows: 0.6 of it, whatever the prefetch distance, hint or
+//    split), so their scaling pass is paced near the memory's rate (rms_row_scale_paced)
+//    and prefetches all of row r + 1: 0.80-0.88 of dram.triad.1t at 4096x4096 on Zen 4
+//    (from 0.55-0.65), where the same loop unpaced stayed at 0.66, paced at 6 cycles per
+//    64 bytes at 0.75, at 12 at 0.73 and at 15 at 0.6 (one A/B run, repeated).
 template <class V>
 void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y,
               bool stream) {
@@ -276,11 +329,18 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
         return V::set1(float(1.0 / std::sqrt(mean + eps)));
     };
     if (stream) {
+        const bool paced = d * std::int64_t(sizeof(float)) > kPacedRowBytes;
+        std::uint64_t chain = 1;
         for (std::int64_t r = 0; r < b; ++r) {
             const char* next = row(r + 1);
-            const auto inv = scale_of(rms_row_sum<V>(d, x + r * d, next));
             float* yr = y + r * d;
             const bool nt = (reinterpret_cast<std::uintptr_t>(yr) & (V::kAlign - 1)) == 0;
+            if (paced && nt) {
+                const auto inv = scale_of(rms_row_sum<V>(d, x + r * d, nullptr));
+                rms_row_scale_paced<V>(d, x + r * d, w, inv, yr, next, chain);
+                continue;
+            }
+            const auto inv = scale_of(rms_row_sum<V>(d, x + r * d, next));
             rms_row_scale<V>(d, x + r * d, w, inv, yr, nt, next ? next + 2 * d : nullptr);
         }
         _mm_sfence();
