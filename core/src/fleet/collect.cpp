@@ -50,12 +50,8 @@ std::vector<std::string> tail_lines(const std::string& path, std::size_t lines) 
 }
 
 json CollectedTask::to_json() const {
-    json j = {{"index", target.index},
-              {"target", target.to_json()},
-              {"label", target.label()},
-              {"slurm", state.to_json()},
-              {"collected", collected()},
-              {"log", log}};
+    json j = {{"index", target.index},    {"target", target.to_json()}, {"label", target.label()},
+              {"slurm", state.to_json()}, {"collected", collected()},   {"log", log}};
     if (collected()) {
         j["report"] = report;
         j["host"] = host;
@@ -136,7 +132,8 @@ Collection collect(const Manifest& m, const FleetStatus& status, std::size_t tai
             try {
                 (void)Report::load(path);
                 t.report = path;
-                if (auto n = parse_report_file_name(std::filesystem::path(path).filename().string()))
+                if (auto n =
+                        parse_report_file_name(std::filesystem::path(path).filename().string()))
                     t.host = n->host;
             } catch (const std::exception& e) {
                 problems.push_back(std::string("unreadable report: ") + e.what());

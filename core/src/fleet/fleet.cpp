@@ -47,33 +47,48 @@ std::string sbatch_word(std::string_view text) {
 
 std::string_view to_string(Placement p) {
     switch (p) {
-    case Placement::None: return "none";
-    case Placement::Node: return "node";
-    case Placement::Partition: return "partition";
-    case Placement::Constraint: return "constraint";
-    case Placement::Gres: return "gres";
+    case Placement::None:
+        return "none";
+    case Placement::Node:
+        return "node";
+    case Placement::Partition:
+        return "partition";
+    case Placement::Constraint:
+        return "constraint";
+    case Placement::Gres:
+        return "gres";
     }
     return "none";
 }
 
 std::string_view option_of(Placement p) {
     switch (p) {
-    case Placement::Node: return "--nodelist";
-    case Placement::Partition: return "--partition";
-    case Placement::Constraint: return "--constraint";
-    case Placement::Gres: return "--gres";
-    case Placement::None: break;
+    case Placement::Node:
+        return "--nodelist";
+    case Placement::Partition:
+        return "--partition";
+    case Placement::Constraint:
+        return "--constraint";
+    case Placement::Gres:
+        return "--gres";
+    case Placement::None:
+        break;
     }
     return "--tasks";
 }
 
 std::string_view scontrol_field(Placement p) {
     switch (p) {
-    case Placement::Node: return "NodeList";
-    case Placement::Partition: return "Partition";
-    case Placement::Constraint: return "Features";
-    case Placement::Gres: return "Gres";
-    case Placement::None: break;
+    case Placement::Node:
+        return "NodeList";
+    case Placement::Partition:
+        return "Partition";
+    case Placement::Constraint:
+        return "Features";
+    case Placement::Gres:
+        return "Gres";
+    case Placement::None:
+        break;
     }
     return "";
 }
@@ -144,7 +159,8 @@ std::vector<std::string> expand_hostlist(std::string_view text) {
             for (const auto& range : text::split(entry.substr(open + 1, close - open - 1), ",")) {
                 const auto dash = range.find('-');
                 const std::string lo_text = range.substr(0, dash);
-                const std::string hi_text = dash == std::string::npos ? lo_text : range.substr(dash + 1);
+                const std::string hi_text =
+                    dash == std::string::npos ? lo_text : range.substr(dash + 1);
                 std::int64_t lo = 0, hi = 0;
                 if (!parse_index(lo_text, lo) || !parse_index(hi_text, hi))
                     fail("'" + range + "' is not a number or a range N-M");
@@ -210,7 +226,8 @@ Plan plan(SubmitRequest r) {
         r.folder.pop_back();
     if (r.cli.empty() || r.cli.front() != '/')
         throw std::invalid_argument("--cli: give the absolute path of switchyard-cli on the "
-                                    "nodes, got " + text::escape_control(text::quoted(r.cli)));
+                                    "nodes, got " +
+                                    text::escape_control(text::quoted(r.cli)));
     check_value("--cli", r.cli);
     if (r.job_name.empty())
         throw std::invalid_argument("--job-name: must not be empty");
@@ -234,8 +251,8 @@ Plan plan(SubmitRequest r) {
             if (a == own || a.rfind(std::string(own) + "=", 0) == 0 ||
                 (own[1] != '-' && a.size() > 2 && a.rfind(own, 0) == 0))
                 throw std::invalid_argument("--sbatch-arg: " + text::quoted(a) +
-                                            " is set by fleet submit itself (" +
-                                            std::string(own) + "); use its own option");
+                                            " is set by fleet submit itself (" + std::string(own) +
+                                            "); use its own option");
     }
     for (const auto& a : r.profile_args) {
         check_value("profile settings", a);
@@ -263,7 +280,8 @@ Plan plan(SubmitRequest r) {
     for (const auto& [placement, value] : options) {
         if (value->empty())
             continue;
-        auto values = placement == Placement::Node ? expand_hostlist(*value) : text::split(*value, ",");
+        auto values =
+            placement == Placement::Node ? expand_hostlist(*value) : text::split(*value, ",");
         if (values.empty())
             throw std::invalid_argument(std::string(option_of(placement)) + ": " +
                                         text::quoted(*value) + " names nothing");
@@ -283,10 +301,10 @@ Plan plan(SubmitRequest r) {
             throw std::invalid_argument(std::string(option_of(p.placement)) +
                                         ": more than 100000 targets");
         if (r.tasks != 0 && r.tasks != n)
-            throw std::invalid_argument(
-                "--tasks " + std::to_string(r.tasks) + " does not match the " + std::to_string(n) +
-                " values of " + std::string(option_of(p.placement)) +
-                " (one task per value); leave --tasks out");
+            throw std::invalid_argument("--tasks " + std::to_string(r.tasks) +
+                                        " does not match the " + std::to_string(n) + " values of " +
+                                        std::string(option_of(p.placement)) +
+                                        " (one task per value); leave --tasks out");
         for (std::int64_t i = 0; i < n; ++i)
             p.targets.push_back({i, p.placement, lists[0].values[std::size_t(i)]});
     } else {
@@ -329,7 +347,8 @@ Plan plan(SubmitRequest r) {
     s += ".\n";
     s += "set -u\n";
     s += "folder=" + shell_quote(r.folder) + "\n";
-    s += "report=\"$folder/report-$(hostname -s)-${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}.json\"\n";
+    s += "report=\"$folder/report-$(hostname "
+         "-s)-${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}.json\"\n";
     s += "echo \"switchyard fleet: task ${SLURM_ARRAY_TASK_ID} of job ${SLURM_ARRAY_JOB_ID} on "
          "$(hostname -s), writing $report\"\n";
     s += "exec " + shell_quote(r.cli) + " profile";

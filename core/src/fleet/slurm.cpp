@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -98,7 +98,8 @@ CommandResult SubprocessRunner::run(const std::vector<std::string>& argv) {
     const pid_t pid = fork();
     if (pid < 0) {
         result.error = std::string("fork: ") + std::strerror(errno);
-        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], exec_pipe[0], exec_pipe[1]})
+        for (int fd :
+             {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], exec_pipe[0], exec_pipe[1]})
             ::close(fd);
         return result;
     }
@@ -171,17 +172,17 @@ CommandResult SubprocessRunner::run(const std::vector<std::string>& argv) {
         result.exit_code = 128 + WTERMSIG(status);
     if (timed_out) {
         result.started = false;
-        result.error = argv[0] + ": no answer within " + std::to_string(int(m_timeout_s)) +
-                       " s; killed";
+        result.error =
+            argv[0] + ": no answer within " + std::to_string(int(m_timeout_s)) + " s; killed";
     }
     return result;
 }
 
 bool TaskState::terminal() const {
     static const std::set<std::string, std::less<>> live = {
-        "PENDING",   "RUNNING",    "CONFIGURING", "COMPLETING", "REQUEUED", "REQUEUE_HOLD",
-        "REQUEUE_FED", "RESIZING", "SUSPENDED",   "STOPPED",    "SIGNALING", "STAGE_OUT",
-        "RESV_DEL_HOLD", "SPECIAL_EXIT", "PREEMPTED"};
+        "PENDING",      "RUNNING",     "CONFIGURING",   "COMPLETING",   "REQUEUED",
+        "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING",      "SUSPENDED",    "STOPPED",
+        "SIGNALING",    "STAGE_OUT",   "RESV_DEL_HOLD", "SPECIAL_EXIT", "PREEMPTED"};
     return known() && !state.empty() && live.find(state) == live.end();
 }
 
@@ -224,6 +225,8 @@ std::vector<std::int64_t> array_indices(std::string_view field, std::string_view
         throw bad();
     rest = rest.substr(1, rest.size() - 2);
     rest = rest.substr(0, rest.find('%')); // the throttle: 1234_[2-3%1]
+    if (rest.empty())
+        throw bad();
     for (const auto& part : text::split(rest, ",")) {
         const auto dash = part.find('-');
         std::int64_t lo = 0, hi = 0;
@@ -246,8 +249,8 @@ std::vector<std::int64_t> indices_or_throw(std::string_view field, std::string_v
     try {
         return array_indices(field, job_id);
     } catch (const std::invalid_argument& e) {
-        throw SlurmError(std::string(what) + ": cannot read the line '" + text::escape_control(line) +
-                         "': " + e.what());
+        throw SlurmError(std::string(what) + ": cannot read the line '" +
+                         text::escape_control(line) + "': " + e.what());
     }
 }
 
@@ -304,11 +307,12 @@ std::map<std::int64_t, TaskState> parse_scontrol(std::string_view out, std::stri
         }
         if (kv["ArrayJobId"] != job_id || kv["ArrayTaskId"].empty())
             continue;
-        for (auto i : indices_or_throw(std::string(job_id) + "_" +
-                                           (kv["ArrayTaskId"].find_first_of(",-") != std::string::npos
-                                                ? "[" + kv["ArrayTaskId"] + "]"
-                                                : kv["ArrayTaskId"]),
-                                       job_id, line, "scontrol")) {
+        for (auto i :
+             indices_or_throw(std::string(job_id) + "_" +
+                                  (kv["ArrayTaskId"].find_first_of(",-") != std::string::npos
+                                       ? "[" + kv["ArrayTaskId"] + "]"
+                                       : kv["ArrayTaskId"]),
+                              job_id, line, "scontrol")) {
             TaskState t;
             t.index = i;
             t.state = kv["JobState"];
@@ -354,8 +358,8 @@ json FleetStatus::to_json() const {
 FleetStatus query_status(const Manifest& m, CommandRunner& runner) {
     FleetStatus status;
     status.job_id = m.job_id;
-    const std::vector<std::string> squeue = {"squeue", "--array", "--noheader", "--jobs=" + m.job_id,
-                                             "--format=%i|%T|%r|%N"};
+    const std::vector<std::string> squeue = {"squeue", "--array", "--noheader",
+                                             "--jobs=" + m.job_id, "--format=%i|%T|%r|%N"};
     const auto q = runner.run(squeue);
     std::map<std::int64_t, TaskState> live;
     if (q.started && q.exit_code == 0)
@@ -367,9 +371,9 @@ FleetStatus query_status(const Manifest& m, CommandRunner& runner) {
     std::map<std::int64_t, TaskState> past;
     bool need_past = live.size() < m.targets.size();
     if (need_past) {
-        const std::vector<std::string> sacct = {"sacct",      "--jobs=" + m.job_id, "--allocations",
-                                                "--parsable2", "--noheader",
-                                                "--format=JobID,State,ExitCode,NodeList"};
+        const std::vector<std::string> sacct = {
+            "sacct",       "--jobs=" + m.job_id, "--allocations",
+            "--parsable2", "--noheader",         "--format=JobID,State,ExitCode,NodeList"};
         const auto a = runner.run(sacct);
         if (a.started && a.exit_code == 0) {
             status.accounting = true;
@@ -451,9 +455,9 @@ Manifest submit(const Plan& plan, CommandRunner& runner) {
             throw std::runtime_error(std::string(e.what()) + "; job " + job_id +
                                      " runs without it: status and collect need it");
         const auto c = runner.run({"scancel", job_id});
-        throw std::runtime_error(std::string(e.what()) + "; job " + job_id +
-                                 (c.started && c.exit_code == 0 ? " was cancelled"
-                                                                : " is held: scancel " + job_id));
+        throw std::runtime_error(
+            std::string(e.what()) + "; job " + job_id +
+            (c.started && c.exit_code == 0 ? " was cancelled" : " is held: scancel " + job_id));
     }
 
     if (pinned) {
