@@ -138,14 +138,13 @@ std::string detail_text(const fleet::TaskState& s) {
 
 void print_status(const fleet::Manifest& m, const fleet::FleetStatus& st) {
     std::cout << "Fleet job " << m.job_id << " (" << escape_control(m.job_name) << "), "
-              << m.tasks() << " tasks, folder " << escape_control(m.folder) << ", submitted "
-              << m.submitted << "\n";
+              << m.tasks() << (m.tasks() == 1 ? " task" : " tasks") << ", folder "
+              << escape_control(m.folder) << ", submitted " << m.submitted << "\n";
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < st.tasks.size(); ++i) {
         const auto& s = st.tasks[i];
         rows.push_back({std::to_string(s.index), m.targets[i].label(), state_text(s),
-                        detail_text(s), s.node.empty() ? "-" : s.node,
-                        s.known() ? s.source : "-"});
+                        detail_text(s), s.node.empty() ? "-" : s.node, s.known() ? s.source : "-"});
     }
     std::cout << format_table({"task", "target", "state", "reason/exit", "node", "from"}, rows);
     for (const auto& n : st.notes)
@@ -164,8 +163,8 @@ int run_status(const StatusOptions& o) {
     fleet::SubprocessRunner runner;
     auto st = fleet::query_status(m, runner);
     if (o.wait) {
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::duration<double>(o.timeout);
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout);
         std::string last;
         while (!st.finished() && std::chrono::steady_clock::now() < deadline) {
             if (const auto s = st.summary(); s != last) {
@@ -181,8 +180,8 @@ int run_status(const StatusOptions& o) {
     else
         print_status(m, st);
     if (o.wait && !st.finished()) {
-        std::cerr << "switchyard-cli: fleet " << m.job_id << " is not finished after "
-                  << o.timeout << " s (" << st.summary() << ")\n";
+        std::cerr << "switchyard-cli: fleet " << m.job_id << " is not finished after " << o.timeout
+                  << " s (" << st.summary() << ")\n";
         return kIncomplete;
     }
     return Ok;
@@ -228,8 +227,8 @@ int run_collect(const CollectOptions& o) {
             if (t.collected())
                 continue;
             std::cout << "\ntask " << t.target.index << " (" << escape_control(t.target.label())
-                      << "): " << escape_control(t.problem) << "; Slurm: "
-                      << state_text(t.state) << " (" << detail_text(t.state) << ")\n"
+                      << "): " << escape_control(t.problem) << "; Slurm: " << state_text(t.state)
+                      << " (" << detail_text(t.state) << ")\n"
                       << "  last lines of " << escape_control(t.log) << ":\n";
             for (const auto& line : t.log_tail)
                 std::cout << "  | " << escape_control(line) << "\n";
