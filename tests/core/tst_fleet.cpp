@@ -119,11 +119,16 @@ private slots:
     void hostlist_bad_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unclosed") << "n[1-3" << "unclosed";
-        QTest::newRow("backwards") << "n[3-1]" << "backwards";
-        QTest::newRow("letters") << "n[a-b]" << "not a number";
-        QTest::newRow("stray") << "n1]" << "without its";
-        QTest::newRow("huge") << "n[0-999999]" << "100000";
+        QTest::newRow("unclosed") << "n[1-3"
+                                  << "unclosed";
+        QTest::newRow("backwards") << "n[3-1]"
+                                   << "backwards";
+        QTest::newRow("letters") << "n[a-b]"
+                                 << "not a number";
+        QTest::newRow("stray") << "n1]"
+                               << "without its";
+        QTest::newRow("huge") << "n[0-999999]"
+                              << "100000";
     }
     void hostlist_bad() {
         QFETCH(QString, text);
@@ -141,12 +146,18 @@ private slots:
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("field");
         QTest::addColumn<Strings>("values");
-        QTest::newRow("nodes") << "nodelist" << "n[1-2]" << "NodeList" << Strings{"n1", "n2"};
-        QTest::newRow("partitions") << "partition" << "a,b,c" << "Partition" << Strings{"a", "b", "c"};
-        QTest::newRow("constraint") << "constraint" << "skylake,zen4" << "Features"
-                                    << Strings{"skylake", "zen4"};
-        QTest::newRow("gres") << "gres" << "gpu:h100:1,gpu:a100:1" << "Gres"
-                              << Strings{"gpu:h100:1", "gpu:a100:1"};
+        QTest::newRow("nodes") << "nodelist"
+                               << "n[1-2]"
+                               << "NodeList" << Strings{"n1", "n2"};
+        QTest::newRow("partitions") << "partition"
+                                    << "a,b,c"
+                                    << "Partition" << Strings{"a", "b", "c"};
+        QTest::newRow("constraint") << "constraint"
+                                    << "skylake,zen4"
+                                    << "Features" << Strings{"skylake", "zen4"};
+        QTest::newRow("gres") << "gres"
+                              << "gpu:h100:1,gpu:a100:1"
+                              << "Gres" << Strings{"gpu:h100:1", "gpu:a100:1"};
     }
     void plan_targets() {
         QFETCH(QString, option);
@@ -156,8 +167,8 @@ private slots:
         SubmitRequest r;
         r.folder = "/shared/fleet";
         r.cli = "/opt/sy/bin/switchyard-cli";
-        (option == "nodelist"    ? r.nodelist
-         : option == "partition" ? r.partition
+        (option == "nodelist"     ? r.nodelist
+         : option == "partition"  ? r.partition
          : option == "constraint" ? r.constraint
                                   : r.gres) = value.toStdString();
         r.profile_args = {"--op", "rms_norm"};
@@ -192,15 +203,17 @@ private slots:
         QCOMPARE(p.placement, Placement::None);
         QVERIFY(p.pin_commands("1").empty());
         for (const char* line :
-             {"#!/bin/bash\n", "#SBATCH --array=0-2%2\n", "#SBATCH --output=/shared/fleet/logs/%A_%a.log\n",
+             {"#!/bin/bash\n", "#SBATCH --array=0-2%2\n",
+              "#SBATCH --output=/shared/fleet/logs/%A_%a.log\n",
               "#SBATCH --job-name=switchyard-fleet\n", "#SBATCH --partition=gpu\n",
               "#SBATCH --account=proj1\n", "#SBATCH --time=00:10:00\n", "#SBATCH --exclusive\n",
-              "#SBATCH --mem=4G\n", "#SBATCH \"--comment=two words\"\n",
-              "folder='/shared/fleet'\n",
-              "report=\"$folder/report-$(hostname -s)-${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}.json\"\n",
+              "#SBATCH --mem=4G\n", "#SBATCH \"--comment=two words\"\n", "folder='/shared/fleet'\n",
+              "report=\"$folder/report-$(hostname "
+              "-s)-${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}.json\"\n",
               "exec '/opt/sy/bin/switchyard-cli' profile '--op' 'rms_norm' '--sizes' 'it'\\''s' -o "
               "\"$report\"\n"})
-            QVERIFY2(p.script.find(line) != std::string::npos, (std::string(line) + p.script).c_str());
+            QVERIFY2(p.script.find(line) != std::string::npos,
+                     (std::string(line) + p.script).c_str());
         QCOMPARE(p.targets.size(), std::size_t(3));
         QCOMPARE(p.targets[2].label(), std::string("copy 2"));
     }
@@ -208,15 +221,24 @@ private slots:
     void plan_bad_data() {
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("message");
-        QTest::newRow("two lists") << "two lists" << "both list several values";
-        QTest::newRow("tasks mismatch") << "tasks mismatch" << "does not match";
-        QTest::newRow("no folder") << "no folder" << "--folder";
-        QTest::newRow("folder with blank") << "folder with blank" << "blank";
-        QTest::newRow("relative cli") << "relative cli" << "--cli";
-        QTest::newRow("output in settings") << "output in settings" << "leave it out";
-        QTest::newRow("own sbatch option") << "own sbatch option" << "set by fleet submit";
-        QTest::newRow("not an option") << "not an option" << "not an sbatch option";
-        QTest::newRow("newline") << "newline" << "control character";
+        QTest::newRow("two lists") << "two lists"
+                                   << "both list several values";
+        QTest::newRow("tasks mismatch") << "tasks mismatch"
+                                        << "does not match";
+        QTest::newRow("no folder") << "no folder"
+                                   << "--folder";
+        QTest::newRow("folder with blank") << "folder with blank"
+                                           << "blank";
+        QTest::newRow("relative cli") << "relative cli"
+                                      << "--cli";
+        QTest::newRow("output in settings") << "output in settings"
+                                            << "leave it out";
+        QTest::newRow("own sbatch option") << "own sbatch option"
+                                           << "set by fleet submit";
+        QTest::newRow("not an option") << "not an option"
+                                       << "not an sbatch option";
+        QTest::newRow("newline") << "newline"
+                                 << "control character";
     }
     void plan_bad() {
         QFETCH(QString, what);
@@ -259,13 +281,18 @@ private slots:
         QTest::addColumn<QString>("host");
         QTest::addColumn<QString>("job");
         QTest::addColumn<int>("task");
-        QTest::newRow("plain") << "report-vm-12_3.json" << true << "vm" << "12" << 3;
+        QTest::newRow("plain") << "report-vm-12_3.json" << true << "vm"
+                               << "12" << 3;
         QTest::newRow("dashed host") << "report-gpu-node-7-99_0.json" << true << "gpu-node-7"
                                      << "99" << 0;
-        QTest::newRow("no task") << "report-vm-12.json" << false << "" << "" << 0;
-        QTest::newRow("other file") << "fleet.json" << false << "" << "" << 0;
-        QTest::newRow("bad job") << "report-vm-x_1.json" << false << "" << "" << 0;
-        QTest::newRow("no host") << "report--12_1.json" << false << "" << "" << 0;
+        QTest::newRow("no task") << "report-vm-12.json" << false << ""
+                                 << "" << 0;
+        QTest::newRow("other file") << "fleet.json" << false << ""
+                                    << "" << 0;
+        QTest::newRow("bad job") << "report-vm-x_1.json" << false << ""
+                                 << "" << 0;
+        QTest::newRow("no host") << "report--12_1.json" << false << ""
+                                 << "" << 0;
     }
     void report_names() {
         QFETCH(QString, name);
@@ -351,8 +378,8 @@ private slots:
         QCOMPARE(st.tasks[3].reason, std::string("JobArrayTaskLimit"));
         QCOMPARE(st.notes.size(), std::size_t(1));
         QVERIFY(st.notes[0].find("accounting storage is disabled") != std::string::npos);
-        QCOMPARE(runner.calls[0], (Strings{"squeue", "--array", "--noheader", "--jobs=10",
-                                           "--format=%i|%T|%r|%N"}));
+        QCOMPARE(runner.calls[0],
+                 (Strings{"squeue", "--array", "--noheader", "--jobs=10", "--format=%i|%T|%r|%N"}));
     }
     void status_finished_without_accounting() {
         FakeRunner runner;
@@ -413,7 +440,8 @@ private slots:
         const auto m = submit(p, runner);
         QCOMPARE(m.job_id, std::string("42"));
         QCOMPARE(runner.calls.size(), std::size_t(4));
-        QCOMPARE(runner.calls[0], (Strings{"sbatch", "--parsable", "--hold", r.folder + "/fleet.sbatch"}));
+        QCOMPARE(runner.calls[0],
+                 (Strings{"sbatch", "--parsable", "--hold", r.folder + "/fleet.sbatch"}));
         QCOMPARE(runner.calls[1], (Strings{"scontrol", "update", "JobId=42_0", "NodeList=a"}));
         QCOMPARE(runner.calls[2], (Strings{"scontrol", "update", "JobId=42_1", "NodeList=b"}));
         QCOMPARE(runner.calls[3], (Strings{"scontrol", "release", "42"}));

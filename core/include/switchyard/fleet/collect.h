@@ -14,10 +14,10 @@ namespace switchyard::fleet {
 struct CollectedTask {
     Target target;
     TaskState state;
-    std::string report;  // the report's path; empty when missing
-    std::string host;    // from the report's file name
-    std::string problem; // why it is missing: "no report file", "unreadable: ..."
-    std::string log;     // the task's log path
+    std::string report;                // the report's path; empty when missing
+    std::string host;                  // from the report's file name
+    std::string problem;               // why it is missing: "no report file", "unreadable: ..."
+    std::string log;                   // the task's log path
     std::vector<std::string> log_tail; // its last lines, for missing reports (raw text)
     std::vector<std::string> extra_reports; // more reports for the task (a requeue elsewhere)
 

@@ -44,8 +44,8 @@ std::vector<std::string> expand_hostlist(std::string_view text);
 
 /// What `fleet submit` was asked for.
 struct SubmitRequest {
-    std::string folder;   // the shared folder; made absolute by plan()
-    std::string cli;      // the switchyard-cli each task runs; absolute
+    std::string folder; // the shared folder; made absolute by plan()
+    std::string cli;    // the switchyard-cli each task runs; absolute
     std::string job_name = "switchyard-fleet";
     std::int64_t tasks = 0; // --tasks: copies without placement (0: one per listed target)
     // Comma-separated lists; the one with several values gives one task per value, a single
@@ -53,7 +53,7 @@ struct SubmitRequest {
     std::string nodelist, partition, constraint, gres;
     std::string account, time;
     std::vector<std::string> sbatch_args; // --sbatch-arg, passed through as they are
-    std::int64_t throttle = 0;             // at most this many tasks at once (%K); 0: no limit
+    std::int64_t throttle = 0;            // at most this many tasks at once (%K); 0: no limit
     bool exclusive = false;
     std::vector<std::string> profile_args; // what follows `--`: the profile settings
 };
