@@ -83,9 +83,13 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
 ReturnToService=2
-NodeName=$HOST CPUs=$(nproc) RealMemory=$MEM State=UNKNOWN
+GresTypes=fleetres
+NodeName=$HOST CPUs=$(nproc) RealMemory=$MEM Features=fleeta,fleetb Gres=fleetres:2 State=UNKNOWN
 PartitionName=fleet Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
+PartitionName=second Nodes=$HOST MaxTime=INFINITE State=UP
 CONF
+# A generic resource without a device file, so --gres pinning can be tried on any machine.
+echo "NodeName=$HOST Name=fleetres Count=2" > "$T/gres.conf"
 export SLURM_CONF="$T/slurm.conf"
 
 slurmctld -D > "$T/log/slurmctld.out" 2>&1 &
@@ -158,6 +162,42 @@ grep -qF 'fatal: cannot open device \x1b[31mgpu0\x1b[0m' "$T/collect-broken.txt"
 "$CLI" fleet collect --folder "$G" --json > "$T/collect-broken.json"; rc=$?
 [ $rc = 3 ] || fail "fleet collect --json exited $rc, expected 3"
 grep -q '"missing": 1' "$T/collect-broken.json" || fail "collect --json does not count the missing report"
+
+# 3. Pinning by partition, constraint (Features=) and generic resource (Gres=): each task
+#    pinned after submission; a stand-in CLI copies run 1's report so collect finds one.
+cat > "$T/copy-cli" <<SH
+#!/bin/sh
+while [ \$# -gt 0 ]; do [ "\$1" = -o ] && cp "${REPORTS[0]}" "\$2"; shift; done
+SH
+chmod 0755 "$T/copy-cli"
+check_pins() { # folder, the scontrol show job field, the values
+  local folder=$1 field=$2 job
+  shift 2
+  job=$(sed -n 's/^ *"job_id": "\([0-9]*\)".*/\1/p' "$folder/fleet.json")
+  local shown
+  shown=$(scontrol --oneliner show job "$job")
+  for v in "$@"; do
+    echo "$shown" | grep -q "$field=$v" || { echo "$shown"; fail "no task of job $job with $field=$v"; }
+  done
+  "$CLI" fleet status --folder "$folder" --wait --interval 1 --timeout 60 > /dev/null || fail "status --wait ($folder) exited $?"
+  "$CLI" fleet collect --folder "$folder" > "$T/collect-pins.txt" || { cat "$T/collect-pins.txt"; fail "collect ($folder) exited $?"; }
+  grep -q "2 of 2 reports collected" "$T/collect-pins.txt" || { cat "$T/collect-pins.txt"; fail "collect ($folder)"; }
+}
+"$CLI" fleet submit --folder "$T/shared/parts" --partition fleet,second --cli "$T/copy-cli" -- --op rms_norm > /dev/null \
+  || fail "fleet submit --partition exited $?"
+check_pins "$T/shared/parts" Partition fleet second
+"$CLI" fleet submit --folder "$T/shared/features" --constraint fleeta,fleetb --cli "$T/copy-cli" -- --op rms_norm > /dev/null \
+  || fail "fleet submit --constraint exited $?"
+check_pins "$T/shared/features" Features fleeta fleetb
+"$CLI" fleet submit --folder "$T/shared/gres" --gres fleetres:1,fleetres:2 --cli "$T/copy-cli" -- --op rms_norm > /dev/null \
+  || fail "fleet submit --gres exited $?"
+check_pins "$T/shared/gres" TresPerNode gres:fleetres:1 gres:fleetres:2
+# A pin Slurm refuses cancels the job before anything runs.
+"$CLI" fleet submit --folder "$T/shared/badpart" --partition fleet,nosuch -- --op rms_norm 2> "$T/badpart.txt"; rc=$?
+cat "$T/badpart.txt"
+[ $rc = 1 ] || fail "fleet submit with an unknown partition exited $rc, expected 1"
+grep -q "cancelled before any task ran" "$T/badpart.txt" || fail "the refused pin did not cancel the job"
+[ ! -e "$T/shared/badpart/fleet.json" ] || fail "a cancelled fleet left its fleet.json"
 
 FAILED=0
 echo "PASS: fleet submit/status/collect/compare on a single-node Slurm cluster"
