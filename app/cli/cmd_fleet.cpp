@@ -85,7 +85,7 @@ int run_submit(SubmitOptions o) {
                               {"script", plan.script},
                               {"targets", targets},
                               {"pin_commands", pins}}
-                             .dump(1)
+                             .dump(1, ' ', false, json::error_handler_t::replace)
                       << "\n";
             return Ok;
         }
@@ -109,7 +109,7 @@ int run_submit(SubmitOptions o) {
     fleet::SubprocessRunner runner;
     const auto m = fleet::submit(plan, runner);
     if (o.json) {
-        std::cout << m.to_json().dump(1) << "\n";
+        std::cout << m.to_json().dump(1, ' ', false, json::error_handler_t::replace) << "\n";
         return Ok;
     }
     std::cout << "Submitted job " << m.job_id << ": " << m.tasks() << " task"
@@ -172,11 +172,17 @@ int run_status(const StatusOptions& o) {
                 last = s;
             }
             std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
-            st = fleet::query_status(m, runner);
+            // A controller that does not answer for a while (a restart, a failover) is
+            // waited for like a task, until the timeout.
+            try {
+                st = fleet::query_status(m, runner);
+            } catch (const fleet::SlurmError& e) {
+                std::cerr << "switchyard-cli: warning: " << e.what() << "; asking again\n";
+            }
         }
     }
     if (o.json)
-        std::cout << st.to_json().dump(1) << "\n";
+        std::cout << st.to_json().dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     else
         print_status(m, st);
     if (o.wait && !st.finished()) {
@@ -212,7 +218,7 @@ int run_collect(const CollectOptions& o) {
     }
     const auto c = fleet::collect(m, st, std::size_t(o.tail));
     if (o.json) {
-        std::cout << c.to_json().dump(1) << "\n";
+        std::cout << c.to_json().dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     } else if (o.paths) {
         for (const auto& p : c.report_paths())
             std::cout << escape_control(p) << "\n";

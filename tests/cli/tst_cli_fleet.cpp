@@ -67,17 +67,18 @@ class TstCliFleet : public QObject {
 private slots:
     void dry_run() {
         const QString folder = m_dir.path() + "/dry";
-        const auto r = cli({"fleet", "submit", "--folder", folder, "--nodelist", "n[1-2]",
-                            "--throttle", "1", "--dry-run", "--", "--op", "rms_norm", "--sizes",
-                            "2x1024", "--budget", "0.05"});
+        const auto r =
+            cli({"fleet", "submit", "--folder", folder, "--nodelist", "n[1-2]", "--throttle", "1",
+                 "--dry-run", "--", "--op", "rms_norm", "--sizes", "2x1024", "--budget", "0.05"});
         QVERIFY2(r.code == 0, r.err.constData());
         const QString out = QString::fromUtf8(r.out);
         for (const QString& line :
              QStringList{"#SBATCH --array=0-1%1", "#SBATCH --output=" + folder + "/logs/%A_%a.log",
-              "exec '" + QString(SWITCHYARD_CLI_PATH) +
-                  "' profile '--op' 'rms_norm' '--sizes' '2x1024' '--budget' '0.05' -o \"$report\"",
-              "# scontrol update JobId=<job>_0 NodeList=n1",
-              "# scontrol update JobId=<job>_1 NodeList=n2", "# scontrol release <job>"})
+                         "exec '" + QString(SWITCHYARD_CLI_PATH) +
+                             "' profile '--op' 'rms_norm' '--sizes' '2x1024' '--budget' '0.05' -o "
+                             "\"$report\"",
+                         "# scontrol update JobId=<job>_0 NodeList=n1",
+                         "# scontrol update JobId=<job>_1 NodeList=n2", "# scontrol release <job>"})
             QVERIFY2(out.contains(line), qPrintable(line + "\n" + out));
         QVERIFY2(!QFile::exists(folder), "--dry-run created the folder");
     }
@@ -92,9 +93,9 @@ private slots:
             << QStringList{"--folder", f, "--", "--budget", "-1"} << "--budget";
         QTest::newRow("output in settings")
             << QStringList{"--folder", f, "--", "-o", "x.json"} << "leave it out";
-        QTest::newRow("two lists") << QStringList{"--folder", f, "--nodelist", "a,b", "--gres",
-                                                  "gpu:1,gpu:2"}
-                                   << "both list several values";
+        QTest::newRow("two lists")
+            << QStringList{"--folder", f, "--nodelist", "a,b", "--gres", "gpu:1,gpu:2"}
+            << "both list several values";
         QTest::newRow("folder with blank") << QStringList{"--folder", f + " x"} << "blank";
         QTest::newRow("no folder") << QStringList{"--tasks", "2"} << "--folder";
         QTest::newRow("tasks zero") << QStringList{"--folder", f, "--tasks", "0"} << "--tasks";
@@ -120,15 +121,15 @@ private slots:
         write_file(bin + "/sacct", fake("sacct", "", 1, "Slurm accounting storage is disabled\\n"),
                    true);
         const QString folder = m_dir.path() + "/run";
-        auto r = cli({"fleet", "submit", "--folder", folder, "--nodelist", "a,b", "--", "--op",
-                      "rms_norm"},
-                     bin);
+        auto r = cli(
+            {"fleet", "submit", "--folder", folder, "--nodelist", "a,b", "--", "--op", "rms_norm"},
+            bin);
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(QString::fromUtf8(r.out).contains("Submitted job 77"));
-        const QStringList expected = {
-            "sbatch --parsable --hold " + folder + "/fleet.sbatch",
-            "scontrol update JobId=77_0 NodeList=a", "scontrol update JobId=77_1 NodeList=b",
-            "scontrol release 77"};
+        const QStringList expected = {"sbatch --parsable --hold " + folder + "/fleet.sbatch",
+                                      "scontrol update JobId=77_0 NodeList=a",
+                                      "scontrol update JobId=77_1 NodeList=b",
+                                      "scontrol release 77"};
         QCOMPARE(calls(bin), expected);
         QVERIFY(QFile::exists(folder + "/fleet.json"));
         QVERIFY(QFile::exists(folder + "/fleet.sbatch"));
@@ -143,8 +144,8 @@ private slots:
         QCOMPARE(tasks[0].toObject()["exit_code"].toString(), QString("2:0"));
         QCOMPARE(tasks[1].toObject()["reason"].toString(), QString("JobArrayTaskLimit"));
 
-        r = cli({"fleet", "status", "--folder", folder, "--wait", "--timeout", "0.5",
-                 "--interval", "0.2"},
+        r = cli({"fleet", "status", "--folder", folder, "--wait", "--timeout", "0.5", "--interval",
+                 "0.2"},
                 bin);
         QCOMPARE(r.code, 3);
         QVERIFY2(QString::fromUtf8(r.err).contains("not finished"), r.err.constData());
@@ -167,9 +168,8 @@ private slots:
         const QString bin = fake_bin("slurm2");
         write_file(bin + "/sbatch", fake("sbatch", "5\\n"), true);
         const QString folder = m_dir.path() + "/gone";
-        auto r = cli({"fleet", "submit", "--folder", folder, "--tasks", "1", "--", "--op",
-                      "rms_norm"},
-                     bin);
+        auto r = cli(
+            {"fleet", "submit", "--folder", folder, "--tasks", "1", "--", "--op", "rms_norm"}, bin);
         QVERIFY2(r.code == 0, r.err.constData());
         QCOMPARE(calls(bin), QStringList{"sbatch --parsable " + folder + "/fleet.sbatch"});
         QFile::remove(bin + "/sbatch"); // no Slurm command left in PATH

@@ -565,7 +565,13 @@ private slots:
         QVERIFY(!c.tasks[3].state.known());
         QVERIFY(c.tasks[3].log_tail[0].find("does not exist") != std::string::npos);
         QCOMPARE(c.report_paths(), (Strings{f + "/report-n1-7_0.json"}));
-        const auto j = c.to_json();
+        auto j = c.to_json();
+        // A log tail that is not UTF-8 still makes JSON (replacement characters), never a throw.
+        auto odd = c;
+        odd.tasks[2].log_tail = {std::string("bad \xff\xfe byte")};
+        QVERIFY(odd.to_json()
+                    .dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+                    .find("bad \xef\xbf\xbd") != std::string::npos);
         QCOMPARE(j["missing"].get<int>(), 3);
         QCOMPARE(j["tasks"][3]["slurm"]["state"].get<std::string>(), std::string("UNKNOWN"));
     }

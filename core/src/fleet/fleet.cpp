@@ -476,7 +476,8 @@ Manifest Manifest::load(const std::string& folder) {
 }
 
 void Manifest::save() const {
-    safefile::write_file(folder + "/" + kFileName, to_json().dump(1) + "\n");
+    safefile::write_file(folder + "/" + kFileName,
+                         to_json().dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 } // namespace switchyard::fleet
