@@ -290,7 +290,8 @@ void add_fleet_commands(CLI::App& app, Context& context) {
         cmd->add_option("--account", r.account, "Passed through to sbatch");
         cmd->add_option("--time", r.time, "Time limit per task, passed through to sbatch");
         cmd->add_option("--sbatch-arg", r.sbatch_args,
-                        "Any other sbatch option, one per use: --sbatch-arg=--mem=4G");
+                        "Any other sbatch option, one per use: --sbatch-arg=--mem=4G")
+            ->allow_extra_args(false);
         cmd->add_option("--throttle", r.throttle, "At most this many tasks at once (--array=...%K)")
             ->check(integer_in(1, 100000));
         cmd->add_flag("--exclusive", r.exclusive, "Each task gets its node to itself");
