@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Tests for the core's fleet module (issue 22): per-task targets, the batch script, report
-// names, the manifest, the squeue/sacct/scontrol parsers (outputs recorded on Slurm 22.05,
-// with and without accounting storage), status, submit's command sequence and collect.
+// names, the manifest, the squeue/sacct/scontrol parsers, status (with and without
+// accounting storage), submit's command sequence and collect. The squeue and scontrol
+// outputs and sacct's failure were recorded on Slurm 22.05 without accounting storage; the
+// sacct records follow its --parsable2 format (no slurmdbd was at hand to record them).
 
 #include <switchyard/fleet/collect.h>
 #include <switchyard/fleet/fleet.h>
@@ -72,6 +74,7 @@ const char* kScontrol =
     "JobState=PENDING Reason=JobArrayTaskLimit Dependency=(null) ExitCode=0:0 NodeList=(null) \n"
     "JobId=11 ArrayJobId=10 ArrayTaskId=0 ArrayTaskThrottle=1 JobName=sy JobState=FAILED "
     "Reason=NonZeroExitCode ExitCode=3:0 RunTime=00:00:03 NodeList=vm BatchHost=vm\n";
+// sacct --allocations --parsable2 --noheader --format=JobID,State,ExitCode,NodeList.
 const char* kSacct = "10_0|COMPLETED|0:0|vm\n10_1|FAILED|1:0|vm\n10_2|CANCELLED by 0|0:15|vm\n"
                      "10_[3]|PENDING|0:0|None assigned\n";
 
