@@ -22,6 +22,7 @@ packages=(
     nlohmann-json3-dev libcli11-dev libcpu-features-dev libopenblas-dev libelf-dev
     libbenchmark-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
     xvfb xauth
+    slurm-wlm munge  # tests/fleet: a single-node Slurm cluster (fleet/tst_fleet_slurm)
     clang libclang-rt-14-dev  # tests/fuzz/run.sh: clang 14 and its libFuzzer (libclang_rt.fuzzer)
 )
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // switchyard-cli: the headless face of Switchyard (and its profiling worker).
 #include "cmd_doctor.h"
+#include "cmd_fleet.h"
 #include "cmd_profile.h"
 #include "command.h"
 
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
     cli::add_profile_commands(app, context);
     cli::add_compare_commands(app, context);
     cli::add_doctor_command(app, context);
+    cli::add_fleet_commands(app, context);
 
     try {
         app.parse(argc, argv);

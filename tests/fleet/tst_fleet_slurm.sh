@@ -1,0 +1,203 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fleet submit/status/collect + compare on a real single-node Slurm cluster (issue 22).
+# Starts its own munged, slurmctld and slurmd (own socket, ports, state and spool in a
+# temporary folder; the system's services, if any, are neither used nor touched), runs a
+# two-task array pinned to this node, a failing one-task array, and tears it all down.
+# Needs root and Debian's slurm-wlm + munge (packaging/dev.sh installs them); exits 77
+# (CTest's SKIP_RETURN_CODE) with the reason where Slurm cannot start.
+# Usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli   (KEEP=1 keeps the temporary folder)
+set -u
+CLI=${1:?usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli}
+SKIP=77
+
+skip() { echo "SKIP: $*"; exit $SKIP; }
+[ "$(id -u)" = 0 ] || skip "needs root: slurmd runs the test's jobs as SlurmUser=root"
+for b in munged slurmctld slurmd sbatch squeue scontrol sinfo scancel; do
+  command -v "$b" >/dev/null || skip "$b not found (apt-get install slurm-wlm munge; packaging/dev.sh does)"
+done
+[ -x "$CLI" ] || { echo "FAIL: $CLI is not an executable"; exit 1; }
+CLI=$(readlink -f "$CLI")
+
+T=$(mktemp -d /tmp/switchyard-slurm.XXXXXX)
+chmod 0755 "$T" # the array's tasks write there (as root, but keep it plain)
+PIDS=()
+FAILED=1
+teardown() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  [ -f "$T/munged.pid" ] && kill "$(cat "$T/munged.pid")" 2>/dev/null
+  for p in "${PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null
+  done
+  if [ "$FAILED" != 0 ]; then
+    for f in "$T"/log/*; do [ -f "$f" ] && { echo "=== $f (last 40 lines)"; tail -n 40 "$f"; }; done
+  fi
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
+}
+trap teardown EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Two free TCP ports for slurmctld and slurmd.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])' 2>/dev/null \
+    || echo $((20000 + RANDOM % 40000))
+}
+CTLD_PORT=$(free_port)
+SLURMD_PORT=$(free_port)
+while [ "$SLURMD_PORT" = "$CTLD_PORT" ]; do SLURMD_PORT=$(free_port); done
+
+mkdir -p "$T/state" "$T/spool" "$T/log" "$T/shared"
+dd if=/dev/urandom bs=1 count=1024 of="$T/munge.key" 2>/dev/null
+chmod 0400 "$T/munge.key"
+# --force: munged refuses to run as root, or with a world-writable /tmp above its socket,
+# without it.
+munged --force --socket="$T/munge.sock" --key-file="$T/munge.key" --pid-file="$T/munged.pid" \
+  --log-file="$T/log/munged.log" --seed-file="$T/munged.seed" \
+  || skip "munged did not start (see $T/log/munged.log)"
+
+HOST=$(hostname -s)
+MEM=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 / 2 ))
+cat > "$T/slurm.conf" <<CONF
+ClusterName=sy$$
+SlurmctldHost=$HOST
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$T/munge.sock
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/log/slurmctld.log
+SlurmdLogFile=$T/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+ReturnToService=2
+GresTypes=fleetres
+NodeName=$HOST CPUs=$(nproc) RealMemory=$MEM Features=fleeta,fleetb Gres=fleetres:2 State=UNKNOWN
+PartitionName=fleet Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
+PartitionName=second Nodes=$HOST MaxTime=INFINITE State=UP
+CONF
+# A generic resource without a device file, so --gres pinning can be tried on any machine.
+echo "NodeName=$HOST Name=fleetres Count=2" > "$T/gres.conf"
+export SLURM_CONF="$T/slurm.conf"
+
+slurmctld -D > "$T/log/slurmctld.out" 2>&1 &
+PIDS+=($!)
+slurmd -D > "$T/log/slurmd.out" 2>&1 &
+PIDS+=($!)
+state=""
+for _ in $(seq 60); do
+  state=$(sinfo --noheader --format=%t 2>/dev/null)
+  [ "$state" = idle ] && break
+  sleep 0.5
+done
+if [ "$state" != idle ]; then
+  FAILED=1
+  echo "the node's state: '${state:-none}'"
+  skip "slurmctld/slurmd did not bring $HOST up within 30 s (logs above)"
+fi
+echo "cluster up: $HOST, slurmctld :$CTLD_PORT, slurmd :$SLURMD_PORT, $T"
+
+# 1. Two tasks pinned to this node (the per-task placement path: --hold, scontrol update
+#    NodeList=, scontrol release).
+F="$T/shared/run"
+"$CLI" fleet submit --folder "$F" --nodelist "$HOST,$HOST" --job-name sy-fixture --time 5 \
+  -- --op rms_norm --sizes 2x1024 --budget 0.05 --reference-budget 0 --warmup 0.01 \
+  || fail "fleet submit exited $?"
+[ -f "$F/fleet.json" ] || fail "no $F/fleet.json"
+JOB=$(sed -n 's/^ *"job_id": "\([0-9]*\)".*/\1/p' "$F/fleet.json")
+[ -n "$JOB" ] || fail "no job_id in $F/fleet.json"
+pinned=$(scontrol --oneliner show job "$JOB" | grep -c "ReqNodeList=$HOST ")
+[ "$pinned" = 2 ] || { scontrol --oneliner show job "$JOB"; fail "expected 2 tasks pinned to $HOST (ReqNodeList), got $pinned"; }
+
+"$CLI" fleet status --folder "$F" --wait --interval 1 --timeout 120 || fail "fleet status --wait exited $?"
+"$CLI" fleet status --folder "$F" --json > "$T/status.json" || fail "fleet status --json exited $?"
+grep -q '"finished": true' "$T/status.json" || { cat "$T/status.json"; fail "status is not finished"; }
+grep -q 'accounting storage is disabled' "$T/status.json" || fail "status does not say why sacct cannot answer"
+
+"$CLI" fleet collect --folder "$F" > "$T/collect.txt"; rc=$?
+cat "$T/collect.txt"
+[ $rc = 0 ] || fail "fleet collect exited $rc"
+grep -q "2 of 2 reports collected" "$T/collect.txt" || fail "collect did not collect 2 reports"
+mapfile -t REPORTS < <("$CLI" fleet collect --folder "$F" --paths)
+[ "${#REPORTS[@]}" = 2 ] || fail "collect --paths listed ${#REPORTS[@]} reports"
+for i in 0 1; do
+  [ "${REPORTS[$i]}" = "$F/report-$HOST-${JOB}_$i.json" ] || fail "report $i is ${REPORTS[$i]}"
+done
+"$CLI" compare "${REPORTS[0]}" "${REPORTS[1]}" > "$T/compare.txt" || { cat "$T/compare.txt"; fail "compare exited $?"; }
+grep -q rms_norm "$T/compare.txt" || { cat "$T/compare.txt"; fail "compare shows no rms_norm row"; }
+
+# 2. A task that fails before writing its report: collect says which, why and the log's tail
+#    (escaped), and exits 3.
+cat > "$T/broken-cli" <<'SH'
+#!/bin/sh
+printf 'starting on %s\n' "$(hostname -s)"
+printf 'fatal: cannot open device \033[31mgpu0\033[0m\n'
+exit 4
+SH
+chmod 0755 "$T/broken-cli"
+G="$T/shared/broken"
+"$CLI" fleet submit --folder "$G" --tasks 1 --cli "$T/broken-cli" -- --op rms_norm \
+  || fail "fleet submit (broken) exited $?"
+"$CLI" fleet status --folder "$G" --wait --interval 1 --timeout 60 || fail "fleet status --wait (broken) exited $?"
+"$CLI" fleet collect --folder "$G" > "$T/collect-broken.txt"; rc=$?
+cat "$T/collect-broken.txt"
+[ $rc = 3 ] || fail "fleet collect with a missing report exited $rc, expected 3"
+grep -q "missing: no report file" "$T/collect-broken.txt" || fail "collect does not say the report is missing"
+grep -q "FAILED" "$T/collect-broken.txt" || fail "collect does not show the task's state"
+grep -q "exit 4:0" "$T/collect-broken.txt" || fail "collect does not show the exit code"
+grep -qF 'fatal: cannot open device \x1b[31mgpu0\x1b[0m' "$T/collect-broken.txt" \
+  || fail "collect does not show the log's tail, escaped"
+"$CLI" fleet collect --folder "$G" --json > "$T/collect-broken.json"; rc=$?
+[ $rc = 3 ] || fail "fleet collect --json exited $rc, expected 3"
+grep -q '"missing": 1' "$T/collect-broken.json" || fail "collect --json does not count the missing report"
+
+# 3. Pinning by partition, constraint (Features=) and generic resource (Gres=): each task
+#    pinned after submission; a stand-in CLI copies run 1's report so collect finds one.
+cat > "$T/copy-cli" <<SH
+#!/bin/sh
+while [ \$# -gt 0 ]; do [ "\$1" = -o ] && cp "${REPORTS[0]}" "\$2"; shift; done
+SH
+chmod 0755 "$T/copy-cli"
+check_pins() { # folder, the scontrol show job field, the values
+  local folder=$1 field=$2 job
+  shift 2
+  job=$(sed -n 's/^ *"job_id": "\([0-9]*\)".*/\1/p' "$folder/fleet.json")
+  local shown
+  shown=$(scontrol --oneliner show job "$job")
+  for v in "$@"; do
+    echo "$shown" | grep -q "$field=$v" || { echo "$shown"; fail "no task of job $job with $field=$v"; }
+  done
+  "$CLI" fleet status --folder "$folder" --wait --interval 1 --timeout 60 > /dev/null || fail "status --wait ($folder) exited $?"
+  "$CLI" fleet collect --folder "$folder" > "$T/collect-pins.txt" || { cat "$T/collect-pins.txt"; fail "collect ($folder) exited $?"; }
+  grep -q "2 of 2 reports collected" "$T/collect-pins.txt" || { cat "$T/collect-pins.txt"; fail "collect ($folder)"; }
+}
+"$CLI" fleet submit --folder "$T/shared/parts" --partition fleet,second --cli "$T/copy-cli" -- --op rms_norm > /dev/null \
+  || fail "fleet submit --partition exited $?"
+check_pins "$T/shared/parts" Partition fleet second
+"$CLI" fleet submit --folder "$T/shared/features" --constraint fleeta,fleetb --cli "$T/copy-cli" -- --op rms_norm > /dev/null \
+  || fail "fleet submit --constraint exited $?"
+check_pins "$T/shared/features" Features fleeta fleetb
+"$CLI" fleet submit --folder "$T/shared/gres" --gres fleetres:1,fleetres:2 --cli "$T/copy-cli" -- --op rms_norm > /dev/null \
+  || fail "fleet submit --gres exited $?"
+check_pins "$T/shared/gres" TresPerNode gres:fleetres:1 gres:fleetres:2
+# A pin Slurm refuses cancels the job before anything runs.
+"$CLI" fleet submit --folder "$T/shared/badpart" --partition fleet,nosuch -- --op rms_norm 2> "$T/badpart.txt"; rc=$?
+cat "$T/badpart.txt"
+[ $rc = 1 ] || fail "fleet submit with an unknown partition exited $rc, expected 1"
+grep -q "cancelled before any task ran" "$T/badpart.txt" || fail "the refused pin did not cancel the job"
+[ ! -e "$T/shared/badpart/fleet.json" ] || fail "a cancelled fleet left its fleet.json"
+
+FAILED=0
+echo "PASS: fleet submit/status/collect/compare on a single-node Slurm cluster"
