@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# fleet submit/status/collect + compare on a real single-node Slurm cluster (issue 22).
+# fleet submit/status/collect + compare + check on a real single-node Slurm cluster (issue 22).
 # Starts its own munged, slurmctld and slurmd (own socket, ports, state and spool in a
 # temporary folder; the system's services, if any, are neither used nor touched), runs a
 # two-task array pinned to this node, a failing one-task array, and tears it all down.
@@ -137,6 +137,29 @@ for i in 0 1; do
 done
 "$CLI" compare "${REPORTS[0]}" "${REPORTS[1]}" > "$T/compare.txt" || { cat "$T/compare.txt"; fail "compare exited $?"; }
 grep -q rms_norm "$T/compare.txt" || { cat "$T/compare.txt"; fail "compare shows no rms_norm row"; }
+# The folder reads as one table too, and the fingerprints say it is one machine.
+"$CLI" compare --json "$F" > "$T/compare.json" || fail "compare FOLDER exited $?"
+grep -q '"same_machine": true' "$T/compare.json" || { head -c 2000 "$T/compare.json"; fail "compare does not call the two tasks' reports one machine"; }
+
+# References from task 0 (wide tolerances: the tasks share two cores), task 1 checked
+# against them; a reference 100x faster than anything measured fails the gate (exit 1).
+"$CLI" check "${REPORTS[0]}" --write-references "$T/refs.json" --system fleet-node --upper 4 \
+  || fail "check --write-references exited $?"
+"$CLI" check "${REPORTS[1]}" --references "$T/refs.json" > "$T/check.txt"; rc=$?
+cat "$T/check.txt"
+[ $rc = 0 ] || fail "check of task 1 against task 0's references exited $rc"
+grep -q "system 'fleet-node'" "$T/check.txt" || fail "check did not match the system"
+python3 - "$T/refs.json" <<'PY'
+import json, sys
+refs = json.load(open(sys.argv[1]))
+for row in refs["systems"][0]["rows"]:
+    row["value"] /= 100.0
+    row["upper"] = 0.10
+json.dump(refs, open(sys.argv[1], "w"))
+PY
+"$CLI" check "${REPORTS[1]}" --references "$T/refs.json" > "$T/check-fail.txt"; rc=$?
+[ $rc = 1 ] || { cat "$T/check-fail.txt"; fail "check against impossible references exited $rc, not 1"; }
+grep -q "FAIL" "$T/check-fail.txt" || fail "check does not say FAIL"
 
 # 2. A task that fails before writing its report: collect says which, why and the log's tail
 #    (escaped), and exits 3.
@@ -200,4 +223,4 @@ grep -q "cancelled before any task ran" "$T/badpart.txt" || fail "the refused pi
 [ ! -e "$T/shared/badpart/fleet.json" ] || fail "a cancelled fleet left its fleet.json"
 
 FAILED=0
-echo "PASS: fleet submit/status/collect/compare on a single-node Slurm cluster"
+echo "PASS: fleet submit/status/collect/compare/check on a single-node Slurm cluster"
