@@ -340,6 +340,29 @@ private slots:
         QCOMPARE(back.to_json(), f.to_json());
     }
 
+    // A repeated run is judged by its runs: pooled samples of runs 10 % apart read noisy
+    // (every sample mixes the runs), the runs themselves are steady.
+    void dispatchJudgesRunsOfARepeatedRun() {
+        auto repeated = [](std::int64_t index, const std::string& arch, double median,
+                           bool resolved, std::vector<double> spread) {
+            std::vector<ProfileRow> runs;
+            for (const double f : spread)
+                runs.push_back(timed_row(index, arch, "default", median * f, 20, resolved));
+            return merge_runs(std::move(runs), 2000);
+        };
+        const std::vector<double> drift{1.0, 1.1, 0.95, 1.05, 1.0};
+        std::vector<ProfileRow> rows = {timed_row(0, "generic", "reference", 10e-3),
+                                        repeated(1, "x86-64-v4", 2.0e-3, true, drift),
+                                        repeated(2, "x86-64-v3", 1.6e-3, false, drift)};
+        QCOMPARE(rows[1].runs.size(), std::size_t(5));
+        const auto findings = dispatch_findings(rows);
+        QCOMPARE(findings.size(), std::size_t(1));
+        // Runs drifting together: the spread between runs is ~6 %, the gap 25 %.
+        QCOMPARE(findings[0].verdict, std::string("regret"));
+        QVERIFY(findings[0].threshold < 0.2);
+        QVERIFY(findings[0].p_value < 0.01);
+    }
+
     void dispatchWithinNoiseIsOk_data() {
         QTest::addColumn<double>("other");
         QTest::addColumn<int>("samples");

@@ -15,7 +15,9 @@ namespace switchyard {
 ///
 /// The fastest is called faster only when both hold: the two rows' samples differ (two-sided
 /// Mann-Whitney U test, p < alpha) and the effect is practical (speedup above
-/// 1 + max(min_effect, noise_factor × the larger of the two rows' relative noise)).
+/// 1 + max(min_effect, noise_factor × the larger of the two rows' relative noise)). In a
+/// repeated run (profile --repeat, rows with runs) the runs are judged, as compare does:
+/// Welch's t on the log run medians, the noise the larger spread between runs.
 struct DispatchFinding {
     /// "regret": another cell is faster beyond the threshold; "ok": the resolved cell is the
     /// fastest, or none is faster beyond it; "uncertain": faster beyond the threshold, but
@@ -26,7 +28,7 @@ struct DispatchFinding {
     std::string fastest, fastest_backend;   // the fastest cell that passed parity
     double resolved_median_s = 0, fastest_median_s = 0;
     double speedup = 1;   // resolved median / fastest median (> 1: the fastest is faster)
-    double p_value = 1;   // of the U test between the two rows' samples
+    double p_value = 1;   // of the U test between the two rows' samples (Welch's t on runs)
     double threshold = 0; // the practical threshold on speedup - 1 that was applied
     std::int64_t resolved_index = -1, fastest_index = -1; // rows' indices in the run
 
