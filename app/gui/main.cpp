@@ -170,11 +170,11 @@ int main(int argc, char** argv) {
         if (parser.isSet(budget))
             profiler->budgetBox()->setValue(parser.value(budget).toDouble());
     }
+    std::function<void()> take; // lives as long as the event loop: its timers call it again
     if (parser.isSet(screenshot)) {
         const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare) ||
                                    parser.isSet(compareFolder);
         window.resize(profilerShots ? QSize(1920, 1000) : QSize(1280, 780));
-        std::function<void()> take;
         take = [&] {
             // The fleet folder is read off the GUI thread: wait for its table.
             if (window.fleetLoader()->isBusy()) {

@@ -120,7 +120,11 @@ void BM_FleetBaseline(benchmark::State& state) {
 
 BENCHMARK(BM_FleetLoad)->Args({100, 100})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FleetCompare)->Args({100, 100})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_FleetToModel)->Args({10, 100})->Args({100, 100})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FleetToModel)
+    ->Args({10, 100})
+    ->Args({100, 100})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_FleetToView)->Args({100, 100})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FleetBaseline)->Args({100, 100})->Unit(benchmark::kMillisecond);
 

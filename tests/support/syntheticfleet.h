@@ -33,7 +33,7 @@ inline std::string fleetHost(int machine) {
 }
 
 /// A context as Profiler::context() writes it, with a fingerprint; machines whose factor
-/// differs from 1 have another CPU (so their fingerprints differ from machine 0's).
+/// is 20 % or more from 1 have another CPU (so their fingerprints differ from machine 0's).
 inline nlohmann::json fleetContext(int machine, bool otherCpu) {
     const std::string brand = otherCpu ? "Slow CPU 3000" : "Test CPU 9000";
     nlohmann::json fpMachine = {
@@ -73,10 +73,12 @@ inline Report fleetReport(const FleetSpec& spec, int machine) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         return (double(s >> 11) + 0.5) / double(1ULL << 53);
     };
-    auto gaussian = [&] { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform()); };
+    auto gaussian = [&] {
+        return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
+    };
     static const char* ops[] = {"rms_norm", "softmax", "gemm", "flow_match_step"};
     Report rep;
-    rep.context = fleetContext(machine, factor != 1.0);
+    rep.context = fleetContext(machine, std::abs(factor - 1.0) >= 0.2);
     for (int i = 0; i < spec.rows; ++i) {
         std::vector<ProfileRow> runs;
         const std::int64_t n = std::int64_t(1024) << (i / 4);

@@ -183,7 +183,10 @@ private slots:
         // Real verdicts: the outlier machine is SLOWER everywhere, the others SAME.
         for (int l = 0; l < kRows; ++l) {
             QCOMPARE(model->verdictAt(l, kOutlier), QStringLiteral("SLOWER"));
-            QVERIFY2(model->verdictAt(l, 1) == QStringLiteral("SAME"), qPrintable(model->index(l, MultiCompareModel::columnOf(1)).data(Qt::ToolTipRole).toString()));
+            QVERIFY2(model->verdictAt(l, 1) == QStringLiteral("SAME"),
+                     qPrintable(model->index(l, MultiCompareModel::columnOf(1))
+                                    .data(Qt::ToolTipRole)
+                                    .toString()));
             const QModelIndex o = model->index(l, MultiCompareModel::columnOf(kOutlier));
             QVERIFY(o.data(MultiCompareModel::OutlierRole).toBool());
             QVERIFY(o.data(Qt::FontRole).value<QFont>().bold());
@@ -192,8 +195,7 @@ private slots:
                          .data(MultiCompareModel::OutlierRole)
                          .toBool());
         }
-        QVERIFY(view.summaryLabel()->text().contains(
-            QStringLiteral("%1 SLOWER").arg(kRows)));
+        QVERIFY(view.summaryLabel()->text().contains(QStringLiteral("%1 SLOWER").arg(kRows)));
         QVERIFY(view.summaryLabel()->text().contains(
             QString::fromStdString(CompareOptions{}.describe()).toHtmlEscaped()));
         // The side panel: the outlier's context and its fingerprint differences.
@@ -219,8 +221,9 @@ private slots:
         emit view.baselineBox()->activated(kOutlier);
         QCOMPARE(model->baseline(), kOutlier);
         QCOMPARE(shown.count(), 2);
-        QCOMPARE(model->headerData(MultiCompareModel::columnOf(kOutlier), Qt::Horizontal).toString(),
-                 QStringLiteral("node-02 (baseline)"));
+        QCOMPARE(
+            model->headerData(MultiCompareModel::columnOf(kOutlier), Qt::Horizontal).toString(),
+            QStringLiteral("node-02 (baseline)"));
         checkVerdicts(*model, MultiComparison::of(reports, names, {}, kOutlier));
         for (int l = 0; l < kRows; ++l) {
             QCOMPARE(model->verdictAt(l, 0), QStringLiteral("FASTER"));
@@ -233,10 +236,12 @@ private slots:
         QVERIFY(view.summaryLabel()->text().contains(QStringLiteral("node-02")));
         // The sort proxy sorts a machine's column by its medians.
         view.table()->sortByColumn(MultiCompareModel::columnOf(1), Qt::DescendingOrder);
-        const double first = view.proxy()->index(0, MultiCompareModel::columnOf(1))
+        const double first = view.proxy()
+                                 ->index(0, MultiCompareModel::columnOf(1))
                                  .data(MultiCompareModel::SortRole)
                                  .toDouble();
-        const double last = view.proxy()->index(kRows - 1, MultiCompareModel::columnOf(1))
+        const double last = view.proxy()
+                                ->index(kRows - 1, MultiCompareModel::columnOf(1))
                                 .data(MultiCompareModel::SortRole)
                                 .toDouble();
         QVERIFY(first > last);
@@ -273,7 +278,10 @@ private slots:
         QVERIFY(shown.wait(20000));
         QCOMPARE(w.window.fleetView()->model()->reportCount(), kMachines);
         QCOMPARE(w.window.fleetView()->model()->rowCount(), kRows);
-        QVERIFY(w.window.statusText().contains(QStringLiteral("could not be read")));
+        QVERIFY(w.window.fleetView()->titleLabel()->text().contains(
+            QStringLiteral("could not be read")));
+        QVERIFY(w.window.fleetView()->issuesView()->toPlainText().contains(
+            QStringLiteral("report-node-99.json")));
     }
 };
 

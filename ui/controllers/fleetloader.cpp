@@ -91,8 +91,8 @@ Fleet FleetLoader::load(const QString& folder) {
             }
         }
     };
-    const std::size_t threads =
-        std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(1, paths.size()));
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                        std::max<std::size_t>(1, paths.size()));
     std::vector<std::thread> pool;
     for (std::size_t t = 1; t < threads; ++t)
         pool.emplace_back(work);

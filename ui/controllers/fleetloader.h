@@ -16,20 +16,20 @@ namespace switchyard::ui {
 
 /// A report file of a fleet folder that could not be read (or read with warnings).
 struct FleetFileIssue {
-    QString file;  // the file name inside the folder
-    QString error; // ReportError's text (it names the key or the position)
+    QString file;      // the file name inside the folder
+    QString error;     // ReportError's text (it names the key or the position)
     bool fatal = true; // false: read, with warnings (Report::warnings)
 };
 
 /// A folder of reports, read: what FleetLoader hands the GUI thread.
 struct Fleet {
     QString folder;
-    std::vector<Report> reports; // the files that were read, in name order
-    QStringList files;           // the file name of each report
-    QStringList hosts;           // context.host.hostname of each (the file name when none)
+    std::vector<Report> reports;        // the files that were read, in name order
+    QStringList files;                  // the file name of each report
+    QStringList hosts;                  // context.host.hostname of each (the file name when none)
     std::vector<FleetFileIssue> issues; // files that failed (never skipped silently)
-    QString error;  // the folder itself could not be listed ("" when it could)
-    double seconds = 0; // listing and parsing
+    QString error;                      // the folder itself could not be listed ("" when it could)
+    double seconds = 0;                 // listing and parsing
 };
 /// Not const: the receiver moves the reports into its model (MultiCompareModel::setReports).
 using FleetPtr = std::shared_ptr<Fleet>;

@@ -145,9 +145,16 @@ std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& cont
         add(QObject::tr("OpenBLAS core"), str(obj(context, "openblas"), "corename"));
     const auto& sw = obj(software, "switchyard").empty() ? obj(context, "switchyard")
                                                          : obj(software, "switchyard");
-    add(QObject::tr("Switchyard"), QStringLiteral("%1 (git %2, %3, %4)")
-                                       .arg(str(sw, "version"), str(sw, "git_hash"),
-                                            str(sw, "build_type"), str(sw, "compiler")));
+    QStringList build;
+    if (!str(sw, "git_hash").isEmpty())
+        build << QStringLiteral("git ") + str(sw, "git_hash");
+    for (const char* k : {"build_type", "compiler"})
+        if (!str(sw, k).isEmpty())
+            build << str(sw, k);
+    add(QObject::tr("Switchyard"),
+        build.isEmpty()
+            ? str(sw, "version")
+            : QStringLiteral("%1 (%2)").arg(str(sw, "version"), build.join(QStringLiteral(", "))));
     add(QObject::tr("OS"),
         !str(software, "os").isEmpty() ? str(software, "os") : str(obj(context, "host"), "os"));
     add(QObject::tr("date"), str(context, "date"));

@@ -22,6 +22,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace switchyard::ui {
 
 namespace {
@@ -134,16 +136,20 @@ void FleetView::setFleet(Fleet& fleet) {
     int failed = 0;
     for (const auto& i : fleet.issues) {
         failed += i.fatal;
-        issues << (i.fatal ? tr("%1: cannot read: %2") : tr("%1: warning: %2")).arg(i.file, i.error);
+        issues
+            << (i.fatal ? tr("%1: cannot read: %2") : tr("%1: warning: %2")).arg(i.file, i.error);
     }
     if (fleet.error.isEmpty() && fleet.reports.size() < 2)
         issues << tr("%1 report(s) could be read: a comparison needs two or more")
                       .arg(fleet.reports.size());
     m_issues->setPlainText(issues.join(QLatin1Char('\n')));
+    m_issues->setMaximumHeight(fontMetrics().lineSpacing() *
+                                   int(std::min<qsizetype>(issues.size(), 5)) +
+                               2 * m_issues->frameWidth() + 10);
     m_issues->setVisible(!issues.isEmpty());
-    m_issues->setToolTip(failed ? tr("%1 file(s) could not be read; they are not in the table")
-                                        .arg(failed)
-                                : QString());
+    m_issues->setToolTip(
+        failed ? tr("%1 file(s) could not be read; they are not in the table").arg(failed)
+               : QString());
     m_model->setReports(std::move(fleet.reports), fleet.hosts, {}, 0, fleet.files);
     fleet.reports.clear();
     m_baselineBox->clear();
@@ -164,8 +170,19 @@ void FleetView::setFleet(Fleet& fleet) {
                                            .arg(failed)
                                      : QString()));
     m_table->resizeColumnsToContents();
+    // The side panel starts on the odd one out: the machine with the most outlier cells
+    // (the baseline when there is none).
+    int first = m_model->comparison() ? 0 : -1, most = 0;
+    if (const MultiComparison* m = m_model->comparison())
+        for (int r = 0; r < m_model->reportCount(); ++r) {
+            int n = 0;
+            for (const auto& line : m->lines())
+                n += line.cells[std::size_t(r)].outlier;
+            if (n > most)
+                most = n, first = r;
+        }
     m_shown = -1;
-    showMachine(m_model->comparison() ? 0 : -1);
+    showMachine(first);
     updateSummary();
     emit fleetShown();
 }
@@ -205,8 +222,7 @@ void FleetView::updateSummary() {
             .arg(outliers)
             .arg(toneColor(Tone::Good).name(), toneColor(Tone::Bad).name(),
                  esc(m->options().describe()),
-                 m->same_machine() ? tr(" · every report from the same machine")
-                                   : QString()));
+                 m->same_machine() ? tr(" · every report from the same machine") : QString()));
 }
 
 void FleetView::showMachine(int report) {
@@ -249,8 +265,8 @@ void FleetView::showMachine(int report) {
         if (src.same_machine && src.fingerprint_differences.empty())
             html += tr("<p>The same machine, the same software (fingerprints match).</p>");
         else if (src.same_machine)
-            html += tr("<p>The same machine, other software:</p>") +
-                    list(src.fingerprint_differences);
+            html +=
+                tr("<p>The same machine, other software:</p>") + list(src.fingerprint_differences);
         else
             html += tr("<p style='color:%1'><b>Not the same machine as the baseline:</b></p>")
                         .arg(toneColor(Tone::Bad).name()) +
@@ -281,8 +297,8 @@ void FleetView::showHeaderMenu(const QPoint& pos) {
     if (report < 0 || report >= m_model->reportCount())
         return;
     QMenu menu(this);
-    auto* base = menu.addAction(tr("Use %1 as the baseline").arg(m_model->reportName(report)),
-                                this, [this, report] { setBaseline(report); });
+    auto* base = menu.addAction(tr("Use %1 as the baseline").arg(m_model->reportName(report)), this,
+                                [this, report] { setBaseline(report); });
     base->setEnabled(report != m_model->baseline());
     menu.addAction(tr("Show %1's context").arg(m_model->reportName(report)), this,
                    [this, report] { showMachine(report); });

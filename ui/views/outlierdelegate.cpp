@@ -26,8 +26,8 @@ void OutlierDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
     // A corner mark, readable where colours are not.
     const QRectF r = option.rect;
     QPolygonF corner;
-    corner << QPointF(r.left() + 1, r.top() + 1) << QPointF(r.left() + 9, r.top() + 1)
-           << QPointF(r.left() + 1, r.top() + 9);
+    corner << QPointF(r.left() + 1, r.top() + 1) << QPointF(r.left() + 7, r.top() + 1)
+           << QPointF(r.left() + 1, r.top() + 7);
     painter->setBrush(frameColor());
     painter->drawPolygon(corner);
     painter->restore();
