@@ -15,6 +15,8 @@ class BackendTreeView;
 class CapabilitiesPanel;
 class CompareView;
 class DependenciesPanel;
+class FleetLoader;
+class FleetView;
 class HardwarePanel;
 class KernelMatrixView;
 class ProblemsView;
@@ -41,7 +43,8 @@ public:
         HardwareTab,
         ProblemsTab,
         ProfilerTab,
-        CompareTab
+        CompareTab,
+        FleetTab
     };
 
     CatalogController* controller() const { return m_controller; }
@@ -55,6 +58,8 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     ProfileView* profileView() const { return m_profile; }
     CompareView* compareView() const { return m_compare; }
+    FleetView* fleetView() const { return m_fleetView; }
+    FleetLoader* fleetLoader() const { return m_fleetLoader; }
 
     // Reports (File menu, drag and drop, recent files). Each returns the error text (also
     // shown in the status bar and the profiler's log), or an empty string on success.
@@ -63,6 +68,9 @@ public:
     QString saveReport(const QString& path);
     /// Two or more reports into the Compare tab.
     QString compareReports(const QStringList& paths);
+    /// A fleet folder (its report*.json files, as `switchyard-cli compare FOLDER` takes
+    /// them) into the Fleet tab, read off the GUI thread; FleetView::fleetShown follows.
+    void openFleetFolder(const QString& folder);
     QStringList recentReports() const;
     /// Screenshots of the profiler (table, each plot) and the comparison, plus each plot
     /// exported through QCustomPlot; returns the paths.
@@ -109,6 +117,8 @@ private:
     QString m_selected;
     ProfileView* m_profile = nullptr;
     CompareView* m_compare = nullptr;
+    FleetView* m_fleetView = nullptr;
+    FleetLoader* m_fleetLoader = nullptr;
     QMenu* m_recentMenu = nullptr;
 };
 

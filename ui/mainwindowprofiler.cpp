@@ -4,11 +4,13 @@
 // matrix's "Profile" entry. Kept apart from mainwindow.cpp (the explorer).
 #include "mainwindow.h"
 
+#include "controllers/fleetloader.h"
 #include "models/backendtext.h"
 #include "models/comparemodel.h"
 #include "models/kernelmatrixmodel.h"
 #include "models/resultsmodel.h"
 #include "views/compareview.h"
+#include "views/fleetview.h"
 #include "views/kernelmatrixview.h"
 #include "views/plotsview.h"
 #include "views/profileview.h"
@@ -46,6 +48,27 @@ void MainWindow::setupProfiler() {
     m_compare = new CompareView;
     m_tabs->addTab(m_profile, tr("Profiler"));
     m_tabs->addTab(m_compare, tr("Compare"));
+    m_fleetView = new FleetView;
+    m_fleetLoader = new FleetLoader(this);
+    m_tabs->addTab(m_fleetView, tr("Fleet"));
+    connect(m_fleetLoader, &FleetLoader::fleetAvailable, this, [this](const FleetPtr& fleet) {
+        m_fleetView->setFleet(*fleet);
+        int failed = 0;
+        for (const auto& i : fleet->issues)
+            failed += i.fatal;
+        for (const auto& i : fleet->issues)
+            if (i.fatal)
+                reportError(tr("Cannot open %1: %2").arg(i.file, i.error));
+        if (!fleet->error.isEmpty())
+            reportError(fleet->error);
+        m_status->setText(
+            tr("Fleet %1: %2 reports read in %3 s%4")
+                .arg(fleet->folder)
+                .arg(m_fleetView->model()->reportCount())
+                .arg(fleet->seconds, 0, 'f', 2)
+                .arg(failed ? tr(", %1 could not be read (listed in the Fleet tab)").arg(failed)
+                            : QString()));
+    });
     setAcceptDrops(true);
     connect(m_matrix, &KernelMatrixView::profileRequested, this,
             [this](const QStringList& ops, const QStringList& devices, bool all) {
@@ -95,6 +118,12 @@ void MainWindow::setupReportMenu(QMenu* file) {
             this, tr("Compare reports (choose two or more)"), QString(), kReportFilter);
         if (!paths.isEmpty())
             compareReports(paths);
+    });
+    file->addAction(tr("Open &fleet folder…"), this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Open a folder of reports (report*.json)"));
+        if (!dir.isEmpty())
+            openFleetFolder(dir);
     });
     m_recentMenu = file->addMenu(tr("Recent &reports"));
     updateRecentMenu();
@@ -175,6 +204,13 @@ QString MainWindow::compareReports(const QStringList& paths) {
     return {};
 }
 
+void MainWindow::openFleetFolder(const QString& folder) {
+    m_fleetView->setLoading(folder);
+    m_tabs->setCurrentIndex(FleetTab);
+    m_status->setText(tr("Reading the reports in %1…").arg(folder));
+    m_fleetLoader->open(folder);
+}
+
 void MainWindow::reportError(const QString& error) {
     m_status->setText(error);
     m_profile->appendLog(tr("error: %1").arg(error));
@@ -224,8 +260,10 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (paths.isEmpty())
         return;
     event->acceptProposedAction();
-    // One report opens in the profiler; two or more are compared.
-    if (paths.size() == 1)
+    // A folder is a fleet; one report opens in the profiler; two or more are compared.
+    if (paths.size() == 1 && QFileInfo(paths.front()).isDir())
+        openFleetFolder(paths.front());
+    else if (paths.size() == 1)
         openReport(paths.front());
     else
         compareReports(paths);
@@ -264,6 +302,10 @@ QStringList MainWindow::saveProfilerScreenshots(const QString& dir, const QStrin
             m_compare->tabs()->setCurrentIndex(1);
             shot(QStringLiteral("compare-all"));
         }
+    }
+    if (m_fleetView->model()->reportCount() > 0) {
+        m_tabs->setCurrentIndex(FleetTab);
+        shot(QStringLiteral("fleet"));
     }
     return paths;
 }

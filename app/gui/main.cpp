@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // switchyard: the GUI. Parses the command line and wires the window to the process-wide
 // registries; --screenshot DIR saves one PNG per panel once everything is shown, then quits.
+#include "controllers/fleetloader.h"
 #include "mainwindow.h"
 #include "views/backendtreeview.h"
 #include "views/kernelmatrixview.h"
@@ -24,6 +25,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 namespace {
 
@@ -111,13 +113,17 @@ int main(int argc, char** argv) {
     const QCommandLineOption compare(QStringLiteral("compare"),
                                      QStringLiteral("Compare REPORTS (comma-separated paths)."),
                                      QStringLiteral("REPORTS"));
+    const QCommandLineOption compareFolder(
+        QStringLiteral("compare-folder"),
+        QStringLiteral("Open the fleet folder DIR (its report*.json files) in the Fleet tab."),
+        QStringLiteral("DIR"));
     const QCommandLineOption maxIsa(
         QStringLiteral("max-isa"),
         QStringLiteral("Cap the detected CPU ISA level (generic, x86-64-v2, x86-64-v3, x86-64-v4): "
                        "see what a smaller machine would pick. Same as SWITCHYARD_MAX_ISA."),
         QStringLiteral("LEVEL"));
     parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices, allVariants,
-                       sizes, budget, openReport, compare, palette, maxIsa});
+                       sizes, budget, openReport, compare, compareFolder, palette, maxIsa});
     parser.process(app);
     // Before anything detects the CPU: the cap is read once, and profile workers inherit it.
     if (parser.isSet(maxIsa))
@@ -151,6 +157,8 @@ int main(int argc, char** argv) {
         window.openReport(parser.value(openReport));
     if (parser.isSet(compare))
         window.compareReports(parser.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts));
+    if (parser.isSet(compareFolder))
+        window.openFleetFolder(parser.value(compareFolder));
     const bool profiling = parser.isSet(profile);
     if (profiling) {
         profiler->setChoices(
@@ -162,10 +170,17 @@ int main(int argc, char** argv) {
         if (parser.isSet(budget))
             profiler->budgetBox()->setValue(parser.value(budget).toDouble());
     }
+    std::function<void()> take; // lives as long as the event loop: its timers call it again
     if (parser.isSet(screenshot)) {
-        const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare);
+        const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare) ||
+                                   parser.isSet(compareFolder);
         window.resize(profilerShots ? QSize(1920, 1000) : QSize(1280, 780));
-        auto take = [&] {
+        take = [&] {
+            // The fleet folder is read off the GUI thread: wait for its table.
+            if (window.fleetLoader()->isBusy()) {
+                QTimer::singleShot(200, &window, take);
+                return;
+            }
             if (profilerShots)
                 for (const auto& p :
                      window.saveProfilerScreenshots(parser.value(screenshot), parser.value(prefix)))

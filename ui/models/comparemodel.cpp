@@ -4,6 +4,10 @@
 #include "models/backendtext.h"
 #include "models/resultsmodel.h"
 
+#include <QFont>
+
+#include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace switchyard::ui {
@@ -155,20 +159,61 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
 MultiCompareModel::MultiCompareModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void MultiCompareModel::setReports(std::vector<Report> reports, QStringList names,
-                                   const CompareOptions& options) {
+                                   const CompareOptions& options, int baseline, QStringList files) {
     beginResetModel();
+    m_comparison.reset(); // before the reports it points into
     m_reports = std::move(reports);
     m_names = std::move(names);
     while (m_names.size() < qsizetype(m_reports.size()))
         m_names << tr("report %1").arg(m_names.size() + 1);
-    m_comparison.reset();
-    if (m_reports.size() >= 2) {
-        std::vector<std::string> labels;
-        for (qsizetype i = 0; i < qsizetype(m_reports.size()); ++i)
-            labels.push_back(m_names[i].toStdString());
-        m_comparison = MultiComparison::of(m_reports, std::move(labels), options, 0);
-    }
+    m_files = files.size() == qsizetype(m_reports.size()) ? std::move(files) : m_names;
+    m_options = options;
+    compare(baseline);
     endResetModel();
+}
+
+void MultiCompareModel::setBaseline(int baseline) {
+    if (!m_comparison || baseline < 0 || baseline >= reportCount() ||
+        std::size_t(baseline) == m_comparison->baseline())
+        return;
+    beginResetModel();
+    compare(baseline);
+    endResetModel();
+}
+
+void MultiCompareModel::compare(int baseline) {
+    m_comparison.reset();
+    if (m_reports.size() < 2)
+        return;
+    std::vector<std::string> labels;
+    labels.reserve(m_reports.size());
+    for (qsizetype i = 0; i < qsizetype(m_reports.size()); ++i)
+        labels.push_back(m_files[i].toStdString());
+    m_comparison = MultiComparison::of(m_reports, std::move(labels), m_options,
+                                       std::size_t(std::clamp(baseline, 0, reportCount() - 1)));
+}
+
+QString MultiCompareModel::outlierReason(int row, int report) const {
+    if (!m_comparison || row < 0 || std::size_t(row) >= m_comparison->lines().size())
+        return {};
+    const auto& line = m_comparison->lines()[std::size_t(row)];
+    if (report < 0 || std::size_t(report) >= line.cells.size() ||
+        !line.cells[std::size_t(report)].outlier)
+        return {};
+    std::vector<double> medians;
+    for (const auto& c : line.cells)
+        if (c.row && c.row->measured() && c.row->stats.median > 0)
+            medians.push_back(c.row->stats.median);
+    std::sort(medians.begin(), medians.end());
+    const std::size_t n = medians.size();
+    const double center = n % 2 ? medians[n / 2] : std::sqrt(medians[n / 2 - 1] * medians[n / 2]);
+    const double mine = line.cells[std::size_t(report)].row->stats.median;
+    return tr("Outlier: %1 is %2× the median of this line over %3 machines (%4); more than "
+              "max(10 %, 3 robust standard deviations) away")
+        .arg(m_names.value(report))
+        .arg(mine / center, 0, 'f', 2)
+        .arg(n)
+        .arg(formatSeconds(center));
 }
 
 QString MultiCompareModel::verdictAt(int row, int report) const {
@@ -187,6 +232,22 @@ int MultiCompareModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant MultiCompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    const int report = reportOf(section);
+    if (orientation == Qt::Horizontal && report >= 0 && report < reportCount()) {
+        const bool isBase = m_comparison && std::size_t(report) == m_comparison->baseline();
+        if (role == Qt::ToolTipRole)
+            return tr("%1\n%2%3")
+                .arg(m_names.value(report), m_files.value(report),
+                     isBase ? tr("\nthe baseline: every other column is judged against it")
+                            : tr("\nright-click: use as the baseline"));
+        if (role == Qt::FontRole && isBase) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        if (role == Qt::DisplayRole && isBase)
+            return tr("%1 (baseline)").arg(m_names.value(report));
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -247,30 +308,47 @@ QVariant MultiCompareModel::data(const QModelIndex& index, int role) const {
         return verdictAt(index.row(), ri);
     case OutlierRole:
         return cell.outlier;
+    case Qt::FontRole:
+        if (cell.outlier) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
     case Qt::BackgroundRole:
         return verdictBackground(verdictAt(index.row(), ri));
     case Qt::TextAlignmentRole:
         return int(Qt::AlignRight | Qt::AlignVCenter);
-    case Qt::ToolTipRole:
-        if (!cell.row)
-            return tr("%1 has no row for this kernel and size").arg(m_names.value(ri));
-        if (baseline)
-            return tr("%1: the baseline of this line").arg(m_names.value(ri));
-        if (!cell.judged)
-            return tr("%1: not judged%2")
-                .arg(m_names.value(ri), verdict.note.empty()
-                                            ? QString()
-                                            : QStringLiteral(" (%1)").arg(qs(verdict.note)));
-        return tr("%1 against %2: %3, ratio %4, q = %5, threshold %6 %%, runs %7/%8%9")
-            .arg(m_names.value(ri), baseName, QString::fromLatin1(to_string(verdict.verdict)))
-            .arg(verdict.ratio, 0, 'f', 3)
-            .arg(verdict.q_value, 0, 'g', 3)
-            .arg(verdict.threshold * 100, 0, 'f', 1)
-            .arg(verdict.runs_b)
-            .arg(verdict.runs_a)
-            .arg(verdict.note.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(verdict.note)));
+    case Qt::ToolTipRole: {
+        const QString tip = cellToolTip(index.row(), ri);
+        const QString why = outlierReason(index.row(), ri);
+        return why.isEmpty() ? tip : tip + QLatin1Char('\n') + why;
+    }
     }
     return {};
+}
+
+QString MultiCompareModel::cellToolTip(int row, int ri) const {
+    const auto& cell = m_comparison->lines()[std::size_t(row)].cells[std::size_t(ri)];
+    const auto& verdict = cell.result;
+    const bool baseline = std::size_t(ri) == m_comparison->baseline();
+    const QString baseName = m_names.value(int(m_comparison->baseline()));
+    if (!cell.row)
+        return tr("%1 has no row for this kernel and size").arg(m_names.value(ri));
+    if (baseline)
+        return tr("%1: the baseline of this line").arg(m_names.value(ri));
+    if (!cell.judged)
+        return tr("%1: not judged%2")
+            .arg(m_names.value(ri),
+                 verdict.note.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(verdict.note)));
+    return tr("%1 against %2: %3, ratio %4, q = %5, threshold %6 %, runs %7/%8%9")
+        .arg(m_names.value(ri), baseName, QString::fromLatin1(to_string(verdict.verdict)))
+        .arg(verdict.ratio, 0, 'f', 3)
+        .arg(verdict.q_value, 0, 'g', 3)
+        .arg(verdict.threshold * 100, 0, 'f', 1)
+        .arg(verdict.runs_b)
+        .arg(verdict.runs_a)
+        .arg(verdict.note.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(verdict.note)));
 }
 
 } // namespace switchyard::ui

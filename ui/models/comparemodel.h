@@ -57,9 +57,9 @@ private:
 
 /// N reports as columns ("the same kernel on five machines"): one line per kernel cell and
 /// size (ProfileRow::key()), one column per report with its median and the ratio to the
-/// first report (the baseline), coloured by the core's verdict against it
-/// (MultiComparison: the CLI's `compare` verdicts); OutlierRole marks a cell far from the
-/// other machines.
+/// baseline report (the first unless setBaseline()), coloured by the core's verdict against
+/// it (MultiComparison: the CLI's `compare` verdicts); OutlierRole marks a cell far from the
+/// other machines (bold, with the reason in its tooltip).
 class MultiCompareModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -68,10 +68,29 @@ public:
 
     explicit MultiCompareModel(QObject* parent = nullptr);
 
-    /// `names` label the columns (file names); one per report.
+    /// `names` label the columns (file names, or the machines' host names); one per
+    /// report. `files`, when given, name the reports in the comparison itself (its notes
+    /// and to_text(), as the CLI names them) and in the column's tooltip. `baseline` is the
+    /// reference column (0-based).
     void setReports(std::vector<Report> reports, QStringList names,
-                    const CompareOptions& options = {});
+                    const CompareOptions& options = {}, int baseline = 0, QStringList files = {});
+    /// Judges every column against report `baseline` instead (resets the model).
+    void setBaseline(int baseline);
+    int baseline() const { return m_comparison ? int(m_comparison->baseline()) : 0; }
     int reportCount() const { return int(m_reports.size()); }
+    const std::vector<Report>& reports() const { return m_reports; }
+    QString reportName(int report) const { return m_names.value(report); }
+    QString reportFile(int report) const { return m_files.value(report); }
+    /// The comparison shown (nullptr with fewer than two reports).
+    const MultiComparison* comparison() const { return m_comparison ? &*m_comparison : nullptr; }
+    /// The column of report `report`, and back (-1: not a report column).
+    static int columnOf(int report) { return FixedColumnCount + report; }
+    static int reportOf(int column) {
+        return column >= FixedColumnCount ? column - FixedColumnCount : -1;
+    }
+    /// Why the cell is an outlier ("" when it is not): how far its median is from the
+    /// line's median over the machines.
+    QString outlierReason(int row, int report) const;
     /// The verdict of report `report` against the baseline in line `row` ("" for the
     /// baseline itself or when the row is missing).
     QString verdictAt(int row, int report) const;
@@ -83,8 +102,13 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
+    void compare(int baseline);
+    QString cellToolTip(int row, int report) const;
+
     std::vector<Report> m_reports;
     QStringList m_names;
+    QStringList m_files; // the names the comparison itself uses (m_names when not given)
+    CompareOptions m_options;
     std::optional<MultiComparison> m_comparison; // points into m_reports
 };
 

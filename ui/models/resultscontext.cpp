@@ -86,6 +86,82 @@ std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context) {
     return out;
 }
 
+std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& context) {
+    std::vector<std::pair<QString, QString>> out;
+    auto add = [&](const QString& k, const QString& v) {
+        if (!v.trimmed().isEmpty())
+            out.emplace_back(k, v);
+    };
+    static const nlohmann::json none = nlohmann::json::object();
+    auto obj = [](const nlohmann::json& j, const char* key) -> const nlohmann::json& {
+        return j.is_object() && j.contains(key) && j[key].is_object() ? j[key] : none;
+    };
+    const auto& fp = obj(context, "fingerprint");
+    const auto& machine = obj(fp, "machine");
+    const auto& software = obj(fp, "software");
+    const auto& cpu = obj(machine, "cpu").empty() ? obj(context, "cpu") : obj(machine, "cpu");
+    QString cores;
+    if (num(cpu, "physical_cores") > 0)
+        cores = QObject::tr(" (%1 cores, %2 threads)")
+                    .arg(num(cpu, "physical_cores"))
+                    .arg(num(cpu, "logical_cpus"));
+    add(QObject::tr("CPU"), str(cpu, "brand") + cores);
+    if (const auto& c = obj(machine, "cpu"); !c.empty() && c.contains("microcode"))
+        add(QObject::tr("microcode"), scalar(c["microcode"]));
+    if (num(machine, "memory_gib") > 0)
+        add(QObject::tr("memory"), QStringLiteral("%1 GiB").arg(num(machine, "memory_gib")));
+    else if (num(obj(context, "host"), "memory_bytes") > 0)
+        add(QObject::tr("memory"),
+            QStringLiteral("%1 GiB").arg(num(obj(context, "host"), "memory_bytes") / (1 << 30), 0,
+                                         'f', 1));
+    if (const auto& isa = obj(machine, "isa"); !isa.empty()) {
+        QString v = str(isa, "best");
+        if (!str(isa, "cap").isEmpty())
+            v += QObject::tr(" (capped at %1; detected %2)")
+                     .arg(str(isa, "cap"), str(isa, "detected"));
+        add(QObject::tr("ISA"), v);
+    } else {
+        add(QObject::tr("ISA"), str(obj(context, "cpu"), "best_level"));
+    }
+    QStringList gpus;
+    if (machine.contains("gpus") && machine["gpus"].is_array()) {
+        for (const auto& g : machine["gpus"])
+            gpus << QStringLiteral("%1 %2 %3")
+                        .arg(str(g, "id"), str(g, "name"), str(g, "arch"))
+                        .simplified();
+    } else if (context.contains("devices") && context["devices"].is_array()) {
+        for (const auto& d : context["devices"])
+            if (str(d, "kind") != QLatin1String("cpu") && str(d, "id") != QLatin1String("cpu"))
+                gpus << QStringLiteral("%1 %2").arg(str(d, "id"), str(d, "name")).simplified();
+    }
+    add(QObject::tr("GPUs"),
+        gpus.isEmpty() ? QObject::tr("none") : gpus.join(QStringLiteral(", ")));
+    if (const auto& b = obj(machine, "openblas"); !b.empty())
+        add(QObject::tr("OpenBLAS core"),
+            str(b, "core").isEmpty()
+                ? QObject::tr("none")
+                : QObject::tr("%1, %2 threads").arg(str(b, "core")).arg(num(b, "threads")));
+    else
+        add(QObject::tr("OpenBLAS core"), str(obj(context, "openblas"), "corename"));
+    const auto& sw = obj(software, "switchyard").empty() ? obj(context, "switchyard")
+                                                         : obj(software, "switchyard");
+    QStringList build;
+    if (!str(sw, "git_hash").isEmpty())
+        build << QStringLiteral("git ") + str(sw, "git_hash");
+    for (const char* k : {"build_type", "compiler"})
+        if (!str(sw, k).isEmpty())
+            build << str(sw, k);
+    add(QObject::tr("Switchyard"),
+        build.isEmpty()
+            ? str(sw, "version")
+            : QStringLiteral("%1 (%2)").arg(str(sw, "version"), build.join(QStringLiteral(", "))));
+    add(QObject::tr("OS"),
+        !str(software, "os").isEmpty() ? str(software, "os") : str(obj(context, "host"), "os"));
+    add(QObject::tr("date"), str(context, "date"));
+    add(QObject::tr("machine id"), str(fp, "machine_id"));
+    return out;
+}
+
 QString machineName(const nlohmann::json& context) {
     const QString host = context.contains("host") ? str(context["host"], "hostname") : QString();
     const QString cpu = context.contains("cpu") ? str(context["cpu"], "brand") : QString();

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <utility>
 #include <vector>
 
 namespace switchyard::ui {
@@ -39,6 +40,12 @@ QString contextHtml(const nlohmann::json& context);
 /// than `tolerance` apart, relative); empty when they agree.
 QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b,
                                double tolerance = 0.05);
+
+/// One machine of a fleet in a few lines (label, value): CPU, memory, ISA level, GPUs,
+/// OpenBLAS core, Switchyard build, OS and date, from the report's hardware fingerprint
+/// (context.fingerprint) where it has one, else from the rest of its context. Empty
+/// values are left out.
+std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& context);
 
 /// "host (CPU model)" of a context: how a report's machine is named in the comparison.
 QString machineName(const nlohmann::json& context);

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#include "controllers/fleetloader.h"
+
+#include <QElapsedTimer>
+#include <QMetaObject>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+namespace switchyard::ui {
+
+FleetLoader::FleetLoader(QObject* parent) : QObject(parent) {
+    m_pool.setMaxThreadCount(1); // one job at a time, in order
+    qRegisterMetaType<switchyard::ui::FleetPtr>();
+}
+
+FleetLoader::~FleetLoader() {
+    m_pool.waitForDone();
+}
+
+void FleetLoader::waitForIdle() {
+    m_pool.waitForDone();
+}
+
+void FleetLoader::open(const QString& folder) {
+    const quint64 generation = ++m_generation;
+    if (!m_busy) {
+        m_busy = true;
+        emit busyChanged(true);
+    }
+    m_pool.start([this, folder, generation] {
+        auto fleet = std::make_shared<Fleet>(load(folder));
+        QMetaObject::invokeMethod(
+            this,
+            [this, fleet, generation] {
+                if (generation != m_generation)
+                    return; // a newer folder was asked for
+                m_busy = false;
+                emit busyChanged(false);
+                emit fleetAvailable(fleet);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+std::vector<std::string> FleetLoader::reportFiles(const std::string& folder) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+        throw std::runtime_error(folder + ": not a folder");
+    std::vector<std::string> found;
+    // The rule of switchyard-cli compare FOLDER (app/cli/cmd_compare.cpp, expand_reports).
+    for (const auto& e : fs::directory_iterator(folder, ec))
+        if (e.path().extension() == ".json" && e.is_regular_file(ec) &&
+            e.path().filename().string().rfind("report", 0) == 0)
+            found.push_back(e.path().string());
+    if (ec)
+        throw std::runtime_error(folder + ": cannot list the folder: " + ec.message());
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+Fleet FleetLoader::load(const QString& folder) {
+    QElapsedTimer timer;
+    timer.start();
+    Fleet fleet;
+    fleet.folder = folder;
+    std::vector<std::string> paths;
+    try {
+        paths = reportFiles(folder.toStdString());
+    } catch (const std::exception& e) {
+        fleet.error = QString::fromUtf8(e.what());
+        return fleet;
+    }
+    if (paths.empty())
+        fleet.error = QObject::tr("%1 holds no report*.json files").arg(folder);
+    // Parsing is most of the time (JSON): one file per task, on every core.
+    std::vector<std::optional<Report>> loaded(paths.size());
+    std::vector<std::string> errors(paths.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < paths.size();) {
+            try {
+                loaded[i] = Report::load(paths[i]);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        }
+    };
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                        std::max<std::size_t>(1, paths.size()));
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (auto& t : pool)
+        t.join();
+    fleet.reports.reserve(paths.size());
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        const QString file =
+            QString::fromStdString(std::filesystem::path(paths[i]).filename().string());
+        if (!loaded[i]) {
+            fleet.issues.push_back({file, QString::fromUtf8(errors[i].c_str()), true});
+            continue;
+        }
+        Report& r = *loaded[i];
+        for (const auto& w : r.warnings)
+            fleet.issues.push_back({file, QString::fromStdString(w), false});
+        QString host;
+        if (const auto h = r.context.find("host"); h != r.context.end() && h->is_object())
+            if (const auto n = h->find("hostname"); n != h->end() && n->is_string())
+                host = QString::fromStdString(n->get<std::string>());
+        fleet.hosts << (host.isEmpty() ? file : host);
+        fleet.files << file;
+        fleet.reports.push_back(std::move(r));
+    }
+    fleet.seconds = double(timer.nsecsElapsed()) / 1e9;
+    return fleet;
+}
+
+} // namespace switchyard::ui
