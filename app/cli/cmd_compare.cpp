@@ -31,15 +31,13 @@ std::vector<std::string> expand_reports(const std::vector<std::string>& args) {
         std::error_code ec;
         if (a != "-" && std::filesystem::is_directory(a, ec)) {
             std::vector<std::string> found;
-            for (const auto& e : std::filesystem::directory_iterator(a, ec))
-                if (e.path().extension() == ".json" && e.is_regular_file(ec) &&
-                    e.path().filename().string().rfind("report", 0) == 0)
-                    found.push_back(e.path().string());
-            if (ec)
-                throw std::invalid_argument(a + ": cannot list the folder: " + ec.message());
+            try {
+                found = Report::files_in(a);
+            } catch (const ReportError& e) {
+                throw std::invalid_argument(e.what());
+            }
             if (found.empty())
                 throw std::invalid_argument(a + ": the folder holds no report*.json files");
-            std::sort(found.begin(), found.end());
             out.insert(out.end(), found.begin(), found.end());
         } else {
             out.push_back(a);

@@ -48,20 +48,7 @@ void FleetLoader::open(const QString& folder) {
 }
 
 std::vector<std::string> FleetLoader::reportFiles(const std::string& folder) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_directory(folder, ec))
-        throw std::runtime_error(folder + ": not a folder");
-    std::vector<std::string> found;
-    // The rule of switchyard-cli compare FOLDER (app/cli/cmd_compare.cpp, expand_reports).
-    for (const auto& e : fs::directory_iterator(folder, ec))
-        if (e.path().extension() == ".json" && e.is_regular_file(ec) &&
-            e.path().filename().string().rfind("report", 0) == 0)
-            found.push_back(e.path().string());
-    if (ec)
-        throw std::runtime_error(folder + ": cannot list the folder: " + ec.message());
-    std::sort(found.begin(), found.end());
-    return found;
+    return Report::files_in(folder); // the files of switchyard-cli compare FOLDER
 }
 
 Fleet FleetLoader::load(const QString& folder) {

@@ -5,6 +5,7 @@
 #include "util/safefile.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 namespace switchyard {
@@ -141,6 +142,22 @@ void Report::save(const std::string& path) const {
     } catch (const safefile::Error& e) {
         throw ReportError(e.what());
     }
+}
+
+std::vector<std::string> Report::files_in(const std::string& folder) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+        throw ReportError(folder + ": not a folder");
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(folder, ec))
+        if (e.path().extension() == ".json" && e.is_regular_file(ec) &&
+            e.path().filename().string().rfind("report", 0) == 0)
+            found.push_back(e.path().string());
+    if (ec)
+        throw ReportError(folder + ": cannot list the folder: " + ec.message());
+    std::sort(found.begin(), found.end());
+    return found;
 }
 
 std::string Report::to_csv() const {

@@ -71,6 +71,11 @@ struct Report {
 
     /// Rows as CSV (one line per row, header first).
     std::string to_csv() const;
+    /// The reports of a folder (a fleet folder: `fleet collect` leaves
+    /// report-<host>-<job>_<task>.json there): its regular files named report*.json,
+    /// sorted by name. `compare FOLDER`, `check FOLDER` and the GUI's fleet table read
+    /// these. Throws ReportError when `folder` is not a folder or cannot be listed.
+    static std::vector<std::string> files_in(const std::string& folder);
 };
 void to_json(nlohmann::json& j, const Report& report);
 /// Throws ReportError naming the key path of the first problem.
