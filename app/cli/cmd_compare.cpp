@@ -95,19 +95,18 @@ int run_compare(const CompareArgs& a) {
     const bool regression = m.count(Verdict::Slower) > 0;
     if (a.json) {
         auto j = m.to_json();
-        if (paths.size() == 2 && a.baseline == 1) {
-            const auto c = Comparison::of(reports[0], reports[1], options);
-            j["pairs"] = c.to_json()["pairs"];
-            j["a"] = paths[0];
-            j["b"] = paths[1];
+        if (paths.size() == 2) {
+            const std::size_t other = 1 - m.baseline();
+            j["pairs"] = Comparison::of(m, other).to_json()["pairs"];
+            j["a"] = paths[m.baseline()];
+            j["b"] = paths[other];
         }
         std::cout << j.dump(1) << "\n";
     } else if (paths.size() == 2) {
-        const std::size_t base = std::size_t(a.baseline - 1);
-        const auto c = Comparison::of(reports[base], reports[1 - base], options);
-        std::cout << "A: " << escape_control(paths[base])
-                  << "\nB: " << escape_control(paths[1 - base]) << "\n"
-                  << c.to_text();
+        const std::size_t other = 1 - m.baseline();
+        std::cout << "A: " << escape_control(paths[m.baseline()])
+                  << "\nB: " << escape_control(paths[other]) << "\n"
+                  << Comparison::of(m, other).to_text();
     } else {
         std::cout << m.to_text();
     }

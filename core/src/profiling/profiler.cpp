@@ -585,17 +585,6 @@ void apply_throttle(ProfileRow& row, const RowClockReadings& clocks, double thre
     row.warnings.push_back(buf);
 }
 
-// Every (size / keep)-th sample, so a report stays small.
-void thin_samples(std::vector<double>& samples, std::int64_t keep_samples) {
-    if (keep_samples < 0 || std::int64_t(samples.size()) <= keep_samples)
-        return;
-    std::vector<double> thin;
-    const std::size_t keep = std::size_t(keep_samples);
-    for (std::size_t i = 0; i < keep; ++i)
-        thin.push_back(samples[i * samples.size() / keep]);
-    samples.swap(thin);
-}
-
 // Statistics and throughput.
 void summarize(ProfileRow& row, const StoppingRule& rule, std::vector<double> samples,
                std::int64_t keep_samples) {

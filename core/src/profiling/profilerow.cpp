@@ -295,12 +295,7 @@ ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
     }
     const double old_median = out.stats.median;
     out.stats = SampleStats::from(pooled);
-    if (keep_samples > 0 && std::int64_t(pooled.size()) > keep_samples) {
-        std::vector<double> thin;
-        for (std::size_t i = 0; i < std::size_t(keep_samples); ++i)
-            thin.push_back(pooled[i * pooled.size() / std::size_t(keep_samples)]);
-        pooled.swap(thin);
-    }
+    thin_samples(pooled, keep_samples);
     out.samples = std::move(pooled);
     if (out.stats.median > 0) {
         out.gbps = out.bytes / out.stats.median / 1e9;

@@ -10,6 +10,17 @@
 
 namespace switchyard {
 
+void thin_samples(std::vector<double>& samples, std::int64_t keep_samples) {
+    if (keep_samples < 0 || std::int64_t(samples.size()) <= keep_samples)
+        return;
+    std::vector<double> thin;
+    const std::size_t keep = std::size_t(keep_samples);
+    thin.reserve(keep);
+    for (std::size_t i = 0; i < keep; ++i)
+        thin.push_back(samples[i * samples.size() / keep]);
+    samples.swap(thin);
+}
+
 double quantile_sorted(std::span<const double> sorted, double q) {
     if (sorted.empty())
         return 0.0;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -150,18 +151,54 @@ nlohmann::json CompareOptions::to_json() const {
             {"min_samples", min_samples}};
 }
 
+namespace {
+
+// Welch's t statistic of b against a: the difference of the means over its standard error,
+// with the Welch-Satterthwaite degrees of freedom; se2 = 0 when neither side varies.
+struct Welch {
+    double difference = 0, se2 = 0, df = 0;
+};
+
+Welch welch(std::span<const double> a, std::span<const double> b) {
+    Welch w;
+    w.difference = mean_of(b) - mean_of(a);
+    const double va = variance_of(a) / double(a.size()), vb = variance_of(b) / double(b.size());
+    w.se2 = va + vb;
+    if (w.se2 > 0)
+        w.df = w.se2 * w.se2 / (va * va / double(a.size() - 1) + vb * vb / double(b.size() - 1));
+    return w;
+}
+
+double two_sided_p(const Welch& w) {
+    if (!(w.se2 > 0))
+        return w.difference == 0 ? 1.0 : 0.0;
+    const double t2 = w.difference * w.difference / w.se2;
+    return std::clamp(incomplete_beta(w.df / 2, 0.5, w.df / (w.df + t2)), 0.0, 1.0);
+}
+
+} // namespace
+
 double welch_t_p(std::span<const double> a, std::span<const double> b) {
     if (a.size() < 2 || b.size() < 2)
         return 1;
-    const double ma = mean_of(a), mb = mean_of(b);
-    const double va = variance_of(a) / double(a.size()), vb = variance_of(b) / double(b.size());
-    const double se2 = va + vb;
-    if (!(se2 > 0))
-        return ma == mb ? 1.0 : 0.0;
-    const double t = (mb - ma) / std::sqrt(se2);
-    // Welch-Satterthwaite degrees of freedom.
-    const double df = se2 * se2 / (va * va / double(a.size() - 1) + vb * vb / double(b.size() - 1));
-    return std::clamp(incomplete_beta(df / 2, 0.5, df / (df + t * t)), 0.0, 1.0);
+    return two_sided_p(welch(a, b));
+}
+
+std::optional<RunsComparison> compare_runs(std::span<const double> a, std::span<const double> b) {
+    if (a.size() < 2 || b.size() < 2 || !all_positive(a) || !all_positive(b))
+        return std::nullopt;
+    const auto la = logs_of(a), lb = logs_of(b);
+    const Welch w = welch(la, lb);
+    RunsComparison c;
+    c.center_a = std::exp(mean_of(la));
+    c.center_b = std::exp(mean_of(lb));
+    c.ratio = std::exp(w.difference);
+    c.noise = std::sqrt((variance_of(la) + variance_of(lb)) / 2);
+    c.p_value = two_sided_p(w);
+    // The 90 % confidence interval of the log ratio (two one-sided tests at 5 %).
+    if (w.se2 > 0)
+        c.ci_half_width = t_quantile_upper(0.05, w.df) * std::sqrt(w.se2);
+    return c;
 }
 
 std::vector<double> benjamini_hochberg(std::span<const double> p) {
@@ -202,24 +239,14 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
             c.note = "the ratio is undefined: a median time is 0";
             continue;
         }
-        if (c.runs_a >= 2 && c.runs_b >= 2 && all_positive(ea.run_medians) &&
-            all_positive(eb.run_medians)) {
-            const auto la = logs_of(ea.run_medians), lb = logs_of(eb.run_medians);
-            c.ratio = std::exp(mean_of(lb) - mean_of(la));
-            c.noise = std::sqrt((variance_of(la) + variance_of(lb)) / 2);
-            c.p_value = welch_t_p(la, lb);
-            // The 90 % confidence interval of the log ratio (two one-sided tests at 5 %):
-            // sameness is claimed only when all of it lies within the threshold.
-            const double va = variance_of(la) / double(la.size());
-            const double vb = variance_of(lb) / double(lb.size());
-            const double se2 = va + vb;
-            if (se2 > 0) {
-                const double df =
-                    se2 * se2 / (va * va / double(la.size() - 1) + vb * vb / double(lb.size() - 1));
-                c.ci_half_width = t_quantile_upper(0.05, df) * std::sqrt(se2);
-            }
-            c.center_a = std::exp(mean_of(la));
-            c.center_b = std::exp(mean_of(lb));
+        if (const auto runs = compare_runs(ea.run_medians, eb.run_medians)) {
+            // Sameness is claimed only when all of the interval lies within the threshold.
+            c.ratio = runs->ratio;
+            c.noise = runs->noise;
+            c.p_value = runs->p_value;
+            c.ci_half_width = runs->ci_half_width;
+            c.center_a = runs->center_a;
+            c.center_b = runs->center_b;
             by_runs[i] = testable[i] = true;
         } else {
             c.ratio = eb.median / ea.median;
@@ -764,41 +791,35 @@ std::string MultiComparison::to_text() const {
 
 Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions& options) {
     const std::vector<Report> both{a, b};
-    const auto m = MultiComparison::of(both, {"A", "B"}, options, 0);
+    return of(MultiComparison::of(both, {"A", "B"}, options, 0), 1);
+}
+
+Comparison Comparison::of(const MultiComparison& m, std::size_t other) {
+    if (other >= m.sources().size() || other == m.baseline())
+        throw std::invalid_argument("compare: report " + std::to_string(other + 1) +
+                                    " is not one of the others against the baseline");
     Comparison out;
-    out.m_options = options;
-    const auto& src = m.sources()[1];
-    if (!src.same_machine) {
-        std::string w = "A and B are not the same machine (hardware fingerprints)";
-        for (const auto& d : src.fingerprint_differences)
-            w += "; " + d;
-        out.m_warnings.push_back(std::move(w));
-    } else if (!src.fingerprint_differences.empty()) {
-        std::string w = "the same machine, other software";
+    out.m_options = m.options();
+    const auto& src = m.sources()[other];
+    if (!src.same_machine || !src.fingerprint_differences.empty()) {
+        std::string w = !src.same_machine
+                            ? "A and B are not the same machine (hardware fingerprints)"
+                            : "the same machine, other software";
         for (const auto& d : src.fingerprint_differences)
             w += "; " + d;
         out.m_warnings.push_back(std::move(w));
     }
-    for (const auto& w : src.ceiling_differences)
-        out.m_warnings.push_back(w);
+    out.m_warnings.insert(out.m_warnings.end(), src.ceiling_differences.begin(),
+                          src.ceiling_differences.end());
     for (const auto& line : m.lines()) {
-        const auto& ca = line.cells[0];
-        const auto& cb = line.cells[1];
-        if (ca.row && cb.row) {
-            Pair p{*ca.row, *cb.row, cb.result};
-            if (!cb.judged) {
-                p.result.verdict = Verdict::Ambiguous;
-                p.result.note =
-                    "not measured in " + std::string(!ca.row->measured() ? "A" : "B") + " (" +
-                    std::string(to_string(!ca.row->measured() ? ca.row->status : cb.row->status)) +
-                    ")";
-            }
-            out.m_pairs.push_back(std::move(p));
-        } else if (ca.row) {
+        const auto& ca = line.cells[m.baseline()];
+        const auto& cb = line.cells[other];
+        if (ca.row && cb.row)
+            out.m_pairs.push_back({*ca.row, *cb.row, cb.result}); // unjudged: AMBIGUOUS + why
+        else if (ca.row)
             out.m_only_a.push_back(*ca.row);
-        } else if (cb.row) {
+        else if (cb.row)
             out.m_only_b.push_back(*cb.row);
-        }
     }
     return out;
 }

@@ -7,7 +7,6 @@
 #include "util/jsonread.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -127,35 +126,17 @@ std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& ro
         f.speedup = resolved->stats.median / fastest->stats.median;
         // A repeated run (profile --repeat) judges the runs, as compare does: the noise is
         // the spread between the runs, the test Welch's t on their log medians.
-        const auto runs_r = resolved->run_medians(), runs_f = fastest->run_medians();
-        const bool by_runs = runs_r.size() >= 2 && runs_f.size() >= 2;
-        std::vector<double> log_r, log_f;
-        for (const double m : runs_r)
-            log_r.push_back(std::log(std::max(m, 1e-300)));
-        for (const double m : runs_f)
-            log_f.push_back(std::log(std::max(m, 1e-300)));
-        auto sd = [](const std::vector<double>& v) {
-            if (v.size() < 2)
-                return 0.0;
-            double mean = 0, ss = 0;
-            for (const double x : v)
-                mean += x / double(v.size());
-            for (const double x : v)
-                ss += (x - mean) * (x - mean);
-            return std::sqrt(ss / double(v.size() - 1));
-        };
-        const double noise = by_runs
-                                 ? std::max(sd(log_r), sd(log_f))
-                                 : std::max(resolved->stats.rel_noise, fastest->stats.rel_noise);
+        const auto runs = compare_runs(resolved->run_medians(), fastest->run_medians());
+        const double noise =
+            runs ? runs->noise : std::max(resolved->stats.rel_noise, fastest->stats.rel_noise);
         f.threshold = std::max(options.min_effect, options.noise_factor * noise);
         if (fastest == resolved) {
             f.verdict = "ok";
         } else {
-            f.p_value = by_runs ? welch_t_p(log_r, log_f)
-                                : mann_whitney_p(resolved->samples, fastest->samples);
+            f.p_value = runs ? runs->p_value : mann_whitney_p(resolved->samples, fastest->samples);
             const bool practical = f.speedup - 1 > f.threshold;
-            const bool enough = by_runs || (resolved->samples.size() >= options.min_samples &&
-                                            fastest->samples.size() >= options.min_samples);
+            const bool enough = runs || (resolved->samples.size() >= options.min_samples &&
+                                         fastest->samples.size() >= options.min_samples);
             if (!practical)
                 f.verdict = "ok";
             else if (enough && f.p_value < options.alpha)

@@ -283,6 +283,7 @@ Report WorkerController::run(const Callbacks& cb) {
     Report first;
     std::vector<RowSpec> plan;
     std::map<std::int64_t, std::vector<ProfileRow>> runs; // plan index -> runs so far
+    std::map<std::int64_t, ProfileRow> merged;            // rows the last pass finished
     for (std::int64_t pass = 0; pass < passes && !m_cancel; ++pass) {
         const bool last = pass + 1 == passes;
         Callbacks pcb;
@@ -309,11 +310,16 @@ Report WorkerController::run(const Callbacks& cb) {
                                       "): the backends or devices changed during the run");
             };
         }
-        if (last && cb.on_row)
+        // The last pass merges each row as it finishes (every row, crashed ones too, comes
+        // through on_row), so the caller sees it at once and it is merged only once.
+        if (last)
             pcb.on_row = [&](const ProfileRow& row) {
-                auto all = runs[row.spec.index];
+                auto& all = runs[row.spec.index];
                 all.push_back(row);
-                cb.on_row(merge_runs(std::move(all), m_options.settings.keep_samples));
+                auto& done = merged[row.spec.index];
+                done = merge_runs(std::move(all), m_options.settings.keep_samples);
+                if (cb.on_row)
+                    cb.on_row(done);
             };
         RunState state;
         state.peaks_json = peaks_json;
@@ -322,11 +328,16 @@ Report WorkerController::run(const Callbacks& cb) {
             peaks_json = state.peaks_json;
             first.context = std::move(report.context);
         }
-        for (auto& row : report.rows)
-            runs[row.spec.index].push_back(std::move(row));
+        if (!last)
+            for (auto& row : report.rows)
+                runs[row.spec.index].push_back(std::move(row));
     }
+    // Rows the last pass did not reach (a cancelled run) are merged from the passes before.
     for (auto& [index, rows] : runs)
-        first.rows.push_back(merge_runs(std::move(rows), m_options.settings.keep_samples));
+        if (!merged.count(index) && !rows.empty())
+            merged[index] = merge_runs(std::move(rows), m_options.settings.keep_samples);
+    for (auto& [index, row] : merged)
+        first.rows.push_back(std::move(row));
     if (first.context.is_object())
         first.context["repeat"] = passes;
     first.annotate();

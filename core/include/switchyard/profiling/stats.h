@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace switchyard {
 
@@ -25,6 +26,10 @@ struct SampleStats {
 };
 void to_json(nlohmann::json& j, const SampleStats& stats);
 void from_json(const nlohmann::json& j, SampleStats& stats);
+
+/// Keeps every (size / keep)-th sample when there are more than `keep_samples`, so a report
+/// stays small (a negative `keep_samples` keeps all).
+void thin_samples(std::vector<double>& samples, std::int64_t keep_samples);
 
 /// The q-quantile (0..1) of sorted data, numpy's linear method.
 double quantile_sorted(std::span<const double> sorted, double q);

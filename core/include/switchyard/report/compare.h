@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -129,6 +130,18 @@ std::vector<double> benjamini_hochberg(std::span<const double> p);
 /// when the samples have no variance and equal means, 0 when none and different means).
 double welch_t_p(std::span<const double> a, std::span<const double> b);
 
+/// Two rows' independent runs (their run medians) on the log scale: what compare and the
+/// dispatch findings judge a repeated run by.
+struct RunsComparison {
+    double ratio = 0;                  // B over A: the ratio of the geometric means
+    double center_a = 0, center_b = 0; // the geometric means of the run medians
+    double noise = 0;                  // pooled standard deviation of the log run medians
+    double p_value = 1;                // Welch's two-sided t test on the logs
+    double ci_half_width = 0;          // of the 90 % confidence interval of the log ratio
+};
+/// nullopt unless both sides hold at least two positive, finite values.
+std::optional<RunsComparison> compare_runs(std::span<const double> a, std::span<const double> b);
+
 /// N reports side by side, the first (or `baseline`) the reference for every other: one
 /// line per row key (ProfileRow::key(): op, size, backend, device, arch, variant), a cell
 /// per report, each judged against the baseline's row, with the false-discovery control
@@ -202,6 +215,9 @@ public:
     };
 
     static Comparison of(const Report& a, const Report& b, const CompareOptions& options = {});
+    /// The baseline of `m` (A) against its report `other` (B), with m's verdicts (the
+    /// false-discovery control over all of m's cells). Copies the rows: `m` may go.
+    static Comparison of(const MultiComparison& m, std::size_t other);
 
     const std::vector<Pair>& pairs() const noexcept { return m_pairs; }
     const std::vector<ProfileRow>& only_in_a() const noexcept { return m_only_a; }
