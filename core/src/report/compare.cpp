@@ -137,8 +137,10 @@ const char* to_string(Verdict v) noexcept {
 std::string CompareOptions::describe() const {
     return "false-discovery rate " + format("%g", fdr) + " (Benjamini-Hochberg over all rows); " +
            "a difference must exceed max(" + percent(min_effect) +
-           ", the rows' noise between runs); noise above " + percent(max_noise) +
-           " cannot show sameness; with one run per side a difference must "
+           ", the rows' noise between runs); SAME needs the 90 % interval of the ratio within "
+           "that and noise under " +
+           percent(max_noise) +
+           "; with one run per side a difference must "
            "also exceed the probes' spread and " +
            percent(single_run_floor);
 }
