@@ -1,8 +1,14 @@
 # SPDX-License-Identifier: MIT
-# cmake -DGRAPH="m:dep,dep|m:..." -DROOT=<core dir> -DSTAMP=<file> -P CheckModuleDeps.cmake
+# cmake -DGRAPH="m:dep,dep|m:..." -DROOT=<dir> -DSTAMP=<file> [-DLAYOUT=flat -DNAME=ui]
+#       -P CheckModuleDeps.cmake
 cmake_minimum_required(VERSION 3.25)
-# Fails when a file of core module M includes a header of a module that is neither M nor
-# below M (the transitive closure of its DEPENDS): a back-edge in the module graph.
+# Fails when a file of module M includes a header of a module that is neither M nor below M
+# (the transitive closure of its DEPENDS): a back-edge in the module graph. The core's
+# layout (default): ROOT/src/M/ and ROOT/include/switchyard/M/. LAYOUT=flat (the ui):
+# ROOT/M/, headers included as "M/file.h".
+if(NOT NAME)
+  set(NAME core)
+endif()
 string(REPLACE "|" ";" _entries "${GRAPH}")
 set(_modules)
 foreach(e ${_entries})
@@ -30,7 +36,11 @@ endforeach()
 
 set(_errors "")
 foreach(m ${_modules})
-  file(GLOB _files ${ROOT}/src/${m}/*.cpp ${ROOT}/src/${m}/*.h ${ROOT}/include/switchyard/${m}/*.h)
+  if(LAYOUT STREQUAL "flat")
+    file(GLOB _files ${ROOT}/${m}/*.cpp ${ROOT}/${m}/*.h)
+  else()
+    file(GLOB _files ${ROOT}/src/${m}/*.cpp ${ROOT}/src/${m}/*.h ${ROOT}/include/switchyard/${m}/*.h)
+  endif()
   foreach(f ${_files})
     file(STRINGS ${f} _includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
     foreach(line ${_includes})
@@ -48,12 +58,12 @@ foreach(m ${_modules})
         endif()
         list(FIND _modules "${_target}" _known)
         if(_known EQUAL -1)
-          continue() # not a core module (switchyard/ui, a system header)
+          continue() # not a module of this graph (a system header, another library)
         endif()
         list(FIND CLOSURE_${m} "${_target}" _ok)
         if(_ok EQUAL -1)
           file(RELATIVE_PATH _rel ${ROOT} ${f})
-          string(APPEND _errors "  core/${_rel}: module '${m}' includes '${_target}', which is not below it\n")
+          string(APPEND _errors "  ${NAME}/${_rel}: module '${m}' includes '${_target}', which is not below it\n")
         endif()
       endif()
     endforeach()

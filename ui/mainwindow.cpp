@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
-#include "models/backendtext.h"
 #include "models/backendtreemodel.h"
+#include "models/qtstring.h"
 #include "views/backendtreeview.h"
 #include "views/kernelmatrixview.h"
 #include "views/panels.h"

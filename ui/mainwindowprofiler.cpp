@@ -5,7 +5,7 @@
 #include "mainwindow.h"
 
 #include "controllers/fleetloader.h"
-#include "models/backendtext.h"
+#include "controllers/profilecontroller.h"
 #include "models/comparemodel.h"
 #include "models/kernelmatrixmodel.h"
 #include "models/resultsmodel.h"
@@ -44,7 +44,7 @@ const QString kReportFilter = QStringLiteral("Switchyard reports (*.json);;All f
 } // namespace
 
 void MainWindow::setupProfiler() {
-    m_profile = new ProfileView;
+    m_profile = new ProfileView(new ProfileController(this));
     m_compare = new CompareView;
     m_tabs->addTab(m_profile, tr("Profiler"));
     m_tabs->addTab(m_compare, tr("Compare"));

@@ -60,7 +60,7 @@ std::vector<Report> load_reports(const std::vector<std::string>& paths) {
             throw std::invalid_argument(e.what());
         }
         for (const auto& w : out.back().warnings)
-            std::cerr << "switchyard-cli: warning: " << escape_control(w) << "\n";
+            std::cerr << "switchyard-cli: warning: " << untrusted(w) << "\n";
     }
     return out;
 }
@@ -104,8 +104,8 @@ int run_compare(const CompareArgs& a) {
         std::cout << j.dump(1) << "\n";
     } else if (paths.size() == 2) {
         const std::size_t other = 1 - m.baseline();
-        std::cout << "A: " << escape_control(paths[m.baseline()])
-                  << "\nB: " << escape_control(paths[other]) << "\n"
+        std::cout << "A: " << untrusted(paths[m.baseline()]) << "\nB: " << untrusted(paths[other])
+                  << "\n"
                   << Comparison::of(m, other).to_text();
     } else {
         std::cout << m.to_text();
@@ -145,13 +145,13 @@ int write_references(const CheckArgs& a, const std::vector<std::string>& paths,
         auto sys = References::system_from(
             reports[i], a.system, a.hostnames,
             std::isnan(a.lower) ? std::nullopt : std::optional<double>(a.lower), a.upper);
-        std::cout << "system '" << escape_control(sys.name) << "': " << sys.rows.size()
-                  << " rows from " << escape_control(paths[i])
+        std::cout << "system '" << untrusted(sys.name) << "': " << sys.rows.size() << " rows from "
+                  << untrusted(paths[i])
                   << (sys.machine_id.empty() ? "" : ", machine " + sys.machine_id) << "\n";
         refs.put(std::move(sys));
     }
     refs.save(a.write_references);
-    std::cout << "wrote " << escape_control(a.write_references) << " (" << refs.systems.size()
+    std::cout << "wrote " << untrusted(a.write_references) << " (" << refs.systems.size()
               << " systems)\n";
     return Ok;
 }
@@ -198,25 +198,25 @@ int run_check(const CheckArgs& a) {
                                 {"rows", rows}});
             continue;
         }
-        std::cout << escape_control(result.report) << ": ";
+        std::cout << untrusted(result.report) << ": ";
         if (result.system.empty()) {
             const auto& ctx = reports[i].context;
-            std::cout << "no system of " << escape_control(a.references) << " matches it (host '"
-                      << escape_control(ctx.contains("host") && ctx["host"].is_object()
-                                            ? ctx["host"].value("hostname", std::string())
-                                            : std::string())
+            std::cout << "no system of " << untrusted(a.references) << " matches it (host '"
+                      << untrusted(ctx.contains("host") && ctx["host"].is_object()
+                                       ? ctx["host"].value("hostname", std::string())
+                                       : std::string())
                       << "'); add one with check --write-references\n";
             continue;
         }
-        std::cout << "system '" << escape_control(result.system) << "'\n";
+        std::cout << "system '" << untrusted(result.system) << "'\n";
         std::vector<std::vector<std::string>> table;
         for (const auto& r : result.rows) {
             std::string band = (r.low ? us(*r.low) : std::string("-inf")) + " .. " +
                                (r.high ? us(*r.high) : std::string("+inf"));
-            table.push_back({escape_control(r.label), r.measured > 0 ? us(r.measured) : "-",
+            table.push_back({untrusted(r.label), r.measured > 0 ? us(r.measured) : "-",
                              r.value > 0 ? us(r.value) : "-",
                              r.status == CheckedRow::Status::NoReference ? "" : band,
-                             to_string(r.status), escape_control(r.message)});
+                             to_string(r.status), untrusted(r.message)});
         }
         std::cout << format_table({"row", "median us", "reference us", "band us", "result", ""},
                                   table);

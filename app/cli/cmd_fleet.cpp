@@ -137,9 +137,9 @@ std::string detail_text(const fleet::TaskState& s) {
 }
 
 void print_status(const fleet::Manifest& m, const fleet::FleetStatus& st) {
-    std::cout << "Fleet job " << m.job_id << " (" << escape_control(m.job_name) << "), "
-              << m.tasks() << (m.tasks() == 1 ? " task" : " tasks") << ", folder "
-              << escape_control(m.folder) << ", submitted " << m.submitted << "\n";
+    std::cout << "Fleet job " << m.job_id << " (" << untrusted(m.job_name) << "), " << m.tasks()
+              << (m.tasks() == 1 ? " task" : " tasks") << ", folder " << untrusted(m.folder)
+              << ", submitted " << m.submitted << "\n";
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < st.tasks.size(); ++i) {
         const auto& s = st.tasks[i];
@@ -148,7 +148,7 @@ void print_status(const fleet::Manifest& m, const fleet::FleetStatus& st) {
     }
     std::cout << format_table({"task", "target", "state", "reason/exit", "node", "from"}, rows);
     for (const auto& n : st.notes)
-        std::cout << "note: " << escape_control(n) << "\n";
+        std::cout << "note: " << untrusted(n) << "\n";
     std::cout << st.summary() << (st.finished() ? ": finished\n" : ": not finished\n");
 }
 
@@ -221,7 +221,7 @@ int run_collect(const CollectOptions& o) {
         std::cout << c.to_json().dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     } else if (o.paths) {
         for (const auto& p : c.report_paths())
-            std::cout << escape_control(p) << "\n";
+            std::cout << untrusted(p) << "\n";
     } else {
         std::vector<std::vector<std::string>> rows;
         for (const auto& t : c.tasks)
@@ -232,19 +232,19 @@ int run_collect(const CollectOptions& o) {
         for (const auto& t : c.tasks) {
             if (t.collected())
                 continue;
-            std::cout << "\ntask " << t.target.index << " (" << escape_control(t.target.label())
-                      << "): " << escape_control(t.problem) << "; Slurm: " << state_text(t.state)
-                      << " (" << detail_text(t.state) << ")\n"
-                      << "  last lines of " << escape_control(t.log) << ":\n";
+            std::cout << "\ntask " << t.target.index << " (" << untrusted(t.target.label())
+                      << "): " << untrusted(t.problem) << "; Slurm: " << state_text(t.state) << " ("
+                      << detail_text(t.state) << ")\n"
+                      << "  last lines of " << untrusted(t.log) << ":\n";
             for (const auto& line : t.log_tail)
-                std::cout << "  | " << escape_control(line) << "\n";
+                std::cout << "  | " << untrusted(line) << "\n";
         }
         for (const auto& t : c.tasks)
             for (const auto& e : t.extra_reports)
                 std::cout << "note: task " << t.target.index << " has another report, "
-                          << escape_control(e) << " (not used)\n";
+                          << untrusted(e) << " (not used)\n";
         for (const auto& n : c.notes)
-            std::cout << "note: " << escape_control(n) << "\n";
+            std::cout << "note: " << untrusted(n) << "\n";
         std::cout << c.tasks.size() - c.missing() << " of " << c.tasks.size()
                   << " reports collected\n";
     }

@@ -86,9 +86,9 @@ void print_dispatch(const Report& report) {
     std::size_t regrets = 0;
     for (const auto& f : report.dispatch) {
         regrets += f.regret();
-        table.push_back({escape_control(f.op), escape_control(f.size), escape_control(f.device),
-                         escape_control(f.resolved), escape_control(f.fastest),
-                         fmt("%.2fx", f.speedup), fmt("%.0f%%", f.threshold * 100),
+        table.push_back({untrusted(f.op), untrusted(f.size), untrusted(f.device),
+                         untrusted(f.resolved), untrusted(f.fastest), fmt("%.2fx", f.speedup),
+                         fmt("%.0f%%", f.threshold * 100),
                          f.fastest == f.resolved ? "-" : fmt("%.2g", f.p_value), f.verdict});
     }
     std::cout << "\nDispatch (the resolved cell against the fastest that passed parity; regret = "
@@ -98,7 +98,7 @@ void print_dispatch(const Report& report) {
                               table);
     for (const auto& f : report.dispatch)
         if (f.regret())
-            std::cout << "dispatch: " << escape_control(f.message()) << "\n";
+            std::cout << "dispatch: " << untrusted(f.message()) << "\n";
     std::cout << regrets << " of " << report.dispatch.size()
               << " (op, size, device) would run faster on another cell\n";
 }

@@ -18,15 +18,13 @@
 
 namespace switchyard::cli {
 
-std::string escape_control(std::string_view text, bool keep_newlines) {
-    return switchyard::escape_control(text, keep_newlines);
-}
-
 namespace {
 
-// Everything a subcommand prints goes through escape_control(): text from manifests and
-// reports never reaches the terminal raw. JSON output is unchanged (it has no raw control
-// characters but its newlines). A C1 lead byte is held until the next byte is known.
+// A net under the commands, which escape untrusted text where it enters a message
+// (untrusted()): a control character that still reaches stdout is escaped with the same
+// function, line by line, so the tool's own newlines and tabs stay. The tool's own text has no
+// other control characters, so this never changes it. JSON output is unchanged (it has no raw
+// control characters but its newlines). A C1 lead byte is held until the next byte is known.
 class EscapingBuffer : public std::streambuf {
 public:
     explicit EscapingBuffer(std::ostream& stream) : m_stream(stream), m_target(stream.rdbuf()) {
@@ -61,7 +59,15 @@ protected:
             m_pending = "\xc2";
             text.pop_back();
         }
-        const auto out = escape_control(text, true);
+        std::string out;
+        std::size_t start = 0;
+        for (std::size_t i = 0; i <= text.size(); ++i)
+            if (i == text.size() || text[i] == '\n' || text[i] == '\t') {
+                out += untrusted(std::string_view(text).substr(start, i - start));
+                if (i < text.size())
+                    out += text[i];
+                start = i + 1;
+            }
         m_target->sputn(out.data(), std::streamsize(out.size()));
         return n;
     }
@@ -89,7 +95,7 @@ void set_action(CLI::App* command, Context& context, std::function<int()> fn) {
         const EscapingBuffer escaping(std::cout);
         const auto search_path = PluginSearchPath::from_environment();
         for (const auto& w : search_path.warnings())
-            std::cerr << "switchyard-cli: warning: " << escape_control(w) << "\n";
+            std::cerr << "switchyard-cli: warning: " << untrusted(w) << "\n";
         try {
             context.exit_code = fn();
         } catch (const InvalidBackend& e) {
@@ -108,7 +114,7 @@ void set_action(CLI::App* command, Context& context, std::function<int()> fn) {
 namespace {
 
 std::string shown(const std::string& text) {
-    return "'" + escape_control(text.size() > 64 ? text.substr(0, 64) + "..." : text) + "'";
+    return "'" + untrusted(text.size() > 64 ? text.substr(0, 64) + "..." : text) + "'";
 }
 
 std::string number_text(double v) {
@@ -159,7 +165,7 @@ std::string format_table(const std::vector<std::string>& header,
     for (const auto& r : rows) {
         auto& e = escaped.emplace_back();
         for (const auto& cell : r)
-            e.push_back(escape_control(cell));
+            e.push_back(untrusted(cell));
     }
     std::vector<std::size_t> width(header.size(), 0);
     auto measure = [&](const std::vector<std::string>& row) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/registry/backendinfoformat.h> // untrusted(): the one escaper
+
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -19,12 +21,7 @@ struct Context {
     int exit_code = Ok;
 };
 
-/// `text` with control characters made visible ("\x1b", "\u0085"): C0 controls (but
-/// newline and tab when `keep_newlines`), DEL and the C1 controls.
-std::string escape_control(std::string_view text, bool keep_newlines = false);
-
-/// Runs `fn` as the subcommand's action; everything it prints to stdout passes through
-/// escape_control(text, true), mapping errors to exit codes and messages on
+/// Runs `fn` as the subcommand's action, mapping errors to exit codes and messages on
 /// stderr: unknown names and bad arguments -> 2 (with suggestions), anything else -> 1.
 void set_action(CLI::App* command, Context& context, std::function<int()> fn);
 

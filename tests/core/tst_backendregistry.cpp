@@ -485,9 +485,19 @@ private slots:
         }
         QCOMPARE(to_string(BackendCause::Untrusted), std::string_view("untrusted"));
         QVERIFY(!backend_cause_from_string("Untrusted"));
-        QCOMPARE(to_backend_cause(BackendLoadError::Cause::EntryContractTooNew),
-                 BackendCause::EntryContractTooNew);
-        QCOMPARE(to_backend_cause(BackendLoadError::Cause::Untrusted), BackendCause::Untrusted);
+        // The cause table: one row per cause, in order, each with a summary and a fix (none
+        // for a healthy backend); a load error carries the registry's own cause.
+        QCOMPARE(cause_table().size(), all_backend_causes().size());
+        for (const auto& row : cause_table()) {
+            QCOMPARE(&cause_entry(row.cause), &row);
+            QCOMPARE(to_string(row.cause), row.id);
+            const bool healthy = row.cause == BackendCause::None;
+            QCOMPARE(row.summary.empty(), healthy);
+            QCOMPARE(row.fix.empty(), healthy);
+        }
+        const BackendLoadError error("x", BackendCause::HookCrashed, "signal 11");
+        QCOMPARE(error.cause(), BackendCause::HookCrashed);
+        QVERIFY(dynamic_cast<const Error*>(&error));
     }
 
     void concurrentLoadsLoadOnce() {
@@ -612,8 +622,6 @@ private slots:
         QCOMPARE(info.state, BackendState::Failed);
         QCOMPARE(info.cause, BackendCause::EntryContractTooOld);
         QCOMPARE(to_string(info.cause), std::string_view("entry_contract_too_old"));
-        QCOMPARE(to_backend_cause(BackendLoadError::Cause::EntryContractTooOld),
-                 BackendCause::EntryContractTooOld);
         QVERIFY(!f.registry->is_loaded(name));
         for (const auto& m : f.kernels.manifest()) // the hook never ran: only placeholders
             if (m.cell->backend == name)

@@ -2,12 +2,12 @@
 // The explorer: every model and proxy under QAbstractItemModelTester, the tree's filters
 // table-driven through the proxy, and the main window driven with the fixture plugins.
 #include "mainwindow.h"
-#include "models/backendtext.h"
 #include "models/backendtreemodel.h"
 #include "models/dependencymodel.h"
 #include "models/hardwaremodel.h"
 #include "models/kernelmatrixmodel.h"
 #include "models/problemmodel.h"
+#include "models/tone.h"
 #include "views/backendtreeview.h"
 #include "views/kernelmatrixview.h"
 #include "views/panels.h"
@@ -165,14 +165,15 @@ private slots:
         QCOMPARE(model.tags(), (QStringList{"debug", "experimental", "gpu"}));
         model.setGrouping(BackendTreeModel::Grouping::ByTag);
         QCOMPARE(model.rowCount(), 4); // (untagged), debug, experimental, gpu
-        // The tooltip says why, from the cause.
+        // The tooltip says why and what to do: the cause table's summary and fix, once each.
         const auto cuda =
             proxy.match(proxy.index(0, 0), Qt::DisplayRole, "cuda", 1, Qt::MatchRecursive);
         QCOMPARE(cuda.size(), 1);
-        QVERIFY(cuda[0]
-                    .data(Qt::ToolTipRole)
-                    .toString()
-                    .contains(QStringLiteral("missing libcuda.so.1 — Install the NVIDIA driver")));
+        const QString tip = cuda[0].data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("missing libcuda.so.1<br>Fix: libcuda.so.1: Install "
+                                             "the NVIDIA driver")),
+                 qPrintable(tip));
+        QCOMPARE(tip.count(QStringLiteral("Install")), 1);
         QVERIFY(!cuda[0].data(Qt::DecorationRole).value<QIcon>().isNull());
         model.setResults(nullptr);
         QCOMPARE(model.rowCount(), 0);
@@ -336,8 +337,27 @@ private slots:
                              "libswitchyard-nonexistent-dep.so.1"));
         QVERIFY(treeContains(deps->model(), {}, ui::DependencyModel::StatusColumn, "NOT FOUND"));
         QVERIFY(deps->problemText()->toPlainText().contains("libswitchyard-nonexistent-dep.so.1"));
-        QVERIFY(window.capabilitiesPanel()->field("state")->text().contains(
-            "library_dependency_missing"));
+        auto* caps = window.capabilitiesPanel();
+        QVERIFY(caps->field("state")->text().contains("library_dependency_missing"));
+        // One "why": the cause table's summary and fix, each once; the stored message one
+        // click away ("Show details"), hidden until then.
+        const QString why = caps->field("why")->text();
+        QVERIFY2(why.contains("its library needs libswitchyard-nonexistent-dep.so.1"),
+                 qPrintable(why));
+        QVERIFY(caps->field("why")->isVisibleTo(caps));
+        QVERIFY(caps->field("fix")->text().contains(
+            "apt-file search libswitchyard-nonexistent-dep.so.1"));
+        QCOMPARE(caps->field("fix")->text().count("LD_LIBRARY_PATH"), 1);
+        QVERIFY(!caps->field("details")->isVisibleTo(caps));
+        emit caps->field("why")->linkActivated(QStringLiteral("#details"));
+        QVERIFY(caps->field("details")->isVisibleTo(caps));
+        QVERIFY(caps->field("details")->text().contains("cannot be loaded because"));
+        // A healthy backend: nothing under "Why", no "Fix".
+        QVERIFY(tree->selectBackend("cpu"));
+        QVERIFY(!caps->field("why")->isVisibleTo(caps));
+        QVERIFY(!caps->field("fix")->isVisibleTo(caps));
+        QVERIFY(!caps->field("details")->isVisibleTo(caps));
+        QVERIFY(tree->selectBackend("fixture-missing-dep"));
 
         // Optional dependencies: missing, with what to install.
         QVERIFY(tree->selectBackend("fixture-unavailable"));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "models/catalog.h"
+
 #include <switchyard/doctor/doctor.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
@@ -19,37 +21,6 @@
 
 namespace switchyard::ui {
 
-/// One cell of the kernel or component registry, as plain data (no predicate to call).
-struct CellRow {
-    std::vector<std::string> key; // (op, device, arch, variant) or (kind, device, variant)
-    bool available = false;
-    bool loaded = false; // registered by the library, not only declared by a manifest
-    std::string source;
-    std::string backend;
-    std::int64_t workspace_bytes = 0;
-};
-
-/// Everything the panels show, collected on the worker thread in one go.
-struct CatalogSnapshot {
-    std::vector<BackendInfo> backends; // described in full (ELF dependencies read)
-    std::vector<CellRow> kernels;
-    std::vector<CellRow> components;
-    DoctorReport doctor; // devices, CPU, runtimes, problems, build
-    std::string doctorMarkdown;
-
-    const BackendInfo* backend(const std::string& name) const;
-};
-
-/// The fallback chains of every op for one target (the matrix's winners and chains).
-struct TargetResolution {
-    std::string target;
-    std::vector<Resolution> resolutions; // one per op, sorted by op
-    std::vector<std::string> errors;     // ops that could not be resolved, with why
-    bool loaded = false;                 // the worker loaded plugins (or a load failed) on the way
-
-    const Resolution* find(const std::string& op) const;
-};
-
 /// Plugin code never runs in the GUI's process (issue 13): device backends are loaded and
 /// their devices listed, and fallback chains resolved, in inspection workers
 /// (`switchyard-cli __worker inspect`, worker/inspect.h). What the workers saw of each
@@ -63,9 +34,6 @@ struct InspectionState {
     /// The inspection worker, or "" (SWITCHYARD_CLI, beside the GUI, then PATH).
     static std::string findWorker();
 };
-
-using CatalogPtr = std::shared_ptr<const CatalogSnapshot>;
-using TargetResolutionPtr = std::shared_ptr<const TargetResolution>;
 
 /// Runs discovery, ELF analysis, the doctor's collection, rescans and resolutions on a
 /// worker thread (one job at a time, in order) and reports back with signals: the GUI

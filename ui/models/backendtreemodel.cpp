@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "models/backendtreemodel.h"
 
-#include "models/backendtext.h"
+#include "models/backendicons.h"
+#include "models/qtstring.h"
+#include "models/tone.h"
+
+#include <switchyard/registry/backendinfoformat.h>
 
 #include <QFont>
 #include <QSet>
@@ -135,7 +139,10 @@ QStringList BackendTreeModel::tags() const {
 int BackendTreeModel::addBackend(int group, int backendIndex) {
     const BackendInfo& b = m_catalog->backends[static_cast<std::size_t>(backendIndex)];
     const QStringList& tags = m_tagLists[std::size_t(backendIndex)];
-    const QString why = whyText(b);
+    const CauseText cause = explain(b);
+    QString why = qs(cause.summary);
+    if (!why.isEmpty() && !cause.fix.empty())
+        why += QLatin1Char('\n') + tr("Fix: %1").arg(qs(cause.fix));
     QString tooltip =
         QStringLiteral("<b>%1</b> (%2, %3)")
             .arg(qs(b.name).toHtmlEscaped(), qs(to_string(b.source)), qs(to_string(b.state)));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "models/comparemodel.h"
 
-#include "models/backendtext.h"
+#include "models/qtstring.h"
 #include "models/resultsmodel.h"
+#include "models/tone.h"
 
 #include <QFont>
 

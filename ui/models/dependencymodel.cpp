@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "models/dependencymodel.h"
 
-#include "models/backendtext.h"
+#include "models/qtstring.h"
+#include "models/tone.h"
 
 #include <QFont>
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "models/kernelmatrixmodel.h"
 
-#include "models/backendtext.h"
+#include "models/qtstring.h"
+#include "models/tone.h"
+
+#include <switchyard/registry/backendinfoformat.h>
 
 #include <switchyard/registry/fallback.h>
 
@@ -308,7 +311,7 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
                             : tr("\ndeclared by the manifest (library not loaded yet)");
         if (!cell->available) {
             const BackendInfo* b = m_catalog->backend(cell->backend);
-            const QString why = b ? whyText(*b) : QString();
+            const QString why = b ? qs(explain(*b).summary) : QString();
             tip += tr("\nunavailable: %1")
                        .arg(why.isEmpty() ? tr("its availability check says no on this machine")
                                           : why);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "models/problemmodel.h"
 
-#include "models/backendtext.h"
+#include "models/qtstring.h"
 
 #include <QApplication>
 #include <QStyle>

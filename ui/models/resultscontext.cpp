@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "models/resultscontext.h"
 
-#include "models/backendtext.h"
+#include "models/qtstring.h"
 
 #include <QObject>
 
@@ -44,46 +44,16 @@ QString RooflineCeiling::label() const {
     return s;
 }
 
-std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context) {
+std::vector<RooflineCeiling> ceilingsOf(const ReportContext& context) {
     std::vector<RooflineCeiling> out;
-    if (!context.is_object() || !context.contains("devices") || !context["devices"].is_array())
-        return out;
-    for (const auto& d : context["devices"]) {
-        if (!d.is_object())
-            continue;
-        const QString device = str(d, "id");
-        const std::size_t before = out.size();
-        if (d.contains("ceilings") && d["ceilings"].is_array())
-            for (const auto& c : d["ceilings"]) {
-                if (!c.is_object())
-                    continue;
-                RooflineCeiling rc;
-                rc.device = device;
-                rc.id = str(c, "id");
-                rc.kind = str(c, "kind");
-                rc.level = str(c, "level");
-                rc.value = num(c, "value");
-                rc.measured = !c.contains("measured") || !c["measured"].is_boolean() ||
-                              c["measured"].get<bool>();
-                rc.method = str(c, "method");
-                rc.threads = int(num(c, "threads"));
-                if (rc.value > 0 &&
-                    (rc.kind == QLatin1String("bandwidth") || rc.kind == QLatin1String("compute")))
-                    out.push_back(rc);
-            }
-        if (out.size() == before) { // an older report: the device's peak figures
-            if (num(d, "peak_bandwidth_gbs") > 0)
-                out.push_back({device, QStringLiteral("peak_bandwidth"),
-                               QStringLiteral("bandwidth"), QStringLiteral("peak"),
-                               num(d, "peak_bandwidth_gbs"), true,
-                               str(d, "peak_bandwidth_source")});
-            if (num(d, "peak_gflops") > 0)
-                out.push_back({device, QStringLiteral("peak_gflops"), QStringLiteral("compute"),
-                               QString(), num(d, "peak_gflops"), true,
-                               str(d, "peak_gflops_source")});
-        }
-    }
+    for (const auto& [device, c] : context.ceilings())
+        out.push_back({qs(device), qs(c.id), qs(c.kind), qs(c.level), c.value, c.measured,
+                       qs(c.method), c.threads});
     return out;
+}
+
+std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context) {
+    return ceilingsOf(ReportContext::from_json(context));
 }
 
 std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& context) {
@@ -129,10 +99,10 @@ std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& cont
             gpus << QStringLiteral("%1 %2 %3")
                         .arg(str(g, "id"), str(g, "name"), str(g, "arch"))
                         .simplified();
-    } else if (context.contains("devices") && context["devices"].is_array()) {
-        for (const auto& d : context["devices"])
-            if (str(d, "kind") != QLatin1String("cpu") && str(d, "id") != QLatin1String("cpu"))
-                gpus << QStringLiteral("%1 %2").arg(str(d, "id"), str(d, "name")).simplified();
+    } else {
+        for (const auto& d : ReportContext::from_json(context).devices)
+            if (d.kind != "cpu" && d.id != "cpu")
+                gpus << QStringLiteral("%1 %2").arg(qs(d.id), qs(d.name)).simplified();
     }
     add(QObject::tr("GPUs"),
         gpus.isEmpty() ? QObject::tr("none") : gpus.join(QStringLiteral(", ")));
@@ -228,45 +198,48 @@ QString contextHtml(const nlohmann::json& context) {
                                       : str(k, "method"));
     }
     html += QStringLiteral("</table>");
-    if (context.contains("devices") && context["devices"].is_array())
-        for (const auto& d : context["devices"]) {
-            html += QStringLiteral("<h4>%1 — %2</h4><table cellspacing='2'>")
-                        .arg(esc(str(d, "id")), esc(str(d, "name")));
-            row(QObject::tr("arch"), str(d, "arch"));
-            if (num(d, "peak_bandwidth_gbs") > 0)
-                row(QObject::tr("peak bandwidth"), QStringLiteral("%1 GB/s (%2)")
-                                                       .arg(num(d, "peak_bandwidth_gbs"), 0, 'f', 1)
-                                                       .arg(str(d, "peak_bandwidth_source")));
-            if (num(d, "peak_gflops") > 0)
-                row(QObject::tr("peak compute"), QStringLiteral("%1 GFLOP/s (%2)")
-                                                     .arg(num(d, "peak_gflops"), 0, 'f', 1)
-                                                     .arg(str(d, "peak_gflops_source")));
-            html += QStringLiteral("</table>");
-            nlohmann::json one = {{"devices", nlohmann::json::array({d})}};
-            const auto ceilings = ceilingsOf(one);
-            if (!ceilings.empty()) {
-                html += QObject::tr("<table border='1' cellspacing='0' cellpadding='3'><tr><th>"
-                                    "ceiling</th><th>level</th><th>value</th><th>threads</th>"
-                                    "<th>how</th></tr>");
-                for (const auto& c : ceilings) {
-                    const int threads = c.threads;
-                    html +=
-                        QStringLiteral("<tr><td>%1</td><td>%2</td><td align='right'>%3 %4</td>"
-                                       "<td>%5</td><td>%6</td></tr>")
-                            .arg(esc(c.id),
-                                 esc(c.kind == QLatin1String("compute") ? QObject::tr("compute")
-                                                                        : c.level))
-                            .arg(c.value, 0, 'f', 1)
-                            .arg(c.kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s")
-                                                                    : QStringLiteral("GB/s"))
-                            .arg(threads > 0 ? QString::number(threads) : QObject::tr("all"))
-                            .arg(esc(c.method.isEmpty() ? (c.measured ? QObject::tr("measured")
-                                                                      : QObject::tr("theoretical"))
-                                                        : c.method));
-                }
-                html += QStringLiteral("</table>");
-            }
+    const ReportContext typed = ReportContext::from_json(context);
+    const auto ceilings = ceilingsOf(typed);
+    for (const auto& d : typed.devices) {
+        html += QStringLiteral("<h4>%1 — %2</h4><table cellspacing='2'>")
+                    .arg(esc(qs(d.id)), esc(qs(d.name)));
+        row(QObject::tr("arch"), qs(d.arch));
+        if (d.peak_bandwidth_gbs > 0)
+            row(QObject::tr("peak bandwidth"), QStringLiteral("%1 GB/s (%2)")
+                                                   .arg(d.peak_bandwidth_gbs, 0, 'f', 1)
+                                                   .arg(qs(d.peak_bandwidth_source)));
+        if (d.peak_gflops > 0)
+            row(QObject::tr("peak compute"), QStringLiteral("%1 GFLOP/s (%2)")
+                                                 .arg(d.peak_gflops, 0, 'f', 1)
+                                                 .arg(qs(d.peak_gflops_source)));
+        html += QStringLiteral("</table>");
+        const QString id = qs(d.id);
+        if (std::none_of(ceilings.begin(), ceilings.end(),
+                         [&](const RooflineCeiling& c) { return c.device == id; }))
+            continue;
+        html += QObject::tr("<table border='1' cellspacing='0' cellpadding='3'><tr><th>"
+                            "ceiling</th><th>level</th><th>value</th><th>threads</th>"
+                            "<th>how</th></tr>");
+        for (const auto& c : ceilings) {
+            if (c.device != id)
+                continue;
+            html +=
+                QStringLiteral("<tr><td>%1</td><td>%2</td><td align='right'>%3 %4</td>"
+                               "<td>%5</td><td>%6</td></tr>")
+                    .arg(esc(c.id),
+                         esc(c.kind == QLatin1String("compute") ? QObject::tr("compute") : c.level))
+                    .arg(c.value, 0, 'f', 1)
+                    .arg(c.kind == QLatin1String("compute") ? QStringLiteral("GFLOP/s")
+                                                            : QStringLiteral("GB/s"))
+                    .arg(c.threads > 0 ? QString::number(c.threads) : QObject::tr("all"))
+                    .arg(esc(c.method.isEmpty() ? (c.measured ? QObject::tr("measured")
+                                                              : QObject::tr("theoretical"))
+                                                : c.method));
         }
+        html += QStringLiteral("</table>");
+    }
+    for (const auto& w : typed.warnings)
+        html += QStringLiteral("<p><i>%1</i></p>").arg(esc(qs(w)));
     if (context.contains("settings") && context["settings"].is_object()) {
         html += QObject::tr("<h4>Settings</h4><table cellspacing='2'>");
         for (const auto& [k, v] : context["settings"].items())
@@ -281,29 +254,6 @@ QString contextHtml(const nlohmann::json& context) {
         html += QStringLiteral("</ul>");
     }
     return html;
-}
-
-QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b, double tolerance) {
-    std::map<std::pair<QString, QString>, double> ca, cb;
-    for (const auto& c : ceilingsOf(a))
-        ca[{c.device, c.id}] = c.value;
-    for (const auto& c : ceilingsOf(b))
-        cb[{c.device, c.id}] = c.value;
-    QStringList out;
-    for (const auto& [k, v] : ca) {
-        const auto it = cb.find(k);
-        if (it == cb.end())
-            out << QObject::tr("%1 %2: only in the first report").arg(k.first, k.second);
-        else if (std::abs(it->second - v) > tolerance * std::max(std::abs(v), std::abs(it->second)))
-            out << QObject::tr("%1 %2: %3 vs %4")
-                       .arg(k.first, k.second)
-                       .arg(v, 0, 'g', 4)
-                       .arg(it->second, 0, 'g', 4);
-    }
-    for (const auto& [k, v] : cb)
-        if (!ca.count(k))
-            out << QObject::tr("%1 %2: only in the second report").arg(k.first, k.second);
-    return out;
 }
 
 } // namespace switchyard::ui

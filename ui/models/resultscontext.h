@@ -5,6 +5,8 @@
 // their ceilings, settings, warnings), read for the GUI: the roofline's ceilings, the
 // context pane of a report from another machine, and the ceiling check of a comparison.
 
+#include <switchyard/report/report.h>
+
 #include <nlohmann/json.hpp>
 
 #include <QString>
@@ -28,18 +30,14 @@ struct RooflineCeiling {
     QString label() const; // "cpu L3 112 GB/s (triad, all threads)"
 };
 
-/// Every ceiling of every device in `context["devices"]` (DeviceInfo::ceilings); a device
-/// without ceilings contributes its peak_bandwidth_gbs and peak_gflops instead.
+/// Every ceiling of every device of the context (ReportContext::ceilings: a device without
+/// ceilings contributes its peak_bandwidth_gbs and peak_gflops instead).
+std::vector<RooflineCeiling> ceilingsOf(const ReportContext& context);
 std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context);
 
 /// The context as HTML for the report pane: the machine (host, CPU), Switchyard's version
 /// and build, every device with its peaks and ceilings, the settings and the warnings.
 QString contextHtml(const nlohmann::json& context);
-
-/// How the ceilings of two contexts differ (a ceiling on one side only, or values more
-/// than `tolerance` apart, relative); empty when they agree.
-QStringList ceilingDifferences(const nlohmann::json& a, const nlohmann::json& b,
-                               double tolerance = 0.05);
 
 /// One machine of a fleet in a few lines (label, value): CPU, memory, ISA level, GPUs,
 /// OpenBLAS core, Switchyard build, OS and date, from the report's hardware fingerprint

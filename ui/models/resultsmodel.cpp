@@ -3,7 +3,8 @@
 
 #include <QCoreApplication>
 
-#include "models/backendtext.h"
+#include "models/qtstring.h"
+#include "models/tone.h"
 
 #include <QRegularExpression>
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "views/compareview.h"
 
-#include "models/backendtext.h"
 #include "models/comparemodel.h"
+#include "models/qtstring.h"
 #include "models/resultscontext.h"
+#include "models/tone.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -101,9 +102,9 @@ void CompareView::setReports(const std::vector<Report>& reports, const QStringLi
     m_summary->setText(summary);
     QStringList diffs;
     for (std::size_t i = 1; i < reports.size(); ++i)
-        for (const auto& d : ceilingDifferences(reports[0].context, reports[i].context))
-            diffs << (reports.size() > 2 ? QStringLiteral("%1: %2").arg(names.value(int(i)), d)
-                                         : d);
+        for (const auto& d : ceiling_differences(reports[0].context, reports[i].context))
+            diffs << (reports.size() > 2 ? QStringLiteral("%1: %2").arg(names.value(int(i)), qs(d))
+                                         : qs(d));
     if (diffs.isEmpty()) {
         m_warning->hide();
     } else {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "views/fleetview.h"
 
-#include "models/backendtext.h"
 #include "models/comparemodel.h"
+#include "models/qtstring.h"
 #include "models/resultscontext.h"
+#include "models/tone.h"
 #include "views/outlierdelegate.h"
 
 #include <QApplication>

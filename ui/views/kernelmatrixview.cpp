@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "views/kernelmatrixview.h"
 
-#include "models/backendtext.h"
 #include "models/kernelmatrixmodel.h"
+#include "models/qtstring.h"
+#include "models/tone.h"
 
 #include <QComboBox>
 #include <QFontMetrics>

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "views/panels.h"
 
-#include "models/backendtext.h"
 #include "models/dependencymodel.h"
 #include "models/hardwaremodel.h"
 #include "models/problemmodel.h"
+#include "models/qtstring.h"
+#include "models/tone.h"
 
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/sdk/version.h>
@@ -44,6 +45,21 @@ QString mark(bool ok) {
 QString esc(const std::string& s) {
     return qs(s).toHtmlEscaped();
 }
+// What "Copy install command" copies: each missing dependency's declared install hint, and a
+// search for the package of each library the loader cannot find.
+QString installCommands(const BackendInfo* b) {
+    if (!b)
+        return {};
+    QStringList lines;
+    for (const auto& d : b->dependencies)
+        if (!d.found && !d.dependency.hint.empty())
+            lines << qs(untrusted(d.dependency.hint));
+    if (b->library_report)
+        for (const auto& s : b->library_report->unresolved())
+            lines << QStringLiteral("apt-file search %1   # find the package that ships it")
+                         .arg(qs(untrusted(s)));
+    return lines.join(QLatin1Char('\n'));
+}
 QString keyText(const std::vector<std::string>& key) {
     QStringList parts;
     for (const auto& k : key)
@@ -72,6 +88,8 @@ CapabilitiesPanel::CapabilitiesPanel(QWidget* parent)
         {"tags", tr("Tags")},
         {"state", tr("State")},
         {"why", tr("Why")},
+        {"fix", tr("Fix")},
+        {"details", tr("Details")},
         {"contract", tr("Contract")},
         {"core", tr("Core range")},
         {"library", tr("Library")},
@@ -81,8 +99,18 @@ CapabilitiesPanel::CapabilitiesPanel(QWidget* parent)
         {"diagnostics", tr("Differences")},
         {"extra", tr("Unknown manifest keys")},
     };
-    for (const auto& [key, label] : rows)
-        addRow(QLatin1String(key), label);
+    QLabel* why = nullptr;
+    for (const auto& [key, label] : rows) {
+        QLabel* value = addRow(QLatin1String(key), label);
+        if (key == std::string_view("why"))
+            why = value;
+    }
+    why->setTextInteractionFlags(why->textInteractionFlags() | Qt::LinksAccessibleByMouse |
+                                 Qt::LinksAccessibleByKeyboard);
+    connect(why, &QLabel::linkActivated, this, [this](const QString&) {
+        auto* details = field(QStringLiteral("details"));
+        m_form->setRowVisible(details, !m_form->isRowVisible(details));
+    });
     auto* scroll = new QScrollArea;
     scroll->setWidget(inner);
     scroll->setWidgetResizable(true);
@@ -129,12 +157,27 @@ void CapabilitiesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
                     b->cause == BackendCause::None
                         ? QString()
                         : QStringLiteral(" — cause <code>%1</code>").arg(qs(to_string(b->cause)))));
-    const QString why = whyText(*b);
-    QString whyHtml = why.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
-    if (!b->error.empty() && qs(b->error) != why)
-        whyHtml += QStringLiteral("<br><small>%1</small>")
-                       .arg(esc(b->error).replace(QLatin1Char('\n'), QStringLiteral("<br>")));
-    field(QStringLiteral("why"))->setText(why.isEmpty() ? tr("nothing is wrong") : whyHtml);
+    // The cause table's summary and fix (the core's `explain`, as `show` and the doctor
+    // print them); the stored message one click away; nothing for a healthy backend.
+    const CauseText cause = explain(*b);
+    const bool problem = !cause.summary.empty();
+    auto* details = field(QStringLiteral("details"));
+    field(QStringLiteral("why"))
+        ->setText(problem ? QStringLiteral("%1%2").arg(
+                                esc(cause.summary),
+                                cause.details.empty()
+                                    ? QString()
+                                    : QStringLiteral(" &nbsp;<a href='#details'>%1</a>")
+                                          .arg(tr("Show details")))
+                          : QString());
+    field(QStringLiteral("fix"))
+        ->setText(esc(cause.fix).replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+    details->setText(
+        QStringLiteral("<small>%1</small>")
+            .arg(esc(cause.details).replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+    m_form->setRowVisible(field(QStringLiteral("why")), problem);
+    m_form->setRowVisible(field(QStringLiteral("fix")), problem && !cause.fix.empty());
+    m_form->setRowVisible(details, false);
     const auto& caps = b->capabilities;
     field(QStringLiteral("contract"))
         ->setText(tr("declares %1, this core implements %2 — %3")
@@ -237,10 +280,12 @@ void DependenciesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
     m_model->setBackend(b);
     m_report = catalog ? qs(catalog->doctorMarkdown) : QString();
     m_copyReport->setEnabled(!m_report.isEmpty());
-    m_install = b ? installHints(*b) : QString();
+    const CauseText cause = b ? explain(*b) : CauseText{};
+    m_install = installCommands(b);
     m_copyInstall->setEnabled(!m_install.isEmpty());
     m_copyInstall->setToolTip(m_install);
-    const QString why = b ? whyText(*b) : QString();
+    const QString why =
+        cause.summary.empty() ? QString() : qs(cause.summary + "\n" + cause.fix).trimmed();
     m_problem->setPlainText(why);
     m_problem->setVisible(!why.isEmpty());
     QStringList dirs;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "controllers/catalogcontroller.h"
+#include "models/catalog.h"
 
 #include <QWidget>
 

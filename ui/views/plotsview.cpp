@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "views/plotsview.h"
 
-#include "models/backendtext.h"
+#include "models/qtstring.h"
 #include "models/resultsmodel.h"
 
 #include <qcustomplot.h>

@@ -2,7 +2,7 @@
 #include "views/profileview.h"
 
 #include "controllers/profilecontroller.h"
-#include "models/backendtext.h"
+#include "models/qtstring.h"
 #include "models/resultscontext.h"
 #include "models/resultsmodel.h"
 #include "views/plotsview.h"
@@ -65,8 +65,8 @@ QString etaText(double s) {
 
 } // namespace
 
-ProfileView::ProfileView(QWidget* parent)
-    : QWidget(parent), m_controller(new ProfileController(this)), m_model(new ResultsModel(this)),
+ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
+    : QWidget(parent), m_controller(controller), m_model(new ResultsModel(this)),
       m_proxy(new ResultsFilterProxy(this)), m_plots(new PlotsView), m_table(new QTableView),
       m_filter(new QLineEdit), m_problemsOnly(new QCheckBox(tr("Problems only"))),
       m_ops(new QListWidget), m_devices(new QListWidget), m_variants(new QComboBox),

@@ -38,7 +38,9 @@ class ResultsModel;
 class ProfileView : public QWidget {
     Q_OBJECT
 public:
-    explicit ProfileView(QWidget* parent = nullptr);
+    /// `controller` runs the profiles this view starts (injected, as MainWindow does with the
+    /// CatalogController; the view does not own it).
+    explicit ProfileView(ProfileController* controller, QWidget* parent = nullptr);
     ~ProfileView() override;
 
     /// The devices offered in the run panel (the catalog's detected devices).

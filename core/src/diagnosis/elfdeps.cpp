@@ -376,8 +376,7 @@ std::vector<std::string> ElfDependencyReport::unresolved_with_requester() const 
 std::string missing_libraries_message(const std::string& library,
                                       const std::vector<std::string>& missing) {
     return "its library " + library +
-           " cannot be loaded because a library it needs is missing: " + text::join(missing, ", ") +
-           ". Install the package that provides it, or add its folder to LD_LIBRARY_PATH.";
+           " cannot be loaded because a library it needs is missing: " + text::join(missing, ", ");
 }
 
 void to_json(nlohmann::json& j, const ResolvedLibrary& d) {

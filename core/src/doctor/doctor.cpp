@@ -166,95 +166,28 @@ std::string format_ceiling_method(const Ceiling& c) {
 
 using Severity = DoctorProblem::Severity;
 
-// The one table of what to do about each cause. "{manifest}" and "{library}" are replaced
-// with the backend's paths.
-struct CauseRule {
-    BackendCause cause;
-    Severity severity;
-    const char* fix;
-};
-constexpr CauseRule kCauseRules[] = {
-    {BackendCause::LibraryMissing, Severity::Error,
-     "Reinstall the plugin, or remove its manifest {manifest}"},
-    {BackendCause::LibraryUnreadable, Severity::Error,
-     "Make the library readable (`chmod a+r {library}`), or reinstall the plugin"},
-    {BackendCause::LibraryNotElf, Severity::Error,
-     "Reinstall the plugin: {library} is not a shared library"},
-    {BackendCause::LibraryDependencyMissing, Severity::Error,
-     "Install the package that provides the missing library (Debian: `apt-file search <soname>`), "
-     "or add its "
-     "folder to LD_LIBRARY_PATH"},
-    {BackendCause::LibraryLoadFailed, Severity::Error, "Reinstall or update the plugin"},
-    {BackendCause::EntryMissing, Severity::Error,
-     "Rebuild the plugin with SWITCHYARD_PLUGIN(...) from <switchyard/sdk/plugin.h>"},
-    {BackendCause::EntryContractTooNew, Severity::Error,
-     "Upgrade Switchyard, or install a plugin built for this version"},
-    {BackendCause::EntryContractTooOld, Severity::Error,
-     "Rebuild the plugin against this Switchyard's SDK (or install a build of it made for this "
-     "version)"},
-    {BackendCause::RegisterHookThrew, Severity::Error,
-     "Report it to the plugin's author with this report; the hook's message is above"},
-    {BackendCause::HookExited, Severity::Error,
-     "Report it to the plugin's author: loading it ends the process (it is never loaded in "
-     "Switchyard's own)"},
-    {BackendCause::HookCrashed, Severity::Error,
-     "Reinstall the plugin (a damaged library crashes the loader), or report it to its author"},
-    {BackendCause::HookTimedOut, Severity::Error,
-     "Report it to the plugin's author: its register hook never returns"},
-    {BackendCause::Untrusted, Severity::Error,
-     "Do what the message above says for the component it names (it suggests chmod only for "
-     "what you own), or move the plugin to a folder only you or root can write"},
-    {BackendCause::InvalidManifest, Severity::Error,
-     "Fix the key named above in {manifest}, or remove the manifest"},
-    {BackendCause::ContractTooNew, Severity::Warning,
-     "Upgrade Switchyard or the plugin, as said above"},
-    {BackendCause::CoreTooOld, Severity::Warning,
-     "Upgrade Switchyard or the plugin, as said above"},
-    {BackendCause::CoreTooNew, Severity::Warning,
-     "Upgrade Switchyard or the plugin, as said above"},
-    {BackendCause::OptionalDependencyMissing, Severity::Warning,
-     "No install hint declared; ask the plugin's author"},
-    {BackendCause::Shadowed, Severity::Info,
-     "Remove the plugin you do not want, or rename one of them in its manifest"},
-};
-
-const CauseRule* rule_for(BackendCause cause) {
-    for (const auto& r : kCauseRules)
-        if (r.cause == cause)
-            return &r;
-    return nullptr; // None, NotInstalled: nothing to fix
-}
-
-std::string fix_for(const CauseRule& rule, const BackendInfo& info) {
-    std::string fix = rule.fix;
-    for (const auto& [key, value] :
-         {std::pair<std::string, std::string>{"{manifest}", info.manifest_path},
-          std::pair<std::string, std::string>{"{library}", info.library_path}})
-        if (auto at = fix.find(key); at != std::string::npos)
-            fix.replace(at, key.size(), value);
-    return fix;
-}
-
-// The rules for one backend: its cause, its diagnostics, its library's own dependencies.
+// The rules for one backend: its cause (the registry's cause table, rendered by `explain`),
+// its diagnostics, its library's own dependencies.
 void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& problems) {
-    if (const auto* rule = rule_for(info.cause)) {
-        if (info.cause == BackendCause::OptionalDependencyMissing) {
-            // One problem per missing dependency, each with its install hint.
-            for (const auto& d : info.dependencies)
-                if (!d.found)
-                    problems.push_back(
-                        {rule->severity, info.name,
-                         "optional dependency " + d.dependency.name + " (" +
-                             std::string(to_string(d.dependency.kind)) + ") is missing" +
-                             (d.detail.empty() ? "" : ": " + d.detail),
-                         d.dependency.hint.empty() ? fix_for(*rule, info) : d.dependency.hint,
-                         info.cause});
-        } else {
-            const std::string where =
-                info.cause == BackendCause::Shadowed ? " (" + info.manifest_path + ")" : "";
-            problems.push_back(
-                {rule->severity, info.name, info.error + where, fix_for(*rule, info), info.cause});
-        }
+    const CauseText why = explain(info);
+    if (info.cause == BackendCause::OptionalDependencyMissing) {
+        // One problem per missing dependency, each with its own install hint.
+        const auto& row = cause_entry(info.cause);
+        for (const auto& d : info.dependencies)
+            if (!d.found)
+                problems.push_back({row.severity, info.name,
+                                    "optional dependency " + untrusted(d.dependency.name) + " (" +
+                                        std::string(to_string(d.dependency.kind)) + ") is missing" +
+                                        (d.detail.empty() ? "" : ": " + untrusted(d.detail)),
+                                    d.dependency.hint.empty() ? std::string(row.fix)
+                                                              : untrusted(d.dependency.hint),
+                                    info.cause});
+    } else if (info.cause != BackendCause::None && info.cause != BackendCause::NotInstalled) {
+        const std::string where =
+            info.cause == BackendCause::Shadowed ? " (" + untrusted(info.manifest_path) + ")" : "";
+        problems.push_back({why.severity, info.name,
+                            (why.details.empty() ? why.summary : why.details) + where, why.fix,
+                            info.cause});
     }
     if (info.state == BackendState::Invalid || info.state == BackendState::Shadowed)
         return;
@@ -269,11 +202,10 @@ void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& p
         if (dep.found())
             continue;
         problems.push_back({Severity::Error, info.name,
-                            "its library needs " + dep.soname + " (needed by " + dep.needed_by +
-                                "), which the dynamic loader cannot find; " + dep.detail,
-                            "Install the package that provides " + dep.soname +
-                                " (Debian: `apt-file search " + dep.soname +
-                                "`), or add its folder to LD_LIBRARY_PATH",
+                            "its library needs " + untrusted(dep.soname) + " (needed by " +
+                                untrusted(dep.needed_by) +
+                                "), which the dynamic loader cannot find; " + untrusted(dep.detail),
+                            missing_library_fix(dep.soname),
                             BackendCause::LibraryDependencyMissing});
     }
 }
@@ -329,18 +261,6 @@ std::string_view to_string(DoctorRuntime::Kind kind) noexcept {
 
 json DoctorRuntime::to_json() const {
     return {{"kind", std::string(switchyard::to_string(kind))}, {"name", name}, {"detail", detail}};
-}
-
-std::string_view to_string(DoctorProblem::Severity severity) noexcept {
-    switch (severity) {
-    case DoctorProblem::Severity::Error:
-        return "error";
-    case DoctorProblem::Severity::Warning:
-        return "warning";
-    case DoctorProblem::Severity::Info:
-        return "info";
-    }
-    return "error";
 }
 
 bool DoctorReport::has_errors() const {

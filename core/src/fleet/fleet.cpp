@@ -30,7 +30,7 @@ void check_value(std::string_view option, std::string_view value) {
         const auto c = static_cast<unsigned char>(ch);
         if (c < 0x20 || c == 0x7f)
             throw std::invalid_argument(std::string(option) + ": " +
-                                        text::escape_control(text::quoted(value)) +
+                                        text::untrusted(text::quoted(value)) +
                                         " holds a control character; a batch script line "
                                         "cannot carry it");
     }
@@ -128,7 +128,7 @@ std::vector<std::string> expand_hostlist(std::string_view text) {
     std::size_t i = 0;
     auto fail = [&](const std::string& why) {
         throw std::invalid_argument("--nodelist: " + why + " in " +
-                                    text::escape_control(text::quoted(text)));
+                                    text::untrusted(text::quoted(text)));
     };
     while (i < text.size()) {
         // One entry: prefix[ranges]suffix, up to a comma outside brackets.
@@ -218,7 +218,7 @@ Plan plan(SubmitRequest r) {
     check_value("--folder", r.folder);
     if (r.folder.find_first_of(" \t'\"\\%$`") != std::string::npos)
         throw std::invalid_argument(
-            "--folder: " + text::escape_control(text::quoted(r.folder)) +
+            "--folder: " + text::untrusted(text::quoted(r.folder)) +
             " holds a blank, a quote, '\\', '%', '$' or '`', which sbatch's --output pattern "
             "and the batch script cannot carry; choose a plainer path");
     r.folder = std::filesystem::absolute(r.folder).lexically_normal().string();
@@ -227,7 +227,7 @@ Plan plan(SubmitRequest r) {
     if (r.cli.empty() || r.cli.front() != '/')
         throw std::invalid_argument("--cli: give the absolute path of switchyard-cli on the "
                                     "nodes, got " +
-                                    text::escape_control(text::quoted(r.cli)));
+                                    text::untrusted(text::quoted(r.cli)));
     check_value("--cli", r.cli);
     if (r.job_name.empty())
         throw std::invalid_argument("--job-name: must not be empty");

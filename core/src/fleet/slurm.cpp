@@ -63,7 +63,7 @@ std::string failure_text(const CommandResult& r) {
     if (lines.size() > 3)
         lines.resize(3);
     std::string msg = lines.empty() ? "no output" : text::join(lines, "; ");
-    return "exit code " + std::to_string(r.exit_code) + ": " + text::escape_control(msg);
+    return "exit code " + std::to_string(r.exit_code) + ": " + text::untrusted(msg);
 }
 
 bool job_gone(const CommandResult& r) {
@@ -209,7 +209,7 @@ std::vector<std::int64_t> array_indices(std::string_view field, std::string_view
     if (rest.find('.') != std::string_view::npos)
         return out; // a step: 123_4.batch
     auto bad = [&] {
-        return std::invalid_argument("'" + text::escape_control(std::string(field)) +
+        return std::invalid_argument("'" + text::untrusted(std::string(field)) +
                                      "' is not an array task id (J_N or J_[A-B%K])");
     };
     if (rest.empty())
@@ -249,8 +249,8 @@ std::vector<std::int64_t> indices_or_throw(std::string_view field, std::string_v
     try {
         return array_indices(field, job_id);
     } catch (const std::invalid_argument& e) {
-        throw SlurmError(std::string(what) + ": cannot read the line '" +
-                         text::escape_control(line) + "': " + e.what());
+        throw SlurmError(std::string(what) + ": cannot read the line '" + text::untrusted(line) +
+                         "': " + e.what());
     }
 }
 
@@ -261,7 +261,7 @@ std::map<std::int64_t, TaskState> parse_squeue(std::string_view out, std::string
     for (const auto& line : lines_of(out)) {
         const auto f = text::split(line, "|", true);
         if (f.size() < 4)
-            throw SlurmError("squeue: cannot read the line '" + text::escape_control(line) +
+            throw SlurmError("squeue: cannot read the line '" + text::untrusted(line) +
                              "' (expected id|state|reason|nodes)");
         for (auto i : indices_or_throw(f[0], job_id, line, "squeue")) {
             TaskState t;
@@ -281,7 +281,7 @@ std::map<std::int64_t, TaskState> parse_sacct(std::string_view out, std::string_
     for (const auto& line : lines_of(out)) {
         const auto f = text::split(line, "|", true);
         if (f.size() < 4)
-            throw SlurmError("sacct: cannot read the line '" + text::escape_control(line) +
+            throw SlurmError("sacct: cannot read the line '" + text::untrusted(line) +
                              "' (expected JobID|State|ExitCode|NodeList)");
         for (auto i : indices_or_throw(f[0], job_id, line, "sacct")) {
             TaskState t;
@@ -410,7 +410,7 @@ std::string parse_sbatch_job_id(std::string_view out) {
     const std::string id = last.substr(0, last.find(';'));
     std::int64_t n = 0;
     if (!parse_number(id, n))
-        throw SlurmError("sbatch --parsable printed '" + text::escape_control(std::string(out)) +
+        throw SlurmError("sbatch --parsable printed '" + text::untrusted(std::string(out)) +
                          "', not a job id");
     return id;
 }

@@ -70,9 +70,14 @@ std::optional<ElfDependencyReport> LibraryInspections::get(const std::string& li
 PluginProvider::~PluginProvider() = default; // the library stays mapped (RTLD_NODELETE)
 
 std::string PluginProvider::library_path() const {
-    if (m_manifest.library.empty())
+    const auto& library = m_manifest.library;
+    if (library.empty())
         return {};
-    return dirname_of(m_manifest_path) + "/" + m_manifest.library;
+    // A value the manifest reader refused (a path, "..") is shown as the manifest wrote it,
+    // never joined to the folder: such a manifest is invalid and its library never opened.
+    if (library.find('/') != std::string::npos || library == "." || library == "..")
+        return library;
+    return dirname_of(m_manifest_path) + "/" + library;
 }
 
 std::string PluginProvider::name() const {
@@ -119,7 +124,7 @@ BackendInfo PluginProvider::describe() const {
     // What can be known without loading: the library file is there and readable.
     if (auto problem = library_file_problem()) {
         info.state = BackendState::Failed;
-        info.cause = to_backend_cause(problem->cause());
+        info.cause = problem->cause();
         info.error = problem->what();
         return info;
     }

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <array>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -14,82 +14,121 @@ namespace switchyard {
 namespace {
 
 using C = BackendCause;
+using S = Severity;
 
-// The one table of ids.
-constexpr std::array<std::pair<BackendCause, std::string_view>, 21> kIds{{
-    {C::None, "none"},
-    {C::NotInstalled, "not_installed"},
-    {C::LibraryMissing, "library_missing"},
-    {C::LibraryUnreadable, "library_unreadable"},
-    {C::LibraryNotElf, "library_not_elf"},
-    {C::LibraryDependencyMissing, "library_dependency_missing"},
-    {C::LibraryLoadFailed, "library_load_failed"},
-    {C::EntryMissing, "entry_missing"},
-    {C::EntryContractTooNew, "entry_contract_too_new"},
-    {C::EntryContractTooOld, "entry_contract_too_old"},
-    {C::ContractTooNew, "contract_too_new"},
-    {C::CoreTooNew, "core_too_new"},
-    {C::CoreTooOld, "core_too_old"},
-    {C::RegisterHookThrew, "register_hook_threw"},
-    {C::Untrusted, "untrusted"},
-    {C::InvalidManifest, "invalid_manifest"},
-    {C::Shadowed, "shadowed"},
-    {C::OptionalDependencyMissing, "optional_dependency_missing"},
-    {C::HookExited, "hook_exited"},
-    {C::HookCrashed, "hook_crashed"},
-    {C::HookTimedOut, "hook_timed_out"},
-}};
+constexpr std::string_view kLibraryFix =
+    "Install the package that provides {soname} (Debian: `apt-file search {soname}`), or add "
+    "the folder that holds it to LD_LIBRARY_PATH";
+constexpr std::string_view kReportToAuthor =
+    "Report it to the plugin's author, with the details below";
+
+// The one table: id, severity, summary, fix. docs/plugins.md lists the same rows.
+constexpr CauseEntry kCauses[] = {
+    {C::None, "none", S::Info, "", ""},
+    {C::NotInstalled, "not_installed", S::Error, "no backend of this name is installed",
+     "See `switchyard-cli list --all --include-unavailable` for the installed backends"},
+    {C::LibraryMissing, "library_missing", S::Error, "its library {library} does not exist",
+     "Reinstall the plugin, or remove its manifest {manifest}"},
+    {C::LibraryUnreadable, "library_unreadable", S::Error, "its library {library} cannot be read",
+     "Make the library readable (`chmod a+r {library}`), or reinstall the plugin"},
+    {C::LibraryNotElf, "library_not_elf", S::Error,
+     "its library {library} is not a shared library for this machine",
+     "Reinstall the plugin, built for this machine"},
+    {C::LibraryDependencyMissing, "library_dependency_missing", S::Error,
+     "its library needs {missing}, which the dynamic loader cannot find", kLibraryFix},
+    {C::LibraryLoadFailed, "library_load_failed", S::Error, "its library {library} fails to load",
+     "Reinstall or update the plugin"},
+    {C::EntryMissing, "entry_missing", S::Error, "its library has no Switchyard entry point",
+     "Rebuild the plugin with SWITCHYARD_PLUGIN(...) from <switchyard/sdk/plugin.h>"},
+    {C::EntryContractTooNew, "entry_contract_too_new", S::Error,
+     "its library speaks a newer plugin contract than this Switchyard (contract "
+     "{core_contract})",
+     "Upgrade Switchyard, or install a build of the plugin made for this version"},
+    {C::EntryContractTooOld, "entry_contract_too_old", S::Error,
+     "its library was built against an SDK this Switchyard no longer loads",
+     "Rebuild the plugin against this Switchyard's SDK, or install a build of it made for this "
+     "version"},
+    {C::ContractTooNew, "contract_too_new", S::Warning,
+     "contract {contract} needs a newer Switchyard (this one implements {core_contract})",
+     "Upgrade Switchyard, or install a build of the plugin for contract {core_contract}"},
+    {C::CoreTooNew, "core_too_new", S::Warning,
+     "needs Switchyard {max_core} or older (this is {core_version})",
+     "Install a newer build of the plugin, or a Switchyard it supports"},
+    {C::CoreTooOld, "core_too_old", S::Warning,
+     "needs Switchyard {min_core} or newer (this is {core_version})",
+     "Upgrade Switchyard, or install an older build of the plugin"},
+    {C::RegisterHookThrew, "register_hook_threw", S::Error,
+     "its register hook failed; nothing it registered was kept", kReportToAuthor},
+    {C::Untrusted, "untrusted", S::Error,
+     "it is not loaded: a file or folder of it can be written by other users",
+     "Do what the details say for the component they name (chmod only what you own), or move "
+     "the plugin to a folder only you or root can write"},
+    {C::InvalidManifest, "invalid_manifest", S::Error, "its manifest {manifest} is invalid",
+     "Fix the key the details name in {manifest}, or remove the manifest"},
+    {C::Shadowed, "shadowed", S::Info, "shadowed by {shadowed_by}",
+     "Remove the plugin you do not want, or rename one of them in its manifest"},
+    {C::OptionalDependencyMissing, "optional_dependency_missing", S::Warning, "missing {missing}",
+     "No install hint declared for it; ask the plugin's author"},
+    {C::HookExited, "hook_exited", S::Error,
+     "loading it ends the process (its register hook or a library constructor calls exit)",
+     "Report it to the plugin's author; Switchyard never loads it in its own process"},
+    {C::HookCrashed, "hook_crashed", S::Error,
+     "loading it crashes (a signal in dlopen or in its register hook)",
+     "Reinstall the plugin (a damaged library crashes the loader), or report it to its author"},
+    {C::HookTimedOut, "hook_timed_out", S::Error, "its register hook does not return",
+     kReportToAuthor},
+};
+
+static_assert(std::size(kCauses) == std::size_t(C::HookTimedOut) + 1,
+              "one row per BackendCause, in declaration order");
+
+constexpr bool in_declaration_order() {
+    for (std::size_t i = 0; i < std::size(kCauses); ++i)
+        if (std::size_t(kCauses[i].cause) != i)
+            return false;
+    return true;
+}
+static_assert(in_declaration_order(), "kCauses[i].cause == BackendCause(i)");
 
 } // namespace
 
+std::string_view to_string(Severity severity) noexcept {
+    switch (severity) {
+    case Severity::Error:
+        return "error";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Info:
+        return "info";
+    }
+    return "error";
+}
+
+std::span<const CauseEntry> cause_table() noexcept {
+    return kCauses;
+}
+
+const CauseEntry& cause_entry(BackendCause cause) noexcept {
+    const auto i = std::size_t(cause);
+    return i < std::size(kCauses) ? kCauses[i] : kCauses[0];
+}
+
 std::string_view to_string(BackendCause cause) noexcept {
-    for (const auto& [c, id] : kIds)
-        if (c == cause)
-            return id;
-    return "none";
+    return cause_entry(cause).id;
 }
 
 std::optional<BackendCause> backend_cause_from_string(std::string_view id) noexcept {
-    for (const auto& [c, i] : kIds)
-        if (i == id)
-            return c;
+    for (const auto& row : kCauses)
+        if (row.id == id)
+            return row.cause;
     return std::nullopt;
 }
 
 std::vector<BackendCause> all_backend_causes() {
     std::vector<BackendCause> out;
-    for (const auto& [c, id] : kIds)
-        out.push_back(c);
+    for (const auto& row : kCauses)
+        out.push_back(row.cause);
     return out;
-}
-
-BackendCause to_backend_cause(BackendLoadError::Cause cause) noexcept {
-    using L = BackendLoadError::Cause;
-    switch (cause) {
-    case L::LibraryMissing:
-        return C::LibraryMissing;
-    case L::LibraryUnreadable:
-        return C::LibraryUnreadable;
-    case L::LibraryNotElf:
-        return C::LibraryNotElf;
-    case L::LibraryDependencyMissing:
-        return C::LibraryDependencyMissing;
-    case L::LibraryLoadFailed:
-        return C::LibraryLoadFailed;
-    case L::EntryMissing:
-        return C::EntryMissing;
-    case L::EntryContractTooNew:
-        return C::EntryContractTooNew;
-    case L::EntryContractTooOld:
-        return C::EntryContractTooOld;
-    case L::RegisterHookThrew:
-        return C::RegisterHookThrew;
-    case L::InvalidManifest:
-        return C::InvalidManifest;
-    case L::Untrusted:
-        return C::Untrusted;
-    }
-    return C::LibraryLoadFailed;
 }
 
 void to_json(nlohmann::json& j, BackendCause cause) {

@@ -2,6 +2,8 @@
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/registry/backendinfoformat.h>
 
+#include <switchyard/sdk/version.h>
+
 #include "util/textutil.h"
 
 #include <sstream>
@@ -21,18 +23,95 @@ json optional_version(const std::optional<std::string>& v) {
 
 // A string from a manifest, a library or the file system, safe to print on one line.
 std::string e(std::string_view text) {
-    return text::escape_control(text);
+    return text::untrusted(text);
 }
 
-// A multi-line text this module built (the ELF report): each line escaped.
+// A multi-line text built from what a library's ELF file says (the dependency report):
+// each line escaped on its own.
 std::string e_lines(const std::string& text) {
-    return text::escape_control(text, true);
+    std::string out;
+    for (const auto& line : text::split(text, "\n", true))
+        out += (out.empty() ? "" : "\n") + text::untrusted(line);
+    return out;
+}
+
+using Values = std::initializer_list<std::pair<std::string_view, std::string>>;
+
+// `tmpl` with each "{name}" replaced by its value (values are already escaped).
+std::string fill(std::string_view tmpl, Values values) {
+    std::string out(tmpl);
+    for (const auto& [name, value] : values) {
+        const std::string key = "{" + std::string(name) + "}";
+        for (auto at = out.find(key); at != std::string::npos;
+             at = out.find(key, at + value.size()))
+            out.replace(at, key.size(), value);
+    }
+    return out;
 }
 
 } // namespace
 
-std::string escape_control(std::string_view text, bool keep_newlines) {
-    return text::escape_control(text, keep_newlines);
+std::string untrusted(std::string_view text) {
+    return text::untrusted(text);
+}
+
+std::string missing_library_fix(std::string_view soname) {
+    return fill(cause_entry(BackendCause::LibraryDependencyMissing).fix, {{"soname", e(soname)}});
+}
+
+CauseText explain(const BackendInfo& info) {
+    CauseText out;
+    out.cause = info.cause;
+    out.details = info.error;
+    if (info.cause == BackendCause::None)
+        return out;
+    const CauseEntry& row = cause_entry(info.cause);
+    out.severity = row.severity;
+
+    std::vector<std::string> missing, fixes;
+    if (info.cause == BackendCause::LibraryDependencyMissing && info.library_report) {
+        for (const auto& s : info.library_report->unresolved_with_requester())
+            missing.push_back(e(s));
+        for (const auto& s : info.library_report->unresolved())
+            fixes.push_back(missing_library_fix(s));
+    } else if (info.cause == BackendCause::OptionalDependencyMissing) {
+        for (const auto& d : info.dependencies)
+            if (!d.found) {
+                missing.push_back(e(d.dependency.name));
+                fixes.push_back(
+                    e(d.dependency.name) + ": " +
+                    (d.dependency.hint.empty() ? std::string(row.fix) : e(d.dependency.hint)));
+            }
+    }
+    const auto& caps = info.capabilities;
+    const Values values{
+        {"library", e(info.library_path)},
+        {"manifest", e(info.manifest_path)},
+        {"missing", missing.empty() ? std::string("a library") : text::join(missing, ", ")},
+        {"shadowed_by", e(info.shadowed_by)},
+        {"contract", std::to_string(caps.contract_version)},
+        {"core_contract", std::to_string(kContractVersion)},
+        {"core_version", std::string(core_version())},
+        {"min_core", e(caps.min_core_version.value_or("?"))},
+        {"max_core", e(caps.max_core_version.value_or("?"))},
+    };
+    out.summary = fill(row.summary, values);
+    if (info.cause == BackendCause::OptionalDependencyMissing) {
+        // The stored message repeats the summary and the fixes; what the checks found is
+        // the detail.
+        std::vector<std::string> found;
+        for (const auto& d : info.dependencies)
+            if (!d.found && !d.detail.empty())
+                found.push_back(e(d.dependency.name) + ": " + e(d.detail));
+        out.details = text::join(found, "\n");
+    }
+    if (!fixes.empty())
+        out.fix = text::join(fixes, "\n");
+    else if (info.cause == BackendCause::LibraryDependencyMissing)
+        out.fix = fill(row.fix, {{"soname", "the missing library"}});
+    else
+        out.fix = fill(row.fix, values);
+    return out;
 }
 
 json summary_json(const BackendInfo& info) {
@@ -86,7 +165,9 @@ std::string summary_line(const BackendInfo& info) {
                       "): " + std::string(to_string(info.state));
     if (info.cause != BackendCause::None)
         out += " [" + std::string(to_string(info.cause)) + "]";
-    if (!info.error.empty())
+    if (const auto why = explain(info); !why.summary.empty())
+        out += " - " + why.summary;
+    else if (!info.error.empty())
         out += " - " + e(info.error);
     return out;
 }
@@ -155,8 +236,18 @@ std::string render_text(const BackendInfo& info) {
         for (const auto& d : info.diagnostics)
             out << "  - " << e(d) << "\n";
     }
-    if (!info.error.empty())
-        out << "\nProblem (" << to_string(info.cause) << "):\n  " << e(info.error) << "\n";
+    if (const auto why = explain(info); !why.empty()) {
+        out << "\nProblem (" << to_string(info.cause) << "): " << why.summary << "\n";
+        std::istringstream fixes(why.fix);
+        for (std::string line; std::getline(fixes, line);)
+            out << "  fix: " << line << "\n";
+        if (!why.details.empty() && why.details != why.summary) {
+            out << "  details:\n";
+            std::istringstream lines(why.details);
+            for (std::string line; std::getline(lines, line);)
+                out << "    " << line << "\n";
+        }
+    }
     return out.str();
 }
 

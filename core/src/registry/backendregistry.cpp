@@ -476,8 +476,7 @@ bool BackendRegistry::mark_failed(std::string_view name, BackendCause cause,
     std::lock_guard lock(entry->state_mutex);
     if (entry->loaded || entry->info.state != BackendState::Discovered)
         return false;
-    const BackendLoadError error(entry->info.name, BackendLoadError::Cause::LibraryLoadFailed,
-                                 reason);
+    const BackendLoadError error(entry->info.name, cause, reason);
     entry->fail(std::make_exception_ptr(error), cause, error.what());
     return true;
 }
@@ -505,11 +504,11 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
         try {
             throw;
         } catch (const BackendLoadError& e) {
-            cause = to_backend_cause(e.cause());
+            cause = e.cause();
             text = e.what();
         } catch (const std::exception& e) {
             const BackendLoadError error(info.name, BackendLoadError::Cause::RegisterHookThrew,
-                                         std::string("its register hook threw: ") + e.what());
+                                         "its register hook threw: " + text::untrusted(e.what()));
             text = error.what();
             failure = std::make_exception_ptr(error);
         } catch (...) {

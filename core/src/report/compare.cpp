@@ -321,26 +321,14 @@ struct CeilingValue {
     bool bandwidth = false;
 };
 
-// device id -> (ceiling id -> value), from a report context's devices[].ceilings. Entries
-// that are not what the format says are skipped: the report loader checks the rows, and a
-// warning must never make compare fail.
+// device id -> (ceiling id -> value), from the report context's devices (ReportContext: a
+// device entry its reader refuses is left out, so a warning never makes compare fail).
 std::map<std::string, std::map<std::string, CeilingValue>>
 ceilings_of(const nlohmann::json& context) {
     std::map<std::string, std::map<std::string, CeilingValue>> out;
-    if (!context.is_object() || !context.contains("devices") || !context["devices"].is_array())
-        return out;
-    for (const auto& d : context["devices"]) {
-        if (!d.is_object() || !d.contains("id") || !d["id"].is_string() ||
-            !d.contains("ceilings") || !d["ceilings"].is_array() || d["ceilings"].empty())
-            continue;
-        auto& m = out[d["id"].get<std::string>()];
-        for (const auto& c : d["ceilings"])
-            if (c.is_object() && c.contains("id") && c["id"].is_string() && c.contains("value") &&
-                c["value"].is_number())
-                m[c["id"].get<std::string>()] = {c["value"].get<double>(),
-                                                 c.contains("kind") && c["kind"].is_string() &&
-                                                     c["kind"] == "bandwidth"};
-    }
+    for (const auto& d : ReportContext::from_json(context).devices)
+        for (const auto& c : d.ceilings)
+            out[d.id][c.id] = {c.value, c.kind == "bandwidth"};
     return out;
 }
 
@@ -505,7 +493,7 @@ nlohmann::json result_json(const SampleComparison& r) {
 std::string esc(std::string_view s) {
     // Every field comes from a report file, which anyone may have written: a newline or a
     // control character in it is escaped, so it cannot forge a row or move the cursor.
-    return text::escape_control(s);
+    return text::untrusted(s);
 }
 
 } // namespace

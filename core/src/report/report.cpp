@@ -80,6 +80,71 @@ nlohmann::json Report::to_json() const {
     return *this;
 }
 
+ReportContext ReportContext::from_json(const nlohmann::json& context) {
+    ReportContext out;
+    if (!context.is_object())
+        return out;
+    auto text = [](const nlohmann::json& j, const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    out.date = text(context, "date");
+    if (const auto host = context.find("host"); host != context.end() && host->is_object())
+        out.hostname = text(*host, "hostname");
+    if (const auto fp = context.find("fingerprint"); fp != context.end() && fp->is_object())
+        out.machine_id = text(*fp, "machine_id");
+    const auto devices = context.find("devices");
+    if (devices == context.end() || !devices->is_array())
+        return out;
+    for (std::size_t i = 0; i < devices->size(); ++i) {
+        try {
+            out.devices.push_back(DeviceInfo::from_json((*devices)[i]));
+        } catch (const std::exception& e) {
+            out.warnings.push_back("context.devices[" + std::to_string(i) +
+                                   "] left out: " + e.what());
+        }
+    }
+    return out;
+}
+
+std::vector<ReportContext::DeviceCeiling> ReportContext::ceilings() const {
+    std::vector<DeviceCeiling> out;
+    for (const auto& d : devices) {
+        const auto before = out.size();
+        for (const auto& c : d.ceilings)
+            if (c.value > 0 && (c.kind == "bandwidth" || c.kind == "compute"))
+                out.push_back({d.id, c});
+        if (out.size() != before)
+            continue;
+        // A report from before ceilings: the device's headline peaks.
+        if (d.peak_bandwidth_gbs > 0) {
+            Ceiling c;
+            c.id = "peak_bandwidth";
+            c.kind = "bandwidth";
+            c.level = "peak";
+            c.value = d.peak_bandwidth_gbs;
+            c.method = d.peak_bandwidth_source;
+            out.push_back({d.id, c});
+        }
+        if (d.peak_gflops > 0) {
+            Ceiling c;
+            c.id = "peak_gflops";
+            c.kind = "compute";
+            c.value = d.peak_gflops;
+            c.method = d.peak_gflops_source;
+            out.push_back({d.id, c});
+        }
+    }
+    return out;
+}
+
+const DeviceInfo* ReportContext::device(std::string_view id) const {
+    for (const auto& d : devices)
+        if (d.id == id)
+            return &d;
+    return nullptr;
+}
+
 Report Report::from_json(const nlohmann::json& j) {
     Report r;
     switchyard::from_json(j, r);

@@ -23,10 +23,12 @@ std::string missing_message(const std::string& backend,
     std::string names;
     std::string hints;
     for (const auto& m : missing) {
-        names += (names.empty() ? "" : ", ") + m.dependency.name;
-        hints +=
-            "\n  - " + m.dependency.name + " (" + std::string(to_string(m.dependency.kind)) +
-            "): " + (m.dependency.hint.empty() ? "no install hint declared" : m.dependency.hint);
+        // Names and hints come from the manifest: escaped where they enter the message.
+        const auto name = text::untrusted(m.dependency.name);
+        names += (names.empty() ? "" : ", ") + name;
+        hints += "\n  - " + name + " (" + std::string(to_string(m.dependency.kind)) + "): " +
+                 (m.dependency.hint.empty() ? "no install hint declared"
+                                            : text::untrusted(m.dependency.hint));
     }
     return "backend '" + backend + "' is missing optional dependencies: " + names +
            ". Install them and retry:" + hints;
@@ -49,7 +51,8 @@ MissingDependency::MissingDependency(std::string backend, std::vector<Dependency
 ContractMismatch::ContractMismatch(std::string backend, Upgrade side, const std::string& message)
     : Error(message), m_backend(std::move(backend)), m_side(side) {}
 
-BackendLoadError::BackendLoadError(std::string backend, Cause cause, const std::string& reason)
+BackendLoadError::BackendLoadError(std::string backend, BackendCause cause,
+                                   const std::string& reason)
     : Error("Cannot load backend '" + backend + "': " + reason), m_backend(std::move(backend)),
       m_cause(cause), m_reason(reason) {}
 

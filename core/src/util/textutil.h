@@ -63,32 +63,54 @@ inline std::string dirname_of(const std::string& path) {
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-/// `text` with control characters made visible ("\x1b", "\u0085"): C0 controls (but
-/// newline and tab when `keep_newlines`), DEL and the C1 controls (U+0080..U+009F, which
-/// steer terminals too). Text from manifests and reports passes through it before it is
-/// printed.
-inline std::string escape_control(std::string_view text, bool keep_newlines = false) {
+/// Untrusted text (from a manifest, a library, a report, a file name, another program)
+/// made safe to put into a message, a terminal line or a table cell: every C0 control
+/// (newline and tab too: untrusted text never starts a line), DEL, the C1 controls
+/// (U+0080..U+009F, which steer terminals too) and the bidirectional controls (U+061C,
+/// U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which reorder what is shown) are written
+/// as visible escapes ("\x1b", "\x0a", "\u0085", "\u202e"). The one escaper: apply it where
+/// untrusted text enters a message, never to the tool's own text.
+inline std::string untrusted(std::string_view text) {
     static const char* const hex = "0123456789abcdef";
     std::string out;
     out.reserve(text.size());
+    auto u = [&](unsigned cp) {
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4)
+            out += hex[(cp >> shift) & 15];
+    };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f) {
+        const auto next = [&](std::size_t k) {
+            return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+        };
+        if (c < 0x20 || c == 0x7f) {
             out += "\\x";
             out += hex[c >> 4];
             out += hex[c & 15];
-        } else if (c == 0xc2 && i + 1 < text.size() &&
-                   static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-                   static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-            const auto c1 = static_cast<unsigned char>(text[++i]);
-            out += "\\u00";
-            out += hex[c1 >> 4];
-            out += hex[c1 & 15];
+        } else if (c == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) {
+            u(next(1));
+            ++i;
+        } else if (c == 0xd8 && next(1) == 0x9c) { // U+061C ARABIC LETTER MARK
+            u(0x061c);
+            ++i;
+        } else if (c == 0xe2 && next(1) == 0x80 &&
+                   (next(2) == 0x8e || next(2) == 0x8f || (next(2) >= 0xaa && next(2) <= 0xae))) {
+            u(0x2000 + (next(2) - 0x80));
+            i += 2;
+        } else if (c == 0xe2 && next(1) == 0x81 && next(2) >= 0xa6 && next(2) <= 0xa9) {
+            u(0x2040 + (next(2) - 0x80));
+            i += 2;
         } else {
             out += char(c);
         }
     }
     return out;
+}
+
+/// True when untrusted(text) would change it.
+inline bool needs_escaping(std::string_view text) {
+    return untrusted(text).size() != text.size();
 }
 
 /// Everything after the last '/'.

@@ -112,9 +112,9 @@ private:
 void to_json(nlohmann::json& j, const ResolvedLibrary& library);
 void to_json(nlohmann::json& j, const ElfDependencyReport& report);
 
-/// "its library L cannot be loaded because a library it needs is missing: A, B. Install the
-/// package that provides it, or add its folder to LD_LIBRARY_PATH." (`missing` as
-/// ElfDependencyReport::unresolved_with_requester() gives it).
+/// "its library L cannot be loaded because a library it needs is missing: A, B" (`missing`
+/// as ElfDependencyReport::unresolved_with_requester() gives it). What to do is the cause
+/// table's fix (registry/backendcause.h, `library_dependency_missing`).
 std::string missing_libraries_message(const std::string& library,
                                       const std::vector<std::string>& missing);
 

@@ -5,6 +5,7 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendcause.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/sdk/device.h>
 
@@ -17,14 +18,13 @@ namespace switchyard {
 
 /// One thing wrong on this machine, and what to do about it.
 struct DoctorProblem {
-    enum class Severity { Error, Warning, Info };
+    using Severity = switchyard::Severity; // the cause table's (registry/backendcause.h)
     Severity severity = Severity::Error;
     std::string subject; // a backend name, a folder, a library
     std::string problem;
     std::string fix;
     BackendCause cause = BackendCause::None; // when the subject is a backend (or its folder)
 };
-std::string_view to_string(DoctorProblem::Severity severity) noexcept;
 
 /// A driver or runtime found without loading it, for devices whose backend is not loaded.
 struct DoctorRuntime {

@@ -11,6 +11,7 @@
 // that, only the reports and logs on disk say what happened.
 
 #include <switchyard/fleet/fleet.h>
+#include <switchyard/sdk/errors.h>
 
 #include <cstdint>
 #include <map>
@@ -45,9 +46,9 @@ private:
 };
 
 /// A Slurm command that failed: what() names the command and its message.
-class SlurmError : public std::runtime_error {
+class SlurmError : public Error {
 public:
-    using std::runtime_error::runtime_error;
+    using Error::Error;
 };
 
 /// One array task as Slurm reports it.

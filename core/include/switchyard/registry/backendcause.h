@@ -6,39 +6,41 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 namespace switchyard {
 
-/// Why a backend is in its state: stored beside BackendState, never parsed back from the
-/// message. Each value has a stable snake_case id (to_string/backend_cause_from_string),
-/// the `"cause"` of every `--json` output; docs/plugins.md lists them with their fixes.
-enum class BackendCause {
-    None,                      // Loaded or Discovered: nothing is wrong
-    NotInstalled,              // no backend has this name (InvalidBackend)
-    LibraryMissing,            // the manifest's library file does not exist
-    LibraryUnreadable,         // the library file exists but cannot be read
-    LibraryNotElf,             // the library is not an ELF shared object for this machine
-    LibraryDependencyMissing,  // one of the library's DT_NEEDED entries resolves to nothing
-    LibraryLoadFailed,         // dlopen failed otherwise (undefined symbol, ...)
-    EntryMissing,              // no entry symbol, or it returned no register hook
-    EntryContractTooNew,       // the library's entry reports a newer contract than the core's
-    EntryContractTooOld,       // the library was built against an SDK layout this core dropped
-    ContractTooNew,            // the manifest declares a newer contract than the core's
-    CoreTooNew,                // this core is newer than the backend's max_core_version
-    CoreTooOld,                // this core is older than the backend's min_core_version
-    RegisterHookThrew,         // the register hook threw; nothing it registered remains
-    Untrusted,                 // its folder, manifest or library is writable by other users
-    InvalidManifest,           // the manifest is unreadable or wrong (the message names the key)
-    Shadowed,                  // another backend owns its name
-    OptionalDependencyMissing, // an optional dependency is missing on this machine
-    // Found by an inspection worker (worker/inspect.h), never in-process: loading the plugin
-    // ended the process that loaded it.
-    HookExited,   // the register hook (or a library constructor) called exit()
-    HookCrashed,  // loading it killed the process with a signal (in dlopen or the hook)
-    HookTimedOut, // the register hook did not return in time
+/// How much a problem matters: an Error keeps the backend from loading, a Warning makes it
+/// unavailable here (or may), Info needs no action.
+enum class Severity { Error, Warning, Info };
+
+std::string_view to_string(Severity severity) noexcept;
+
+/// One row of the cause table: the one place that says what each BackendCause means and what
+/// to do about it. The doctor, `show`/`list` and the GUI render these rows (through
+/// `explain`, registry/backendinfoformat.h); none of them has wording of its own.
+///
+/// `summary` and `fix` are templates: `{library}`, `{manifest}`, `{missing}` (the missing
+/// libraries or dependencies), `{shadowed_by}`, `{contract}`, `{core_contract}`,
+/// `{core_version}`, `{min_core}`, `{max_core}` and `{soname}` (one missing library; a fix
+/// with it is given once per library) are filled in from the backend.
+struct CauseEntry {
+    BackendCause cause;
+    /// The stable snake_case id: the `"cause"` of every `--json` output.
+    std::string_view id;
+    Severity severity;
+    /// One short clause: "missing {missing}", "shadowed by {shadowed_by}".
+    std::string_view summary;
+    /// What to run or change; empty where nothing is to be done.
+    std::string_view fix;
 };
+
+/// Every cause, in declaration order.
+std::span<const CauseEntry> cause_table() noexcept;
+/// The row of `cause`.
+const CauseEntry& cause_entry(BackendCause cause) noexcept;
 
 /// The stable id, e.g. "untrusted", "library_missing".
 std::string_view to_string(BackendCause cause) noexcept;
@@ -46,8 +48,6 @@ std::string_view to_string(BackendCause cause) noexcept;
 std::optional<BackendCause> backend_cause_from_string(std::string_view id) noexcept;
 /// Every cause, in declaration order (docs, tests).
 std::vector<BackendCause> all_backend_causes();
-/// The registry's cause for a load error's cause (one to one).
-BackendCause to_backend_cause(BackendLoadError::Cause cause) noexcept;
 
 void to_json(nlohmann::json& j, BackendCause cause);
 void from_json(const nlohmann::json& j, BackendCause& cause);

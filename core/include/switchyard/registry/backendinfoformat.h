@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/registry/backendcause.h>
 #include <switchyard/registry/backendregistry.h>
 
 #include <nlohmann/json.hpp>
@@ -20,12 +21,30 @@ nlohmann::json summary_json(const BackendInfo& info);
 /// diagnostics, paths, shadowed_by, extra and (when read) library_dependencies.
 nlohmann::json detail_json(const BackendInfo& info);
 
-/// `text` with its control characters made visible ("\x1b", "\x0a", "\u0085"; newlines and
-/// tabs kept when `keep_newlines`): the one escaper of text from manifests and reports.
-std::string escape_control(std::string_view text, bool keep_newlines = false);
+/// Untrusted text made safe for a terminal line or a table cell: control characters,
+/// newlines and bidirectional overrides become visible escapes ("\x1b", "\x0a", "\u202e").
+/// The one escaper (util/textutil.h's `text::untrusted`), for the CLI and the GUI: apply it
+/// where untrusted text (a manifest, a library, a report, a file name) enters a message,
+/// never to the tool's own text. The renderers below apply it to every such string.
+std::string untrusted(std::string_view text);
 
-/// The text renderers escape every string they take from a manifest or a library
-/// (escape_control), so a description cannot forge lines or steer the terminal.
+/// A backend's problem as the doctor, `show` and the GUI present it: its cause's row of the
+/// cause table (registry/backendcause.h) with this backend's facts filled in, and the
+/// message the registry stored when it failed. Nothing for a healthy backend.
+struct CauseText {
+    BackendCause cause = BackendCause::None;
+    Severity severity = Severity::Info;
+    /// One line: "missing libcuda.so.1", "shadowed by the built-in cpu".
+    std::string summary;
+    /// What to do, one line per missing piece where there are several.
+    std::string fix;
+    /// The stored message (BackendInfo::error), as it was recorded.
+    std::string details;
+    bool empty() const noexcept { return summary.empty() && details.empty(); }
+};
+CauseText explain(const BackendInfo& info);
+/// The cause table's fix for one missing shared library (`library_dependency_missing`).
+std::string missing_library_fix(std::string_view soname);
 
 /// One line: "name (source): state [cause] - error" (the cause and error when there is one).
 std::string summary_line(const BackendInfo& info);

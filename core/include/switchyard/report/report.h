@@ -3,6 +3,8 @@
 
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/report/dispatch.h>
+#include <switchyard/sdk/device.h>
+#include <switchyard/sdk/errors.h>
 
 #include <nlohmann/json.hpp>
 
@@ -15,9 +17,37 @@ namespace switchyard {
 
 /// A report that cannot be read: the message names the file, the position or key and
 /// what was expected.
-class ReportError : public std::runtime_error {
+class ReportError : public Error {
 public:
-    using std::runtime_error::runtime_error;
+    using Error::Error;
+};
+
+/// The parts of a report's context that core types describe, read from its JSON by the
+/// types' own readers (DeviceInfo, Ceiling): what `compare`, `check` and the GUI use, so none
+/// of them picks the JSON apart by hand. Lenient: a device entry its reader refuses is left
+/// out and said in `warnings` (a report is judged by its rows; its context must never make a
+/// comparison fail).
+struct ReportContext {
+    /// context.devices, each with its ceilings.
+    std::vector<DeviceInfo> devices;
+    std::string date;                  // context.date (ISO 8601)
+    std::string hostname;              // context.host.hostname
+    std::string machine_id;            // context.fingerprint.machine_id ("" before format 4)
+    std::vector<std::string> warnings; // device entries left out, and why
+
+    /// One roofline ceiling of one device.
+    struct DeviceCeiling {
+        std::string device; // DeviceInfo::id
+        Ceiling ceiling;
+    };
+    /// Every device's ceilings (bandwidth and compute, value > 0); for a device without
+    /// ceilings (a report from before them) its headline peaks as "peak_bandwidth" and
+    /// "peak_gflops", the source they give as the method.
+    std::vector<DeviceCeiling> ceilings() const;
+    /// The device with this id, or nullptr.
+    const DeviceInfo* device(std::string_view id) const;
+
+    static ReportContext from_json(const nlohmann::json& context);
 };
 
 /// A profile report: the context it was measured in (Profiler::context()) and its rows.
@@ -40,6 +70,7 @@ struct Report {
     /// are read, dropped and said in `warnings`, so memory follows what is kept.
     static constexpr std::size_t kMaxSamplesPerRow = 100000;
 
+    /// The context as written (Profiler::context()); its typed parts: context_info().
     nlohmann::json context = nlohmann::json::object();
     std::vector<ProfileRow> rows;
     /// The dispatch-regret findings of an --all-variants run (annotate()).
@@ -50,6 +81,8 @@ struct Report {
     /// Derives what follows from the rows: each row's speedup over the reference, and the
     /// dispatch findings. Run once the rows are all there (the profile run does).
     void annotate();
+    /// The typed parts of `context` (ReportContext::from_json).
+    ReportContext context_info() const { return ReportContext::from_json(context); }
 
     nlohmann::json to_json() const;
     /// Throws ReportError naming the bad key ("rows[2].stats.median: expected a number,

@@ -60,33 +60,72 @@ private:
     Upgrade m_side;
 };
 
-/// The backend is installed but broken: its library or one of the library's own
-/// dependencies fails to load, its entry symbol is missing, or its register hook threw.
-/// Each cause has a stable id in the registry (`BackendCause`, registry/backendcause.h).
+/// Why a backend is in its state: the one vocabulary of the core, the doctor, the CLI and the
+/// GUI. A BackendLoadError carries one; the registry stores it beside the backend's state,
+/// never parsing it back from a message. Each value has a stable snake_case id and a summary
+/// and fix in the registry's cause table (registry/backendcause.h, docs/plugins.md).
+enum class BackendCause {
+    /// Loaded or Discovered: nothing is wrong.
+    None,
+    /// No backend has this name (InvalidBackend).
+    NotInstalled,
+    /// The manifest's library file does not exist.
+    LibraryMissing,
+    /// The library file exists but cannot be read.
+    LibraryUnreadable,
+    /// The library is not an ELF shared object for this machine.
+    LibraryNotElf,
+    /// One of the library's DT_NEEDED entries resolves to nothing.
+    LibraryDependencyMissing,
+    /// dlopen failed otherwise (an undefined symbol, ...).
+    LibraryLoadFailed,
+    /// No entry symbol, or it returned no register hook.
+    EntryMissing,
+    /// The library's entry reports a newer contract than this core implements.
+    EntryContractTooNew,
+    /// The library was built against an SDK layout this core no longer loads
+    /// (kMinBinaryContractVersion).
+    EntryContractTooOld,
+    /// The manifest declares a newer contract than this core implements.
+    ContractTooNew,
+    /// This core is newer than the backend's max_core_version.
+    CoreTooNew,
+    /// This core is older than the backend's min_core_version.
+    CoreTooOld,
+    /// The register hook threw; nothing it registered remains.
+    RegisterHookThrew,
+    /// Its folder, manifest or library is writable by other users.
+    Untrusted,
+    /// The manifest is unreadable or wrong (the message names the key).
+    InvalidManifest,
+    /// Another backend owns its name.
+    Shadowed,
+    /// An optional dependency is missing on this machine.
+    OptionalDependencyMissing,
+    /// Found by an inspection worker, never in-process: the register hook (or a library
+    /// constructor) called exit().
+    HookExited,
+    /// Loading it killed the inspection worker with a signal (in dlopen or the hook).
+    HookCrashed,
+    /// The register hook did not return in time.
+    HookTimedOut,
+};
+
+/// The backend is installed but cannot be used: its library or one of the library's own
+/// dependencies fails to load, its entry symbol is missing, its register hook threw, ... The
+/// cause is the registry's own (`BackendCause`); `reason` is the specific message.
 class BackendLoadError : public Error {
 public:
-    enum class Cause {
-        LibraryMissing,           // the library file does not exist
-        LibraryUnreadable,        // the library file exists but cannot be read
-        LibraryNotElf,            // the library file is not an ELF shared object for this machine
-        LibraryDependencyMissing, // a DT_NEEDED entry resolves to nothing
-        LibraryLoadFailed,        // dlopen failed otherwise (undefined symbol, ...)
-        EntryMissing,             // no entry symbol, or it returned no register hook
-        EntryContractTooNew,      // the entry reports a newer contract than this core implements
-        RegisterHookThrew,        // the register hook threw
-        InvalidManifest,          // the manifest is unreadable or wrong
-        Untrusted,                // its folder, manifest or library is writable by others
-        EntryContractTooOld,      // the entry reports a contract older than the oldest layout
-                                  // this core loads (kMinBinaryContractVersion): rebuild it
-    };
-    BackendLoadError(std::string backend, Cause cause, const std::string& reason);
+    /// The name plugin code and older sources use for the cause type.
+    using Cause = BackendCause;
+    BackendLoadError(std::string backend, BackendCause cause, const std::string& reason);
     const std::string& backend() const noexcept { return m_backend; }
-    Cause cause() const noexcept { return m_cause; }
+    BackendCause cause() const noexcept { return m_cause; }
     const std::string& reason() const noexcept { return m_reason; }
 
 private:
     std::string m_backend;
-    Cause m_cause;
+    BackendCause m_cause;
     std::string m_reason;
 };
 

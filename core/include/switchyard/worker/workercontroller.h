@@ -6,6 +6,7 @@
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/report/report.h>
+#include <switchyard/sdk/errors.h>
 
 #include <nlohmann/json.hpp>
 
@@ -27,9 +28,9 @@ struct Message;
 
 /// The run could not go on: no worker starts, or it fails before planning. A usage
 /// problem in the settings (unknown op, bad size) is a WorkerUsageError.
-class WorkerError : public std::runtime_error {
+class WorkerError : public Error {
 public:
-    using std::runtime_error::runtime_error;
+    using Error::Error;
 };
 class WorkerUsageError : public WorkerError {
 public:
