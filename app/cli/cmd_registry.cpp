@@ -44,6 +44,13 @@ std::string first_line(const std::string& text) {
     return nl == std::string::npos ? text : text.substr(0, nl) + " ...";
 }
 
+// Why a backend cannot be used, in one line: the cause table's summary (`show` adds the fix
+// and the details).
+std::string why_not(const BackendInfo& info) {
+    const auto why = explain(info);
+    return why.summary.empty() ? info.error : why.summary;
+}
+
 int run_list(bool all, bool include_unavailable, const std::vector<std::string>& exclude_tags,
              bool exclude_set, bool as_json) {
     auto& registry = default_backends();
@@ -71,7 +78,7 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     std::vector<std::vector<std::string>> rows;
     for (const auto& i : infos)
         rows.push_back({i.name, std::string(to_string(i.source)), std::string(to_string(i.state)),
-                        join(i.tags), first_line(i.is_available() ? i.description : i.error)});
+                        join(i.tags), first_line(i.is_available() ? i.description : why_not(i))});
     std::cout << format_table({"NAME", "SOURCE", "STATE", "TAGS", "DESCRIPTION / WHY NOT"}, rows);
     if (!include_unavailable || !all)
         std::cout

@@ -124,8 +124,9 @@ private slots:
         QTemporaryDir dir;
         const QByteArray report =
             q("{'format': 'switchyard.report', 'format_version': 2, 'context': {}, 'rows': "
-              "[{'index': 0, 'op': 'co\\u001b]0;pwned\\u0007py', 'size': '1', 'dims': [1, 1, 1], "
-              "'device': 'cpu', 'device_kind': 'cpu', 'arch': 'generic', 'variant': 'default', "
+              "[{'index': 0, 'op': 'co\\u001b]0;pwned\\u0007py', 'size': '1\\nFAKE ROW SAME', "
+              "'dims': [1, 1, 1], 'device': 'cpu', 'device_kind': 'cpu', 'arch': 'generic', "
+              "'variant': 'de\\u202efault', "
               "'backend': 'cpu', 'source': 'builtin', 'workspace_bytes': 0, 'status': 'ok', "
               "'timer': 'host', 'launches_per_sample': 1, 'stop_reason': '', 'stats': {'count': 3, "
               "'min': 1e-3, 'max': 1e-3, 'mean': 1e-3, 'median': 1e-3, 'p90': 1e-3, 'stddev': 0, "
@@ -137,6 +138,10 @@ private slots:
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(!r.out.contains('\x1b') && !r.out.contains('\x07'), r.out.constData());
         QVERIFY2(r.out.contains("\\x1b]0;pwned\\x07"), r.out.constData());
+        // A newline in a field cannot forge a row, a bidi override cannot reorder one.
+        QVERIFY2(!r.out.contains("\nFAKE ROW") && r.out.contains("\\x0aFAKE ROW SAME"),
+                 r.out.constData());
+        QVERIFY2(!r.out.contains("\u202e") && r.out.contains("de\\u202efault"), r.out.constData());
         for (const QString& alpha : {"nan", "2", "0", "inf"}) {
             const Run bad =
                 cli({"compare", dir.filePath("a.json"), dir.filePath("a.json"), "--alpha", alpha});
@@ -169,6 +174,36 @@ private slots:
 
     // show --json of a manifest nested 20,000 levels deep stays small (refused by the
     // manifest's nesting limit), and unknown keys are echoed only up to a size.
+    // `show` of a manifest whose library is a refused absolute path prints the manifest's own
+    // value, never joined to the folder; the tool's own multi-line messages keep their lines,
+    // while a newline from the manifest stays escaped where it enters them.
+    void showPrintsTheManifestsOwnValues() {
+        QTemporaryDir dir;
+        QVERIFY(writeFile(dir.filePath("abs.plugin.json"),
+                          q("{'schema': 1, 'name': 'abs', 'version': '1.0.0', "
+                            "'library': '/etc/passwd'}")));
+        const Run abs = cli({"show", "abs"}, dir.path());
+        QVERIFY2(abs.out.contains("library:          /etc/passwd\n"), abs.out.constData());
+        QVERIFY2(!abs.out.contains("//etc/passwd"), abs.out.constData());
+        QVERIFY2(abs.out.contains("Problem (invalid_manifest): its manifest "),
+                 abs.out.constData());
+
+        QVERIFY(
+            writeFile(dir.filePath("dep.plugin.json"),
+                      manifest("dep", q("'capabilities': {'contract_version': 1, 'optional_deps': "
+                                        "[{'name': 'SWITCHYARD_NO_SUCH_VAR', 'kind': 'env', "
+                                        "'hint': 'export it\\nFAKE: line'}]}"))));
+        // A real shared library (never loaded: the missing dependency keeps it unavailable).
+        QVERIFY(QFile::copy(SWITCHYARD_BUILD_DIR "/lib/libswitchyard-core.so.0",
+                            dir.filePath("libdep.so")));
+        const Run dep = cli({"show", "dep"}, dir.path());
+        QVERIFY2(dep.out.contains("Problem (optional_dependency_missing): missing "
+                                  "SWITCHYARD_NO_SUCH_VAR\n  fix: SWITCHYARD_NO_SUCH_VAR: export "
+                                  "it\\x0aFAKE: line\n"),
+                 dep.out.constData());
+        QVERIFY2(!dep.out.contains("\nFAKE"), dep.out.constData());
+    }
+
     void showJsonStaysProportional() {
         QTemporaryDir dir;
         QVERIFY(
