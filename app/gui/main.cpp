@@ -155,6 +155,20 @@ int main(int argc, char** argv) {
         // A "--help" that was an option's value: the GUI starts as usual.
     }
 
+    // Without a display Qt's xcb plugin aborts ("could not connect to display"): say what to
+    // do instead. A platform named in QT_QPA_PLATFORM (offscreen, wayland, eglfs) is its own.
+    const auto unset = [](const char* name) {
+        const char* value = std::getenv(name);
+        return !value || !*value;
+    };
+    if (unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("QT_QPA_PLATFORM")) {
+        std::fprintf(
+            stderr, "switchyard: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+                    "  Start it from a desktop session, or in a virtual display: xvfb-run -a "
+                    "switchyard ...\n"
+                    "  Headless, switchyard-cli gives the same answers (switchyard-cli --help).\n");
+        return 1;
+    }
     QApplication app(argc, argv);
     QApplication::setDesktopFileName(QStringLiteral("switchyard"));
     parser.process(app);

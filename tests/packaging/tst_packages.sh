@@ -58,7 +58,7 @@ for name in "${plugins[@]}"; do
     env -i "$cli" show "$name" --json >"$work/show-$name.json" || true # unavailable: exit 1
 done
 python3 - "$work" "$root" "$build" "${plugins[@]}" <<'PY'
-import json, sys
+import json, os, sys
 work, root, build, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 listed = {b["name"]: b for b in json.load(open(f"{work}/list.json"))["backends"]}
 plugins = {n for n, b in listed.items() if b["source"] == "plugin"}
@@ -69,7 +69,7 @@ for name in names:
     assert info["manifest_path"].startswith(where), (name, info["manifest_path"])
     assert info["library_path"].startswith(where), (name, info["library_path"])
     core = [d for d in info["library_dependencies"]["dependencies"] if d["soname"] == "libswitchyard-core.so.0"]
-    assert core and core[0]["path"] == f"{root}/usr/lib/libswitchyard-core.so.0", (name, core)
+    assert core and os.path.normpath(core[0]["path"]) == f"{root}/usr/lib/libswitchyard-core.so.0", (name, core)
 for f in ["list.json", "doctor.json"] + [f"show-{n}.json" for n in names]:
     text = open(f"{work}/{f}").read()
     assert build not in text, f"{f} names the build tree {build}"
