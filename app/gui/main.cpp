@@ -156,12 +156,19 @@ int main(int argc, char** argv) {
     }
 
     // Without a display Qt's xcb plugin aborts ("could not connect to display"): say what to
-    // do instead. A platform named in QT_QPA_PLATFORM (offscreen, wayland, eglfs) is its own.
+    // do instead. A platform named in QT_QPA_PLATFORM or -platform (offscreen, eglfs) is its own.
     const auto unset = [](const char* name) {
         const char* value = std::getenv(name);
         return !value || !*value;
     };
-    if (unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("QT_QPA_PLATFORM")) {
+    const auto platformArg = [&] {
+        for (int i = 1; i < argc; ++i)
+            if (std::strcmp(argv[i], "-platform") == 0 || std::strcmp(argv[i], "--platform") == 0)
+                return true;
+        return false;
+    };
+    if (unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("QT_QPA_PLATFORM") &&
+        !platformArg()) {
         std::fprintf(
             stderr, "switchyard: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
                     "  Start it from a desktop session, or in a virtual display: xvfb-run -a "
