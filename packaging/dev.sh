@@ -24,6 +24,10 @@ packages=(
     xvfb xauth
     slurm-wlm munge  # tests/fleet: a single-node Slurm cluster (fleet/tst_fleet_slurm)
     clang libclang-rt-14-dev  # tests/fuzz/run.sh: clang 14 and its libFuzzer (libclang_rt.fuzzer)
+    help2man  # the man pages, generated from --help at build time
+    # the Debian packages (cpack: dpkg-shlibdeps, file) and their checks (tests/packaging,
+    # packaging/install-test.sh)
+    dpkg-dev file fakeroot lintian desktop-file-utils appstream
 )
 
 install_missing() {

@@ -4,6 +4,7 @@
 #include "cmd_fleet.h"
 #include "cmd_profile.h"
 #include "command.h"
+#include "versiontext.h"
 
 #include <switchyard/hardware/isa.h>
 #include <switchyard/sdk/version.h>
@@ -33,8 +34,8 @@ int main(int argc, char** argv) {
         "Switchyard: explore the compute backends installed here, resolve kernels, profile them.\n"
         "Exit codes: 0 ok, 1 failure, 2 usage error or unknown name.",
         "switchyard-cli"};
-    app.set_version_flag("--version",
-                         std::string(core_version()) + " (" + std::string(core_git_hash()) + ")");
+    app.set_version_flag("--version", switchyard::app::version_text("switchyard-cli"),
+                         "Print the version, git hash and build type and exit");
     app.require_subcommand(1);
     app.fallthrough(false);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // switchyard: the GUI. Parses the command line and wires the window to the process-wide
 // registries; --screenshot DIR saves one PNG per panel once everything is shown, then quits.
+// --help and --version are answered before QApplication exists, so they need no display.
 #include "controllers/fleetloader.h"
 #include "mainwindow.h"
+#include "versiontext.h"
 #include "views/backendtreeview.h"
 #include "views/kernelmatrixview.h"
 #include "views/profileview.h"
@@ -14,6 +16,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QPalette>
@@ -25,6 +28,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 
 namespace {
@@ -60,19 +64,30 @@ QPalette darkPalette() {
     return p;
 }
 
+// Whether argv asks for --help or --version: those are answered without a display.
+bool asksHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        for (const char* flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
+            if (std::strcmp(argv[i], flag) == 0)
+                return true;
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Switchyard"));
-    QApplication::setApplicationName(QStringLiteral("Switchyard"));
-    QApplication::setApplicationVersion(QString::fromUtf8(switchyard::core_version().data()));
-    QApplication::setDesktopFileName(QStringLiteral("switchyard"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Switchyard"));
+    QCoreApplication::setApplicationName(QStringLiteral("Switchyard"));
+    QCoreApplication::setApplicationVersion(QString::fromUtf8(switchyard::core_version().data()));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Switchyard: compute backend explorer"));
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version(
+        {QStringLiteral("v"), QStringLiteral("version")},
+        QStringLiteral(
+            "Displays the version, git hash and build type, as switchyard-cli --version."));
+    parser.addOption(version);
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Save one PNG per panel into DIR and quit."),
                                         QStringLiteral("DIR"));
@@ -124,7 +139,47 @@ int main(int argc, char** argv) {
         QStringLiteral("LEVEL"));
     parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices, allVariants,
                        sizes, budget, openReport, compare, compareFolder, palette, maxIsa});
+    const auto answerHelpOrVersion = [&] {
+        if (parser.isSet(help) || parser.isSet(QStringLiteral("help-all")))
+            parser.showHelp(0);
+        if (parser.isSet(version)) {
+            std::printf("%s\n", switchyard::app::version_text("switchyard").c_str());
+            std::exit(0);
+        }
+    };
+    if (asksHelpOrVersion(argc, argv)) {
+        // No QApplication yet: it would connect to the display first.
+        const QCoreApplication core(argc, argv);
+        parser.parse(QCoreApplication::arguments());
+        answerHelpOrVersion();
+        // A "--help" that was an option's value: the GUI starts as usual.
+    }
+
+    // Without a display Qt's xcb plugin aborts ("could not connect to display"): say what to
+    // do instead. A platform named in QT_QPA_PLATFORM or -platform (offscreen, eglfs) is its own.
+    const auto unset = [](const char* name) {
+        const char* value = std::getenv(name);
+        return !value || !*value;
+    };
+    const auto platformArg = [&] {
+        for (int i = 1; i < argc; ++i)
+            if (std::strcmp(argv[i], "-platform") == 0 || std::strcmp(argv[i], "--platform") == 0)
+                return true;
+        return false;
+    };
+    if (unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("QT_QPA_PLATFORM") &&
+        !platformArg()) {
+        std::fprintf(
+            stderr, "switchyard: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+                    "  Start it from a desktop session, or in a virtual display: xvfb-run -a "
+                    "switchyard ...\n"
+                    "  Headless, switchyard-cli gives the same answers (switchyard-cli --help).\n");
+        return 1;
+    }
+    QApplication app(argc, argv);
+    QApplication::setDesktopFileName(QStringLiteral("switchyard"));
     parser.process(app);
+    answerHelpOrVersion();
     // Before anything detects the CPU: the cap is read once, and profile workers inherit it.
     if (parser.isSet(maxIsa))
         ::setenv("SWITCHYARD_MAX_ISA", qPrintable(parser.value(maxIsa)), 1);

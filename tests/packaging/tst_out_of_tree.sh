@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs the build into a temporary prefix, builds tests/packaging/example-plugin against it
+# Installs the build into a temporary prefix, builds packaging/example-plugin against it
 # with find_package(Switchyard) + switchyard_add_plugin(), and checks the installed CLI loads
 # it and its kernel passes parity. Usage: tst_out_of_tree.sh <build-dir> <source-dir>
 set -euo pipefail
@@ -9,7 +9,7 @@ src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-cmake -S "$src/tests/packaging/example-plugin" -B "$work/plugin" -G Ninja \
+cmake -S "$src/packaging/example-plugin" -B "$work/plugin" -G Ninja \
     -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/plugin" >/dev/null
 cli="$work/prefix/bin/switchyard-cli"
