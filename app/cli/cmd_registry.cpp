@@ -99,9 +99,7 @@ int run_show(const std::string& name, bool as_json, double load_timeout) {
         } else if (const auto it = inspected.backends.find(info.name);
                    it != inspected.backends.end()) {
             apply_inspection(info, it->second);
-            if (const auto e = inspected.load_errors.find(info.name);
-                e != inspected.load_errors.end())
-                load_error = e->second;
+            load_error = it->second.load_error;
         } else if (!inspected.fatal.empty()) {
             load_error = inspected.fatal;
         }
@@ -312,20 +310,12 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
                 bool as_json, double load_timeout) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
-    // The chain is resolved in a worker, where the plugins that declare a cell for this op on
-    // this device are loaded and their availability checks run; a plugin whose load ends that
-    // worker is Failed with its cause, and the rest still resolves.
-    std::vector<std::string> plugins;
-    for (const auto& info : registry.infos())
-        if (info.source == BackendSource::Plugin && info.state == BackendState::Discovered &&
-            std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(),
-                        [&](const DeclaredCell& c) {
-                            return c.key.size() > 1 && c.key[0] == op && c.key[1] == target.device;
-                        }))
-            plugins.push_back(info.name);
+    // The chain is resolved in a worker, which loads only the plugins whose cells its rungs
+    // reach before it resolves and runs their availability checks; a plugin whose load ends
+    // that worker is Failed with its cause, and the rest still resolves.
     InspectOptions options;
     options.timeout_s = load_timeout;
-    const auto inspected = inspect_resolution(plugins, op, target_text, variant, options);
+    const auto inspected = inspect_resolution({}, op, target_text, variant, options);
     record_failed_loads(registry, inspected);
     for (const auto& f : inspected.failed)
         std::cerr << "switchyard-cli: backend '" << f.backend << "' failed to load ("
@@ -337,9 +327,9 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
     }
     if (!inspected.resolution)
         throw std::runtime_error("the inspection worker gave no resolution");
-    const Resolution r = resolution_from_json(*inspected.resolution);
+    const Resolution& r = *inspected.resolution;
     if (as_json) {
-        json j = envelope("resolve", *inspected.resolution);
+        json j = envelope("resolve", to_json(r));
         json failed = json::array();
         for (const auto& f : inspected.failed)
             failed.push_back({{"backend", f.backend}, {"cause", f.cause}, {"error", f.reason}});

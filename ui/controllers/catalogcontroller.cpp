@@ -148,10 +148,11 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
     auto result = std::make_shared<TargetResolution>();
     result->target = target;
     const Target parsed = parse_target(target); // throws with the valid devices/arches
-    // A chain that reaches a plugin's cell is resolved in an inspection worker, which loads
-    // that plugin and runs its availability checks there; a load that ends it is Failed with
-    // its cause. A chain of built-in and registered cells only runs the application's own
-    // code, and is resolved here (registered backends exist in this process only).
+    // A chain that reaches a plugin's cell before it resolves is resolved in an inspection
+    // worker, which loads that plugin (only the plugins its rungs reach) and runs its
+    // availability checks there; a load that ends it is Failed with its cause. A chain that
+    // resolves at a built-in or registered cell first only runs the application's own code,
+    // and is resolved here (registered backends exist in this process only).
     std::set<std::string> plugins;
     for (const auto& info : registry.infos())
         if (info.source == BackendSource::Plugin)
@@ -160,11 +161,14 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
     const auto ops = known_ops(registry);
     std::vector<ResolveRequest> remote;
     for (const auto& op : ops) {
-        const auto chain = fallback_chain(op, parsed, "default");
-        const bool reachesPlugin = std::any_of(chain.begin(), chain.end(), [&](const auto& key) {
+        bool reachesPlugin = false;
+        for (const auto& key : fallback_chain(op, parsed, "default")) {
             const auto cell = kernels.lookup(key);
-            return cell && !cell->is_loaded() && plugins.count(cell->backend) > 0;
-        });
+            if (!cell || !cell->is_available())
+                continue; // the chain goes on to the next rung
+            reachesPlugin = !cell->is_loaded() && plugins.count(cell->backend) > 0;
+            break; // resolve_first stops here
+        }
         if (reachesPlugin) {
             remote.push_back({op, target, "default"});
             continue;
@@ -182,7 +186,7 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
             result->errors.push_back(r.op + ": " + noWorkerMessage());
         return result;
     }
-    const auto inspected = inspect_resolutions(registry, remote, inspection.options);
+    const auto inspected = inspect_resolutions(remote, inspection.options);
     record_failed_loads(registry, inspected);
     remember(inspection, inspected);
     for (const auto& f : inspected.failed)
@@ -190,13 +194,8 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
                                  std::string(to_string(f.cause)) + "): " + f.reason);
     if (!inspected.fatal.empty())
         result->errors.push_back(inspected.fatal);
-    for (const auto& j : inspected.resolutions) {
-        try {
-            result->resolutions.push_back(resolution_from_json(j));
-        } catch (const std::exception& e) {
-            result->errors.push_back(std::string("a resolution could not be read: ") + e.what());
-        }
-    }
+    result->resolutions.insert(result->resolutions.end(), inspected.resolutions.begin(),
+                               inspected.resolutions.end());
     result->errors.insert(result->errors.end(), inspected.resolution_errors.begin(),
                           inspected.resolution_errors.end());
     std::sort(result->resolutions.begin(), result->resolutions.end(),
