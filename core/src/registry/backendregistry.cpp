@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -507,21 +506,21 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
         observer = m_load_observer;
     }
     struct Told {
-        const LoadObserver& observer;
+        const LoadObserver* observer; // null: nobody to tell
         const std::string& name;
         ~Told() {
+            if (!observer)
+                return;
             try {
-                observer(name, false);
+                (*observer)(name, false);
             } catch (...) {
                 // What the observer does never changes how the load ended.
             }
         }
     };
-    std::optional<Told> told;
-    if (observer) {
+    if (observer)
         observer(info.name, true);
-        told.emplace(Told{observer, info.name});
-    }
+    const Told told{observer ? &observer : nullptr, info.name};
     CellRegistrar registrar(info.name, CellSource::Plugin);
     try {
         entry->provider->load(registrar);
