@@ -113,9 +113,7 @@ class TestCliLazyLoad : public QObject {
         const auto r = switchyard::test::run_cli(args, pluginPath, options);
         if (result)
             *result = r;
-        [&] {
-            QVERIFY2(r.finished && r.signal == 0, r.err.left(2000).constData());
-        }();
+        [&] { QVERIFY2(r.finished && r.signal == 0, r.err.left(2000).constData()); }();
         return loads_under(traces, dir);
     }
 
@@ -134,10 +132,9 @@ private slots:
             const QString name = QString("lazy-%1").arg(i, 4, 10, QChar('0'));
             // gemm on the CPU under a variant of its own (on no rung of the default chain),
             // and kernels for cuda, which the provider below provides.
-            const QJsonArray kernels = {kernel("gemm", "cpu", "generic", name),
-                                        kernel("gemm", "cpu", "x86-64-v2", name),
-                                        kernel("gemm", "cuda", "sm_80", name),
-                                        kernel("rms_norm", "cuda", "generic", name)};
+            const QJsonArray kernels = {
+                kernel("gemm", "cpu", "generic", name), kernel("gemm", "cpu", "x86-64-v2", name),
+                kernel("gemm", "cuda", "sm_80", name), kernel("rms_norm", "cuda", "generic", name)};
             auto m = manifest(name, QString("liblazy-%1.so").arg(i % kLibraries), kernels);
             if (i % 2 == 0) // half say so; the others are manifests older than the key
                 m["provides_devices"] = QJsonArray{};
@@ -172,8 +169,8 @@ private slots:
     void resolveLoadsThePluginItsChainReaches() {
         switchyard::test::ProcessResult r;
         const QString path = m_plugins + ":" + m_good;
-        const auto generated = traced({"resolve", "gemm", "--variant", "lazy-0007", "--json"},
-                                      path, m_plugins, &r);
+        const auto generated =
+            traced({"resolve", "gemm", "--variant", "lazy-0007", "--json"}, path, m_plugins, &r);
         QCOMPARE(r.code, 0);
         // lazy-0007's library (copy 7) and no other; in one process (the worker).
         QCOMPARE(total(generated), 1);
@@ -183,8 +180,8 @@ private slots:
         // (Its library is the good fixture's, which registers the "good" cells only: after the
         // load no cell of variant lazy-0007 is left, and the chain ends at the reference.)
 
-        const auto good = traced({"resolve", "gemm", "--variant", "good", "--json"}, path, m_good,
-                                 &r);
+        const auto good =
+            traced({"resolve", "gemm", "--variant", "good", "--json"}, path, m_good, &r);
         QCOMPARE(r.code, 0);
         QCOMPARE(total(good), 1);
         QCOMPARE(QJsonDocument::fromJson(r.out)

@@ -447,8 +447,9 @@ private slots:
         auto good = std::make_shared<FakeProvider>("gpuish");
         auto bad = std::make_shared<FakeProvider>("broken", true);
         bad->m_info.declared_kernels = {{{"gemm", "opencl", "generic", "other"}, 0}};
-        f.registry->set_plugin_discovery(
-            [=] { return std::vector<std::shared_ptr<BackendProvider>>{good, bad}; });
+        f.registry->set_plugin_discovery([=] {
+            return std::vector<std::shared_ptr<BackendProvider>>{good, bad};
+        });
         QStringList heard;
         f.registry->set_load_observer([&](const std::string& name, bool begin) {
             const int loads = name == "gpuish" ? good->loads.load() : bad->loads.load();
@@ -457,8 +458,7 @@ private slots:
                          .arg(loads);
         });
         (void)resolve_kernel(*f.registry, "gemm", Target{"opencl", ""});
-        QVERIFY2(heard ==
-                     (QStringList{"gpuish begins after 0 loads", "gpuish ends after 1 loads"}),
+        QVERIFY2(heard == (QStringList{"gpuish begins after 0 loads", "gpuish ends after 1 loads"}),
                  qPrintable(heard.join("; ")));
         QVERIFY_THROWS_EXCEPTION(BackendLoadError, f.registry->load("broken"));
         QCOMPARE(heard.mid(2),
@@ -485,11 +485,12 @@ private slots:
             return i;
         };
         std::vector<BackendInfo> infos = {
-            plugin("cuda", {{"gemm", "cuda", "sm_80", "default"}}, std::vector<std::string>{"cuda"}),
+            plugin("cuda", {{"gemm", "cuda", "sm_80", "default"}},
+                   std::vector<std::string>{"cuda"}),
             plugin("cublas", {{"gemm", "cuda", "sm_80", "cublas"}}, std::vector<std::string>{}),
             plugin("old-kernels", {{"gemm", "cuda", "generic", "old"}}, std::nullopt),
-            plugin("old-device", {{"gemm", "fx", "generic", "default"},
-                                  {"gemm", "cpu", "generic", "x"}},
+            plugin("old-device",
+                   {{"gemm", "fx", "generic", "default"}, {"gemm", "cpu", "generic", "x"}},
                    std::nullopt),
             plugin("cpu-only", {{"gemm", "cpu", "generic", "y"}}, std::nullopt),
         };

@@ -128,13 +128,9 @@ CatalogPtr CatalogController::collect(BackendRegistry& registry, DeviceRegistry&
     snapshot->backends = snapshot->doctor.backends;
     snapshot->doctorMarkdown = snapshot->doctor.to_markdown();
     for (const auto& m : registry.kernel_registry().manifest()) {
-        CellRow row{m.cell->key.parts(), m.available,
-                    m.cell->is_loaded(), std::string(to_string(m.cell->source)),
-                    m.cell->backend,     0};
-        if (auto it = m.cell->meta.find("workspace_bytes");
-            it != m.cell->meta.end() && it->is_number_integer())
-            row.workspace_bytes = it->get<std::int64_t>();
-        snapshot->kernels.push_back(std::move(row));
+        snapshot->kernels.push_back({m.cell->key.parts(), m.available, m.cell->is_loaded(),
+                                     std::string(to_string(m.cell->source)), m.cell->backend,
+                                     m.cell->workspace_bytes});
     }
     for (const auto& m : registry.component_registry().manifest())
         snapshot->components.push_back({m.cell->key.parts(), m.available, m.cell->is_loaded(),

@@ -253,9 +253,8 @@ public:
         if (!m_in.no_bom())
             return false;
         static constexpr std::array<const char*, 10> kRoot = {
-            k::kSchema,       k::kName,    k::kVersion,    k::kDescription,
-            k::kLibrary,      k::kTags,    k::kCapabilities, k::kKernels,
-            k::kComponents, k::kProvidesDevices};
+            k::kSchema, k::kName,         k::kVersion, k::kDescription, k::kLibrary,
+            k::kTags,   k::kCapabilities, k::kKernels, k::kComponents,  k::kProvidesDevices};
         std::uint32_t seen = 0;
         const bool ok = object(kRoot, seen, [&](std::size_t key) {
             switch (key) {

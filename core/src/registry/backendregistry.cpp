@@ -302,8 +302,7 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
     entry->info.description = spec.description;
     entry->info.version = spec.version;
     for (const auto& k : registrar.pending_kernels())
-        entry->info.declared_kernels.push_back(
-            {k.key.parts(), k.meta.value("workspace_bytes", std::int64_t{0})});
+        entry->info.declared_kernels.push_back({k.key.parts(), k.workspace_bytes});
     for (const auto& c : registrar.pending_components())
         entry->info.declared_components.push_back({c.key.parts(), 0});
     entry->spec = std::move(spec);
@@ -462,8 +461,10 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
             cell.loader = loader;
             cell.source = CellSource::Plugin;
             cell.backend = name;
-            if (kernel) // the matrix always shows a kernel's workspace
+            if (kernel) { // the matrix always shows a kernel's workspace
                 cell.meta["workspace_bytes"] = d.workspace_bytes;
+                cell.workspace_bytes = d.workspace_bytes;
+            }
             out.push_back(std::make_shared<const Cell>(std::move(cell)));
         }
     };

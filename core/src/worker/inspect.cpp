@@ -343,8 +343,9 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
     try {
         parsed = protocol::inspect_request_from_json(request);
     } catch (const std::exception& e) {
-        detail::emit_line(fd, protocol::fatal_message(
-                                  std::string("inspection worker: bad request: ") + e.what(), true));
+        detail::emit_line(
+            fd, protocol::fatal_message(std::string("inspection worker: bad request: ") + e.what(),
+                                        true));
         return 2;
     }
     return run_inspect_worker(parsed, fd, registry, devices);

@@ -225,7 +225,8 @@ void read_inspect_body(const jsonread::Value& v, InspectMessage& m) {
         m.info = read_backend(v.at("info"));
         break;
     case InspectEvent::Resolution:
-        m.resolution = resolution_from_json(v.at("resolution").expect(jsonread::Kind::Object).raw());
+        m.resolution =
+            resolution_from_json(v.at("resolution").expect(jsonread::Kind::Object).raw());
         break;
     case InspectEvent::ResolutionError:
         m.op = v.str("op", std::string());
@@ -310,8 +311,8 @@ InspectRequest inspect_request_from_json(const nlohmann::json& j) {
         failed->expect(jsonread::Kind::Array);
         for (std::size_t i = 0; i < failed->size(); ++i) {
             const auto f = (*failed)[i];
-            r.failed.push_back({f.str("name"), f.at("cause").id_as("backend cause",
-                                                                  backend_cause_from_string),
+            r.failed.push_back({f.str("name"),
+                                f.at("cause").id_as("backend cause", backend_cause_from_string),
                                 f.str("reason", std::string())});
         }
     }

@@ -56,10 +56,10 @@ inline constexpr std::string_view kManifestSuffix = ".plugin.json";
 ///
 /// Required: schema, name, version, library. Optional: description, tags, capabilities
 /// (contract_version, min_core_version, max_core_version, optional_deps), kernels,
-/// components, provides_devices. Unknown keys are kept in `extra` (nested ones under a dotted path such
-/// as "capabilities.vendor" or "kernels[2].note"); a missing required key or a wrong type
-/// is an error that names the key. Fields are meaningful only when is_valid(), except
-/// `name`, which is filled whenever the manifest had a string name.
+/// components, provides_devices. Unknown keys are kept in `extra` (nested ones under a dotted path
+/// such as "capabilities.vendor" or "kernels[2].note"); a missing required key or a wrong type is
+/// an error that names the key. Fields are meaningful only when is_valid(), except `name`, which is
+/// filled whenever the manifest had a string name.
 struct PluginManifest {
     int schema = kManifestSchema;
     std::string name;

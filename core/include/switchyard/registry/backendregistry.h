@@ -204,8 +204,8 @@ public:
     /// Loads every loadable plugin (Discovered and available) that provides a device kind
     /// other than the CPU named by `kinds` ("opencl", or a device id such as "opencl:1";
     /// empty: every kind; device_backends() is the rule), so that its device providers are
-    /// published before devices are listed. Never throws: a failed load is stored (info() and `show` say why)
-    /// and that backend contributes no device.
+    /// published before devices are listed. Never throws: a failed load is stored (info() and
+    /// `show` say why) and that backend contributes no device.
     void load_device_backends(const std::vector<std::string>& kinds = {});
 
     /// The default backend: "cpu" unless set. Setting validates the name through lookup();

@@ -60,14 +60,14 @@ struct InspectOptions {
 /// worker, and (when asked) the resolution.
 struct InspectResult {
     std::map<std::string, InspectedBackend> backends; // every backend the worker loaded
-    std::vector<FailedLoad> failed;                    // loads that ended a worker
-    std::optional<Resolution> resolution;              // the first (without `cell`)
-    std::vector<Resolution> resolutions;               // every one, in the order asked
-    std::vector<std::string> resolution_errors;        // "op: why" (resolve_all)
-    bool devices_listed = false;                       // a "devices" event came
-    std::vector<DeviceInfo> devices;                   // the devices the worker listed (no CPU)
-    std::string fatal;                                 // the worker could not go on
-    bool fatal_usage = false;                          // ... because of the request
+    std::vector<FailedLoad> failed;                   // loads that ended a worker
+    std::optional<Resolution> resolution;             // the first (without `cell`)
+    std::vector<Resolution> resolutions;              // every one, in the order asked
+    std::vector<std::string> resolution_errors;       // "op: why" (resolve_all)
+    bool devices_listed = false;                      // a "devices" event came
+    std::vector<DeviceInfo> devices;                  // the devices the worker listed (no CPU)
+    std::string fatal;                                // the worker could not go on
+    bool fatal_usage = false;                         // ... because of the request
 };
 
 /// Loads `names` in a worker and describes each. Never throws for what a plugin does;
@@ -139,7 +139,7 @@ void apply_inspection(std::vector<BackendInfo>& infos, const InspectResult& resu
 /// (0 done, 2 bad request). `devices` is the worker's device registry (for "devices").
 int run_inspect_worker(const nlohmann::json& request, int fd, BackendRegistry& registry,
                        DeviceRegistry* devices = nullptr);
-int run_inspect_worker(const protocol::InspectRequest& request, int fd,
-                       BackendRegistry& registry, DeviceRegistry* devices = nullptr);
+int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendRegistry& registry,
+                       DeviceRegistry* devices = nullptr);
 
 } // namespace switchyard

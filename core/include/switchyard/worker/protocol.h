@@ -104,10 +104,10 @@ struct InspectedBackend {
 
 /// What the inspection worker is asked: one JSON document on its stdin.
 struct InspectRequest {
-    std::vector<std::string> load;          // loaded first, in order, each announced
-    std::vector<FailedLoad> failed;         // Failed there before anything loads
-    std::vector<std::string> plugin_dirs;   // the folders it discovers; empty: its default
-    std::optional<ResolveRequest> resolve;  // one chain; a bad op/target ends it (usage)
+    std::vector<std::string> load;           // loaded first, in order, each announced
+    std::vector<FailedLoad> failed;          // Failed there before anything loads
+    std::vector<std::string> plugin_dirs;    // the folders it discovers; empty: its default
+    std::optional<ResolveRequest> resolve;   // one chain; a bad op/target ends it (usage)
     std::vector<ResolveRequest> resolve_all; // chains whose errors are messages of their own
     bool devices = false;                    // list the devices (after the loads)
     bool probe = false;                      // ... measuring their ceilings
