@@ -369,18 +369,20 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
 int run_inspect_worker_mode() {
     const int proto = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
-    const json request = json::parse(
+    const json document = json::parse(
         std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()),
         nullptr, false);
-    // The caller's plugin folders, exactly (the GUI's search path may not be the default).
-    if (request.is_object() && request.contains("plugin_dirs") &&
-        request["plugin_dirs"].is_array()) {
-        std::vector<std::string> dirs;
-        for (const auto& d : request["plugin_dirs"])
-            if (d.is_string())
-                dirs.push_back(d.get<std::string>());
-        default_backends().set_plugin_discovery(PluginSearchPath::from_dirs(dirs).discovery());
+    protocol::InspectRequest request;
+    try {
+        request = protocol::inspect_request_from_json(document);
+    } catch (const std::exception&) {
+        // Answers with the fatal usage message that names the bad key.
+        return run_inspect_worker(document, proto, default_backends(), &default_devices());
     }
+    // The caller's plugin folders, exactly (the GUI's search path may not be the default).
+    if (!request.plugin_dirs.empty())
+        default_backends().set_plugin_discovery(
+            PluginSearchPath::from_dirs(request.plugin_dirs).discovery());
     return run_inspect_worker(request, proto, default_backends(), &default_devices());
 }
 
