@@ -175,8 +175,7 @@ private slots:
         } catch (const std::exception& e) {
             message = QString::fromUtf8(e.what());
         }
-        QVERIFY2(message.contains("info.state") && message.contains("asleep"),
-                 qPrintable(message));
+        QVERIFY2(message.contains("info.state") && message.contains("asleep"), qPrintable(message));
     }
 
     // The worker side answers a request it cannot read with one fatal usage message.
