@@ -106,9 +106,7 @@ int run_show(const std::string& name, bool as_json, double load_timeout) {
         } else if (const auto it = inspected.backends.find(info.name);
                    it != inspected.backends.end()) {
             apply_inspection(info, it->second);
-            if (const auto e = inspected.load_errors.find(info.name);
-                e != inspected.load_errors.end())
-                load_error = e->second;
+            load_error = it->second.load_error;
         } else if (!inspected.fatal.empty()) {
             load_error = inspected.fatal;
         }
@@ -319,20 +317,12 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
                 bool as_json, double load_timeout) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
-    // The chain is resolved in a worker, where the plugins that declare a cell for this op on
-    // this device are loaded and their availability checks run; a plugin whose load ends that
-    // worker is Failed with its cause, and the rest still resolves.
-    std::vector<std::string> plugins;
-    for (const auto& info : registry.infos())
-        if (info.source == BackendSource::Plugin && info.state == BackendState::Discovered &&
-            std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(),
-                        [&](const DeclaredCell& c) {
-                            return c.key.size() > 1 && c.key[0] == op && c.key[1] == target.device;
-                        }))
-            plugins.push_back(info.name);
+    // The chain is resolved in a worker, which loads only the plugins whose cells its rungs
+    // reach before it resolves and runs their availability checks; a plugin whose load ends
+    // that worker is Failed with its cause, and the rest still resolves.
     InspectOptions options;
     options.timeout_s = load_timeout;
-    const auto inspected = inspect_resolution(plugins, op, target_text, variant, options);
+    const auto inspected = inspect_resolution({}, op, target_text, variant, options);
     record_failed_loads(registry, inspected);
     for (const auto& f : inspected.failed)
         std::cerr << "switchyard-cli: backend '" << f.backend << "' failed to load ("
@@ -344,9 +334,9 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
     }
     if (!inspected.resolution)
         throw std::runtime_error("the inspection worker gave no resolution");
-    const Resolution r = resolution_from_json(*inspected.resolution);
+    const Resolution& r = *inspected.resolution;
     if (as_json) {
-        json j = envelope("resolve", *inspected.resolution);
+        json j = envelope("resolve", to_json(r));
         json failed = json::array();
         for (const auto& f : inspected.failed)
             failed.push_back({{"backend", f.backend}, {"cause", f.cause}, {"error", f.reason}});
@@ -386,18 +376,20 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
 int run_inspect_worker_mode() {
     const int proto = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
-    const json request = json::parse(
+    const json document = json::parse(
         std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()),
         nullptr, false);
-    // The caller's plugin folders, exactly (the GUI's search path may not be the default).
-    if (request.is_object() && request.contains("plugin_dirs") &&
-        request["plugin_dirs"].is_array()) {
-        std::vector<std::string> dirs;
-        for (const auto& d : request["plugin_dirs"])
-            if (d.is_string())
-                dirs.push_back(d.get<std::string>());
-        default_backends().set_plugin_discovery(PluginSearchPath::from_dirs(dirs).discovery());
+    protocol::InspectRequest request;
+    try {
+        request = protocol::inspect_request_from_json(document);
+    } catch (const std::exception&) {
+        // Answers with the fatal usage message that names the bad key.
+        return run_inspect_worker(document, proto, default_backends(), &default_devices());
     }
+    // The caller's plugin folders, exactly (the GUI's search path may not be the default).
+    if (!request.plugin_dirs.empty())
+        default_backends().set_plugin_discovery(
+            PluginSearchPath::from_dirs(request.plugin_dirs).discovery());
     return run_inspect_worker(request, proto, default_backends(), &default_devices());
 }
 

@@ -4,6 +4,10 @@
 # cells each (100,000 cells) in a temporary folder; prints wall time, CPU time and max RSS
 # of `switchyard-cli list --json` and `matrix --json` (best of 3 runs each), and the GUI's
 # cold start to a populated window plus one search keystroke (when ui_tst_explorer is built).
+# Every tenth cell of each plugin is a cuda kernel (issue 20): the kind is provided by one
+# more manifest, "generated-cuda-provider" ("provides_devices": ["cuda"]), so the GUI loads
+# that one backend to list devices, not the 1,000 (half of which say "provides_devices": [],
+# half of which are manifests older than the key).
 # Goals: list < 0.3 s and < 100 MB, matrix < 0.6 s; GUI < 1.5 s and < 50 ms.
 # Usage: tests/bench/scale.sh [build-dir] [baseline-cli]
 #   baseline-cli: another switchyard-cli (e.g. main's) measured in the same run, so the
@@ -22,9 +26,10 @@ d = sys.argv[1]
 archs = ["generic", "x86-64-v2", "x86-64-v3"]
 for i in range(1000):
     name = f"generated-{i:04d}"
-    # CPU cells only: a plugin declaring cells of another device kind is a device backend,
-    # which the GUI (like `hardware` and `doctor`) loads to list its devices.
-    kernels = [{"op": f"op_{c:03d}", "device": "cpu", "arch": archs[c % 3], "variant": name,
+    # Kernels for the CPU, and every tenth for cuda: cells for a kind another backend
+    # provides, which do not make a plugin a device backend.
+    kernels = [{"op": f"op_{c:03d}", "device": "cuda" if c % 10 == 9 else "cpu",
+                "arch": "sm_80" if c % 10 == 9 else archs[c % 3], "variant": name,
                 "workspace_bytes": 64 * c} for c in range(100)]
     m = {"schema": 1, "name": name, "version": "1.0.0", "description": "A generated plugin",
          "library": "libswitchyard-generated.so",
@@ -34,8 +39,16 @@ for i in range(1000):
                           "optional_deps": [{"name": "libc.so.6", "kind": "library",
                                              "hint": "Install libc6"}]},
          "kernels": kernels}
+    if i % 2 == 0:
+        m["provides_devices"] = []
     with open(os.path.join(d, name + ".plugin.json"), "w") as f:
         json.dump(m, f, indent=2)
+provider = {"schema": 1, "name": "generated-cuda-provider", "version": "1.0.0",
+            "description": "The generated plugins' cuda provider",
+            "library": "libswitchyard-generated.so", "provides_devices": ["cuda"],
+            "kernels": [{"op": "gemm", "device": "cuda", "arch": "generic", "variant": "default"}]}
+with open(os.path.join(d, "generated-cuda-provider.plugin.json"), "w") as f:
+    json.dump(provider, f, indent=2)
 PY
 # One shared library for all of them (never opened by list or matrix): the good fixture's
 # when it is built, so the GUI's ELF reading sees a real library.

@@ -289,11 +289,19 @@ private slots:
         const auto matrix = run_cli({"matrix", "--json"}, path, 60000);
         QCOMPARE(matrix.code, 0);
         QVERIFY(matrix.out.contains(name.toUtf8()));
+        // The default chain ends at a built-in cell: the plugin is not loaded, nothing fails.
         const auto resolve =
             run_cli({"resolve", "gemm", "--json", "--load-timeout", "2"}, path, 60000);
-        QVERIFY2(resolve.code == 0, resolve.err.constData()); // the CPU still resolves gemm
-        const auto r = QJsonDocument::fromJson(resolve.out).object();
-        QVERIFY(!r.value("winner").toObject().isEmpty());
+        QVERIFY2(resolve.code == 0, resolve.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(resolve.out).object().value("failed_backends").toArray(),
+                 QJsonArray());
+        // A chain that reaches its cell (its variant: the fixture's folder name) loads it in
+        // the worker, lazily: it is Failed with its cause and the CPU still resolves gemm.
+        const auto reached = run_cli(
+            {"resolve", "gemm", "--variant", dir, "--json", "--load-timeout", "2"}, path, 60000);
+        QVERIFY2(reached.code == 0, reached.err.constData());
+        const auto r = QJsonDocument::fromJson(reached.out).object();
+        QCOMPARE(r.value("winner").toObject().value("variant").toString(), QString("reference"));
         const auto failed = r.value("failed_backends").toArray();
         QCOMPARE(failed.size(), 1);
         QCOMPARE(failed[0].toObject().value("backend").toString(), name);

@@ -4,6 +4,7 @@
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/devicebackends.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/runtime/runtime.h>
 
@@ -437,6 +438,76 @@ private slots:
         QCOMPARE(info.state, BackendState::Loaded);
         QCOMPARE(info.diagnostics.size(), std::size_t{1}); // "extra" was not declared
         QVERIFY(QString::fromStdString(info.diagnostics[0]).contains("does not declare"));
+    }
+
+    // The observer hears of a load before the plugin's code runs and after it ended, also
+    // when a resolution reaches the plugin's cell and when the load fails.
+    void loadObserverHearsEveryLoad() {
+        Fixture f;
+        auto good = std::make_shared<FakeProvider>("gpuish");
+        auto bad = std::make_shared<FakeProvider>("broken", true);
+        bad->m_info.declared_kernels = {{{"gemm", "opencl", "generic", "other"}, 0}};
+        f.registry->set_plugin_discovery([=] {
+            return std::vector<std::shared_ptr<BackendProvider>>{good, bad};
+        });
+        QStringList heard;
+        f.registry->set_load_observer([&](const std::string& name, bool begin) {
+            const int loads = name == "gpuish" ? good->loads.load() : bad->loads.load();
+            heard << QString("%1 %2 after %3 loads")
+                         .arg(QString::fromStdString(name), begin ? "begins" : "ends")
+                         .arg(loads);
+        });
+        (void)resolve_kernel(*f.registry, "gemm", Target{"opencl", ""});
+        QVERIFY2(heard == (QStringList{"gpuish begins after 0 loads", "gpuish ends after 1 loads"}),
+                 qPrintable(heard.join("; ")));
+        QVERIFY_THROWS_EXCEPTION(BackendLoadError, f.registry->load("broken"));
+        QCOMPARE(heard.mid(2),
+                 (QStringList{"broken begins after 0 loads", "broken ends after 1 loads"}));
+        // A remembered failure runs no plugin code: nothing to announce.
+        QVERIFY_THROWS_EXCEPTION(BackendLoadError, f.registry->load("broken"));
+        QCOMPARE(heard.size(), 4);
+        QCOMPARE(bad->loads.load(), 1);
+        f.registry->set_load_observer({});
+    }
+
+    // A backend provides the device kinds its manifest says; an older manifest (no key) those
+    // of its cells that no manifest claims. Only providers are loaded to list devices.
+    void deviceBackendsAreTheProvidersOfAKind() {
+        auto plugin = [](std::string name, std::vector<std::vector<std::string>> cells,
+                         std::optional<std::vector<std::string>> provides) {
+            BackendInfo i;
+            i.name = std::move(name);
+            i.source = BackendSource::Plugin;
+            i.state = BackendState::Discovered;
+            for (auto& c : cells)
+                i.declared_kernels.push_back({std::move(c), 0});
+            i.provides_devices = std::move(provides);
+            return i;
+        };
+        std::vector<BackendInfo> infos = {
+            plugin("cuda", {{"gemm", "cuda", "sm_80", "default"}},
+                   std::vector<std::string>{"cuda"}),
+            plugin("cublas", {{"gemm", "cuda", "sm_80", "cublas"}}, std::vector<std::string>{}),
+            plugin("old-kernels", {{"gemm", "cuda", "generic", "old"}}, std::nullopt),
+            plugin("old-device",
+                   {{"gemm", "fx", "generic", "default"}, {"gemm", "cpu", "generic", "x"}},
+                   std::nullopt),
+            plugin("cpu-only", {{"gemm", "cpu", "generic", "y"}}, std::nullopt),
+        };
+        QCOMPARE(provided_device_kinds(infos[0], infos), std::vector<std::string>{"cuda"});
+        QVERIFY(provided_device_kinds(infos[1], infos).empty());
+        QVERIFY(provided_device_kinds(infos[2], infos).empty()); // cuda is claimed by "cuda"
+        QCOMPARE(provided_device_kinds(infos[3], infos), std::vector<std::string>{"fx"});
+        QVERIFY(provided_device_kinds(infos[4], infos).empty());
+        QCOMPARE(device_backends(infos), (std::vector<std::string>{"cuda", "old-device"}));
+        QCOMPARE(device_backends(infos, {"cuda:1"}), std::vector<std::string>{"cuda"});
+        QCOMPARE(device_backends(infos, {"cpu"}), std::vector<std::string>{});
+        // Without the claim, the older manifest's cuda cells make it a device backend again.
+        infos.erase(infos.begin());
+        QCOMPARE(provided_device_kinds(infos[1], infos), std::vector<std::string>{"cuda"});
+        // A provider that is not loadable is not loaded to list devices.
+        infos[2].state = BackendState::Failed;
+        QCOMPARE(device_backends(infos), std::vector<std::string>{"old-kernels"});
     }
 
     void failedLoadRollsBack() {

@@ -60,6 +60,24 @@ private slots:
         QCOMPARE(m.kernels.at(0).workspace_bytes, std::int64_t(0));
     }
 
+    // "provides_devices": absent (an older manifest) is not the same as [] (no kinds).
+    void providedDeviceKinds() {
+        const auto absent = PluginManifest::parse(minimal().toStdString());
+        QVERIFY(absent.is_valid());
+        QVERIFY(!absent.provides_devices);
+        const auto none = PluginManifest::parse(minimal(R"("provides_devices": [])").toStdString());
+        QVERIFY(none.is_valid());
+        QVERIFY(none.provides_devices && none.provides_devices->empty());
+        const auto cuda =
+            PluginManifest::parse(minimal(R"("provides_devices": ["cuda"])").toStdString());
+        QVERIFY(cuda.is_valid());
+        QCOMPARE(cuda.provides_devices.value_or(std::vector<std::string>{}),
+                 std::vector<std::string>{"cuda"});
+        QVERIFY(cuda.extra.empty()); // a known key, not kept as unknown
+        QVERIFY(cuda.to_json().value("provides_devices", nlohmann::json()) ==
+                nlohmann::json::array({"cuda"}));
+    }
+
     void unknownKeysAreKeptNotRejected() {
         // (one line, no "//": moc misreads multi-line raw strings)
         const QByteArray extra =
@@ -169,6 +187,17 @@ private slots:
         QTest::newRow("component variant as number")
             << minimal(R"("components": [{"kind": "vae", "device": "cpu", "variant": 1}])")
             << "key 'components[0].variant': expected a string, got integer";
+        QTest::newRow("provided kinds as string")
+            << minimal(R"("provides_devices": "cuda")")
+            << "key 'provides_devices': expected an array of strings, got string";
+        QTest::newRow("provides the cpu") << minimal(R"("provides_devices": ["cuda", "cpu"])")
+                                          << "key 'provides_devices[1]': 'cpu' is built in";
+        QTest::newRow("provides a device id")
+            << minimal(R"("provides_devices": ["cuda:0"])")
+            << "key 'provides_devices[0]': 'cuda:0' is not a device kind";
+        QTest::newRow("provides an empty kind") << minimal(R"("provides_devices": [""])")
+                                                << "key 'provides_devices[0]': a device kind "
+                                                   "must not be empty";
         QTest::newRow("top level array")
             << QByteArray("[]") << "expected a JSON object at the top level, got array";
         QTest::newRow("invalid JSON")
@@ -312,6 +341,9 @@ private slots:
         for (int i = 0; i <= int(kMaxManifestCells); ++i)
             many += (i ? ", " : "") + QByteArray(R"({"op": "o", "device": "d", "arch": "a"})");
         row("too many cells", minimal(many + "]"), false);
+        row("provided kinds", minimal(R"("provides_devices": ["cuda", "opencl"])"), true);
+        row("no provided kinds", minimal(R"("provides_devices": [])"), true);
+        row("provides the cpu", minimal(R"("provides_devices": ["cpu"])"), false);
         row("byte order mark", "\xEF\xBB\xBF" + minimal(), true);
         row("trailing text", minimal() + " x", false);
         row("trailing comma", R"({"schema": 1, "name": "m", "version": "0.1", "library": "l.so",})",
@@ -350,6 +382,7 @@ private slots:
         for (std::size_t i = 0; i < direct.kernels.size(); ++i)
             QVERIFY(direct.kernels.key(i) == TupleKey(direct.kernels[i].key));
         QCOMPARE(direct.extra.dump(), general.extra.dump());
+        QVERIFY(direct.provides_devices == general.provides_devices);
     }
 };
 

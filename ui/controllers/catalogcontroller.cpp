@@ -113,13 +113,9 @@ CatalogPtr CatalogController::collect(BackendRegistry& registry, DeviceRegistry&
     snapshot->backends = snapshot->doctor.backends;
     snapshot->doctorMarkdown = snapshot->doctor.to_markdown();
     for (const auto& m : registry.kernel_registry().manifest()) {
-        CellRow row{m.cell->key.parts(), m.available,
-                    m.cell->is_loaded(), std::string(to_string(m.cell->source)),
-                    m.cell->backend,     0};
-        if (auto it = m.cell->meta.find("workspace_bytes");
-            it != m.cell->meta.end() && it->is_number_integer())
-            row.workspace_bytes = it->get<std::int64_t>();
-        snapshot->kernels.push_back(std::move(row));
+        snapshot->kernels.push_back({m.cell->key.parts(), m.available, m.cell->is_loaded(),
+                                     std::string(to_string(m.cell->source)), m.cell->backend,
+                                     m.cell->workspace_bytes});
     }
     for (const auto& m : registry.component_registry().manifest())
         snapshot->components.push_back({m.cell->key.parts(), m.available, m.cell->is_loaded(),
@@ -133,10 +129,11 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
     auto result = std::make_shared<TargetResolution>();
     result->target = target;
     const Target parsed = parse_target(target); // throws with the valid devices/arches
-    // A chain that reaches a plugin's cell is resolved in an inspection worker, which loads
-    // that plugin and runs its availability checks there; a load that ends it is Failed with
-    // its cause. A chain of built-in and registered cells only runs the application's own
-    // code, and is resolved here (registered backends exist in this process only).
+    // A chain that reaches a plugin's cell before it resolves is resolved in an inspection
+    // worker, which loads that plugin (only the plugins its rungs reach) and runs its
+    // availability checks there; a load that ends it is Failed with its cause. A chain that
+    // resolves at a built-in or registered cell first only runs the application's own code,
+    // and is resolved here (registered backends exist in this process only).
     std::set<std::string> plugins;
     for (const auto& info : registry.infos())
         if (info.source == BackendSource::Plugin)
@@ -145,11 +142,14 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
     const auto ops = known_ops(registry);
     std::vector<ResolveRequest> remote;
     for (const auto& op : ops) {
-        const auto chain = fallback_chain(op, parsed, "default");
-        const bool reachesPlugin = std::any_of(chain.begin(), chain.end(), [&](const auto& key) {
+        bool reachesPlugin = false;
+        for (const auto& key : fallback_chain(op, parsed, "default")) {
             const auto cell = kernels.lookup(key);
-            return cell && !cell->is_loaded() && plugins.count(cell->backend) > 0;
-        });
+            if (!cell || !cell->is_available())
+                continue; // the chain goes on to the next rung
+            reachesPlugin = !cell->is_loaded() && plugins.count(cell->backend) > 0;
+            break; // resolve_first stops here
+        }
         if (reachesPlugin) {
             remote.push_back({op, target, "default"});
             continue;
@@ -167,7 +167,7 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
             result->errors.push_back(r.op + ": " + noWorkerMessage());
         return result;
     }
-    const auto inspected = inspect_resolutions(registry, remote, inspection.options);
+    const auto inspected = inspect_resolutions(remote, inspection.options);
     record_failed_loads(registry, inspected);
     remember(inspection, inspected);
     for (const auto& f : inspected.failed)
@@ -175,13 +175,8 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
                                  std::string(to_string(f.cause)) + "): " + f.reason);
     if (!inspected.fatal.empty())
         result->errors.push_back(inspected.fatal);
-    for (const auto& j : inspected.resolutions) {
-        try {
-            result->resolutions.push_back(resolution_from_json(j));
-        } catch (const std::exception& e) {
-            result->errors.push_back(std::string("a resolution could not be read: ") + e.what());
-        }
-    }
+    result->resolutions.insert(result->resolutions.end(), inspected.resolutions.begin(),
+                               inspected.resolutions.end());
     result->errors.insert(result->errors.end(), inspected.resolution_errors.begin(),
                           inspected.resolution_errors.end());
     std::sort(result->resolutions.begin(), result->resolutions.end(),

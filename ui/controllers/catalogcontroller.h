@@ -27,8 +27,8 @@ namespace switchyard::ui {
 /// backend is kept here and shown in every snapshot; a load that ended a worker makes the
 /// backend Failed with its cause in the registry itself.
 struct InspectionState {
-    InspectOptions options;                     // options.executable empty: none found
-    std::map<std::string, nlohmann::json> seen; // backend -> its `show --json` body there
+    InspectOptions options;                       // options.executable empty: none found
+    std::map<std::string, InspectedBackend> seen; // backend -> what a worker saw of it
     bool devicesListed = false; // the device backends were inspected (until a rescan)
     std::string devicesError;   // why listing them failed, shown as a problem
     /// The inspection worker, or "" (SWITCHYARD_CLI, beside the GUI, then PATH).

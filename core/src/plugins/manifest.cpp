@@ -84,6 +84,18 @@ private:
     jsonread::Collector m_check;
 };
 
+// Why `kind` cannot be a provided device kind; "" when it can.
+std::string device_kind_problem(const std::string& kind) {
+    if (kind.empty())
+        return "a device kind must not be empty";
+    if (kind == "cpu")
+        return "'cpu' is built in; a plugin cannot provide it (list only the kinds whose devices "
+               "its library adds, e.g. [\"cuda\"])";
+    if (kind.find_first_of(":\0", 0, 2) != std::string::npos)
+        return "'" + kind + "' is not a device kind (a kind such as \"cuda\", not a device id)";
+    return {};
+}
+
 bool valid_name(const std::string& name) {
     if (name.empty() || !std::isalnum(static_cast<unsigned char>(name[0])))
         return false;
@@ -240,9 +252,9 @@ public:
     bool read(PluginManifest& m) {
         if (!m_in.no_bom())
             return false;
-        static constexpr std::array<const char*, 9> kRoot = {
+        static constexpr std::array<const char*, 10> kRoot = {
             k::kSchema, k::kName,         k::kVersion, k::kDescription, k::kLibrary,
-            k::kTags,   k::kCapabilities, k::kKernels, k::kComponents};
+            k::kTags,   k::kCapabilities, k::kKernels, k::kComponents,  k::kProvidesDevices};
         std::uint32_t seen = 0;
         const bool ok = object(kRoot, seen, [&](std::size_t key) {
             switch (key) {
@@ -267,8 +279,14 @@ public:
                 return capabilities(m.capabilities);
             case 7:
                 return cells({k::kOp, k::kDevice, k::kArch}, true, m.kernels);
-            default:
+            case 8:
                 return cells({k::kKind, k::kDevice}, false, m.components);
+            default: {
+                auto& kinds = m.provides_devices.emplace();
+                return strings(kinds) && std::all_of(kinds.begin(), kinds.end(), [](const auto& k) {
+                           return device_kind_problem(k).empty();
+                       });
+            }
             }
         });
         constexpr std::uint32_t kRequired = 1u << 0 | 1u << 1 | 1u << 2 | 1u << 4;
@@ -456,7 +474,7 @@ PluginManifest parse_manifest(std::string_view text, bool plain_first) {
     Reader r(m);
     r.keep_unknown(root, "",
                    {k::kSchema, k::kName, k::kVersion, k::kDescription, k::kLibrary, k::kTags,
-                    k::kCapabilities, k::kKernels, k::kComponents});
+                    k::kCapabilities, k::kKernels, k::kComponents, k::kProvidesDevices});
     long long schema = 0;
     if (r.integer(root, k::kSchema, k::kSchema, schema, true)) {
         if (schema > kManifestSchema)
@@ -491,6 +509,16 @@ PluginManifest parse_manifest(std::string_view text, bool plain_first) {
     }
     read_cells(r, root, k::kKernels, {k::kOp, k::kDevice, k::kArch}, true, m.kernels);
     read_cells(r, root, k::kComponents, {k::kKind, k::kDevice}, false, m.components);
+    if (root.contains(k::kProvidesDevices)) {
+        std::vector<std::string> kinds;
+        if (r.check().strings(root, k::kProvidesDevices, k::kProvidesDevices, kinds)) {
+            for (std::size_t i = 0; i < kinds.size(); ++i)
+                if (const auto why = device_kind_problem(kinds[i]); !why.empty())
+                    r.invalid(std::string(k::kProvidesDevices) + "[" + std::to_string(i) + "]",
+                              why);
+            m.provides_devices = std::move(kinds);
+        }
+    }
     if (const auto cells = m.kernels.size() + m.components.size(); cells > kMaxManifestCells)
         r.invalid(k::kKernels, "declares " + std::to_string(cells) +
                                    " kernels and components; a manifest may declare at most " +
@@ -567,6 +595,8 @@ nlohmann::json PluginManifest::to_json() const {
                 {k::kCapabilities, caps},
                 {k::kKernels, kernel_rows},
                 {k::kComponents, component_rows}};
+    if (provides_devices)
+        out[k::kProvidesDevices] = *provides_devices;
     for (auto it = extra.begin(); it != extra.end(); ++it)
         out[it.key()] = it.value();
     return out;

@@ -111,6 +111,7 @@ BackendInfo PluginProvider::describe() const {
     info.capabilities = m_manifest.capabilities;
     info.declared_kernels = m_manifest.kernels;
     info.declared_components = m_manifest.components;
+    info.provides_devices = m_manifest.provides_devices;
     if (!m_untrusted.empty()) {
         info.state = BackendState::Invalid;
         info.cause = BackendCause::Untrusted;

@@ -48,10 +48,7 @@ std::string suggest(std::string_view what, std::string_view name,
 }
 
 std::int64_t workspace_of(const KernelCell& cell) {
-    const auto it = cell.meta.find("workspace_bytes");
-    if (it != cell.meta.end() && it->is_number_integer())
-        return std::max<std::int64_t>(0, it->get<std::int64_t>());
-    return 0;
+    return std::max<std::int64_t>(0, cell.workspace_bytes);
 }
 
 // Device buffers of one row, released on every path out.

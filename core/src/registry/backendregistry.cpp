@@ -215,6 +215,11 @@ void BackendRegistry::set_device_registry(DeviceRegistry* devices) {
     m_devices = devices;
 }
 
+void BackendRegistry::set_load_observer(LoadObserver observer) {
+    std::lock_guard lock(m_mutex);
+    m_load_observer = std::move(observer);
+}
+
 void BackendRegistry::publish_devices(const CellRegistrar& registrar, Entry& entry) {
     if (!m_devices)
         return;
@@ -297,8 +302,7 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
     entry->info.description = spec.description;
     entry->info.version = spec.version;
     for (const auto& k : registrar.pending_kernels())
-        entry->info.declared_kernels.push_back(
-            {k.key.parts(), k.meta.value("workspace_bytes", std::int64_t{0})});
+        entry->info.declared_kernels.push_back({k.key.parts(), k.workspace_bytes});
     for (const auto& c : registrar.pending_components())
         entry->info.declared_components.push_back({c.key.parts(), 0});
     entry->spec = std::move(spec);
@@ -457,8 +461,10 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
             cell.loader = loader;
             cell.source = CellSource::Plugin;
             cell.backend = name;
-            if (kernel) // the matrix always shows a kernel's workspace
+            if (kernel) { // the matrix always shows a kernel's workspace
                 cell.meta["workspace_bytes"] = d.workspace_bytes;
+                cell.workspace_bytes = d.workspace_bytes;
+            }
             out.push_back(std::make_shared<const Cell>(std::move(cell)));
         }
     };
@@ -492,6 +498,29 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     if (!entry->provider) // registered and built-in backends are Loaded from the start
         throw std::logic_error("backend '" + info.name + "' has no loader");
 
+    // The observer hears of the load before the plugin's code runs and after it returned or
+    // threw, once the load lock is released (declared before it, destroyed after it).
+    LoadObserver observer;
+    {
+        std::lock_guard lock(m_mutex);
+        observer = m_load_observer;
+    }
+    struct Told {
+        const LoadObserver* observer; // null: nobody to tell
+        const std::string& name;
+        ~Told() {
+            if (!observer)
+                return;
+            try {
+                (*observer)(name, false);
+            } catch (...) {
+                // What the observer does never changes how the load ended.
+            }
+        }
+    };
+    if (observer)
+        observer(info.name, true);
+    const Told told{observer ? &observer : nullptr, info.name};
     CellRegistrar registrar(info.name, CellSource::Plugin);
     try {
         entry->provider->load(registrar);
@@ -761,29 +790,71 @@ void BackendRegistry::load(std::string_view name) {
     load_entry(entry);
 }
 
-bool is_device_backend(const BackendInfo& info, const std::vector<std::string>& kinds) {
-    if (info.state != BackendState::Discovered || !info.is_available())
+namespace {
+
+bool wanted_kind(const std::string& kind, const std::vector<std::string>& kinds) {
+    if (kind == "cpu")
         return false;
-    auto wanted = [&](const std::string& kind) {
-        if (kind == "cpu")
-            return false;
-        if (kinds.empty())
-            return true;
-        return std::any_of(kinds.begin(), kinds.end(), [&](const std::string& w) {
-            return w == kind || w.rfind(kind + ":", 0) == 0;
-        });
-    };
-    auto on_device = [&](const DeclaredCell& c) { return c.key.size() > 1 && wanted(c.key[1]); };
-    return std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(), on_device) ||
-           std::any_of(info.declared_components.begin(), info.declared_components.end(), on_device);
+    if (kinds.empty())
+        return true;
+    return std::any_of(kinds.begin(), kinds.end(), [&](const std::string& w) {
+        return w == kind || w.rfind(kind + ":", 0) == 0;
+    });
+}
+
+// Every kind some backend's manifest says it provides.
+std::set<std::string> claimed_kinds(const std::vector<BackendInfo>& all) {
+    std::set<std::string> claimed;
+    for (const auto& b : all)
+        if (b.provides_devices)
+            claimed.insert(b.provides_devices->begin(), b.provides_devices->end());
+    return claimed;
+}
+
+std::vector<std::string> provided_kinds(const BackendInfo& info,
+                                        const std::set<std::string>& claimed) {
+    std::set<std::string> kinds;
+    if (info.provides_devices) {
+        kinds.insert(info.provides_devices->begin(), info.provides_devices->end());
+    } else {
+        auto add = [&](const DeclaredCells& cells) {
+            for (const auto& c : cells)
+                if (c.key.size() > 1 && !claimed.count(c.key[1]))
+                    kinds.insert(c.key[1]);
+        };
+        add(info.declared_kernels);
+        add(info.declared_components);
+    }
+    kinds.erase("cpu");
+    return {kinds.begin(), kinds.end()};
+}
+
+} // namespace
+
+std::vector<std::string> provided_device_kinds(const BackendInfo& info,
+                                               const std::vector<BackendInfo>& all) {
+    return provided_kinds(info, claimed_kinds(all));
+}
+
+std::vector<std::string> device_backends(const std::vector<BackendInfo>& infos,
+                                         const std::vector<std::string>& kinds) {
+    const auto claimed = claimed_kinds(infos);
+    std::vector<std::string> out;
+    for (const auto& info : infos) {
+        if (info.state != BackendState::Discovered || !info.is_available())
+            continue;
+        const auto provided = provided_kinds(info, claimed);
+        if (std::any_of(provided.begin(), provided.end(),
+                        [&](const std::string& k) { return wanted_kind(k, kinds); }))
+            out.push_back(info.name);
+    }
+    return out;
 }
 
 void BackendRegistry::load_device_backends(const std::vector<std::string>& kinds) {
-    for (const auto& info : infos()) {
-        if (!is_device_backend(info, kinds))
-            continue;
+    for (const auto& name : device_backends(infos(), kinds)) {
         try {
-            load(info.name);
+            load(name);
         } catch (const std::exception&) {
             // Stored with the backend's state and cause.
         }

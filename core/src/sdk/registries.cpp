@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/sdk/registries.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <deque>
@@ -210,6 +211,7 @@ void CellRegistrar::add_kernel(KernelSpec spec) {
     if (!cell.meta.is_object())
         cell.meta = nlohmann::json::object();
     cell.meta["workspace_bytes"] = spec.workspace_bytes;
+    cell.workspace_bytes = std::max<std::int64_t>(0, spec.workspace_bytes);
     if (!cell.fn)
         throw std::invalid_argument("kernel " + cell.key.to_string() + " of backend '" + m_backend +
                                     "' has no implementation");

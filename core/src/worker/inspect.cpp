@@ -54,33 +54,23 @@ FailedLoad failed_load(const std::string& name, const detail::WorkerEnd& end, do
     return f;
 }
 
-// The backend that declares cells for device kind `kind` (the one whose provider or device
-// was running), from what the worker described; "" when none is known.
+// The backend that provides device kind `kind` (the one whose provider or device was
+// running), from what the worker described; "" when none is known.
 std::string provider_of(const InspectResult& result, const std::string& kind) {
-    for (const auto& [name, info] : result.backends) {
-        if (!info.is_object())
-            continue;
-        for (const char* list : {"kernels", "components"}) {
-            if (!info.contains(list) || !info[list].is_array())
-                continue;
-            for (const auto& cell : info[list])
-                if (cell.is_object() && cell.contains("key") && cell["key"].is_array() &&
-                    cell["key"].size() > 1 && cell["key"][1] == kind)
-                    return name;
-        }
-    }
+    for (const auto& [name, info] : result.backends)
+        if (std::find(info.device_kinds.begin(), info.device_kinds.end(), kind) !=
+            info.device_kinds.end())
+            return name;
     return {};
 }
 
-// What a worker is asked besides loading: chains to resolve, devices to list.
-struct Asked {
-    json resolve;         // one chain, or null
-    json resolve_all;     // an array of chains, or null
-    bool devices = false; // list the devices (after every load)
-    bool probe = false;   // ... measuring their ceilings
-};
+bool has_failed(const InspectResult& result, const std::string& name) {
+    return std::any_of(result.failed.begin(), result.failed.end(),
+                       [&](const FailedLoad& f) { return f.backend == name; });
+}
 
-InspectResult run_inspection(const std::vector<std::string>& names, const Asked& asked,
+// `asked` is the request without its load and failed lists, which each worker gets anew.
+InspectResult run_inspection(const std::vector<std::string>& names, protocol::InspectRequest asked,
                              const InspectOptions& options) {
     InspectResult result;
     std::vector<std::string> left = names;
@@ -88,35 +78,26 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
     std::vector<std::string> argv = {options.executable};
     argv.insert(argv.end(), options.worker_args.begin(), options.worker_args.end());
     const std::atomic<bool> never{false};
-    const bool more_than_loads =
-        !asked.resolve.is_null() || !asked.resolve_all.is_null() || asked.devices;
-    // Each worker gets past at least one load, or ends: at most names.size() + 1 workers.
-    for (std::size_t attempt = 0; attempt <= names.size(); ++attempt) {
-        json failed = json::array();
-        for (const auto& f : result.failed)
-            failed.push_back({{"name", f.backend}, {"cause", f.cause}, {"reason", f.reason}});
+    const bool more_than_loads = asked.resolve || !asked.resolve_all.empty() || asked.devices;
+    asked.plugin_dirs = options.plugin_dirs;
+    // Each worker that ends early is blamed on one plugin not blamed before (the one it was
+    // loading, or whose devices it was listing), or the inspection stops: it ends.
+    for (;;) {
+        protocol::InspectRequest request = asked;
+        request.failed = result.failed;
         // Devices are listed by the backends loaded in the same worker: a new worker loads
         // again every backend that did not end one.
-        std::vector<std::string> load = left;
+        request.load = left;
         if (asked.devices) {
-            load.clear();
+            request.load.clear();
             for (const auto& n : names)
-                if (std::none_of(result.failed.begin(), result.failed.end(),
-                                 [&](const FailedLoad& f) { return f.backend == n; }))
-                    load.push_back(n);
+                if (!has_failed(result, n))
+                    request.load.push_back(n);
         }
-        json request = {{"load", load}, {"failed", failed}};
-        if (!options.plugin_dirs.empty())
-            request["plugin_dirs"] = options.plugin_dirs;
-        if (!asked.resolve.is_null())
-            request["resolve"] = asked.resolve;
-        if (!asked.resolve_all.is_null())
-            request["resolve_all"] = asked.resolve_all;
-        if (asked.devices)
-            request["devices"] = {{"probe", asked.probe}};
         result.resolutions.clear();
         result.resolution_errors.clear();
-        detail::WorkerProcess worker(argv, env, request.dump());
+        result.resolution.reset();
+        detail::WorkerProcess worker(argv, env, protocol::to_json(request).dump());
         std::string current, phase, phase_kind, err_tail;
         bool done = false;
         const auto end = worker.run(
@@ -124,51 +105,53 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
                 return done ? 5.0 : !phase.empty() ? options.probe_timeout_s : options.timeout_s;
             },
             [&](const std::string& line) {
-                json j = json::parse(line, nullptr, false);
-                if (!j.is_object() || !j.contains("event") || !j["event"].is_string())
+                std::optional<protocol::InspectMessage> m;
+                try {
+                    m = protocol::parse_inspect(json::parse(line, nullptr, false));
+                } catch (const std::exception& e) {
+                    err_tail += std::string("a malformed message: ") + e.what() + "\n";
                     return;
-                const auto event = j["event"].get<std::string>();
-                const auto backend = j.value("backend", std::string());
-                if (event == "loading") {
-                    current = backend;
-                } else if (event == "backend") {
-                    result.backends[backend] = j.value("info", json());
-                    if (const auto e = j.value("load_error", std::string()); !e.empty())
-                        result.load_errors[backend] = e;
-                    else
-                        result.load_errors.erase(backend);
-                    std::erase(left, backend);
+                }
+                if (!m)
+                    return; // not a protocol line
+                switch (m->event) {
+                case protocol::InspectEvent::Loading:
+                    current = m->backend;
+                    break;
+                case protocol::InspectEvent::Backend:
+                    result.backends[m->backend] = std::move(m->info);
+                    std::erase(left, m->backend);
                     current.clear();
-                } else if (event == "resolution") {
-                    result.resolutions.push_back(j.value("resolution", json()));
+                    break;
+                case protocol::InspectEvent::Resolution:
+                    result.resolutions.push_back(std::move(m->resolution));
                     if (!result.resolution)
                         result.resolution = result.resolutions.back();
-                } else if (event == "resolution_error") {
-                    result.resolution_errors.push_back(j.value("op", std::string()) + ": " +
-                                                       j.value("message", std::string()));
-                } else if (event == "listing") {
-                    phase_kind = j.value("kind", std::string());
-                    phase = "listing its " + phase_kind + " devices";
-                } else if (event == "probing") {
-                    phase_kind = j.value("kind", std::string());
-                    phase = "measuring the ceilings of " + j.value("device", std::string("?"));
-                } else if (event == "devices") {
+                    break;
+                case protocol::InspectEvent::ResolutionError:
+                    result.resolution_errors.push_back(m->op + ": " + m->message);
+                    break;
+                case protocol::InspectEvent::Listing:
+                    phase_kind = m->kind;
+                    phase = "listing its " + m->kind + " devices";
+                    break;
+                case protocol::InspectEvent::Probing:
+                    phase_kind = m->kind;
+                    phase = "measuring the ceilings of " + m->device;
+                    break;
+                case protocol::InspectEvent::Devices:
                     phase.clear();
                     phase_kind.clear();
-                    result.devices.clear();
-                    for (const auto& d : j.value("devices", json::array())) {
-                        try {
-                            result.devices.push_back(DeviceInfo::from_json(d));
-                        } catch (const std::exception&) {
-                            // A device the worker could not describe is not listed.
-                        }
-                    }
+                    result.devices = std::move(m->devices);
                     result.devices_listed = true;
-                } else if (event == "fatal") {
-                    result.fatal = j.value("message", std::string("the inspection worker failed"));
-                    result.fatal_usage = j.value("usage", false);
-                } else if (event == "done") {
+                    break;
+                case protocol::InspectEvent::Fatal:
+                    result.fatal = m->message;
+                    result.fatal_usage = m->usage;
+                    break;
+                case protocol::InspectEvent::Done:
                     done = true;
+                    break;
                 }
             },
             [&](const std::string& line) {
@@ -182,7 +165,8 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
         // A device backend's provider or device code ended the worker: that backend is
         // Failed, and the next worker lists the others.
         if (current.empty() && !phase_kind.empty()) {
-            if (auto blamed = provider_of(result, phase_kind); !blamed.empty()) {
+            if (auto blamed = provider_of(result, phase_kind);
+                !blamed.empty() && !has_failed(result, blamed)) {
                 FailedLoad f = failed_load(blamed, end, options.probe_timeout_s);
                 f.reason =
                     phase + " " +
@@ -198,7 +182,7 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
                 continue;
             }
         }
-        if (current.empty()) {
+        if (current.empty() || has_failed(result, current)) {
             const std::string how =
                 end.timed_out
                     ? "was silent for " +
@@ -209,22 +193,18 @@ InspectResult run_inspection(const std::vector<std::string>& names, const Asked&
             if (!phase.empty())
                 where = " while " + phase + " (in a device backend's code)";
             else if (more_than_loads)
-                where = " while resolving (in an availability check of a plugin's cell, or a "
-                        "plugin loaded on the way?)";
+                where = " while resolving (in an availability check of a plugin's cell?)";
             result.fatal = "the inspection worker " + how + where +
                            (err_tail.empty() ? std::string() : "; its stderr: " + err_tail);
             break;
         }
         result.failed.push_back(failed_load(current, end, options.timeout_s));
+        result.backends.erase(current);
         std::erase(left, current);
         if (left.empty() && !more_than_loads)
             break;
     }
     return result;
-}
-
-json resolve_json(const ResolveRequest& r) {
-    return {{"op", r.op}, {"target", r.target}, {"variant", r.variant}};
 }
 
 } // namespace
@@ -241,47 +221,36 @@ InspectResult inspect_backend(const std::string& name, const InspectOptions& opt
 InspectResult inspect_resolution(const std::vector<std::string>& names, const std::string& op,
                                  const std::string& target, const std::string& variant,
                                  const InspectOptions& options) {
-    Asked asked;
-    asked.resolve = resolve_json({op, target, variant});
-    return run_inspection(names, asked, options);
+    protocol::InspectRequest asked;
+    asked.resolve = ResolveRequest{op, target, variant};
+    return run_inspection(names, std::move(asked), options);
 }
 
-InspectResult inspect_resolutions(BackendRegistry& registry,
-                                  const std::vector<ResolveRequest>& requests,
+InspectResult inspect_resolutions(const std::vector<ResolveRequest>& requests,
                                   const InspectOptions& options) {
-    // Every key of every chain: a plugin declaring one of them is loaded up front.
-    std::set<std::vector<std::string>> keys;
-    Asked asked;
-    asked.resolve_all = json::array();
-    for (const auto& r : requests) {
-        asked.resolve_all.push_back(resolve_json(r));
-        for (const auto& k : fallback_chain(r.op, parse_target(r.target), r.variant))
-            keys.insert(k.parts());
-    }
-    std::vector<std::string> plugins;
-    for (const auto& info : registry.infos())
-        if (info.source == BackendSource::Plugin && info.state == BackendState::Discovered &&
-            std::any_of(info.declared_kernels.begin(), info.declared_kernels.end(),
-                        [&](const DeclaredCell& c) { return keys.count(c.key) > 0; }))
-            plugins.push_back(info.name);
-    return run_inspection(plugins, asked, options);
+    protocol::InspectRequest asked;
+    asked.resolve_all = requests;
+    return run_inspection({}, std::move(asked), options);
 }
 
 std::vector<std::string> device_backend_plugins(BackendRegistry& registry,
                                                 const std::vector<std::string>& kinds) {
+    const auto infos = registry.infos();
     std::vector<std::string> out;
-    for (const auto& info : registry.infos())
-        if (info.source == BackendSource::Plugin && is_device_backend(info, kinds))
-            out.push_back(info.name);
+    for (const auto& name : device_backends(infos, kinds))
+        if (std::any_of(infos.begin(), infos.end(), [&](const BackendInfo& i) {
+                return i.name == name && i.source == BackendSource::Plugin;
+            }))
+            out.push_back(name);
     return out;
 }
 
 InspectResult inspect_devices(const std::vector<std::string>& names, bool probe,
                               const InspectOptions& options) {
-    Asked asked;
+    protocol::InspectRequest asked;
     asked.devices = true;
     asked.probe = probe;
-    return run_inspection(names, asked, options);
+    return run_inspection(names, std::move(asked), options);
 }
 
 InspectResult inspect_device_backends(BackendRegistry& registry, DeviceRegistry& devices,
@@ -345,27 +314,18 @@ void record_devices(DeviceRegistry& devices, const InspectResult& result) {
             devices.add_provider(std::make_shared<InspectedProvider>(kind, std::move(list)));
 }
 
-void apply_inspection(BackendInfo& info, const json& seen) {
-    if (!seen.is_object())
-        return;
-    for (const auto state :
-         {BackendState::Discovered, BackendState::Invalid, BackendState::Unavailable,
-          BackendState::Loaded, BackendState::Failed, BackendState::Shadowed})
-        if (seen.value("state", std::string()) == to_string(state))
-            info.state = state;
-    if (const auto cause = backend_cause_from_string(seen.value("cause", std::string())))
-        info.cause = *cause;
-    info.error = seen.value("error", std::string());
-    if (seen.contains("diagnostics") && seen["diagnostics"].is_array())
-        info.diagnostics = seen["diagnostics"].get<std::vector<std::string>>();
+void apply_inspection(BackendInfo& info, const InspectedBackend& seen) {
+    info.state = seen.state;
+    info.cause = seen.cause;
+    info.error = seen.error;
+    info.diagnostics = seen.diagnostics;
 }
 
 void apply_inspection(std::vector<BackendInfo>& infos, const InspectResult& result) {
     for (auto& info : infos) {
         // A backend that ended a worker is Failed here (record_failed_loads) whatever an
         // earlier worker saw of it.
-        if (std::any_of(result.failed.begin(), result.failed.end(),
-                        [&](const FailedLoad& f) { return f.backend == info.name; }))
+        if (has_failed(result, info.name))
             continue;
         if (const auto it = result.backends.find(info.name); it != result.backends.end())
             apply_inspection(info, it->second);
@@ -379,78 +339,92 @@ void record_failed_loads(BackendRegistry& registry, const InspectResult& result)
 
 int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                        DeviceRegistry* devices) {
+    protocol::InspectRequest parsed;
     try {
-        if (!request.is_object() || !request.contains("load") || !request["load"].is_array()) {
-            detail::emit_line(fd,
-                              {{"event", "fatal"},
-                               {"message", "inspection worker: the request needs a \"load\" array"},
-                               {"usage", true}});
-            return 2;
+        parsed = protocol::inspect_request_from_json(request);
+    } catch (const std::exception& e) {
+        detail::emit_line(
+            fd, protocol::fatal_message(std::string("inspection worker: bad request: ") + e.what(),
+                                        true));
+        return 2;
+    }
+    return run_inspect_worker(parsed, fd, registry, devices);
+}
+
+int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendRegistry& registry,
+                       DeviceRegistry* devices) {
+    // Every load of plugin code is announced before it runs and described once it returned:
+    // the loads asked for and the ones a chain reaches while it resolves.
+    auto describe = [&](const std::string& name, std::string load_error) {
+        InspectedBackend seen;
+        try {
+            seen = InspectedBackend::of(registry.details(name), std::move(load_error));
+        } catch (const std::exception& e) {
+            seen.load_error = e.what();
         }
-        for (const auto& f : request.value("failed", json::array()))
-            registry.mark_failed(f.at("name").get<std::string>(), f.at("cause").get<BackendCause>(),
-                                 f.at("reason").get<std::string>());
-        for (const auto& n : request["load"]) {
-            const auto name = n.get<std::string>();
-            detail::emit_line(fd, {{"event", "loading"}, {"backend", name}});
+        detail::emit_line(fd, protocol::backend_message(name, seen));
+    };
+    bool asked_load = false; // the loads of the "load" list announce themselves
+    registry.set_load_observer([&](const std::string& name, bool begin) {
+        if (asked_load)
+            return;
+        if (begin)
+            detail::emit_line(fd, protocol::loading_message(name));
+        else
+            describe(name, {});
+    });
+    struct Unobserve {
+        BackendRegistry& registry;
+        ~Unobserve() { registry.set_load_observer({}); }
+    } unobserve{registry};
+    try {
+        for (const auto& f : request.failed)
+            registry.mark_failed(f.backend, f.cause, f.reason);
+        for (const auto& name : request.load) {
+            detail::emit_line(fd, protocol::loading_message(name));
             std::string load_error;
+            asked_load = true;
             try {
                 registry.load(name);
             } catch (const std::exception& e) {
                 load_error = e.what();
             }
-            json info;
-            try {
-                info = detail_json(registry.details(name));
-            } catch (const std::exception& e) {
-                load_error = e.what();
-            }
-            detail::emit_line(fd, {{"event", "backend"},
-                                   {"backend", name},
-                                   {"info", info},
-                                   {"load_error", load_error}});
+            asked_load = false;
+            describe(name, std::move(load_error));
         }
-        if (request.contains("resolve")) {
-            const auto& r = request["resolve"];
+        if (request.resolve) {
+            const auto& r = *request.resolve;
             try {
                 const auto resolution =
-                    resolve_kernel(registry, r.at("op").get<std::string>(),
-                                   parse_target(r.at("target").get<std::string>()),
-                                   r.value("variant", std::string("default")));
-                detail::emit_line(fd,
-                                  {{"event", "resolution"}, {"resolution", to_json(resolution)}});
+                    resolve_kernel(registry, r.op, parse_target(r.target), r.variant);
+                detail::emit_line(fd, protocol::resolution_message(resolution));
             } catch (const std::invalid_argument& e) {
-                detail::emit_line(fd, {{"event", "fatal"}, {"message", e.what()}, {"usage", true}});
+                detail::emit_line(fd, protocol::fatal_message(e.what(), true));
                 return 2;
             }
         }
-        if (request.contains("resolve_all") && request["resolve_all"].is_array()) {
+        if (!request.resolve_all.empty()) {
             const auto ops = known_ops(registry);
-            for (const auto& r : request["resolve_all"]) {
-                const auto op = r.value("op", std::string());
+            for (const auto& r : request.resolve_all) {
                 try {
                     const auto resolution =
-                        resolve_kernel(registry, op, parse_target(r.value("target", "cpu")),
-                                       r.value("variant", std::string("default")), ops);
-                    detail::emit_line(
-                        fd, {{"event", "resolution"}, {"resolution", to_json(resolution)}});
+                        resolve_kernel(registry, r.op, parse_target(r.target), r.variant, ops);
+                    detail::emit_line(fd, protocol::resolution_message(resolution));
                 } catch (const std::exception& e) {
-                    detail::emit_line(
-                        fd, {{"event", "resolution_error"}, {"op", op}, {"message", e.what()}});
+                    detail::emit_line(fd, protocol::resolution_error_message(r.op, e.what()));
                 }
             }
         }
-        if (request.contains("devices") && devices) {
+        if (request.devices && devices) {
             // One provider at a time, so that one that crashes or hangs is known by its kind.
-            const bool probe = request["devices"].value("probe", false);
-            json listed = json::array();
+            std::vector<DeviceInfo> listed;
             for (const auto& kind : devices->kinds()) {
                 if (kind == "cpu")
                     continue; // built in: the caller has its own
                 const auto provider = devices->provider(kind);
                 if (!provider)
                     continue;
-                detail::emit_line(fd, {{"event", "listing"}, {"kind", kind}});
+                detail::emit_line(fd, protocol::listing_message(kind));
                 std::vector<std::shared_ptr<Device>> found;
                 try {
                     found = provider->enumerate();
@@ -460,25 +434,24 @@ int run_inspect_worker(const json& request, int fd, BackendRegistry& registry,
                 for (const auto& d : found) {
                     if (!d)
                         continue;
-                    if (probe) {
-                        detail::emit_line(
-                            fd, {{"event", "probing"}, {"kind", kind}, {"device", d->info().id}});
+                    if (request.probe) {
+                        detail::emit_line(fd, protocol::probing_message(kind, d->info().id));
                         try {
                             d->prepare();
                         } catch (const std::exception&) {
                             // Listed with the ceilings it has; profiling says why.
                         }
                     }
-                    listed.push_back(d->info().to_json());
+                    listed.push_back(d->info());
                 }
             }
-            detail::emit_line(fd, {{"event", "devices"}, {"devices", listed}});
+            detail::emit_line(fd, protocol::devices_message(listed));
         }
-        detail::emit_line(fd, {{"event", "done"}});
+        detail::emit_line(fd, protocol::done_message());
         return 0;
     } catch (const std::exception& e) {
-        detail::emit_line(
-            fd, {{"event", "fatal"}, {"message", std::string("inspection worker: ") + e.what()}});
+        detail::emit_line(fd,
+                          protocol::fatal_message(std::string("inspection worker: ") + e.what()));
         return 1;
     }
 }

@@ -3,7 +3,9 @@
 
 #include "util/jsonread.h"
 
+#include <algorithm>
 #include <array>
+#include <set>
 
 namespace switchyard::protocol {
 
@@ -148,6 +150,257 @@ std::optional<Message> parse(const nlohmann::json& j) {
     Message m;
     m.event = *e;
     read_body(jsonread::Value::at_path(j, ""), m);
+    return m;
+}
+
+// --- The inspection worker ---
+
+namespace {
+
+constexpr std::array<std::pair<InspectEvent, std::string_view>, 9> kInspectNames = {{
+    {InspectEvent::Loading, "loading"},
+    {InspectEvent::Backend, "backend"},
+    {InspectEvent::Resolution, "resolution"},
+    {InspectEvent::ResolutionError, "resolution_error"},
+    {InspectEvent::Listing, "listing"},
+    {InspectEvent::Probing, "probing"},
+    {InspectEvent::Devices, "devices"},
+    {InspectEvent::Fatal, "fatal"},
+    {InspectEvent::Done, "done"},
+}};
+
+nlohmann::json event(InspectEvent e) {
+    return {{"event", std::string(to_string(e))}};
+}
+
+std::optional<BackendState> state_from_string(std::string_view id) {
+    for (const auto state :
+         {BackendState::Discovered, BackendState::Invalid, BackendState::Unavailable,
+          BackendState::Loaded, BackendState::Failed, BackendState::Shadowed})
+        if (to_string(state) == id)
+            return state;
+    return std::nullopt;
+}
+
+nlohmann::json to_json(const ResolveRequest& r) {
+    return {{"op", r.op}, {"target", r.target}, {"variant", r.variant}};
+}
+
+ResolveRequest read_resolve(const jsonread::Value& v) {
+    v.expect(jsonread::Kind::Object);
+    return {v.str("op"), v.str("target", std::string("cpu")),
+            v.str("variant", std::string("default"))};
+}
+
+nlohmann::json to_json(const InspectedBackend& b) {
+    nlohmann::json j = {{"state", std::string(to_string(b.state))},
+                        {"cause", b.cause},
+                        {"error", b.error},
+                        {"diagnostics", b.diagnostics},
+                        {"device_kinds", b.device_kinds}};
+    if (!b.load_error.empty())
+        j["load_error"] = b.load_error;
+    return j;
+}
+
+InspectedBackend read_backend(const jsonread::Value& v) {
+    v.expect(jsonread::Kind::Object);
+    InspectedBackend b;
+    b.state = v.at("state").id_as("backend state", state_from_string);
+    b.cause = v.at("cause").id_as("backend cause", backend_cause_from_string);
+    b.error = v.str("error", std::string());
+    b.diagnostics = v.strings("diagnostics");
+    b.device_kinds = v.strings("device_kinds");
+    b.load_error = v.str("load_error", std::string());
+    return b;
+}
+
+void read_inspect_body(const jsonread::Value& v, InspectMessage& m) {
+    switch (m.event) {
+    case InspectEvent::Loading:
+        m.backend = v.str("backend");
+        break;
+    case InspectEvent::Backend:
+        m.backend = v.str("backend");
+        m.info = read_backend(v.at("info"));
+        break;
+    case InspectEvent::Resolution:
+        m.resolution =
+            resolution_from_json(v.at("resolution").expect(jsonread::Kind::Object).raw());
+        break;
+    case InspectEvent::ResolutionError:
+        m.op = v.str("op", std::string());
+        m.message = v.str("message", std::string());
+        break;
+    case InspectEvent::Listing:
+        m.kind = v.str("kind");
+        break;
+    case InspectEvent::Probing:
+        m.kind = v.str("kind");
+        m.device = v.str("device", std::string("?"));
+        break;
+    case InspectEvent::Devices: {
+        const auto devices = v.at("devices").expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            try {
+                m.devices.push_back(DeviceInfo::from_json(devices[i].raw()));
+            } catch (const std::exception&) {
+                // A device the worker could not describe is not listed.
+            }
+        }
+        break;
+    }
+    case InspectEvent::Fatal:
+        m.message = v.str("message", std::string("the inspection worker failed"));
+        m.usage = v.boolean("usage", false);
+        break;
+    case InspectEvent::Done:
+        break;
+    }
+}
+
+} // namespace
+
+InspectedBackend InspectedBackend::of(const BackendInfo& info, std::string load_error) {
+    InspectedBackend b;
+    b.state = info.state;
+    b.cause = info.cause;
+    b.error = info.error;
+    b.diagnostics = info.diagnostics;
+    std::set<std::string> kinds;
+    if (info.provides_devices) {
+        kinds.insert(info.provides_devices->begin(), info.provides_devices->end());
+    } else {
+        for (const auto* cells : {&info.declared_kernels, &info.declared_components})
+            for (const auto& c : *cells)
+                if (c.key.size() > 1)
+                    kinds.insert(c.key[1]);
+    }
+    kinds.erase("cpu");
+    b.device_kinds.assign(kinds.begin(), kinds.end());
+    b.load_error = std::move(load_error);
+    return b;
+}
+
+nlohmann::json to_json(const InspectRequest& r) {
+    nlohmann::json failed = nlohmann::json::array();
+    for (const auto& f : r.failed)
+        failed.push_back({{"name", f.backend}, {"cause", f.cause}, {"reason", f.reason}});
+    nlohmann::json j = {{"load", r.load}, {"failed", failed}};
+    if (!r.plugin_dirs.empty())
+        j["plugin_dirs"] = r.plugin_dirs;
+    if (r.resolve)
+        j["resolve"] = to_json(*r.resolve);
+    if (!r.resolve_all.empty()) {
+        auto all = nlohmann::json::array();
+        for (const auto& q : r.resolve_all)
+            all.push_back(to_json(q));
+        j["resolve_all"] = std::move(all);
+    }
+    if (r.devices)
+        j["devices"] = {{"probe", r.probe}};
+    return j;
+}
+
+InspectRequest inspect_request_from_json(const nlohmann::json& j) {
+    const jsonread::Value v(j);
+    v.expect(jsonread::Kind::Object);
+    InspectRequest r;
+    r.load = v.at("load").strings();
+    if (const auto failed = v.find("failed")) {
+        failed->expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < failed->size(); ++i) {
+            const auto f = (*failed)[i];
+            r.failed.push_back({f.str("name"),
+                                f.at("cause").id_as("backend cause", backend_cause_from_string),
+                                f.str("reason", std::string())});
+        }
+    }
+    r.plugin_dirs = v.strings("plugin_dirs");
+    if (const auto one = v.find("resolve"))
+        r.resolve = read_resolve(*one);
+    if (const auto all = v.find("resolve_all")) {
+        all->expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < all->size(); ++i)
+            r.resolve_all.push_back(read_resolve((*all)[i]));
+    }
+    if (const auto devices = v.find("devices")) {
+        devices->expect(jsonread::Kind::Object);
+        r.devices = true;
+        r.probe = devices->boolean("probe", false);
+    }
+    return r;
+}
+
+std::string_view to_string(InspectEvent e) noexcept {
+    for (const auto& [event, name] : kInspectNames)
+        if (event == e)
+            return name;
+    return "done";
+}
+
+nlohmann::json loading_message(const std::string& backend) {
+    auto j = event(InspectEvent::Loading);
+    j["backend"] = backend;
+    return j;
+}
+
+nlohmann::json backend_message(const std::string& backend, const InspectedBackend& info) {
+    auto j = event(InspectEvent::Backend);
+    j["backend"] = backend;
+    j["info"] = to_json(info);
+    return j;
+}
+
+nlohmann::json resolution_message(const Resolution& resolution) {
+    auto j = event(InspectEvent::Resolution);
+    j["resolution"] = to_json(resolution);
+    return j;
+}
+
+nlohmann::json resolution_error_message(const std::string& op, const std::string& message) {
+    auto j = event(InspectEvent::ResolutionError);
+    j["op"] = op;
+    j["message"] = message;
+    return j;
+}
+
+nlohmann::json listing_message(const std::string& kind) {
+    auto j = event(InspectEvent::Listing);
+    j["kind"] = kind;
+    return j;
+}
+
+nlohmann::json probing_message(const std::string& kind, const std::string& device) {
+    auto j = event(InspectEvent::Probing);
+    j["kind"] = kind;
+    j["device"] = device;
+    return j;
+}
+
+nlohmann::json devices_message(const std::vector<DeviceInfo>& devices) {
+    auto j = event(InspectEvent::Devices);
+    auto list = nlohmann::json::array();
+    for (const auto& d : devices)
+        list.push_back(d.to_json());
+    j["devices"] = std::move(list);
+    return j;
+}
+
+std::optional<InspectMessage> parse_inspect(const nlohmann::json& j) {
+    if (!j.is_object())
+        return std::nullopt;
+    const auto it = j.find("event");
+    if (it == j.end() || !it->is_string())
+        return std::nullopt;
+    const auto& name = it->get_ref<const std::string&>();
+    const auto found = std::find_if(kInspectNames.begin(), kInspectNames.end(),
+                                    [&](const auto& p) { return p.second == name; });
+    if (found == kInspectNames.end())
+        return std::nullopt;
+    InspectMessage m;
+    m.event = found->first;
+    read_inspect_body(jsonread::Value::at_path(j, ""), m);
     return m;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,7 @@ inline constexpr const char* kVariant = "variant";
 inline constexpr const char* kWorkspaceBytes = "workspace_bytes";
 inline constexpr const char* kComponents = "components";
 inline constexpr const char* kKind = "kind";
+inline constexpr const char* kProvidesDevices = "provides_devices";
 } // namespace manifest_keys
 
 /// The manifest schema revision this core reads.
@@ -54,10 +56,10 @@ inline constexpr std::string_view kManifestSuffix = ".plugin.json";
 ///
 /// Required: schema, name, version, library. Optional: description, tags, capabilities
 /// (contract_version, min_core_version, max_core_version, optional_deps), kernels,
-/// components. Unknown keys are kept in `extra` (nested ones under a dotted path such
-/// as "capabilities.vendor" or "kernels[2].note"); a missing required key or a wrong type
-/// is an error that names the key. Fields are meaningful only when is_valid(), except
-/// `name`, which is filled whenever the manifest had a string name.
+/// components, provides_devices. Unknown keys are kept in `extra` (nested ones under a dotted path
+/// such as "capabilities.vendor" or "kernels[2].note"); a missing required key or a wrong type is
+/// an error that names the key. Fields are meaningful only when is_valid(), except `name`, which is
+/// filled whenever the manifest had a string name.
 struct PluginManifest {
     int schema = kManifestSchema;
     std::string name;
@@ -68,6 +70,10 @@ struct PluginManifest {
     BackendCapabilities capabilities;
     DeclaredCells kernels;    // (op, device, arch, variant) + workspace_bytes
     DeclaredCells components; // (kind, device, variant)
+    /// The device kinds whose devices the library's DeviceProviders list ("provides_devices":
+    /// ["cuda"]; [] for a plugin that only adds cells); nullopt when the key is absent
+    /// (registry/devicebackends.h infers them for such an older manifest).
+    std::optional<std::vector<std::string>> provides_devices;
     nlohmann::json extra = nlohmann::json::object();
     std::vector<std::string> errors; // "key 'tags': expected an array of strings, got string"
 

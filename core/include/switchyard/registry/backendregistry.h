@@ -79,6 +79,10 @@ struct BackendInfo {
     std::vector<DependencyStatus> dependencies; // every optional dependency, checked here
     DeclaredCells declared_kernels;             // copies share one list
     DeclaredCells declared_components;
+    /// (plugin) The device kinds the manifest says the backend provides (devices listed by
+    /// its DeviceProviders), from its "provides_devices" key; nullopt when the manifest has
+    /// no such key (device_backends() then infers them, see registry/devicebackends.h).
+    std::optional<std::vector<std::string>> provides_devices;
     std::vector<std::string> diagnostics; // e.g. declared cells that differ from registered ones
     std::string manifest_path;            // (plugin)
     std::string library_path;             // (plugin)
@@ -128,6 +132,11 @@ public:
     /// loader); nullopt when there is no library file to read. Must not throw.
     virtual std::optional<ElfDependencyReport> inspect_library() const { return std::nullopt; }
 };
+
+/// Told around each run of plugin code that loads a backend (BackendProvider::load): `begin`
+/// true just before it (its preconditions passed), false once it returned or threw, after the
+/// backend's load lock is released. Called on the loading thread.
+using LoadObserver = std::function<void(const std::string& backend, bool begin)>;
 
 using PluginDiscovery = std::function<std::vector<std::shared_ptr<BackendProvider>>()>;
 /// The built-in backends, asked for once, lazily (runtime.h wires the process's own).
@@ -192,11 +201,11 @@ public:
     /// Failed as if its load had failed here, and nothing loads it in this process until
     /// rescan. Only for a plugin that is Discovered (not loaded); false otherwise.
     bool mark_failed(std::string_view name, BackendCause cause, const std::string& reason);
-    /// Loads every loadable plugin (Discovered and available) that declares cells for a
-    /// device kind other than the CPU and named by `kinds` ("opencl", or a device id such as
-    /// "opencl:1"; empty: every kind), so that its device providers are published before
-    /// devices are listed. Never throws: a failed load is stored (info() and `show` say why)
-    /// and that backend contributes no device.
+    /// Loads every loadable plugin (Discovered and available) that provides a device kind
+    /// other than the CPU named by `kinds` ("opencl", or a device id such as "opencl:1";
+    /// empty: every kind; device_backends() is the rule), so that its device providers are
+    /// published before devices are listed. Never throws: a failed load is stored (info() and
+    /// `show` say why) and that backend contributes no device.
     void load_device_backends(const std::vector<std::string>& kinds = {});
 
     /// The default backend: "cpu" unless set. Setting validates the name through lookup();
@@ -219,6 +228,10 @@ public:
     void set_builtins(BuiltinBackends builtins);
     /// Where backends' device providers go (none unless set: they are then ignored).
     void set_device_registry(DeviceRegistry* devices);
+    /// Who is told about each plugin load (the inspection worker names the plugin it is
+    /// loading before its code runs, so a load that ends the worker is blamed on it). One
+    /// observer; an empty one removes it.
+    void set_load_observer(LoadObserver observer);
     /// Runs the lazy initialisation (built-ins, plugin discovery) now; idempotent.
     void ensure_initialized();
 
@@ -267,6 +280,7 @@ private:
     PluginDiscovery m_discovery;
     BuiltinBackends m_builtins;
     DeviceRegistry* m_devices = nullptr;
+    LoadObserver m_load_observer; // guarded by m_mutex; copied before it is called
     void publish_devices(const CellRegistrar& registrar, Entry& entry);
     void withdraw_devices(Entry& entry);
     bool m_builtins_loaded = false;

@@ -61,6 +61,10 @@ template <class Fn> struct Registration {
     std::string backend; // owning backend's name
     nlohmann::json meta = nlohmann::json::object();
     std::function<void()> loader; // only for declared-but-not-loaded cells
+    /// Kernels: the scratch bytes the kernel needs (KernelSpec::workspace_bytes, or the
+    /// manifest's); 0 for components. `meta` holds the same value under "workspace_bytes"
+    /// for the seed's flat manifest rows (manifest_json()).
+    std::int64_t workspace_bytes = 0;
 
     bool is_loaded() const noexcept { return static_cast<bool>(fn); }
 

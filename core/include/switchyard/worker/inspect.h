@@ -14,22 +14,18 @@
 // each device back as a DeviceInfo; the caller's DeviceRegistry then holds InspectedDevices
 // (information only: kernels run on them in profile workers).
 //
-// Worker protocol: stdin holds {"load": [NAME...], "failed": [{"name", "cause", "reason"}],
-// "plugin_dirs": [DIR...]? (set up by the worker's main before its registry is used),
-// "resolve": {"op", "target", "variant"}?, "resolve_all": [{...}]?, "devices": {"probe": bool}?};
-// stdout carries
-//   {"event": "loading", "backend": NAME}          before each load
-//   {"event": "backend", "backend": NAME, "info": show --json body, "load_error": "..."}
-//   {"event": "resolution", "resolution": resolve --json body}   once per request
-//   {"event": "listing"}                            before the devices are enumerated
-//   {"event": "probing", "device": ID}              before a device's ceilings are measured
-//   {"event": "devices", "devices": [DeviceInfo...]}  every device but the CPU
-//   {"event": "fatal", "message": "...", "usage": bool}
-//   {"event": "done"}
+// Worker protocol: protocol::InspectRequest on stdin, protocol::InspectMessage lines on stdout
+// (worker/protocol.h, one encoder and one parser for both sides). Nothing is loaded that the
+// request does not name or a resolution does not reach: a chain loads only the plugins whose
+// cells its rungs reach before it resolves (TupleRegistry::resolve_first), and every load,
+// asked for or reached, is announced ("loading") before the plugin's code runs, so a load
+// that ends the worker is blamed on its plugin.
 
 #include <switchyard/registry/backendcause.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/resolution.h>
 #include <switchyard/sdk/device.h>
+#include <switchyard/worker/protocol.h>
 
 #include <nlohmann/json.hpp>
 
@@ -44,12 +40,9 @@ namespace switchyard {
 
 class DeviceRegistry;
 
-/// A plugin whose load ended the worker that loaded it.
-struct FailedLoad {
-    std::string backend;
-    BackendCause cause = BackendCause::HookCrashed; // hook_exited, hook_crashed, hook_timed_out
-    std::string reason; // "register hook called exit(0)", "... crashed (SIGSEGV) ..."
-};
+using protocol::FailedLoad;
+using protocol::InspectedBackend;
+using protocol::ResolveRequest;
 
 struct InspectOptions {
     std::string executable = "/proc/self/exe"; // switchyard-cli, or a program that has its
@@ -63,26 +56,18 @@ struct InspectOptions {
     std::vector<std::string> plugin_dirs;
 };
 
-/// One fallback chain to resolve in the worker.
-struct ResolveRequest {
-    std::string op;
-    std::string target = "cpu";
-    std::string variant = "default";
-};
-
 /// What the worker reported: one entry per backend it described, the loads that ended a
 /// worker, and (when asked) the resolution.
 struct InspectResult {
-    std::map<std::string, nlohmann::json> backends; // name -> `show --json` body (detail_json)
-    std::map<std::string, std::string> load_errors; // name -> a load that threw (stored there)
-    std::vector<FailedLoad> failed;                 // loads that ended a worker
-    std::optional<nlohmann::json> resolution;       // to_json(Resolution), the first
-    std::vector<nlohmann::json> resolutions;        // every one, in the order asked
-    std::vector<std::string> resolution_errors;     // "op: why" (resolve_all)
-    bool devices_listed = false;                    // a "devices" event came
-    std::vector<DeviceInfo> devices;                // the devices the worker listed (no CPU)
-    std::string fatal;                              // the worker could not go on
-    bool fatal_usage = false;                       // ... because of the request
+    std::map<std::string, InspectedBackend> backends; // every backend the worker loaded
+    std::vector<FailedLoad> failed;                   // loads that ended a worker
+    std::optional<Resolution> resolution;             // the first (without `cell`)
+    std::vector<Resolution> resolutions;              // every one, in the order asked
+    std::vector<std::string> resolution_errors;       // "op: why" (resolve_all)
+    bool devices_listed = false;                      // a "devices" event came
+    std::vector<DeviceInfo> devices;                  // the devices the worker listed (no CPU)
+    std::string fatal;                                // the worker could not go on
+    bool fatal_usage = false;                         // ... because of the request
 };
 
 /// Loads `names` in a worker and describes each. Never throws for what a plugin does;
@@ -92,20 +77,20 @@ InspectResult inspect_backends(const std::vector<std::string>& names,
 /// One backend.
 InspectResult inspect_backend(const std::string& name, const InspectOptions& options = {});
 /// Loads `names` in a worker (each load that ends a worker is recorded and skipped), then
-/// resolves (op, target, variant) there, where availability checks run too.
+/// resolves (op, target, variant) there, where availability checks run too and the plugins
+/// whose cells the chain reaches before it resolves are loaded (none other: `resolve` passes
+/// no names).
 InspectResult inspect_resolution(const std::vector<std::string>& names, const std::string& op,
                                  const std::string& target, const std::string& variant,
                                  const InspectOptions& options = {});
 
-/// Several chains in one worker: the plugins that declare a cell on one of them are loaded
-/// first (so a load that ends the worker is blamed on its plugin), the rest lazily.
-InspectResult inspect_resolutions(BackendRegistry& registry,
-                                  const std::vector<ResolveRequest>& requests,
+/// Several chains in one worker, loading only what their rungs reach (as inspect_resolution).
+InspectResult inspect_resolutions(const std::vector<ResolveRequest>& requests,
                                   const InspectOptions& options = {});
 
 /// The plugins BackendRegistry::load_device_backends(kinds) would load: Discovered and
-/// available, declaring a cell for a device kind other than the CPU (one of `kinds`; all
-/// when empty).
+/// available, providing a device kind other than the CPU (one of `kinds`; all when empty;
+/// registry/devicebackends.h).
 std::vector<std::string> device_backend_plugins(BackendRegistry& registry,
                                                 const std::vector<std::string>& kinds = {});
 
@@ -146,13 +131,15 @@ void record_devices(DeviceRegistry& devices, const InspectResult& result);
 
 /// A backend as its inspection worker saw it after loading it there: state, cause, error
 /// and diagnostics replace what this process knows without loading it.
-void apply_inspection(BackendInfo& info, const nlohmann::json& seen);
+void apply_inspection(BackendInfo& info, const InspectedBackend& seen);
 /// The same for every backend of `infos` that `result` describes.
 void apply_inspection(std::vector<BackendInfo>& infos, const InspectResult& result);
 
 /// The worker side: reads the request, writes the protocol to `fd`. Returns the exit code
 /// (0 done, 2 bad request). `devices` is the worker's device registry (for "devices").
 int run_inspect_worker(const nlohmann::json& request, int fd, BackendRegistry& registry,
+                       DeviceRegistry* devices = nullptr);
+int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendRegistry& registry,
                        DeviceRegistry* devices = nullptr);
 
 } // namespace switchyard

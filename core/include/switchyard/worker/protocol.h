@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The worker protocol: one JSON object per line, {"event": NAME, ...}. The profile worker
-// writes it, the WorkerController reads it, and `switchyard-cli profile --jsonl` prints
-// the same events (docs/json.md describes them).
+// The worker protocols: one JSON object per line, {"event": NAME, ...}, each message a type
+// with one encoder and one parser used by both sides. The profile worker writes `Message`s,
+// the WorkerController reads them, and `switchyard-cli profile --jsonl` prints the same events
+// (docs/json.md describes them). The inspection worker (worker/inspect.h) reads an
+// `InspectRequest` on its stdin and writes `InspectMessage`s.
 
 #include <switchyard/profiling/profilerow.h>
+#include <switchyard/registry/backendcause.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/resolution.h>
+#include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
 
@@ -65,5 +71,94 @@ std::string to_line(const nlohmann::json& message);
 /// an unknown event). Throws std::runtime_error naming the key path when a known event
 /// has a malformed body ("row.samples[2]: expected a number, got string").
 std::optional<Message> parse(const nlohmann::json& j);
+
+// --- The inspection worker (worker/inspect.h) ---
+
+/// A plugin whose load ended the worker that loaded it.
+struct FailedLoad {
+    std::string backend;
+    BackendCause cause = BackendCause::HookCrashed; // hook_exited, hook_crashed, hook_timed_out
+    std::string reason; // "register hook called exit(0)", "... crashed (SIGSEGV) ..."
+};
+
+/// One fallback chain to resolve in the worker.
+struct ResolveRequest {
+    std::string op;
+    std::string target = "cpu";
+    std::string variant = "default";
+};
+
+/// A backend as the inspection worker saw it after loading it there.
+struct InspectedBackend {
+    BackendState state = BackendState::Discovered;
+    BackendCause cause = BackendCause::None;
+    std::string error; // empty exactly when cause is None
+    std::vector<std::string> diagnostics;
+    /// The device kinds it provides (its manifest's provides_devices, else the kinds of its
+    /// declared cells; never "cpu"): a device listing that ends the worker is blamed on it.
+    std::vector<std::string> device_kinds;
+    std::string load_error; // the load threw (the message; state and cause say why too)
+
+    static InspectedBackend of(const BackendInfo& info, std::string load_error = {});
+};
+
+/// What the inspection worker is asked: one JSON document on its stdin.
+struct InspectRequest {
+    std::vector<std::string> load;           // loaded first, in order, each announced
+    std::vector<FailedLoad> failed;          // Failed there before anything loads
+    std::vector<std::string> plugin_dirs;    // the folders it discovers; empty: its default
+    std::optional<ResolveRequest> resolve;   // one chain; a bad op/target ends it (usage)
+    std::vector<ResolveRequest> resolve_all; // chains whose errors are messages of their own
+    bool devices = false;                    // list the devices (after the loads)
+    bool probe = false;                      // ... measuring their ceilings
+};
+
+nlohmann::json to_json(const InspectRequest& request);
+/// Throws std::runtime_error naming the key path ("failed[0].cause: ...") when malformed.
+InspectRequest inspect_request_from_json(const nlohmann::json& j);
+
+enum class InspectEvent {
+    Loading,         // {"backend"}: its code is about to run (a load asked for, or one that
+                     // resolving reached)
+    Backend,         // {"backend", "info": InspectedBackend}: a load finished
+    Resolution,      // {"resolution": Resolution}: once per chain asked
+    ResolutionError, // {"op", "message"}: a chain of resolve_all that could not be resolved
+    Listing,         // {"kind"}: a device kind's provider enumerates its devices
+    Probing,         // {"kind", "device"}: a device's ceilings are being measured
+    Devices,         // {"devices": [DeviceInfo...]}: every device but the CPU
+    Fatal,           // {"message", "usage": bool?}: fatal_message()
+    Done,            // {}: done_message()
+};
+
+/// "loading", "backend", "resolution", "resolution_error", "listing", "probing", "devices",
+/// "fatal", "done".
+std::string_view to_string(InspectEvent event) noexcept;
+
+/// One inspection message, parsed. Only the fields of its event are meaningful.
+struct InspectMessage {
+    InspectEvent event = InspectEvent::Done;
+    std::string backend;             // Loading, Backend
+    InspectedBackend info;           // Backend
+    Resolution resolution;           // Resolution (without `cell`: the code stayed there)
+    std::string op;                  // ResolutionError
+    std::string kind;                // Listing, Probing
+    std::string device;              // Probing: the device id
+    std::vector<DeviceInfo> devices; // Devices (one that cannot be read is left out)
+    std::string message;             // ResolutionError, Fatal
+    bool usage = false;              // Fatal: a problem in the request
+};
+
+nlohmann::json loading_message(const std::string& backend);
+nlohmann::json backend_message(const std::string& backend, const InspectedBackend& info);
+nlohmann::json resolution_message(const Resolution& resolution);
+nlohmann::json resolution_error_message(const std::string& op, const std::string& message);
+nlohmann::json listing_message(const std::string& kind);
+nlohmann::json probing_message(const std::string& kind, const std::string& device);
+nlohmann::json devices_message(const std::vector<DeviceInfo>& devices);
+
+/// The inspection message in `j`; nullopt when it is not one (no "event" string, or an
+/// unknown event). Throws std::runtime_error naming the key path when a known event has a
+/// malformed body.
+std::optional<InspectMessage> parse_inspect(const nlohmann::json& j);
 
 } // namespace switchyard::protocol
