@@ -15,6 +15,7 @@
 
 #include "support/childprocess.h"
 
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -126,6 +127,37 @@ QList<qint64> escapees(const QByteArray& err) {
     return pids;
 }
 
+// Whether user `uid` could make a PID namespace inside a user namespace of its own.
+bool user_pid_namespace_available(uid_t uid) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const bool ok = ::setgroups(0, nullptr) == 0 && ::setresgid(uid, uid, uid) == 0 &&
+                        ::setresuid(uid, uid, uid) == 0 &&
+                        ::unshare(CLONE_NEWUSER | CLONE_NEWPID) == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    return pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+QString find_program(const QString& name) {
+    for (const auto& dir : {"/usr/bin", "/bin", "/usr/sbin", "/sbin"})
+        if (QFileInfo(QString(dir) + "/" + name).isExecutable())
+            return QString(dir) + "/" + name;
+    return {};
+}
+
+// The context event of a --jsonl stream.
+QJsonObject context_of(const QByteArray& out) {
+    for (const auto& line : out.split('\n')) {
+        const auto doc = QJsonDocument::fromJson(line).object();
+        if (doc.value("event").toString() == "context")
+            return doc.value("context").toObject();
+    }
+    return {};
+}
+
 QJsonObject row_of(const QByteArray& out, const QString& variant) {
     for (const auto& line : out.split('\n')) {
         const auto doc = QJsonDocument::fromJson(line).object();
@@ -160,6 +192,9 @@ private slots:
         if (!QDir("/proc/self").exists())
             QSKIP("no /proc: the processes of a run cannot be found");
         QVERIFY(m_dir.isValid());
+        // Readable by the unprivileged user of unprivilegedUser() (the reused ceilings).
+        QFile::setPermissions(m_dir.path(), QFile::permissions(m_dir.path()) | QFile::ReadOther |
+                                                QFile::ExeOther);
         m_pidns = pid_namespace_available();
         if (!m_pidns)
             qWarning("no PID namespace can be made here: its cases are skipped");
@@ -272,6 +307,49 @@ private slots:
         const bool pidns = m_pidns && ::geteuid() == 0;
         QCOMPARE(context.value("containment").toString(),
                  QString(pidns ? "pid-namespace" : "subreaper"));
+    }
+
+    // Run by an unprivileged user (we are root: through setpriv, as nobody): asked for, a
+    // PID namespace comes inside a user namespace; `auto` takes the subreaper there (see
+    // WorkerProcess); the descendants end with the run either way.
+    void unprivilegedUser_data() {
+        QTest::addColumn<QString>("containment");
+        QTest::addColumn<QString>("ran");
+        QTest::newRow("pid-namespace") << "pid-namespace"
+                                       << "pid-namespace";
+        QTest::newRow("subreaper") << "subreaper"
+                                   << "subreaper";
+        QTest::newRow("auto") << ""
+                              << "subreaper";
+    }
+    void unprivilegedUser() {
+        QFETCH(QString, containment);
+        QFETCH(QString, ran);
+        if (::geteuid() != 0)
+            QSKIP("not root: the cases above already ran unprivileged");
+        const QString setpriv = find_program("setpriv");
+        if (setpriv.isEmpty())
+            QSKIP("setpriv (util-linux) is not installed");
+        const uid_t nobody = 65534;
+        if (ran == "pid-namespace" && !user_pid_namespace_available(nobody))
+            QSKIP("unprivileged user namespaces are not available here");
+        const QByteArray marker = new_marker();
+        auto o = options_for(containment, marker, kSandbox, 120000);
+        o.env.insert("HOME", "/tmp");
+        const auto r =
+            switchyard::test::run_process(setpriv,
+                                          QStringList{"--reuid", "65534", "--regid", "65534",
+                                                      "--clear-groups", SWITCHYARD_CLI_PATH}
+                                              << profile_args("double_fork", "10"),
+                                          o);
+        if (r.code == 127 || r.err.contains("Permission denied"))
+            QSKIP(qPrintable("the CLI cannot run as nobody here: " + r.err.left(300)));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(row_of(r.out, "double_fork").value("status").toString(), QString("ok"));
+        QVERIFY2(!escapees(r.err).isEmpty(), r.err.constData());
+        const auto left = marked_processes(marker);
+        QVERIFY2(left.isEmpty(), qPrintable("alive after the run: " + left.join(", ")));
+        QCOMPARE(context_of(r.out).value("containment").toString(), ran);
     }
 
     // A value that names no containment is an error that says what to set, not a crash.
