@@ -39,7 +39,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The process groups of the workers alive in this process, for kill_live_workers() (a
+// The keepers of the workers alive in this process, for kill_live_workers() (a
 // signal handler, atexit). Lock-free slots: a handler may run at any moment.
 constexpr int kSlots = 64;
 std::atomic<pid_t> g_live[kSlots];
@@ -378,6 +378,17 @@ int lift(int fd) noexcept {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != keeper)
             _exit(127);
+        // The controller's handlers (kill_live_workers()) must not run here before the
+        // exec, which resets them anyway; what it ignores stays ignored, as exec keeps it.
+        for (int sig = 1; sig < NSIG; ++sig) {
+            struct sigaction old = {};
+            if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_DFL &&
+                old.sa_handler != SIG_IGN) {
+                struct sigaction dfl = {};
+                dfl.sa_handler = SIG_DFL;
+                sigaction(sig, &dfl, nullptr);
+            }
+        }
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, nullptr);
