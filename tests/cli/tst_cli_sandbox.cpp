@@ -106,14 +106,16 @@ template <class Pred> bool eventually(Pred pred, int ms) {
     return true;
 }
 
-// "fixture pids worker=W grandchild=G" from the kernel (forwarded by the CLI on stderr).
-bool fixture_pids(const QByteArray& err, pid_t& worker, pid_t& grandchild) {
-    static const QRegularExpression re("fixture pids worker=(\\d+) grandchild=(\\d+)");
+// "fixture pids worker=W grandchild=G group=P" from the kernel (forwarded by the CLI on
+// stderr), as /proc names them.
+bool fixture_pids(const QByteArray& err, pid_t& worker, pid_t& grandchild, pid_t& group) {
+    static const QRegularExpression re("fixture pids worker=(\\d+) grandchild=(\\d+) group=(\\d+)");
     const auto m = re.match(QString::fromUtf8(err));
     if (!m.hasMatch())
         return false;
     worker = pid_t(m.captured(1).toLongLong());
     grandchild = pid_t(m.captured(2).toLongLong());
+    group = pid_t(m.captured(3).toLongLong());
     return true;
 }
 
@@ -174,11 +176,11 @@ private slots:
         // Before: about 60 s more than the well-behaved run.
         QVERIFY2(r.seconds < base + 15,
                  qPrintable(QString("%1 s against %2 s").arg(r.seconds).arg(base)));
-        pid_t worker = 0, grandchild = 0;
-        QVERIFY2(fixture_pids(r.err, worker, grandchild), r.err.constData());
+        pid_t worker = 0, grandchild = 0, group = 0;
+        QVERIFY2(fixture_pids(r.err, worker, grandchild, group), r.err.constData());
         QVERIFY2(eventually([&] { return !alive(grandchild); }, 3000), "the grandchild lives on");
         QVERIFY(!alive(worker));
-        QVERIFY(eventually([&] { return group_members(worker).isEmpty(); }, 3000));
+        QVERIFY(eventually([&] { return group_members(group).isEmpty(); }, 3000));
     }
 
     void controllerKilledMidRunLeavesNoProcess_data() {
@@ -194,10 +196,10 @@ private slots:
                                          profile_args("grandchild_hang", "120"),
                                          {.env = {{"SWITCHYARD_PLUGIN_PATH", kSandbox}}});
         QVERIFY2(p.started(), p.err().constData());
-        pid_t worker = 0, grandchild = 0;
+        pid_t worker = 0, grandchild = 0, group = 0;
         QElapsedTimer t;
         t.start();
-        while (!fixture_pids(p.err(), worker, grandchild) && t.elapsed() < 60000)
+        while (!fixture_pids(p.err(), worker, grandchild, group) && t.elapsed() < 60000)
             p.pump(100);
         QVERIFY2(worker > 0, p.err().constData());
         QVERIFY(alive(worker));
@@ -207,7 +209,7 @@ private slots:
         QCOMPARE(p.result().signal, sig); // it died of the signal
         QVERIFY2(eventually([&] { return !alive(worker) && !alive(grandchild); }, 5000),
                  "a process of the run lives on");
-        QVERIFY2(eventually([&] { return group_members(worker).isEmpty(); }, 5000),
+        QVERIFY2(eventually([&] { return group_members(group).isEmpty(); }, 5000),
                  "the worker's process group is not empty");
     }
 

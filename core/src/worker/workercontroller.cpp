@@ -48,8 +48,7 @@ WorkerController::WorkerController(Options options) : m_options(std::move(option
 void WorkerController::cancel() noexcept {
     m_cancel = true;
     const int pid = m_pid.load();
-    if (pid > 0)
-        kill(-pid, SIGKILL); // its group: the worker and whatever it started
+    detail::WorkerProcess::stop(pid); // its keeper ends it and whatever it started
 }
 
 // --- bookkeeping: the plan, the rows, where the next worker starts ---
@@ -73,6 +72,7 @@ struct WorkerController::Attempt {
     bool fatal_usage = false;
     std::string err_tail; // the last ~2 KiB of its stderr
     int status = 0;
+    const char* containment = nullptr; // how its descendants were contained
 };
 
 namespace {
@@ -90,6 +90,8 @@ void WorkerController::apply(const protocol::Message& m, RunState& state, Attemp
     case Event::Context:
         if (m.context.is_object() && state.report.context.empty()) {
             state.report.context = m.context;
+            if (attempt.containment)
+                state.report.context["containment"] = attempt.containment;
             if (cb.on_context)
                 cb.on_context(state.report.context);
         }
@@ -170,6 +172,7 @@ WorkerController::Attempt WorkerController::run_one_worker(RunState& state,
     detail::WorkerProcess worker(argv, env, worker_input(state, settings));
     m_pid = worker.pid();
     Attempt attempt;
+    attempt.containment = containment_name(worker.containment());
     const double row_timeout = m_options.settings.row_timeout_s;
     const auto limit = [&] {
         if (attempt.done)

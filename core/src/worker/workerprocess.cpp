@@ -8,19 +8,27 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 extern char** environ;
@@ -31,7 +39,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The process groups of the workers alive in this process, for kill_live_workers() (a
+// The keepers of the workers alive in this process, for kill_live_workers() (a
 // signal handler, atexit). Lock-free slots: a handler may run at any moment.
 constexpr int kSlots = 64;
 std::atomic<pid_t> g_live[kSlots];
@@ -109,11 +117,15 @@ private:
 
 } // namespace
 
+const char* containment_name(Containment c) noexcept {
+    return c == Containment::PidNamespace ? "pid-namespace" : "subreaper";
+}
+
 void kill_live_workers() noexcept {
     for (auto& slot : g_live) {
         const pid_t pid = slot.load();
         if (pid > 0)
-            ::kill(-pid, SIGKILL);
+            detail::WorkerProcess::stop(pid);
     }
 }
 
@@ -170,25 +182,298 @@ worker_environment(const std::vector<std::pair<std::string, std::string>>& extra
     return env;
 }
 
+namespace {
+
+// The keeper's file descriptors, whatever numbers the controller's were.
+constexpr int kKeeperIn = 3, kKeeperOut = 4, kKeeperErr = 5, kKeeperLink = 6, kKeeperSignals = 7;
+
+// The keeper's status message on the link: a tag, then the worker's wait status.
+constexpr std::uint32_t kStatusTag = 0x53594b31; // "SYK1"
+
+struct KeeperPlan {
+    int in, out, err, link; // the worker's stdin, stdout, stderr; the keeper's end of the link
+    int controller_link;    // the controller's end: closed in the keeper
+    Containment mode;
+    bool map_user; // a user namespace came with the PID namespace: map our ids
+    char uid_map[64], gid_map[64];
+    char* const* argv;
+    char* const* envp;
+};
+
+void say(const char* msg) noexcept {
+    (void)!::write(STDERR_FILENO, msg, std::strlen(msg));
+}
+
+bool write_file(const char* path, const char* text) noexcept {
+    const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool ok = detail::write_fully(fd, text);
+    ::close(fd);
+    return ok;
+}
+
+// Reaps every child that has ended; the worker's status when it is among them.
+// False once there is no child left at all.
+bool reap_children(pid_t worker, int& status, bool& worker_done) noexcept {
+    for (;;) {
+        int st = 0;
+        const pid_t r = waitpid(-1, &st, WNOHANG);
+        if (r > 0) {
+            if (r == worker) {
+                status = st;
+                worker_done = true;
+            }
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        return !(r < 0 && errno == ECHILD);
+    }
+}
+
+// The subreaper's sweep: SIGKILL to every descendant of this process found in /proc
+// (/proc/PID/stat's parent field; the kernel's per-task "children" lists are an optional
+// feature). No allocation: the keeper is a fork of a possibly multi-threaded controller.
+void kill_descendants() noexcept {
+    constexpr int kMax = 1 << 15;
+    static pid_t pids[kMax], parents[kMax];
+    static bool marked[kMax];
+    int n = 0;
+    const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return;
+    alignas(8) char buf[16384];
+    for (;;) {
+        const long got = syscall(SYS_getdents64, dir, buf, sizeof buf);
+        if (got <= 0)
+            break;
+        for (long off = 0; off < got;) {
+            struct Dirent {
+                std::uint64_t ino;
+                std::int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[1];
+            };
+            const auto* d = reinterpret_cast<const Dirent*>(buf + off);
+            off += d->reclen;
+            pid_t pid = 0;
+            const char* c = d->name;
+            for (; *c >= '0' && *c <= '9'; ++c)
+                pid = pid * 10 + (*c - '0');
+            if (*c != '\0' || pid <= 0 || n >= kMax)
+                continue;
+            char path[40], stat[512];
+            std::snprintf(path, sizeof path, "/proc/%d/stat", int(pid));
+            const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            const ssize_t len = ::read(fd, stat, sizeof stat - 1);
+            ::close(fd);
+            if (len <= 0)
+                continue;
+            stat[len] = '\0';
+            // "PID (comm) S PPID ...": comm may hold anything, so from its last ')'.
+            const char* close = std::strrchr(stat, ')');
+            if (!close || close[1] == '\0' || close[2] == '\0')
+                continue;
+            pids[n] = pid;
+            parents[n] = pid_t(std::strtol(close + 4, nullptr, 10));
+            marked[n] = false;
+            ++n;
+        }
+    }
+    ::close(dir);
+    const pid_t self = getpid();
+    // A descendant: a process whose parent is this one or a descendant (a fixpoint, as
+    // deep as the tree).
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int i = 0; i < n; ++i) {
+            if (marked[i])
+                continue;
+            bool below = parents[i] == self;
+            for (int j = 0; !below && j < n; ++j)
+                below = marked[j] && pids[j] == parents[i];
+            if (below) {
+                marked[i] = grew = true;
+                ::kill(pids[i], SIGKILL);
+            }
+        }
+    }
+}
+
+// Ends every descendant and reaps them all, the worker's status among them.
+void end_all(Containment mode, pid_t worker, int& status, bool& worker_done) noexcept {
+    for (;;) {
+        if (mode == Containment::PidNamespace)
+            ::kill(-1, SIGKILL); // from a namespace's init: every process in it but itself
+        else
+            kill_descendants();
+        if (!reap_children(worker, status, worker_done))
+            return; // no child left, so no descendant: all of them were reaped here
+        const timespec pause = {0, 1'000'000};
+        nanosleep(&pause, nullptr);
+    }
+}
+
+// A copy of `fd` above the keeper's fixed numbers, so moving the four into place never
+// overwrites one of them (a controller with no stdin may have handed us fd 0).
+int lift(int fd) noexcept {
+    return fcntl(fd, F_DUPFD, 64);
+}
+
+[[noreturn]] void keeper_main(const KeeperPlan& plan) noexcept {
+    // Signals were blocked by the controller around the fork and stay so: the keeper takes
+    // them from a signalfd.
+    setpgid(0, 0);
+    ::close(plan.controller_link);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    const int fds[4] = {lift(plan.in), lift(plan.out), lift(plan.err), lift(plan.link)};
+    for (int i = 0; i < 4; ++i)
+        if (fds[i] < 0 || dup2(fds[i], kKeeperIn + i) < 0)
+            _exit(127);
+    // Nothing of the controller's stays open here (another worker's link would not see its
+    // controller close while we hold a copy).
+    close_range(kKeeperSignals, ~0U, 0);
+    const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd < 3 && devnull >= 0; ++fd)
+        dup2(devnull, fd);
+    if (devnull > 2)
+        ::close(devnull);
+    // The controller may have died before prctl() ran: then the link reads EOF.
+    pollfd link = {kKeeperLink, POLLIN, 0};
+    if (poll(&link, 1, 0) != 0)
+        _exit(127);
+    if (plan.map_user && !(write_file("/proc/self/setgroups", "deny") &&
+                           write_file("/proc/self/uid_map", plan.uid_map) &&
+                           write_file("/proc/self/gid_map", plan.gid_map))) {
+        dup2(kKeeperErr, STDERR_FILENO);
+        say("switchyard worker: cannot map the user and group ids in the worker's user "
+            "namespace; set SWITCHYARD_CONTAINMENT=subreaper\n");
+        _exit(127);
+    }
+    if (plan.mode == Containment::Subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+        dup2(kKeeperErr, STDERR_FILENO);
+        say("switchyard worker: cannot become a child subreaper (PR_SET_CHILD_SUBREAPER)\n");
+        _exit(127);
+    }
+    sigset_t watched;
+    sigemptyset(&watched);
+    for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT})
+        sigaddset(&watched, sig);
+    const int sfd = signalfd(-1, &watched, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sfd < 0 || (sfd != kKeeperSignals && dup2(sfd, kKeeperSignals) < 0))
+        _exit(127);
+    if (sfd != kKeeperSignals)
+        ::close(sfd);
+    const pid_t keeper = getpid(); // 1 in its own namespace
+
+    const pid_t worker = _Fork(); // no atfork handlers: this is a fork of a fork
+    if (worker < 0)
+        _exit(127);
+    if (worker == 0) {
+        // Dies with the keeper; the check closes the race with one that died before.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != keeper)
+            _exit(127);
+        // The controller's handlers (kill_live_workers()) must not run here before the
+        // exec, which resets them anyway; what it ignores stays ignored, as exec keeps it.
+        for (int sig = 1; sig < NSIG; ++sig) {
+            struct sigaction old = {};
+            if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_DFL &&
+                old.sa_handler != SIG_IGN) {
+                struct sigaction dfl = {};
+                dfl.sa_handler = SIG_DFL;
+                sigaction(sig, &dfl, nullptr);
+            }
+        }
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, nullptr);
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core); // a crashing kernel should not dump core
+        dup2(kKeeperIn, STDIN_FILENO);
+        dup2(kKeeperOut, STDOUT_FILENO);
+        dup2(kKeeperErr, STDERR_FILENO);
+        close_range(3, ~0U, 0);
+        execve(plan.argv[0], plan.argv, plan.envp);
+        say("switchyard worker: exec failed\n");
+        _exit(127);
+    }
+    // The pipes are the worker's: they close when it and its descendants are gone.
+    for (int fd : {kKeeperIn, kKeeperOut, kKeeperErr})
+        ::close(fd);
+
+    int status = 0;
+    bool worker_done = false;
+    for (bool stop = false; !stop && !worker_done;) {
+        pollfd watch[2] = {{kKeeperLink, POLLIN, 0}, {kKeeperSignals, POLLIN, 0}};
+        if (poll(watch, 2, -1) < 0 && errno != EINTR)
+            break;
+        // The controller never writes: anything on the link is its close (stop or death).
+        if (watch[0].revents)
+            stop = true;
+        signalfd_siginfo info;
+        while (::read(kKeeperSignals, &info, sizeof info) == ssize_t(sizeof info))
+            if (info.ssi_signo != SIGCHLD)
+                stop = true;
+        (void)reap_children(worker, status, worker_done);
+    }
+    end_all(plan.mode, worker, status, worker_done);
+    if (worker_done) {
+        const std::uint32_t msg[2] = {kStatusTag, std::uint32_t(status)};
+        (void)send(kKeeperLink, msg, sizeof msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    _exit(0);
+}
+
+// SWITCHYARD_CONTAINMENT: what was asked for (nullopt: auto).
+std::optional<Containment> asked_containment() {
+    const char* v = std::getenv("SWITCHYARD_CONTAINMENT");
+    const std::string value = v ? v : "";
+    if (value.empty() || value == "auto")
+        return std::nullopt;
+    if (value == "pid-namespace" || value == "pidns")
+        return Containment::PidNamespace;
+    if (value == "subreaper")
+        return Containment::Subreaper;
+    throw WorkerError("SWITCHYARD_CONTAINMENT is '" + value +
+                      "': expected auto (the default), pid-namespace or subreaper");
+}
+
+// clone() as fork(), with `flags` added; the child runs on a copy of this stack.
+pid_t clone_process(unsigned long flags) noexcept {
+    return pid_t(syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+}
+
+} // namespace
+
 WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
                              const std::vector<std::string>& env, const std::string& input) {
     install_atexit_once();
+    const auto asked = asked_containment();
     int in = memfd_create("switchyard-worker-input", MFD_CLOEXEC);
     if (in < 0)
         throw WorkerError(std::string("cannot create the worker's input: ") + std::strerror(errno));
-    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, link[2] = {-1, -1};
+    const auto close_all = [&] {
+        for (int fd : {in, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], link[0], link[1]})
+            if (fd >= 0)
+                ::close(fd);
+    };
     try {
         write_all(in, input);
         if (lseek(in, 0, SEEK_SET) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
-            pipe2(err_pipe, O_CLOEXEC) != 0)
+            pipe2(err_pipe, O_CLOEXEC) != 0 ||
+            socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0)
             throw WorkerError(std::string("cannot create a pipe: ") + std::strerror(errno));
     } catch (...) {
-        for (int fd : {in, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-            if (fd >= 0)
-                ::close(fd);
+        close_all();
         throw;
     }
-    // Everything the child needs is prepared before fork(): after it only
+    // Everything the keeper needs is prepared before the fork: after it only
     // async-signal-safe calls (the caller may be a multi-threaded GUI).
     std::vector<char*> cargv, cenv;
     for (const auto& a : argv)
@@ -197,77 +482,67 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
     for (const auto& e : env)
         cenv.push_back(const_cast<char*>(e.c_str()));
     cenv.push_back(nullptr);
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
+    KeeperPlan plan = {
+        in,    out_pipe[1], err_pipe[1], link[1],      link[0],    Containment::Subreaper,
+        false, {},          {},          cargv.data(), cenv.data()};
+    std::snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", unsigned(geteuid()),
+                  unsigned(geteuid()));
+    std::snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", unsigned(getegid()),
+                  unsigned(getegid()));
+
+    // Signals stay blocked in the keeper until its signalfd takes them: a handler of ours
+    // (kill_live_workers()) must never run there.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = -1;
+    int clone_error = 0;
+    if (asked != Containment::Subreaper) {
+        // A PID namespace: as root (or with CAP_SYS_ADMIN) on its own; asked for by an
+        // unprivileged user, inside a user namespace of its own. `auto` never takes the
+        // user namespace: in it every file of root's reads as owned by "nobody", which the
+        // plugins' trust rule (trust.cpp) refuses.
+        plan.mode = Containment::PidNamespace;
+        pid = clone_process(CLONE_NEWPID);
+        if (pid == 0)
+            keeper_main(plan);
+        if (pid < 0 && asked && geteuid() != 0) {
+            plan.map_user = true;
+            pid = clone_process(CLONE_NEWPID | CLONE_NEWUSER);
+            if (pid == 0)
+                keeper_main(plan);
+        }
+        clone_error = pid < 0 ? errno : 0;
+    }
+    if ((pid < 0 && !asked) || asked == Containment::Subreaper) {
+        plan.mode = Containment::Subreaper;
+        plan.map_user = false;
+        pid = fork();
+        if (pid == 0)
+            keeper_main(plan);
+        clone_error = pid < 0 ? errno : 0;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0) {
-        const int e = errno;
-        for (int fd : {in, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-            ::close(fd);
-        throw WorkerError(std::string("cannot fork a worker: ") + std::strerror(e));
+        close_all();
+        if (plan.mode == Containment::PidNamespace)
+            throw WorkerError(std::string("cannot start a worker in a PID namespace of its own "
+                                          "(SWITCHYARD_CONTAINMENT=pid-namespace): ") +
+                              std::strerror(clone_error) +
+                              "; unset SWITCHYARD_CONTAINMENT to use a subreaper instead");
+        throw WorkerError(std::string("cannot fork a worker: ") + std::strerror(clone_error));
     }
-    if (pid == 0) {
-        setpgid(0, 0); // its own group: every exit path kills whatever it started too
-        // Dies with the controller; the check closes the race with a controller that died
-        // before prctl() ran.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, nullptr);
-        struct rlimit no_core = {0, 0};
-        setrlimit(RLIMIT_CORE, &no_core); // a crashing kernel should not dump core
-        dup2(out_pipe[1], STDOUT_FILENO);
-        dup2(err_pipe[1], STDERR_FILENO);
-        dup2(in, STDIN_FILENO);
-        execve(cargv[0], cargv.data(), cenv.data());
-        const char msg[] = "switchyard worker: exec failed\n";
-        (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-        _exit(127);
-    }
-    setpgid(pid, pid); // also from the parent, so kill(-pid) works at once
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    ::close(in);
+    setpgid(pid, pid); // also from here, so it is its own group at once
+    for (int fd : {in, out_pipe[1], err_pipe[1], link[1]})
+        ::close(fd);
     m_pid = pid;
+    m_containment = plan.mode;
     m_out = out_pipe[0];
     m_err = err_pipe[0];
+    m_link = link[0];
     fcntl(m_out, F_SETFL, O_NONBLOCK);
     fcntl(m_err, F_SETFL, O_NONBLOCK);
     add_live(pid);
-
-    // The guardian: kills the worker's group when the controller is gone, however it went
-    // (the read end sees EOF once every copy of the write end, all in this process, closed).
-    int guard[2];
-    if (pipe2(guard, O_CLOEXEC) == 0) {
-        const pid_t g = fork();
-        if (g == 0) {
-            setpgid(0, pid); // in the worker's group: a Ctrl-C to ours does not reach it
-            struct sigaction dfl = {};
-            dfl.sa_handler = SIG_DFL;
-            for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE})
-                sigaction(sig, &dfl, nullptr);
-            if (guard[0] != 3)
-                dup2(guard[0], 3);
-            close_range(4, ~0U, 0);
-            const int devnull = open("/dev/null", O_RDWR);
-            for (int fd = 0; fd < 3 && devnull >= 0; ++fd)
-                dup2(devnull, fd);
-            char c;
-            while (read(3, &c, 1) != 0 && errno == EINTR) {
-            }
-            kill(-pid, SIGKILL);
-            _exit(0);
-        }
-        ::close(guard[0]);
-        if (g > 0) {
-            setpgid(g, pid);
-            m_guardian = g;
-            m_guard = guard[1];
-        } else {
-            ::close(guard[1]); // no guardian: PDEATHSIG still covers the worker itself
-        }
-    }
 }
 
 WorkerProcess::~WorkerProcess() {
@@ -277,25 +552,34 @@ WorkerProcess::~WorkerProcess() {
     }
 }
 
-void WorkerProcess::kill_group() noexcept {
-    if (m_pid > 0) {
-        ::kill(-m_pid, SIGKILL);
-        ::kill(m_pid, SIGKILL);
-    }
+void WorkerProcess::stop(pid_t keeper) noexcept {
+    if (keeper > 0)
+        ::kill(keeper, SIGTERM); // blocked there and read from its signalfd: it ends them all
 }
 
 void WorkerProcess::finish(WorkerEnd& end) noexcept {
     m_finished = true;
-    // The worker is not reaped yet (a zombie at worst), so its group id cannot be reused.
-    kill_group();
-    int status = 0;
-    if (m_guardian > 0) {
-        ::kill(m_guardian, SIGKILL);
-        reap_within(m_guardian, status, 10);
-    }
-    end.reaped = reap_within(m_pid, end.status, 10);
+    // The keeper is not reaped yet (a zombie at worst), so its pid cannot be reused.
     remove_live(m_pid);
-    close_fd(m_guard);
+    stop(m_pid);
+    ::shutdown(m_link, SHUT_WR);
+    int keeper_status = 0;
+    end.reaped = reap_within(m_pid, keeper_status, 10);
+    if (!end.reaped) {
+        // A keeper stuck past 10 s (a descendant that will not die): the namespace's
+        // processes still end with it.
+        ::kill(m_pid, SIGKILL);
+        end.reaped = reap_within(m_pid, keeper_status, 10);
+    }
+    // The worker's own status, which the keeper sent before it exited; without it (the
+    // keeper was killed), the keeper's.
+    std::uint32_t msg[2] = {0, 0};
+    if (end.reaped && recv(m_link, msg, sizeof msg, MSG_DONTWAIT) == ssize_t(sizeof msg) &&
+        msg[0] == kStatusTag)
+        end.status = int(msg[1]);
+    else
+        end.status = keeper_status;
+    close_fd(m_link);
     close_fd(m_out);
     close_fd(m_err);
 }

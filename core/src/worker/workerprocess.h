@@ -4,14 +4,24 @@
 // One worker process from spawn to reap (the process part of the worker module, shared by
 // the profile controller and plugin inspection). No Qt, no blocking call without a deadline.
 //
-// Every exit path kills the worker's whole process group (the worker and anything it
-// started): its own end, a timeout, a cancel, the destructor, the controller's exit
-// (atexit, kill_live_workers() from a signal handler) and the controller's death by any
-// signal, SIGKILL included: a tiny guardian process in the worker's group waits for a pipe
-// only the controller holds and kills the group when it closes. The worker also gets
-// PR_SET_PDEATHSIG(SIGKILL) and checks getppid() right after setting it.
+// The controller starts a keeper, which starts the worker and reaps. The keeper is PID 1 of
+// a PID namespace of its own (Containment::PidNamespace: when it ends, the kernel ends
+// every process in the namespace) or a child subreaper (Containment::Subreaper: orphans of
+// the worker's descendants come back to it, and it kills every descendant it finds in
+// /proc until none is left). Either way no descendant of the worker outlives it, not one
+// that called setsid() (out of the process group) nor one that double-forked (out of the
+// worker's children). The keeper ends all of them and then itself when the worker ends,
+// when the controller says stop (a timeout, a cancel, the destructor, the controller's
+// exit: atexit, kill_live_workers() from a signal handler) and when the controller dies by
+// any signal, SIGKILL included: it watches a socket only the controller holds the other end
+// of, and has PR_SET_PDEATHSIG. It then sends the worker's wait status back on that socket,
+// so a crash reads as the worker's signal (SIGABRT), not the keeper's. The worker itself
+// is an ordinary process (PID 2 in the namespace: signals act on it as anywhere), its own
+// stdio the pipes, fds above 2 closed.
 
 #include <sys/types.h>
+
+#include <switchyard/worker/workercontroller.h>
 
 #include <atomic>
 #include <functional>
@@ -48,7 +58,10 @@ public:
 
     /// Starts `argv` with environment `env` (entries "K=V"); `input` is its standard input,
     /// a memory file it reads at its own pace (no size limit, unlike argv's 128 KiB per
-    /// string). Throws WorkerError when it cannot start.
+    /// string). The containment is SWITCHYARD_CONTAINMENT's (see Containment): `auto` takes
+    /// a PID namespace where one can be made without a user namespace (root, CAP_SYS_ADMIN),
+    /// else a subreaper. Throws WorkerError when it cannot start, when the variable names no
+    /// containment, or when `pid-namespace` was asked for and none can be made.
     WorkerProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                   const std::string& input);
     /// Kills the group and reaps the worker if run() has not.
@@ -56,24 +69,27 @@ public:
     WorkerProcess(const WorkerProcess&) = delete;
     WorkerProcess& operator=(const WorkerProcess&) = delete;
 
+    /// The keeper's process id (the worker's is its own, in its namespace).
     pid_t pid() const noexcept { return m_pid; }
+    Containment containment() const noexcept { return m_containment; }
 
     /// Reads the worker's stdout line by line (on_line) and its stderr (on_err, lines cut at
     /// 4 KiB) until it exits, it stays silent on stdout longer than `limit()` seconds, or
-    /// `cancel` is set. Then kills its process group (grandchildren holding the pipes
-    /// included) and reaps it. Called once.
+    /// `cancel` is set. Then ends it and everything it started (grandchildren holding the
+    /// pipes included) and reaps the keeper. Called once.
     WorkerEnd run(const std::function<double()>& limit, const LineFn& on_line, const LineFn& on_err,
                   const std::atomic<bool>& cancel);
 
-    /// SIGKILL to the worker's group. Async-signal-safe.
-    void kill_group() noexcept;
+    /// Tells the keeper `keeper` to end its worker and every descendant, then itself.
+    /// Async-signal-safe.
+    static void stop(pid_t keeper) noexcept;
 
 private:
     void finish(WorkerEnd& end) noexcept;
 
-    pid_t m_pid = -1;
-    pid_t m_guardian = -1;
-    int m_out = -1, m_err = -1, m_guard = -1;
+    pid_t m_pid = -1; // the keeper
+    Containment m_containment = Containment::Subreaper;
+    int m_out = -1, m_err = -1, m_link = -1;
     bool m_finished = false;
 };
 

@@ -43,9 +43,11 @@ public:
 /// row marked `timed_out`. Either way the run goes on with the next row in a fresh worker.
 /// The controller keeps every deadline itself (no blocking wait): a worker that closed its
 /// pipes and hangs is still timed out, and one that ended while a process it started holds
-/// the pipes ends the attempt at once. Each worker runs in its own process group, killed
+/// the pipes ends the attempt at once. Each worker runs under a keeper (a PID namespace's
+/// init, or a child subreaper; see Containment) that ends it and every process it started
 /// on every exit path (its end, timeout, cancel, the controller's exit or death; see
-/// kill_live_workers()), so no process of a run outlives it.
+/// kill_live_workers()), so no process of a run outlives it, not even one that called
+/// setsid() or double-forked. The report's context says which containment ran.
 ///
 /// The worker is `executable worker_args...`; its standard input holds
 /// `{"settings": ProfileSettings, "start": N, "peaks": {...}?}` (no argv size limit), and it
@@ -118,10 +120,19 @@ CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin);
 int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
                        int fd, BackendRegistry& backends, DeviceRegistry& devices);
 
-/// SIGKILL to the process group of every worker this process has running (profile and
-/// inspection workers). Async-signal-safe: for SIGINT/SIGTERM handlers; also registered
-/// with atexit() when the first worker starts.
+/// Ends every worker this process has running (profile and inspection workers) and
+/// everything they started: each worker's keeper is told to kill them all. Async-signal-safe:
+/// for SIGINT/SIGTERM handlers; also registered with atexit() when the first worker starts.
 void kill_live_workers() noexcept;
+
+/// How a worker's descendants are kept from outliving it (issue 20), chosen by
+/// SWITCHYARD_CONTAINMENT (`auto`, the default, `pid-namespace` or `subreaper`).
+/// PidNamespace: the worker's keeper is PID 1 of a PID namespace of its own, so the kernel
+/// ends every process in it when the keeper ends. Subreaper: the keeper is a child
+/// subreaper (PR_SET_CHILD_SUBREAPER) that kills and reaps every descendant itself.
+enum class Containment { PidNamespace, Subreaper };
+/// "pid-namespace" / "subreaper": the report context's `containment`.
+const char* containment_name(Containment c) noexcept;
 
 /// "signal 11 (SIGSEGV: Segmentation fault)" / "exit code 3": how a waitpid status reads.
 std::string describe_wait_status(int status);
