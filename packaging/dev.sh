@@ -24,6 +24,7 @@ packages=(
     xvfb xauth
     slurm-wlm munge  # tests/fleet: a single-node Slurm cluster (fleet/tst_fleet_slurm)
     clang libclang-rt-14-dev  # tests/fuzz/run.sh: clang 14 and its libFuzzer (libclang_rt.fuzzer)
+    abigail-tools  # packaging/abi-check.sh: abidw/abidiff, the SDK's ABI against packaging/abi/
 )
 
 install_missing() {

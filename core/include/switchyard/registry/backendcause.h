@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/errors.h>
 
 #include <nlohmann/json_fwd.hpp>
@@ -41,15 +43,16 @@ enum class BackendCause {
 };
 
 /// The stable id, e.g. "untrusted", "library_missing".
-std::string_view to_string(BackendCause cause) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(BackendCause cause) noexcept;
 /// The cause whose id is `id`; nullopt for an unknown id.
-std::optional<BackendCause> backend_cause_from_string(std::string_view id) noexcept;
+SWITCHYARD_CORE_EXPORT std::optional<BackendCause>
+backend_cause_from_string(std::string_view id) noexcept;
 /// Every cause, in declaration order (docs, tests).
-std::vector<BackendCause> all_backend_causes();
+SWITCHYARD_CORE_EXPORT std::vector<BackendCause> all_backend_causes();
 /// The registry's cause for a load error's cause (one to one).
-BackendCause to_backend_cause(BackendLoadError::Cause cause) noexcept;
+SWITCHYARD_CORE_EXPORT BackendCause to_backend_cause(BackendLoadError::Cause cause) noexcept;
 
-void to_json(nlohmann::json& j, BackendCause cause);
-void from_json(const nlohmann::json& j, BackendCause& cause);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, BackendCause cause);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, BackendCause& cause);
 
 } // namespace switchyard

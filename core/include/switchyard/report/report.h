@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/report/dispatch.h>
 
@@ -15,7 +17,7 @@ namespace switchyard {
 
 /// A report that cannot be read: the message names the file, the position or key and
 /// what was expected.
-class ReportError : public std::runtime_error {
+class SWITCHYARD_CORE_EXPORT ReportError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
@@ -27,7 +29,7 @@ public:
 /// Version 4 added context.fingerprint and rows[].runs (profile --repeat). Version 2 reports (rows
 /// with bandwidth_fraction / flops_fraction, no dispatch) and version 1 reports (format
 /// "switchyard-profile-report") are still read.
-struct Report {
+struct SWITCHYARD_CORE_EXPORT Report {
     static constexpr const char* kFormat = "switchyard.report";
     static constexpr int kFormatVersion = 4;
     /// The format id of version 1 reports.
@@ -77,8 +79,8 @@ struct Report {
     /// these. Throws ReportError when `folder` is not a folder or cannot be listed.
     static std::vector<std::string> files_in(const std::string& folder);
 };
-void to_json(nlohmann::json& j, const Report& report);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const Report& report);
 /// Throws ReportError naming the key path of the first problem.
-void from_json(const nlohmann::json& j, Report& report);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, Report& report);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 // The worker protocol: one JSON object per line, {"event": NAME, ...}. The profile worker
 // writes it, the WorkerController reads it, and `switchyard-cli profile --jsonl` prints
 // the same events (docs/json.md describes them).
@@ -29,11 +31,11 @@ enum class Event {
 };
 
 /// The stable event names: "context", "plan", "row_start", "progress", "row", "done", "fatal".
-std::string_view to_string(Event event) noexcept;
-std::optional<Event> event_from_string(std::string_view name) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(Event event) noexcept;
+SWITCHYARD_CORE_EXPORT std::optional<Event> event_from_string(std::string_view name) noexcept;
 
 /// One protocol message, parsed. Only the fields of its event are meaningful.
-struct Message {
+struct SWITCHYARD_CORE_EXPORT Message {
     Event event = Event::Done;
     nlohmann::json context;    // Context: null when the worker did not send one
     nlohmann::json peaks;      // Context: null when absent
@@ -47,23 +49,24 @@ struct Message {
     bool usage = false;                             // Fatal: a usage problem in the settings
 };
 
-nlohmann::json context_message(const nlohmann::json& context,
-                               const nlohmann::json& peaks = nullptr);
-nlohmann::json plan_message(const std::vector<RowSpec>& plan);
-nlohmann::json row_start_message(std::int64_t index);
-nlohmann::json progress_message(std::int64_t index, const std::string& phase, std::int64_t samples);
-nlohmann::json row_message(const ProfileRow& row);
-nlohmann::json done_message();
-nlohmann::json done_message(std::int64_t rows_total, std::int64_t not_ok);
-nlohmann::json fatal_message(const std::string& message, bool usage = false);
+SWITCHYARD_CORE_EXPORT nlohmann::json context_message(const nlohmann::json& context,
+                                                      const nlohmann::json& peaks = nullptr);
+SWITCHYARD_CORE_EXPORT nlohmann::json plan_message(const std::vector<RowSpec>& plan);
+SWITCHYARD_CORE_EXPORT nlohmann::json row_start_message(std::int64_t index);
+SWITCHYARD_CORE_EXPORT nlohmann::json progress_message(std::int64_t index, const std::string& phase,
+                                                       std::int64_t samples);
+SWITCHYARD_CORE_EXPORT nlohmann::json row_message(const ProfileRow& row);
+SWITCHYARD_CORE_EXPORT nlohmann::json done_message();
+SWITCHYARD_CORE_EXPORT nlohmann::json done_message(std::int64_t rows_total, std::int64_t not_ok);
+SWITCHYARD_CORE_EXPORT nlohmann::json fatal_message(const std::string& message, bool usage = false);
 
 /// One line of the protocol as it goes on the wire (compact JSON, invalid UTF-8 replaced,
 /// a trailing newline).
-std::string to_line(const nlohmann::json& message);
+SWITCHYARD_CORE_EXPORT std::string to_line(const nlohmann::json& message);
 
 /// The message in `j`; nullopt when it is not a protocol message (no "event" string, or
 /// an unknown event). Throws std::runtime_error naming the key path when a known event
 /// has a malformed body ("row.samples[2]: expected a number, got string").
-std::optional<Message> parse(const nlohmann::json& j);
+SWITCHYARD_CORE_EXPORT std::optional<Message> parse(const nlohmann::json& j);
 
 } // namespace switchyard::protocol

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/profilerow.h>
@@ -27,11 +29,11 @@ struct Message;
 
 /// The run could not go on: no worker starts, or it fails before planning. A usage
 /// problem in the settings (unknown op, bad size) is a WorkerUsageError.
-class WorkerError : public std::runtime_error {
+class SWITCHYARD_CORE_EXPORT WorkerError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
-class WorkerUsageError : public WorkerError {
+class SWITCHYARD_CORE_EXPORT WorkerUsageError : public WorkerError {
 public:
     using WorkerError::WorkerError;
 };
@@ -51,7 +53,7 @@ public:
 /// calls run_profile_worker(), writing the protocol (protocol.h) on its stdout, one JSON
 /// object per line.
 /// Thread-safe to cancel() from another thread; everything else is single-threaded.
-class WorkerController {
+class SWITCHYARD_CORE_EXPORT WorkerController {
 public:
     struct Options {
         std::string executable; // switchyard-cli ("/proc/self/exe" from the CLI)
@@ -109,20 +111,22 @@ private:
 /// reuses them instead of probing again (`profile --ceilings-from`). Throws ReportError,
 /// naming `origin`, when the report has none, or when they were measured on another
 /// machine: another host name, CPU brand or number of logical CPUs than this process sees.
-CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin);
+SWITCHYARD_CORE_EXPORT CpuPeaks reusable_cpu_peaks(const Report& earlier,
+                                                   const std::string& origin);
 
 /// The worker side: plans, then runs rows from `start` on, writing the protocol to `fd`.
 /// `peaks` (when set) replaces the CPU probes so every worker of a run shares them.
 /// Returns the process exit code (0 done, 2 bad settings).
-int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
-                       int fd, BackendRegistry& backends, DeviceRegistry& devices);
+SWITCHYARD_CORE_EXPORT int run_profile_worker(const ProfileSettings& settings, std::int64_t start,
+                                              const CpuPeaks* peaks, int fd,
+                                              BackendRegistry& backends, DeviceRegistry& devices);
 
 /// SIGKILL to the process group of every worker this process has running (profile and
 /// inspection workers). Async-signal-safe: for SIGINT/SIGTERM handlers; also registered
 /// with atexit() when the first worker starts.
-void kill_live_workers() noexcept;
+SWITCHYARD_CORE_EXPORT void kill_live_workers() noexcept;
 
 /// "signal 11 (SIGSEGV: Segmentation fault)" / "exit code 3": how a waitpid status reads.
-std::string describe_wait_status(int status);
+SWITCHYARD_CORE_EXPORT std::string describe_wait_status(int status);
 
 } // namespace switchyard
