@@ -60,7 +60,7 @@ comm -12 "$work/exported" "$work/sdk-defined" >"$work/sdk-symbols"
 
 # Stable output: no absolute paths, no build folder names.
 abidw --kmi-whitelist "$work/sdk-symbols.list" --headers-dir "$root/core/include/switchyard/sdk" \
-    --drop-private-types --no-corpus-path --no-comp-dir-path --short-locs \
+    --drop-private-types --exported-interfaces-only --no-corpus-path --no-comp-dir-path --short-locs \
     --out-file "$work/current.abi" "$lib" ||
     die "abidw failed on $lib"
 
