@@ -4,8 +4,8 @@
 # sources and SDK headers of the ABI baseline's commit (packaging/abi/baseline.env, taken
 # with git archive), loads in this build's core and its kernels pass parity. Usage:
 #   tst_binary_compat.sh <build-dir> <source-dir> <c++ compiler>
-# Exits 77 (skipped) outside a git checkout or when the baseline's commit is not in it (a
-# shallow clone): it never fetches.
+# Exits 77 (skipped) outside a git checkout or when neither the baseline's commit nor its SDK
+# header tree is in it (a shallow clone): it never fetches.
 set -euo pipefail
 build=$1
 src=$2
@@ -18,17 +18,28 @@ if ! git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
     echo "SKIP: $src is not a git checkout, so the baseline's SDK headers cannot be taken"
     exit 77
 fi
-if ! git -C "$src" cat-file -e "$commit^{commit}" 2>/dev/null; then
-    echo "SKIP: the ABI baseline's commit $commit is not in this checkout (a shallow clone?);" \
-        "fetch it (git fetch --unshallow) to run this test"
-    exit 77
-fi
-
+sdk_tree=$(sed -n 's/^sdk_tree=//p' "$info")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# What an old plugin had: the SDK headers, the fixture's source and manifest, as of the baseline.
-git -C "$src" archive "$commit" core/include/switchyard/sdk tests/fixtures/plugins/fixture_plugin.cpp \
-    tests/fixtures/plugins/good/good.plugin.json.in | tar -x -C "$work"
+if git -C "$src" cat-file -e "$commit^{commit}" 2>/dev/null; then
+    # What an old plugin had: the SDK headers, the fixture's source and manifest, as of the
+    # baseline.
+    git -C "$src" archive "$commit" core/include/switchyard/sdk \
+        tests/fixtures/plugins/fixture_plugin.cpp tests/fixtures/plugins/good/good.plugin.json.in |
+        tar -x -C "$work"
+elif [ -n "$sdk_tree" ] && git -C "$src" cat-file -e "$sdk_tree^{tree}" 2>/dev/null; then
+    # The commit is gone (a rebased or squashed branch) but its SDK headers are here: they are
+    # what the plugin is built against; the fixture's source and manifest are today's.
+    echo "note: the baseline's commit $commit is not in this checkout; using its SDK tree $sdk_tree"
+    git -C "$src" archive --prefix=core/include/switchyard/sdk/ "$sdk_tree" | tar -x -C "$work"
+    mkdir -p "$work/tests/fixtures/plugins/good"
+    cp "$src/tests/fixtures/plugins/fixture_plugin.cpp" "$work/tests/fixtures/plugins/"
+    cp "$src/tests/fixtures/plugins/good/good.plugin.json.in" "$work/tests/fixtures/plugins/good/"
+else
+    echo "SKIP: neither the ABI baseline's commit $commit nor its SDK tree is in this checkout" \
+        "(a shallow clone?); fetch it (git fetch --unshallow) to run this test"
+    exit 77
+fi
 # Only the SDK is there: a plugin that needed another header would not build.
 [ "$(ls "$work/core/include/switchyard")" = "sdk" ]
 plugins="$work/plugins"
