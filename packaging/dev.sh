@@ -28,6 +28,7 @@ packages=(
     # the Debian packages (cpack: dpkg-shlibdeps, file) and their checks (tests/packaging,
     # packaging/install-test.sh)
     dpkg-dev file fakeroot lintian desktop-file-utils appstream
+    abigail-tools  # packaging/abi-check.sh: abidw/abidiff, the SDK's ABI against packaging/abi/
 )
 
 install_missing() {

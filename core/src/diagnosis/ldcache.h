@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,8 +14,8 @@ namespace switchyard {
 /// The dynamic loader's cache (/etc/ld.so.cache, written by ldconfig), read without
 /// running anything. Only glibc's "glibc-ld.so.cache1.1" format is understood, standalone
 /// (glibc >= 2.32) or appended to the old "ld.so-1.7.0" table (older ldconfig's "compat"
-/// output); a missing or unreadable cache is empty.
-class LdCache {
+/// output); a missing or unreadable cache is empty. Exported though private, for tst_elfdeps.
+class SWITCHYARD_CORE_EXPORT LdCache {
 public:
     struct Entry {
         std::int32_t flags = 0;  // FLAG_ELF_LIBC6 | FLAG_X8664_LIB64, ... (glibc ldconfig.h)

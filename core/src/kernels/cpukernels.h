@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
 #include <switchyard/sdk/registries.h>
 
 #include <cstddef>
 
 namespace switchyard {
+
+// Exported though private: the kernel suites and bench_kernels register the CPU cells into a
+// registrar of their own and check them against the CPU's level.
 
 /// Registers the built-in CPU kernel cells of the `cpu` backend into `r`:
 /// for each op the scalar reference `(op, cpu, generic, reference)`, the portable
@@ -13,12 +17,12 @@ namespace switchyard {
 /// `x86-64-v3/threaded` (available only where the CPU runs x86-64-v3), the AVX-512
 /// `x86-64-v4/default` and `x86-64-v4/threaded` (only where it runs x86-64-v4), and
 /// `(gemm, cpu, generic, openblas)` when built with OpenBLAS.
-void register_cpu_cells(CellRegistrar& r);
+SWITCHYARD_CORE_EXPORT void register_cpu_cells(CellRegistrar& r);
 
 /// True when this CPU (and OS) can run the x86-64-v3 (AVX2+FMA) kernels.
-bool cpu_supports_x86_64_v3() noexcept;
+SWITCHYARD_CORE_EXPORT bool cpu_supports_x86_64_v3() noexcept;
 /// True when this CPU (and OS) can run the x86-64-v4 (AVX-512F/BW/VL) kernels.
-bool cpu_supports_x86_64_v4() noexcept;
+SWITCHYARD_CORE_EXPORT bool cpu_supports_x86_64_v4() noexcept;
 
 /// Host memory for the CPU device's buffers and the probes' working sets: 64-byte
 /// aligned, and from 4 MiB on a fresh mapping, 2 MiB aligned and advised (madvise
@@ -27,7 +31,7 @@ bool cpu_supports_x86_64_v4() noexcept;
 /// 4 KiB of each array it walks; on 2 MiB pages flow_match_step moved ~12 % more from DRAM. The
 /// probes use the same allocator, so a ceiling and the rows judged by it see the same
 /// page size. The advice is ignored where THP is off ("never"). Free with host_release.
-void* host_allocate(std::size_t bytes);
-void host_release(void* buffer) noexcept;
+SWITCHYARD_CORE_EXPORT void* host_allocate(std::size_t bytes);
+SWITCHYARD_CORE_EXPORT void host_release(void* buffer) noexcept;
 
 } // namespace switchyard

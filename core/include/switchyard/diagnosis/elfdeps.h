@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <memory>
@@ -13,7 +15,7 @@ namespace switchyard {
 
 /// The parts of an ELF file the dynamic loader reads to find its dependencies, read
 /// with libelf without loading (or running) the file.
-struct ElfDynamicInfo {
+struct SWITCHYARD_CORE_EXPORT ElfDynamicInfo {
     std::string path;
     int elf_class = 0; // ELFCLASS32 / ELFCLASS64
     int machine = 0;   // e_machine (EM_X86_64, EM_AARCH64, ...)
@@ -26,8 +28,8 @@ struct ElfDynamicInfo {
 
 /// Reads `path`'s ELF header and dynamic section. nullopt, with `error` saying why, when
 /// the file cannot be read or is not ELF. A static file has no `needed` entries.
-std::optional<ElfDynamicInfo> read_elf_dynamic(const std::string& path,
-                                               std::string* error = nullptr);
+SWITCHYARD_CORE_EXPORT std::optional<ElfDynamicInfo> read_elf_dynamic(const std::string& path,
+                                                                      std::string* error = nullptr);
 
 /// Where the loader's search found a library (glibc order: RPATH, LD_LIBRARY_PATH,
 /// RUNPATH, ld.so.cache, default folders). Direct: the name contains a '/'.
@@ -40,10 +42,10 @@ enum class LibrarySearchSource {
     DefaultDir,
     NotFound
 };
-std::string_view to_string(LibrarySearchSource source) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(LibrarySearchSource source) noexcept;
 
 /// One DT_NEEDED entry, resolved.
-struct ResolvedLibrary {
+struct SWITCHYARD_CORE_EXPORT ResolvedLibrary {
     std::string soname; // as written in DT_NEEDED
     std::string path;   // the file the loader would open; empty when not found
     LibrarySearchSource source = LibrarySearchSource::NotFound;
@@ -55,7 +57,7 @@ struct ResolvedLibrary {
 };
 
 /// What `ldd` would print for one library, without loading it.
-struct ElfDependencyReport {
+struct SWITCHYARD_CORE_EXPORT ElfDependencyReport {
     std::string library;   // the library diagnosed
     bool readable = false; // false: `error` says why
     std::string error;
@@ -77,7 +79,7 @@ struct ElfDependencyReport {
 /// /etc/ld.so.cache, then the default folders; $ORIGIN, $LIB and $PLATFORM are expanded,
 /// and candidates of another ELF class or machine are skipped. A soname already resolved
 /// in the same walk is reused, as the loader reuses a loaded object. Thread-safe.
-class ElfDependencyResolver {
+class SWITCHYARD_CORE_EXPORT ElfDependencyResolver {
 public:
     struct Options {
         std::vector<std::string> ld_library_path; // default: $LD_LIBRARY_PATH
@@ -109,16 +111,16 @@ private:
 /// The one JSON shape of a resolved library and of a report (`show --json`,
 /// `doctor --json`): {"soname", "path", "found", "source", "needed_by", "depth", "detail"};
 /// {"library", "readable", "error", "unresolved", "dependencies": [...]}.
-void to_json(nlohmann::json& j, const ResolvedLibrary& library);
-void to_json(nlohmann::json& j, const ElfDependencyReport& report);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ResolvedLibrary& library);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ElfDependencyReport& report);
 
 /// "its library L cannot be loaded because a library it needs is missing: A, B" (`missing`
 /// as ElfDependencyReport::unresolved_with_requester() gives it). What to do is the cause
 /// table's fix (registry/backendcause.h, `library_dependency_missing`).
-std::string missing_libraries_message(const std::string& library,
-                                      const std::vector<std::string>& missing);
+SWITCHYARD_CORE_EXPORT std::string
+missing_libraries_message(const std::string& library, const std::vector<std::string>& missing);
 
 /// ElfDependencyResolver().diagnose(path): the plugin library's own dependencies.
-ElfDependencyReport diagnose_library(const std::string& path);
+SWITCHYARD_CORE_EXPORT ElfDependencyReport diagnose_library(const std::string& path);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
@@ -17,7 +19,7 @@
 namespace switchyard {
 
 /// One thing wrong on this machine, and what to do about it.
-struct DoctorProblem {
+struct SWITCHYARD_CORE_EXPORT DoctorProblem {
     using Severity = switchyard::Severity; // the cause table's (registry/backendcause.h)
     Severity severity = Severity::Error;
     std::string subject; // a backend name, a folder, a library
@@ -27,7 +29,7 @@ struct DoctorProblem {
 };
 
 /// A driver or runtime found without loading it, for devices whose backend is not loaded.
-struct DoctorRuntime {
+struct SWITCHYARD_CORE_EXPORT DoctorRuntime {
     enum class Kind { NvidiaGpu, CudaDriver, OpenClIcd };
     Kind kind = Kind::CudaDriver;
     std::string name;   // the GPU model, the library's soname, the ICD file's name
@@ -36,12 +38,12 @@ struct DoctorRuntime {
     nlohmann::json to_json() const;
 };
 /// "nvidia-gpu", "cuda-driver", "opencl-icd".
-std::string_view to_string(DoctorRuntime::Kind kind) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(DoctorRuntime::Kind kind) noexcept;
 
 /// The whole machine in one report a support engineer can paste into a ticket
 /// (`switchyard-cli doctor`). Collecting it opens no plugin library: plugin libraries'
 /// dependencies are read from their ELF files (ElfDependencyResolver).
-struct DoctorReport {
+struct SWITCHYARD_CORE_EXPORT DoctorReport {
     /// How this Switchyard was built.
     struct Build {
         std::string version;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+
+#include <switchyard/core_export.h>
 // `fleet collect`: which task's report is in the shared folder, and for each missing one
 // what Slurm and its log say.
 
@@ -11,7 +13,7 @@
 
 namespace switchyard::fleet {
 
-struct CollectedTask {
+struct SWITCHYARD_CORE_EXPORT CollectedTask {
     Target target;
     TaskState state;
     std::string report;                // the report's path; empty when missing
@@ -25,7 +27,7 @@ struct CollectedTask {
     nlohmann::json to_json() const;
 };
 
-struct Collection {
+struct SWITCHYARD_CORE_EXPORT Collection {
     std::string job_id;
     std::vector<CollectedTask> tasks;
     std::vector<std::string> notes;
@@ -37,10 +39,12 @@ struct Collection {
 
 /// The last `lines` lines of the file at `path` (its last 64 KiB at most); {} when it cannot
 /// be read. Lines are raw: escape them before they reach a terminal.
-std::vector<std::string> tail_lines(const std::string& path, std::size_t lines);
+SWITCHYARD_CORE_EXPORT std::vector<std::string> tail_lines(const std::string& path,
+                                                           std::size_t lines);
 
 /// Looks for each task's report in the manifest's folder (checked to load as a report) and
 /// pairs it with `status` (its tasks by index).
-Collection collect(const Manifest& manifest, const FleetStatus& status, std::size_t tail = 10);
+SWITCHYARD_CORE_EXPORT Collection collect(const Manifest& manifest, const FleetStatus& status,
+                                          std::size_t tail = 10);
 
 } // namespace switchyard::fleet

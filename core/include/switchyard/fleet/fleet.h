@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+
+#include <switchyard/core_export.h>
 // Fleet profiling on Slurm (issue 22): one `sbatch` job array, one task per target, each
 // task running `switchyard-cli profile` with the same settings into a shared folder. This
 // header is the pure part: the per-task targets, the batch script, the report file names and
@@ -19,15 +21,15 @@ namespace switchyard::fleet {
 /// features) or a generic resource such as gpu:h100:1.
 enum class Placement { None, Node, Partition, Constraint, Gres };
 
-std::string_view to_string(Placement p);
+SWITCHYARD_CORE_EXPORT std::string_view to_string(Placement p);
 /// The option that lists it: "--nodelist", "--partition", "--constraint", "--gres".
-std::string_view option_of(Placement p);
+SWITCHYARD_CORE_EXPORT std::string_view option_of(Placement p);
 /// The `scontrol update` field that pins a task to it: NodeList, Partition, Features, Gres.
-std::string_view scontrol_field(Placement p);
-std::optional<Placement> placement_from_string(std::string_view text);
+SWITCHYARD_CORE_EXPORT std::string_view scontrol_field(Placement p);
+SWITCHYARD_CORE_EXPORT std::optional<Placement> placement_from_string(std::string_view text);
 
 /// One array task's target.
-struct Target {
+struct SWITCHYARD_CORE_EXPORT Target {
     std::int64_t index = 0;
     Placement placement = Placement::None;
     std::string value; // the node, partition, constraint or gres; empty for Placement::None
@@ -40,10 +42,10 @@ struct Target {
 /// A Slurm hostlist ("node[01-03,7],login") as host names ("node01", "node02", "node03",
 /// "node7", "login"). Throws std::invalid_argument naming the problem (an unclosed bracket,
 /// a reversed range, more than 100000 hosts).
-std::vector<std::string> expand_hostlist(std::string_view text);
+SWITCHYARD_CORE_EXPORT std::vector<std::string> expand_hostlist(std::string_view text);
 
 /// What `fleet submit` was asked for.
-struct SubmitRequest {
+struct SWITCHYARD_CORE_EXPORT SubmitRequest {
     std::string folder; // the shared folder; made absolute by plan()
     std::string cli;    // the switchyard-cli each task runs; absolute
     std::string job_name = "switchyard-fleet";
@@ -59,7 +61,7 @@ struct SubmitRequest {
 };
 
 /// A checked request: its targets, the batch script and the commands that pin each task.
-struct Plan {
+struct SWITCHYARD_CORE_EXPORT Plan {
     SubmitRequest request;
     std::vector<Target> targets;
     Placement placement = Placement::None;
@@ -75,24 +77,26 @@ struct Plan {
 /// and what to do (two options that both list several values, --tasks against a list of
 /// another length, a folder or value the batch script cannot carry, -o among the profile
 /// settings).
-Plan plan(SubmitRequest request);
+SWITCHYARD_CORE_EXPORT Plan plan(SubmitRequest request);
 
 /// `text` as one word for a POSIX shell ('it'\''s').
-std::string shell_quote(std::string_view text);
+SWITCHYARD_CORE_EXPORT std::string shell_quote(std::string_view text);
 
 /// "report-<host>-<job>_<task>.json", the name each task writes.
-std::string report_file_name(std::string_view host, std::string_view job_id, std::int64_t task);
+SWITCHYARD_CORE_EXPORT std::string report_file_name(std::string_view host, std::string_view job_id,
+                                                    std::int64_t task);
 /// The parts of a report file name, or nullopt when `name` is not one.
-struct ReportName {
+struct SWITCHYARD_CORE_EXPORT ReportName {
     std::string host, job_id;
     std::int64_t task = 0;
 };
-std::optional<ReportName> parse_report_file_name(std::string_view name);
+SWITCHYARD_CORE_EXPORT std::optional<ReportName> parse_report_file_name(std::string_view name);
 /// "<folder>/logs/<job>_<task>.log" (the batch script's --output=%A_%a).
-std::string log_path(const std::string& folder, std::string_view job_id, std::int64_t task);
+SWITCHYARD_CORE_EXPORT std::string log_path(const std::string& folder, std::string_view job_id,
+                                            std::int64_t task);
 
 /// fleet.json: what status and collect need, given only the folder.
-struct Manifest {
+struct SWITCHYARD_CORE_EXPORT Manifest {
     static constexpr const char* kFormat = "switchyard.fleet";
     static constexpr int kFormatVersion = 1;
     static constexpr const char* kFileName = "fleet.json";

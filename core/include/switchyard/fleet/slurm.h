@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+
+#include <switchyard/core_export.h>
 // Talking to Slurm: every command (sbatch, scontrol, squeue, sacct) goes through a
 // CommandRunner, so the parsers and the logic are tested with recorded outputs and the CLI
 // runs the real programs (SubprocessRunner). The parsers read:
@@ -22,13 +24,13 @@
 
 namespace switchyard::fleet {
 
-struct CommandResult {
+struct SWITCHYARD_CORE_EXPORT CommandResult {
     bool started = false; // false: the program could not be run (error says why)
     int exit_code = -1;   // the exit status, or 128 + the signal
     std::string out, err, error;
 };
 
-class CommandRunner {
+class SWITCHYARD_CORE_EXPORT CommandRunner {
 public:
     virtual ~CommandRunner() = default;
     /// Runs argv[0] (searched in PATH) with the process's environment.
@@ -36,7 +38,7 @@ public:
 };
 
 /// fork + exec, both pipes read with poll, killed after `timeout_s`.
-class SubprocessRunner : public CommandRunner {
+class SWITCHYARD_CORE_EXPORT SubprocessRunner : public CommandRunner {
 public:
     explicit SubprocessRunner(double timeout_s = 120) : m_timeout_s(timeout_s) {}
     CommandResult run(const std::vector<std::string>& argv) override;
@@ -46,13 +48,13 @@ private:
 };
 
 /// A Slurm command that failed: what() names the command and its message.
-class SlurmError : public Error {
+class SWITCHYARD_CORE_EXPORT SlurmError : public Error {
 public:
     using Error::Error;
 };
 
 /// One array task as Slurm reports it.
-struct TaskState {
+struct SWITCHYARD_CORE_EXPORT TaskState {
     std::int64_t index = -1;
     std::string state;     // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, ...
     std::string reason;    // squeue/scontrol: why it is pending (JobArrayTaskLimit, ...)
@@ -69,16 +71,20 @@ struct TaskState {
 /// "123_4" -> {4}; "123_[2-3%1]" -> {2, 3}; "123_[0,4-5]" -> {0, 4, 5}; a record of another
 /// job, a step ("123_4.batch") or a bare "123" -> {}. Throws std::invalid_argument on a
 /// malformed range.
-std::vector<std::int64_t> array_indices(std::string_view job_id_field, std::string_view job_id);
+SWITCHYARD_CORE_EXPORT std::vector<std::int64_t> array_indices(std::string_view job_id_field,
+                                                               std::string_view job_id);
 
 /// Records by task index. Lines of other jobs and steps are skipped; a malformed line
 /// throws SlurmError naming it.
-std::map<std::int64_t, TaskState> parse_squeue(std::string_view out, std::string_view job_id);
-std::map<std::int64_t, TaskState> parse_sacct(std::string_view out, std::string_view job_id);
-std::map<std::int64_t, TaskState> parse_scontrol(std::string_view out, std::string_view job_id);
+SWITCHYARD_CORE_EXPORT std::map<std::int64_t, TaskState> parse_squeue(std::string_view out,
+                                                                      std::string_view job_id);
+SWITCHYARD_CORE_EXPORT std::map<std::int64_t, TaskState> parse_sacct(std::string_view out,
+                                                                     std::string_view job_id);
+SWITCHYARD_CORE_EXPORT std::map<std::int64_t, TaskState> parse_scontrol(std::string_view out,
+                                                                        std::string_view job_id);
 
 /// What Slurm says about a fleet's tasks.
-struct FleetStatus {
+struct SWITCHYARD_CORE_EXPORT FleetStatus {
     std::string job_id;
     std::vector<TaskState> tasks; // one per target, in index order
     bool accounting = false;      // sacct answered
@@ -93,15 +99,15 @@ struct FleetStatus {
 
 /// squeue for the live tasks, then sacct, else scontrol, for the others. Throws
 /// SlurmError when squeue itself cannot answer (no controller, squeue not installed).
-FleetStatus query_status(const Manifest& manifest, CommandRunner& runner);
+SWITCHYARD_CORE_EXPORT FleetStatus query_status(const Manifest& manifest, CommandRunner& runner);
 
 /// Writes the batch script, submits it (held when tasks are pinned), pins each task with
 /// `scontrol update`, releases the array and writes fleet.json. A failed pin cancels the
 /// job before anything runs. Throws SlurmError (the command and its message) or
 /// std::runtime_error (the folder).
-Manifest submit(const Plan& plan, CommandRunner& runner);
+SWITCHYARD_CORE_EXPORT Manifest submit(const Plan& plan, CommandRunner& runner);
 
 /// "sbatch --parsable" output ("123" or "123;cluster") -> "123"; throws SlurmError.
-std::string parse_sbatch_job_id(std::string_view out);
+SWITCHYARD_CORE_EXPORT std::string parse_sbatch_job_id(std::string_view out);
 
 } // namespace switchyard::fleet

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/device.h>
 
 #include <memory>
@@ -14,7 +16,7 @@ namespace switchyard {
 /// A list of device providers. The process-wide one (runtime.h) starts with the CPU
 /// provider; a backend's register hook adds its own (PluginContext::add_device_provider)
 /// and unloading or resetting the backend removes them. Thread-safe.
-class DeviceRegistry {
+class SWITCHYARD_CORE_EXPORT DeviceRegistry {
 public:
     DeviceRegistry() = default;
     DeviceRegistry(const DeviceRegistry&) = delete;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -10,7 +12,7 @@
 namespace switchyard {
 
 /// One cache level as the CPU reports it.
-struct CacheLevel {
+struct SWITCHYARD_CORE_EXPORT CacheLevel {
     int level = 0;
     std::string type; // "data", "instruction", "unified"
     std::int64_t size_bytes = 0;
@@ -19,7 +21,7 @@ struct CacheLevel {
 };
 
 /// The host CPU, detected through cpu_features (no hand-written cpuid).
-struct CpuInfo {
+struct SWITCHYARD_CORE_EXPORT CpuInfo {
     std::string architecture; // "x86_64", "aarch64"
     std::string vendor;
     std::string brand;
@@ -44,7 +46,7 @@ struct CpuInfo {
 };
 
 /// The machine and OS around the CPU, plus what makes a measurement suspect.
-struct HostInfo {
+struct SWITCHYARD_CORE_EXPORT HostInfo {
     std::string hostname;
     std::string os;     // "Linux 6.1.0-18-amd64 #1 SMP ..."
     std::string distro; // PRETTY_NAME of /etc/os-release
@@ -55,11 +57,11 @@ struct HostInfo {
 };
 
 /// CPUs in this process's affinity mask (at least 1).
-unsigned cpus_in_affinity_mask();
+SWITCHYARD_CORE_EXPORT unsigned cpus_in_affinity_mask();
 
 /// Detected once per process.
-const CpuInfo& cpu_info();
+SWITCHYARD_CORE_EXPORT const CpuInfo& cpu_info();
 /// Read afresh on every call (the governor and throttle counters change).
-HostInfo host_info();
+SWITCHYARD_CORE_EXPORT HostInfo host_info();
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,24 +17,24 @@ namespace switchyard {
 /// with `x86-64-v3` an AVX-512 machine reports v2 and v3 only, so dispatch, the kernels'
 /// availability and the probes behave as on a v3 machine. A cap above what the CPU runs
 /// changes nothing; `generic` reports no level at all.
-const std::vector<std::string>& cpu_isa_levels();
+SWITCHYARD_CORE_EXPORT const std::vector<std::string>& cpu_isa_levels();
 /// The most specific level this CPU runs ("generic" when none).
-const std::string& cpu_best_isa_level();
+SWITCHYARD_CORE_EXPORT const std::string& cpu_best_isa_level();
 /// Whether this CPU runs `level` ("generic" always; an unknown level never).
-bool cpu_supports(std::string_view level) noexcept;
+SWITCHYARD_CORE_EXPORT bool cpu_supports(std::string_view level) noexcept;
 
 /// The cap in force, as read from `SWITCHYARD_MAX_ISA` when levels were first detected.
-struct IsaCap {
+struct SWITCHYARD_CORE_EXPORT IsaCap {
     std::string requested;             // the variable's value ("" when unset)
     std::string level;                 // the cap applied ("" when none)
     std::string error;                 // why `requested` was refused ("" when it was not)
     std::vector<std::string> detected; // what the CPU runs, before the cap
 };
-const IsaCap& cpu_isa_cap();
+SWITCHYARD_CORE_EXPORT const IsaCap& cpu_isa_cap();
 
 /// The levels a cap may name on this architecture, least specific first ("generic" first).
-std::vector<std::string> isa_cap_choices();
+SWITCHYARD_CORE_EXPORT std::vector<std::string> isa_cap_choices();
 /// "" when `value` is a level a cap may name, else a message that says what is accepted.
-std::string validate_isa_cap(std::string_view value);
+SWITCHYARD_CORE_EXPORT std::string validate_isa_cap(std::string_view value);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/device.h>
 #include <switchyard/sdk/plateaus.h>
 
@@ -34,7 +36,7 @@ namespace switchyard {
 /// best timing among those no probe thread was preempted in (a preempted timing measures
 /// the scheduler), so it is what the machine gives an undisturbed kernel; a row's median
 /// on a busy machine sits below it.
-struct CpuPeaks {
+struct SWITCHYARD_CORE_EXPORT CpuPeaks {
     double triad_gbs = 0;         // DRAM STREAM triad (a = b + s*c, fp32, all threads)
     std::int64_t triad_bytes = 0; // working set that probe used
     double fma_gflops = 0;        // FMA loop on all threads (0 without x86-64-v3)
@@ -64,42 +66,42 @@ struct CpuPeaks {
 /// Runs the probes on first use (about 1-3 s, most of it the DRAM working sets and the
 /// sweep), then
 /// returns the cached result.
-const CpuPeaks& cpu_peaks();
+SWITCHYARD_CORE_EXPORT const CpuPeaks& cpu_peaks();
 /// Runs every probe now (not cached).
-CpuPeaks measure_cpu_peaks();
+SWITCHYARD_CORE_EXPORT CpuPeaks measure_cpu_peaks();
 /// Changes whenever the cached figures do (set_cpu_peaks, the first measurement): the CPU
 /// device re-reads them in prepare() when it moved.
-std::uint64_t cpu_peaks_generation();
+SWITCHYARD_CORE_EXPORT std::uint64_t cpu_peaks_generation();
 /// Replaces the cached figures (a worker process reuses the controller's measurement so
 /// every row of a run shares one set of ceilings).
-void set_cpu_peaks(const CpuPeaks& peaks);
+SWITCHYARD_CORE_EXPORT void set_cpu_peaks(const CpuPeaks& peaks);
 /// Runs the triad probe now over `bytes` of working set on all threads; best of
 /// `repeats` passes in GB/s.
-double measure_triad_gbs(std::int64_t bytes, int repeats = 10);
+SWITCHYARD_CORE_EXPORT double measure_triad_gbs(std::int64_t bytes, int repeats = 10);
 
 /// What OpenBLAS (the `gemm generic/openblas` cell) runs here, as it reports itself.
-struct OpenBlasInfo {
+struct SWITCHYARD_CORE_EXPORT OpenBlasInfo {
     bool present = false; // built with OpenBLAS
     std::string corename; // openblas_get_corename(): "Haswell", "SkylakeX", "Zen", "Prescott"
     int threads = 0;      // openblas_get_num_threads()
     std::string config;   // openblas_get_config()
     nlohmann::json to_json() const;
 };
-OpenBlasInfo openblas_info();
+SWITCHYARD_CORE_EXPORT OpenBlasInfo openblas_info();
 /// A warning when OpenBLAS runs a generic fallback core (it did not recognise this CPU,
 /// or was built without its kernels): "Prescott", "Generic", ..., or a core without the
 /// AVX-512 kernels on a CPU that has them. Empty when there is nothing to say.
-std::string openblas_core_warning(const OpenBlasInfo& info);
+SWITCHYARD_CORE_EXPORT std::string openblas_core_warning(const OpenBlasInfo& info);
 
 /// A memory level the CPU's bandwidth probes measure. Each is probed at 4x the level
 /// below but at most half its capacity (L1: 3/4; per core for the per-core L1 and L2),
 /// DRAM at max(128 MiB, 4 x last level). Exposed for the tests.
-struct CpuProbeLevel {
+struct SWITCHYARD_CORE_EXPORT CpuProbeLevel {
     std::string level;         // "L1", "L2", "L3", "DRAM"
     std::int64_t capacity = 0; // bytes one core sees (0 for DRAM)
     bool per_core = false;     // L1, L2: each core has its own
 };
 /// The levels cpu_info() reports, smallest first, then DRAM.
-std::vector<CpuProbeLevel> cpu_probe_levels();
+SWITCHYARD_CORE_EXPORT std::vector<CpuProbeLevel> cpu_probe_levels();
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/kernel.h>
 
 #include <cstdint>
@@ -12,25 +14,28 @@
 namespace switchyard::reference {
 
 /// out[i] = x[i] + dt * v[i]
-void flow_match_step(std::int64_t n, const float* x, const float* v, double dt, float* out);
+SWITCHYARD_CORE_EXPORT void flow_match_step(std::int64_t n, const float* x, const float* v,
+                                            double dt, float* out);
 
 /// The Flow-GRPO SDE step with log-prob over B rows of D elements.
 /// sigma == 1 uses sigma_max in the denominator of s (s = sqrt(sigma / (1 - sigma_max))).
-void flow_sde_step(std::int64_t b, std::int64_t d, const float* x, const float* v,
-                   const float* noise, double sigma, double sigma_prev, double sigma_max,
-                   double noise_level, float* prev, float* log_prob);
+SWITCHYARD_CORE_EXPORT void flow_sde_step(std::int64_t b, std::int64_t d, const float* x,
+                                          const float* v, const float* noise, double sigma,
+                                          double sigma_prev, double sigma_max, double noise_level,
+                                          float* prev, float* log_prob);
 
 /// C[M,N] = alpha * A[M,K] * B[K,N] + beta * C[M,N]
-void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-          double alpha, double beta, float* c);
+SWITCHYARD_CORE_EXPORT void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                                 const float* b, double alpha, double beta, float* c);
 
 /// y[b,:] = x[b,:] / sqrt(mean(x[b,:]^2) + eps) * w
-void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y);
+SWITCHYARD_CORE_EXPORT void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w,
+                                     double eps, float* y);
 
 /// The same functions behind the uniform KernelArgs signature (kernel.h's slot table).
-void flow_match_step_kernel(const KernelArgs& args);
-void flow_sde_step_kernel(const KernelArgs& args);
-void gemm_kernel(const KernelArgs& args);
-void rms_norm_kernel(const KernelArgs& args);
+SWITCHYARD_CORE_EXPORT void flow_match_step_kernel(const KernelArgs& args);
+SWITCHYARD_CORE_EXPORT void flow_sde_step_kernel(const KernelArgs& args);
+SWITCHYARD_CORE_EXPORT void gemm_kernel(const KernelArgs& args);
+SWITCHYARD_CORE_EXPORT void rms_norm_kernel(const KernelArgs& args);
 
 } // namespace switchyard::reference

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/capabilities.h>
 #include <switchyard/sdk/registries.h>
 
@@ -60,7 +62,7 @@ inline constexpr std::string_view kManifestSuffix = ".plugin.json";
 /// such as "capabilities.vendor" or "kernels[2].note"); a missing required key or a wrong type is
 /// an error that names the key. Fields are meaningful only when is_valid(), except `name`, which is
 /// filled whenever the manifest had a string name.
-struct PluginManifest {
+struct SWITCHYARD_CORE_EXPORT PluginManifest {
     int schema = kManifestSchema;
     std::string name;
     std::string version;
@@ -92,10 +94,10 @@ namespace detail {
 /// PluginManifest::parse() without its direct path (a well-formed manifest read straight from
 /// its text, no JSON DOM): every manifest read the collecting way, as one with a problem
 /// always is. Tests and the fuzzer compare the two.
-PluginManifest parse_manifest_general(std::string_view text);
+SWITCHYARD_CORE_EXPORT PluginManifest parse_manifest_general(std::string_view text);
 } // namespace detail
 
 /// True when `file_name` ends with ".plugin.json" (and is more than that).
-bool is_manifest_file_name(std::string_view file_name) noexcept;
+SWITCHYARD_CORE_EXPORT bool is_manifest_file_name(std::string_view file_name) noexcept;
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/plugins/manifest.h>
 #include <switchyard/registry/backendregistry.h>
 
@@ -20,7 +22,7 @@ struct PluginEntry;
 /// Library inspections shared by the providers of one discovery: a library that many
 /// manifests name has its ELF dependencies read once, while the file is the same (device,
 /// inode, size and modification time). A new discovery (a rescan) starts a new one.
-class LibraryInspections {
+class SWITCHYARD_CORE_EXPORT LibraryInspections {
 public:
     /// The report of `library` (`st`: its stat), read now or found.
     std::optional<ElfDependencyReport> get(const std::string& library, const struct stat& st);
@@ -52,7 +54,7 @@ private:
 /// EntryMissing, EntryContractTooNew (the entry reports a newer contract than this core),
 /// EntryContractTooOld (the library was built against an SDK layout this core no longer
 /// reads: kMinBinaryContractVersion), RegisterHookThrew, InvalidManifest, Untrusted.
-class PluginProvider final : public BackendProvider {
+class SWITCHYARD_CORE_EXPORT PluginProvider final : public BackendProvider {
 public:
     /// Reads the manifest at `manifest_path` and checks who can write the plugin's files.
     explicit PluginProvider(std::string manifest_path);

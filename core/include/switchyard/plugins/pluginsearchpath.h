@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/registry/backendregistry.h>
 
 #include <memory>
@@ -10,13 +12,13 @@
 namespace switchyard {
 
 /// One folder on the plugin search path and why it is there.
-struct PluginSearchDir {
+struct SWITCHYARD_CORE_EXPORT PluginSearchDir {
     std::string path;
     std::string origin; // "SWITCHYARD_PLUGIN_PATH", "user", "install" or "explicit"
 };
 
 /// What discovery found in one folder (the doctor's "what was found where").
-struct PluginDirectoryScan {
+struct SWITCHYARD_CORE_EXPORT PluginDirectoryScan {
     PluginSearchDir dir;
     bool exists = false;
     std::string problem;                // e.g. writable by other users: its plugins are refused
@@ -29,7 +31,7 @@ struct PluginDirectoryScan {
 /// folder ($XDG_DATA_HOME/switchyard/plugins, else ~/.local/share/switchyard/plugins), the
 /// install's lib/switchyard/plugins next to the executable (/proc/self/exe/../../lib/...).
 /// Discovery reads manifests only; it never opens a library.
-class PluginSearchPath {
+class SWITCHYARD_CORE_EXPORT PluginSearchPath {
 public:
     PluginSearchPath() = default;
     explicit PluginSearchPath(std::vector<PluginSearchDir> dirs) : m_dirs(std::move(dirs)) {}
@@ -66,11 +68,12 @@ private:
 /// Why other users could change `path`, by the rule of OpenSSH's StrictModes applied to
 /// every component from / down to it, symbolic link targets included (plugins/trust.h):
 /// empty when they cannot. `what` names it in the message ("plugin folder", "library").
-std::string untrusted_reason(const std::string& path, const std::string& what);
+SWITCHYARD_CORE_EXPORT std::string untrusted_reason(const std::string& path,
+                                                    const std::string& what);
 
 /// The folder the install's plugins live in, relative to the running executable.
-std::string install_plugin_dir();
+SWITCHYARD_CORE_EXPORT std::string install_plugin_dir();
 /// The user's plugin folder (XDG data home).
-std::string user_plugin_dir();
+SWITCHYARD_CORE_EXPORT std::string user_plugin_dir();
 
 } // namespace switchyard

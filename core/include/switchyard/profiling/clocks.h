@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 // The effective CPU clock during a row (issue 19): read from the hardware cycle counter
 // through perf_event_open where the kernel allows it, else estimated by a calibrated chain
 // of dependent integer adds timed before and after the row. Samples taken below a
@@ -20,7 +22,7 @@ namespace switchyard {
 inline constexpr double kDefaultThrottleThreshold = 0.75;
 
 /// What one CpuClockCounter::start()/stop() pair counted.
-struct CpuClockSample {
+struct SWITCHYARD_CORE_EXPORT CpuClockSample {
     bool valid = false;          // false: no counter, not scheduled at all, or another thread
     double cycles = 0;           // core cycles, user space only, scaled for multiplexing
     double ref_cycles = 0;       // reference cycles (constant rate) when has_ref_cycles(), else 0
@@ -38,7 +40,7 @@ struct CpuClockSample {
 /// PERF_COUNT_HW_REF_CPU_CYCLES; user space only, not inherited by new threads).
 /// start() and stop() must be called on that thread (elsewhere stop() gives an invalid
 /// sample); neither ever throws, and both are no-ops when !available().
-class CpuClockCounter {
+class SWITCHYARD_CORE_EXPORT CpuClockCounter {
 public:
     CpuClockCounter();
     /// Counts another perf event in place of the cycles (and no ref-cycles), so the
@@ -91,10 +93,10 @@ inline constexpr int kDefaultChainIterations = 4096;
 /// core), timed with steady_clock. The chain runs three times and the fastest is kept
 /// (an interrupt only ever makes one slower); the loop's own instructions run beside the
 /// chain, off its critical path. 0 when iterations <= 0.
-double dependent_add_chain_ghz(int iterations = kDefaultChainIterations);
+SWITCHYARD_CORE_EXPORT double dependent_add_chain_ghz(int iterations = kDefaultChainIterations);
 
 /// A row's clock as the report keeps it. GHz figures are 0 when unknown.
-struct RowClock {
+struct SWITCHYARD_CORE_EXPORT RowClock {
     double best_ghz = 0;
     double median_ghz = 0;
     double min_ghz = 0;
@@ -110,14 +112,14 @@ struct RowClock {
 };
 /// {"best_ghz", "median_ghz", "min_ghz", "method", "samples_discarded", "threshold",
 /// "throttled"}; every key is required.
-void to_json(nlohmann::json& j, const RowClock& clock);
-void from_json(const nlohmann::json& j, RowClock& clock);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RowClock& clock);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RowClock& clock);
 
 /// The method string of the chain fallback.
 inline constexpr const char* kDependentAddChainMethod = "dependent-add chain";
 
 /// What was read of a row's clock.
-struct RowClockReadings {
+struct SWITCHYARD_CORE_EXPORT RowClockReadings {
     /// One per sample, GHz (CpuClockSample::ghz()); NaN, 0, negative or infinite: unknown.
     std::vector<double> sample_ghz;
     /// dependent_add_chain_ghz() before and after the row; NaN or <= 0: not taken.
@@ -127,7 +129,7 @@ struct RowClockReadings {
 };
 
 /// The throttle rule's verdict.
-struct ThrottleVerdict {
+struct SWITCHYARD_CORE_EXPORT ThrottleVerdict {
     std::vector<bool> keep; // one per sample_ghz: false = discard
     int discarded = 0;
     RowClock clock;
@@ -140,7 +142,7 @@ struct ThrottleVerdict {
 /// (best/min of the two, median their mean), nothing is discarded, and throttled means
 /// after < threshold x before. With neither, every GHz is 0 and nothing is discarded.
 /// Throws std::invalid_argument unless 0 <= threshold <= 1.
-ThrottleVerdict apply_throttle_threshold(const RowClockReadings& readings,
-                                         double threshold = kDefaultThrottleThreshold);
+SWITCHYARD_CORE_EXPORT ThrottleVerdict apply_throttle_threshold(
+    const RowClockReadings& readings, double threshold = kDefaultThrottleThreshold);
 
 } // namespace switchyard

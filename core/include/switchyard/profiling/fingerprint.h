@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
@@ -23,13 +25,13 @@ namespace switchyard {
 /// `machine_id` hashes the machine part only (FNV-1a 64 over its canonical JSON): two
 /// nodes of one class share it; the host name is not part of it. Memory is rounded to the
 /// GiB (the kernel's MemTotal moves by a few MiB between boots).
-nlohmann::json machine_fingerprint(const std::vector<DeviceInfo>& devices);
+SWITCHYARD_CORE_EXPORT nlohmann::json machine_fingerprint(const std::vector<DeviceInfo>& devices);
 
 /// The machine_id of a fingerprint's machine part (what machine_fingerprint() stores).
-std::string fingerprint_id(const nlohmann::json& machine);
+SWITCHYARD_CORE_EXPORT std::string fingerprint_id(const nlohmann::json& machine);
 
 /// /proc/cpuinfo's first "microcode" value ("0xa101144"); "" where there is none (a VM
 /// may hide it, other architectures).
-std::string cpu_microcode();
+SWITCHYARD_CORE_EXPORT std::string cpu_microcode();
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/kernel.h>
 
 #include <array>
@@ -19,7 +21,7 @@ using Dims = std::array<std::int64_t, 3>;
 /// |got - ref| <= atol * max(1, max|ref|) + rtol * |ref|
 /// (numpy's allclose, with atol scaled by the output's magnitude when that exceeds 1, so
 /// large inputs do not turn rounding into failures where values cancel).
-struct Tolerance {
+struct SWITCHYARD_CORE_EXPORT Tolerance {
     double atol = 0;
     double rtol = 0;
 };
@@ -27,7 +29,7 @@ struct Tolerance {
 /// What the profiler and the parity check need to know about an op: its buffers, the
 /// bytes it moves and the flops it does (DESIGN.md's table), its tolerance and its
 /// default size sweep. Plain data with capture-less function pointers.
-struct OpInfo {
+struct SWITCHYARD_CORE_EXPORT OpInfo {
     std::string_view name;
     std::vector<std::string_view> dim_names;    // {"N"}, {"B", "D"}, {"M", "N", "K"}
     std::vector<std::string_view> inputs;       // names of the `in` slots
@@ -46,22 +48,22 @@ struct OpInfo {
 };
 
 /// The four ops, in DESIGN.md's order.
-const std::vector<OpInfo>& ops();
+SWITCHYARD_CORE_EXPORT const std::vector<OpInfo>& ops();
 /// nullptr when unknown.
-const OpInfo* find_op(std::string_view name);
+SWITCHYARD_CORE_EXPORT const OpInfo* find_op(std::string_view name);
 
 /// A sweep from small (in L1) to a working set well beyond the last-level cache
 /// (max(64 MiB, 4 x llc_bytes)); gemm stops where the scalar reference stays affordable.
-std::vector<Dims> default_sizes(const OpInfo& op, std::int64_t llc_bytes);
+SWITCHYARD_CORE_EXPORT std::vector<Dims> default_sizes(const OpInfo& op, std::int64_t llc_bytes);
 
 /// "1048576", "64x4096", "512x512x512".
-std::string dims_to_string(const OpInfo& op, const Dims& dims);
+SWITCHYARD_CORE_EXPORT std::string dims_to_string(const OpInfo& op, const Dims& dims);
 
 /// Parses a size for `op`: "AxBxC" with the op's rank, or a single number (K/M/G suffixes
 /// are powers of 1024): N for a 1-D op; for [B,D] ops that many elements with D = 1024
 /// (B = 1, D = n below 1024); n^3 for gemm. nullopt (and `error`) when malformed.
-std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text,
-                               std::string* error = nullptr);
+SWITCHYARD_CORE_EXPORT std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text,
+                                                      std::string* error = nullptr);
 
 /// The working set in bytes (what `bytes` counts).
 inline double working_set_bytes(const OpInfo& op, const Dims& d) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/profiling/ops.h>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +14,7 @@
 namespace switchyard {
 
 /// The result of comparing a kernel's outputs with the CPU reference.
-struct ParityResult {
+struct SWITCHYARD_CORE_EXPORT ParityResult {
     bool checked = false; // false: not compared (no reference, or the run failed first)
     bool pass = false;
     double max_abs_error = 0; // over every output element
@@ -34,19 +36,20 @@ struct ParityResult {
     /// Throws std::runtime_error naming the bad key.
     static ParityResult from_json(const nlohmann::json& j);
 };
-void to_json(nlohmann::json& j, const ParityResult& parity);
-void from_json(const nlohmann::json& j, ParityResult& parity);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ParityResult& parity);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, ParityResult& parity);
 
 /// Compares every output slot of `op` element by element (ops.h's Tolerance rule). A
 /// kernel output that is NaN or Inf always fails, whatever the reference holds; so does a
 /// size mismatch.
-ParityResult check_parity(const OpInfo& op, const Dims& dims,
-                          const std::vector<std::vector<float>>& got,
-                          const std::vector<std::vector<float>>& ref);
+SWITCHYARD_CORE_EXPORT ParityResult check_parity(const OpInfo& op, const Dims& dims,
+                                                 const std::vector<std::vector<float>>& got,
+                                                 const std::vector<std::vector<float>>& ref);
 /// The same with a tolerance other than the op's (a cell whose metadata states its own,
 /// e.g. TF32 gemm: `"tolerance": {"atol": ..., "rtol": ...}`).
-ParityResult check_parity(const OpInfo& op, const Dims& dims,
-                          const std::vector<std::vector<float>>& got,
-                          const std::vector<std::vector<float>>& ref, const Tolerance& tolerance);
+SWITCHYARD_CORE_EXPORT ParityResult check_parity(const OpInfo& op, const Dims& dims,
+                                                 const std::vector<std::vector<float>>& got,
+                                                 const std::vector<std::vector<float>>& ref,
+                                                 const Tolerance& tolerance);
 
 } // namespace switchyard

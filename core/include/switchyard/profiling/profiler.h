@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/sdk/device.h>
@@ -22,7 +24,7 @@ class DeviceRegistry;
 /// The profiling engine, in-process: plans rows (ops x sizes x devices x cells) and
 /// measures one row at a time. The worker process (switchyard-cli) runs it; the
 /// WorkerController (workercontroller.h) isolates it from the caller.
-class Profiler {
+class SWITCHYARD_CORE_EXPORT Profiler {
 public:
     /// Called while a row runs: phase ("inputs", "reference", "parity", "warmup",
     /// "sampling") and samples so far. The worker turns these into heartbeats.
@@ -81,7 +83,7 @@ inline constexpr double kLevelSlack = 1.25;
 
 /// What a row is judged against: `ceiling` (nullptr when the device has none that fits)
 /// and the level label the row shows ("L1" ... "DRAM", "HBM", "device", or "compute").
-struct CeilingChoice {
+struct SWITCHYARD_CORE_EXPORT CeilingChoice {
     const Ceiling* ceiling = nullptr;
     std::string level;
     double intensity = 0; // FLOP per byte of traffic (the op's bytes)
@@ -97,14 +99,15 @@ struct CeilingChoice {
 /// only picks the level. A memory-bound row that fits in a cache the device states
 /// (properties "global_memory_cache_bytes", within kLevelSlack) but has no ceiling for gets
 /// no ceiling and the level "cache": its memory ceiling does not bound it.
-CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
-                             bool all_threads, double traffic_bytes = 0);
+SWITCHYARD_CORE_EXPORT CeilingChoice choose_ceiling(const DeviceInfo& info,
+                                                    double working_set_bytes, double flops,
+                                                    bool all_threads, double traffic_bytes = 0);
 
 /// A device that is not the CPU but runs on its cores and caches (an OpenCL device of type
 /// CPU, such as PoCL's): its rows are judged against the host CPU's per-level ceilings.
-bool shares_host_caches(const DeviceInfo& info);
+SWITCHYARD_CORE_EXPORT bool shares_host_caches(const DeviceInfo& info);
 
 /// Measurement warnings about the host (governor not `performance`, debug build, ...).
-std::vector<std::string> host_measurement_warnings();
+SWITCHYARD_CORE_EXPORT std::vector<std::string> host_measurement_warnings();
 
 } // namespace switchyard

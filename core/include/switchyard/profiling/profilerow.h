@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/parity.h>
@@ -24,22 +26,23 @@ enum class RowStatus {
     Crashed,  // the worker died in this row
     TimedOut, // the row hung and the worker was killed
 };
-std::string_view to_string(RowStatus status) noexcept;
-std::optional<RowStatus> row_status_from_string(std::string_view id) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(RowStatus status) noexcept;
+SWITCHYARD_CORE_EXPORT std::optional<RowStatus>
+row_status_from_string(std::string_view id) noexcept;
 
 /// What timed the samples. JSON ids: "host" (steady_clock), "device" (device events).
 enum class Timer { Host, Device };
-std::string_view to_string(Timer timer) noexcept;
-std::optional<Timer> timer_from_string(std::string_view id) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(Timer timer) noexcept;
+SWITCHYARD_CORE_EXPORT std::optional<Timer> timer_from_string(std::string_view id) noexcept;
 
-void to_json(nlohmann::json& j, RowStatus status);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, RowStatus status);
 /// Throws std::runtime_error ("status: unknown status 'x'").
-void from_json(const nlohmann::json& j, RowStatus& status);
-void to_json(nlohmann::json& j, Timer timer);
-void from_json(const nlohmann::json& j, Timer& timer);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RowStatus& status);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, Timer timer);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, Timer& timer);
 
 /// One row of a profile run before it runs: what to measure, where.
-struct RowSpec {
+struct SWITCHYARD_CORE_EXPORT RowSpec {
     std::int64_t index = 0;
     std::string op;
     std::string size; // dims_to_string()
@@ -67,21 +70,21 @@ struct RowSpec {
     /// Throws std::runtime_error naming the bad key ("row.dims[1]: ...").
     static RowSpec from_json(const nlohmann::json& j);
 };
-void to_json(nlohmann::json& j, const RowSpec& spec);
-void from_json(const nlohmann::json& j, RowSpec& spec);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RowSpec& spec);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RowSpec& spec);
 
 /// One independent run of a row (`profile --repeat N`): its own samples' summary.
-struct RunSummary {
+struct SWITCHYARD_CORE_EXPORT RunSummary {
     double median = 0;      // seconds per launch
     std::int64_t count = 0; // samples kept by the run's statistics
     double rel_noise = 0;   // the run's stddev / mean
     double clock_ghz = 0;   // the run's effective clock, where measured
 };
-void to_json(nlohmann::json& j, const RunSummary& run);
-void from_json(const nlohmann::json& j, RunSummary& run);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RunSummary& run);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RunSummary& run);
 
 /// One measured row of a report.
-struct ProfileRow {
+struct SWITCHYARD_CORE_EXPORT ProfileRow {
     RowSpec spec;
     RowStatus status = RowStatus::Ok;
     std::string reason; // why, for every status but ok
@@ -135,16 +138,17 @@ struct ProfileRow {
 /// ceiling fraction from the pooled median, `runs` one summary per measured run, warnings
 /// merged. A run that did not measure (crashed, timed out) is left out of the pool and
 /// said in the warnings; when none measured, the first run's row is returned as it is.
-ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples);
+SWITCHYARD_CORE_EXPORT ProfileRow merge_runs(std::vector<ProfileRow> runs,
+                                             std::int64_t keep_samples);
 
 /// Sets each measured row's reference_speedup from the measured reference row of the same
 /// (op, size), if the rows hold one.
-void apply_reference_speedups(std::vector<ProfileRow>& rows);
+SWITCHYARD_CORE_EXPORT void apply_reference_speedups(std::vector<ProfileRow>& rows);
 /// The reference's median over `row`'s: 0 unless both are measured with a median.
-double reference_speedup(const ProfileRow& row, const ProfileRow& reference);
+SWITCHYARD_CORE_EXPORT double reference_speedup(const ProfileRow& row, const ProfileRow& reference);
 
 /// A row is its spec's members plus the measurement, in one flat object.
-void to_json(nlohmann::json& j, const ProfileRow& row);
-void from_json(const nlohmann::json& j, ProfileRow& row);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ProfileRow& row);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, ProfileRow& row);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -12,7 +14,7 @@ namespace switchyard {
 
 /// What a profile run measures and how. Everything has a default; to_json()/from_json()
 /// carry it to the worker process and into the report.
-struct ProfileSettings {
+struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     std::vector<std::string> ops;     // empty: every op
     std::vector<std::string> devices; // ids ("cuda:0") or kinds ("cuda"); empty: every device
     /// Sizes per op name; the key "*" applies to every op without its own entry. Strings
@@ -49,7 +51,7 @@ struct ProfileSettings {
     /// Throws std::runtime_error naming the bad key.
     static ProfileSettings from_json(const nlohmann::json& j);
 };
-void to_json(nlohmann::json& j, const ProfileSettings& settings);
-void from_json(const nlohmann::json& j, ProfileSettings& settings);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ProfileSettings& settings);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, ProfileSettings& settings);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -11,7 +13,7 @@
 namespace switchyard {
 
 /// Summary statistics of a set of timing samples (seconds).
-struct SampleStats {
+struct SWITCHYARD_CORE_EXPORT SampleStats {
     std::int64_t count = 0;
     double min = 0, max = 0, mean = 0, median = 0;
     double p90 = 0;       // linear interpolation between order statistics (numpy's default)
@@ -24,19 +26,19 @@ struct SampleStats {
     /// Throws std::runtime_error naming the bad key.
     static SampleStats from_json(const nlohmann::json& j);
 };
-void to_json(nlohmann::json& j, const SampleStats& stats);
-void from_json(const nlohmann::json& j, SampleStats& stats);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const SampleStats& stats);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, SampleStats& stats);
 
 /// Keeps every (size / keep)-th sample when there are more than `keep_samples`, so a report
 /// stays small (a negative `keep_samples` keeps all).
-void thin_samples(std::vector<double>& samples, std::int64_t keep_samples);
+SWITCHYARD_CORE_EXPORT void thin_samples(std::vector<double>& samples, std::int64_t keep_samples);
 
 /// The q-quantile (0..1) of sorted data, numpy's linear method.
-double quantile_sorted(std::span<const double> sorted, double q);
+SWITCHYARD_CORE_EXPORT double quantile_sorted(std::span<const double> sorted, double q);
 
 /// nvbench's stopping rule: take samples until the relative standard deviation is under
 /// `max_noise` with at least `min_samples`, or the time budget is spent, or `max_samples`.
-class StoppingRule {
+class SWITCHYARD_CORE_EXPORT StoppingRule {
 public:
     struct Criteria {
         double max_noise = 0.005; // 0.5 %
@@ -71,6 +73,6 @@ private:
 /// (alternative='two-sided', method='auto') computes it: exact when both samples have
 /// fewer than 8 values and there are no ties, else the normal approximation with tie and
 /// continuity corrections. 1.0 when either sample is empty.
-double mann_whitney_p(std::span<const double> a, std::span<const double> b);
+SWITCHYARD_CORE_EXPORT double mann_whitney_p(std::span<const double> a, std::span<const double> b);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/profiling/ops.h>
 #include <switchyard/sdk/kernel.h>
 
@@ -19,12 +21,12 @@ enum class InputPattern {
     Large,     // Random scaled to large magnitudes (1e30; gemm 1e15 so products stay finite)
 };
 
-std::string_view to_string(InputPattern p);
+SWITCHYARD_CORE_EXPORT std::string_view to_string(InputPattern p);
 
 /// The host-side inputs of one (op, dims): deterministic from `seed` on every machine (own
 /// generator, no std:: distributions), so every variant and the reference see the same
 /// numbers, and two reports from two machines measured the same thing.
-class Workload {
+class SWITCHYARD_CORE_EXPORT Workload {
 public:
     Workload(const OpInfo& op, const Dims& dims, std::uint64_t seed = 0x5eedULL,
              InputPattern pattern = InputPattern::Random);

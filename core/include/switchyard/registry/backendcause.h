@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/errors.h>
 
 #include <nlohmann/json_fwd.hpp>
@@ -16,7 +18,7 @@ namespace switchyard {
 /// unavailable here (or may), Info needs no action.
 enum class Severity { Error, Warning, Info };
 
-std::string_view to_string(Severity severity) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(Severity severity) noexcept;
 
 /// One row of the cause table: the one place that says what each BackendCause means and what
 /// to do about it. The doctor, `show`/`list` and the GUI render these rows (through
@@ -26,7 +28,7 @@ std::string_view to_string(Severity severity) noexcept;
 /// libraries or dependencies), `{shadowed_by}`, `{contract}`, `{core_contract}`,
 /// `{core_version}`, `{min_core}`, `{max_core}` and `{soname}` (one missing library; a fix
 /// with it is given once per library) are filled in from the backend.
-struct CauseEntry {
+struct SWITCHYARD_CORE_EXPORT CauseEntry {
     BackendCause cause;
     /// The stable snake_case id: the `"cause"` of every `--json` output.
     std::string_view id;
@@ -38,18 +40,19 @@ struct CauseEntry {
 };
 
 /// Every cause, in declaration order.
-std::span<const CauseEntry> cause_table() noexcept;
+SWITCHYARD_CORE_EXPORT std::span<const CauseEntry> cause_table() noexcept;
 /// The row of `cause`.
-const CauseEntry& cause_entry(BackendCause cause) noexcept;
+SWITCHYARD_CORE_EXPORT const CauseEntry& cause_entry(BackendCause cause) noexcept;
 
 /// The stable id, e.g. "untrusted", "library_missing".
-std::string_view to_string(BackendCause cause) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(BackendCause cause) noexcept;
 /// The cause whose id is `id`; nullopt for an unknown id.
-std::optional<BackendCause> backend_cause_from_string(std::string_view id) noexcept;
+SWITCHYARD_CORE_EXPORT std::optional<BackendCause>
+backend_cause_from_string(std::string_view id) noexcept;
 /// Every cause, in declaration order (docs, tests).
-std::vector<BackendCause> all_backend_causes();
+SWITCHYARD_CORE_EXPORT std::vector<BackendCause> all_backend_causes();
 
-void to_json(nlohmann::json& j, BackendCause cause);
-void from_json(const nlohmann::json& j, BackendCause& cause);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, BackendCause cause);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, BackendCause& cause);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/registry/backendcause.h>
@@ -55,7 +57,7 @@ using BackendSource = CellSource;
 /// - any unloaded state -> Shadowed (another backend took the name), and back to the
 ///   plugin's own state when the owner is unregistered.
 enum class BackendState { Discovered, Invalid, Unavailable, Loaded, Failed, Shadowed };
-std::string_view to_string(BackendState state) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(BackendState state) noexcept;
 
 /// Everything known about one backend, as plain data. Fields marked (plugin) are empty
 /// for registered and built-in backends.
@@ -66,7 +68,7 @@ std::string_view to_string(BackendState state) noexcept;
 /// be read). `diagnostics`: Loaded only. `shadowed_by`: Shadowed only. `library_report`:
 /// only from BackendRegistry::details() (or infos(InfoDetail::Full)) for a plugin whose
 /// library file exists.
-struct BackendInfo {
+struct SWITCHYARD_CORE_EXPORT BackendInfo {
     std::string name;
     BackendSource source = BackendSource::Registered;
     BackendState state = BackendState::Loaded;
@@ -101,7 +103,7 @@ struct BackendInfo {
 enum class InfoDetail { Summary, Full };
 
 /// A backend compiled into the process or registered through the API.
-struct BackendSpec {
+struct SWITCHYARD_CORE_EXPORT BackendSpec {
     std::string name;
     std::vector<std::string> tags;
     BackendCapabilities capabilities;
@@ -115,7 +117,7 @@ struct BackendSpec {
 
 /// A backend that can describe itself without loading code and load itself on demand:
 /// the seam plugins plug into (see plugin.h).
-class BackendProvider {
+class SWITCHYARD_CORE_EXPORT BackendProvider {
 public:
     virtual ~BackendProvider() = default;
     /// Everything known without opening any library. Must not throw.
@@ -142,7 +144,7 @@ using PluginDiscovery = std::function<std::vector<std::shared_ptr<BackendProvide
 /// The built-in backends, asked for once, lazily (runtime.h wires the process's own).
 using BuiltinBackends = std::function<std::vector<BackendSpec>()>;
 
-struct ListOptions {
+struct SWITCHYARD_CORE_EXPORT ListOptions {
     std::vector<std::string> exclude_tags = {"debug", "experimental"};
     bool include_unavailable = false;
 
@@ -159,7 +161,7 @@ struct ListOptions {
 /// The backend registry (seed 000 + seed 003). Sources in priority order: explicit
 /// registration, built-ins (registered lazily, once, by register_builtin_backends()),
 /// plugins from discovery (they claim only names nobody owns). Thread-safe.
-class BackendRegistry {
+class SWITCHYARD_CORE_EXPORT BackendRegistry {
 public:
     /// Over `kernels` and `components`; `builtins` are added lazily, once (none if empty).
     BackendRegistry(KernelRegistry& kernels, ComponentRegistry& components,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/registry/backendregistry.h>
 
 #include <string>
@@ -14,8 +16,8 @@ namespace switchyard {
 /// So a plugin that only adds kernels for a kind another backend provides (cuBLAS cells for
 /// the cuda backend's devices) is not a device backend, and an older device backend for a
 /// kind nobody claims still lists its devices.
-std::vector<std::string> provided_device_kinds(const BackendInfo& info,
-                                               const std::vector<BackendInfo>& all);
+SWITCHYARD_CORE_EXPORT std::vector<std::string>
+provided_device_kinds(const BackendInfo& info, const std::vector<BackendInfo>& all);
 
 /// The backends of `infos` that BackendRegistry::load_device_backends(kinds) loads, by name:
 /// Discovered and available, providing (provided_device_kinds) a kind named by `kinds`

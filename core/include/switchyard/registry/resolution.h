@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/fallback.h>
 
@@ -13,7 +15,7 @@
 namespace switchyard {
 
 /// One rung of a fallback chain, as the GUI and the CLI explain it.
-struct ResolutionRung {
+struct SWITCHYARD_CORE_EXPORT ResolutionRung {
     TupleKey key;
     bool declared = false;  // a cell exists for this key
     bool available = false; // ... and it is usable here
@@ -22,7 +24,7 @@ struct ResolutionRung {
 };
 
 /// A resolved op: every rung of the chain and the winner (resolve_first semantics).
-struct Resolution {
+struct SWITCHYARD_CORE_EXPORT Resolution {
     std::string op;
     Target target;
     std::string variant;
@@ -35,19 +37,21 @@ struct Resolution {
 /// Builds the chain for (op, target, variant), resolves it through `registry`'s kernels
 /// (loading a plugin whose declared cell the chain reaches) and explains every rung.
 /// Throws std::invalid_argument for an unknown op, device or arch.
-Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
-                          std::string_view variant = "default");
+SWITCHYARD_CORE_EXPORT Resolution resolve_kernel(BackendRegistry& registry, std::string_view op,
+                                                 const Target& target,
+                                                 std::string_view variant = "default");
 /// The same with known_ops(registry) given: resolving every op of a 100,000-cell registry
 /// then lists the ops once, not once per op.
-Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
-                          std::string_view variant, const std::vector<std::string>& known);
+SWITCHYARD_CORE_EXPORT Resolution resolve_kernel(BackendRegistry& registry, std::string_view op,
+                                                 const Target& target, std::string_view variant,
+                                                 const std::vector<std::string>& known);
 
-nlohmann::json to_json(const Resolution& resolution);
+SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const Resolution& resolution);
 /// The Resolution that to_json() wrote (without `cell`: the code stayed where it ran, e.g.
 /// in an inspection worker). Throws std::runtime_error naming the key path when malformed.
-Resolution resolution_from_json(const nlohmann::json& j);
+SWITCHYARD_CORE_EXPORT Resolution resolution_from_json(const nlohmann::json& j);
 
 /// Ops the registry has at least one cell for, sorted.
-std::vector<std::string> known_ops(BackendRegistry& registry);
+SWITCHYARD_CORE_EXPORT std::vector<std::string> known_ops(BackendRegistry& registry);
 
 } // namespace switchyard

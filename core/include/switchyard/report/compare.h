@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/report/report.h>
 
 #include <nlohmann/json.hpp>
@@ -29,7 +31,7 @@ namespace switchyard {
 /// (two one-sided tests). Where either side has one run only, the variation between runs is
 /// unknown: the within-run Mann-Whitney U test ranks the rows for the false-discovery control, and
 /// a difference must also exceed `single_run_floor`.
-struct CompareOptions {
+struct SWITCHYARD_CORE_EXPORT CompareOptions {
     double fdr = 0.05;        // false-discovery rate (Benjamini-Hochberg), over all rows
     double min_effect = 0.02; // a difference under 2 % is never called
     /// Noise above this (between runs) cannot show sameness: such rows are AMBIGUOUS.
@@ -63,25 +65,26 @@ struct CompareOptions {
 /// they do not, by more than `tolerance` (compute ceilings) or `bandwidth_tolerance` (kind
 /// "bandwidth"). Empty when the ceilings agree, or when neither report has any (reports
 /// older than the ceilings).
-std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
-                                             const nlohmann::json& context_b,
-                                             double tolerance = 0.10,
-                                             double bandwidth_tolerance = 0.35);
+SWITCHYARD_CORE_EXPORT std::vector<std::string>
+ceiling_differences(const nlohmann::json& context_a, const nlohmann::json& context_b,
+                    double tolerance = 0.10, double bandwidth_tolerance = 0.35);
 
 /// What differs between two reports' hardware fingerprints (context.fingerprint, see
 /// profiling/fingerprint.h): one line per field, "machine.cpu.microcode: 0xa101144 ->
 /// 0xa101148". Empty when they match. A report without a fingerprint (older than format 4)
 /// gives one line saying so: such reports are never taken to be the same machine.
-std::vector<std::string> fingerprint_differences(const nlohmann::json& context_a,
-                                                 const nlohmann::json& context_b);
+SWITCHYARD_CORE_EXPORT std::vector<std::string>
+fingerprint_differences(const nlohmann::json& context_a, const nlohmann::json& context_b);
 /// Both contexts have fingerprints whose machine parts match (the software may differ).
-bool same_machine(const nlohmann::json& context_a, const nlohmann::json& context_b);
+SWITCHYARD_CORE_EXPORT bool same_machine(const nlohmann::json& context_a,
+                                         const nlohmann::json& context_b);
 
 enum class Verdict { Same, Faster, Slower, Ambiguous };
-const char* to_string(Verdict v) noexcept; // "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
+SWITCHYARD_CORE_EXPORT const char*
+to_string(Verdict v) noexcept; // "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
 
 /// The verdict on B's row against A's.
-struct SampleComparison {
+struct SWITCHYARD_CORE_EXPORT SampleComparison {
     Verdict verdict = Verdict::Ambiguous;
     /// B over A (under 1: B is faster): the ratio of the geometric means of the run medians
     /// where both rows hold runs, else of the medians.
@@ -110,7 +113,7 @@ struct SampleComparison {
 
 /// The evidence of one row for the test: its run medians (seconds per launch) where it
 /// has several runs, else its samples.
-struct RowEvidence {
+struct SWITCHYARD_CORE_EXPORT RowEvidence {
     std::span<const double> run_medians; // ProfileRow::run_medians(); size >= 2 to use
     std::span<const double> samples;
     double median = 0;
@@ -119,20 +122,20 @@ struct RowEvidence {
 
 /// Judges each (a, b) pair, then applies the false-discovery control across all of them
 /// together. Deterministic: the same inputs give the same verdicts.
-std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
-                                         std::span<const RowEvidence> b,
-                                         const CompareOptions& options = {});
+SWITCHYARD_CORE_EXPORT std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
+                                                                std::span<const RowEvidence> b,
+                                                                const CompareOptions& options = {});
 
 /// Benjamini-Hochberg adjusted p-values (q-values), in the order of `p`.
-std::vector<double> benjamini_hochberg(std::span<const double> p);
+SWITCHYARD_CORE_EXPORT std::vector<double> benjamini_hochberg(std::span<const double> p);
 
 /// Welch's two-sided t test on two samples of at least two values each: the p-value (1
 /// when the samples have no variance and equal means, 0 when none and different means).
-double welch_t_p(std::span<const double> a, std::span<const double> b);
+SWITCHYARD_CORE_EXPORT double welch_t_p(std::span<const double> a, std::span<const double> b);
 
 /// Two rows' independent runs (their run medians) on the log scale: what compare and the
 /// dispatch findings judge a repeated run by.
-struct RunsComparison {
+struct SWITCHYARD_CORE_EXPORT RunsComparison {
     double ratio = 0;                  // B over A: the ratio of the geometric means
     double center_a = 0, center_b = 0; // the geometric means of the run medians
     double noise = 0;                  // pooled standard deviation of the log run medians
@@ -140,13 +143,14 @@ struct RunsComparison {
     double ci_half_width = 0;          // of the 90 % confidence interval of the log ratio
 };
 /// nullopt unless both sides hold at least two positive, finite values.
-std::optional<RunsComparison> compare_runs(std::span<const double> a, std::span<const double> b);
+SWITCHYARD_CORE_EXPORT std::optional<RunsComparison> compare_runs(std::span<const double> a,
+                                                                  std::span<const double> b);
 
 /// N reports side by side, the first (or `baseline`) the reference for every other: one
 /// line per row key (ProfileRow::key(): op, size, backend, device, arch, variant), a cell
 /// per report, each judged against the baseline's row, with the false-discovery control
 /// over every (line, report) test together. The unit a fleet compares.
-class MultiComparison {
+class SWITCHYARD_CORE_EXPORT MultiComparison {
 public:
     /// `compare --json` carries these at the top level (docs/json.md).
     static constexpr const char* kFormat = "switchyard.compare";
@@ -204,7 +208,7 @@ private:
 /// Two reports side by side (B against A): MultiComparison of two, as pairs. Rows pair on
 /// (op, size, backend, device, arch, variant); rows without a partner are listed, not
 /// dropped.
-class Comparison {
+class SWITCHYARD_CORE_EXPORT Comparison {
 public:
     static constexpr const char* kFormat = MultiComparison::kFormat;
     static constexpr int kFormatVersion = MultiComparison::kFormatVersion;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/profiling/profilerow.h>
 
 #include <nlohmann/json.hpp>
@@ -18,7 +20,7 @@ namespace switchyard {
 /// 1 + max(min_effect, noise_factor × the larger of the two rows' relative noise)). In a
 /// repeated run (profile --repeat, rows with runs) the runs are judged, as compare does:
 /// Welch's t on the log run medians, the noise the larger spread between runs.
-struct DispatchFinding {
+struct SWITCHYARD_CORE_EXPORT DispatchFinding {
     /// "regret": another cell is faster beyond the threshold; "ok": the resolved cell is the
     /// fastest, or none is faster beyond it; "uncertain": faster beyond the threshold, but
     /// the samples cannot tell (too few, or p >= alpha).
@@ -40,7 +42,7 @@ struct DispatchFinding {
     static DispatchFinding from_json(const nlohmann::json& j);
 };
 
-struct DispatchOptions {
+struct SWITCHYARD_CORE_EXPORT DispatchOptions {
     double alpha = 0.05;
     double min_effect = 0.05;  // at least 5 % faster ...
     double noise_factor = 2.0; // ... and at least twice the rows' relative noise
@@ -50,7 +52,7 @@ struct DispatchOptions {
 /// One finding per (op, size, device) whose rows hold the resolved cell (RowSpec::resolved)
 /// and at least one other measured cell that passed parity besides the CPU reference; none
 /// for a default run (the resolved cell and the reference only).
-std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& rows,
-                                               const DispatchOptions& options = {});
+SWITCHYARD_CORE_EXPORT std::vector<DispatchFinding>
+dispatch_findings(const std::vector<ProfileRow>& rows, const DispatchOptions& options = {});
 
 } // namespace switchyard

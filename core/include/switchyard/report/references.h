@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/report/report.h>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +30,7 @@ namespace switchyard {
 /// null (or absent) leaves that side open, as ReFrame's None. A system matches a report
 /// when every criterion it gives holds: the fingerprint's machine_id, and one of the host
 /// name patterns (fnmatch: `*`, `?`, `[0-9]`). The first matching system is used.
-struct ReferenceRow {
+struct SWITCHYARD_CORE_EXPORT ReferenceRow {
     std::string op, size, device, backend, arch, variant;
     double value = 0; // seconds per launch
     std::optional<double> lower, upper;
@@ -36,7 +38,7 @@ struct ReferenceRow {
     std::string key() const;
 };
 
-struct ReferenceSystem {
+struct SWITCHYARD_CORE_EXPORT ReferenceSystem {
     std::string name;
     std::string machine_id;             // "" : any
     std::vector<std::string> hostnames; // fnmatch patterns; empty: any
@@ -46,12 +48,12 @@ struct ReferenceSystem {
     bool matches(const Report& report) const;
 };
 
-class ReferenceError : public ReportError {
+class SWITCHYARD_CORE_EXPORT ReferenceError : public ReportError {
 public:
     using ReportError::ReportError;
 };
 
-struct References {
+struct SWITCHYARD_CORE_EXPORT References {
     static constexpr const char* kFormat = "switchyard.references";
     static constexpr int kFormatVersion = 1;
 
@@ -79,7 +81,7 @@ struct References {
 };
 
 /// One row's outcome under check.
-struct CheckedRow {
+struct SWITCHYARD_CORE_EXPORT CheckedRow {
     enum class Status { Pass, Fail, Missing, NotMeasured, NoReference };
     Status status = Status::NoReference;
     std::string label;               // "gemm 512x512x512 cpu x86-64-v4/default [builtin]"
@@ -91,9 +93,10 @@ struct CheckedRow {
         return status == Status::Fail || status == Status::Missing || status == Status::NotMeasured;
     }
 };
-const char* to_string(CheckedRow::Status status) noexcept; // "pass", "FAIL", "missing", ...
+SWITCHYARD_CORE_EXPORT const char*
+to_string(CheckedRow::Status status) noexcept; // "pass", "FAIL", "missing", ...
 
-struct CheckResult {
+struct SWITCHYARD_CORE_EXPORT CheckResult {
     std::string report; // its name (the path)
     std::string system; // the matching system's name ("" when none matched)
     std::vector<CheckedRow> rows;
@@ -102,6 +105,7 @@ struct CheckResult {
 
 /// Checks every reference row of the system that matches `report`, and lists the report's
 /// rows without a reference. A report that no system matches gets system "" and no rows.
-CheckResult check_report(const Report& report, const References& references, std::string name);
+SWITCHYARD_CORE_EXPORT CheckResult check_report(const Report& report, const References& references,
+                                                std::string name);
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/report/dispatch.h>
 #include <switchyard/sdk/device.h>
@@ -17,7 +19,7 @@ namespace switchyard {
 
 /// A report that cannot be read: the message names the file, the position or key and
 /// what was expected.
-class ReportError : public Error {
+class SWITCHYARD_CORE_EXPORT ReportError : public Error {
 public:
     using Error::Error;
 };
@@ -27,7 +29,7 @@ public:
 /// of them picks the JSON apart by hand. Lenient: a device entry its reader refuses is left
 /// out and said in `warnings` (a report is judged by its rows; its context must never make a
 /// comparison fail).
-struct ReportContext {
+struct SWITCHYARD_CORE_EXPORT ReportContext {
     /// context.devices, each with its ceilings.
     std::vector<DeviceInfo> devices;
     std::string date;                  // context.date (ISO 8601)
@@ -57,7 +59,7 @@ struct ReportContext {
 /// Version 4 added context.fingerprint and rows[].runs (profile --repeat). Version 2 reports (rows
 /// with bandwidth_fraction / flops_fraction, no dispatch) and version 1 reports (format
 /// "switchyard-profile-report") are still read.
-struct Report {
+struct SWITCHYARD_CORE_EXPORT Report {
     static constexpr const char* kFormat = "switchyard.report";
     static constexpr int kFormatVersion = 4;
     /// The format id of version 1 reports.
@@ -110,8 +112,8 @@ struct Report {
     /// these. Throws ReportError when `folder` is not a folder or cannot be listed.
     static std::vector<std::string> files_in(const std::string& folder);
 };
-void to_json(nlohmann::json& j, const Report& report);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const Report& report);
 /// Throws ReportError naming the key path of the first problem.
-void from_json(const nlohmann::json& j, Report& report);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, Report& report);
 
 } // namespace switchyard

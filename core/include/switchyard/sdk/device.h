@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -14,7 +16,7 @@ namespace switchyard {
 /// One roofline ceiling of a device: the bandwidth of a memory level or a compute peak,
 /// with how it was obtained. The profiler judges each row against one of them; the GUI
 /// draws each as a line of the roofline.
-struct Ceiling {
+struct SWITCHYARD_CORE_EXPORT Ceiling {
     /// Stable id, unique within its device: "l2.triad.all", "dram.read.1t", "fma.fp32.all",
     /// "hbm.copy", "l2.copy", "theoretical.dram", "theoretical.fma.fp32".
     std::string id;
@@ -32,12 +34,12 @@ struct Ceiling {
     /// smallest level a row's working set fits in by it. JSON key "capacity_bytes".
     double capacity_bytes = 0;
 };
-void to_json(nlohmann::json& j, const Ceiling& c);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const Ceiling& c);
 /// Throws std::runtime_error naming the bad key.
-void from_json(const nlohmann::json& j, Ceiling& c);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, Ceiling& c);
 
 /// What the profiler and the GUI know about one device.
-struct DeviceInfo {
+struct SWITCHYARD_CORE_EXPORT DeviceInfo {
     std::string id;   // "cpu", "cuda:0", "opencl:0"
     std::string kind; // the kernel key's device field: "cpu", "cuda", "opencl"
     std::string name; // "AMD EPYC 7B13", "NVIDIA H100 80GB HBM3"
@@ -56,15 +58,15 @@ struct DeviceInfo {
     /// Throws std::runtime_error naming the bad key.
     static DeviceInfo from_json(const nlohmann::json& j);
 };
-void to_json(nlohmann::json& j, const DeviceInfo& info);
-void from_json(const nlohmann::json& j, DeviceInfo& info);
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const DeviceInfo& info);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, DeviceInfo& info);
 
 /// One device the profiler can run kernels on. The CPU is built in; the OpenCL and CUDA
 /// backends provide theirs through a DeviceProvider (deviceregistry.h).
 ///
 /// Buffers are opaque handles the device's kernels understand (host pointers on the CPU,
 /// CUDA device pointers, cl_mem cast to void*); they go into KernelArgs as they are.
-class Device {
+class SWITCHYARD_CORE_EXPORT Device {
 public:
     virtual ~Device() = default;
 
@@ -98,7 +100,7 @@ public:
 /// workspace buffer) need a buffer inside a larger one, and transfers at an offset. Found by
 /// dynamic_cast, so a device built against an SDK without it keeps working: its buffers get
 /// no guard zones. (The CPU and CUDA, whose buffers are addresses, need none of this.)
-class BufferViews {
+class SWITCHYARD_CORE_EXPORT BufferViews {
 public:
     virtual ~BufferViews() = default;
     /// A buffer for bytes [offset, offset + bytes) of `buffer`, usable wherever a buffer of
@@ -115,7 +117,7 @@ public:
 /// clock64() against %globaltimer, stamped on the stream before and after the launches, as
 /// nvbench does). Found by dynamic_cast, like BufferViews; the profiler reads it after each
 /// time_launches() and drops the samples that ran throttled.
-class SampleClock {
+class SWITCHYARD_CORE_EXPORT SampleClock {
 public:
     virtual ~SampleClock() = default;
     /// The effective clock (GHz) during the last time_launches(); 0 when it is unknown.
@@ -125,7 +127,7 @@ public:
 };
 
 /// The seam device backends plug into: enumerates the devices of one kind.
-class DeviceProvider {
+class SWITCHYARD_CORE_EXPORT DeviceProvider {
 public:
     virtual ~DeviceProvider() = default;
     /// "cpu", "cuda", "opencl": the kernel key's device field.

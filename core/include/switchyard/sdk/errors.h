@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/capabilities.h>
 
 #include <stdexcept>
@@ -10,14 +12,14 @@
 namespace switchyard {
 
 /// Base of every error the core raises for a caller to act on.
-class Error : public std::runtime_error {
+class SWITCHYARD_CORE_EXPORT Error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
 
 /// A backend name nobody owns (not registered, not built in, no plugin: "not installed").
 /// Carries up to two suggestions, chosen as difflib.get_close_matches(name, known, 2, 0.6).
-class InvalidBackend : public Error {
+class SWITCHYARD_CORE_EXPORT InvalidBackend : public Error {
 public:
     InvalidBackend(std::string name, std::vector<std::string> suggestions);
     const std::string& name() const noexcept { return m_name; }
@@ -29,13 +31,13 @@ private:
 };
 
 /// Explicit registration of a name that a registered or built-in backend already owns.
-class DuplicateBackend : public Error {
+class SWITCHYARD_CORE_EXPORT DuplicateBackend : public Error {
 public:
     explicit DuplicateBackend(const std::string& name, const std::string& owner);
 };
 
 /// The backend exists but some of its optional dependencies are missing here.
-class MissingDependency : public Error {
+class SWITCHYARD_CORE_EXPORT MissingDependency : public Error {
 public:
     MissingDependency(std::string backend, std::vector<DependencyStatus> missing);
     const std::string& backend() const noexcept { return m_backend; }
@@ -47,7 +49,7 @@ private:
 };
 
 /// The backend speaks a newer contract, or was validated against other core versions.
-class ContractMismatch : public Error {
+class SWITCHYARD_CORE_EXPORT ContractMismatch : public Error {
 public:
     enum class Upgrade { Switchyard, Backend };
     ContractMismatch(std::string backend, Upgrade side, const std::string& message);
@@ -114,7 +116,7 @@ enum class BackendCause {
 /// The backend is installed but cannot be used: its library or one of the library's own
 /// dependencies fails to load, its entry symbol is missing, its register hook threw, ... The
 /// cause is the registry's own (`BackendCause`); `reason` is the specific message.
-class BackendLoadError : public Error {
+class SWITCHYARD_CORE_EXPORT BackendLoadError : public Error {
 public:
     /// The name plugin code and older sources use for the cause type.
     using Cause = BackendCause;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +34,7 @@ inline constexpr std::string_view kRmsNorm = "rms_norm";
 /// On the CPU the pointers are host pointers. A device kernel receives the device's
 /// own handles (CUDA device pointers; OpenCL cl_mem cast to a pointer) and its queue in
 /// `stream`; `workspace` is at least the cell's declared `workspace_bytes`.
-struct KernelArgs {
+struct SWITCHYARD_CORE_EXPORT KernelArgs {
     std::array<std::int64_t, 3> dims{};
     std::array<const float*, 3> in{};
     std::array<float*, 2> out{};

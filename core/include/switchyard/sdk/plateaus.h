@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -10,14 +12,14 @@
 namespace switchyard {
 
 /// One point of a working-set sweep: bytes in play and the bandwidth measured there.
-struct SweepPoint {
+struct SWITCHYARD_CORE_EXPORT SweepPoint {
     double working_set_bytes = 0;
     double gbs = 0;
 };
 
 /// A cache level a sweep's plateaus are matched to: its name ("L1", "L2", "L3", "LLC")
 /// and the bytes it holds for the threads the sweep ran on.
-struct SweepCache {
+struct SWITCHYARD_CORE_EXPORT SweepCache {
     std::string level;
     double capacity_bytes = 0;
 };
@@ -25,7 +27,7 @@ struct SweepCache {
 /// A run of sweep points at about one bandwidth, the way LBNL's Empirical Roofline Toolkit
 /// reads its sweeps: `level` is the cache it matches (or `memory_level` for the last one,
 /// past every cache), `gbs` its best point, [first, last] the working sets it spans.
-struct Plateau {
+struct SWITCHYARD_CORE_EXPORT Plateau {
     std::string level;
     double gbs = 0;
     double first_bytes = 0, last_bytes = 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 /// The plugin SDK's entry point. A plugin is a shared library plus a manifest
 /// (`<name>.plugin.json`, see docs/plugins.md) in the same folder. The library exports
 /// one extern "C" function, `switchyard_plugin_entry`, that returns a PluginEntry; the
@@ -41,7 +43,7 @@ namespace switchyard {
 inline constexpr const char* kPluginEntrySymbol = "switchyard_plugin_entry";
 
 /// What a plugin's register hook receives: where to add cells, and where it lives.
-class PluginContext {
+class SWITCHYARD_CORE_EXPORT PluginContext {
 public:
     PluginContext(CellRegistrar& cells, std::string backend, std::string plugin_dir,
                   std::string manifest_path)
@@ -81,7 +83,7 @@ using PluginResetFn = void (*)();
 
 /// What switchyard_plugin_entry() returns: a pointer to static data, valid while the
 /// library is loaded.
-struct PluginEntry {
+struct SWITCHYARD_CORE_EXPORT PluginEntry {
     std::uint32_t struct_size = sizeof(PluginEntry); // lets later revisions append fields
     int contract_version = kContractVersion;         // the revision the plugin was built against
     PluginRegisterFn register_cells = nullptr;       // required

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/sdk/device.h>
 #include <switchyard/sdk/kernel.h>
 #include <switchyard/sdk/tupleregistry.h>
@@ -24,8 +26,8 @@ using KernelCell = Registration<KernelFn>;
 using ComponentCell = Registration<ComponentFn>;
 
 /// The process-wide registries (function-local singletons).
-KernelRegistry& kernels();
-ComponentRegistry& components();
+SWITCHYARD_CORE_EXPORT KernelRegistry& kernels();
+SWITCHYARD_CORE_EXPORT ComponentRegistry& components();
 
 inline TupleKey kernel_key(std::string_view op, std::string_view device, std::string_view arch,
                            std::string_view variant) {
@@ -37,7 +39,7 @@ inline TupleKey component_key(std::string_view kind, std::string_view device,
 }
 
 /// A kernel or component cell a backend declares (from its manifest or its registration).
-struct DeclaredCell {
+struct SWITCHYARD_CORE_EXPORT DeclaredCell {
     std::vector<std::string> key; // (op, device, arch, variant) or (kind, device, variant)
     std::int64_t workspace_bytes = 0;
 
@@ -49,7 +51,7 @@ struct DeclaredCell {
 /// cell's key is interned when the list is built (on the thread that reads the manifest), so
 /// the registry keys a plugin's placeholder cells without hashing their strings again.
 /// Writing (push_back, assignment) copies the vector first when another list shares it.
-class DeclaredCells {
+class SWITCHYARD_CORE_EXPORT DeclaredCells {
 public:
     using value_type = DeclaredCell;
     using const_iterator = std::vector<DeclaredCell>::const_iterator;
@@ -98,7 +100,7 @@ private:
 /// What a backend hands to its registration hook. Cells are buffered and published
 /// together by the caller only when the whole hook succeeds, so a hook that throws
 /// leaves nothing behind.
-class CellRegistrar {
+class SWITCHYARD_CORE_EXPORT CellRegistrar {
 public:
     struct KernelSpec {
         std::string op, device, arch, variant = "default";

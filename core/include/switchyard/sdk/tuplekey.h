@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,23 +17,24 @@ namespace detail {
 /// One tuple of strings as the process-wide intern table keeps it: once per distinct tuple,
 /// never freed, never moved. Equal tuples get the same entry (and id), different tuples
 /// different ones; ids are never reused.
-struct InternedTuple {
+struct SWITCHYARD_CORE_EXPORT InternedTuple {
     std::vector<std::string> parts;
     std::uint64_t id = 0;
     std::size_t hash = 0;
 };
 /// The entry of `parts` (a locked intern table; the parts are copied only the first time).
-const InternedTuple* intern_tuple(const std::string_view* parts, std::size_t count);
-const InternedTuple* intern_tuple(const std::vector<std::string>& parts);
+SWITCHYARD_CORE_EXPORT const InternedTuple* intern_tuple(const std::string_view* parts,
+                                                         std::size_t count);
+SWITCHYARD_CORE_EXPORT const InternedTuple* intern_tuple(const std::vector<std::string>& parts);
 /// The empty tuple's parts (id 0).
-const std::vector<std::string>& empty_tuple_parts() noexcept;
+SWITCHYARD_CORE_EXPORT const std::vector<std::string>& empty_tuple_parts() noexcept;
 } // namespace detail
 
 /// An ordered tuple of strings, the key of a TupleRegistry cell. Keys are interned at
 /// construction: equality is one integer comparison and the hash is computed once, so
 /// resolving a fallback chain never compares strings. A key refers to the intern table's
 /// one copy of its strings, so copying a key copies no string.
-class TupleKey {
+class SWITCHYARD_CORE_EXPORT TupleKey {
 public:
     TupleKey() = default;
     TupleKey(std::initializer_list<std::string_view> parts) {
@@ -82,7 +85,7 @@ private:
     std::size_t m_hash = 0;
 };
 
-struct TupleKeyHash {
+struct SWITCHYARD_CORE_EXPORT TupleKeyHash {
     std::size_t operator()(const TupleKey& key) const noexcept { return key.hash(); }
 };
 

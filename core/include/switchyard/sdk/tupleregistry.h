@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
+#include <switchyard/sdk/detail/celltable.h>
+#include <switchyard/sdk/detail/chainmemo.h>
 #include <switchyard/sdk/tuplekey.h>
 
 #include <nlohmann/json.hpp>
@@ -23,13 +27,13 @@
 namespace switchyard {
 
 namespace detail {
-std::uint64_t next_registry_id() noexcept;
+SWITCHYARD_CORE_EXPORT std::uint64_t next_registry_id() noexcept;
 
 /// While a TupleRegistry lists its cells (manifest()), the calling thread has a nonzero
 /// epoch, one per listing: a predicate shared by many cells (a plugin's placeholders) may
 /// answer once per epoch. Zero outside a listing.
-std::uint64_t availability_epoch() noexcept;
-class AvailabilityEpoch {
+SWITCHYARD_CORE_EXPORT std::uint64_t availability_epoch() noexcept;
+class SWITCHYARD_CORE_EXPORT AvailabilityEpoch {
 public:
     AvailabilityEpoch() noexcept;
     ~AvailabilityEpoch();
@@ -51,7 +55,7 @@ private:
 /// source wins a name. to_string() gives the ids of the JSON outputs.
 enum class CellSource { Registered, Builtin, Plugin };
 /// "registered", "builtin", "plugin".
-std::string_view to_string(CellSource source) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(CellSource source) noexcept;
 
 template <class Fn> struct Registration {
     TupleKey key;
@@ -363,6 +367,8 @@ public:
     }
 
 private:
+    using Table = detail::CellTable<CellPtr>; // sdk/detail/celltable.h
+
     // The general path: walks the chain in the current table, loading placeholders.
     Ref resolve_walk(std::span<const TupleKey> chain) const {
         const Table* table = &current();
@@ -390,22 +396,9 @@ private:
         return Ref();
     }
 
-    // What one thread knows about a chain it resolved: which rungs are declared in one
-    // generation of one registry. Constant-initialized plain data, so the hot path reads it
-    // without a TLS guard. The cells are the registry's, which it never frees while it lives;
-    // a memo of a destroyed registry is never read again (registry ids are never reused).
-    static constexpr std::size_t kMemoRungs = 16; // longer chains take the general path
+    static constexpr std::size_t kMemoRungs = detail::kMemoRungs;
     static constexpr std::size_t kMemos = 8;
-    struct ChainMemo {
-        std::uint64_t registry = 0; // 0: no registry has this id
-        std::uint64_t generation = 0;
-        std::uint32_t size = 0;
-        std::uint32_t declared_count = 0;
-        bool has_placeholder = false;
-        const Cell* cells[kMemoRungs] = {};     // the declared rungs, in chain order
-        const CellPtr* owners[kMemoRungs] = {}; // the same, as the registry's owning pointers
-        std::uint64_t ids[kMemoRungs] = {};     // the chain's key ids
-    };
+    using ChainMemo = detail::ChainMemo<Cell, CellPtr>; // sdk/detail/chainmemo.h
 
     // nullptr when the chain is too long to remember.
     [[gnu::always_inline]] const ChainMemo* chain_memo(std::span<const TupleKey> chain) const {
@@ -422,62 +415,7 @@ private:
         // One branch for the whole check: the differences are or-ed together.
         std::uint64_t diff = (memo.registry ^ m_id) | (memo.size ^ chain.size()) |
                              (memo.generation ^ m_generation.load(std::memory_order_acquire));
-        // Unrolled (a loop costs twice the instructions): three per rung, no branch.
-        const TupleKey* key = chain.data();
-        const std::uint64_t* id = memo.ids;
-        static_assert(kMemoRungs == 16);
-        switch (chain.size()) {
-        case 16:
-            diff |= id[15] ^ key[15].id();
-            [[fallthrough]];
-        case 15:
-            diff |= id[14] ^ key[14].id();
-            [[fallthrough]];
-        case 14:
-            diff |= id[13] ^ key[13].id();
-            [[fallthrough]];
-        case 13:
-            diff |= id[12] ^ key[12].id();
-            [[fallthrough]];
-        case 12:
-            diff |= id[11] ^ key[11].id();
-            [[fallthrough]];
-        case 11:
-            diff |= id[10] ^ key[10].id();
-            [[fallthrough]];
-        case 10:
-            diff |= id[9] ^ key[9].id();
-            [[fallthrough]];
-        case 9:
-            diff |= id[8] ^ key[8].id();
-            [[fallthrough]];
-        case 8:
-            diff |= id[7] ^ key[7].id();
-            [[fallthrough]];
-        case 7:
-            diff |= id[6] ^ key[6].id();
-            [[fallthrough]];
-        case 6:
-            diff |= id[5] ^ key[5].id();
-            [[fallthrough]];
-        case 5:
-            diff |= id[4] ^ key[4].id();
-            [[fallthrough]];
-        case 4:
-            diff |= id[3] ^ key[3].id();
-            [[fallthrough]];
-        case 3:
-            diff |= id[2] ^ key[2].id();
-            [[fallthrough]];
-        case 2:
-            diff |= id[1] ^ key[1].id();
-            [[fallthrough]];
-        case 1:
-            diff |= id[0] ^ key[0].id();
-            [[fallthrough]];
-        default:
-            break;
-        }
+        diff |= detail::chain_ids_differ(memo.ids, chain.data(), chain.size());
         if (diff == 0) [[likely]]
             return &memo;
         return rebuild_memo(memo, chain);
@@ -508,80 +446,6 @@ private:
         }
         return &memo;
     }
-
-    // An immutable open-addressing table (linear probing, power-of-two capacity) over the
-    // registry's cell pointers (m_cells), which outlive every table. An entry whose key an
-    // earlier entry has takes the earlier one's place (the later cell wins, where the first
-    // was); its own is dropped.
-    class Table {
-    public:
-        Table() = default;
-        explicit Table(std::vector<const CellPtr*> entries) : m_entries(std::move(entries)) {
-            std::size_t cap = 8;
-            while (cap < m_entries.size() * 4) // load <= 1/4: misses end at once
-                cap <<= 1;
-            m_mask = cap - 1;
-            if (!index_entries(cap)) {
-                // Keys met twice: each later cell took its key's first place; drop its own.
-                std::erase(m_entries, nullptr);
-                index_entries(cap);
-            }
-        }
-        const CellPtr* find_slot(const TupleKey& key) const noexcept {
-            if (m_slots.empty())
-                return nullptr;
-            const auto tag = static_cast<std::uint32_t>(key.hash());
-            for (std::size_t i = key.hash() & m_mask;; i = (i + 1) & m_mask) {
-                const Slot& s = m_slots[i];
-                if (s.index == 0)
-                    return nullptr;
-                if (s.tag == tag && (*m_entries[s.index - 1])->key == key)
-                    return m_entries[s.index - 1];
-            }
-        }
-        CellPtr find(const TupleKey& key) const {
-            const CellPtr* slot = find_slot(key);
-            return slot ? *slot : nullptr;
-        }
-        const std::vector<const CellPtr*>& entries() const noexcept { return m_entries; }
-        std::size_t size() const noexcept { return m_entries.size(); }
-
-    private:
-        // 8 bytes: the key's hash (its low half) and the entry's position + 1 (0: empty).
-        struct Slot {
-            std::uint32_t tag = 0;
-            std::uint32_t index = 0;
-        };
-        // Fills the slots; false when a key was met twice (the later entry then moved to the
-        // earlier one's position, leaving nullptr at its own).
-        bool index_entries(std::size_t cap) {
-            m_slots.assign(cap, Slot{});
-            bool unique = true;
-            for (std::size_t n = 0; n < m_entries.size(); ++n) {
-                const CellPtr* e = m_entries[n];
-                const std::size_t hash = (*e)->key.hash();
-                const auto tag = static_cast<std::uint32_t>(hash);
-                std::size_t i = hash & m_mask;
-                for (; m_slots[i].index != 0; i = (i + 1) & m_mask) {
-                    const Slot& s = m_slots[i];
-                    if (s.tag == tag && (*m_entries[s.index - 1])->key == (*e)->key)
-                        break;
-                }
-                if (m_slots[i].index != 0) {
-                    m_entries[m_slots[i].index - 1] = e;
-                    m_entries[n] = nullptr;
-                    unique = false;
-                    continue;
-                }
-                m_slots[i] = Slot{tag, static_cast<std::uint32_t>(n + 1)};
-            }
-            return unique;
-        }
-
-        std::vector<const CellPtr*> m_entries;
-        std::vector<Slot> m_slots;
-        std::size_t m_mask = 0;
-    };
 
     void publish(std::vector<const CellPtr*> entries) {
         m_table = std::make_shared<const Table>(std::move(entries));

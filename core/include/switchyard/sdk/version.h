@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <array>
 #include <optional>
 #include <string>
@@ -21,15 +23,15 @@ inline constexpr int kContractVersion = 2;
 inline constexpr int kMinBinaryContractVersion = 2;
 
 /// This core's release, "0.1.0".
-std::string_view core_version() noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view core_version() noexcept;
 /// Git hash and build type the core was built from.
-std::string_view core_git_hash() noexcept;
-std::string_view core_build_type() noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view core_git_hash() noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view core_build_type() noexcept;
 
 using VersionTriple = std::array<long long, 3>;
 
 /// The first three numeric components of a version ("1.2.3rc1" -> {1,2,3}), or nullopt
 /// when the string does not start with "N.N.N" (Python seed: ^(\d+)\.(\d+)\.(\d+)).
-std::optional<VersionTriple> parse_version(std::string_view text) noexcept;
+SWITCHYARD_CORE_EXPORT std::optional<VersionTriple> parse_version(std::string_view text) noexcept;
 
 } // namespace switchyard

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 // Inspecting plugins without running their code in the caller's process (issue 13): a worker
 // (`switchyard-cli __worker inspect`, the same process machinery as profiling) loads them
 // and streams back, one JSON line each, what was registered and the diagnostics. The way a
@@ -44,7 +46,7 @@ using protocol::FailedLoad;
 using protocol::InspectedBackend;
 using protocol::ResolveRequest;
 
-struct InspectOptions {
+struct SWITCHYARD_CORE_EXPORT InspectOptions {
     std::string executable = "/proc/self/exe"; // switchyard-cli, or a program that has its
                                                // worker mode
     std::vector<std::string> worker_args = {"__worker", "inspect"};
@@ -58,7 +60,7 @@ struct InspectOptions {
 
 /// What the worker reported: one entry per backend it described, the loads that ended a
 /// worker, and (when asked) the resolution.
-struct InspectResult {
+struct SWITCHYARD_CORE_EXPORT InspectResult {
     std::map<std::string, InspectedBackend> backends; // every backend the worker loaded
     std::vector<FailedLoad> failed;                   // loads that ended a worker
     std::optional<Resolution> resolution;             // the first (without `cell`)
@@ -72,10 +74,11 @@ struct InspectResult {
 
 /// Loads `names` in a worker and describes each. Never throws for what a plugin does;
 /// throws WorkerError when no worker can start.
-InspectResult inspect_backends(const std::vector<std::string>& names,
-                               const InspectOptions& options = {});
+SWITCHYARD_CORE_EXPORT InspectResult inspect_backends(const std::vector<std::string>& names,
+                                                      const InspectOptions& options = {});
 /// One backend.
-InspectResult inspect_backend(const std::string& name, const InspectOptions& options = {});
+SWITCHYARD_CORE_EXPORT InspectResult inspect_backend(const std::string& name,
+                                                     const InspectOptions& options = {});
 /// Loads `names` in a worker (each load that ends a worker is recorded and skipped), then
 /// resolves (op, target, variant) there, where availability checks run too and the plugins
 /// whose cells the chain reaches before it resolves are loaded (none other: `resolve` passes
@@ -97,21 +100,24 @@ std::vector<std::string> device_backend_plugins(BackendRegistry& registry,
 /// Loads the device backends in a worker and lists their devices there, measuring each
 /// one's ceilings first when `probe`. A load that ends a worker is recorded and the rest are
 /// loaded again in the next one.
-InspectResult inspect_devices(const std::vector<std::string>& names, bool probe,
-                              const InspectOptions& options = {});
+SWITCHYARD_CORE_EXPORT InspectResult inspect_devices(const std::vector<std::string>& names,
+                                                     bool probe,
+                                                     const InspectOptions& options = {});
 
 /// What the tools do instead of load_device_backends(): inspect_devices() for
 /// device_backend_plugins(), then record_failed_loads() and record_devices() into `devices`.
-InspectResult inspect_device_backends(BackendRegistry& registry, DeviceRegistry& devices,
-                                      bool probe, const InspectOptions& options = {});
+SWITCHYARD_CORE_EXPORT InspectResult inspect_device_backends(BackendRegistry& registry,
+                                                             DeviceRegistry& devices, bool probe,
+                                                             const InspectOptions& options = {});
 
 /// Applies what inspection found to `registry` without loading anything: every failed
 /// load becomes Failed with its cause (BackendRegistry::mark_failed).
-void record_failed_loads(BackendRegistry& registry, const InspectResult& result);
+SWITCHYARD_CORE_EXPORT void record_failed_loads(BackendRegistry& registry,
+                                                const InspectResult& result);
 
 /// A device listed by an inspection worker: its DeviceInfo only. Buffers and launches throw
 /// std::logic_error (kernels run on it in a profile worker, where its backend is loaded).
-class InspectedDevice : public Device {
+class SWITCHYARD_CORE_EXPORT InspectedDevice : public Device {
 public:
     explicit InspectedDevice(DeviceInfo info) : m_info(std::move(info)) {}
     const DeviceInfo& info() const override { return m_info; }
@@ -127,19 +133,22 @@ private:
 /// Adds one provider per device kind of `result.devices` to `devices`, each listing those
 /// InspectedDevices, replacing what an earlier inspection recorded (a kind it no longer
 /// lists is removed). A kind whose backend is loaded in this process keeps its provider.
-void record_devices(DeviceRegistry& devices, const InspectResult& result);
+SWITCHYARD_CORE_EXPORT void record_devices(DeviceRegistry& devices, const InspectResult& result);
 
 /// A backend as its inspection worker saw it after loading it there: state, cause, error
 /// and diagnostics replace what this process knows without loading it.
-void apply_inspection(BackendInfo& info, const InspectedBackend& seen);
+SWITCHYARD_CORE_EXPORT void apply_inspection(BackendInfo& info, const InspectedBackend& seen);
 /// The same for every backend of `infos` that `result` describes.
-void apply_inspection(std::vector<BackendInfo>& infos, const InspectResult& result);
+SWITCHYARD_CORE_EXPORT void apply_inspection(std::vector<BackendInfo>& infos,
+                                             const InspectResult& result);
 
 /// The worker side: reads the request, writes the protocol to `fd`. Returns the exit code
 /// (0 done, 2 bad request). `devices` is the worker's device registry (for "devices").
-int run_inspect_worker(const nlohmann::json& request, int fd, BackendRegistry& registry,
-                       DeviceRegistry* devices = nullptr);
-int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendRegistry& registry,
-                       DeviceRegistry* devices = nullptr);
+SWITCHYARD_CORE_EXPORT int run_inspect_worker(const nlohmann::json& request, int fd,
+                                              BackendRegistry& registry,
+                                              DeviceRegistry* devices = nullptr);
+SWITCHYARD_CORE_EXPORT int run_inspect_worker(const protocol::InspectRequest& request, int fd,
+                                              BackendRegistry& registry,
+                                              DeviceRegistry* devices = nullptr);
 
 } // namespace switchyard

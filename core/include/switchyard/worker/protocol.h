@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 // The worker protocols: one JSON object per line, {"event": NAME, ...}, each message a type
 // with one encoder and one parser used by both sides. The profile worker writes `Message`s,
 // the WorkerController reads them, and `switchyard-cli profile --jsonl` prints the same events
@@ -35,11 +37,11 @@ enum class Event {
 };
 
 /// The stable event names: "context", "plan", "row_start", "progress", "row", "done", "fatal".
-std::string_view to_string(Event event) noexcept;
-std::optional<Event> event_from_string(std::string_view name) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(Event event) noexcept;
+SWITCHYARD_CORE_EXPORT std::optional<Event> event_from_string(std::string_view name) noexcept;
 
 /// One protocol message, parsed. Only the fields of its event are meaningful.
-struct Message {
+struct SWITCHYARD_CORE_EXPORT Message {
     Event event = Event::Done;
     nlohmann::json context;    // Context: null when the worker did not send one
     nlohmann::json peaks;      // Context: null when absent
@@ -53,43 +55,44 @@ struct Message {
     bool usage = false;                             // Fatal: a usage problem in the settings
 };
 
-nlohmann::json context_message(const nlohmann::json& context,
-                               const nlohmann::json& peaks = nullptr);
-nlohmann::json plan_message(const std::vector<RowSpec>& plan);
-nlohmann::json row_start_message(std::int64_t index);
-nlohmann::json progress_message(std::int64_t index, const std::string& phase, std::int64_t samples);
-nlohmann::json row_message(const ProfileRow& row);
-nlohmann::json done_message();
-nlohmann::json done_message(std::int64_t rows_total, std::int64_t not_ok);
-nlohmann::json fatal_message(const std::string& message, bool usage = false);
+SWITCHYARD_CORE_EXPORT nlohmann::json context_message(const nlohmann::json& context,
+                                                      const nlohmann::json& peaks = nullptr);
+SWITCHYARD_CORE_EXPORT nlohmann::json plan_message(const std::vector<RowSpec>& plan);
+SWITCHYARD_CORE_EXPORT nlohmann::json row_start_message(std::int64_t index);
+SWITCHYARD_CORE_EXPORT nlohmann::json progress_message(std::int64_t index, const std::string& phase,
+                                                       std::int64_t samples);
+SWITCHYARD_CORE_EXPORT nlohmann::json row_message(const ProfileRow& row);
+SWITCHYARD_CORE_EXPORT nlohmann::json done_message();
+SWITCHYARD_CORE_EXPORT nlohmann::json done_message(std::int64_t rows_total, std::int64_t not_ok);
+SWITCHYARD_CORE_EXPORT nlohmann::json fatal_message(const std::string& message, bool usage = false);
 
 /// One line of the protocol as it goes on the wire (compact JSON, invalid UTF-8 replaced,
 /// a trailing newline).
-std::string to_line(const nlohmann::json& message);
+SWITCHYARD_CORE_EXPORT std::string to_line(const nlohmann::json& message);
 
 /// The message in `j`; nullopt when it is not a protocol message (no "event" string, or
 /// an unknown event). Throws std::runtime_error naming the key path when a known event
 /// has a malformed body ("row.samples[2]: expected a number, got string").
-std::optional<Message> parse(const nlohmann::json& j);
+SWITCHYARD_CORE_EXPORT std::optional<Message> parse(const nlohmann::json& j);
 
 // --- The inspection worker (worker/inspect.h) ---
 
 /// A plugin whose load ended the worker that loaded it.
-struct FailedLoad {
+struct SWITCHYARD_CORE_EXPORT FailedLoad {
     std::string backend;
     BackendCause cause = BackendCause::HookCrashed; // hook_exited, hook_crashed, hook_timed_out
     std::string reason; // "register hook called exit(0)", "... crashed (SIGSEGV) ..."
 };
 
 /// One fallback chain to resolve in the worker.
-struct ResolveRequest {
+struct SWITCHYARD_CORE_EXPORT ResolveRequest {
     std::string op;
     std::string target = "cpu";
     std::string variant = "default";
 };
 
 /// A backend as the inspection worker saw it after loading it there.
-struct InspectedBackend {
+struct SWITCHYARD_CORE_EXPORT InspectedBackend {
     BackendState state = BackendState::Discovered;
     BackendCause cause = BackendCause::None;
     std::string error; // empty exactly when cause is None
@@ -103,7 +106,7 @@ struct InspectedBackend {
 };
 
 /// What the inspection worker is asked: one JSON document on its stdin.
-struct InspectRequest {
+struct SWITCHYARD_CORE_EXPORT InspectRequest {
     std::vector<std::string> load;           // loaded first, in order, each announced
     std::vector<FailedLoad> failed;          // Failed there before anything loads
     std::vector<std::string> plugin_dirs;    // the folders it discovers; empty: its default
@@ -113,9 +116,9 @@ struct InspectRequest {
     bool probe = false;                      // ... measuring their ceilings
 };
 
-nlohmann::json to_json(const InspectRequest& request);
+SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const InspectRequest& request);
 /// Throws std::runtime_error naming the key path ("failed[0].cause: ...") when malformed.
-InspectRequest inspect_request_from_json(const nlohmann::json& j);
+SWITCHYARD_CORE_EXPORT InspectRequest inspect_request_from_json(const nlohmann::json& j);
 
 enum class InspectEvent {
     Loading,         // {"backend"}: its code is about to run (a load asked for, or one that
@@ -132,10 +135,10 @@ enum class InspectEvent {
 
 /// "loading", "backend", "resolution", "resolution_error", "listing", "probing", "devices",
 /// "fatal", "done".
-std::string_view to_string(InspectEvent event) noexcept;
+SWITCHYARD_CORE_EXPORT std::string_view to_string(InspectEvent event) noexcept;
 
 /// One inspection message, parsed. Only the fields of its event are meaningful.
-struct InspectMessage {
+struct SWITCHYARD_CORE_EXPORT InspectMessage {
     InspectEvent event = InspectEvent::Done;
     std::string backend;             // Loading, Backend
     InspectedBackend info;           // Backend
@@ -148,17 +151,20 @@ struct InspectMessage {
     bool usage = false;              // Fatal: a problem in the request
 };
 
-nlohmann::json loading_message(const std::string& backend);
-nlohmann::json backend_message(const std::string& backend, const InspectedBackend& info);
-nlohmann::json resolution_message(const Resolution& resolution);
-nlohmann::json resolution_error_message(const std::string& op, const std::string& message);
-nlohmann::json listing_message(const std::string& kind);
-nlohmann::json probing_message(const std::string& kind, const std::string& device);
-nlohmann::json devices_message(const std::vector<DeviceInfo>& devices);
+SWITCHYARD_CORE_EXPORT nlohmann::json loading_message(const std::string& backend);
+SWITCHYARD_CORE_EXPORT nlohmann::json backend_message(const std::string& backend,
+                                                      const InspectedBackend& info);
+SWITCHYARD_CORE_EXPORT nlohmann::json resolution_message(const Resolution& resolution);
+SWITCHYARD_CORE_EXPORT nlohmann::json resolution_error_message(const std::string& op,
+                                                               const std::string& message);
+SWITCHYARD_CORE_EXPORT nlohmann::json listing_message(const std::string& kind);
+SWITCHYARD_CORE_EXPORT nlohmann::json probing_message(const std::string& kind,
+                                                      const std::string& device);
+SWITCHYARD_CORE_EXPORT nlohmann::json devices_message(const std::vector<DeviceInfo>& devices);
 
 /// The inspection message in `j`; nullopt when it is not one (no "event" string, or an
 /// unknown event). Throws std::runtime_error naming the key path when a known event has a
 /// malformed body.
-std::optional<InspectMessage> parse_inspect(const nlohmann::json& j);
+SWITCHYARD_CORE_EXPORT std::optional<InspectMessage> parse_inspect(const nlohmann::json& j);
 
 } // namespace switchyard::protocol

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/profilerow.h>
@@ -28,11 +30,11 @@ struct Message;
 
 /// The run could not go on: no worker starts, or it fails before planning. A usage
 /// problem in the settings (unknown op, bad size) is a WorkerUsageError.
-class WorkerError : public Error {
+class SWITCHYARD_CORE_EXPORT WorkerError : public Error {
 public:
     using Error::Error;
 };
-class WorkerUsageError : public WorkerError {
+class SWITCHYARD_CORE_EXPORT WorkerUsageError : public WorkerError {
 public:
     using WorkerError::WorkerError;
 };
@@ -54,7 +56,7 @@ public:
 /// calls run_profile_worker(), writing the protocol (protocol.h) on its stdout, one JSON
 /// object per line.
 /// Thread-safe to cancel() from another thread; everything else is single-threaded.
-class WorkerController {
+class SWITCHYARD_CORE_EXPORT WorkerController {
 public:
     struct Options {
         std::string executable; // switchyard-cli ("/proc/self/exe" from the CLI)
@@ -112,18 +114,20 @@ private:
 /// reuses them instead of probing again (`profile --ceilings-from`). Throws ReportError,
 /// naming `origin`, when the report has none, or when they were measured on another
 /// machine: another host name, CPU brand or number of logical CPUs than this process sees.
-CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin);
+SWITCHYARD_CORE_EXPORT CpuPeaks reusable_cpu_peaks(const Report& earlier,
+                                                   const std::string& origin);
 
 /// The worker side: plans, then runs rows from `start` on, writing the protocol to `fd`.
 /// `peaks` (when set) replaces the CPU probes so every worker of a run shares them.
 /// Returns the process exit code (0 done, 2 bad settings).
-int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
-                       int fd, BackendRegistry& backends, DeviceRegistry& devices);
+SWITCHYARD_CORE_EXPORT int run_profile_worker(const ProfileSettings& settings, std::int64_t start,
+                                              const CpuPeaks* peaks, int fd,
+                                              BackendRegistry& backends, DeviceRegistry& devices);
 
 /// Ends every worker this process has running (profile and inspection workers) and
 /// everything they started: each worker's keeper is told to kill them all. Async-signal-safe:
 /// for SIGINT/SIGTERM handlers; also registered with atexit() when the first worker starts.
-void kill_live_workers() noexcept;
+SWITCHYARD_CORE_EXPORT void kill_live_workers() noexcept;
 
 /// How a worker's descendants are kept from outliving it (issue 20), chosen by
 /// SWITCHYARD_CONTAINMENT (`auto`, the default, `pid-namespace` or `subreaper`).
@@ -132,9 +136,9 @@ void kill_live_workers() noexcept;
 /// subreaper (PR_SET_CHILD_SUBREAPER) that kills and reaps every descendant itself.
 enum class Containment { PidNamespace, Subreaper };
 /// "pid-namespace" / "subreaper": the report context's `containment`.
-const char* containment_name(Containment c) noexcept;
+SWITCHYARD_CORE_EXPORT const char* containment_name(Containment c) noexcept;
 
 /// "signal 11 (SIGSEGV: Segmentation fault)" / "exit code 3": how a waitpid status reads.
-std::string describe_wait_status(int status);
+SWITCHYARD_CORE_EXPORT std::string describe_wait_status(int status);
 
 } // namespace switchyard

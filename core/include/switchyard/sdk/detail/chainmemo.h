@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The SDK's inline internals, not its interface: TupleRegistry's per-thread chain memo. Plugin
+// code compiles it (TupleRegistry is a template) but never names it; it may change with any
+// contract revision (docs/plugins.md, "Compatibility").
+
+#include <switchyard/sdk/tuplekey.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace switchyard::detail {
+
+// What one thread knows about a chain it resolved: which rungs are declared in one
+// generation of one registry. Constant-initialized plain data, so the hot path reads it
+// without a TLS guard. The cells are the registry's, which it never frees while it lives;
+// a memo of a destroyed registry is never read again (registry ids are never reused).
+inline constexpr std::size_t kMemoRungs = 16; // longer chains take the general path
+template <class Cell, class CellPtr> struct ChainMemo {
+    std::uint64_t registry = 0; // 0: no registry has this id
+    std::uint64_t generation = 0;
+    std::uint32_t size = 0;
+    std::uint32_t declared_count = 0;
+    bool has_placeholder = false;
+    const Cell* cells[kMemoRungs] = {};     // the declared rungs, in chain order
+    const CellPtr* owners[kMemoRungs] = {}; // the same, as the registry's owning pointers
+    std::uint64_t ids[kMemoRungs] = {};     // the chain's key ids
+};
+
+/// Nonzero when the first `size` ids differ from the keys' ids (size <= kMemoRungs).
+[[gnu::always_inline]] inline std::uint64_t
+chain_ids_differ(const std::uint64_t* id, const TupleKey* key, std::size_t size) noexcept {
+    // Unrolled (a loop costs twice the instructions): three per rung, no branch.
+    std::uint64_t diff = 0;
+    static_assert(kMemoRungs == 16);
+    switch (size) {
+    case 16:
+        diff |= id[15] ^ key[15].id();
+        [[fallthrough]];
+    case 15:
+        diff |= id[14] ^ key[14].id();
+        [[fallthrough]];
+    case 14:
+        diff |= id[13] ^ key[13].id();
+        [[fallthrough]];
+    case 13:
+        diff |= id[12] ^ key[12].id();
+        [[fallthrough]];
+    case 12:
+        diff |= id[11] ^ key[11].id();
+        [[fallthrough]];
+    case 11:
+        diff |= id[10] ^ key[10].id();
+        [[fallthrough]];
+    case 10:
+        diff |= id[9] ^ key[9].id();
+        [[fallthrough]];
+    case 9:
+        diff |= id[8] ^ key[8].id();
+        [[fallthrough]];
+    case 8:
+        diff |= id[7] ^ key[7].id();
+        [[fallthrough]];
+    case 7:
+        diff |= id[6] ^ key[6].id();
+        [[fallthrough]];
+    case 6:
+        diff |= id[5] ^ key[5].id();
+        [[fallthrough]];
+    case 5:
+        diff |= id[4] ^ key[4].id();
+        [[fallthrough]];
+    case 4:
+        diff |= id[3] ^ key[3].id();
+        [[fallthrough]];
+    case 3:
+        diff |= id[2] ^ key[2].id();
+        [[fallthrough]];
+    case 2:
+        diff |= id[1] ^ key[1].id();
+        [[fallthrough]];
+    case 1:
+        diff |= id[0] ^ key[0].id();
+        [[fallthrough]];
+    default:
+        break;
+    }
+    return diff;
+}
+
+} // namespace switchyard::detail
