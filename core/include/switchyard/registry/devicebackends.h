@@ -23,7 +23,7 @@ provided_device_kinds(const BackendInfo& info, const std::vector<BackendInfo>& a
 /// Discovered and available, providing (provided_device_kinds) a kind named by `kinds`
 /// ("opencl", or a device id such as "opencl:1"; empty: every kind). The one rule, also used
 /// for the inspection worker's device listing (worker/inspect.h).
-std::vector<std::string> device_backends(const std::vector<BackendInfo>& infos,
-                                         const std::vector<std::string>& kinds = {});
+SWITCHYARD_CORE_EXPORT std::vector<std::string>
+device_backends(const std::vector<BackendInfo>& infos, const std::vector<std::string>& kinds = {});
 
 } // namespace switchyard

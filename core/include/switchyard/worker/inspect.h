@@ -83,19 +83,21 @@ SWITCHYARD_CORE_EXPORT InspectResult inspect_backend(const std::string& name,
 /// resolves (op, target, variant) there, where availability checks run too and the plugins
 /// whose cells the chain reaches before it resolves are loaded (none other: `resolve` passes
 /// no names).
-InspectResult inspect_resolution(const std::vector<std::string>& names, const std::string& op,
-                                 const std::string& target, const std::string& variant,
-                                 const InspectOptions& options = {});
+SWITCHYARD_CORE_EXPORT InspectResult inspect_resolution(const std::vector<std::string>& names,
+                                                        const std::string& op,
+                                                        const std::string& target,
+                                                        const std::string& variant,
+                                                        const InspectOptions& options = {});
 
 /// Several chains in one worker, loading only what their rungs reach (as inspect_resolution).
-InspectResult inspect_resolutions(const std::vector<ResolveRequest>& requests,
-                                  const InspectOptions& options = {});
+SWITCHYARD_CORE_EXPORT InspectResult inspect_resolutions(
+    const std::vector<ResolveRequest>& requests, const InspectOptions& options = {});
 
 /// The plugins BackendRegistry::load_device_backends(kinds) would load: Discovered and
 /// available, providing a device kind other than the CPU (one of `kinds`; all when empty;
 /// registry/devicebackends.h).
-std::vector<std::string> device_backend_plugins(BackendRegistry& registry,
-                                                const std::vector<std::string>& kinds = {});
+SWITCHYARD_CORE_EXPORT std::vector<std::string>
+device_backend_plugins(BackendRegistry& registry, const std::vector<std::string>& kinds = {});
 
 /// Loads the device backends in a worker and lists their devices there, measuring each
 /// one's ceilings first when `probe`. A load that ends a worker is recorded and the rest are
