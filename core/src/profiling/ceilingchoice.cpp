@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// Ceiling choice: which ceiling bounds a row (choose_ceiling, shares_host_caches in
+// profiler.h), and the row judged against it.
+#include <switchyard/profiling/profiler.h>
+
+#include "profiling/profilerdetail.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+namespace {
+
+// Whether bandwidth ceiling `c` is preferred to `than` for its level: measured before
+// theoretical, then the higher value (the level's best: a kernel that mostly reads moves
+// more bytes per second than a triad, so the read ceiling bounds it, not the triad).
+bool preferred(const Ceiling& c, const Ceiling& than) {
+    if (c.measured != than.measured)
+        return c.measured;
+    return c.value > than.value;
+}
+
+} // namespace
+
+bool shares_host_caches(const DeviceInfo& info) {
+    if (info.kind == "cpu")
+        return false;
+    const auto it = info.properties.find("device_type");
+    return it != info.properties.end() && it->is_string() && it->get<std::string>() == "CPU";
+}
+
+CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
+                             bool all_threads, double traffic_bytes) {
+    CeilingChoice out;
+    const double bytes = traffic_bytes > 0 ? traffic_bytes : working_set_bytes;
+    if (bytes > 0)
+        out.intensity = flops / bytes;
+    const int want = all_threads ? 0 : 1;
+    // The preferred bandwidth ceiling of each level, in order of capacity (memory last).
+    std::vector<const Ceiling*> levels;
+    for (const auto& c : info.ceilings) {
+        if (c.kind != "bandwidth" || c.threads != want || !(c.value > 0))
+            continue;
+        auto it = std::find_if(levels.begin(), levels.end(),
+                               [&](const Ceiling* l) { return l->level == c.level; });
+        if (it == levels.end())
+            levels.push_back(&c);
+        else if (preferred(c, **it))
+            *it = &c;
+    }
+    std::stable_sort(levels.begin(), levels.end(), [](const Ceiling* a, const Ceiling* b) {
+        const double ca = a->capacity_bytes > 0 ? a->capacity_bytes : 1e300;
+        const double cb = b->capacity_bytes > 0 ? b->capacity_bytes : 1e300;
+        return ca < cb;
+    });
+    const Ceiling* bw = nullptr;
+    for (const auto* l : levels)
+        if (l->capacity_bytes <= 0 || working_set_bytes <= kLevelSlack * l->capacity_bytes) {
+            bw = l;
+            break;
+        }
+    if (!bw && !levels.empty())
+        bw = levels.back(); // larger than every level known: the largest one
+    // A device that states a cache but has no ceiling for it (OpenCL devices report
+    // global_memory_cache_bytes and probe only their memory): a row that fits in that cache
+    // runs from it, faster than the memory probe (PoCL on this CPU: 2-6x device.copy), and
+    // nothing here bounds it. Such a row is not judged; its level says why.
+    bool unmeasured_cache = false;
+    if (bw && bw->capacity_bytes <= 0) {
+        const auto it = info.properties.find("global_memory_cache_bytes");
+        if (it != info.properties.end() && it->is_number() && it->get<double>() > 0 &&
+            working_set_bytes <= kLevelSlack * it->get<double>()) {
+            unmeasured_cache = true;
+            bw = nullptr;
+        }
+    }
+    const Ceiling* fma = nullptr;
+    for (const auto& c : info.ceilings)
+        if (c.kind == "compute" && c.threads == want && c.value > 0 &&
+            (!fma || (c.measured && !fma->measured)))
+            fma = &c;
+    // Compute-bound: the intensity is past the ridge point of memory (the last level), as
+    // in the classic roofline. The in-cache ridge points are far lower, and the nominal flop
+    // counts of the elementwise ops would make small in-cache rows look compute-bound.
+    const Ceiling* memory = levels.empty() ? nullptr : levels.back();
+    if (fma && flops > 0 && (!memory || out.intensity > fma->value / memory->value)) {
+        out.ceiling = fma;
+        out.level = "compute";
+    } else if (bw) {
+        out.ceiling = bw;
+        out.level = bw->level;
+    } else if (unmeasured_cache) {
+        out.level = "cache";
+    }
+    return out;
+}
+
+bool detail::row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
+    if (spec.device_kind != "cpu")
+        return true;
+    const auto it = cell.meta.find("threads");
+    if (it != cell.meta.end() && it->is_number_integer())
+        return it->get<std::int64_t>() > 1;
+    return spec.variant.find("threaded") != std::string::npos || spec.variant == "openblas";
+}
+
+void detail::judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes,
+                   bool all_threads) {
+    const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes);
+    row.intensity = choice.intensity;
+    row.level = choice.level;
+    if (!choice.ceiling)
+        return;
+    const Ceiling& c = *choice.ceiling;
+    row.ceiling_id = c.id;
+    row.level = choice.level;
+    row.ceiling_value = c.value;
+    const double achieved = c.kind == "compute" ? row.gflops : row.gbps;
+    row.ceiling_fraction = c.value > 0 ? achieved / c.value : 0;
+    if (row.ceiling_fraction > kCeilingTolerance) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "measured %.0f %% of its ceiling %s (%.1f %s), above the %.0f %% "
+                      "tolerance: the ceiling (",
+                      row.ceiling_fraction * 100, c.id.c_str(), c.value,
+                      c.kind == "compute" ? "GFLOP/s" : "GB/s", kCeilingTolerance * 100);
+        row.warnings.push_back(std::string(buf) + c.method +
+                               ") or the op's byte/flop count is wrong; this is a bug");
+    }
+}
+
+} // namespace switchyard

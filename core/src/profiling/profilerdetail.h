@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What the parts of the profiler share (profiler.cpp measures, profilerplan.cpp plans,
+// guards.cpp watches the buffers, ceilingchoice.cpp judges): private to the profiling module.
+
+#include <switchyard/profiling/profilerow.h>
+#include <switchyard/sdk/device.h>
+#include <switchyard/sdk/registries.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace switchyard::detail {
+
+// The workspace a cell asks for (never negative).
+inline std::int64_t workspace_of(const KernelCell& cell) {
+    return std::max<std::int64_t>(0, cell.workspace_bytes);
+}
+
+// Device buffers of one row, released on every path out.
+struct DeviceBuffers {
+    Device& device;
+    std::vector<void*> buffers;
+    std::vector<void*> views; // BufferViews::view()s into `buffers`, released first
+    explicit DeviceBuffers(Device& d) : device(d) {}
+    ~DeviceBuffers() {
+        if (auto* v = dynamic_cast<BufferViews*>(&device))
+            for (void* view : views)
+                v->release_view(view);
+        for (void* b : buffers)
+            device.release(b);
+    }
+    void* add(std::size_t bytes) {
+        buffers.push_back(device.allocate(bytes));
+        return buffers.back();
+    }
+};
+
+// Whether a row runs on all threads: the cell's meta "threads" when it states it, else
+// by variant ("threaded", "openblas"); device rows always use the whole device.
+bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell);
+
+// Judges a summarized row against the ceiling its working set and intensity pick
+// (choose_ceiling), with a warning when it reads above kCeilingTolerance of it.
+void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads);
+
+} // namespace switchyard::detail

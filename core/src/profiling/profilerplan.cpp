@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// Planning: the rows of a run (ops x sizes x devices x cells), Profiler::plan.
+#include <switchyard/profiling/profiler.h>
+
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/fallback.h>
+#include <switchyard/sdk/registries.h>
+
+#include "profiling/profilerdetail.h"
+#include "util/difflib.h"
+#include "util/textutil.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace switchyard {
+
+namespace {
+
+std::string suggest(std::string_view what, std::string_view name,
+                    const std::vector<std::string>& known) {
+    std::string msg = "unknown " + std::string(what) + " '" + std::string(name) + "'";
+    const auto close = difflib::get_close_matches(name, known);
+    if (!close.empty()) {
+        msg += "; did you mean " + text::join(close, " or ", text::quoted) + "?";
+    }
+    return msg + " (known: " + text::join(known) + ")";
+}
+
+// The ops named in the settings (every op when none is named), each once, in order.
+// Throws std::invalid_argument for an unknown op, also as a key of --sizes.
+std::vector<const OpInfo*> resolve_ops(const ProfileSettings& st) {
+    std::vector<std::string> op_names;
+    for (const auto& op : ops())
+        op_names.emplace_back(op.name);
+    std::vector<const OpInfo*> op_list;
+    if (st.ops.empty()) {
+        for (const auto& op : ops())
+            op_list.push_back(&op);
+    } else {
+        for (const auto& name : st.ops) {
+            const auto* op = find_op(name);
+            if (!op)
+                throw std::invalid_argument(suggest("op", name, op_names));
+            if (std::find(op_list.begin(), op_list.end(), op) == op_list.end())
+                op_list.push_back(op);
+        }
+    }
+    for (const auto& [key, list] : st.sizes)
+        if (key != "*" && !find_op(key))
+            throw std::invalid_argument(suggest("op", key, op_names) + " in --sizes");
+    return op_list;
+}
+
+// The devices matching `wanted` (an id such as "cpu" or "opencl:0", or a kind), each once,
+// in order; every device when `wanted` is empty. Throws std::invalid_argument for a name
+// that matches no device.
+std::vector<std::shared_ptr<Device>>
+resolve_devices(const std::vector<std::shared_ptr<Device>>& all_devices,
+                const std::vector<std::string>& wanted) {
+    if (wanted.empty())
+        return all_devices;
+    std::vector<std::string> known;
+    for (const auto& d : all_devices) {
+        known.push_back(d->info().id);
+        if (d->info().kind != d->info().id)
+            known.push_back(d->info().kind);
+    }
+    std::vector<std::shared_ptr<Device>> devices;
+    for (const auto& want : wanted) {
+        bool any = false;
+        for (const auto& d : all_devices)
+            if (d->info().id == want || d->info().kind == want) {
+                any = true;
+                if (std::find(devices.begin(), devices.end(), d) == devices.end())
+                    devices.push_back(d);
+            }
+        if (!any)
+            throw std::invalid_argument(suggest("device", want, known));
+    }
+    return devices;
+}
+
+// The sizes of `op`: its own --sizes entry, else the "*" entry, else the defaults for a
+// cache of `llc` bytes. Throws std::invalid_argument for a malformed size.
+std::vector<Dims> sizes_for(const OpInfo& op, const ProfileSettings& st, std::int64_t llc) {
+    auto it = st.sizes.find(std::string(op.name));
+    if (it == st.sizes.end())
+        it = st.sizes.find("*");
+    if (it == st.sizes.end())
+        return default_sizes(op, llc);
+    std::vector<Dims> sizes;
+    for (const auto& text : it->second) {
+        std::string error;
+        auto d = parse_dims(op, text, &error);
+        if (!d)
+            throw std::invalid_argument(error);
+        sizes.push_back(*d);
+    }
+    return sizes;
+}
+
+// A cell to run for a device, and the device it runs on (the host CPU when the chain fell
+// through to the terminal rung).
+struct CellOnDevice {
+    KernelRegistry::CellPtr cell;
+    std::string run_on;
+    bool resolved = false; // the cell dispatch picks for this op on this device
+};
+
+// What the fallback chain of `op` for device `info` resolves to (nullptr: nothing).
+KernelRegistry::CellPtr resolved_cell(const OpInfo& op, const DeviceInfo& info,
+                                      const KernelRegistry& registry, const ProfileSettings& st) {
+    std::vector<TupleKey> chain;
+    try {
+        chain = fallback_chain(op.name, Target{info.kind, info.arch}, st.variant);
+    } catch (const std::exception&) {
+        chain = fallback_chain(op.name, Target{info.kind, ""}, st.variant);
+    }
+    return registry.resolve_first(chain);
+}
+
+// The cells of `op` for device `info`: every available one with --all-variants, else the
+// first of its fallback chain (none when nothing resolves).
+std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
+                                    const KernelRegistry& registry, const ProfileSettings& st) {
+    std::vector<CellOnDevice> cells;
+    auto cell = resolved_cell(op, info, registry, st);
+    if (st.all_variants) {
+        for (const auto& entry : registry.manifest()) {
+            const auto& key = entry.cell->key;
+            if (key[0] == op.name && key[1] == info.kind && entry.available)
+                cells.push_back({entry.cell, info.id, cell && cell->key == key});
+        }
+        return cells;
+    }
+    if (!cell)
+        return cells;
+    // The terminal rung runs on the host CPU whatever device asked.
+    std::string run_on = cell->key[1] == info.kind ? info.id : std::string("cpu");
+    cells.push_back({std::move(cell), std::move(run_on), true});
+    return cells;
+}
+
+// The rows of a plan, each (op, size, device, cell) once, numbered in order.
+class RowList {
+public:
+    void add(const OpInfo& op, const Dims& dims, const KernelCell& cell,
+             const std::string& device_id, const std::string& resolved_for, bool resolved) {
+        RowSpec r;
+        r.op = std::string(op.name);
+        r.dims = dims;
+        r.size = dims_to_string(op, dims);
+        r.device = device_id;
+        r.device_kind = cell.key[1];
+        r.arch = cell.key[2];
+        r.variant = cell.key[3];
+        r.backend = cell.backend;
+        r.source = std::string(to_string(cell.source));
+        r.workspace_bytes = detail::workspace_of(cell);
+        r.resolved = resolved;
+        if (resolved_for != device_id)
+            r.resolved_for = resolved_for;
+        const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
+        if (const auto [it, added] = m_seen.emplace(id, m_rows.size()); added) {
+            r.index = std::int64_t(m_rows.size());
+            m_rows.push_back(std::move(r));
+        } else if (resolved) {
+            m_rows[it->second].resolved = true; // planned already (the reference rung)
+        }
+    }
+    std::vector<RowSpec> take() { return std::move(m_rows); }
+
+private:
+    std::vector<RowSpec> m_rows;
+    std::map<std::string, std::size_t> m_seen; // row id -> position
+};
+
+} // namespace
+
+std::vector<RowSpec> Profiler::plan() const {
+    m_backends.ensure_initialized();
+    const auto op_list = resolve_ops(m_settings);
+    // Device backends publish their providers when loaded: load the plugins that declare
+    // kernels for a device kind this run may use before listing the devices.
+    m_backends.load_device_backends(m_settings.devices);
+    const auto devices = resolve_devices(m_devices.devices(), m_settings.devices);
+    const auto llc = cpu_info().last_level_cache_bytes();
+    const auto& registry = m_backends.kernel_registry();
+    RowList rows;
+    for (const auto* op : op_list) {
+        // Every (op, size) times the CPU reference first, so each row of it has a speedup
+        // over the reference (the rows stream in order: the reference is there before them).
+        KernelRegistry::CellPtr reference;
+        if (m_settings.reference_budget_s > 0)
+            reference = registry.resolve_first(
+                std::array<TupleKey, 1>{kernel_key(op->name, "cpu", "generic", "reference")});
+        for (const auto& dims : sizes_for(*op, m_settings, llc)) {
+            if (reference)
+                rows.add(*op, dims, *reference, "cpu", "cpu", false);
+            for (const auto& dev : devices)
+                for (const auto& c : cells_for(*op, dev->info(), registry, m_settings))
+                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id, c.resolved);
+        }
+    }
+    return rows.take();
+}
+
+} // namespace switchyard
