@@ -20,8 +20,9 @@ inline constexpr int kContractVersion = 3;
 /// would misread them: revision 2 changed TupleKey (an interned entry, 24 bytes instead of a
 /// vector of strings) and TupleRegistry's tables; revision 3 added Registration's typed
 /// `workspace_bytes` and made BackendLoadError carry the registry's BackendCause (the
-/// change packaging/abi-check.sh reported against the revision 2 baseline). Such a library is refused before its
-/// register hook runs, with a message saying to rebuild it against this Switchyard.
+/// change packaging/abi-check.sh reported against the revision 2 baseline). Such a library is
+/// refused before its register hook runs, with a message saying to rebuild it against this
+/// Switchyard.
 inline constexpr int kMinBinaryContractVersion = 3;
 
 /// This core's release, "0.1.0".
