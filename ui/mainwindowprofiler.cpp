@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// MainWindow's profiler half (issue 11): the Profiler and Compare tabs, the report items of
+// MainWindow's profiler half: the Profiler and Compare tabs, the report items of
 // the File menu (open, save, compare, export, recent files), drag and drop, and the
 // matrix's "Profile" entry. Kept apart from mainwindow.cpp (the explorer).
 #include "mainwindow.h"

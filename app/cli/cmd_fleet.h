@@ -5,7 +5,7 @@
 
 namespace switchyard::cli {
 
-/// fleet submit, fleet status, fleet collect: profiling on many Slurm nodes (issue 22).
+/// fleet submit, fleet status, fleet collect: profiling on many Slurm nodes.
 void add_fleet_commands(CLI::App& app, Context& context);
 
 } // namespace switchyard::cli

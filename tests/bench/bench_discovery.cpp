@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Plugin discovery over generated manifests, without opening any library.
-// Goal (issue 3): under 100 ms for 1,000 manifests, growing linearly.
+// Goal: under 100 ms for 1,000 manifests, growing linearly.
 //   build/bin/bench/bench_discovery --benchmark_filter=Discover
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>

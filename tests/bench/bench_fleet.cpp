@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A fleet folder into the GUI's table (issue 22): 100 reports x 100 rows, each row five
+// A fleet folder into the GUI's table: 100 reports x 100 rows, each row five
 // runs of 40 samples (profile --repeat 5), read from a folder (FleetLoader: listing and
 // parallel parsing), compared (MultiComparison) and shown (MultiCompareModel reset; the
 // whole FleetView with its column widths). Goal: under 1 s to a populated table.

@@ -109,7 +109,8 @@ void fill_scale(KernelRegistry& reg, int backends) {
     reg.put_all(std::move(cells));
 }
 
-// The matrix's order (seed 004's manifest(): sorted by the key's strings) over all cells.
+// The matrix's order (the seed kernel registry's manifest(): sorted by the key's strings) over all
+// cells.
 void BM_ManifestSorted(benchmark::State& state) {
     KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
     fill_scale(reg, int(state.range(0)));

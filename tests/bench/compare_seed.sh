@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 seed=${2:-$(ls "$root"/../shared/seeds/004_*.txt 2>/dev/null | head -n1)}
-[ -f "$seed" ] || { echo "seed 004 not found; pass its path as the second argument" >&2; exit 2; }
+[ -f "$seed" ] || { echo "the seed kernel registry (kernel_registry.py) not found; pass its path as the second argument" >&2; exit 2; }
 bench="$build/bin/bench/bench_registry"
 [ -x "$bench" ] || { echo "$bench not built (cmake --build $build --target bench_registry)" >&2; exit 2; }
 # Both sides are timed the same way: best of 5 repeats (timeit.repeat's min for the seed, the

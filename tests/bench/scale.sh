@@ -4,7 +4,7 @@
 # cells each (100,000 cells) in a temporary folder; prints wall time, CPU time and max RSS
 # of `switchyard-cli list --json` and `matrix --json` (best of 3 runs each), and the GUI's
 # cold start to a populated window plus one search keystroke (when ui_tst_explorer is built).
-# Every tenth cell of each plugin is a cuda kernel (issue 20): the kind is provided by one
+# Every tenth cell of each plugin is a cuda kernel: the kind is provided by one
 # more manifest, "generated-cuda-provider" ("provides_devices": ["cuda"]), so the GUI loads
 # that one backend to list devices, not the 1,000 (half of which say "provides_devices": [],
 # half of which are manifests older than the key).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Contained workers (issue 20), through switchyard-cli as a user runs it: every descendant of
+// Contained workers, through switchyard-cli as a user runs it: every descendant of
 // a profiling or inspection worker ends with its run, even one that called setsid() or
 // double-forked, and even when the CLI is killed with SIGKILL; with each containment
 // (SWITCHYARD_CONTAINMENT=pid-namespace and subreaper), and the report says which ran.

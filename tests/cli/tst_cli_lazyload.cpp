@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Lazy resolution (issue 20), counted the way a user would check it: the dynamic loader's own
+// Lazy resolution, counted the way a user would check it: the dynamic loader's own
 // trace (LD_DEBUG=files, one LD_DEBUG_OUTPUT file per process) says which plugin libraries
 // each process of `switchyard-cli` (the CLI and its inspection workers) opened.
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Plugin code a hostile author wrote (issue 13), run through switchyard-cli as a user would:
+// Plugin code a hostile author wrote, run through switchyard-cli as a user would:
 // workers never outlive their run (a kernel that closes its fds and hangs, one that forks a
 // grandchild holding the pipes, a controller killed mid-run), settings of any size reach
 // the worker.

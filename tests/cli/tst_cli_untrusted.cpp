@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// switchyard-cli against files other people wrote (issue 12): bad manifests, special
+// switchyard-cli against files other people wrote: bad manifests, special
 // files, report targets that must not be replaced, control characters, bad options.
 #include <QDir>
 #include <QFile>

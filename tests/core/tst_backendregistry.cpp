@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Seed 000 (+ the registry side of seed 003): names, tags, capabilities, lazy built-ins,
-// suggestions, default backend, reset, the plugin seam, thread safety.
+// The seeds' backend registry (and the registry side of their loader): names, tags, capabilities,
+// lazy built-ins, suggestions, default backend, reset, the plugin seam, thread safety.
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
@@ -105,8 +105,8 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(DuplicateBackend, f.registry->register_backend(spec("cpu")));
     }
 
-    // Seed 000: a built-in's name is taken before any explicit registration is accepted,
-    // even when nothing has touched the registry yet.
+    // As in the seed registry: a built-in's name is taken before any explicit registration is
+    // accepted, even when nothing has touched the registry yet.
     void explicitRegistrationOfBuiltinNameIsDuplicate() {
         Fixture f;
         QVERIFY_THROWS_EXCEPTION(DuplicateBackend,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Clocks per row (issue 19): the throttle rule on synthetic samples, RowClock's JSON, the
+// Clocks per row: the throttle rule on synthetic samples, RowClock's JSON, the
 // dependent-add chain and the perf_event_open counter. Nothing here expects this machine's
 // counters to exist or not: an unavailable counter only has to say why.
 #include <QtTest>

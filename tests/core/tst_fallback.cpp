@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fallback chains (DESIGN.md): most specific arch the hardware supports down to generic,
+// Fallback chains: most specific arch the hardware supports down to generic,
 // then the terminal rung (op, cpu, generic, reference); explained resolution.
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/fallback.h>

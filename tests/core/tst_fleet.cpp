@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for the core's fleet module (issue 22): per-task targets, the batch script, report
+// Tests for the core's fleet module: per-task targets, the batch script, report
 // names, the manifest, the squeue/sacct/scontrol parsers, status (with and without
 // accounting storage), submit's command sequence and collect. The squeue and scontrol
 // outputs and sacct's failure were recorded on Slurm 22.05 without accounting storage; the

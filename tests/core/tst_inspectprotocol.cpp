@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The inspection worker's protocol (worker/protocol.h, issue 20): what one side encodes the
+// The inspection worker's protocol (worker/protocol.h): what one side encodes the
 // other parses back to the same typed values, and what is malformed is an error that names
 // the key, on either side of the pipe.
 #include <switchyard/worker/inspect.h>

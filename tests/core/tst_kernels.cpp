@@ -393,7 +393,7 @@ private slots:
         float cn[4] = {NAN, NAN, NAN, NAN};
         reference::gemm(2, 2, 2, a, b, 1.0, 0.0, cn);
         QCOMPARE(cn[3], 50.0f);
-        // flow_sde_step: values from DESIGN.md's formula evaluated in Python
+        // flow_sde_step: values from docs/kernels.md's formula evaluated in Python
         const float sx = 0.5f, sv = -0.25f, sn = 1.0f;
         float prev, lp;
         reference::flow_sde_step(1, 1, &sx, &sv, &sn, 0.7, 0.6, 0.98, 0.7, &prev, &lp);

@@ -267,7 +267,7 @@ private slots:
         QCOMPARE(int(plan.size()), int(variants.size() * sizes.size()));
     }
 
-    // Guard zones around OpenCL buffers (issue 13): outputs are sub-buffers of a buffer with
+    // Guard zones around OpenCL buffers: outputs are sub-buffers of a buffer with
     // canaries on both sides, read back after the launches. A kernel that writes 2 floats
     // past `out` (here: the real kernel, then a write into the parent buffer right after
     // the sub-buffer's end) is a parity FAIL that says so; the real kernel alone passes.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Seed 004: tuple-keyed registries with availability, exact lookup, resolve_first, manifest.
+// The seed kernel registry: tuple-keyed registries with availability, exact lookup, resolve_first,
+// manifest.
 #include <switchyard/sdk/registries.h>
 
 #include <QStandardPaths>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Files other people wrote (issue 12): one bad manifest never hides the others, nothing
+// Files other people wrote: one bad manifest never hides the others, nothing
 // hangs on a special file, writing a report never destroys anything.
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/plugins/manifest.h>

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# fleet submit/status/collect + compare + check on a real single-node Slurm cluster (issue 22).
+# fleet submit/status/collect + compare + check on a real single-node Slurm cluster.
 # Starts its own munged, slurmctld and slurmd (own socket, ports, state and spool in a
 # temporary folder; the system's services, if any, are neither used nor touched), runs a
 # two-task array pinned to this node, a failing one-task array, and tears it all down.

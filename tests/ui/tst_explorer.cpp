@@ -530,7 +530,7 @@ private slots:
         QVERIFY2(first->state == BackendState::Discovered || first->state == BackendState::Loaded,
                  std::string(to_string(first->state)).c_str());
         // The resolution of every op for "cpu" reaches (late_op, cpu, generic, default): the
-        // plugin is loaded in the inspection worker, never in this process (issue 13).
+        // plugin is loaded in the inspection worker, never in this process.
         auto* proxy = window.backendTree()->proxy();
         auto stateShown = [&] {
             const auto hits = proxy->match(proxy->index(0, 0), Qt::DisplayRole, "fixture-late", 1,
@@ -555,7 +555,7 @@ private slots:
     }
 
     // Device backends are loaded, and their devices listed, in the inspection worker, never
-    // in the GUI's process (issue 13): a provider that aborts while listing its devices is
+    // in the GUI's process: a provider that aborts while listing its devices is
     // Failed with hook_crashed in the tree, and the well-behaved one's device is shown.
     void deviceBackendsAreListedInAWorker() {
         KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
@@ -586,7 +586,7 @@ private slots:
         window.controller()->waitForIdle();
     }
 
-    // The scale benchmark of issue 10, run by tests/bench/scale.sh over 1,000 generated
+    // The scale benchmark, run by tests/bench/scale.sh over 1,000 generated
     // plugins of 100 kernel cells each: cold start (registry, discovery, window, catalog on
     // the worker) to a painted window with the tree and the matrix populated, then one
     // search keystroke until the tree is painted again. Skipped in the default ctest run.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The fleet table (issue 22): a folder of synthetic reports (several runs per row, so the
+// The fleet table: a folder of synthetic reports (several runs per row, so the
 // verdicts are real) read off the GUI thread into the Fleet tab; its columns and lines;
 // every cell's verdict equal to MultiComparison's (the CLI's); the outlier machine's cells
 // marked; a broken file listed with its error; another baseline, other verdicts; the side

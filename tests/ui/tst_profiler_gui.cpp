@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The profiler screen (issue 11): the results and compare models under
+// The profiler screen: the results and compare models under
 // QAbstractItemModelTester, a real profile against the misbehaving fixture kernels (wrong,
 // crashing, hanging) and Cancel, two saved reports compared, the plots for a known report
 // and their export, and saves that fail without destroying the previous file.

@@ -21,7 +21,7 @@
 
 namespace switchyard::ui {
 
-/// Plugin code never runs in the GUI's process (issue 13): device backends are loaded and
+/// Plugin code never runs in the GUI's process: device backends are loaded and
 /// their devices listed, and fallback chains resolved, in inspection workers
 /// (`switchyard-cli __worker inspect`, worker/inspect.h). What the workers saw of each
 /// backend is kept here and shown in every snapshot; a load that ended a worker makes the

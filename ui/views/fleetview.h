@@ -17,7 +17,7 @@ namespace switchyard::ui {
 
 class MultiCompareModel;
 
-/// A fleet folder as one table (issue 22): one column per machine (its host name; the file
+/// A fleet folder as one table: one column per machine (its host name; the file
 /// in the tooltip), one line per kernel cell and size, each cell coloured by the core's
 /// verdict against the baseline column (MultiComparison, the CLI's `compare FOLDER`),
 /// outliers framed; the files that could not be read listed with their errors; beside the

@@ -10,7 +10,7 @@
 // elements, rows or columns) so the threaded variants can split the work.
 namespace switchyard::cpu {
 
-/// flow_sde_step's per-call constants, computed once in double (DESIGN.md's formula).
+/// flow_sde_step's per-call constants, computed once in double (docs/kernels.md).
 struct SdeCoefs {
     double x_coef = 0, v_coef = 0, std_dev = 0, log_norm = 0, inv_two_var = 0;
 

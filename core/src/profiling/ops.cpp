@@ -42,7 +42,7 @@ OpInfo make_flow_sde() {
     // v_coef, std_dev, log_norm, 2 std_dev^2) hoisted as it hoists them: per element
     // mean = x*xc + v*vc (3), diff = std_dev*noise (1), prev = mean + diff (1), the log-prob
     // term -(diff*diff)/(2 std_dev^2) - log_norm added to the row's sum (4: mul, div, sub,
-    // add); per row the mean's division (1). DESIGN.md's "~20 BD" was an estimate; the fast
+    // add); per row the mean's division (1). the design's first "~20 BD" was an estimate; the fast
     // variants fold the constant terms out of the sum and execute about 7 per element.
     op.flops = [](const Dims& d) { return 9.0 * double(d[0] * d[1]) + double(d[0]); };
     // log_prob is a mean of D terms: float accumulation differs from the double reference.

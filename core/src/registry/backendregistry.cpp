@@ -314,8 +314,8 @@ void BackendRegistry::add_spec(BackendSpec spec, BackendSource source, bool skip
 }
 
 void BackendRegistry::register_backend(BackendSpec spec) {
-    // Seed 000: the built-ins are there before any explicit registration is accepted, so
-    // claiming a built-in's name ("cpu") raises DuplicateBackend at once.
+    // As in the seed registry: the built-ins are there before any explicit registration is
+    // accepted, so claiming a built-in's name ("cpu") raises DuplicateBackend at once.
     std::lock_guard lock(m_mutex);
     ensure_builtins_locked();
     add_spec(std::move(spec), BackendSource::Registered, false);

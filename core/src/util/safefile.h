@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Reading and writing files that other people may have prepared (issue 12).
+// Reading and writing files that other people may have prepared.
 //
 // Reading never blocks on a special file: the file is opened with O_NONBLOCK, then
 // fstat() says what it is; anything but a regular file (or, where the caller allows it, a

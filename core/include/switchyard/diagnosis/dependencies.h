@@ -16,7 +16,7 @@ namespace switchyard {
 /// File: the path exists; Executable: found on PATH; Env: the variable is set and non-empty.
 SWITCHYARD_CORE_EXPORT DependencyStatus check_dependency(const Dependency& dependency);
 
-/// check_dependency() with a process-wide cache (seed 000's _missing_dep_cache);
+/// check_dependency() with a process-wide cache (the seed registry's _missing_dep_cache);
 /// clear_dependency_cache() forgets it (rescan, reset, tests).
 SWITCHYARD_CORE_EXPORT DependencyStatus check_dependency_cached(const Dependency& dependency);
 SWITCHYARD_CORE_EXPORT std::vector<DependencyStatus>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <switchyard/core_export.h>
-// Fleet profiling on Slurm (issue 22): one `sbatch` job array, one task per target, each
+// Fleet profiling on Slurm: one `sbatch` job array, one task per target, each
 // task running `switchyard-cli profile` with the same settings into a shared folder. This
 // header is the pure part: the per-task targets, the batch script, the report file names and
 // the folder's manifest (fleet.json). Talking to Slurm is fleet/slurm.h.

@@ -10,7 +10,7 @@
 /// The scalar CPU references: the terminal rung `(op, cpu, generic, reference)` of every
 /// fallback chain and the ground truth of every parity check. Written for clarity and
 /// accuracy, not speed: each element is computed in double and rounded once; reductions
-/// accumulate in double. The formulas are DESIGN.md's "Kernels" table.
+/// accumulate in double. The formulas are in docs/kernels.md.
 namespace switchyard::reference {
 
 /// out[i] = x[i] + dt * v[i]

@@ -39,7 +39,7 @@ private:
 };
 
 /// A plugin found on disk: its manifest, read at construction, and its library, opened
-/// (dlopen) only by load(). The registry decides when to load (seed 003 semantics live in
+/// (dlopen) only by load(). The registry decides when to load (the seed loader's semantics live in
 /// BackendRegistry: name claiming, dependency and contract checks, rollback).
 ///
 /// States as describe() reports them (with their BackendCause):

@@ -3,7 +3,7 @@
 
 #include <switchyard/core_export.h>
 
-// The effective CPU clock during a row (issue 19): read from the hardware cycle counter
+// The effective CPU clock during a row: read from the hardware cycle counter
 // through perf_event_open where the kernel allows it, else estimated by a calibrated chain
 // of dependent integer adds timed before and after the row. Samples taken below a
 // threshold of the row's best clock (0.75, nvbench's --throttle-threshold) are discarded

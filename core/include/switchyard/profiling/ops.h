@@ -27,7 +27,7 @@ struct SWITCHYARD_CORE_EXPORT Tolerance {
 };
 
 /// What the profiler and the parity check need to know about an op: its buffers, the
-/// bytes it moves and the flops it does (DESIGN.md's table), its tolerance and its
+/// bytes it moves and the flops it does (docs/kernels.md), its tolerance and its
 /// default size sweep. Plain data with capture-less function pointers.
 struct SWITCHYARD_CORE_EXPORT OpInfo {
     std::string_view name;
@@ -47,7 +47,7 @@ struct SWITCHYARD_CORE_EXPORT OpInfo {
     std::size_t rank() const noexcept { return dim_names.size(); }
 };
 
-/// The four ops, in DESIGN.md's order.
+/// The four ops, in docs/kernels.md's order.
 SWITCHYARD_CORE_EXPORT const std::vector<OpInfo>& ops();
 /// nullptr when unknown.
 SWITCHYARD_CORE_EXPORT const OpInfo* find_op(std::string_view name);

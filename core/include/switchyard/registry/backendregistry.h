@@ -35,16 +35,16 @@ using BackendSource = CellSource;
 /// A backend's lifecycle state, stored by the registry with its BackendCause and message
 /// (docs/plugins.md has the table of states, causes and fixes).
 ///
-/// | state        | meaning                                                     | causes |
-/// |--------------|-------------------------------------------------------------|--------|
-/// | Discovered   | manifest read, library present, not opened yet               | none |
-/// | Invalid      | manifest unreadable or wrong, or its files writable by others |
-/// invalid_manifest, untrusted | | Unavailable  | optional dependencies missing or contract/core
-/// range refused | optional_dependency_missing, contract_too_new, core_too_new, core_too_old | |
-/// Loaded       | usable (registered and built-in backends start here)         | none | | Failed |
-/// installed but broken; nothing it registered remains          | library_* , entry_*,
-/// register_hook_threw | | Shadowed     | a plugin whose name a registered/built-in/earlier backend
-/// owns | shadowed |
+// clang-format off
+/// | state       | meaning                                                          | causes                                                               |
+/// |-------------|------------------------------------------------------------------|----------------------------------------------------------------------|
+/// | Discovered  | manifest read, library present, not opened yet                   | none                                                                 |
+/// | Invalid     | manifest unreadable or wrong, or its files writable by others    | invalid_manifest, untrusted                                          |
+/// | Unavailable | optional dependencies missing, or the contract/core range refused | optional_dependency_missing, contract_too_new, core_too_new, core_too_old |
+/// | Loaded      | usable (registered and built-in backends start here)             | none                                                                 |
+/// | Failed      | installed but broken; nothing it registered remains              | library_*, entry_*, register_hook_threw, hook_*                      |
+/// | Shadowed    | a plugin whose name a registered, built-in or earlier backend owns | shadowed                                                           |
+// clang-format on
 ///
 /// Transitions (each checked; anything else is a logic error):
 /// - discovery: a plugin starts Discovered, Invalid (manifest, trust) or Failed (library
@@ -158,9 +158,10 @@ struct SWITCHYARD_CORE_EXPORT ListOptions {
     }
 };
 
-/// The backend registry (seed 000 + seed 003). Sources in priority order: explicit
-/// registration, built-ins (registered lazily, once, by register_builtin_backends()),
-/// plugins from discovery (they claim only names nobody owns). Thread-safe.
+/// The backend registry (the seeds' backend registry and idempotent loader). Sources in priority
+/// order: explicit registration, built-ins (registered lazily, once, by
+/// register_builtin_backends()), plugins from discovery (they claim only names nobody owns).
+/// Thread-safe.
 class SWITCHYARD_CORE_EXPORT BackendRegistry {
 public:
     /// Over `kernels` and `components`; `builtins` are added lazily, once (none if empty).
@@ -193,9 +194,9 @@ public:
     /// Resolves a backend for use: loads a plugin if needed, then checks dependencies and
     /// contract. Throws InvalidBackend, MissingDependency, ContractMismatch or BackendLoadError.
     BackendInfo lookup(std::string_view name);
-    /// Loads a plugin's library (idempotent, seed 003): InvalidBackend when no such backend
-    /// is installed, BackendLoadError when it is installed but broken. A failed load
-    /// leaves nothing it registered behind.
+    /// Loads a plugin's library (idempotent, as the seed's loader): InvalidBackend when no such
+    /// backend is installed, BackendLoadError when it is installed but broken. A failed load leaves
+    /// nothing it registered behind.
     void load(std::string_view name);
     bool is_loaded(std::string_view name);
     /// Records that loading the plugin `name` in another process (an inspection worker,

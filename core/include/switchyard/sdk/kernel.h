@@ -20,16 +20,16 @@ inline constexpr std::string_view kGemm = "gemm";
 inline constexpr std::string_view kRmsNorm = "rms_norm";
 
 /// The arguments of one kernel launch. fp32, contiguous, row-major. The meaning of
-/// each slot is fixed per op (DESIGN.md, "Kernels"):
+/// each slot is fixed per op (docs/kernels.md):
 ///
-/// | op              | dims        | in              | scalars                                    |
-/// out              |
-/// |-----------------|-------------|-----------------|--------------------------------------------|------------------|
-/// | flow_match_step | {N}         | {x, v}          | {dt}                                       |
-/// {out}            | | flow_sde_step   | {B, D}      | {x, v, noise}   | {sigma, sigma_prev,
-/// sigma_max, noise_level}| {prev, log_prob} | | gemm            | {M, N, K}   | {A, B}          |
-/// {alpha, beta}                              | {C} (read+write) | | rms_norm        | {B, D} | {x,
-/// w}          | {eps}                                      | {y}              |
+// clang-format off
+/// | op              | dims      | in             | scalars                                      | out                |
+/// |-----------------|-----------|----------------|----------------------------------------------|--------------------|
+/// | flow_match_step | {N}       | {x, v}         | {dt}                                         | {out}              |
+/// | flow_sde_step   | {B, D}    | {x, v, noise}  | {sigma, sigma_prev, sigma_max, noise_level}  | {prev, log_prob}   |
+/// | gemm            | {M, N, K} | {A, B}         | {alpha, beta}                                | {C} (read + write) |
+/// | rms_norm        | {B, D}    | {x, w}         | {eps}                                        | {y}                |
+// clang-format on
 ///
 /// On the CPU the pointers are host pointers. A device kernel receives the device's
 /// own handles (CUDA device pointers; OpenCL cl_mem cast to a pointer) and its queue in

@@ -137,7 +137,7 @@ private:
 };
 
 /// A registry keyed by an ordered tuple of strings, with availability-aware resolution
-/// (seed 004's TupleRegistry). Thread-safe: mutation takes a mutex and publishes an
+/// (the seed kernel registry's TupleRegistry). Thread-safe: mutation takes a mutex and publishes an
 /// immutable snapshot; lookups read the snapshot without locking. Cells are never freed
 /// while the registry lives (see CellRef), so resolution hands out plain pointers.
 template <class Fn> class TupleRegistry {

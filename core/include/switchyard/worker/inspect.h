@@ -3,7 +3,7 @@
 
 #include <switchyard/core_export.h>
 
-// Inspecting plugins without running their code in the caller's process (issue 13): a worker
+// Inspecting plugins without running their code in the caller's process: a worker
 // (`switchyard-cli __worker inspect`, the same process machinery as profiling) loads them
 // and streams back, one JSON line each, what was registered and the diagnostics. The way a
 // load ended the worker (an exit, a signal, a timeout) comes back as data: a BackendCause

@@ -129,7 +129,7 @@ SWITCHYARD_CORE_EXPORT int run_profile_worker(const ProfileSettings& settings, s
 /// for SIGINT/SIGTERM handlers; also registered with atexit() when the first worker starts.
 SWITCHYARD_CORE_EXPORT void kill_live_workers() noexcept;
 
-/// How a worker's descendants are kept from outliving it (issue 20), chosen by
+/// How a worker's descendants are kept from outliving it, chosen by
 /// SWITCHYARD_CONTAINMENT (`auto`, the default, `pid-namespace` or `subreaper`).
 /// PidNamespace: the worker's keeper is PID 1 of a PID namespace of its own, so the kernel
 /// ends every process in it when the keeper ends. Subreaper: the keeper is a child
