@@ -14,6 +14,7 @@
 #include <QUuid>
 
 #include "support/childprocess.h"
+#include "support/eventually.h"
 
 #include <grp.h>
 #include <sched.h>
@@ -91,16 +92,7 @@ QStringList marked_processes(const QByteArray& marker) {
     return found;
 }
 
-template <class Pred> bool eventually(Pred pred, int ms) {
-    QElapsedTimer t;
-    t.start();
-    while (!pred()) {
-        if (t.elapsed() > ms)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
-}
+using switchyard::test::eventually;
 
 QByteArray new_marker() {
     return QUuid::createUuid().toByteArray(QUuid::WithoutBraces);

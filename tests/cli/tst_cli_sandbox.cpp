@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 
 #include "support/childprocess.h"
+#include "support/eventually.h"
 
 #include <signal.h>
 #include <sys/types.h>
@@ -94,17 +95,7 @@ QList<pid_t> group_members(pid_t pgrp) {
     return members;
 }
 
-// Waits up to `ms` for `pred`.
-template <class Pred> bool eventually(Pred pred, int ms) {
-    QElapsedTimer t;
-    t.start();
-    while (!pred()) {
-        if (t.elapsed() > ms)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
-}
+using switchyard::test::eventually;
 
 // "fixture pids worker=W grandchild=G group=P" from the kernel (forwarded by the CLI on
 // stderr), as /proc names them.
