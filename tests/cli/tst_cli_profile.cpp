@@ -299,20 +299,21 @@ private slots:
             }
             return QJsonObject();
         };
-        // Identical runs on a shared, loaded machine drift by a few per cent between reports:
-        // judged at a 10 % practical threshold (the 3x slowdown below is far beyond it) they
-        // are never called different.
-        const auto ab = run_cli({"compare", a, b, "--json", "--min-effect", "10"});
+        // Identical runs on a shared machine, with other suites running beside this one, drift
+        // between reports by up to ~15 % (seen here): judged at a 25 % practical threshold (the
+        // 3x slowdown below is far beyond it) they are never called different.
+        const auto ab = run_cli({"compare", a, b, "--json", "--min-effect", "25"});
         QCOMPARE(ab.code, 0);
         const auto same = fixtureCell(ab.out, 1);
         QCOMPARE(same.value("runs_b").toInt(), 3);
         QVERIFY2(same.value("verdict").toString() == "SAME" ||
                      same.value("verdict").toString() == "AMBIGUOUS",
-                 ab.out.constData());
-        const auto abc = run_cli({"compare", a, b, c, "--json", "--min-effect", "10"});
+                 QJsonDocument(same).toJson().constData());
+        const auto abc = run_cli({"compare", a, b, c, "--json", "--min-effect", "25"});
         QCOMPARE(abc.code, 0);
         const auto slow = fixtureCell(abc.out, 2);
-        QVERIFY2(slow.value("verdict").toString() == "SLOWER", abc.out.constData());
+        QVERIFY2(slow.value("verdict").toString() == "SLOWER",
+                 QJsonDocument(slow).toJson().constData());
         QVERIFY(slow.value("ratio").toDouble() > 2);
         const auto text = run_cli({"compare", a, c});
         QVERIFY2(text.out.contains("SLOWER") && text.out.contains("false-discovery rate"),
