@@ -255,7 +255,9 @@ private slots:
     }
 
     // profile --repeat keeps each row's runs; compare judges them between runs. The good
-    // fixture plugin's rms_norm cell (generic/good) runs three times over in three reports:
+    // fixture plugin's rms_norm cell (generic/good) runs six times over in three reports
+    // (three runs leave Welch's t two to four degrees of freedom: a 2.8x slowdown then missed
+    // the false-discovery control over the table's 18 cells, q 0.06):
     // A and B alike, C with the fixture slowed to three times its time
     // (SWITCHYARD_FIXTURE_SLOWDOWN). B's row is not called different, C's is SLOWER;
     // --fail-on-regression and check gate on it.
@@ -267,7 +269,7 @@ private slots:
             const QString path = m_dir.filePath(name);
             const auto r = switchyard::test::run_cli(
                 {"profile", "--device", "cpu", "--op", "rms_norm", "--sizes", "16x1024",
-                 "--all-variants", "--repeat", "3", "--budget", "0.05", "--reference-budget",
+                 "--all-variants", "--repeat", "6", "--budget", "0.03", "--reference-budget",
                  "0.02", "--ceilings-from", measuredReport(), "-o", path},
                 fixture,
                 {.env = {{"SWITCHYARD_FIXTURE_SLOWDOWN", slowdown}}, .timeout_ms = 240000});
@@ -288,7 +290,7 @@ private slots:
                      .toString()
                      .isEmpty());
         for (const auto& v : ra.value("rows").toArray())
-            QCOMPARE(v.toObject().value("runs").toArray().size(), 3);
+            QCOMPARE(v.toObject().value("runs").toArray().size(), 6);
 
         auto fixtureCell = [](const QByteArray& json, int report) {
             const auto doc = QJsonDocument::fromJson(json).object();
@@ -305,7 +307,7 @@ private slots:
         const auto ab = run_cli({"compare", a, b, "--json", "--min-effect", "25"});
         QCOMPARE(ab.code, 0);
         const auto same = fixtureCell(ab.out, 1);
-        QCOMPARE(same.value("runs_b").toInt(), 3);
+        QCOMPARE(same.value("runs_b").toInt(), 6);
         QVERIFY2(same.value("verdict").toString() == "SAME" ||
                      same.value("verdict").toString() == "AMBIGUOUS",
                  QJsonDocument(same).toJson().constData());
