@@ -133,7 +133,7 @@ std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& cont
 }
 
 QString machineName(const nlohmann::json& context) {
-    const QString host = context.contains("host") ? str(context["host"], "hostname") : QString();
+    const QString host = qs(ReportContext::from_json(context).hostname);
     const QString cpu = context.contains("cpu") ? str(context["cpu"], "brand") : QString();
     if (host.isEmpty() && cpu.isEmpty())
         return QObject::tr("unknown machine");

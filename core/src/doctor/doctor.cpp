@@ -169,7 +169,6 @@ using Severity = DoctorProblem::Severity;
 // The rules for one backend: its cause (the registry's cause table, rendered by `explain`),
 // its diagnostics, its library's own dependencies.
 void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& problems) {
-    const CauseText why = explain(info);
     if (info.cause == BackendCause::OptionalDependencyMissing) {
         // One problem per missing dependency, each with its own install hint.
         const auto& row = cause_entry(info.cause);
@@ -183,6 +182,7 @@ void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& p
                                                               : untrusted(d.dependency.hint),
                                     info.cause});
     } else if (info.cause != BackendCause::None && info.cause != BackendCause::NotInstalled) {
+        const CauseText why = explain(info);
         const std::string where =
             info.cause == BackendCause::Shadowed ? " (" + untrusted(info.manifest_path) + ")" : "";
         problems.push_back({why.severity, info.name,

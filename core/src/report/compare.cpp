@@ -554,9 +554,7 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
     for (std::size_t r = 0; r < reports.size(); ++r) {
         Source src;
         src.name = std::move(names[r]);
-        if (const auto* f = fingerprint_of(reports[r].context);
-            f && f->contains("machine_id") && (*f)["machine_id"].is_string())
-            src.machine_id = (*f)["machine_id"].get<std::string>();
+        src.machine_id = reports[r].context_info().machine_id;
         if (r == baseline) {
             src.same_machine = fingerprint_of(base.context) != nullptr;
         } else {

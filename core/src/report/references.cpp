@@ -15,16 +15,6 @@ namespace switchyard {
 
 namespace {
 
-std::string context_string(const nlohmann::json& context, const char* object, const char* key) {
-    if (!context.is_object())
-        return {};
-    const auto o = context.find(object);
-    if (o == context.end() || !o->is_object())
-        return {};
-    const auto v = o->find(key);
-    return v != o->end() && v->is_string() ? v->get<std::string>() : std::string();
-}
-
 std::string row_key(const std::string& op, const std::string& size, const std::string& backend,
                     const std::string& device, const std::string& arch,
                     const std::string& variant) {
@@ -60,16 +50,12 @@ std::string ReferenceRow::key() const {
 }
 
 bool ReferenceSystem::matches(const Report& report) const {
-    if (!machine_id.empty()) {
-        const auto fp =
-            report.context.is_object() ? report.context.find("fingerprint") : report.context.end();
-        if (fp == report.context.end() || !fp->is_object() || !fp->contains("machine_id") ||
-            (*fp)["machine_id"] != machine_id)
-            return false;
-    }
+    const ReportContext context = report.context_info();
+    if (!machine_id.empty() && context.machine_id != machine_id)
+        return false;
     if (hostnames.empty())
         return true;
-    const auto host = context_string(report.context, "host", "hostname");
+    const auto& host = context.hostname;
     return std::any_of(hostnames.begin(), hostnames.end(), [&](const std::string& pattern) {
         return ::fnmatch(pattern.c_str(), host.c_str(), 0) == 0;
     });
@@ -189,14 +175,11 @@ ReferenceSystem References::system_from(const Report& report, std::string name,
                                         std::vector<std::string> hostnames,
                                         std::optional<double> lower, std::optional<double> upper) {
     ReferenceSystem s;
-    s.name = name.empty() ? context_string(report.context, "host", "hostname") : std::move(name);
+    const ReportContext context = report.context_info();
+    s.name = name.empty() ? context.hostname : std::move(name);
     if (s.name.empty())
         s.name = "unnamed";
-    if (const auto fp =
-            report.context.is_object() ? report.context.find("fingerprint") : report.context.end();
-        fp != report.context.end() && fp->is_object() && fp->contains("machine_id") &&
-        (*fp)["machine_id"].is_string())
-        s.machine_id = (*fp)["machine_id"].get<std::string>();
+    s.machine_id = context.machine_id;
     s.hostnames = std::move(hostnames);
     for (const auto& r : report.rows) {
         if (r.status != RowStatus::Ok || !(r.stats.median > 0))

@@ -88,7 +88,6 @@ ReportContext ReportContext::from_json(const nlohmann::json& context) {
         const auto it = j.find(key);
         return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
     };
-    out.date = text(context, "date");
     if (const auto host = context.find("host"); host != context.end() && host->is_object())
         out.hostname = text(*host, "hostname");
     if (const auto fp = context.find("fingerprint"); fp != context.end() && fp->is_object())
@@ -136,13 +135,6 @@ std::vector<ReportContext::DeviceCeiling> ReportContext::ceilings() const {
         }
     }
     return out;
-}
-
-const DeviceInfo* ReportContext::device(std::string_view id) const {
-    for (const auto& d : devices)
-        if (d.id == id)
-            return &d;
-    return nullptr;
 }
 
 Report Report::from_json(const nlohmann::json& j) {

@@ -108,11 +108,6 @@ inline std::string untrusted(std::string_view text) {
     return out;
 }
 
-/// True when untrusted(text) would change it.
-inline bool needs_escaping(std::string_view text) {
-    return untrusted(text).size() != text.size();
-}
-
 /// Everything after the last '/'.
 inline std::string basename_of(const std::string& path) {
     const auto slash = path.rfind('/');

@@ -32,7 +32,6 @@ public:
 struct SWITCHYARD_CORE_EXPORT ReportContext {
     /// context.devices, each with its ceilings.
     std::vector<DeviceInfo> devices;
-    std::string date;                  // context.date (ISO 8601)
     std::string hostname;              // context.host.hostname
     std::string machine_id;            // context.fingerprint.machine_id ("" before format 4)
     std::vector<std::string> warnings; // device entries left out, and why
@@ -46,8 +45,6 @@ struct SWITCHYARD_CORE_EXPORT ReportContext {
     /// ceilings (a report from before them) its headline peaks as "peak_bandwidth" and
     /// "peak_gflops", the source they give as the method.
     std::vector<DeviceCeiling> ceilings() const;
-    /// The device with this id, or nullptr.
-    const DeviceInfo* device(std::string_view id) const;
 
     static ReportContext from_json(const nlohmann::json& context);
 };
