@@ -6,9 +6,12 @@
 #include "views/backendtreeview.h"
 #include "views/kernelmatrixview.h"
 #include "views/panels.h"
+#include "views/viewsupport.h"
 
 #include <switchyard/hardware/isa.h>
 #include <switchyard/sdk/version.h>
+
+#include <algorithm>
 
 #include <QAction>
 #include <QActionGroup>
@@ -19,11 +22,13 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -44,6 +49,10 @@ MainWindow::MainWindow(BackendRegistry& registry, DeviceRegistry& devices, Plugi
       m_busy(new QLabel) {
     setWindowTitle(tr("Switchyard"));
     setObjectName(QStringLiteral("MainWindow"));
+    identify(m_tabs, "mainTabs", tr("Panels"),
+             tr("The selected backend's panels, the matrix, hardware, problems, profiler, "
+                "comparison and fleet (Alt+1 … Alt+8)"));
+    identify(m_status, "statusText", tr("Status"));
     auto* dock = new QDockWidget(tr("Backends"), this);
     dock->setObjectName(QStringLiteral("backendDock"));
     dock->setWidget(m_tree);
@@ -81,12 +90,35 @@ MainWindow::MainWindow(BackendRegistry& registry, DeviceRegistry& devices, Plugi
     connect(m_controller, &CatalogController::busyChanged, this,
             [this](bool busy) { m_busy->setText(busy ? tr("Working…") : QString()); });
 
-    resize(1400, 860);
+    // A first start fits the screen (a remembered geometry, restored below, wins).
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        resize(firstStartSize(screen->availableGeometry().size()));
+    else
+        resize(firstStartSize(QSize(1366, 728)));
     readSettings();
     m_controller->refresh();
 }
 
 MainWindow::~MainWindow() = default;
+
+QSize MainWindow::firstStartSize(const QSize& available) {
+    // Leave room for the window frame; never wider or taller than the area itself.
+    const int w = std::min(1400, std::max(640, available.width() - 40));
+    const int h = std::min(860, std::max(480, available.height() - 40));
+    return {std::min(w, available.width()), std::min(h, available.height())};
+}
+
+bool MainWindow::selectBackend(const QString& name) {
+    return m_tree->selectBackend(name);
+}
+
+void MainWindow::showOp(const QString& op) {
+    m_matrix->setSelectedOp(op);
+}
+
+void MainWindow::setMatrixTarget(const QString& target) {
+    m_matrix->setTarget(target);
+}
 
 void MainWindow::setupMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
@@ -107,10 +139,7 @@ void MainWindow::setupMenus() {
     quit->setMenuRole(QAction::QuitRole);
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    auto* find = edit->addAction(tr("&Find backend…"), this, [this] {
-        m_tree->searchBox()->setFocus();
-        m_tree->searchBox()->selectAll();
-    });
+    auto* find = edit->addAction(tr("&Find backend…"), m_tree, &BackendTreeView::focusSearch);
     find->setShortcut(QKeySequence::Find);
 
     auto* view = menuBar()->addMenu(tr("&View"));
@@ -120,6 +149,13 @@ void MainWindow::setupMenus() {
         auto* a = view->addAction(names[i], this, [this, i] { m_tabs->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
     }
+    const QString more[] = {tr("P&rofiler"), tr("C&ompare"), tr("F&leet")};
+    for (int i = 0; i < 3; ++i) {
+        const int tab = ProfilerTab + i;
+        auto* a = view->addAction(more[i], this, [this, tab] { m_tabs->setCurrentIndex(tab); });
+        a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + tab)));
+    }
+    view->addSeparator();
     // What a smaller CPU would pick: detection is read once per process, so the cap (kept in
     // the settings, read by main() before anything detects the CPU) applies at the next start.
     auto* isaMenu = view->addMenu(tr("CPU &ISA level cap"));
@@ -149,6 +185,7 @@ void MainWindow::setupMenus() {
                          cap.level.empty() ? tr("no cap") : tr("capped at %1").arg(qs(cap.level))));
         });
     }
+    setupProfileMenu();
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Switchyard"), this, &MainWindow::about)
         ->setMenuRole(QAction::AboutRole);
@@ -168,8 +205,7 @@ void MainWindow::showCatalog(const CatalogPtr& catalog) {
     m_matrix->setResults(catalog);
     m_controller->resolveTarget(m_matrix->target());
     // The panels show the selected backend from the new catalog.
-    showBackend(m_tree->model()->backendAt(
-        m_tree->proxy()->mapToSource(m_tree->treeView()->currentIndex())));
+    showBackend(m_tree->currentBackend());
     updateStatus();
     emit catalogShown();
 }
@@ -235,9 +271,8 @@ void MainWindow::readSettings() {
             splitter->restoreState(
                 s.value(QStringLiteral("splitters/") + splitter->objectName()).toByteArray());
     m_tabs->setCurrentIndex(s.value(QStringLiteral("window/tab"), 0).toInt());
-    m_tree->groupingBox()->setCurrentIndex(s.value(QStringLiteral("filters/grouping"), 0).toInt());
-    m_tree->showUnavailableBox()->setChecked(
-        s.value(QStringLiteral("filters/showUnavailable"), true).toBool());
+    m_tree->setGrouping(s.value(QStringLiteral("filters/grouping"), 0).toInt());
+    m_tree->setShowUnavailable(s.value(QStringLiteral("filters/showUnavailable"), true).toBool());
     if (s.contains(QStringLiteral("filters/excludedTags"))) {
         const auto list = s.value(QStringLiteral("filters/excludedTags")).toStringList();
         m_tree->proxy()->setExcludedTags(QSet<QString>(list.begin(), list.end()));
@@ -257,9 +292,8 @@ void MainWindow::writeSettings() {
         if (!splitter->objectName().isEmpty())
             s.setValue(QStringLiteral("splitters/") + splitter->objectName(),
                        splitter->saveState());
-    s.setValue(QStringLiteral("filters/grouping"), m_tree->groupingBox()->currentIndex());
-    s.setValue(QStringLiteral("filters/showUnavailable"),
-               m_tree->showUnavailableBox()->isChecked());
+    s.setValue(QStringLiteral("filters/grouping"), m_tree->grouping());
+    s.setValue(QStringLiteral("filters/showUnavailable"), m_tree->showUnavailable());
     const auto excluded = m_tree->proxy()->excludedTags();
     s.setValue(QStringLiteral("filters/excludedTags"),
                QStringList(excluded.begin(), excluded.end()));

@@ -49,17 +49,28 @@ public:
 
     CatalogController* controller() const { return m_controller; }
     const CatalogPtr& catalog() const { return m_catalog; }
-    BackendTreeView* backendTree() const { return m_tree; }
-    CapabilitiesPanel* capabilitiesPanel() const { return m_capabilities; }
-    DependenciesPanel* dependenciesPanel() const { return m_dependencies; }
-    KernelMatrixView* matrixView() const { return m_matrix; }
-    HardwarePanel* hardwarePanel() const { return m_hardware; }
-    ProblemsView* problemsView() const { return m_problems; }
-    QTabWidget* tabs() const { return m_tabs; }
-    ProfileView* profileView() const { return m_profile; }
-    CompareView* compareView() const { return m_compare; }
-    FleetView* fleetView() const { return m_fleetView; }
     FleetLoader* fleetLoader() const { return m_fleetLoader; }
+
+    /// The window's first-start size on a screen whose available area is `available`: the
+    /// tree and the panels without scrolling, down to a 1366×768 screen (its taskbar
+    /// included), and no bigger than 1400×860 on a large one.
+    static QSize firstStartSize(const QSize& available);
+
+    // What the command line (and scripts) ask of the window; the views stay its own.
+    /// Selects `name` in the backend tree; false when it is filtered out or unknown.
+    bool selectBackend(const QString& name);
+    /// The kernel matrix's op and target (the GUI's --op, --target).
+    void showOp(const QString& op);
+    void setMatrixTarget(const QString& target);
+    /// Pre-fills the profiler (the GUI's --profile, --devices, --all-variants, --sizes,
+    /// --budget): an empty `sizes` keeps the default sweep, a `budget` of 0 the default.
+    void prepareProfile(const QStringList& ops, const QStringList& devices, bool allVariants,
+                        const QString& sizes, double budget);
+    /// Profile ▸ Run and Profile ▸ Cancel run; profileFinished follows a run that started.
+    bool startProfile();
+    void cancelProfile();
+    bool isProfiling() const;
+    bool hasProfileRows() const;
 
     // Reports (File menu, drag and drop, recent files). Each returns the error text (also
     // shown in the status bar and the profiler's log), or an empty string on success.
@@ -83,6 +94,8 @@ public:
 signals:
     /// A catalog arrived and every panel shows it.
     void catalogShown();
+    /// A profile run ended (or could not go on).
+    void profileFinished(bool cancelled);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -91,6 +104,7 @@ protected:
 private:
     void setupProfiler();
     void setupReportMenu(QMenu* file);
+    void setupProfileMenu();
     void addRecentReport(const QString& path);
     void updateRecentMenu();
     void reportError(const QString& error);

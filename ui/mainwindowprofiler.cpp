@@ -24,8 +24,10 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -88,6 +90,50 @@ void MainWindow::setupProfiler() {
     auto flagRegret = [this] { m_matrix->model()->setDispatch(m_profile->model()->dispatch()); };
     connect(m_profile, &ProfileView::runFinished, this, flagRegret);
     connect(m_profile, &ProfileView::reportChanged, this, flagRegret);
+}
+
+void MainWindow::setupProfileMenu() {
+    auto* menu = menuBar()->addMenu(tr("&Profile"));
+    auto* run = menu->addAction(tr("&Run"), this, [this] {
+        m_tabs->setCurrentIndex(ProfilerTab);
+        startProfile();
+    });
+    run->setShortcut(QKeySequence(tr("Ctrl+R")));
+    auto* cancel = menu->addAction(tr("&Cancel run"), this, &MainWindow::cancelProfile);
+    cancel->setShortcut(QKeySequence(tr("Ctrl+.")));
+    cancel->setEnabled(false);
+    auto update = [run, cancel, this] {
+        run->setEnabled(!isProfiling());
+        cancel->setEnabled(isProfiling());
+    };
+    connect(m_profile, &ProfileView::reportChanged, this, update);
+    connect(m_profile, &ProfileView::runFinished, this, update);
+    connect(m_profile, &ProfileView::runFinished, this, &MainWindow::profileFinished);
+}
+
+void MainWindow::prepareProfile(const QStringList& ops, const QStringList& devices,
+                                bool allVariants, const QString& sizes, double budget) {
+    m_profile->setChoices(ops, devices, allVariants);
+    if (!sizes.isEmpty())
+        m_profile->setSizes(sizes);
+    if (budget > 0)
+        m_profile->setBudget(budget);
+}
+
+bool MainWindow::startProfile() {
+    return m_profile->run();
+}
+
+void MainWindow::cancelProfile() {
+    m_profile->cancel();
+}
+
+bool MainWindow::isProfiling() const {
+    return m_profile->isRunning();
+}
+
+bool MainWindow::hasProfileRows() const {
+    return m_profile->hasRows();
 }
 
 void MainWindow::setupReportMenu(QMenu* file) {
@@ -281,7 +327,7 @@ QStringList MainWindow::saveProfilerScreenshots(const QString& dir, const QStrin
             paths << path;
     };
     m_tabs->setCurrentIndex(ProfilerTab);
-    m_profile->bottomTabs()->setCurrentIndex(0);
+    m_profile->showPane(ProfileView::PlotsPane);
     for (int i = 0; i < PlotsView::PlotCount; ++i) {
         const auto which = PlotsView::Plot(i);
         m_profile->plots()->tabs()->setCurrentIndex(i);
@@ -291,15 +337,15 @@ QStringList MainWindow::saveProfilerScreenshots(const QString& dir, const QStrin
         if (m_profile->plots()->exportPlot(which, file, 1000, 620))
             paths << file;
     }
-    m_profile->bottomTabs()->setCurrentIndex(2);
+    m_profile->showPane(ProfileView::ContextPane);
     shot(QStringLiteral("profiler-context"));
-    m_profile->bottomTabs()->setCurrentIndex(0);
+    m_profile->showPane(ProfileView::PlotsPane);
     if (m_compare->pairModel()->rowCount() > 0) {
         m_tabs->setCurrentIndex(CompareTab);
-        m_compare->tabs()->setCurrentIndex(0);
+        m_compare->showPane(CompareView::PairPane);
         shot(QStringLiteral("compare"));
         if (m_compare->multiModel()->reportCount() > 2) {
-            m_compare->tabs()->setCurrentIndex(1);
+            m_compare->showPane(CompareView::AllPane);
             shot(QStringLiteral("compare-all"));
         }
     }

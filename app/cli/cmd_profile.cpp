@@ -305,9 +305,14 @@ int run_profile(const ProfileOptions& o) {
             for (const auto& w : report.context["warnings"])
                 if (w.is_string())
                     std::cout << "warning: " << w.get<std::string>() << "\n";
+        // On a noisy machine one note says so, instead of a "noisy" warning per row.
+        const auto noise = noise_verdict(report.rows, settings.max_noise);
         for (const auto& r : report.rows)
             for (const auto& w : r.warnings)
-                std::cout << "warning: " << r.spec.label() << ": " << w << "\n";
+                if (!noise.noisy_machine() || w.rfind("noisy:", 0) != 0)
+                    std::cout << "warning: " << r.spec.label() << ": " << w << "\n";
+        if (noise.noisy_machine())
+            std::cout << "note: " << noise.message() << "\n";
         std::cout << report.rows.size() << " rows, " << bad << " not ok\n";
     }
     if (!o.output.empty())

@@ -5,9 +5,6 @@
 #include "controllers/fleetloader.h"
 #include "mainwindow.h"
 #include "versiontext.h"
-#include "views/backendtreeview.h"
-#include "views/kernelmatrixview.h"
-#include "views/profileview.h"
 
 #include <switchyard/hardware/isa.h>
 #include <switchyard/plugins/pluginsearchpath.h>
@@ -17,8 +14,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QDoubleSpinBox>
-#include <QLineEdit>
 #include <QPalette>
 #include <QSettings>
 #include <QStringList>
@@ -207,7 +202,6 @@ int main(int argc, char** argv) {
     switchyard::ui::MainWindow window(switchyard::default_backends(), switchyard::default_devices(),
                                       switchyard::PluginSearchPath::from_environment());
     window.show();
-    auto* profiler = window.profileView();
     if (parser.isSet(openReport))
         window.openReport(parser.value(openReport));
     if (parser.isSet(compare))
@@ -216,14 +210,11 @@ int main(int argc, char** argv) {
         window.openFleetFolder(parser.value(compareFolder));
     const bool profiling = parser.isSet(profile);
     if (profiling) {
-        profiler->setChoices(
+        window.prepareProfile(
             parser.value(profile).split(QLatin1Char(','), Qt::SkipEmptyParts),
             parser.value(profileDevices).split(QLatin1Char(','), Qt::SkipEmptyParts),
-            parser.isSet(allVariants));
-        if (parser.isSet(sizes))
-            profiler->sizesEdit()->setText(parser.value(sizes));
-        if (parser.isSet(budget))
-            profiler->budgetBox()->setValue(parser.value(budget).toDouble());
+            parser.isSet(allVariants), parser.value(sizes),
+            parser.isSet(budget) ? parser.value(budget).toDouble() : 0.0);
     }
     std::function<void()> take; // lives as long as the event loop: its timers call it again
     if (parser.isSet(screenshot)) {
@@ -252,24 +243,24 @@ int main(int argc, char** argv) {
                 return;
             once = true;
             if (parser.isSet(select))
-                window.backendTree()->selectBackend(parser.value(select));
+                window.selectBackend(parser.value(select));
             if (parser.isSet(op))
-                window.matrixView()->setSelectedOp(parser.value(op));
+                window.showOp(parser.value(op));
             if (parser.isSet(target))
-                window.matrixView()->setTarget(parser.value(target));
+                window.setMatrixTarget(parser.value(target));
             if (profiling) {
-                QObject::connect(profiler, &switchyard::ui::ProfileView::runFinished, &window,
+                QObject::connect(&window, &switchyard::ui::MainWindow::profileFinished, &window,
                                  [&] { QTimer::singleShot(500, &window, take); });
-                profiler->run();
+                window.startProfile();
                 return;
             }
             // Let the resolution for the target arrive, then take the pictures.
             QTimer::singleShot(1500, &window, take);
         });
     } else if (profiling) {
-        QObject::connect(&window, &switchyard::ui::MainWindow::catalogShown, profiler, [profiler] {
-            if (!profiler->isRunning() && !profiler->hasRows())
-                profiler->run();
+        QObject::connect(&window, &switchyard::ui::MainWindow::catalogShown, &window, [&window] {
+            if (!window.isProfiling() && !window.hasProfileRows())
+                window.startProfile();
         });
     }
     return QApplication::exec();

@@ -28,12 +28,14 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeView>
 
 using namespace switchyard;
+using switchyard::test::child;
 using switchyard::ui::BackendTreeModel;
 
 namespace {
@@ -327,36 +329,39 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
-        auto* tree = window.backendTree();
+        auto* tree = child<ui::BackendTreeView>(&window, "backendTree");
         auto* proxy = tree->proxy();
 
         // The plugin whose library lacks a dependency: the panel names the missing soname.
         QVERIFY(tree->selectBackend("fixture-missing-dep"));
-        auto* deps = window.dependenciesPanel();
+        auto* deps = child<ui::DependenciesPanel>(&window, "dependenciesPanel");
         QVERIFY(treeContains(deps->model(), {}, ui::DependencyModel::NameColumn,
                              "libswitchyard-nonexistent-dep.so.1"));
         QVERIFY(treeContains(deps->model(), {}, ui::DependencyModel::StatusColumn, "NOT FOUND"));
-        QVERIFY(deps->problemText()->toPlainText().contains("libswitchyard-nonexistent-dep.so.1"));
-        auto* caps = window.capabilitiesPanel();
-        QVERIFY(caps->field("state")->text().contains("library_dependency_missing"));
+        QVERIFY(child<QPlainTextEdit>(deps, "dependencyProblem")
+                    ->toPlainText()
+                    .contains("libswitchyard-nonexistent-dep.so.1"));
+        auto* caps = child<ui::CapabilitiesPanel>(&window, "capabilitiesPanel");
+        QVERIFY(child<QLabel>(caps, "state")->text().contains("library_dependency_missing"));
         // One "why": the cause table's summary and fix, each once; the stored message one
         // click away ("Show details"), hidden until then.
-        const QString why = caps->field("why")->text();
+        const QString why = child<QLabel>(caps, "why")->text();
         QVERIFY2(why.contains("its library needs libswitchyard-nonexistent-dep.so.1"),
                  qPrintable(why));
-        QVERIFY(caps->field("why")->isVisibleTo(caps));
-        QVERIFY(caps->field("fix")->text().contains(
-            "apt-file search libswitchyard-nonexistent-dep.so.1"));
-        QCOMPARE(caps->field("fix")->text().count("LD_LIBRARY_PATH"), 1);
-        QVERIFY(!caps->field("details")->isVisibleTo(caps));
-        emit caps->field("why")->linkActivated(QStringLiteral("#details"));
-        QVERIFY(caps->field("details")->isVisibleTo(caps));
-        QVERIFY(caps->field("details")->text().contains("cannot be loaded because"));
+        QVERIFY(child<QLabel>(caps, "why")->isVisibleTo(caps));
+        QVERIFY(child<QLabel>(caps, "fix")
+                    ->text()
+                    .contains("apt-file search libswitchyard-nonexistent-dep.so.1"));
+        QCOMPARE(child<QLabel>(caps, "fix")->text().count("LD_LIBRARY_PATH"), 1);
+        QVERIFY(!child<QLabel>(caps, "details")->isVisibleTo(caps));
+        emit child<QLabel>(caps, "why")->linkActivated(QStringLiteral("#details"));
+        QVERIFY(child<QLabel>(caps, "details")->isVisibleTo(caps));
+        QVERIFY(child<QLabel>(caps, "details")->text().contains("cannot be loaded because"));
         // A healthy backend: nothing under "Why", no "Fix".
         QVERIFY(tree->selectBackend("cpu"));
-        QVERIFY(!caps->field("why")->isVisibleTo(caps));
-        QVERIFY(!caps->field("fix")->isVisibleTo(caps));
-        QVERIFY(!caps->field("details")->isVisibleTo(caps));
+        QVERIFY(!child<QLabel>(caps, "why")->isVisibleTo(caps));
+        QVERIFY(!child<QLabel>(caps, "fix")->isVisibleTo(caps));
+        QVERIFY(!child<QLabel>(caps, "details")->isVisibleTo(caps));
         QVERIFY(tree->selectBackend("fixture-missing-dep"));
 
         // Optional dependencies: missing, with what to install.
@@ -378,13 +383,13 @@ private slots:
         // Search (Ctrl+F focuses the box).
         window.activateWindow();
         QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
-        QTRY_VERIFY(tree->searchBox()->hasFocus());
-        QTest::keyClicks(tree->searchBox(), "contract");
+        QTRY_VERIFY(child<QLineEdit>(tree, "backendSearch")->hasFocus());
+        QTest::keyClicks(child<QLineEdit>(tree, "backendSearch"), "contract");
         QCOMPARE(visibleBackends(proxy), QStringList{"fixture-contract99"});
-        tree->searchBox()->clear();
+        child<QLineEdit>(tree, "backendSearch")->clear();
 
         // What-if target cuda:sm_90 for gemm: the chain, rung by rung.
-        auto* matrix = window.matrixView();
+        auto* matrix = child<ui::KernelMatrixView>(&window, "matrixView");
         matrix->setSelectedOp("gemm");
         matrix->setTarget("cuda:sm_90");
         auto* chain = matrix->chainModel();
@@ -422,7 +427,7 @@ private slots:
                  7);
 
         // Problems: every broken fixture, with its cause.
-        auto* problems = window.problemsView()->model();
+        auto* problems = child<ui::ProblemsView>(&window, "problemsView")->model();
         const std::pair<QString, QString> expected[] = {
             {"fixture-missing-dep", "library_dependency_missing"},
             {"fixture-unavailable", "optional_dependency_missing"},
@@ -519,7 +524,7 @@ private slots:
         const auto path = PluginSearchPath::from_dirs({tmp.path().toStdString()});
         registry.set_plugin_discovery(path.discovery());
         ui::MainWindow window(registry, devices, path);
-        window.matrixView()->setTarget("cpu");
+        child<ui::KernelMatrixView>(&window, "matrixView")->setTarget("cpu");
         QSignalSpy shown(&window, &ui::MainWindow::catalogShown);
         QVERIFY(shown.wait(20000));
         // The first catalog: discovered, not loaded -- unless the matrix's resolution (on the
@@ -531,7 +536,7 @@ private slots:
                  std::string(to_string(first->state)).c_str());
         // The resolution of every op for "cpu" reaches (late_op, cpu, generic, default): the
         // plugin is loaded in the inspection worker, never in this process.
-        auto* proxy = window.backendTree()->proxy();
+        auto* proxy = child<ui::BackendTreeView>(&window, "backendTree")->proxy();
         auto stateShown = [&] {
             const auto hits = proxy->match(proxy->index(0, 0), Qt::DisplayRole, "fixture-late", 1,
                                            Qt::MatchRecursive | Qt::MatchExactly);
@@ -544,8 +549,8 @@ private slots:
         QVERIFY(!registry.is_loaded("fixture-late"));
         // The chain came back from the worker (the library registers the good fixture's
         // cells, not late_op, so after its load nothing declares late_op any more).
-        window.matrixView()->setSelectedOp("late_op");
-        auto* chain = window.matrixView()->chainModel();
+        child<ui::KernelMatrixView>(&window, "matrixView")->setSelectedOp("late_op");
+        auto* chain = child<ui::KernelMatrixView>(&window, "matrixView")->chainModel();
         QTRY_VERIFY_WITH_TIMEOUT(chain->resolution(), 20000);
         const auto late = chain->resolution();
         QCOMPARE(late->op, std::string("late_op"));
@@ -611,19 +616,22 @@ private slots:
         const auto catalogMs = t.elapsed();
         window.grab(); // lays out and paints the populated window
         const auto startMs = t.elapsed();
-        auto* proxy = window.backendTree()->proxy();
+        auto* proxy = child<ui::BackendTreeView>(&window, "backendTree")->proxy();
         QVERIFY(proxy->rowCount() > 0);
-        QVERIFY(window.matrixView()->model()->rowCount() > 0);
+        QVERIFY(child<ui::KernelMatrixView>(&window, "matrixView")->model()->rowCount() > 0);
         QVERIFY(window.catalog()->kernels.size() >= 100000);
         t.restart();
-        QTest::keyClick(window.backendTree()->searchBox(), '7');
-        window.backendTree()->grab();
+        QTest::keyClick(
+            child<QLineEdit>(child<ui::BackendTreeView>(&window, "backendTree"), "backendSearch"),
+            '7');
+        child<ui::BackendTreeView>(&window, "backendTree")->grab();
         const auto keyMs = t.elapsed();
         qInfo("scale: GUI cold start to a populated window %lld ms (catalog shown at %lld ms), "
               "one search keystroke %lld ms; %zu backends, %zu kernel cells, matrix %d x %d",
               startMs, catalogMs, keyMs, window.catalog()->backends.size(),
-              window.catalog()->kernels.size(), window.matrixView()->model()->rowCount(),
-              window.matrixView()->model()->columnCount());
+              window.catalog()->kernels.size(),
+              child<ui::KernelMatrixView>(&window, "matrixView")->model()->rowCount(),
+              child<ui::KernelMatrixView>(&window, "matrixView")->model()->columnCount());
         window.controller()->waitForIdle();
     }
 
@@ -633,21 +641,32 @@ private slots:
             ui::MainWindow window(f.registry, f.devices, f.path);
             window.show();
             QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
-            window.matrixView()->setTarget("cuda:sm_80");
-            window.backendTree()->tagChip("experimental")->click();
-            window.backendTree()->groupingBox()->setCurrentIndex(1);
-            window.tabs()->setCurrentIndex(ui::MainWindow::MatrixTab);
+            child<ui::KernelMatrixView>(&window, "matrixView")->setTarget("cuda:sm_80");
+            child<ui::BackendTreeView>(&window, "backendTree")->tagChip("experimental")->click();
+            child<QComboBox>(child<ui::BackendTreeView>(&window, "backendTree"), "groupingBox")
+                ->setCurrentIndex(1);
+            child<QTabWidget>(&window, "mainTabs")->setCurrentIndex(ui::MainWindow::MatrixTab);
             QVERIFY(window.close()); // writes the settings
             window.controller()->waitForIdle();
         }
         Fixture f;
         ui::MainWindow window(f.registry, f.devices, f.path);
         QTRY_VERIFY_WITH_TIMEOUT(window.catalog() != nullptr, 20000);
-        QCOMPARE(window.matrixView()->target(), QStringLiteral("cuda:sm_80"));
-        QVERIFY(!window.backendTree()->proxy()->excludedTags().contains("experimental"));
-        QVERIFY(window.backendTree()->proxy()->excludedTags().contains("debug"));
-        QCOMPARE(window.backendTree()->groupingBox()->currentIndex(), 1);
-        QCOMPARE(window.tabs()->currentIndex(), int(ui::MainWindow::MatrixTab));
+        QCOMPARE(child<ui::KernelMatrixView>(&window, "matrixView")->target(),
+                 QStringLiteral("cuda:sm_80"));
+        QVERIFY(!child<ui::BackendTreeView>(&window, "backendTree")
+                     ->proxy()
+                     ->excludedTags()
+                     .contains("experimental"));
+        QVERIFY(child<ui::BackendTreeView>(&window, "backendTree")
+                    ->proxy()
+                    ->excludedTags()
+                    .contains("debug"));
+        QCOMPARE(child<QComboBox>(child<ui::BackendTreeView>(&window, "backendTree"), "groupingBox")
+                     ->currentIndex(),
+                 1);
+        QCOMPARE(child<QTabWidget>(&window, "mainTabs")->currentIndex(),
+                 int(ui::MainWindow::MatrixTab));
         // View > CPU ISA level cap keeps the choice for the next start.
         auto* menu = window.findChild<QMenu*>(QStringLiteral("isaCapMenu"));
         QVERIFY(menu);
@@ -669,4 +688,5 @@ private slots:
 };
 
 QTEST_MAIN(TestExplorer)
+#include "support/findchild.h"
 #include "tst_explorer.moc"

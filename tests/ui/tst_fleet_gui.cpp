@@ -40,6 +40,7 @@
 #include <filesystem>
 
 using namespace switchyard;
+using switchyard::test::child;
 using namespace switchyard::ui;
 
 namespace {
@@ -172,9 +173,13 @@ private slots:
                     .toString()
                     .contains(QStringLiteral("report-node-01.json")));
         // The broken file is listed, with its error.
-        QVERIFY(!view.issuesView()->isHidden());
-        QVERIFY(view.issuesView()->toPlainText().contains(QStringLiteral("report-node-99.json")));
-        QVERIFY(view.titleLabel()->text().contains(QStringLiteral("could not be read")));
+        QVERIFY(!child<QPlainTextEdit>(&view, "fleetIssues")->isHidden());
+        QVERIFY(child<QPlainTextEdit>(&view, "fleetIssues")
+                    ->toPlainText()
+                    .contains(QStringLiteral("report-node-99.json")));
+        QVERIFY(child<QLabel>(&view, "fleetTitle")
+                    ->text()
+                    .contains(QStringLiteral("could not be read")));
 
         std::vector<std::string> names;
         const auto reports = loadLikeTheCli(m_folder, names);
@@ -195,18 +200,23 @@ private slots:
                          .data(MultiCompareModel::OutlierRole)
                          .toBool());
         }
-        QVERIFY(view.summaryLabel()->text().contains(QStringLiteral("%1 SLOWER").arg(kRows)));
-        QVERIFY(view.summaryLabel()->text().contains(
-            QString::fromStdString(CompareOptions{}.describe()).toHtmlEscaped()));
+        QVERIFY(child<QLabel>(&view, "fleetSummary")
+                    ->text()
+                    .contains(QStringLiteral("%1 SLOWER").arg(kRows)));
+        QVERIFY(child<QLabel>(&view, "fleetSummary")
+                    ->text()
+                    .contains(QString::fromStdString(CompareOptions{}.describe()).toHtmlEscaped()));
         // The side panel: the outlier's context and its fingerprint differences.
         view.showMachine(kOutlier);
-        const QString details = view.detailsView()->toPlainText();
+        const QString details = child<QTextBrowser>(&view, "fleetDetails")->toPlainText();
         QVERIFY2(details.contains(QStringLiteral("Slow CPU 3000")), qPrintable(details));
         QVERIFY(details.contains(QStringLiteral("Not the same machine")));
         QVERIFY(details.contains(QStringLiteral("machine.cpu.microcode")));
         QVERIFY(details.contains(QStringLiteral("SapphireRapids")));
         view.showMachine(1);
-        QVERIFY(view.detailsView()->toPlainText().contains(QStringLiteral("fingerprints match")));
+        QVERIFY(child<QTextBrowser>(&view, "fleetDetails")
+                    ->toPlainText()
+                    .contains(QStringLiteral("fingerprints match")));
         // Copy as text: the core's text, naming the files as the CLI names them.
         std::vector<std::string> files;
         for (const auto& n : names)
@@ -216,9 +226,9 @@ private slots:
                  QString::fromStdString(MultiComparison::of(reports, files, {}, 0).to_text()));
 
         // Another baseline (the combo box): every verdict follows.
-        QCOMPARE(view.baselineBox()->count(), kMachines);
-        view.baselineBox()->setCurrentIndex(kOutlier);
-        emit view.baselineBox()->activated(kOutlier);
+        QCOMPARE(child<QComboBox>(&view, "baselineBox")->count(), kMachines);
+        child<QComboBox>(&view, "baselineBox")->setCurrentIndex(kOutlier);
+        emit child<QComboBox>(&view, "baselineBox")->activated(kOutlier);
         QCOMPARE(model->baseline(), kOutlier);
         QCOMPARE(shown.count(), 2);
         QCOMPARE(
@@ -233,9 +243,10 @@ private slots:
                         .data(MultiCompareModel::OutlierRole)
                         .toBool());
         }
-        QVERIFY(view.summaryLabel()->text().contains(QStringLiteral("node-02")));
+        QVERIFY(child<QLabel>(&view, "fleetSummary")->text().contains(QStringLiteral("node-02")));
         // The sort proxy sorts a machine's column by its medians.
-        view.table()->sortByColumn(MultiCompareModel::columnOf(1), Qt::DescendingOrder);
+        child<QTableView>(&view, "fleetTable")
+            ->sortByColumn(MultiCompareModel::columnOf(1), Qt::DescendingOrder);
         const double first = view.proxy()
                                  ->index(0, MultiCompareModel::columnOf(1))
                                  .data(MultiCompareModel::SortRole)
@@ -257,8 +268,10 @@ private slots:
         Fleet fleet = FleetLoader::load(dir.path());
         view.setFleet(fleet);
         QCOMPARE(view.model()->rowCount(), 0);
-        QVERIFY(!view.issuesView()->isHidden());
-        QVERIFY(view.issuesView()->toPlainText().contains(QStringLiteral("two or more")));
+        QVERIFY(!child<QPlainTextEdit>(&view, "fleetIssues")->isHidden());
+        QVERIFY(child<QPlainTextEdit>(&view, "fleetIssues")
+                    ->toPlainText()
+                    .contains(QStringLiteral("two or more")));
         QVERIFY(view.comparisonText().isEmpty());
     }
 
@@ -271,19 +284,23 @@ private slots:
                               Qt::NoModifier);
         QApplication::sendEvent(&w.window, &enter);
         QVERIFY(enter.isAccepted());
-        QSignalSpy shown(w.window.fleetView(), &FleetView::fleetShown);
+        QSignalSpy shown(child<ui::FleetView>(&w.window, "fleetView"), &FleetView::fleetShown);
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&w.window, &drop);
-        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::FleetTab));
+        QCOMPARE(child<QTabWidget>(&w.window, "mainTabs")->currentIndex(),
+                 int(MainWindow::FleetTab));
         QVERIFY(shown.wait(20000));
-        QCOMPARE(w.window.fleetView()->model()->reportCount(), kMachines);
-        QCOMPARE(w.window.fleetView()->model()->rowCount(), kRows);
-        QVERIFY(w.window.fleetView()->titleLabel()->text().contains(
-            QStringLiteral("could not be read")));
-        QVERIFY(w.window.fleetView()->issuesView()->toPlainText().contains(
-            QStringLiteral("report-node-99.json")));
+        QCOMPARE(child<ui::FleetView>(&w.window, "fleetView")->model()->reportCount(), kMachines);
+        QCOMPARE(child<ui::FleetView>(&w.window, "fleetView")->model()->rowCount(), kRows);
+        QVERIFY(child<QLabel>(child<ui::FleetView>(&w.window, "fleetView"), "fleetTitle")
+                    ->text()
+                    .contains(QStringLiteral("could not be read")));
+        QVERIFY(child<QPlainTextEdit>(child<ui::FleetView>(&w.window, "fleetView"), "fleetIssues")
+                    ->toPlainText()
+                    .contains(QStringLiteral("report-node-99.json")));
     }
 };
 
 QTEST_MAIN(TestFleetGui)
+#include "support/findchild.h"
 #include "tst_fleet_gui.moc"

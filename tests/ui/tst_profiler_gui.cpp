@@ -43,14 +43,17 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QUrl>
 
 #include <csignal>
 #include <sys/resource.h>
 
 using namespace switchyard;
+using switchyard::test::child;
 using namespace switchyard::ui;
 
 namespace {
@@ -398,13 +401,13 @@ private slots:
         ProfileView view(&controller);
         view.setReport(knownReport(), "known.json");
         QTRY_COMPARE(view.plots()->plot(PlotsView::TimePlot)->graphCount(), 2);
-        view.filterEdit()->setText("avx2");
+        child<QLineEdit>(&view, "resultsFilter")->setText("avx2");
         QCOMPARE(view.proxy()->rowCount(), 2);
         QTRY_COMPARE(view.plots()->plot(PlotsView::TimePlot)->graphCount(), 1);
         QTRY_COMPARE(view.plots()->rooflinePoints().size(), std::size_t(2));
         // The speedup needs the reference rows; filtered out, it says so.
         QCOMPARE(view.plots()->plot(PlotsView::SpeedupPlot)->plottableCount(), 0);
-        view.filterEdit()->clear();
+        child<QLineEdit>(&view, "resultsFilter")->clear();
         QTRY_COMPARE(view.plots()->plot(PlotsView::SpeedupPlot)->plottableCount(), 1);
         // CSV of the table.
         const QString csv = m_dir.filePath("table.csv");
@@ -416,10 +419,10 @@ private slots:
         ProfileController controller;
         ProfileView view(&controller);
         view.setChoices({"rms_norm"}, {"cpu"}, true);
-        view.sizesEdit()->setText("1024, 3x1023");
-        view.budgetBox()->setValue(0.05);
-        view.noiseBox()->setValue(1.0);
-        view.coldBox()->setChecked(true);
+        child<QLineEdit>(&view, "sizesEdit")->setText("1024, 3x1023");
+        child<QDoubleSpinBox>(&view, "budgetBox")->setValue(0.05);
+        child<QDoubleSpinBox>(&view, "noiseBox")->setValue(1.0);
+        child<QCheckBox>(&view, "coldCacheBox")->setChecked(true);
         auto* repeat = view.findChild<QSpinBox*>(QStringLiteral("repeat"));
         QVERIFY(repeat);
         QCOMPARE(view.settings().repeat, 1);
@@ -434,10 +437,10 @@ private slots:
         QCOMPARE(s.max_noise, 0.01);
         QCOMPARE(s.sizes.at("*"), (std::vector<std::string>{"1024", "3x1023"}));
         // A bad size is named before any worker starts.
-        view.sizesEdit()->setText("12x");
+        child<QLineEdit>(&view, "sizesEdit")->setText("12x");
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, view.settings());
         QVERIFY(!view.run());
-        QVERIFY(view.logView()->toPlainText().contains("12x"));
+        QVERIFY(child<QPlainTextEdit>(&view, "profileLog")->toPlainText().contains("12x"));
         QVERIFY(!view.isRunning());
     }
 
@@ -451,17 +454,17 @@ private slots:
             {{"SWITCHYARD_PLUGIN_PATH", kProfilingFixtures.toStdString()}});
         view.show();
         view.setChoices({"flow_match_step"}, {"cpu"}, true);
-        view.sizesEdit()->setText("1023");
-        view.budgetBox()->setValue(0.02);
+        child<QLineEdit>(&view, "sizesEdit")->setText("1023");
+        child<QDoubleSpinBox>(&view, "budgetBox")->setValue(0.02);
         // The hang costs this long. 2 s was too little for a healthy row on a loaded 2-core
         // machine running two suites at once (a fresh worker's first row timed out).
-        view.timeoutBox()->setValue(5);
+        child<QDoubleSpinBox>(&view, "timeoutBox")->setValue(5);
         QSignalSpy inserted(view.model(), &QAbstractItemModel::rowsInserted);
         QSignalSpy finished(&view, &ProfileView::runFinished);
         QVERIFY(view.run());
         QVERIFY(view.isRunning());
-        QVERIFY(!view.runButton()->isEnabled());
-        QVERIFY(view.cancelButton()->isEnabled());
+        QVERIFY(!child<QPushButton>(&view, "runButton")->isEnabled());
+        QVERIFY(child<QPushButton>(&view, "cancelButton")->isEnabled());
         QVERIFY(finished.wait(120000));
         QCOMPARE(finished.at(0).at(0).toBool(), false); // not cancelled
         QMap<QString, int> byVariant;
@@ -497,18 +500,18 @@ private slots:
             }
         // The plots drew the streamed rows: one time series per measured variant.
         QTRY_VERIFY(view.plots()->plot(PlotsView::TimePlot)->graphCount() >= 2);
-        QCOMPARE(view.progressBar()->value(), view.model()->rowCount());
-        QCOMPARE(view.progressBar()->maximum(), view.model()->rowCount());
-        const QString log = view.logView()->toPlainText();
+        QCOMPARE(child<QProgressBar>(&view, "runProgress")->value(), view.model()->rowCount());
+        QCOMPARE(child<QProgressBar>(&view, "runProgress")->maximum(), view.model()->rowCount());
+        const QString log = child<QPlainTextEdit>(&view, "profileLog")->toPlainText();
         QVERIFY(log.contains("crashed (SIGSEGV)"));
         QVERIFY(log.contains("timed out"));
         QVERIFY(!view.isRunning());
-        QVERIFY(view.runButton()->isEnabled());
+        QVERIFY(child<QPushButton>(&view, "runButton")->isEnabled());
         // The report to save carries the context.
         const Report rep = view.report();
         QCOMPARE(int(rep.rows.size()), view.model()->rowCount());
         QVERIFY(rep.context.contains("devices"));
-        QVERIFY(!view.contextView()->toPlainText().isEmpty());
+        QVERIFY(!child<QTextBrowser>(&view, "runContext")->toPlainText().isEmpty());
     }
 
     void cancelStopsTheRun() {
@@ -521,17 +524,17 @@ private slots:
             {{"SWITCHYARD_PLUGIN_PATH", kProfilingFixtures.toStdString()}});
         // Every variant, long budgets and the hang's long timeout: minutes if not cancelled.
         view.setChoices({"flow_match_step"}, {"cpu"}, true);
-        view.sizesEdit()->setText("1023, 4095");
-        view.budgetBox()->setValue(3);
-        view.noiseBox()->setValue(0);
-        view.timeoutBox()->setValue(60);
+        child<QLineEdit>(&view, "sizesEdit")->setText("1023, 4095");
+        child<QDoubleSpinBox>(&view, "budgetBox")->setValue(3);
+        child<QDoubleSpinBox>(&view, "noiseBox")->setValue(0);
+        child<QDoubleSpinBox>(&view, "timeoutBox")->setValue(60);
         QSignalSpy finished(&view, &ProfileView::runFinished);
         QVERIFY(view.run());
         QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 1, 60000);
         const int kept = view.model()->rowCount();
         QElapsedTimer clock;
         clock.start();
-        view.cancelButton()->click();
+        child<QPushButton>(&view, "cancelButton")->click();
         QVERIFY(finished.wait(5000));
         const auto ms = clock.elapsed();
         qInfo("cancel took %lld ms", qlonglong(ms));
@@ -539,8 +542,8 @@ private slots:
         QCOMPARE(finished.at(0).at(0).toBool(), true);
         QVERIFY(!view.isRunning());
         QVERIFY(view.model()->rowCount() >= kept); // finished rows are kept
-        QVERIFY(view.model()->rowCount() < view.progressBar()->maximum());
-        QVERIFY(view.logView()->toPlainText().contains("Cancelled"));
+        QVERIFY(view.model()->rowCount() < child<QProgressBar>(&view, "runProgress")->maximum());
+        QVERIFY(child<QPlainTextEdit>(&view, "profileLog")->toPlainText().contains("Cancelled"));
     }
 
     void compareTwoSavedReports() {
@@ -554,18 +557,24 @@ private slots:
         b.save(pb.toStdString());
         Window w;
         QCOMPARE(w.window.compareReports({pa, pb}), QString());
-        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::CompareTab));
-        auto* model = w.window.compareView()->pairModel();
+        QCOMPARE(child<QTabWidget>(&w.window, "mainTabs")->currentIndex(),
+                 int(MainWindow::CompareTab));
+        auto* model = child<ui::CompareView>(&w.window, "compareView")->pairModel();
         QCOMPARE(model->pairCount(), 4);
         QStringList verdicts;
         for (int r = 0; r < model->rowCount(); ++r)
             verdicts << model->verdictAt(r);
         QCOMPARE(verdicts.count("FASTER"), 1);
         QCOMPARE(verdicts.count("SAME"), 3);
-        QVERIFY(!w.window.compareView()->warningLabel()->isHidden());
-        QVERIFY(w.window.compareView()->warningLabel()->text().contains("dram.triad.all"));
-        QVERIFY(w.window.compareView()->summaryLabel()->text().contains("bench-b"));
-        QCOMPARE(w.window.compareView()->multiModel()->reportCount(), 2);
+        QVERIFY(!child<QLabel>(child<ui::CompareView>(&w.window, "compareView"), "compareWarning")
+                     ->isHidden());
+        QVERIFY(child<QLabel>(child<ui::CompareView>(&w.window, "compareView"), "compareWarning")
+                    ->text()
+                    .contains("dram.triad.all"));
+        QVERIFY(child<QLabel>(child<ui::CompareView>(&w.window, "compareView"), "compareSummary")
+                    ->text()
+                    .contains("bench-b"));
+        QCOMPARE(child<ui::CompareView>(&w.window, "compareView")->multiModel()->reportCount(), 2);
         // A report that cannot be read is named with the reason.
         const QString bad = m_dir.filePath("bad.json");
         QFile f(bad);
@@ -599,11 +608,13 @@ private slots:
             QVERIFY(event.isAccepted());
         };
         drop({pa}); // one file: opened in the profiler
-        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::ProfilerTab));
-        QCOMPARE(w.window.profileView()->model()->rowCount(), 4);
+        QCOMPARE(child<QTabWidget>(&w.window, "mainTabs")->currentIndex(),
+                 int(MainWindow::ProfilerTab));
+        QCOMPARE(child<ui::ProfileView>(&w.window, "profileView")->model()->rowCount(), 4);
         drop({pa, pb}); // several: compared
-        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::CompareTab));
-        QCOMPARE(w.window.compareView()->pairModel()->pairCount(), 4);
+        QCOMPARE(child<QTabWidget>(&w.window, "mainTabs")->currentIndex(),
+                 int(MainWindow::CompareTab));
+        QCOMPARE(child<ui::CompareView>(&w.window, "compareView")->pairModel()->pairCount(), 4);
     }
 
     void openReportShowsItsMachine() {
@@ -611,9 +622,9 @@ private slots:
         knownReport().save(path.toStdString());
         Window w;
         QCOMPARE(w.window.openReport(path), QString());
-        auto* view = w.window.profileView();
+        auto* view = child<ui::ProfileView>(&w.window, "profileView");
         QCOMPARE(view->model()->rowCount(), 4);
-        const QString ctx = view->contextView()->toPlainText();
+        const QString ctx = child<QTextBrowser>(view, "runContext")->toPlainText();
         for (const char* s :
              {"Test CPU 9000", "bench-a", "l3.triad.all", "dram.triad.all", "0.1.0"})
             QVERIFY2(ctx.contains(s), s);
@@ -679,7 +690,7 @@ private slots:
         Window w;
         w.window.show();
         QTRY_VERIFY_WITH_TIMEOUT(w.window.catalog() != nullptr, 30000);
-        auto* matrix = w.window.matrixView();
+        auto* matrix = child<ui::KernelMatrixView>(&w.window, "matrixView");
         int row = -1;
         for (int r = 0; r < 64 && row < 0; ++r)
             if (matrix->model()->opAt(r) == "rms_norm")
@@ -698,8 +709,9 @@ private slots:
         QCOMPARE(menu->actions().size(), 4);
         QVERIFY(menu->actions()[1]->text().contains("all variants"));
         menu->actions()[1]->trigger();
-        QCOMPARE(w.window.tabs()->currentIndex(), int(MainWindow::ProfilerTab));
-        const auto s = w.window.profileView()->settings();
+        QCOMPARE(child<QTabWidget>(&w.window, "mainTabs")->currentIndex(),
+                 int(MainWindow::ProfilerTab));
+        const auto s = child<ui::ProfileView>(&w.window, "profileView")->settings();
         QCOMPARE(s.ops, std::vector<std::string>{"rms_norm"});
         QCOMPARE(s.devices, std::vector<std::string>{"cpu"});
         QVERIFY(s.all_variants);
@@ -707,10 +719,11 @@ private slots:
         std::unique_ptr<QMenu> header(matrix->profileMenu(row, -1));
         QCOMPARE(header->actions().size(), 2);
         header->actions()[0]->trigger();
-        QVERIFY(w.window.profileView()->settings().devices.empty());
-        QVERIFY(!w.window.profileView()->settings().all_variants);
+        QVERIFY(child<ui::ProfileView>(&w.window, "profileView")->settings().devices.empty());
+        QVERIFY(!child<ui::ProfileView>(&w.window, "profileView")->settings().all_variants);
     }
 };
 
 QTEST_MAIN(TestProfilerGui)
+#include "support/findchild.h"
 #include "tst_profiler_gui.moc"

@@ -102,7 +102,6 @@ bool ProfileController::start(const ProfileSettings& settings) {
     });
     m_thread->setObjectName(QStringLiteral("switchyard-profile"));
     m_thread->start();
-    emit runStarted();
     emit logLine(tr("Profiling with %1").arg(m_executable));
     return true;
 }

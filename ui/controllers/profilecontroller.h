@@ -53,11 +53,7 @@ public:
     /// Blocks until the run's thread ended (tests); queued signals still need the event loop.
     bool wait(int ms);
 
-    int rowsDone() const { return m_done; }
-    int rowsTotal() const { return m_total; }
-
 signals:
-    void runStarted();
     void contextArrived(const nlohmann::json& context);
     void planArrived(int total);
     void rowStarted(int index, const QString& label);

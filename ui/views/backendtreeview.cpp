@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "views/backendtreeview.h"
+#include "views/viewsupport.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,6 +20,14 @@ BackendTreeView::BackendTreeView(QWidget* parent)
       m_search(new QLineEdit), m_grouping(new QComboBox),
       m_showUnavailable(new QCheckBox(tr("Show unavailable"))), m_chips(new QWidget),
       m_chipLayout(new QHBoxLayout(m_chips)), m_tree(new QTreeView) {
+    identify(this, "backendTree", tr("Backends"),
+             tr("The installed backends, grouped, with their kernels and components"));
+    identify(m_search, "backendSearch", tr("Search backends"),
+             tr("Filters the tree by backend, kernel, component or tag (Ctrl+F)"));
+    identify(m_grouping, "groupingBox", tr("Grouping"), tr("Group the tree by source or by tag"));
+    identify(m_showUnavailable, "showUnavailableBox", tr("Show unavailable"),
+             tr("Also lists the backends that cannot load here"));
+    identify(m_tree, "backendTreeView", tr("Backend tree"));
     m_proxy->setSourceModel(m_model);
     m_search->setPlaceholderText(tr("Search backends, kernels (Ctrl+F)"));
     m_search->setClearButtonEnabled(true);
@@ -85,6 +94,31 @@ BackendTreeView::BackendTreeView(QWidget* parent)
     });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &BackendTreeView::emitSelection);
+}
+
+void BackendTreeView::focusSearch() {
+    m_search->setFocus(Qt::ShortcutFocusReason);
+    m_search->selectAll();
+}
+
+const BackendInfo* BackendTreeView::currentBackend() const {
+    return m_model->backendAt(m_proxy->mapToSource(m_tree->currentIndex()));
+}
+
+int BackendTreeView::grouping() const {
+    return m_grouping->currentIndex();
+}
+
+void BackendTreeView::setGrouping(int grouping) {
+    m_grouping->setCurrentIndex(grouping);
+}
+
+bool BackendTreeView::showUnavailable() const {
+    return m_showUnavailable->isChecked();
+}
+
+void BackendTreeView::setShowUnavailable(bool show) {
+    m_showUnavailable->setChecked(show);
 }
 
 void BackendTreeView::expandMatches() {

@@ -23,10 +23,17 @@ public:
     void setResults(CatalogPtr catalog);
     BackendTreeModel* model() const { return m_model; }
     BackendFilterProxy* proxy() const { return m_proxy; }
-    QTreeView* treeView() const { return m_tree; }
-    QLineEdit* searchBox() const { return m_search; }
-    QCheckBox* showUnavailableBox() const { return m_showUnavailable; }
-    QComboBox* groupingBox() const { return m_grouping; }
+    /// Puts the keyboard focus in the search field with its text selected (Edit ▸ Find).
+    void focusSearch();
+    /// The backend of the tree's current row (or of the backend the row belongs to), or
+    /// nullptr.
+    const BackendInfo* currentBackend() const;
+    /// The grouping choice (0: by source, 1: by tag) and the "Show unavailable" filter, as
+    /// the window's settings keep them.
+    int grouping() const;
+    void setGrouping(int grouping);
+    bool showUnavailable() const;
+    void setShowUnavailable(bool show);
     /// The chip of `tag`, nullptr when no backend has it.
     QToolButton* tagChip(const QString& tag) const;
     /// Selects the first backend named `name`; false when it is filtered out or unknown.

@@ -5,6 +5,7 @@
 #include "models/qtstring.h"
 #include "models/resultscontext.h"
 #include "models/tone.h"
+#include "views/viewsupport.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -35,15 +36,22 @@ QTableView* makeTable(QSortFilterProxyModel* proxy) {
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_pair(new CompareModel(this)), m_multi(new MultiCompareModel(this)),
       m_pairProxy(new QSortFilterProxyModel(this)), m_multiProxy(new QSortFilterProxyModel(this)),
-      m_pairTable(nullptr), m_multiTable(nullptr), m_summary(new QLabel), m_warning(new QLabel),
-      m_tabs(new QTabWidget) {
-    setObjectName(QStringLiteral("compareView"));
+      m_pairTable(nullptr), m_multiTable(nullptr), m_summary(new QLabel),
+      m_warning(makeBanner(Tone::Warning)), m_tabs(new QTabWidget) {
+    identify(this, "compareView", tr("Compare reports"));
+    identify(m_summary, "compareSummary", tr("Compared reports"));
+    identify(m_warning, "compareWarning", tr("Ceiling differences"));
+    identify(m_tabs, "compareTabs", tr("Comparison tables"));
     m_pairProxy->setSourceModel(m_pair);
     m_pairProxy->setSortRole(CompareModel::SortRole);
     m_multiProxy->setSourceModel(m_multi);
     m_multiProxy->setSortRole(MultiCompareModel::SortRole);
     m_pairTable = makeTable(m_pairProxy);
     m_multiTable = makeTable(m_multiProxy);
+    identify(m_pairTable, "comparePairTable", tr("A vs B"),
+             tr("The first two reports row by row: verdict, ratio B/A, p-value"));
+    identify(m_multiTable, "compareAllTable", tr("All reports"),
+             tr("Every report as a column, each against the first report that has the row"));
     const int widths[] = {110, 110, 70, 80, 150, 90, 90, 80, 80, 100};
     for (int c = 0; c < CompareModel::ColumnCount; ++c)
         m_pairTable->setColumnWidth(c, widths[c]);
@@ -51,14 +59,6 @@ CompareView::CompareView(QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setText(tr("Open two or more reports to compare them (File ▸ Compare reports…, or "
                           "drop the files on the window)."));
-    m_warning->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_warning->setWordWrap(true);
-    m_warning->setAutoFillBackground(true);
-    QPalette pal = m_warning->palette();
-    pal.setColor(QPalette::Window, toneColor(Tone::Warning, true));
-    m_warning->setPalette(pal);
-    m_warning->setContentsMargins(6, 4, 6, 4);
-    m_warning->hide();
     m_tabs->addTab(m_pairTable, tr("A vs B"));
     m_tabs->addTab(m_multiTable, tr("All reports"));
     auto* legend =
@@ -75,6 +75,10 @@ CompareView::CompareView(QWidget* parent)
     layout->addWidget(m_warning);
     layout->addWidget(legend);
     layout->addWidget(m_tabs, 1);
+}
+
+void CompareView::showPane(Pane pane) {
+    m_tabs->setCurrentIndex(int(pane));
 }
 
 void CompareView::setReports(const std::vector<Report>& reports, const QStringList& names) {

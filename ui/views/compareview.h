@@ -32,11 +32,9 @@ public:
 
     CompareModel* pairModel() const { return m_pair; }
     MultiCompareModel* multiModel() const { return m_multi; }
-    QTableView* pairTable() const { return m_pairTable; }
-    QTableView* multiTable() const { return m_multiTable; }
-    QLabel* warningLabel() const { return m_warning; }
-    QLabel* summaryLabel() const { return m_summary; }
-    QTabWidget* tabs() const { return m_tabs; }
+    /// The two tables' tabs.
+    enum Pane { PairPane, AllPane };
+    void showPane(Pane pane);
 
 private:
     CompareModel* m_pair;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "views/fleetview.h"
+#include "views/viewsupport.h"
 
 #include "models/comparemodel.h"
 #include "models/qtstring.h"
@@ -49,9 +50,22 @@ FleetView::FleetView(QWidget* parent)
     : QWidget(parent), m_model(new MultiCompareModel(this)),
       m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView), m_title(new QLabel),
       m_summary(new QLabel), m_baselineBox(new QComboBox),
-      m_copy(new QPushButton(tr("Copy as text"))), m_issues(new QPlainTextEdit),
+      m_copy(new QPushButton(tr("Co&py as text"))), m_issues(new QPlainTextEdit),
       m_details(new QTextBrowser) {
-    setObjectName(QStringLiteral("fleetView"));
+    identify(this, "fleetView", tr("Fleet"),
+             tr("A folder of reports from many machines, one column per machine"));
+    identify(m_table, "fleetTable", tr("Fleet comparison"),
+             tr("One row per kernel cell and size, one column per machine; the verdict of each "
+                "against the baseline"));
+    identify(m_title, "fleetTitle", tr("Fleet folder"));
+    identify(m_summary, "fleetSummary", tr("Fleet summary"));
+    identify(m_baselineBox, "baselineBox", tr("Baseline"),
+             tr("The report every other column is judged against"));
+    identify(m_copy, "fleetCopy", tr("Copy as text"),
+             tr("Copy the comparison as switchyard-cli compare prints it"));
+    identify(m_issues, "fleetIssues", tr("Fleet problems"),
+             tr("Reports that could not be read and jobs that did not finish"));
+    identify(m_details, "fleetDetails", tr("Machine details"));
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(MultiCompareModel::SortRole);
     m_table->setModel(m_proxy);
@@ -70,10 +84,8 @@ FleetView::FleetView(QWidget* parent)
     m_title->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setWordWrap(true);
-    m_baselineBox->setToolTip(tr("The report every other column is judged against"));
     m_baselineBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_baselineBox->setEnabled(false);
-    m_copy->setToolTip(tr("Copy the comparison as switchyard-cli compare prints it"));
     m_copy->setEnabled(false);
     m_issues->setReadOnly(true);
     m_issues->setMaximumHeight(90);
@@ -83,7 +95,9 @@ FleetView::FleetView(QWidget* parent)
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_title, 1);
-    top->addWidget(new QLabel(tr("Baseline:")));
+    auto* baselineLabel = new QLabel(tr("&Baseline:"));
+    baselineLabel->setBuddy(m_baselineBox);
+    top->addWidget(baselineLabel);
     top->addWidget(m_baselineBox);
     top->addWidget(m_copy);
     auto* legend = new QLabel(

@@ -45,12 +45,6 @@ public:
     QString folder() const { return m_folder; }
     MultiCompareModel* model() const { return m_model; }
     QSortFilterProxyModel* proxy() const { return m_proxy; }
-    QTableView* table() const { return m_table; }
-    QComboBox* baselineBox() const { return m_baselineBox; }
-    QPlainTextEdit* issuesView() const { return m_issues; }
-    QLabel* titleLabel() const { return m_title; }
-    QLabel* summaryLabel() const { return m_summary; }
-    QTextBrowser* detailsView() const { return m_details; }
 
 signals:
     /// The table shows a new fleet, or the same against another baseline.

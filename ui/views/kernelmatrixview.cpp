@@ -4,6 +4,7 @@
 #include "models/kernelmatrixmodel.h"
 #include "models/qtstring.h"
 #include "models/tone.h"
+#include "views/viewsupport.h"
 
 #include <QComboBox>
 #include <QFontMetrics>
@@ -33,6 +34,16 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
     : QWidget(parent), m_model(new KernelMatrixModel(this)), m_chain(new ChainModel(this)),
       m_target(new QComboBox), m_summary(new QLabel), m_table(new QTableView),
       m_chainTable(new QTableView) {
+    identify(this, "matrixView", tr("Kernel matrix"),
+             tr("Which backend provides each op on each device, and the chain dispatch walks"));
+    identify(m_table, "matrixTable", tr("Kernel availability"),
+             tr("One row per op, one column per (device, arch, variant); the context menu or "
+                "Profile ▸ Profile selected op profiles it"));
+    identify(m_target, "targetBox", tr("Target"),
+             tr("The device (or a what-if target) the chain is resolved for"));
+    identify(m_summary, "chainSummary", tr("Resolution"));
+    identify(m_chainTable, "chainTable", tr("Fallback chain"),
+             tr("The selected op's chain rung by rung, and why each rung is taken or skipped"));
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setDefaultSectionSize(74);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
@@ -59,7 +70,9 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
                  toneColor(Tone::Winner, true).name()));
     legend->setWordWrap(true);
     auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Target:")));
+    auto* targetLabel = new QLabel(tr("&Target:"));
+    targetLabel->setBuddy(m_target);
+    top->addWidget(targetLabel);
     top->addWidget(m_target);
     top->addSpacing(12);
     top->addWidget(legend, 1);

@@ -32,8 +32,6 @@ public:
 
     KernelMatrixModel* model() const { return m_model; }
     ChainModel* chainModel() const { return m_chain; }
-    QTableView* tableView() const { return m_table; }
-    QComboBox* targetBox() const { return m_target; }
 
     /// What-if targets offered besides the detected devices.
     static QStringList whatIfTargets();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "views/panels.h"
+#include "views/viewsupport.h"
 
 #include "models/dependencymodel.h"
 #include "models/hardwaremodel.h"
@@ -70,6 +71,10 @@ QString keyText(const std::vector<std::string>& key) {
 
 CapabilitiesPanel::CapabilitiesPanel(QWidget* parent)
     : QWidget(parent), m_form(new QFormLayout), m_title(new QLabel) {
+    identify(this, "capabilitiesPanel", tr("Capabilities"),
+             tr("The selected backend: identity, state, why it does not load and the fix, "
+                "contract, paths and cells"));
+    identify(m_title, "capabilitiesTitle", tr("Backend"));
     auto* inner = new QWidget;
     auto* v = new QVBoxLayout(inner);
     QFont f = m_title->font();
@@ -123,7 +128,7 @@ CapabilitiesPanel::CapabilitiesPanel(QWidget* parent)
 
 QLabel* CapabilitiesPanel::addRow(const QString& key, const QString& label) {
     auto* value = selectableLabel();
-    value->setObjectName(key);
+    identify(value, key.toLatin1().constData(), label);
     m_form->addRow(QStringLiteral("<b>%1</b>").arg(label), value);
     return value;
 }
@@ -247,8 +252,18 @@ void CapabilitiesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
 DependenciesPanel::DependenciesPanel(QWidget* parent)
     : QWidget(parent), m_model(new DependencyModel(this)), m_tree(new QTreeView),
       m_problem(new QPlainTextEdit), m_searchPath(selectableLabel()),
-      m_copyInstall(new QPushButton(tr("Copy install command"))),
-      m_copyReport(new QPushButton(tr("Copy diagnostic report"))) {
+      m_copyInstall(new QPushButton(tr("Copy &install command"))),
+      m_copyReport(new QPushButton(tr("Copy diagnostic &report"))) {
+    identify(this, "dependenciesPanel", tr("Dependencies"),
+             tr("The selected backend's optional dependencies and library dependency tree"));
+    identify(m_tree, "dependencyTree", tr("Dependency tree"),
+             tr("Each library the backend needs, where it was found, or that it is missing"));
+    identify(m_problem, "dependencyProblem", tr("Dependency problem"));
+    identify(m_searchPath, "dependencySearchPath", tr("Search path tried"));
+    identify(m_copyInstall, "copyInstallCommand", tr("Copy install command"),
+             tr("Copies the command that installs the missing packages"));
+    identify(m_copyReport, "copyDiagnosticReport", tr("Copy diagnostic report"),
+             tr("The doctor's Markdown report of the whole machine, for a support ticket"));
     m_tree->setModel(m_model);
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setSectionResizeMode(QHeaderView::Interactive);
@@ -257,8 +272,6 @@ DependenciesPanel::DependenciesPanel(QWidget* parent)
     m_problem->setReadOnly(true);
     m_problem->setMaximumHeight(90);
     m_problem->setPlaceholderText(tr("No problem with this backend's dependencies."));
-    m_copyReport->setToolTip(
-        tr("The doctor's Markdown report of the whole machine, for a support ticket"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_copyInstall);
     buttons->addWidget(m_copyReport);
@@ -302,6 +315,11 @@ void DependenciesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
 ProblemsView::ProblemsView(QWidget* parent)
     : QWidget(parent), m_model(new ProblemModel(this)), m_table(new QTableView),
       m_text(new QPlainTextEdit) {
+    identify(this, "problemsView", tr("Problems"),
+             tr("Every problem found on the machine, with its fix"));
+    identify(m_table, "problemsTable", tr("Problems"),
+             tr("One row per problem; Enter or a double click selects its backend"));
+    identify(m_text, "problemText", tr("Selected problem"));
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(m_model);
     proxy->setSortRole(ProblemModel::SortRole);
@@ -318,7 +336,9 @@ ProblemsView::ProblemsView(QWidget* parent)
     m_table->setColumnWidth(ProblemModel::ProblemColumn, 420);
     m_text->setReadOnly(true);
     m_text->setPlaceholderText(tr("Select a problem to see all of it, selectable."));
-    auto* copy = new QPushButton(tr("Copy diagnostic report"));
+    auto* copy = new QPushButton(tr("Copy diagnostic &report"));
+    identify(copy, "copyProblemsReport", tr("Copy diagnostic report"),
+             tr("The doctor's Markdown report of the whole machine, for a support ticket"));
     auto* splitter = new QSplitter(Qt::Vertical);
     splitter->addWidget(m_table);
     splitter->addWidget(m_text);
@@ -341,7 +361,7 @@ ProblemsView::ProblemsView(QWidget* parent)
                                                   qs(p->fix))
                                        : QString());
             });
-    connect(m_table, &QTableView::doubleClicked, this, [this, proxy](const QModelIndex& index) {
+    connect(m_table, &QTableView::activated, this, [this, proxy](const QModelIndex& index) {
         if (const DoctorProblem* p = m_model->problemAt(proxy->mapToSource(index)))
             emit subjectActivated(qs(p->subject));
     });
@@ -354,6 +374,9 @@ void ProblemsView::setResults(const CatalogSnapshot& catalog) {
 
 HardwarePanel::HardwarePanel(QWidget* parent)
     : QWidget(parent), m_model(new HardwareModel(this)), m_tree(new QTreeView) {
+    identify(this, "hardwarePanel", tr("Hardware"),
+             tr("The CPU, the devices and why a device class is absent"));
+    identify(m_tree, "hardwareTree", tr("Hardware"));
     m_tree->setModel(m_model);
     m_tree->setColumnWidth(0, 260);
     m_tree->setWordWrap(true);

@@ -25,10 +25,11 @@ class CapabilitiesPanel : public QWidget {
 public:
     explicit CapabilitiesPanel(QWidget* parent = nullptr);
     void setBackend(const BackendInfo* backend, const CatalogSnapshot* catalog);
-    /// The value label of a form row ("state", "contract", ...), for tests.
-    QLabel* field(const QString& key) const;
 
 private:
+    /// The value label of a form row, found by its key ("state", "contract", ...), which is
+    /// also its objectName.
+    QLabel* field(const QString& key) const;
     QLabel* addRow(const QString& key, const QString& label);
     QFormLayout* m_form;
     QLabel* m_title;
@@ -42,8 +43,6 @@ public:
     explicit DependenciesPanel(QWidget* parent = nullptr);
     void setBackend(const BackendInfo* backend, const CatalogSnapshot* catalog);
     DependencyModel* model() const { return m_model; }
-    QTreeView* treeView() const { return m_tree; }
-    QPlainTextEdit* problemText() const { return m_problem; }
     QString installCommand() const { return m_install; }
 
 private:
@@ -64,7 +63,6 @@ public:
     explicit ProblemsView(QWidget* parent = nullptr);
     void setResults(const CatalogSnapshot& catalog);
     ProblemModel* model() const { return m_model; }
-    QTableView* tableView() const { return m_table; }
 
 signals:
     void subjectActivated(const QString& subject);

@@ -6,6 +6,7 @@
 #include "models/resultscontext.h"
 #include "models/resultsmodel.h"
 #include "views/plotsview.h"
+#include "views/viewsupport.h"
 
 #include <switchyard/profiling/ops.h>
 
@@ -68,17 +69,32 @@ QString etaText(double s) {
 ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller), m_model(new ResultsModel(this)),
       m_proxy(new ResultsFilterProxy(this)), m_plots(new PlotsView), m_table(new QTableView),
-      m_filter(new QLineEdit), m_problemsOnly(new QCheckBox(tr("Problems only"))),
+      m_filter(new QLineEdit), m_problemsOnly(new QCheckBox(tr("Problems onl&y"))),
       m_ops(new QListWidget), m_devices(new QListWidget), m_variants(new QComboBox),
       m_sizeMode(new QComboBox), m_sizes(new QLineEdit),
-      m_cold(new QCheckBox(tr("Cold cache (evict before each sample)"))),
+      m_cold(new QCheckBox(tr("Co&ld cache (evict before each sample)"))),
       m_budget(new QDoubleSpinBox), m_referenceBudget(new QDoubleSpinBox),
       m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox), m_repeat(new QSpinBox),
-      m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
+      m_run(new QPushButton(tr("&Run"))), m_cancel(new QPushButton(tr("&Cancel"))),
       m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
-      m_log(new QPlainTextEdit), m_contextView(new QTextBrowser), m_bottom(new QTabWidget),
-      m_plotTimer(new QTimer(this)) {
-    setObjectName(QStringLiteral("profileView"));
+      m_noiseBanner(makeBanner(Tone::Warning)), m_log(new QPlainTextEdit),
+      m_contextView(new QTextBrowser), m_bottom(new QTabWidget), m_plotTimer(new QTimer(this)) {
+    identify(this, "profileView", tr("Profiler"),
+             tr("What to run, the results table, its plots, log and context"));
+    identify(m_table, "resultsTable", tr("Results"),
+             tr("One row per measured kernel, size and device; sortable"));
+    identify(m_filter, "resultsFilter", tr("Filter rows"),
+             tr("Shows only the rows whose op, device, variant or status contain this text; "
+                "the plots follow"));
+    identify(m_problemsOnly, "problemsOnly", tr("Problems only"),
+             tr("Shows only the rows that failed, crashed, timed out or carry a warning"));
+    identify(m_plots, "plotsView", tr("Plots"));
+    identify(m_log, "profileLog", tr("Log"), tr("Warnings and failures of the run"));
+    identify(m_contextView, "runContext", tr("Context"),
+             tr("The machine, devices, ceilings and settings of the shown run"));
+    identify(m_bottom, "profileBottomTabs", tr("Plots, log and context"));
+    identify(m_origin, "resultsOrigin", tr("Where the rows come from"));
+    identify(m_noiseBanner, "noiseBanner", tr("Noisy machine"));
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
     m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // run order
@@ -95,7 +111,6 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     m_filter->setPlaceholderText(tr("Filter rows (op, device, variant, status…)"));
     m_filter->setClearButtonEnabled(true);
     m_log->setReadOnly(true);
-    m_log->setObjectName(QStringLiteral("profileLog"));
     m_contextView->setOpenLinks(false);
     m_origin->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_origin->setWordWrap(true);
@@ -109,6 +124,8 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     auto* tl = new QVBoxLayout(tableBox);
     tl->setContentsMargins(0, 0, 0, 0);
     tl->addWidget(m_origin);
+    // One banner for a machine too noisy for the target, instead of a yellow cell per row.
+    tl->addWidget(m_noiseBanner);
     tl->addLayout(filterRow);
     tl->addWidget(m_table, 1);
 
@@ -139,8 +156,10 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
         connect(m_proxy, sig, this, &ProfileView::schedulePlots);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &ProfileView::schedulePlots);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &ProfileView::schedulePlots);
-    connect(m_plotTimer, &QTimer::timeout, this,
-            [this] { m_plots->setRows(m_proxy->visibleRows()); });
+    connect(m_plotTimer, &QTimer::timeout, this, [this] {
+        m_plots->setRows(m_proxy->visibleRows());
+        updateNoiseBanner();
+    });
 
     connect(m_run, &QPushButton::clicked, this, &ProfileView::run);
     connect(m_cancel, &QPushButton::clicked, this, &ProfileView::cancel);
@@ -214,13 +233,32 @@ ProfileView::~ProfileView() = default;
 
 QWidget* ProfileView::buildRunPanel() {
     auto* panel = new QWidget;
-    panel->setObjectName(QStringLiteral("runPanel"));
+    identify(panel, "runPanel", tr("Run settings"));
+    identify(m_ops, "opList", tr("Ops"), tr("The ops to profile; none checked: every op"));
+    identify(m_devices, "deviceList", tr("Devices"),
+             tr("The devices to profile on; none checked: every device"));
+    identify(m_variants, "variantBox", tr("Variants"),
+             tr("The resolved cell only, or every available variant (dispatch regret)"));
+    identify(m_sizeMode, "sizeModeBox", tr("Sizes"), tr("The default sweep or a custom list"));
+    identify(m_sizes, "sizesEdit", tr("Custom sizes"),
+             tr("Comma- or space-separated sizes; OP:SIZE applies to one op only."));
+    identify(m_cold, "coldCacheBox", tr("Cold cache"), tr("Evicts the caches before each sample"));
+    identify(m_budget, "budgetBox", tr("Budget per row"), tr("Sampling time per row"));
+    identify(m_referenceBudget, "referenceBudget", tr("Reference budget"));
+    identify(m_noise, "noiseBox", tr("Noise target"),
+             tr("Stop a row early once its relative noise is under this"));
+    identify(m_timeout, "timeoutBox", tr("Row timeout"),
+             tr("A row silent this long is killed and marked timed out"));
+    identify(m_repeat, "repeat", tr("Runs per row"));
+    identify(m_run, "runButton", tr("Run"), tr("Starts a profile run with these settings"));
+    identify(m_cancel, "cancelButton", tr("Cancel"),
+             tr("Stops the run; the rows measured so far stay"));
+    identify(m_progress, "runProgress", tr("Progress"));
+    identify(m_eta, "runEta", tr("Time left"));
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(4, 4, 4, 4);
     for (const auto& op : switchyard::ops())
         addCheckable(m_ops, qs(op.name), qs(op.name));
-    m_ops->setToolTip(tr("None checked: every op."));
-    m_devices->setToolTip(tr("None checked: every device."));
     m_ops->setMaximumHeight(90);
     m_devices->setMaximumHeight(70);
     for (auto* list : {m_ops, m_devices}) {
@@ -230,15 +268,14 @@ QWidget* ProfileView::buildRunPanel() {
     m_eta->setWordWrap(true);
     auto* what = new QGroupBox(tr("What to run"));
     auto* wf = new QFormLayout(what);
-    wf->addRow(tr("Ops"), m_ops);
-    wf->addRow(tr("Devices"), m_devices);
+    wf->addRow(tr("&Ops"), m_ops);
+    wf->addRow(tr("&Devices"), m_devices);
     m_variants->addItem(tr("Resolved cell only"), false);
     m_variants->addItem(tr("All available variants"), true);
-    wf->addRow(tr("Variants"), m_variants);
+    wf->addRow(tr("V&ariants"), m_variants);
     m_sizeMode->addItem(tr("Default sweep"));
     m_sizeMode->addItem(tr("Custom list"));
     m_sizes->setPlaceholderText(tr("1048576, 4096x4096, gemm:512x512x512"));
-    m_sizes->setToolTip(tr("Comma- or space-separated sizes; OP:SIZE applies to one op only."));
     m_sizes->setEnabled(false);
     connect(m_sizeMode, &QComboBox::currentIndexChanged, this,
             [this](int i) { m_sizes->setEnabled(i == 1); });
@@ -246,7 +283,7 @@ QWidget* ProfileView::buildRunPanel() {
         if (!t.isEmpty())
             m_sizeMode->setCurrentIndex(1);
     });
-    wf->addRow(tr("Sizes"), m_sizeMode);
+    wf->addRow(tr("Si&zes"), m_sizeMode);
     wf->addRow(QString(), m_sizes);
     auto* how = new QGroupBox(tr("How"));
     auto* hf = new QFormLayout(how);
@@ -255,8 +292,6 @@ QWidget* ProfileView::buildRunPanel() {
     m_budget->setDecimals(3);
     m_budget->setSuffix(tr(" s"));
     m_budget->setValue(defaults.time_budget_s);
-    m_budget->setToolTip(tr("Sampling time per row"));
-    m_referenceBudget->setObjectName(QStringLiteral("referenceBudget"));
     m_referenceBudget->setRange(0, 60);
     m_referenceBudget->setDecimals(3);
     m_referenceBudget->setSuffix(tr(" s"));
@@ -268,22 +303,19 @@ QWidget* ProfileView::buildRunPanel() {
     m_noise->setDecimals(2);
     m_noise->setSuffix(tr(" %"));
     m_noise->setValue(defaults.max_noise * 100);
-    m_noise->setToolTip(tr("Stop a row early once its relative noise is under this"));
     m_timeout->setRange(0.1, 3600);
     m_timeout->setSuffix(tr(" s"));
     m_timeout->setValue(defaults.row_timeout_s);
-    m_timeout->setToolTip(tr("A row silent this long is killed and marked timed out"));
-    hf->addRow(tr("Budget per row"), m_budget);
+    hf->addRow(tr("&Budget per row"), m_budget);
     hf->addRow(tr("Reference budget"), m_referenceBudget);
-    hf->addRow(tr("Noise target"), m_noise);
-    m_repeat->setObjectName(QStringLiteral("repeat"));
+    hf->addRow(tr("&Noise target"), m_noise);
     m_repeat->setRange(1, int(ProfileSettings::kMaxRepeat));
     m_repeat->setValue(int(defaults.repeat));
     m_repeat->setToolTip(
         tr("Independent runs of every row, pass after pass over the plan. Comparing reports "
            "rests on the variation between runs: use 3 or more for reports you will compare."));
-    hf->addRow(tr("Row timeout"), m_timeout);
-    hf->addRow(tr("Runs per row"), m_repeat);
+    hf->addRow(tr("Row &timeout"), m_timeout);
+    hf->addRow(tr("R&uns per row"), m_repeat);
     hf->addRow(m_cold);
     auto* buttons = new QHBoxLayout;
     m_run->setDefault(true);
@@ -327,6 +359,34 @@ void ProfileView::setChoices(const QStringList& ops, const QStringList& devices,
             devices.contains(id) || devices.contains(kind) ? Qt::Checked : Qt::Unchecked);
     }
     m_variants->setCurrentIndex(allVariants ? 1 : 0);
+}
+
+void ProfileView::setSizes(const QString& sizes) {
+    m_sizes->setText(sizes);
+}
+
+void ProfileView::setBudget(double seconds) {
+    m_budget->setValue(seconds);
+}
+
+void ProfileView::showPane(Pane pane) {
+    m_bottom->setCurrentIndex(int(pane));
+}
+
+QString ProfileView::noiseBanner() const {
+    return m_noiseBanner->isHidden() ? QString() : m_noiseBanner->text();
+}
+
+void ProfileView::updateNoiseBanner() {
+    // The target the shown rows were held to: the run's (or the report's) settings.
+    double target = m_noise->value() / 100.0;
+    if (const auto st = m_context.find("settings"); st != m_context.end() && st->is_object() &&
+                                                    st->contains("max_noise") &&
+                                                    (*st)["max_noise"].is_number())
+        target = (*st)["max_noise"].get<double>();
+    const auto verdict = noise_verdict(m_model->rows(), target);
+    m_noiseBanner->setText(qs(verdict.message()));
+    m_noiseBanner->setVisible(verdict.noisy_machine());
 }
 
 ProfileSettings ProfileView::settings() const {

@@ -69,24 +69,19 @@ public:
     ProfileController* controller() const { return m_controller; }
     ResultsModel* model() const { return m_model; }
     ResultsFilterProxy* proxy() const { return m_proxy; }
+    /// The plots, for the window's File ▸ Export plot and its screenshots.
     PlotsView* plots() const { return m_plots; }
-    QTableView* table() const { return m_table; }
-    QLineEdit* filterEdit() const { return m_filter; }
-    QPushButton* runButton() const { return m_run; }
-    QPushButton* cancelButton() const { return m_cancel; }
-    QProgressBar* progressBar() const { return m_progress; }
-    QLabel* etaLabel() const { return m_eta; }
-    QPlainTextEdit* logView() const { return m_log; }
-    QTextBrowser* contextView() const { return m_contextView; }
-    QTabWidget* bottomTabs() const { return m_bottom; }
-    QListWidget* opList() const { return m_ops; }
-    QListWidget* deviceList() const { return m_devices; }
-    QComboBox* variantBox() const { return m_variants; }
-    QLineEdit* sizesEdit() const { return m_sizes; }
-    QCheckBox* coldBox() const { return m_cold; }
-    QDoubleSpinBox* budgetBox() const { return m_budget; }
-    QDoubleSpinBox* noiseBox() const { return m_noise; }
-    QDoubleSpinBox* timeoutBox() const { return m_timeout; }
+    /// The sizes field (the GUI's --sizes): a non-empty text switches to the custom list.
+    void setSizes(const QString& sizes);
+    /// The sampling budget per row, in seconds (the GUI's --budget).
+    void setBudget(double seconds);
+
+    /// The tabs under the results table.
+    enum Pane { PlotsPane, LogPane, ContextPane };
+    void showPane(Pane pane);
+    /// The noisy-machine banner's text, empty while it is hidden (more than a quarter of the
+    /// shown rows missed the noise target: NoiseVerdict).
+    QString noiseBanner() const;
     void appendLog(const QString& line);
 
 signals:
@@ -99,6 +94,7 @@ private:
     void setRunning(bool running);
     void schedulePlots();
     void logRow(const ProfileRow& row);
+    void updateNoiseBanner();
 
     ProfileController* m_controller;
     ResultsModel* m_model;
@@ -123,6 +119,7 @@ private:
     QProgressBar* m_progress;
     QLabel* m_eta;
     QLabel* m_origin;
+    QLabel* m_noiseBanner;
     QPlainTextEdit* m_log;
     QTextBrowser* m_contextView;
     QTabWidget* m_bottom;

@@ -22,10 +22,6 @@ bool DeviceRegistry::remove_provider(std::string_view kind) {
     return n > 0;
 }
 
-bool DeviceRegistry::has_provider(std::string_view kind) {
-    return provider(kind) != nullptr;
-}
-
 std::vector<std::string> DeviceRegistry::kinds() {
     std::lock_guard lock(m_mutex);
     std::vector<std::string> out;

@@ -230,7 +230,7 @@ void summarize(ProfileRow& row, const StoppingRule& rule, std::vector<double> sa
 // row (-1: not a CPU row).
 void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettings& st,
                   std::int64_t throttle_before) {
-    if (rule.stopped() != StoppingRule::Stop::Converged && row.stats.rel_noise > st.max_noise)
+    if (row.missed_noise_target(st.max_noise))
         row.warnings.push_back(
             "noisy: relative noise " + std::to_string(row.stats.rel_noise * 100).substr(0, 5) +
             " % is above the " + std::to_string(st.max_noise * 100).substr(0, 5) + " % threshold");

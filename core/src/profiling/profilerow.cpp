@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 
@@ -155,6 +156,52 @@ RowSpec RowSpec::from_json(const nlohmann::json& j) {
 std::string ProfileRow::key() const {
     return spec.op + "|" + spec.size + "|" + spec.backend + "|" + spec.device + "|" + spec.arch +
            "|" + spec.variant;
+}
+
+bool ProfileRow::missed_noise_target(double max_noise) const noexcept {
+    return measured() && stop_reason != "converged" && stats.rel_noise > max_noise;
+}
+
+namespace {
+
+std::string percent_text(double fraction) {
+    char buf[32];
+    const double p = fraction * 100;
+    std::snprintf(buf, sizeof buf, p < 10 ? "%.1f %%" : "%.0f %%", p);
+    return buf;
+}
+
+} // namespace
+
+NoiseVerdict noise_verdict(const std::vector<ProfileRow>& rows, double max_noise) {
+    NoiseVerdict v;
+    v.max_noise = max_noise;
+    std::vector<double> noise;
+    for (const auto& r : rows) {
+        if (!r.measured())
+            continue;
+        ++v.measured;
+        if (r.missed_noise_target(max_noise))
+            noise.push_back(r.stats.rel_noise);
+    }
+    v.missed = noise.size();
+    if (!noise.empty()) {
+        std::nth_element(noise.begin(), noise.begin() + noise.size() / 2, noise.end());
+        v.median_noise = noise[noise.size() / 2];
+    }
+    return v;
+}
+
+std::string NoiseVerdict::message() const {
+    if (!noisy_machine())
+        return {};
+    return std::to_string(missed) + " of " + std::to_string(measured) + " rows missed the " +
+           percent_text(max_noise) + " noise target (their median noise is " +
+           percent_text(median_noise) +
+           "): this machine is too noisy for that target, so their times are less certain than "
+           "the target asks. What helps: a quieter machine (close other programs, avoid shared "
+           "or virtual machines), a longer budget per row, pinning the run to idle cores "
+           "(taskset -c), more runs per row (--repeat), or a looser noise target.";
 }
 
 void to_json(nlohmann::json& j, const ProfileRow& r) {

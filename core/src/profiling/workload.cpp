@@ -182,13 +182,4 @@ const std::vector<std::vector<float>>& Workload::reference() const {
     return m_reference;
 }
 
-std::size_t Workload::footprint_bytes() const {
-    std::size_t n = 0;
-    for (const auto& v : m_inputs)
-        n += v.size() * sizeof(float);
-    for (int s = 0; s < int(m_op->outputs.size()); ++s)
-        n += std::size_t(m_op->output_elems(s, m_dims)) * sizeof(float);
-    return n;
-}
-
 } // namespace switchyard

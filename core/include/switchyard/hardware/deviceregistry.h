@@ -25,7 +25,6 @@ public:
     /// Replaces any provider of the same kind.
     void add_provider(std::shared_ptr<DeviceProvider> provider);
     bool remove_provider(std::string_view kind);
-    bool has_provider(std::string_view kind);
     /// The kinds of the providers, in the order they were added.
     std::vector<std::string> kinds();
     /// The provider of `kind`, or nullptr.

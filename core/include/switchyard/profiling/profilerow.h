@@ -126,6 +126,9 @@ struct SWITCHYARD_CORE_EXPORT ProfileRow {
     /// The run medians (seconds per launch) of a row with two or more runs, else empty.
     std::vector<double> run_medians() const;
     bool measured() const noexcept { return status == RowStatus::Ok || status == RowStatus::Fail; }
+    /// Measured, but its sampling stopped (time budget, sample cap) before the relative noise
+    /// fell under `max_noise`, and it stays above it.
+    bool missed_noise_target(double max_noise) const noexcept;
     /// (op, size, backend, device, arch, variant): how compare pairs rows.
     std::string key() const;
     nlohmann::json to_json() const;
@@ -146,6 +149,22 @@ SWITCHYARD_CORE_EXPORT ProfileRow merge_runs(std::vector<ProfileRow> runs,
 SWITCHYARD_CORE_EXPORT void apply_reference_speedups(std::vector<ProfileRow>& rows);
 /// The reference's median over `row`'s: 0 unless both are measured with a median.
 SWITCHYARD_CORE_EXPORT double reference_speedup(const ProfileRow& row, const ProfileRow& reference);
+
+/// How many of a run's rows missed the noise target: when more than a quarter did, the
+/// machine is too noisy for the target (a shared or busy machine, a short budget), not the
+/// rows; the CLI and the GUI then say so once, with what helps, instead of row by row.
+struct SWITCHYARD_CORE_EXPORT NoiseVerdict {
+    std::size_t measured = 0, missed = 0;
+    double max_noise = 0;    // the target the rows were held to
+    double median_noise = 0; // the median relative noise of the rows that missed it
+
+    bool noisy_machine() const noexcept { return measured > 0 && missed * 4 > measured; }
+    /// "12 of 16 rows missed the 0.5 % noise target (their median noise is 14 %): this machine
+    /// is too noisy for it. What helps: …" — empty unless noisy_machine().
+    std::string message() const;
+};
+SWITCHYARD_CORE_EXPORT NoiseVerdict noise_verdict(const std::vector<ProfileRow>& rows,
+                                                  double max_noise);
 
 /// A row is its spec's members plus the measurement, in one flat object.
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ProfileRow& row);

@@ -47,9 +47,6 @@ public:
     /// The reference outputs (computed on first call, with the current scalars).
     const std::vector<std::vector<float>>& reference() const;
 
-    /// Total bytes of inputs plus outputs.
-    std::size_t footprint_bytes() const;
-
     /// The memory one row of (op, dims) needs at its peak, in bytes: inputs and outputs on
     /// the host and on the device (host memory for the CPU), the reference outputs and the
     /// copy the parity check downloads: 4 * (2 * inputs + 3 * outputs).
