@@ -14,8 +14,7 @@ namespace switchyard::test {
 /// view's controls, as a user's script or a screen reader would, instead of through accessors
 /// the views would keep for tests only. A missing one ends the suite with its name and type,
 /// because every later step would act on nothing.
-template <class T>
-T* child(const QObject* root, const char* name) {
+template <class T> T* child(const QObject* root, const char* name) {
     T* found = root->findChild<T*>(QString::fromLatin1(name));
     if (!found) {
         std::fprintf(stderr, "FAIL: no %s named '%s' under %s '%s'\n",

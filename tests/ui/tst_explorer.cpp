@@ -8,6 +8,7 @@
 #include "models/kernelmatrixmodel.h"
 #include "models/problemmodel.h"
 #include "models/tone.h"
+#include "support/findchild.h"
 #include "views/backendtreeview.h"
 #include "views/kernelmatrixview.h"
 #include "views/panels.h"
@@ -688,5 +689,4 @@ private slots:
 };
 
 QTEST_MAIN(TestExplorer)
-#include "support/findchild.h"
 #include "tst_explorer.moc"

@@ -7,6 +7,7 @@
 #include "controllers/fleetloader.h"
 #include "mainwindow.h"
 #include "models/comparemodel.h"
+#include "support/findchild.h"
 #include "views/fleetview.h"
 
 #include "support/syntheticfleet.h"
@@ -302,5 +303,4 @@ private slots:
 };
 
 QTEST_MAIN(TestFleetGui)
-#include "support/findchild.h"
 #include "tst_fleet_gui.moc"

@@ -9,6 +9,7 @@
 #include "models/kernelmatrixmodel.h"
 #include "models/resultscontext.h"
 #include "models/resultsmodel.h"
+#include "support/findchild.h"
 #include "views/compareview.h"
 #include "views/kernelmatrixview.h"
 #include "views/plotsview.h"
@@ -725,5 +726,4 @@ private slots:
 };
 
 QTEST_MAIN(TestProfilerGui)
-#include "support/findchild.h"
 #include "tst_profiler_gui.moc"
