@@ -8,6 +8,7 @@
 #include "models/comparemodel.h"
 #include "views/fleetview.h"
 
+#include "support/findchild.h"
 #include "support/syntheticfleet.h"
 
 #include <switchyard/report/compare.h>
@@ -23,6 +24,7 @@
 namespace fs = std::filesystem;
 using namespace switchyard;
 using namespace switchyard::ui;
+using switchyard::test::child;
 
 namespace {
 
@@ -100,7 +102,7 @@ void BM_FleetToView(benchmark::State& state) {
     for (auto _ : state) {
         Fleet f = FleetLoader::load(dir);
         view.setFleet(f);
-        view.table()->viewport()->repaint();
+        child<QTableView>(&view, "fleetTable")->viewport()->repaint();
         if (view.model()->rowCount() != int(state.range(1)))
             state.SkipWithError("the table is not populated");
     }
