@@ -6,6 +6,7 @@
 #include "controllers/profilecontroller.h"
 #include "mainwindow.h"
 #include "models/resultsmodel.h"
+#include "support/builtinwindow.h"
 #include "support/findchild.h"
 #include "views/panels.h"
 #include "views/profileview.h"
@@ -37,13 +38,7 @@ using switchyard::test::child;
 
 namespace {
 
-struct Window {
-    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
-    ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    BackendRegistry registry{kernels, components, builtin_backends};
-    DeviceRegistry devices;
-    MainWindow window{registry, devices, PluginSearchPath::from_dirs({})};
-};
+using Window = switchyard::test::BuiltinWindow;
 
 // A key as the user presses it: to whatever has the keyboard focus.
 void press(QWidget* window, Qt::Key key, Qt::KeyboardModifiers mods = Qt::NoModifier) {

@@ -7,6 +7,7 @@
 #include "controllers/fleetloader.h"
 #include "mainwindow.h"
 #include "models/comparemodel.h"
+#include "support/builtinwindow.h"
 #include "support/findchild.h"
 #include "views/fleetview.h"
 
@@ -59,13 +60,7 @@ test::FleetSpec spec() {
     return s;
 }
 
-struct Window {
-    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
-    ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    BackendRegistry registry{kernels, components, builtin_backends};
-    DeviceRegistry devices;
-    MainWindow window{registry, devices, PluginSearchPath::from_dirs({})};
-};
+using Window = switchyard::test::BuiltinWindow;
 
 // The reports as the CLI's `compare FOLDER` reads them (its files, in its order).
 std::vector<Report> loadLikeTheCli(const QString& folder, std::vector<std::string>& names) {

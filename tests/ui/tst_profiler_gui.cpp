@@ -9,6 +9,7 @@
 #include "models/kernelmatrixmodel.h"
 #include "models/resultscontext.h"
 #include "models/resultsmodel.h"
+#include "support/builtinwindow.h"
 #include "support/findchild.h"
 #include "views/compareview.h"
 #include "views/kernelmatrixview.h"
@@ -162,14 +163,7 @@ QByteArray readAll(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-// A window over the built-in backends only (no plugins): enough for reports and compare.
-struct Window {
-    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
-    ComponentRegistry components{"components", {"kind", "device", "variant"}};
-    BackendRegistry registry{kernels, components, builtin_backends};
-    DeviceRegistry devices;
-    MainWindow window{registry, devices, PluginSearchPath::from_dirs({})};
-};
+using Window = switchyard::test::BuiltinWindow;
 
 } // namespace
 
