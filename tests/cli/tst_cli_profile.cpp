@@ -3,6 +3,7 @@
 // and a wrong kernel (tests/fixtures/profiling) cost one row each and the run completes.
 #include <QtTest>
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,7 +12,9 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/worker/workercontroller.h>
 
 #include "support/childprocess.h"
 
@@ -48,15 +51,20 @@ private:
     }
     // A report of this machine with measured CPU ceilings (A of compareReports), made once:
     // the other runs reuse its ceilings, which under a sanitizer saves most of their time.
+    // Its event stream (--jsonl) is kept too: preparationSendsHeartbeats reads it.
     QString measuredReport() {
         const QString a = m_dir.filePath("a.json");
         if (!QFile::exists(a)) {
-            const auto r = run_cli(rmsNormArgs() << "-o" << a);
+            QStringList args = rmsNormArgs();
+            args.replace(args.indexOf("--json"), "--jsonl");
+            const auto r = run_cli(args << "-o" << a);
             if (r.code != 0)
                 qWarning("profile exited %d: %s", r.code, r.err.constData());
+            m_measuredStream = r.out;
         }
         return a;
     }
+    QByteArray m_measuredStream;
 
 private slots:
     void misbehavingKernelsCostOneRowEach() {
@@ -111,6 +119,73 @@ private slots:
         const auto ctx = doc.value("context").toObject();
         for (const auto* key : {"switchyard", "host", "cpu", "devices", "date", "settings"})
             QVERIFY2(ctx.contains(key), key);
+    }
+
+    // Before its plan the worker measures the ceilings (seconds; minutes on a loaded
+    // machine), one heartbeat a step, so the controller's 60 s of silence allowed there
+    // holds per step, not for the whole preparation (a loaded CI machine took longer).
+    void preparationSendsHeartbeats() {
+        measuredReport();
+        QVERIFY(!m_measuredStream.isEmpty());
+        QStringList before; // index -1 heartbeats before the plan
+        qint64 last = 0;    // their step numbers count up from 1
+        bool plan = false, late = false;
+        for (const auto& line : m_measuredStream.split('\n')) {
+            const auto o = QJsonDocument::fromJson(line).object();
+            const auto ev = o.value("event").toString();
+            plan |= ev == "plan";
+            if (ev != "progress" || o.value("index").toInt() != -1)
+                continue;
+            late |= plan;
+            before << o.value("phase").toString();
+            QCOMPARE(o.value("samples").toInteger(), last + 1);
+            last = o.value("samples").toInteger();
+        }
+        QVERIFY(plan);
+        QVERIFY2(!late, "a preparation heartbeat came after the plan");
+        QVERIFY2(before.size() >= 4, qPrintable(before.join('\n')));
+        for (const auto& phase : before)
+            QVERIFY2(phase.startsWith("preparing: "), qPrintable(phase));
+        QVERIFY2(before.contains("preparing: planning"), qPrintable(before.join('\n')));
+        QVERIFY2(before.contains("preparing: ceilings of cpu"), qPrintable(before.join('\n')));
+        QVERIFY2(before.filter(QRegularExpression(
+                                   "^preparing: CPU ceilings, (L1|DRAM) (read|triad), 1 thread$"))
+                         .size() >= 2,
+                 qPrintable(before.join('\n')));
+    }
+
+    // The controller's side: silence before the plan is measured from the last heartbeat,
+    // not from the start, and a worker that hangs there is killed with its step named. The
+    // worker is a script: four heartbeats a second apart (longer in all than the silence
+    // allowed), then a hang.
+    void preparationHangNamesItsStep() {
+        WorkerController::Options o;
+        o.executable = "/bin/sh";
+        o.worker_args = {"-c", "for i in 1 2 3 4; do echo '{\"event\":\"progress\",\"index\":-1,"
+                               "\"phase\":\"preparing: ceilings of fx:'$i'\",\"samples\":'$i'}';"
+                               " sleep 1; done; exec sleep 60"};
+        o.settings.row_timeout_s = 1;
+        o.startup_timeout_s = 2.5;
+        QStringList steps;
+        WorkerController::Callbacks cb;
+        cb.on_progress = [&](std::int64_t index, const std::string& phase, std::int64_t) {
+            if (index == -1)
+                steps << QString::fromStdString(phase);
+        };
+        WorkerController controller(o);
+        QElapsedTimer clock;
+        clock.start();
+        try {
+            controller.run(cb);
+            QFAIL("the run did not fail");
+        } catch (const WorkerError& e) {
+            const QString what = QString::fromUtf8(e.what());
+            QVERIFY2(what.contains("failed before planning (no output for 2.5 s, at preparing: "
+                                   "ceilings of fx:4)"),
+                     e.what());
+        }
+        QCOMPARE(steps.size(), 4);
+        QVERIFY2(clock.elapsed() > 4500, qPrintable(QString::number(clock.elapsed())));
     }
 
     // --all-variants reports dispatch regret: one finding per (op, size, device), the

@@ -56,6 +56,9 @@ public:
 signals:
     void contextArrived(const nlohmann::json& context);
     void planArrived(int total);
+    /// A step before the plan (the CPU's or a device's ceilings being measured): the
+    /// worker's heartbeat while it prepares, "CPU ceilings, DRAM triad, all threads".
+    void preparing(const QString& step);
     void rowStarted(int index, const QString& label);
     void rowFinished(const switchyard::ProfileRow& row);
     /// Rows done of total, and the estimated seconds left (-1: not known yet).

@@ -177,6 +177,12 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
         m_progress->setRange(0, std::max(total, 1));
         appendLog(tr("%1 rows planned").arg(total));
     });
+    connect(m_controller, &ProfileController::preparing, this, [this](const QString& step) {
+        m_progress->setFormat(tr("preparing: %1").arg(step));
+        m_eta->setToolTip(tr("Measuring the ceilings every row is judged against, before the "
+                             "first row: %1")
+                              .arg(step));
+    });
     connect(m_controller, &ProfileController::rowStarted, this,
             [this](int index, const QString& label) {
                 m_eta->setToolTip(tr("running row %1: %2").arg(index + 1).arg(label));

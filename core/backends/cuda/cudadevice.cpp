@@ -125,6 +125,7 @@ public:
                 measured.push_back(std::move(c));
             };
             try {
+                announce_prepare_step(m_info.id + ": copy, L2 and FMA probes");
                 const auto r = run_cuda_probes(queue(), sms, l2, mem);
                 const auto mib = [](std::int64_t b) { return std::to_string(b >> 20) + " MiB"; };
                 add(level == "HBM" ? "hbm.copy" : "device.copy", "bandwidth", level, r.hbm_copy_gbs,

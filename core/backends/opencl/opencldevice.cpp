@@ -421,6 +421,7 @@ void OpenClDevice::probe_bandwidth() {
           "clEnqueueFillBuffer");
     check(clEnqueueFillBuffer(q, dst.m, &zero, sizeof zero, 0, bytes, 0, nullptr, nullptr),
           "clEnqueueFillBuffer");
+    announce_prepare_step(m_info.id + ": building the probe kernels");
     const auto k = programs().kernel(q, "probe_copy");
     const cl_ulong n4 = bytes / 16;
     // Shapes, the best of each taken: one float4 per work-item in groups of 256 (what a
@@ -450,6 +451,7 @@ void OpenClDevice::probe_bandwidth() {
                          {"gbs", 2.0 * double(bytes) / s / 1e9}});
     };
     for (const auto& shape : shapes) {
+        announce_prepare_step(m_info.id + ": copy probe, " + std::to_string(bytes / kMiB) + " MiB");
         const std::size_t global = shape.contiguous
                                        ? std::size_t((n4 + shape.per_item - 1) / shape.per_item)
                                        : global_for(n4, shape.local, shape.per_item);
@@ -477,6 +479,8 @@ void OpenClDevice::probe_bandwidth() {
     bool in_place = false;
     const auto u = programs().kernel(q, "probe_sweep");
     for (const auto& shape : shapes) {
+        announce_prepare_step(m_info.id + ": in-place update probe, " +
+                              std::to_string(bytes / kMiB) + " MiB");
         const std::size_t global = shape.contiguous
                                        ? std::size_t((n4 + shape.per_item - 1) / shape.per_item)
                                        : global_for(n4, shape.local, shape.per_item);
@@ -523,6 +527,9 @@ std::vector<SweepPoint> OpenClDevice::sweep_working_sets(std::size_t max_bytes) 
           "clEnqueueFillBuffer");
     std::vector<SweepPoint> points;
     for (std::size_t ws = kSweepMinBytes; ws <= max_bytes; ws *= 2) {
+        announce_prepare_step(
+            m_info.id + ": working-set sweep at " +
+            (ws >= kMiB ? std::to_string(ws / kMiB) + " MiB" : std::to_string(ws / 1024) + " KiB"));
         const cl_ulong n4 = ws / 16;
         const std::uint32_t per_item = cpu ? contiguous_per_item(n4, m_record.compute_units)
                                            : per_item_for(n4, local, m_record.compute_units);
@@ -551,6 +558,7 @@ std::vector<SweepPoint> OpenClDevice::sweep_working_sets(std::size_t max_bytes) 
 }
 
 void OpenClDevice::probe_flops() {
+    announce_prepare_step(m_info.id + ": FMA probe");
     auto* q = queue();
     const auto k = programs().kernel(q, "probe_fma");
     const std::size_t local = std::min<std::size_t>(256, k.max_work_group);

@@ -19,6 +19,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <time.h>
@@ -334,6 +335,7 @@ std::vector<SweepPoint> read_sweep() {
         return points;
     const Arena arena(max_bytes / 4, 1);
     for (std::int64_t ws = kMin; ws <= max_bytes; ws *= 2) {
+        announce_prepare_step("CPU ceilings, read sweep at " + mib_or_kib(double(ws)));
         const bool big = ws >= (std::int64_t(64) << 20);
         const auto r = run_probe(Probe::Read, arena, 1, false, big ? 3 : 5,
                                  big ? 0.0 : double(16 << 20), ws / 4);
@@ -424,6 +426,8 @@ CpuPeaks measure_all() {
                     c.value = 0;
                     c.method = what + ", " + who + ": " + dram_reason;
                 } else {
+                    announce_prepare_step("CPU ceilings, " + lv.level +
+                                          (read ? " read, " : " triad, ") + who);
                     const auto r =
                         run_probe(probe, *arena, threads == 1 ? 1 : all, dram, timings, min_bytes);
                     c.value = r.best;
@@ -457,6 +461,8 @@ CpuPeaks measure_all() {
             c.id = threads == 1 ? "fma.fp32.1t" : "fma.fp32.all";
             c.kind = "compute";
             c.threads = threads == 1 ? 1 : 0;
+            announce_prepare_step(std::string("CPU ceilings, FMA, ") +
+                                  (threads == 1 ? "1 thread" : "all threads"));
             const auto r = run_fma(isa, threads);
             c.value = r.best;
             p.spread[c.id] = r.spread;

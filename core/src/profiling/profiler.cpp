@@ -425,6 +425,7 @@ nlohmann::json Profiler::context() const {
         if (!wanted.empty() && !wanted.count(info.id) && !wanted.count(info.kind) &&
             info.id != "cpu")
             continue;
+        announce_prepare_step("ceilings of " + info.id);
         d->prepare();
         infos.push_back(d->info());
         devices.push_back(infos.back().to_json());

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 namespace switchyard {
 
@@ -90,6 +91,22 @@ nlohmann::json DeviceInfo::to_json() const {
 
 DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
     return j.get<DeviceInfo>();
+}
+
+namespace {
+thread_local PrepareStepScope::Listener t_prepare_step;
+} // namespace
+
+void announce_prepare_step(const std::string& step) {
+    if (t_prepare_step)
+        t_prepare_step(step);
+}
+
+PrepareStepScope::PrepareStepScope(Listener listener)
+    : m_previous(std::exchange(t_prepare_step, std::move(listener))) {}
+
+PrepareStepScope::~PrepareStepScope() {
+    t_prepare_step = std::move(m_previous);
 }
 
 } // namespace switchyard

@@ -17,8 +17,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <utility>
 
 namespace switchyard {
@@ -220,12 +222,14 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
     if (!state.have_plan) {
         const std::string tail =
             attempt.err_tail.empty() ? std::string() : "; worker stderr: " + attempt.err_tail;
-        throw WorkerError("the profiling worker failed before planning (" +
-                          (attempt.timed_out
-                               ? std::string("no output for ") +
-                                     std::to_string(int(m_options.startup_timeout_s)) + " s"
-                               : describe_wait_status(attempt.status)) +
-                          ")" + tail);
+        const std::string step = attempt.phase.empty() ? std::string() : ", at " + attempt.phase;
+        char silence[64];
+        std::snprintf(silence, sizeof silence, "no output for %g s",
+                      std::max(m_options.settings.row_timeout_s, m_options.startup_timeout_s));
+        throw WorkerError(
+            "the profiling worker failed before planning (" +
+            (attempt.timed_out ? std::string(silence) : describe_wait_status(attempt.status)) +
+            step + ")" + tail);
     }
     std::int64_t victim = attempt.current;
     if (victim < 0) {
@@ -388,17 +392,25 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
     try {
         if (peaks)
             set_cpu_peaks(*peaks);
+        // Before the plan: one heartbeat per step (index -1), so a loaded machine that takes
+        // minutes over its probes is not taken for a hung worker, and a hang names its step.
+        std::int64_t steps = 0;
+        auto heartbeat = std::make_unique<PrepareStepScope>([&](const std::string& step) {
+            detail::emit_line(fd, protocol::progress_message(-1, "preparing: " + step, ++steps));
+        });
         Profiler profiler(settings, backends, devices);
         std::vector<RowSpec> plan;
         try {
+            announce_prepare_step("planning");
             plan = profiler.plan();
         } catch (const std::invalid_argument& e) {
             detail::emit_line(fd, protocol::fatal_message(e.what(), true));
             return 2;
         }
-        detail::emit_line(
-            fd, protocol::context_message(start == 0 ? profiler.context() : nlohmann::json(),
-                                          cpu_peaks().to_json()));
+        const auto context = start == 0 ? profiler.context() : nlohmann::json();
+        const auto peaks_now = cpu_peaks().to_json();
+        heartbeat.reset(); // inside a row, its own progress messages are the heartbeat
+        detail::emit_line(fd, protocol::context_message(context, peaks_now));
         detail::emit_line(fd, protocol::plan_message(plan));
         for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());
              ++i) {

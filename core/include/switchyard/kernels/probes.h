@@ -63,9 +63,9 @@ struct SWITCHYARD_CORE_EXPORT CpuPeaks {
     /// Throws std::runtime_error naming the bad key ("peaks.ceilings[2].value: ...").
     static CpuPeaks from_json(const nlohmann::json& j);
 };
-/// Runs the probes on first use (about 1-3 s, most of it the DRAM working sets and the
-/// sweep), then
-/// returns the cached result.
+/// Runs the probes on first use (about 25 s on a quiet 2-core Zen 4, most of it the DRAM
+/// working sets; each step is announced: announce_prepare_step()), then returns the cached
+/// result.
 SWITCHYARD_CORE_EXPORT const CpuPeaks& cpu_peaks();
 /// Runs every probe now (not cached).
 SWITCHYARD_CORE_EXPORT CpuPeaks measure_cpu_peaks();

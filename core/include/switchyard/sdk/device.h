@@ -73,7 +73,8 @@ public:
     /// Cheap: no probing. Peak figures that must be measured are 0 until prepare() ran.
     virtual const DeviceInfo& info() const = 0;
     /// Measures what needs measuring (the CPU's triad and FMA probes) once; idempotent.
-    /// The profiler calls it before the first row on this device.
+    /// The profiler calls it before the first row on this device. One that takes long
+    /// announces its steps (announce_prepare_step()).
     virtual void prepare() {}
 
     virtual void* allocate(std::size_t bytes) = 0;
@@ -135,6 +136,27 @@ public:
     /// The devices present now; an empty list when the runtime or the hardware is missing.
     /// Ids are "<kind>:<n>" (the CPU is just "cpu").
     virtual std::vector<std::shared_ptr<Device>> enumerate() = 0;
+};
+
+/// The steps of a long preparation (a Device::prepare()'s probes, sweeps and kernel builds,
+/// the CPU's ceiling probes) told, as each starts, to the listener of the thread that runs
+/// them. A profile worker turns them into heartbeats ("preparing: CPU ceilings, DRAM triad,
+/// all threads"), so its controller sees a slow machine at work rather than a hung worker,
+/// and names the step that hung when one does. Without a listener it does nothing.
+SWITCHYARD_CORE_EXPORT void announce_prepare_step(const std::string& step);
+
+/// The host's side: listens to this thread's announced steps until the scope ends (scopes
+/// nest; the inner one hears them).
+class SWITCHYARD_CORE_EXPORT PrepareStepScope {
+public:
+    using Listener = std::function<void(const std::string& step)>;
+    explicit PrepareStepScope(Listener listener);
+    ~PrepareStepScope();
+    PrepareStepScope(const PrepareStepScope&) = delete;
+    PrepareStepScope& operator=(const PrepareStepScope&) = delete;
+
+private:
+    Listener m_previous;
 };
 
 } // namespace switchyard
