@@ -210,7 +210,8 @@ private slots:
         QSignalSpy finished(&w.window, &MainWindow::profileFinished);
         press(&w.window, Qt::Key_R, Qt::ControlModifier);
         QVERIFY(w.window.isProfiling());
-        QTRY_VERIFY_WITH_TIMEOUT(profile->model()->rowCount() >= 1 || finished.count() > 0, 60000);
+        // The worker measures the ceilings first: ~30 s on a quiet 2-core machine, 90 s loaded.
+        QTRY_VERIFY_WITH_TIMEOUT(profile->model()->rowCount() >= 1 || finished.count() > 0, 240000);
         QVERIFY2(finished.isEmpty(), "the run ended before it could be cancelled");
         press(&w.window, Qt::Key_Period, Qt::ControlModifier);
         QVERIFY(finished.wait(10000));

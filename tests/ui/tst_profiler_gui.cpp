@@ -42,6 +42,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -49,6 +50,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QUrl>
 
 #include <csignal>
@@ -524,8 +526,22 @@ private slots:
         child<QDoubleSpinBox>(&view, "noiseBox")->setValue(0);
         child<QDoubleSpinBox>(&view, "timeoutBox")->setValue(60);
         QSignalSpy finished(&view, &ProfileView::runFinished);
+        // Before the first row the progress bar names the preparation step under way.
+        QStringList shown;
+        QTimer poll;
+        connect(&poll, &QTimer::timeout, &view, [&] {
+            const QString f = child<QProgressBar>(&view, "runProgress")->format();
+            if (shown.isEmpty() || shown.back() != f)
+                shown << f;
+        });
+        poll.start(10);
         QVERIFY(view.run());
-        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 1, 60000);
+        // The worker measures the ceilings first: ~30 s on a quiet 2-core machine, 90 s loaded.
+        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 1, 240000);
+        poll.stop();
+        QVERIFY2(!shown.filter(QRegularExpression("^preparing: CPU ceilings, DRAM (read|triad)"))
+                      .isEmpty(),
+                 qPrintable(shown.join('\n')));
         const int kept = view.model()->rowCount();
         QElapsedTimer clock;
         clock.start();
