@@ -30,7 +30,9 @@ struct ProcessOptions {
     QMap<QString, QString> env; // set (or, with an empty value, set to "") over the test's
     QByteArray input;           // written to its stdin, which is then closed (/dev/null if unset)
     bool has_input = false;
-    int timeout_ms = 120000;
+    // A profile or `hardware` run measures the CPU's and PoCL's ceilings first: ~55 s on a
+    // quiet 2-core machine, past 120 s with two builds beside it.
+    int timeout_ms = 300000;
 };
 
 /// A started process. Reads its stdout and stderr as they arrive; the destructor kills and
