@@ -157,8 +157,18 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &ProfileView::schedulePlots);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &ProfileView::schedulePlots);
     connect(m_plotTimer, &QTimer::timeout, this, [this] {
-        m_plots->setRows(m_proxy->visibleRows());
+        m_plots->setRows(m_proxy->visibleRows(), m_proxy->visibleSourceRows());
         updateNoiseBanner();
+    });
+    // A click on a roofline point selects its row in the table.
+    connect(m_plots, &PlotsView::rowClicked, this, [this](int sourceRow) {
+        if (sourceRow < 0 || sourceRow >= m_model->rowCount())
+            return;
+        const QModelIndex at = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+        if (!at.isValid())
+            return;
+        m_table->selectRow(at.row());
+        m_table->scrollTo(at);
     });
 
     connect(m_run, &QPushButton::clicked, this, &ProfileView::run);
