@@ -16,8 +16,8 @@ namespace switchyard::test {
 
 /// A measured row on the CPU: `n` samples spread ±spread around `median` seconds.
 inline ProfileRow makeRow(const std::string& op, std::int64_t n, const std::string& arch,
-                   const std::string& variant, double median, double flopsPerElem = 2,
-                   double bytesPerElem = 8, int count = 20, double spread = 0.02) {
+                          const std::string& variant, double median, double flopsPerElem = 2,
+                          double bytesPerElem = 8, int count = 20, double spread = 0.02) {
     ProfileRow r;
     r.spec.op = op;
     r.spec.size = std::to_string(n);
@@ -43,10 +43,12 @@ inline ProfileRow makeRow(const std::string& op, std::int64_t n, const std::stri
     return r;
 }
 
-inline nlohmann::json ceilingJson(const std::string& id, const std::string& kind, const std::string& level,
-                           double value, bool measured = true, int threads = 0) {
-    return {{"id", id},           {"kind", kind},         {"level", level},   {"value", value},
-            {"threads", threads}, {"measured", measured}, {"method", "test"}, {"working_set_bytes", 0}};
+inline nlohmann::json ceilingJson(const std::string& id, const std::string& kind,
+                                  const std::string& level, double value, bool measured = true,
+                                  int threads = 0) {
+    return {{"id", id},         {"kind", kind},          {"level", level},
+            {"value", value},   {"threads", threads},    {"measured", measured},
+            {"method", "test"}, {"working_set_bytes", 0}};
 }
 
 } // namespace switchyard::test

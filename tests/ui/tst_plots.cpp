@@ -75,22 +75,22 @@ nlohmann::json twoDeviceContext() {
                               {"peak_gflops", 400.0},
                               {"ceilings", std::move(ceilings)}};
     };
-    return {{"switchyard", {{"version", "0.1.0"}}},
-            {"host", {{"hostname", "vm"}, {"os", "Linux"}}},
-            {"cpu", {{"brand", "AMD EPYC"}, {"physical_cores", 2}, {"logical_cpus", 2}}},
-            {"devices",
-             nlohmann::json::array(
-                 {device("cpu", "cpu", cpuCeilings()),
-                  device("opencl:0", "opencl",
-                         nlohmann::json::array(
-                             {ceilingJson("device.copy", "bandwidth", "device", 20),
-                              ceilingJson("fma.fp32", "compute", "", 150)}))})},
-            {"warnings", nlohmann::json::array()}};
+    return {
+        {"switchyard", {{"version", "0.1.0"}}},
+        {"host", {{"hostname", "vm"}, {"os", "Linux"}}},
+        {"cpu", {{"brand", "AMD EPYC"}, {"physical_cores", 2}, {"logical_cpus", 2}}},
+        {"devices",
+         nlohmann::json::array(
+             {device("cpu", "cpu", cpuCeilings()),
+              device("opencl:0", "opencl",
+                     nlohmann::json::array({ceilingJson("device.copy", "bandwidth", "device", 20),
+                                            ceilingJson("fma.fp32", "compute", "", 150)}))})},
+        {"warnings", nlohmann::json::array()}};
 }
 
 // A row judged against `ceiling` (its level, value and fraction as the profiler sets them).
-ProfileRow judged(ProfileRow r, const std::string& ceiling, const std::string& level,
-                  double value, bool compute) {
+ProfileRow judged(ProfileRow r, const std::string& ceiling, const std::string& level, double value,
+                  bool compute) {
     r.ceiling_id = ceiling;
     r.level = level;
     r.ceiling_value = value;
@@ -121,8 +121,8 @@ Report defaultRun() {
     for (const auto& c : cases) {
         const bool compute = std::string(c.op) == "gemm";
         const bool small = c.n == 4096;
-        ProfileRow ref = makeRow(c.op, c.n, "generic", "reference", c.refTime, c.flopsPerElem,
-                                 c.bytesPerElem);
+        ProfileRow ref =
+            makeRow(c.op, c.n, "generic", "reference", c.refTime, c.flopsPerElem, c.bytesPerElem);
         ref = compute ? judged(ref, "fma.fp32.1t", "compute", 100, true)
                       : judged(ref, small ? "l1.triad.1t" : "dram.triad.1t", small ? "L1" : "DRAM",
                                small ? 171 : 27, false);
@@ -131,13 +131,13 @@ Report defaultRun() {
         ProfileRow cpu = makeRow(c.op, c.n, "x86-64-v3", "threaded", c.refTime / 3.2,
                                  c.flopsPerElem, c.bytesPerElem);
         cpu = compute ? judged(cpu, "fma.fp32.all", "compute", 229, true)
-                      : judged(cpu, small ? "l2.read.all" : "dram.triad.all",
-                               small ? "L2" : "DRAM", small ? 167 : 39, false);
+                      : judged(cpu, small ? "l2.read.all" : "dram.triad.all", small ? "L2" : "DRAM",
+                               small ? 167 : 39, false);
         cpu.reference_speedup = 3.2;
         rep.rows.push_back(cpu);
-        ProfileRow cl = onDevice(makeRow(c.op, c.n, "pocl", "default", c.refTime / 1.7,
-                                         c.flopsPerElem, c.bytesPerElem),
-                                 "opencl:0", "opencl");
+        ProfileRow cl = onDevice(
+            makeRow(c.op, c.n, "pocl", "default", c.refTime / 1.7, c.flopsPerElem, c.bytesPerElem),
+            "opencl:0", "opencl");
         cl = compute ? judged(cl, "fma.fp32", "compute", 150, true)
                      : judged(cl, "device.copy", "device", 20, false);
         cl.reference_speedup = 1.7;
@@ -174,6 +174,32 @@ QByteArray readAll(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+// The plots alone, on screen at a panel's size.
+struct ShownPlots {
+    PlotsView plots;
+    ShownPlots() {
+        plots.resize(1000, 640);
+        plots.show();
+    }
+    bool exposed() { return QTest::qWaitForWindowExposed(&plots); }
+};
+
+// The profiler screen at a desktop size, showing the plots pane (and `report`, if any).
+struct ShownView {
+    ProfileController controller;
+    ProfileView view{&controller};
+    ShownView() {
+        view.resize(1400, 900);
+        view.show();
+        view.showPane(ProfileView::PlotsPane);
+    }
+    bool exposed() { return QTest::qWaitForWindowExposed(&view); }
+    void showRoofline(const Report& report) {
+        view.setReport(report, "default.json");
+        child<QTabWidget>(&view, "plots.tabs")->setCurrentIndex(PlotsView::RooflinePlot);
+    }
+};
+
 } // namespace
 
 class TestPlots : public QObject {
@@ -185,10 +211,9 @@ private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     void roofsReadableAtAGlance() {
-        PlotsView plots;
-        plots.resize(1000, 640);
-        plots.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        ShownPlots shown;
+        QVERIFY(shown.exposed());
+        PlotsView& plots = shown.plots;
         const Report rep = defaultRun();
         // The rows a filter "threaded" or "pocl" leaves: all threads on both devices.
         std::vector<ProfileRow> rows;
@@ -203,7 +228,7 @@ private slots:
 
         // One labelled roof per (device, level), the best of the all-thread ceilings.
         const std::set<std::pair<QString, QString>> expected = {
-            {"cpu", "L1"},   {"cpu", "L2"},      {"cpu", "L3"},           {"cpu", "DRAM"},
+            {"cpu", "L1"},      {"cpu", "L2"},          {"cpu", "L3"},          {"cpu", "DRAM"},
             {"cpu", "compute"}, {"opencl:0", "device"}, {"opencl:0", "compute"}};
         std::map<std::pair<QString, QString>, int> labelled;
         for (auto* t : shownRoofLabels(roof)) {
@@ -237,17 +262,17 @@ private slots:
             QVERIFY2(!name.contains("GB/s") && !name.contains("GFLOP/s"), qPrintable(name));
         }
         // Labels do not overlap one another.
-        const auto shown = shownRoofLabels(roof);
-        for (std::size_t i = 0; i < shown.size(); ++i)
-            for (std::size_t j = i + 1; j < shown.size(); ++j) {
+        const auto labels = shownRoofLabels(roof);
+        for (std::size_t i = 0; i < labels.size(); ++i)
+            for (std::size_t j = i + 1; j < labels.size(); ++j) {
                 auto box = [](QCPItemText* t) {
                     QPolygonF p;
                     for (auto* anchor : {t->topLeft, t->topRight, t->bottomRight, t->bottomLeft})
                         p << anchor->pixelPosition();
                     return p;
                 };
-                QVERIFY2(!box(shown[i]).intersects(box(shown[j])),
-                         qPrintable(shown[i]->text() + " / " + shown[j]->text()));
+                QVERIFY2(!box(labels[i]).intersects(box(labels[j])),
+                         qPrintable(labels[i]->text() + " / " + labels[j]->text()));
             }
 
         // All ceilings: every ceiling of the report, more labels.
@@ -280,22 +305,18 @@ private slots:
         QCOMPARE(devicesByShape.size(), std::size_t(2));
         for (const auto& [s, devices] : devicesByShape)
             QCOMPARE(devices.size(), std::size_t(1));
-        const auto slowest = std::max_element(
-            points->points().begin(), points->points().end(),
-            [](const auto& a, const auto& b) { return a.size < b.size; });
+        const auto slowest =
+            std::max_element(points->points().begin(), points->points().end(),
+                             [](const auto& a, const auto& b) { return a.size < b.size; });
         for (const auto& r : rows)
             QVERIFY(r.stats.median <= rows[std::size_t(slowest->row)].stats.median);
     }
 
     void roofsFollowTheShownRowsThreads() {
-        ProfileController controller;
-        ProfileView view(&controller);
-        view.resize(1400, 900);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setReport(defaultRun(), "default.json");
-        view.showPane(ProfileView::PlotsPane);
-        child<QTabWidget>(&view, "plots.tabs")->setCurrentIndex(PlotsView::RooflinePlot);
+        ShownView shown;
+        QVERIFY(shown.exposed());
+        shown.showRoofline(defaultRun());
+        ProfileView& view = shown.view;
         auto* plots = child<PlotsView>(&view, "plotsView");
         auto* roof = child<QCustomPlot>(&view, "plots.roofline");
         // Every row shown: the reference's single-thread roofs and the all-thread ones.
@@ -319,14 +340,10 @@ private slots:
     }
 
     void pointsFollowTheFilterAndSelectTheirRow() {
-        ProfileController controller;
-        ProfileView view(&controller);
-        view.resize(1400, 900);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setReport(defaultRun(), "default.json");
-        view.showPane(ProfileView::PlotsPane);
-        child<QTabWidget>(&view, "plots.tabs")->setCurrentIndex(PlotsView::RooflinePlot);
+        ShownView shown;
+        QVERIFY(shown.exposed());
+        shown.showRoofline(defaultRun());
+        ProfileView& view = shown.view;
         auto* roof = child<QCustomPlot>(&view, "plots.roofline");
         auto* table = child<QTableView>(&view, "resultsTable");
         QTRY_COMPARE(int(pointsOf(roof)->points().size()), view.proxy()->rowCount());
@@ -369,7 +386,8 @@ private slots:
         // A drag is no click: the selection stays.
         const auto before = table->selectionModel()->selectedRows();
         QTest::mousePress(roof, Qt::LeftButton, {}, points->pixelOf(0).toPoint());
-        QTest::mouseRelease(roof, Qt::LeftButton, {}, points->pixelOf(0).toPoint() + QPoint(40, 30));
+        QTest::mouseRelease(roof, Qt::LeftButton, {},
+                            points->pixelOf(0).toPoint() + QPoint(40, 30));
         QCOMPARE(table->selectionModel()->selectedRows(), before);
     }
 
@@ -388,12 +406,9 @@ private slots:
     }
 
     void layoutBeforeAndAfterARun() {
-        ProfileController controller;
-        ProfileView view(&controller);
-        view.resize(1400, 900);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.showPane(ProfileView::PlotsPane);
+        ShownView shown;
+        QVERIFY(shown.exposed());
+        ProfileView& view = shown.view;
         auto* tabs = child<QTabWidget>(&view, "plots.tabs");
         static const char* const names[] = {"plots.time", "plots.speedup", "plots.roofline"};
         static const char* const empties[] = {"plots.time.empty", "plots.speedup.empty",
@@ -435,10 +450,9 @@ private slots:
     }
 
     void speedupBarsAreTheRowsSpeedups() {
-        PlotsView plots;
-        plots.resize(1000, 640);
-        plots.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        ShownPlots shown;
+        QVERIFY(shown.exposed());
+        PlotsView& plots = shown.plots;
         const Report rep = defaultRun();
         plots.setContext(rep.context);
         plots.setRows(pointers(rep.rows));
@@ -458,11 +472,13 @@ private slots:
             QCOMPARE(b->baseValue(), 0.0);
             for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it, ++bars) {
                 const QString category = ticker->ticks().value(it->key);
-                const auto row = std::find_if(rep.rows.begin(), rep.rows.end(), [&](const ProfileRow& r) {
-                    return QString::fromStdString(r.spec.op + "\n" + r.spec.size) == category &&
-                           b->name() == QString::fromStdString(r.spec.device + " " + r.spec.arch +
-                                                               "/" + r.spec.variant);
-                });
+                const auto row =
+                    std::find_if(rep.rows.begin(), rep.rows.end(), [&](const ProfileRow& r) {
+                        return QString::fromStdString(r.spec.op + "\n" + r.spec.size) == category &&
+                               b->name() ==
+                                   QString::fromStdString(r.spec.device + " " + r.spec.arch + "/" +
+                                                          r.spec.variant);
+                    });
                 QVERIFY2(row != rep.rows.end(), qPrintable(b->name() + " " + category));
                 QCOMPARE(it->value, row->reference_speedup);
             }
@@ -480,10 +496,18 @@ private slots:
     }
 
     void exportKeepsTheLabels() {
-        PlotsView plots;
-        plots.resize(1000, 640);
-        plots.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        ShownPlots shown;
+        QVERIFY(shown.exposed());
+        PlotsView& plots = shown.plots;
+        // Before any row, the picture says why it is empty (not a blank page).
+        const QString empty = m_dir.filePath("empty.png");
+        QVERIFY(plots.exportPlot(PlotsView::TimePlot, empty, 800, 500));
+        const QImage blank = QImage(empty).convertToFormat(QImage::Format_RGB32);
+        int ink = 0;
+        for (int y = 0; y < blank.height(); ++y)
+            for (int x = 0; x < blank.width(); ++x)
+                ink += blank.pixel(x, y) != blank.pixel(0, 0);
+        QVERIFY(ink > 100);
         const Report rep = defaultRun();
         plots.setContext(rep.context);
         plots.setRows(pointers(rep.rows));

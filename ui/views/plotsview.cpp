@@ -781,6 +781,15 @@ bool PlotsView::canExportSvg() {
 bool PlotsView::exportPlot(Plot which, const QString& path, int width, int height) const {
     auto* p = m_plots[which];
     const QString suffix = QFileInfo(path).suffix().toLower();
+    // An empty plot's message is a label over the widget: the picture gets it as an item.
+    QCPItemText* message = nullptr;
+    if (!m_empty[which]->isHidden()) {
+        message = new QCPItemText(p);
+        message->position->setType(QCPItemPosition::ptViewportRatio);
+        message->position->setCoords(0.5, 0.5);
+        message->setText(m_empty[which]->text());
+        message->setColor(p->palette().color(QPalette::PlaceholderText));
+    }
     bool ok = false;
     if (suffix == QLatin1String("pdf")) {
         ok = p->savePdf(path, width, height);
@@ -800,6 +809,8 @@ bool PlotsView::exportPlot(Plot which, const QString& path, int width, int heigh
     } else {
         ok = p->savePng(path, width, height);
     }
+    if (message)
+        p->removeItem(message);
     // The export laid the plot out at its own size: lay it out again at the widget's.
     p->replot(QCustomPlot::rpQueuedReplot);
     return ok;

@@ -48,7 +48,8 @@ int RooflinePoints::pointAt(const QPointF& pixel, double tolerance) const {
     return best;
 }
 
-double RooflinePoints::selectTest(const QPointF& pos, bool onlySelectable, QVariant* details) const {
+double RooflinePoints::selectTest(const QPointF& pos, bool onlySelectable,
+                                  QVariant* details) const {
     Q_UNUSED(details)
     if (onlySelectable && !selectable())
         return -1;
