@@ -484,6 +484,13 @@ private slots:
             }
         }
         QCOMPARE(bars, 6);
+        // Each bar says its value, as the ×ref column does.
+        QStringList barLabels;
+        for (int i = 0; i < speedup->itemCount(); ++i)
+            if (speedup->item(i)->objectName() == QLatin1String("barLabel"))
+                barLabels << qobject_cast<QCPItemText*>(speedup->item(i))->text();
+        barLabels.sort();
+        QCOMPARE(barLabels, (QStringList{"1.70×", "1.70×", "1.70×", "3.20×", "3.20×", "3.20×"}));
         // The reference at 1×: a dashed line, labelled.
         bool line = false, label = false;
         for (int i = 0; i < speedup->itemCount(); ++i) {

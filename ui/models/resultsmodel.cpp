@@ -124,6 +124,10 @@ QString parityText(const ParityResult& p) {
 
 } // namespace
 
+QString speedupText(double speedup) {
+    return QStringLiteral("%1×").arg(speedup, 0, 'f', speedup < 10 ? 2 : 0);
+}
+
 QString rowSummary(const ProfileRow& r) {
     QStringList identity;
     for (int c = 0; c < kRowIdentityColumns; ++c)
@@ -275,8 +279,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return ceilingText(r);
         case SpeedupColumn: {
             const double s = m ? speedup(index.row()) : 0;
-            return s > 0 ? QStringLiteral("%1×").arg(s, 0, 'f', s < 10 ? 2 : 0)
-                         : QStringLiteral("-");
+            return s > 0 ? speedupText(s) : QStringLiteral("-");
         }
         case ClockColumn:
             return m && r.clock.median_ghz > 0

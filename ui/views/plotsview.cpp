@@ -379,6 +379,18 @@ void PlotsView::drawSpeedup() {
         bars->setPen(QPen(c.darker(130)));
         bars->setBrush(c);
         bars->setBarsGroup(group);
+        // Each bar's value on top of it, as the table's ×ref column reads (a bar below the
+        // reference line grows from the axis too: its label says it is slower).
+        const double offset = (double(i - 1) - double(series.size() - 1) / 2) * width;
+        for (int k = 0; k < keys.size(); ++k) {
+            auto* text = new QCPItemText(p);
+            text->setObjectName(QStringLiteral("barLabel"));
+            text->position->setCoords(keys[k] + offset, vals[k]);
+            text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            text->setText(speedupText(vals[k]));
+            text->setColor(c.darker(150));
+            text->setClipToAxisRect(true);
+        }
     }
     p->xAxis->setRange(0.4, double(categories.size()) + 0.6);
     p->yAxis->setRange(lo / 2, hi * std::pow(2.5, 1 + double(series.size()) / 3));
@@ -567,10 +579,18 @@ void PlotsView::drawRoofline() {
     // The zones, shaded under the roof: memory-bound left of the ridge of the top compute
     // roof with the memory's bandwidth (where the profiler starts judging rows against the
     // compute ceiling), compute-bound right of it.
-    bool zonesLabelled = false;
-    for (const auto& [device, t] : top) {
-        if (!(t.compute > 0) || !(t.bandwidth > 0))
-            continue;
+    // One device's zones (the one with the most rows shown; two devices' overlapping shades
+    // read as a third zone).
+    std::map<QString, int> pointsPerDevice;
+    for (const std::size_t i : drawable)
+        ++pointsPerDevice[qs(m_rows[i].spec.device)];
+    QString zoneDevice;
+    for (const auto& [device, t] : top)
+        if (t.compute > 0 && t.bandwidth > 0 &&
+            (zoneDevice.isEmpty() || pointsPerDevice[device] > pointsPerDevice[zoneDevice]))
+            zoneDevice = device;
+    if (!zoneDevice.isEmpty()) {
+        const Top& t = top[zoneDevice];
         const double ridge = t.compute / t.memory, bend = t.compute / t.bandwidth;
         auto zone = [&](QVector<double> x, QVector<double> y, QColor color, const QString& name) {
             auto* g = p->addGraph();
@@ -587,9 +607,6 @@ void PlotsView::drawRoofline() {
         mx << ridge, my << std::min(t.bandwidth * ridge, t.compute);
         zone(mx, my, QColor(0x3a, 0x6e, 0xa5), tr("memory-bound"));
         zone({ridge, xhi}, {t.compute, t.compute}, QColor(0xe0, 0x80, 0x20), tr("compute-bound"));
-        if (zonesLabelled)
-            continue;
-        zonesLabelled = true;
         const std::pair<double, QString> names[] = {{std::sqrt(xlo * ridge), tr("memory-bound")},
                                                     {std::sqrt(ridge * xhi), tr("compute-bound")}};
         for (const auto& [x, text] : names) {
