@@ -757,9 +757,13 @@ void PlotsView::placeRoofLabels() {
         const double h = fm.height() + pad.top() + pad.bottom();
         if (length < w + 8)
             continue;
-        // Candidates from the line's right end leftwards: staggered along the line until the
-        // label overlaps no label already placed.
-        for (int step = 0; step <= 12; ++step) {
+        // Candidates along the line, staggered until the label overlaps no label already
+        // placed: a bandwidth roof's from a quarter short of its ridge leftwards (at the
+        // ridge the roofs crowd under the compute roof), then the ridge; a compute roof's
+        // from its right end.
+        static const int bandwidthOrder[] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 2, 1, 0};
+        for (int k = 0; k < 13; ++k) {
+            const int step = l.compute ? k : bandwidthOrder[k];
             const double along = length - 6 - (length - w - 12) * step / 12.0;
             const QPointF at = a + (b - a) * (along / length);
             QTransform t;
