@@ -257,7 +257,10 @@ int main(int argc, char** argv) {
             if (profiling) {
                 QObject::connect(&window, &switchyard::ui::MainWindow::profileFinished, &window,
                                  [&] { QTimer::singleShot(500, &window, take); });
-                window.startProfile();
+                // A run that cannot start (a size that does not fit an op) says why in the
+                // log: take the pictures of that instead of waiting for a run that never ends.
+                if (!window.startProfile())
+                    QTimer::singleShot(500, &window, take);
                 return;
             }
             // Let the resolution for the target arrive, then take the pictures.
