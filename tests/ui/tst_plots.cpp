@@ -212,9 +212,11 @@ struct ShownView {
         view.showPane(ProfileView::PlotsPane);
     }
     bool exposed() { return QTest::qWaitForWindowExposed(&view); }
-    void showRoofline(const Report& report) {
+    /// Shows `report` on the roofline tab; the roofline.
+    QCustomPlot* showRoofline(const Report& report) {
         view.setReport(report, "default.json");
         child<QTabWidget>(&view, "plots.tabs")->setCurrentIndex(PlotsView::RooflinePlot);
+        return child<QCustomPlot>(&view, "plots.roofline");
     }
 };
 
@@ -323,10 +325,9 @@ private slots:
     void roofsFollowTheShownRowsThreads() {
         ShownView shown;
         QVERIFY(shown.exposed());
-        shown.showRoofline(defaultRun());
+        auto* roof = shown.showRoofline(defaultRun());
         ProfileView& view = shown.view;
         auto* plots = child<PlotsView>(&view, "plotsView");
-        auto* roof = child<QCustomPlot>(&view, "plots.roofline");
         // Every row shown: the reference's single-thread roofs and the all-thread ones.
         QTRY_COMPARE(int(pointsOf(roof)->points().size()), 9);
         std::set<int> threads;
@@ -350,9 +351,8 @@ private slots:
     void pointsFollowTheFilterAndSelectTheirRow() {
         ShownView shown;
         QVERIFY(shown.exposed());
-        shown.showRoofline(defaultRun());
+        auto* roof = shown.showRoofline(defaultRun());
         ProfileView& view = shown.view;
-        auto* roof = child<QCustomPlot>(&view, "plots.roofline");
         auto* table = child<QTableView>(&view, "resultsTable");
         QTRY_COMPARE(int(pointsOf(roof)->points().size()), view.proxy()->rowCount());
         // The filter hides rows: the points drop with them; problems only hides every row.

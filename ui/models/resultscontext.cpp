@@ -75,7 +75,7 @@ std::vector<RooflineCeiling> ceilingsOf(const ReportContext& context) {
     std::vector<RooflineCeiling> out;
     for (const auto& [device, c] : context.ceilings())
         out.push_back({qs(device), qs(c.id), qs(c.kind), qs(c.level), c.value, c.measured,
-                       qs(c.method), c.threads});
+                       qs(c.method), c.threads, c});
     return out;
 }
 

@@ -6,6 +6,8 @@
 #include "views/rooflinepoints.h"
 #include "views/viewsupport.h"
 
+#include <switchyard/profiling/profiler.h>
+
 #include <qcustomplot.h>
 
 #include <QCheckBox>
@@ -60,14 +62,6 @@ QColor roofColor(const RooflineCeiling& c) {
 // The roofline's levels, innermost first: the key a roof is "best of".
 QString levelKey(const RooflineCeiling& c) {
     return c.isCompute() ? QStringLiteral("compute") : c.level;
-}
-
-// Whether `c` is the better roof of its level: measured first, then the higher value (the
-// profiler's rule for the ceiling a row is judged against).
-bool betterRoof(const RooflineCeiling& c, const RooflineCeiling& than) {
-    if (c.measured != than.measured)
-        return c.measured;
-    return c.value > than.value;
 }
 
 // A bandwidth level past the caches (DRAM, HBM, a device's memory): where the profiler's
@@ -457,14 +451,14 @@ void PlotsView::chooseRoofs() {
             if (c.device != device || !want.count(c.threads) || !(c.value > 0))
                 continue;
             auto& b = best[{levelKey(c), c.threads}];
-            if (!b || betterRoof(c, *b))
+            if (!b || preferred_ceiling(c.source, b->source))
                 b = &c;
         }
         if (best.empty()) // the rows' thread counts have no ceilings here: every level's best
             for (const auto& c : m_ceilings)
                 if (c.device == device && c.value > 0) {
                     auto& b = best[{levelKey(c), 0}];
-                    if (!b || betterRoof(c, *b))
+                    if (!b || preferred_ceiling(c.source, b->source))
                         b = &c;
                 }
         for (const auto& c : m_ceilings) // in the context's order
