@@ -293,9 +293,17 @@ void PlotsView::drawTime() {
         p->legend->setVisible(true);
         p->rescaleAxes();
         p->xAxis->setRange(p->xAxis->range().lower / 2, p->xAxis->range().upper * 2);
-        // Room above the data for the legend in the top left.
+        // The legend in up to three columns across the top, and room above the data for it.
+        const int columns = series.size() <= 4 ? 1 : series.size() <= 10 ? 2 : 3;
+        const int rows = (int(series.size()) + columns - 1) / columns;
+        p->legend->setWrap(columns);
+        p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        const double decades = std::log10(p->yAxis->range().upper / p->yAxis->range().lower) + 0.6;
+        // The legend's rows take about 6 % of the height each: leave that much above.
+        const double share = std::min(0.6, 0.06 * rows + 0.04);
         p->yAxis->setRange(p->yAxis->range().lower / 2,
-                           p->yAxis->range().upper * std::pow(3.0, 1 + double(series.size()) / 4));
+                           p->yAxis->range().upper * 2 *
+                               std::pow(10.0, decades * share / (1 - share)));
     }
     p->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -725,6 +733,14 @@ void PlotsView::placeRoofLabels() {
     // The legend's box is taken too (it sits in the top left, above the roofs).
     if (p->legend->visible())
         taken.push_back(QPolygonF(QRectF(p->legend->outerRect())));
+    // The points too, so no label hides behind them (up to a few hundred: past that the
+    // labels take what room is left).
+    std::vector<QRectF> points;
+    if (m_points && m_points->points().size() <= 400)
+        for (int i = 0; i < int(m_points->points().size()); ++i) {
+            const double d = m_points->points()[std::size_t(i)].size;
+            points.emplace_back(m_points->pixelOf(i) - QPointF(d / 2, d / 2), QSizeF(d, d));
+        }
     for (auto& l : m_roofLabels) {
         l.item->setVisible(false);
         // The part of the line inside the axis rect.
@@ -768,6 +784,11 @@ void PlotsView::placeRoofLabels() {
                 continue;
             if (std::any_of(taken.begin(), taken.end(),
                             [&](const QPolygonF& o) { return o.intersects(box); }))
+                continue;
+            const QRectF bounds = box.boundingRect();
+            if (std::any_of(points.begin(), points.end(), [&](const QRectF& r) {
+                    return bounds.intersects(r) && box.intersects(QPolygonF(r));
+                }))
                 continue;
             l.item->position->setPixelPosition(at);
             l.item->setRotation(angle);

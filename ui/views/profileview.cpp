@@ -104,7 +104,7 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 80, 64, 56, 190, 120};
+    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 100, 64, 56, 190, 120};
     static_assert(std::size(widths) == ResultsModel::ColumnCount, "one width per column");
     for (int c = 0; c < ResultsModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
