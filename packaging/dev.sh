@@ -19,6 +19,7 @@ usage() {
 packages=(
     cmake ninja-build g++ pkg-config git clang-format
     qt6-base-dev libqcustomplot-dev libgl-dev
+    qt6-svg-dev  # optional for the build: SVG icons and the plots' SVG export (SWITCHYARD_ENABLE_SVG)
     nlohmann-json3-dev libcli11-dev libcpu-features-dev libopenblas-dev libelf-dev
     libbenchmark-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
     xvfb xauth

@@ -183,14 +183,11 @@ void MainWindow::setupReportMenu(QMenu* file) {
         if (!error.isEmpty())
             reportError(error);
     });
-    file->addAction(tr("Export current &plot (PNG/PDF)…"), this, [this] {
-        const auto which = PlotsView::Plot(m_profile->plots()->tabs()->currentIndex());
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export plot"), PlotsView::plotName(which) + QStringLiteral(".png"),
-            tr("PNG image (*.png);;PDF document (*.pdf)"));
-        if (!path.isEmpty() && !m_profile->plots()->exportPlot(which, path))
-            reportError(tr("Could not write the plot to %1").arg(path));
-    });
+    // The plots' own Export button does the same.
+    file->addAction(PlotsView::canExportSvg() ? tr("Export current &plot (PNG/PDF/SVG)…")
+                                              : tr("Export current &plot (PNG/PDF)…"),
+                    m_profile->plots(), &PlotsView::exportCurrentPlot);
+    connect(m_profile->plots(), &PlotsView::exportFailed, this, &MainWindow::reportError);
     file->addSeparator();
 }
 
@@ -320,8 +317,7 @@ QStringList MainWindow::saveProfilerScreenshots(const QString& dir, const QStrin
     QStringList paths;
     auto shot = [&](const QString& name) {
         QApplication::processEvents();
-        for (int i = 0; i < PlotsView::PlotCount; ++i)
-            m_profile->plots()->plot(PlotsView::Plot(i))->replot();
+        m_profile->plots()->replot();
         const QString path = QStringLiteral("%1/%2-%3.png").arg(dir, prefix, name);
         if (grab().save(path))
             paths << path;
@@ -330,7 +326,7 @@ QStringList MainWindow::saveProfilerScreenshots(const QString& dir, const QStrin
     m_profile->showPane(ProfileView::PlotsPane);
     for (int i = 0; i < PlotsView::PlotCount; ++i) {
         const auto which = PlotsView::Plot(i);
-        m_profile->plots()->tabs()->setCurrentIndex(i);
+        m_profile->plots()->setCurrentPlot(which);
         shot(QStringLiteral("profiler-") + PlotsView::plotName(which));
         const QString file =
             QStringLiteral("%1/%2-plot-%3.png").arg(dir, prefix, PlotsView::plotName(which));

@@ -5,6 +5,7 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/ceilingtext.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/profiling/workload.h>
@@ -61,7 +62,7 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             m ? fmt("%.2f", r.gbps) : "-",
             m ? fmt("%.2f", r.gflops) : "-",
             m && !r.level.empty() ? r.level : "-",
-            m && r.ceiling_fraction > 0 ? fmt("%.0f%%", r.ceiling_fraction * 100) : "-",
+            ceiling_percent(r).empty() ? "-" : ceiling_percent(r),
             m && r.reference_speedup > 0
                 ? fmt(r.reference_speedup < 10 ? "%.2fx" : "%.0fx", r.reference_speedup)
                 : "-",

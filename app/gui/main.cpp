@@ -117,6 +117,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption budget(QStringLiteral("budget"),
                                     QStringLiteral("Seconds of sampling per row for --profile."),
                                     QStringLiteral("SECONDS"));
+    const QCommandLineOption profilerShots(
+        QStringLiteral("profiler-screenshots"),
+        QStringLiteral("With --screenshot: take the profiler's pictures even without --profile, "
+                       "--open-report or --compare (its empty state before a run)."));
     const QCommandLineOption openReport(QStringLiteral("open-report"),
                                         QStringLiteral("Open the report FILE in the profiler."),
                                         QStringLiteral("FILE"));
@@ -133,7 +137,8 @@ int main(int argc, char** argv) {
                        "see what a smaller machine would pick. Same as SWITCHYARD_MAX_ISA."),
         QStringLiteral("LEVEL"));
     parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices, allVariants,
-                       sizes, budget, openReport, compare, compareFolder, palette, maxIsa});
+                       sizes, budget, profilerShots, openReport, compare, compareFolder, palette,
+                       maxIsa});
     const auto answerHelpOrVersion = [&] {
         if (parser.isSet(help) || parser.isSet(QStringLiteral("help-all")))
             parser.showHelp(0);
@@ -218,16 +223,17 @@ int main(int argc, char** argv) {
     }
     std::function<void()> take; // lives as long as the event loop: its timers call it again
     if (parser.isSet(screenshot)) {
-        const bool profilerShots = profiling || parser.isSet(openReport) || parser.isSet(compare) ||
-                                   parser.isSet(compareFolder);
-        window.resize(profilerShots ? QSize(1920, 1000) : QSize(1280, 780));
+        const bool profilerPictures = profiling || parser.isSet(openReport) ||
+                                      parser.isSet(compare) || parser.isSet(compareFolder) ||
+                                      parser.isSet(profilerShots);
+        window.resize(profilerPictures ? QSize(1920, 1000) : QSize(1280, 780));
         take = [&] {
             // The fleet folder is read off the GUI thread: wait for its table.
             if (window.fleetLoader()->isBusy()) {
                 QTimer::singleShot(200, &window, take);
                 return;
             }
-            if (profilerShots)
+            if (profilerPictures)
                 for (const auto& p :
                      window.saveProfilerScreenshots(parser.value(screenshot), parser.value(prefix)))
                     std::printf("%s\n", qPrintable(p));
@@ -251,7 +257,10 @@ int main(int argc, char** argv) {
             if (profiling) {
                 QObject::connect(&window, &switchyard::ui::MainWindow::profileFinished, &window,
                                  [&] { QTimer::singleShot(500, &window, take); });
-                window.startProfile();
+                // A run that cannot start (a size that does not fit an op) says why in the
+                // log: take the pictures of that instead of waiting for a run that never ends.
+                if (!window.startProfile())
+                    QTimer::singleShot(500, &window, take);
                 return;
             }
             // Let the resolution for the target arrive, then take the pictures.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The profiler screen: the results and compare models under
 // QAbstractItemModelTester, a real profile against the misbehaving fixture kernels (wrong,
-// crashing, hanging) and Cancel, two saved reports compared, the plots for a known report
-// and their export, and saves that fail without destroying the previous file.
+// crashing, hanging) and Cancel, two saved reports compared, the CSV of the filtered table,
+// and saves that fail without destroying the previous file (the plots: tst_plots).
 #include "controllers/profilecontroller.h"
 #include "mainwindow.h"
 #include "models/comparemodel.h"
@@ -11,9 +11,9 @@
 #include "models/resultsmodel.h"
 #include "support/builtinwindow.h"
 #include "support/findchild.h"
+#include "support/profilerows.h"
 #include "views/compareview.h"
 #include "views/kernelmatrixview.h"
-#include "views/plotsview.h"
 #include "views/profileview.h"
 
 #include <switchyard/hardware/deviceregistry.h>
@@ -57,47 +57,14 @@
 #include <sys/resource.h>
 
 using namespace switchyard;
+using switchyard::test::ceilingJson;
 using switchyard::test::child;
+using switchyard::test::makeRow;
 using namespace switchyard::ui;
 
 namespace {
 
 const QString kProfilingFixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling");
-
-// A measured row on the CPU: `n` samples spread ±spread around `median` seconds.
-ProfileRow makeRow(const std::string& op, std::int64_t n, const std::string& arch,
-                   const std::string& variant, double median, double flopsPerElem = 2,
-                   double bytesPerElem = 8, int count = 20, double spread = 0.02) {
-    ProfileRow r;
-    r.spec.op = op;
-    r.spec.size = std::to_string(n);
-    r.spec.dims = {n, 0, 0};
-    r.spec.device = "cpu";
-    r.spec.device_kind = "cpu";
-    r.spec.arch = arch;
-    r.spec.variant = variant;
-    r.spec.backend = "cpu";
-    r.spec.source = "builtin";
-    for (int i = 0; i < count; ++i)
-        r.samples.push_back(median * (1 + spread * (double(i) - count / 2.0) / count));
-    r.stats = SampleStats::from(r.samples);
-    r.stop_reason = "noise";
-    r.bytes = bytesPerElem * double(n);
-    r.flops = flopsPerElem * double(n);
-    r.gbps = r.bytes / r.stats.median / 1e9;
-    r.gflops = r.flops / r.stats.median / 1e9;
-    r.parity.checked = true;
-    r.parity.pass = true;
-    r.parity.max_abs_error = 1e-7;
-    r.parity.max_rel_error = 2e-6;
-    return r;
-}
-
-nlohmann::json ceilingJson(const std::string& id, const std::string& kind, const std::string& level,
-                           double value, bool measured = true) {
-    return {{"id", id},     {"kind", kind},         {"level", level},   {"value", value},
-            {"threads", 0}, {"measured", measured}, {"method", "test"}, {"working_set_bytes", 0}};
-}
 
 // A context as Profiler::context() writes it, with one CPU device and its ceilings.
 nlohmann::json contextWith(nlohmann::json ceilings, const std::string& host = "bench-a") {
@@ -137,13 +104,6 @@ Report knownReport() {
     for (std::size_t i = 0; i < rep.rows.size(); ++i)
         rep.rows[i].spec.index = std::int64_t(i);
     return rep;
-}
-
-std::vector<const ProfileRow*> pointers(const Report& r) {
-    std::vector<const ProfileRow*> out;
-    for (const auto& row : r.rows)
-        out.push_back(&row);
-    return out;
 }
 
 // Makes files larger than `bytes` impossible to write in this process (EFBIG), even for
@@ -329,83 +289,13 @@ private slots:
         QVERIFY(contextHtml(contextWith(threeCeilings())).contains("Test CPU 9000"));
     }
 
-    void plotsForKnownReport() {
-        PlotsView plots;
-        plots.resize(900, 600);
-        plots.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&plots));
-        const Report rep = knownReport();
-        plots.setContext(rep.context);
-        plots.setRows(pointers(rep));
-
-        // Time vs size: one graph per variant, a point per size.
-        auto* time = plots.plot(PlotsView::TimePlot);
-        QCOMPARE(time->graphCount(), 2);
-        for (int i = 0; i < 2; ++i)
-            QCOMPARE(time->graph(i)->dataCount(), 2);
-        QCOMPARE(time->xAxis->scaleType(), QCPAxis::stLogarithmic);
-        QCOMPARE(time->yAxis->scaleType(), QCPAxis::stLogarithmic);
-
-        // Speedup: one bar series (AVX2) with a bar per (op, size), both 4x.
-        auto* speedup = plots.plot(PlotsView::SpeedupPlot);
-        QCOMPARE(speedup->plottableCount(), 1);
-        auto* bars = qobject_cast<QCPBars*>(speedup->plottable(0));
-        QVERIFY(bars);
-        QCOMPARE(bars->dataCount(), 2);
-        for (int i = 0; i < 2; ++i)
-            QVERIFY(qAbs(bars->data()->at(i)->value - 4.0) < 0.01);
-
-        // Roofline: a line per ceiling (diagonal for bandwidth, flat for compute) and the
-        // rows as points; FLOP/byte comes from flops/bytes when the row has no intensity.
-        auto* roof = plots.plot(PlotsView::RooflinePlot);
-        QCOMPARE(roof->graphCount(), 4 + 1);
-        for (int g = 0; g < 4; ++g) {
-            const auto* d = roof->graph(g)->data().data();
-            QCOMPARE(d->size(), 2);
-            const auto& c = plots.ceilings()[std::size_t(g)];
-            if (c.kind == "bandwidth")
-                QVERIFY(qAbs(d->at(0)->value / d->at(0)->key - c.value) < 1e-6 * c.value);
-            else
-                QCOMPARE(d->at(0)->value, d->at(1)->value);
-        }
-        QCOMPARE(roof->graph(4)->dataCount(), 4);
-        QCOMPARE(plots.rooflinePoints().size(), std::size_t(4));
-        for (const auto& p : plots.rooflinePoints())
-            QCOMPARE(p.x, 0.25); // 2 flops / 8 bytes per element
-        // The hover label of a point names its row.
-        roof->replot();
-        const auto& pt = plots.rooflinePoints()[3];
-        const QPoint px(int(roof->xAxis->coordToPixel(pt.x)), int(roof->yAxis->coordToPixel(pt.y)));
-        QVERIFY(plots.rooflineLabelAt(px).contains("rms_norm"));
-        QVERIFY(plots.rooflineLabelAt(px + QPoint(200, 200)).isEmpty());
-
-        // Export: a non-empty PNG (a real image) and PDF for each plot.
-        for (int i = 0; i < PlotsView::PlotCount; ++i) {
-            const auto which = PlotsView::Plot(i);
-            const QString png = m_dir.filePath(PlotsView::plotName(which) + ".png");
-            const QString pdf = m_dir.filePath(PlotsView::plotName(which) + ".pdf");
-            QVERIFY(plots.exportPlot(which, png, 800, 500));
-            QVERIFY(plots.exportPlot(which, pdf, 800, 500));
-            QCOMPARE(QImage(png).size(), QSize(800, 500));
-            const QByteArray pdfBytes = readAll(pdf);
-            QVERIFY(pdfBytes.size() > 1000);
-            QVERIFY(pdfBytes.startsWith("%PDF"));
-        }
-    }
-
-    void plotsFollowTheFilter() {
+    void csvOfTheFilteredTable() {
         ProfileController controller;
         ProfileView view(&controller);
         view.setReport(knownReport(), "known.json");
-        QTRY_COMPARE(view.plots()->plot(PlotsView::TimePlot)->graphCount(), 2);
         child<QLineEdit>(&view, "resultsFilter")->setText("avx2");
         QCOMPARE(view.proxy()->rowCount(), 2);
-        QTRY_COMPARE(view.plots()->plot(PlotsView::TimePlot)->graphCount(), 1);
-        QTRY_COMPARE(view.plots()->rooflinePoints().size(), std::size_t(2));
-        // The speedup needs the reference rows; filtered out, it says so.
-        QCOMPARE(view.plots()->plot(PlotsView::SpeedupPlot)->plottableCount(), 0);
         child<QLineEdit>(&view, "resultsFilter")->clear();
-        QTRY_COMPARE(view.plots()->plot(PlotsView::SpeedupPlot)->plottableCount(), 1);
         // CSV of the table.
         const QString csv = m_dir.filePath("table.csv");
         QCOMPARE(view.exportCsv(csv), QString());
@@ -496,7 +386,7 @@ private slots:
                          qPrintable(QString::fromLatin1(v) + ": " + parity(v)));
             }
         // The plots drew the streamed rows: one time series per measured variant.
-        QTRY_VERIFY(view.plots()->plot(PlotsView::TimePlot)->graphCount() >= 2);
+        QTRY_VERIFY(child<QCustomPlot>(&view, "plots.time")->graphCount() >= 2);
         QCOMPARE(child<QProgressBar>(&view, "runProgress")->value(), view.model()->rowCount());
         QCOMPARE(child<QProgressBar>(&view, "runProgress")->maximum(), view.model()->rowCount());
         const QString log = child<QPlainTextEdit>(&view, "profileLog")->toPlainText();

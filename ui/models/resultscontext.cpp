@@ -44,11 +44,38 @@ QString RooflineCeiling::label() const {
     return s;
 }
 
+QString RooflineCeiling::roofLabel() const {
+    // Ids read "<level>.<pattern>.<threads>" ("l2.triad.all", "dram.read.1t", "fma.fp32.all",
+    // "device.copy", "theoretical.fma.fp32"): the level (or FMA) first, then the rest.
+    QStringList parts = id.split(QLatin1Char('.'), Qt::SkipEmptyParts);
+    const bool theoretical = !parts.isEmpty() && parts.front() == QLatin1String("theoretical");
+    if (theoretical)
+        parts.pop_front();
+    if (!parts.isEmpty() &&
+        (parts.back() == QLatin1String("all") || parts.back() == QLatin1String("1t")))
+        parts.pop_back();
+    QString head;
+    if (isCompute()) {
+        head = parts.isEmpty() ? QStringLiteral("compute") : parts.takeFirst().toUpper();
+    } else {
+        head = level.isEmpty() ? QStringLiteral("memory") : level;
+        if (!parts.isEmpty() && parts.front().compare(head, Qt::CaseInsensitive) == 0)
+            parts.pop_front();
+    }
+    parts.prepend(head);
+    if (theoretical || !measured)
+        parts << QObject::tr("(theoretical)");
+    return QStringLiteral("%1 %2 %3")
+        .arg(parts.join(QLatin1Char(' ')))
+        .arg(value, 0, 'f', value < 10 ? 1 : 0)
+        .arg(isCompute() ? QStringLiteral("GFLOP/s") : QStringLiteral("GB/s"));
+}
+
 std::vector<RooflineCeiling> ceilingsOf(const ReportContext& context) {
     std::vector<RooflineCeiling> out;
     for (const auto& [device, c] : context.ceilings())
         out.push_back({qs(device), qs(c.id), qs(c.kind), qs(c.level), c.value, c.measured,
-                       qs(c.method), c.threads});
+                       qs(c.method), c.threads, c});
     return out;
 }
 

@@ -27,7 +27,12 @@ struct RooflineCeiling {
     bool measured = true;
     QString method;
     int threads = 0;       // 0: all threads / the whole device
+    Ceiling source;        // as the report has it
     QString label() const; // "cpu L3 112 GB/s (triad, all threads)"
+    /// What the roofline writes on the line: "L2 triad 106 GB/s", "FMA fp32 229 GFLOP/s",
+    /// "DRAM (theoretical) 40 GB/s" (the id's parts after the level; no device, no threads).
+    QString roofLabel() const;
+    bool isCompute() const { return kind == QLatin1String("compute"); }
 };
 
 /// Every ceiling of every device of the context (ReportContext::ceilings: a device without

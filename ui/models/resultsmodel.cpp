@@ -6,6 +6,8 @@
 #include "models/qtstring.h"
 #include "models/tone.h"
 
+#include <switchyard/profiling/ceilingtext.h>
+
 #include <QRegularExpression>
 
 #include <cmath>
@@ -97,10 +99,9 @@ QVariant rowIdentityData(const ProfileRow& r, int column, bool forSort) {
 QString ceilingText(const ProfileRow& row) {
     if (!row.measured())
         return {};
-    if (row.ceiling_fraction > 0)
-        return QStringLiteral("%1% %2")
-            .arg(row.ceiling_fraction * 100, 0, 'f', row.ceiling_fraction < 0.1 ? 1 : 0)
-            .arg(row.level.empty() ? QStringLiteral("ceiling") : qs(row.level));
+    if (const std::string percent = ceiling_percent(row); !percent.empty())
+        return QStringLiteral("%1 %2").arg(
+            qs(percent), row.level.empty() ? QStringLiteral("ceiling") : qs(row.level));
     if (!row.level.empty())
         return QCoreApplication::translate("ResultsModel", "%1: no ceiling").arg(qs(row.level));
     return {};
@@ -122,6 +123,28 @@ QString parityText(const ParityResult& p) {
 }
 
 } // namespace
+
+QString speedupText(double speedup) {
+    return QStringLiteral("%1×").arg(speedup, 0, 'f', speedup < 10 ? 2 : 0);
+}
+
+QString rowSummary(const ProfileRow& r) {
+    QStringList identity;
+    for (int c = 0; c < kRowIdentityColumns; ++c)
+        identity << rowIdentityData(r, c, false).toString();
+    QStringList lines{identity.join(QStringLiteral(" · "))};
+    if (r.measured()) {
+        lines << QCoreApplication::translate("ResultsModel",
+                                             "%1 GFLOP/s · %2 GB/s · %3 FLOP/byte · median %4")
+                     .arg(number(r.gflops), number(r.gbps), number(rowIntensity(r)),
+                          formatSeconds(r.stats.median));
+        if (const QString c = ceilingText(r); !c.isEmpty())
+            lines << QCoreApplication::translate("ResultsModel", "of ceiling: %1").arg(c);
+    } else {
+        lines << rowStatusText(r);
+    }
+    return lines.join(QLatin1Char('\n'));
+}
 
 ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -256,8 +279,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return ceilingText(r);
         case SpeedupColumn: {
             const double s = m ? speedup(index.row()) : 0;
-            return s > 0 ? QStringLiteral("%1×").arg(s, 0, 'f', s < 10 ? 2 : 0)
-                         : QStringLiteral("-");
+            return s > 0 ? speedupText(s) : QStringLiteral("-");
         }
         case ClockColumn:
             return m && r.clock.median_ghz > 0
@@ -384,14 +406,21 @@ bool ResultsFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sour
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
 }
 
-std::vector<const ProfileRow*> ResultsFilterProxy::visibleRows() const {
-    std::vector<const ProfileRow*> out;
-    const auto* m = qobject_cast<const ResultsModel*>(sourceModel());
-    if (!m)
+std::vector<int> ResultsFilterProxy::visibleSourceRows() const {
+    std::vector<int> out;
+    if (!qobject_cast<const ResultsModel*>(sourceModel()))
         return out;
     out.reserve(std::size_t(rowCount()));
     for (int i = 0; i < rowCount(); ++i)
-        out.push_back(&m->row(mapToSource(index(i, 0)).row()));
+        out.push_back(mapToSource(index(i, 0)).row());
+    return out;
+}
+
+std::vector<const ProfileRow*> ResultsFilterProxy::visibleRows() const {
+    std::vector<const ProfileRow*> out;
+    const auto* m = qobject_cast<const ResultsModel*>(sourceModel());
+    for (const int row : visibleSourceRows())
+        out.push_back(&m->row(row));
     return out;
 }
 

@@ -22,6 +22,12 @@ double rowIntensity(const ProfileRow& row);
 /// "78% L3" (ProfileRow::ceiling_fraction and ::level); the level alone ("cache: no
 /// ceiling") when the row has none that bounds it; empty for rows not measured.
 QString ceilingText(const ProfileRow& row);
+/// "4.04×", "30×": a speedup over the CPU reference as the ×ref column shows it.
+QString speedupText(double speedup);
+/// A row in a few lines, as the table shows it: op, size, device, backend, arch/variant;
+/// GFLOP/s, GB/s, arithmetic intensity and median; the level and fraction of its ceiling
+/// (ceilingText). The plots' tooltips.
+QString rowSummary(const ProfileRow& row);
 /// The row's element count (the product of its dims): how sizes sort, as numbers.
 double rowElements(const ProfileRow& row);
 
@@ -105,6 +111,8 @@ public:
     bool problemsOnly() const { return m_problemsOnly; }
     /// The rows that pass the filter, in the proxy's order.
     std::vector<const ProfileRow*> visibleRows() const;
+    /// The source model's row numbers of the rows that pass the filter, in the proxy's order.
+    std::vector<int> visibleSourceRows() const;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;

@@ -104,7 +104,7 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 80, 64, 56, 190, 120};
+    const int widths[] = {110, 110, 70, 80, 150, 74, 76, 62, 110, 62, 70, 100, 64, 56, 190, 120};
     static_assert(std::size(widths) == ResultsModel::ColumnCount, "one width per column");
     for (int c = 0; c < ResultsModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
@@ -157,8 +157,18 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &ProfileView::schedulePlots);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &ProfileView::schedulePlots);
     connect(m_plotTimer, &QTimer::timeout, this, [this] {
-        m_plots->setRows(m_proxy->visibleRows());
+        m_plots->setRows(m_proxy->visibleRows(), m_proxy->visibleSourceRows());
         updateNoiseBanner();
+    });
+    // A click on a roofline point selects its row in the table.
+    connect(m_plots, &PlotsView::rowClicked, this, [this](int sourceRow) {
+        if (sourceRow < 0 || sourceRow >= m_model->rowCount())
+            return;
+        const QModelIndex at = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+        if (!at.isValid())
+            return;
+        m_table->selectRow(at.row());
+        m_table->scrollTo(at);
     });
 
     connect(m_run, &QPushButton::clicked, this, &ProfileView::run);

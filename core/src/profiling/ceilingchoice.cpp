@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Ceiling choice: which ceiling bounds a row (choose_ceiling, shares_host_caches in
-// profiler.h), and the row judged against it.
+// Ceiling choice: which ceiling bounds a row (choose_ceiling, preferred_ceiling,
+// shares_host_caches in profiler.h), and the row judged against it.
 #include <switchyard/profiling/profiler.h>
 
 #include "profiling/profilerdetail.h"
@@ -12,18 +12,13 @@
 
 namespace switchyard {
 
-namespace {
-
-// Whether bandwidth ceiling `c` is preferred to `than` for its level: measured before
-// theoretical, then the higher value (the level's best: a kernel that mostly reads moves
-// more bytes per second than a triad, so the read ceiling bounds it, not the triad).
-bool preferred(const Ceiling& c, const Ceiling& than) {
+// The level's best: a kernel that mostly reads moves more bytes per second than a triad, so
+// the read ceiling bounds it, not the triad.
+bool preferred_ceiling(const Ceiling& c, const Ceiling& than) {
     if (c.measured != than.measured)
         return c.measured;
     return c.value > than.value;
 }
-
-} // namespace
 
 bool shares_host_caches(const DeviceInfo& info) {
     if (info.kind == "cpu")
@@ -48,7 +43,7 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
                                [&](const Ceiling* l) { return l->level == c.level; });
         if (it == levels.end())
             levels.push_back(&c);
-        else if (preferred(c, **it))
+        else if (preferred_ceiling(c, **it))
             *it = &c;
     }
     std::stable_sort(levels.begin(), levels.end(), [](const Ceiling* a, const Ceiling* b) {

@@ -103,6 +103,11 @@ SWITCHYARD_CORE_EXPORT CeilingChoice choose_ceiling(const DeviceInfo& info,
                                                     double working_set_bytes, double flops,
                                                     bool all_threads, double traffic_bytes = 0);
 
+/// Whether ceiling `c` is preferred to `than` of the same level: measured before
+/// theoretical, then the higher value. How choose_ceiling picks each level's bandwidth
+/// ceiling, and how the GUI's roofline picks each level's roof.
+SWITCHYARD_CORE_EXPORT bool preferred_ceiling(const Ceiling& c, const Ceiling& than);
+
 /// A device that is not the CPU but runs on its cores and caches (an OpenCL device of type
 /// CPU, such as PoCL's): its rows are judged against the host CPU's per-level ceilings.
 SWITCHYARD_CORE_EXPORT bool shares_host_caches(const DeviceInfo& info);
