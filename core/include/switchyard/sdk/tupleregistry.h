@@ -239,13 +239,7 @@ public:
         }
         std::unique_lock lock(m_mutex);
         auto entries = m_table->entries();
-        std::vector<const CellPtr*> retired;
-        std::erase_if(entries, [&](const CellPtr* e) {
-            if (!pred(**e))
-                return false;
-            retired.push_back(e);
-            return true;
-        });
+        std::vector<const CellPtr*> retired = take_matching(entries, pred);
         const std::size_t survivors = entries.size();
         // Where a new cell goes, found without indexing every entry (a plugin's load must not
         // cost a pass that allocates per cell of every other plugin): a key the current table
@@ -276,13 +270,7 @@ public:
     template <class Pred> std::size_t erase_if(Pred pred) {
         std::unique_lock lock(m_mutex);
         auto entries = m_table->entries();
-        std::vector<const CellPtr*> retired;
-        std::erase_if(entries, [&](const CellPtr* e) {
-            if (!pred(**e))
-                return false;
-            retired.push_back(e);
-            return true;
-        });
+        std::vector<const CellPtr*> retired = take_matching(entries, pred);
         const std::size_t removed = retired.size();
         if (removed)
             publish(std::move(entries), std::move(retired), lock);
@@ -509,6 +497,20 @@ private:
             }
         }
         return &memo;
+    }
+
+    // Removes the entries matching `pred` and returns them.
+    template <class Pred>
+    static std::vector<const CellPtr*> take_matching(std::vector<const CellPtr*>& entries,
+                                                     Pred& pred) {
+        std::vector<const CellPtr*> taken;
+        std::erase_if(entries, [&](const CellPtr* e) {
+            if (!pred(**e))
+                return false;
+            taken.push_back(e);
+            return true;
+        });
+        return taken;
     }
 
     // Publishes a table of `entries`, retires `retired` (and what the table drops: a key met
