@@ -29,6 +29,14 @@ KernelCell cell(TupleKey key, std::function<bool()> available = {}, std::int64_t
     return c;
 }
 
+// Counts its live instances: a cell capturing one is freed exactly when the count drops.
+struct Tracked {
+    Tracked() { ++live; }
+    Tracked(const Tracked&) { ++live; }
+    ~Tracked() { --live; }
+    static inline std::atomic<int> live{0};
+};
+
 } // namespace
 
 class TestTupleRegistry : public QObject {
@@ -261,7 +269,7 @@ private slots:
         auto same = [&]() {
             auto a = reg.resolve_first(keys);
             auto b = reg.resolve_first(prepared);
-            return a.get() == b;
+            return a.get() == b.get();
         };
         QVERIFY(!reg.resolve_first(prepared));
         reg.put(cell(keys[2]));
@@ -281,10 +289,11 @@ private slots:
             prepared)); // a chain prepared for one registry is redone for another
     }
 
-    // CellRef's lifetime rule: the cell resolve_first() returns is retired, not freed, when
-    // it is replaced or erased, and is freed with its registry; converting it to a CellPtr
-    // owns it beyond that.
-    void resolvedCellLivesAsLongAsItsRegistry() {
+    // CellRef's lifetime rule: the cell resolve_first() returns is retired when it is
+    // replaced or erased, stays readable while the CellRef lives, and is freed once no
+    // reference taken before it was retired is left; converting it to a CellPtr owns it
+    // beyond that and beyond the registry.
+    void retiredCellIsFreedOnceItsReadersLetGo() {
         const TupleKey key{"gemm", "cpu", "generic", "reference"};
         const TupleKey other{"gemm", "cpu", "generic", "default"};
         auto freed_token = std::make_shared<int>(1); // captured by a cell only a CellRef sees
@@ -292,42 +301,117 @@ private slots:
         KernelRegistry::CellPtr owned;
         {
             KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
-            KernelCell a = cell(key, {}, 7, "old");
-            a.fn = [freed_token](const KernelArgs&) {};
-            KernelCell b = cell(other, {}, 9, "kept");
-            b.fn = [kept_token](const KernelArgs&) {};
-            reg.put_all({a, b});
-            a = {};
-            b = {};
-            const auto ref = reg.resolve_first({key});
-            const auto kept = reg.resolve_first({other});
-            QVERIFY(ref && kept);
-            QCOMPARE(freed_token.use_count(), 2);
+            {
+                KernelCell a = cell(key, {}, 7, "old");
+                a.fn = [freed_token](const KernelArgs&) {};
+                KernelCell b = cell(other, {}, 9, "kept");
+                b.fn = [kept_token](const KernelArgs&) {};
+                reg.put_all({a, b});
+            }
+            {
+                const auto ref = reg.resolve_first({key});
+                const auto kept = reg.resolve_first({other});
+                QVERIFY(ref && kept);
+                QCOMPARE(freed_token.use_count(), 2);
 
-            reg.put(cell(key, {}, 8, "new")); // replaces the resolved cell
-            QCOMPARE(QString::fromStdString(reg.resolve_first({key})->backend),
-                     QStringLiteral("new"));
-            reg.erase(key);
-            reg.clear();
-            QVERIFY(!reg.resolve_first({key}));
-            QCOMPARE(reg.size(), std::size_t{0});
-            QCOMPARE(reg.cells_held(), std::size_t{3}); // two retired by clear(), one by put()
+                reg.put(cell(key, {}, 8, "new")); // replaces the resolved cell
+                QCOMPARE(QString::fromStdString(reg.resolve_first({key})->backend),
+                         QStringLiteral("new"));
+                reg.erase(key);
+                reg.clear();
+                QVERIFY(!reg.resolve_first({key}));
+                QCOMPARE(reg.size(), std::size_t{0});
+                QCOMPARE(reg.cells_held(), std::size_t{3}); // two retired by clear(), one by put()
 
-            // Retired, not freed: the references still read the cells they got.
-            QCOMPARE(freed_token.use_count(), 2);
-            QVERIFY(ref->key == key);
-            QCOMPARE(QString::fromStdString(ref->backend), QStringLiteral("old"));
-            QCOMPARE(ref->meta["workspace_bytes"].get<int>(), 7);
-            QVERIFY(ref->is_loaded());
-            owned = kept; // the implicit conversion shares ownership
-            QCOMPARE(owned.get(), kept.get());
+                // Retired, not freed while the references live: they still read their cells.
+                QCOMPARE(reg.reclaim(), std::size_t{0});
+                QCOMPARE(freed_token.use_count(), 2);
+                QVERIFY(ref->key == key);
+                QCOMPARE(QString::fromStdString(ref->backend), QStringLiteral("old"));
+                QCOMPARE(ref->meta["workspace_bytes"].get<int>(), 7);
+                QVERIFY(ref->is_loaded());
+                owned = kept; // the implicit conversion shares ownership
+                QCOMPARE(owned.get(), kept.get());
+            }
+            // The references are gone: the three retired cells are freed, except the one a
+            // CellPtr owns.
+            QCOMPARE(reg.reclaim(), std::size_t{3});
+            QCOMPARE(reg.cells_held(), std::size_t{0});
+            QCOMPARE(freed_token.use_count(), 1);
+            QCOMPARE(kept_token.use_count(), 2);
         }
-        // The registry is gone: it freed its cells, except the one a CellPtr owns.
-        QCOMPARE(freed_token.use_count(), 1);
-        QCOMPARE(kept_token.use_count(), 2);
         QCOMPARE(QString::fromStdString(owned->backend), QStringLiteral("kept"));
         owned.reset();
         QCOMPARE(kept_token.use_count(), 1);
+    }
+
+    // A rescan's shape (every plugin's cells erased, then declared again), repeated: a
+    // CellRef taken before the first stays readable through all of them, and once it is let
+    // go the registry holds exactly the cells it declares (a destructor count says so).
+    void rescansFreeRetiredCells() {
+        constexpr int kCells = 3000;
+        auto batch = [](int round) {
+            std::vector<KernelCell> cells;
+            for (int i = 0; i < kCells; ++i) {
+                auto c = cell({"op_" + std::to_string(i), "cpu", "generic", "p"}, {}, round,
+                              "r" + std::to_string(round));
+                c.fn = [t = Tracked()](const KernelArgs&) {};
+                cells.push_back(std::move(c));
+            }
+            return cells;
+        };
+        {
+            KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+            reg.put_all(batch(0));
+            QCOMPARE(Tracked::live.load(), kCells);
+            std::optional<KernelRegistry::Ref> early =
+                reg.resolve_first({{"op_7", "cpu", "generic", "p"}});
+            QVERIFY(*early);
+            for (int round = 1; round <= 5; ++round) {
+                reg.erase_if([](const KernelCell& c) { return c.key[1] == "cpu"; });
+                reg.put_all(batch(round));
+                QCOMPARE(QString::fromStdString((*early)->backend), QStringLiteral("r0"));
+            }
+            QCOMPARE(reg.resolve_first({{"op_7", "cpu", "generic", "p"}})->backend,
+                     std::string("r5"));
+            // Held back by the early reference: every round's cells are still there.
+            QCOMPARE(Tracked::live.load(), 6 * kCells);
+            QCOMPARE(reg.cells_held(), std::size_t(6 * kCells));
+            early.reset();
+            reg.reclaim();
+            QCOMPARE(Tracked::live.load(), kCells);
+            QCOMPARE(reg.cells_held(), std::size_t(kCells));
+            // Without a reference held, mutation reclaims on its own (after enough retired).
+            for (int round = 6; round <= 10; ++round)
+                reg.replace_if([](const KernelCell&) { return true; }, batch(round));
+            QVERIFY(Tracked::live.load() <= 2 * kCells);
+        }
+        QCOMPARE(Tracked::live.load(), 0);
+    }
+
+    // A CellRef moved or copied to another thread and let go there releases its pin there.
+    void cellRefsCrossThreads() {
+        KernelRegistry reg("kernels", {"op", "device", "arch", "variant"});
+        const TupleKey key{"gemm", "cpu", "generic", "reference"};
+        auto token = std::make_shared<int>(0);
+        KernelCell c = cell(key, {}, 1, "old");
+        c.fn = [token](const KernelArgs&) {};
+        reg.put(std::move(c));
+        c = {};
+        auto ref = reg.resolve_first({key});
+        reg.put(cell(key, {}, 2, "new"));
+        std::string seen_moved, seen_copied;
+        std::thread([&, moved = std::move(ref)]() mutable {
+            auto copy = moved; // a second pin, taken on this thread
+            moved = {};
+            QCOMPARE(reg.reclaim(), std::size_t{0}); // the copy still holds the old cell
+            seen_copied = copy->backend;
+            std::thread([&, again = std::move(copy)] { seen_moved = again->backend; }).join();
+        }).join();
+        QCOMPARE(QString::fromStdString(seen_copied), QStringLiteral("old"));
+        QCOMPARE(QString::fromStdString(seen_moved), QStringLiteral("old"));
+        QCOMPARE(reg.reclaim(), std::size_t{1});
+        QCOMPARE(token.use_count(), 1);
     }
 
     // References held by readers stay readable while a writer replaces and erases the very

@@ -411,14 +411,17 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
     if (!entry->is_plugin() || entry->info.state == BackendState::Invalid || entry->loaded)
         return; // a Failed plugin keeps its placeholders: they show what it would provide
     const std::string& name = entry->info.name;
-    // One hook per plugin, kept by the registry; its cells' predicate and loader hold only
-    // its address, so a std::function stores them in place (no allocation per cell).
+    // One hook per plugin name, kept by the registry; its cells' predicate and loader hold
+    // only its address, so a std::function stores them in place (no allocation per cell).
     const PlaceholderHook* hook;
     {
         std::lock_guard lock(m_hooks_mutex);
-        PlaceholderHook& h = m_hooks.emplace_back();
-        h.registry = this;
-        h.entry = entry;
+        auto [it, created] = m_hooks.try_emplace(name);
+        PlaceholderHook& h = it->second;
+        if (created)
+            h.registry = this;
+        h.entry.store(entry);
+        h.answer.store(0, std::memory_order_relaxed);
         hook = &h;
     }
     // Usable as far as can be told without loading: not failed, dependencies present,
@@ -428,14 +431,14 @@ void BackendRegistry::collect_placeholders(const std::shared_ptr<Entry>& entry,
         if (epoch != 0)
             if (const auto a = hook->answer.load(std::memory_order_relaxed); (a >> 1) == epoch)
                 return (a & 1) != 0;
-        auto e = hook->entry.lock();
+        auto e = hook->entry.load().lock();
         const bool usable = e && is_usable(*e);
         if (epoch != 0)
             hook->answer.store((epoch << 1) | (usable ? 1 : 0), std::memory_order_relaxed);
         return usable;
     };
     const auto loader = [hook]() {
-        if (auto e = hook->entry.lock())
+        if (auto e = hook->entry.load().lock())
             hook->registry->load_entry(e);
     };
     // A cell another backend declared stays theirs (one an earlier plugin of this batch
@@ -913,6 +916,14 @@ void BackendRegistry::rescan() {
     m_kernels.erase_if(is_dropped);
     m_components.erase_if(is_dropped);
     m_plugins_discovered = true;
+    // What the rescan retired is freed once no reader holds it (sdk/tupleregistry.h, CellRef).
+    struct Reclaim {
+        BackendRegistry& r;
+        ~Reclaim() {
+            r.m_kernels.reclaim();
+            r.m_components.reclaim();
+        }
+    } reclaim{*this};
     if (!m_discovery)
         return;
     auto providers = m_discovery();

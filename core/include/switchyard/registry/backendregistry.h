@@ -256,9 +256,11 @@ private:
         std::unordered_set<std::uint64_t> claimed; // interned key ids
     };
     /// What a plugin's placeholder cells call back into (see collect_placeholders()).
+    /// One per plugin name, reused by each rediscovery of that name (a rescan), so rescans
+    /// do not pile hooks up; the entry is swapped while older placeholders may still call.
     struct PlaceholderHook {
         BackendRegistry* registry = nullptr;
-        std::weak_ptr<Entry> entry;
+        std::atomic<std::weak_ptr<Entry>> entry;
         // The last answer of its cells' predicate: (epoch << 1) | usable, for the epoch of
         // one listing (detail::availability_epoch()), so a listing asks once per plugin.
         mutable std::atomic<std::uint64_t> answer{0};
@@ -290,7 +292,8 @@ private:
     bool m_plugins_discovered = false;
     std::optional<std::string> m_default;
     std::mutex m_hooks_mutex;
-    std::deque<PlaceholderHook> m_hooks; // stable addresses, freed with the registry
+    // By plugin name; a map never moves its elements: stable addresses, freed with the registry.
+    std::map<std::string, PlaceholderHook, std::less<>> m_hooks;
 };
 
 } // namespace switchyard

@@ -5,6 +5,7 @@
 
 #include <switchyard/sdk/detail/celltable.h>
 #include <switchyard/sdk/detail/chainmemo.h>
+#include <switchyard/sdk/detail/reclaim.h>
 #include <switchyard/sdk/tuplekey.h>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace switchyard {
@@ -86,14 +88,16 @@ template <class Fn> struct Registration {
 
 template <class Fn> class TupleRegistry;
 
-/// What resolve_first() returns: the winning cell, or none. One pointer, no reference count.
+/// What resolve_first() returns: the winning cell, or none. No reference count: a pin on the
+/// calling thread's reader record (sdk/detail/reclaim.h), plain stores on that thread's data.
 ///
-/// The lifetime rule: a TupleRegistry never frees a cell while the registry itself lives. A
-/// cell that put() replaces or erase()/clear() removes is retired, not destroyed, so a CellRef
-/// stays valid until its registry is destroyed, whatever other threads put or erase meanwhile
-/// (the price: a registry keeps every cell it ever published; rewriting it in a loop grows it).
-/// A caller that keeps a cell beyond the registry's life converts the CellRef to a CellPtr
-/// (std::shared_ptr, implicit, or share()): that one owns the cell.
+/// The lifetime rule: a cell that put() replaces or erase()/clear() removes is retired, and a
+/// retired cell is freed only once no CellRef taken before it was retired lives (epoch-based
+/// reclamation). So a CellRef stays valid until it is destroyed or its registry is, whatever
+/// other threads put, erase or rescan meanwhile. A CellRef may be copied, moved and destroyed
+/// on any thread. It holds back the reclamation of everything retired while it lives: keep it
+/// for a call or a dispatch, and convert it to a CellPtr (std::shared_ptr, implicit, or
+/// share()) to keep the cell longer or beyond the registry's life; that one owns the cell.
 template <class Fn> class CellRef {
 public:
     using Cell = Registration<Fn>;
@@ -101,6 +105,22 @@ public:
 
     CellRef() = default;
     CellRef(std::nullptr_t) noexcept {}
+    CellRef(const CellRef& other)
+        : m_owner(other.m_owner),
+          m_pin(other.m_pin ? detail::pin(other.m_pin->epoch.load(std::memory_order_relaxed))
+                            : nullptr) {}
+    CellRef(CellRef&& other) noexcept
+        : m_owner(std::exchange(other.m_owner, nullptr)),
+          m_pin(std::exchange(other.m_pin, nullptr)) {}
+    CellRef& operator=(CellRef other) noexcept {
+        std::swap(m_owner, other.m_owner);
+        std::swap(m_pin, other.m_pin);
+        return *this;
+    }
+    ~CellRef() {
+        if (m_pin)
+            detail::unpin(m_pin);
+    }
 
     explicit operator bool() const noexcept { return m_owner != nullptr; }
     const Cell* get() const noexcept { return m_owner ? m_owner->get() : nullptr; }
@@ -113,8 +133,11 @@ public:
 
 private:
     friend class TupleRegistry<Fn>;
-    explicit CellRef(const CellPtr* owner) noexcept : m_owner(owner) {}
-    const CellPtr* m_owner = nullptr; // the registry's own pointer to the cell, never freed
+    // Adopts `pin`, the pin under which `owner` was found.
+    CellRef(const CellPtr* owner, detail::ReaderRecord* pin) noexcept
+        : m_owner(owner), m_pin(pin) {}
+    const CellPtr* m_owner = nullptr;      // the registry's own pointer to the cell
+    detail::ReaderRecord* m_pin = nullptr; // set exactly when m_owner is
 };
 
 /// A fallback chain prepared for repeated resolution: it remembers which of its keys the
@@ -132,14 +155,15 @@ private:
     std::vector<TupleKey> m_keys;
     std::uint64_t m_registry = 0;
     std::uint64_t m_generation = ~0ull;
-    std::vector<const Registration<Fn>*> m_declared; // valid while the registry lives
+    // The registry's pointers to the declared cells, read only in m_generation (and pinned).
+    std::vector<const std::shared_ptr<const Registration<Fn>>*> m_declared;
     bool m_has_placeholder = false;
 };
 
 /// A registry keyed by an ordered tuple of strings, with availability-aware resolution
 /// (the seed kernel registry's TupleRegistry). Thread-safe: mutation takes a mutex and publishes an
-/// immutable snapshot; lookups read the snapshot without locking. Cells are never freed
-/// while the registry lives (see CellRef), so resolution hands out plain pointers.
+/// immutable snapshot; lookups read the snapshot without locking. A replaced or removed cell is
+/// retired and freed once no reader can reach it (see CellRef; reclaim()).
 template <class Fn> class TupleRegistry {
 public:
     using Cell = Registration<Fn>;
@@ -157,6 +181,14 @@ public:
 
     TupleRegistry(const TupleRegistry&) = delete;
     TupleRegistry& operator=(const TupleRegistry&) = delete;
+
+    ~TupleRegistry() {
+        for (const CellPtr* owner : m_table->entries())
+            delete owner;
+        for (auto& batch : m_retired)
+            for (const CellPtr* owner : batch.cells)
+                delete owner;
+    }
 
     const std::string& name() const noexcept { return m_name; }
     const std::vector<std::string>& key_fields() const noexcept { return m_fields; }
@@ -190,7 +222,7 @@ public:
     }
 
     /// In one step: removes the cells matching `pred`, then declares `cells`. Removed and
-    /// replaced cells are retired, not freed (CellRef's lifetime rule).
+    /// replaced cells are retired, and freed once no reader can reach them (CellRef's rule).
     template <class Pred> void replace_if(Pred pred, std::vector<Cell> cells) {
         std::vector<CellPtr> shared;
         shared.reserve(cells.size());
@@ -205,9 +237,9 @@ public:
                 throw std::invalid_argument(m_name + ": a null cell");
             check_key(c->key);
         }
-        std::lock_guard lock(m_mutex);
+        std::unique_lock lock(m_mutex);
         auto entries = m_table->entries();
-        std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
+        std::vector<const CellPtr*> retired = take_matching(entries, pred);
         const std::size_t survivors = entries.size();
         // Where a new cell goes, found without indexing every entry (a plugin's load must not
         // cost a pass that allocates per cell of every other plugin): a key the current table
@@ -216,27 +248,32 @@ public:
         std::unordered_map<const CellPtr*, const CellPtr*> replaced; // surviving -> new
         entries.reserve(entries.size() + cells.size());
         for (auto& c : cells) {
-            const CellPtr* owner = &m_cells.emplace_back(std::move(c));
+            const CellPtr* owner = new CellPtr(std::move(c));
             if (const CellPtr* old = m_table->find_slot((*owner)->key); old && !pred(**old)) {
-                replaced[old] = owner;
+                auto [it, first] = replaced.try_emplace(old, owner);
+                if (!first) // the batch names the key twice: the earlier was never published
+                    delete std::exchange(it->second, owner);
                 continue;
             }
             entries.push_back(owner);
         }
         if (!replaced.empty())
             for (std::size_t i = 0; i < survivors; ++i)
-                if (auto it = replaced.find(entries[i]); it != replaced.end())
+                if (auto it = replaced.find(entries[i]); it != replaced.end()) {
+                    retired.push_back(entries[i]);
                     entries[i] = it->second;
-        publish(std::move(entries));
+                }
+        publish(std::move(entries), std::move(retired), lock);
     }
 
     /// Removes the cells matching `pred`; returns how many were removed.
     template <class Pred> std::size_t erase_if(Pred pred) {
-        std::lock_guard lock(m_mutex);
+        std::unique_lock lock(m_mutex);
         auto entries = m_table->entries();
-        auto removed = std::erase_if(entries, [&](const CellPtr* e) { return pred(**e); });
+        std::vector<const CellPtr*> retired = take_matching(entries, pred);
+        const std::size_t removed = retired.size();
         if (removed)
-            publish(std::move(entries));
+            publish(std::move(entries), std::move(retired), lock);
         return removed;
     }
 
@@ -245,13 +282,25 @@ public:
     }
 
     void clear() {
-        std::lock_guard lock(m_mutex);
-        publish({});
+        std::unique_lock lock(m_mutex);
+        publish({}, m_table->entries(), lock);
+    }
+
+    /// Frees the retired cells no reader can reach any more; returns how many. Mutation calls
+    /// it on its own once enough cells are retired; a rescan calls it when it is done.
+    std::size_t reclaim() {
+        std::unique_lock lock(m_mutex);
+        auto garbage = take_unreachable();
+        lock.unlock();
+        for (const CellPtr* owner : garbage)
+            delete owner;
+        return garbage.size();
     }
 
     /// Exact lookup, ignoring availability.
     CellPtr lookup(const TupleKey& key) const {
         check_key(key);
+        const detail::ReadPin pin;
         return snapshot()->find(key);
     }
 
@@ -259,15 +308,16 @@ public:
     /// A declared-but-not-loaded plugin cell is loaded on the way. The calling thread
     /// remembers which rungs of its recent chains are declared (per registry generation),
     /// so an unchanged registry answers with integer compares and the availability checks.
-    /// The answer is a CellRef: valid while this registry lives; convert it to a CellPtr to
-    /// own the cell.
+    /// The answer is a CellRef (valid while it lives, see its rule); convert it to a CellPtr
+    /// to own the cell.
     Ref resolve_first(std::span<const TupleKey> chain) const {
+        detail::ReadPin pin; // before the generation is read: the memo's cells stay
         const ChainMemo* memo = chain_memo(chain);
         if (!memo || memo->has_placeholder) [[unlikely]]
-            return resolve_walk(chain);
+            return resolve_walk(chain, pin);
         for (std::uint32_t i = 0; i < memo->declared_count; ++i)
             if (memo->cells[i]->is_available())
-                return Ref(memo->owners[i]);
+                return Ref(memo->owners[i], pin.release());
         return Ref();
     }
 
@@ -276,8 +326,8 @@ public:
     }
 
     /// resolve_first() for a prepared chain: one atomic load when the registry is unchanged.
-    /// The cell returned is valid while this registry lives (CellRef's rule).
-    const Cell* resolve_first(PreparedChain<Fn>& chain) const {
+    Ref resolve_first(PreparedChain<Fn>& chain) const {
+        detail::ReadPin pin;
         if (chain.m_registry != m_id ||
             chain.m_generation != m_generation.load(std::memory_order_acquire)) {
             std::lock_guard lock(m_mutex);
@@ -287,22 +337,23 @@ public:
                 check_key(key);
                 if (const CellPtr* owner = m_table->find_slot(key)) {
                     chain.m_has_placeholder |= !(*owner)->is_loaded();
-                    chain.m_declared.push_back(owner->get());
+                    chain.m_declared.push_back(owner);
                 }
             }
             chain.m_registry = m_id;
             chain.m_generation = m_generation.load(std::memory_order_relaxed);
         }
         if (chain.m_has_placeholder) // loading plugins on the way: take the general path
-            return resolve_first(std::span<const TupleKey>(chain.m_keys)).get();
-        for (const Cell* cell : chain.m_declared)
-            if (cell->is_available())
-                return cell;
-        return nullptr;
+            return resolve_first(std::span<const TupleKey>(chain.m_keys));
+        for (const CellPtr* owner : chain.m_declared)
+            if ((*owner)->is_available())
+                return Ref(owner, pin.release());
+        return Ref();
     }
 
     /// Every declared cell, available or not, sorted by the key rendered as strings.
     std::vector<ManifestEntry> manifest() const {
+        const detail::ReadPin pin;
         auto table = snapshot();
         const auto& entries = table->entries();
         // Sorted as the keys' strings sort (field by field), through each field's distinct
@@ -360,17 +411,18 @@ public:
 
     std::size_t size() const { return snapshot()->size(); }
 
-    /// How many cells this registry holds, declared or retired (CellRef's lifetime rule).
+    /// How many cells this registry holds: declared, or retired and not yet freed.
     std::size_t cells_held() const {
         std::lock_guard lock(m_mutex);
-        return m_cells.size();
+        return m_table->size() + m_retired_count;
     }
 
 private:
     using Table = detail::CellTable<CellPtr>; // sdk/detail/celltable.h
 
-    // The general path: walks the chain in the current table, loading placeholders.
-    Ref resolve_walk(std::span<const TupleKey> chain) const {
+    // The general path: walks the chain in the current table, loading placeholders. The
+    // caller's pin covers the walk and passes to the answer.
+    Ref resolve_walk(std::span<const TupleKey> chain, detail::ReadPin& pin) const {
         const Table* table = &current();
         for (const auto& key : chain) {
             const CellPtr* found = table->find_slot(key);
@@ -380,7 +432,7 @@ private:
             if (!cell.is_available())
                 continue;
             if (cell.is_loaded())
-                return Ref(found);
+                return Ref(found, pin.release());
             auto loader = cell.loader; // the table may be replaced while it runs
             if (loader) {
                 try {
@@ -390,7 +442,7 @@ private:
             }
             const CellPtr* fresh = current().find_slot(key);
             if (fresh && (*fresh)->is_loaded() && (*fresh)->is_available())
-                return Ref(fresh);
+                return Ref(fresh, pin.release());
             table = &current();
         }
         return Ref();
@@ -447,9 +499,51 @@ private:
         return &memo;
     }
 
-    void publish(std::vector<const CellPtr*> entries) {
-        m_table = std::make_shared<const Table>(std::move(entries));
+    // Removes the entries matching `pred` and returns them.
+    template <class Pred>
+    static std::vector<const CellPtr*> take_matching(std::vector<const CellPtr*>& entries,
+                                                     Pred& pred) {
+        std::vector<const CellPtr*> taken;
+        std::erase_if(entries, [&](const CellPtr* e) {
+            if (!pred(**e))
+                return false;
+            taken.push_back(e);
+            return true;
+        });
+        return taken;
+    }
+
+    // Publishes a table of `entries`, retires `retired` (and what the table drops: a key met
+    // twice) and, once enough is retired, frees what no reader can reach, after unlocking.
+    void publish(std::vector<const CellPtr*> entries, std::vector<const CellPtr*> retired,
+                 std::unique_lock<std::mutex>& lock) {
+        m_table = std::make_shared<const Table>(std::move(entries), &retired);
         m_generation.fetch_add(1, std::memory_order_release);
+        if (!retired.empty()) {
+            m_retired_count += retired.size();
+            m_retired.push_back({detail::retire_epoch(), std::move(retired)});
+        }
+        if (m_retired_count < kReclaimAfter)
+            return;
+        auto garbage = take_unreachable();
+        lock.unlock();
+        for (const CellPtr* owner : garbage)
+            delete owner;
+    }
+
+    // With m_mutex held: takes the retired batches no pinned reader can reach.
+    std::vector<const CellPtr*> take_unreachable() {
+        std::vector<const CellPtr*> garbage;
+        if (m_retired.empty())
+            return garbage;
+        const std::uint64_t oldest = detail::oldest_pinned_epoch();
+        while (!m_retired.empty() && m_retired.front().epoch < oldest) {
+            auto& batch = m_retired.front();
+            garbage.insert(garbage.end(), batch.cells.begin(), batch.cells.end());
+            m_retired_count -= batch.cells.size();
+            m_retired.pop_front();
+        }
+        return garbage;
     }
 
     std::shared_ptr<const Table> snapshot() const {
@@ -489,9 +583,15 @@ private:
     std::vector<std::string> m_fields;
     std::uint64_t m_id;
     mutable std::mutex m_mutex;
-    // Every cell this registry ever published, in order; never shrinks, and a deque never
-    // moves its elements, so pointers into it stay valid while the registry lives.
-    std::deque<CellPtr> m_cells;
+    // Cells retired together at one epoch, oldest first. Each cell is a heap CellPtr the
+    // tables point at: the registry owns those in its current table and in m_retired.
+    struct Retired {
+        std::uint64_t epoch = 0;
+        std::vector<const CellPtr*> cells;
+    };
+    static constexpr std::size_t kReclaimAfter = 1024; // retired cells before a reclaim pass
+    std::deque<Retired> m_retired;
+    std::size_t m_retired_count = 0;
     std::shared_ptr<const Table> m_table;
     std::atomic<std::uint64_t> m_generation{0};
 };

@@ -13,17 +13,19 @@ namespace switchyard {
 /// Revision of the backend contract this core implements. A backend declaring a higher
 /// revision needs a newer Switchyard; a manifest declaring a lower one stays loadable (what a
 /// manifest may say is additive).
-inline constexpr int kContractVersion = 3;
+inline constexpr int kContractVersion = 4;
 /// The oldest revision a plugin *library* may have been built against (its entry's
 /// contract_version). Plugins use the SDK's inline code and layouts (TupleKey, Registration,
 /// TupleRegistry, CellRegistrar), so a library built against headers whose layout changed
 /// would misread them: revision 2 changed TupleKey (an interned entry, 24 bytes instead of a
 /// vector of strings) and TupleRegistry's tables; revision 3 added Registration's typed
 /// `workspace_bytes` and made BackendLoadError carry the registry's BackendCause (the
-/// change packaging/abi-check.sh reported against the revision 2 baseline). Such a library is
-/// refused before its register hook runs, with a message saying to rebuild it against this
-/// Switchyard.
-inline constexpr int kMinBinaryContractVersion = 3;
+/// change packaging/abi-check.sh reported against the revision 2 baseline); revision 4 made
+/// TupleRegistry free the cells it retires (epoch-based reclamation: CellRef pins its
+/// thread's reader record, two pointers instead of one, and the tables own their cells).
+/// Such a library is refused before its register hook runs, with a message saying to rebuild
+/// it against this Switchyard.
+inline constexpr int kMinBinaryContractVersion = 4;
 
 /// This core's release, "0.1.0".
 SWITCHYARD_CORE_EXPORT std::string_view core_version() noexcept;

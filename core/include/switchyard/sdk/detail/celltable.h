@@ -15,18 +15,20 @@
 namespace switchyard::detail {
 
 // An immutable open-addressing table (linear probing, power-of-two capacity) over the
-// registry's cell pointers (m_cells), which outlive every table. An entry whose key an
-// earlier entry has takes the earlier one's place (the later cell wins, where the first
-// was); its own is dropped.
+// registry's cell pointers, which the registry frees only once no reader can reach them. An
+// entry whose key an earlier entry has takes the earlier one's place (the later cell wins,
+// where the first was); its own is dropped, and the earlier one is added to `dropped`.
 template <class CellPtr> class CellTable {
 public:
     CellTable() = default;
-    explicit CellTable(std::vector<const CellPtr*> entries) : m_entries(std::move(entries)) {
+    explicit CellTable(std::vector<const CellPtr*> entries,
+                       std::vector<const CellPtr*>* dropped = nullptr)
+        : m_entries(std::move(entries)) {
         std::size_t cap = 8;
         while (cap < m_entries.size() * 4) // load <= 1/4: misses end at once
             cap <<= 1;
         m_mask = cap - 1;
-        if (!index_entries(cap)) {
+        if (!index_entries(cap, dropped)) {
             // Keys met twice: each later cell took its key's first place; drop its own.
             std::erase(m_entries, nullptr);
             index_entries(cap);
@@ -58,8 +60,9 @@ private:
         std::uint32_t index = 0;
     };
     // Fills the slots; false when a key was met twice (the later entry then moved to the
-    // earlier one's position, leaving nullptr at its own).
-    bool index_entries(std::size_t cap) {
+    // earlier one's position, leaving nullptr at its own, and the earlier one went to
+    // `dropped`).
+    bool index_entries(std::size_t cap, std::vector<const CellPtr*>* dropped = nullptr) {
         m_slots.assign(cap, Slot{});
         bool unique = true;
         for (std::size_t n = 0; n < m_entries.size(); ++n) {
@@ -73,6 +76,8 @@ private:
                     break;
             }
             if (m_slots[i].index != 0) {
+                if (dropped)
+                    dropped->push_back(m_entries[m_slots[i].index - 1]);
                 m_entries[m_slots[i].index - 1] = e;
                 m_entries[n] = nullptr;
                 unique = false;

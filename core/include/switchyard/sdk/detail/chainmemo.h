@@ -14,8 +14,9 @@ namespace switchyard::detail {
 
 // What one thread knows about a chain it resolved: which rungs are declared in one
 // generation of one registry. Constant-initialized plain data, so the hot path reads it
-// without a TLS guard. The cells are the registry's, which it never frees while it lives;
-// a memo of a destroyed registry is never read again (registry ids are never reused).
+// without a TLS guard. The cells are the registry's: read only while the generation is the
+// memo's and the thread is pinned (detail/reclaim.h), so a retired cell is never reached; a
+// memo of a destroyed registry is never read again (registry ids are never reused).
 inline constexpr std::size_t kMemoRungs = 16; // longer chains take the general path
 template <class Cell, class CellPtr> struct ChainMemo {
     std::uint64_t registry = 0; // 0: no registry has this id
