@@ -589,6 +589,16 @@ private slots:
         for (const auto& d : window.catalog()->doctor.devices)
             ids << QString::fromStdString(d.id);
         QVERIFY2(ids.contains("fx_good:0"), qPrintable(ids.join(',')));
+        // Its cells were registered in the worker, not here: the capabilities panel says so
+        // instead of calling every declared cell "NOT registered".
+        auto* tree = child<ui::BackendTreeView>(&window, "backendTree");
+        QVERIFY(tree->selectBackend("fixture-device-good"));
+        const QString cells =
+            child<QLabel>(child<ui::CapabilitiesPanel>(&window, "capabilitiesPanel"), "cells")
+                ->text();
+        QVERIFY2(cells.contains("ran in the inspection worker") &&
+                     !cells.contains("NOT registered"),
+                 qPrintable(cells));
         window.controller()->waitForIdle();
     }
 

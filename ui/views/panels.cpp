@@ -222,14 +222,19 @@ void CapabilitiesPanel::setBackend(const BackendInfo* b, const CatalogSnapshot* 
     QStringList lines;
     std::set<std::vector<std::string>> all(declared);
     all.insert(registered.begin(), registered.end());
+    // A plugin loaded only in the inspection worker (to list its devices) has no cell in
+    // this process: its manifest's cells are all there is to compare here, not a mismatch.
+    const bool loaded = b->state == BackendState::Loaded && !registered.empty();
     for (const auto& k : all) {
         const bool d = declared.count(k), r = registered.count(k);
-        const bool loaded = b->state == BackendState::Loaded;
         QString note =
             d && r ? tr("declared, registered")
             : d    ? (loaded || b->source != BackendSource::Plugin
                           ? QStringLiteral("<span style='color:%1'>%2</span>")
                              .arg(toneColor(Tone::Bad).name(), tr("declared, NOT registered"))
+                      : b->state == BackendState::Loaded
+                          ? tr("declared (its library ran in the inspection worker, not "
+                                  "in this window)")
                           : tr("declared (library not loaded yet)"))
                    : (b->source == BackendSource::Plugin
                           ? QStringLiteral("<span style='color:%1'>%2</span>")
