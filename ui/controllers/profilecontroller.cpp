@@ -76,10 +76,7 @@ bool ProfileController::start(const ProfileSettings& settings) {
         cb.on_progress = [this](std::int64_t index, const std::string& phase, std::int64_t) {
             if (index >= 0)
                 return; // a row's own phases: its row_start and row say enough
-            const QString prefix = QStringLiteral("preparing: ");
-            QString step = QString::fromStdString(phase);
-            if (step.startsWith(prefix))
-                step = step.mid(prefix.size());
+            const QString step = QString::fromStdString(phase);
             post([this, step] { emit preparing(step); });
         };
         cb.on_row_start = [this](const RowSpec& spec) {

@@ -57,7 +57,8 @@ signals:
     void contextArrived(const nlohmann::json& context);
     void planArrived(int total);
     /// A step before the plan (the CPU's or a device's ceilings being measured): the
-    /// worker's heartbeat while it prepares, "CPU ceilings, DRAM triad, all threads".
+    /// worker's heartbeat while it prepares, "preparing: CPU ceilings, DRAM triad, all
+    /// threads" (the event's phase as docs/json.md gives it).
     void preparing(const QString& step);
     void rowStarted(int index, const QString& label);
     void rowFinished(const switchyard::ProfileRow& row);

@@ -188,7 +188,7 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
         appendLog(tr("%1 rows planned").arg(total));
     });
     connect(m_controller, &ProfileController::preparing, this, [this](const QString& step) {
-        m_progress->setFormat(tr("preparing: %1").arg(step));
+        m_progress->setFormat(step);
         m_eta->setToolTip(tr("Measuring the ceilings every row is judged against, before the "
                              "first row: %1")
                               .arg(step));

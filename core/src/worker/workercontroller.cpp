@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <utility>
 
 namespace switchyard {
@@ -165,6 +164,11 @@ std::string WorkerController::worker_input(const RunState& state,
     return input.dump();
 }
 
+// The silence allowed outside rows (each preparation step, planning, between rows).
+double WorkerController::startup_silence_s() const {
+    return std::max(m_options.settings.row_timeout_s, m_options.startup_timeout_s);
+}
+
 WorkerController::Attempt WorkerController::run_one_worker(RunState& state,
                                                            const std::vector<std::string>& env,
                                                            const nlohmann::json& settings,
@@ -179,8 +183,7 @@ WorkerController::Attempt WorkerController::run_one_worker(RunState& state,
     const auto limit = [&] {
         if (attempt.done)
             return 5.0; // done: it only has to exit
-        return attempt.current >= 0 ? row_timeout
-                                    : std::max(row_timeout, m_options.startup_timeout_s);
+        return attempt.current >= 0 ? row_timeout : startup_silence_s();
     };
     const auto end = worker.run(
         limit, [&](const std::string& line) { handle_line(line, state, attempt, cb); },
@@ -224,8 +227,7 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
             attempt.err_tail.empty() ? std::string() : "; worker stderr: " + attempt.err_tail;
         const std::string step = attempt.phase.empty() ? std::string() : ", at " + attempt.phase;
         char silence[64];
-        std::snprintf(silence, sizeof silence, "no output for %g s",
-                      std::max(m_options.settings.row_timeout_s, m_options.startup_timeout_s));
+        std::snprintf(silence, sizeof silence, "no output for %g s", startup_silence_s());
         throw WorkerError(
             "the profiling worker failed before planning (" +
             (attempt.timed_out ? std::string(silence) : describe_wait_status(attempt.status)) +
@@ -394,22 +396,27 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
             set_cpu_peaks(*peaks);
         // Before the plan: one heartbeat per step (index -1), so a loaded machine that takes
         // minutes over its probes is not taken for a hung worker, and a hang names its step.
-        std::int64_t steps = 0;
-        auto heartbeat = std::make_unique<PrepareStepScope>([&](const std::string& step) {
-            detail::emit_line(fd, protocol::progress_message(-1, "preparing: " + step, ++steps));
-        });
+        // Inside a row, the row's own progress messages are the heartbeat.
         Profiler profiler(settings, backends, devices);
         std::vector<RowSpec> plan;
-        try {
-            announce_prepare_step("planning");
-            plan = profiler.plan();
-        } catch (const std::invalid_argument& e) {
-            detail::emit_line(fd, protocol::fatal_message(e.what(), true));
-            return 2;
+        nlohmann::json context, peaks_now;
+        {
+            std::int64_t steps = 0;
+            const PrepareStepScope heartbeat([&](const std::string& step) {
+                detail::emit_line(fd,
+                                  protocol::progress_message(-1, "preparing: " + step, ++steps));
+            });
+            try {
+                announce_prepare_step("planning");
+                plan = profiler.plan();
+            } catch (const std::invalid_argument& e) {
+                detail::emit_line(fd, protocol::fatal_message(e.what(), true));
+                return 2;
+            }
+            if (start == 0)
+                context = profiler.context();
+            peaks_now = cpu_peaks().to_json();
         }
-        const auto context = start == 0 ? profiler.context() : nlohmann::json();
-        const auto peaks_now = cpu_peaks().to_json();
-        heartbeat.reset(); // inside a row, its own progress messages are the heartbeat
         detail::emit_line(fd, protocol::context_message(context, peaks_now));
         detail::emit_line(fd, protocol::plan_message(plan));
         for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());

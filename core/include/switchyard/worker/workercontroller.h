@@ -97,6 +97,7 @@ private:
     Attempt run_one_worker(RunState& state, const std::vector<std::string>& env,
                            const nlohmann::json& settings, const Callbacks& cb);
     std::string worker_input(const RunState& state, const nlohmann::json& settings) const;
+    double startup_silence_s() const;
     // protocol: one line, one message
     void handle_line(const std::string& line, RunState& state, Attempt& attempt,
                      const Callbacks& cb);
