@@ -429,8 +429,7 @@ private slots:
         // The worker measures the ceilings first: ~30 s on a quiet 2-core machine, 90 s loaded.
         QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 1, 240000);
         poll.stop();
-        QVERIFY2(!shown.filter(QRegularExpression("^preparing: CPU ceilings, DRAM (read|triad)"))
-                      .isEmpty(),
+        QVERIFY2(!shown.filter(QRegularExpression("^preparing: CPU ceilings, ")).isEmpty(),
                  qPrintable(shown.join('\n')));
         const int kept = view.model()->rowCount();
         QElapsedTimer clock;
