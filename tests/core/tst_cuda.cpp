@@ -410,6 +410,101 @@ private slots:
         QCOMPARE(out[kProbeThreads + 5], expect);
         QCOMPARE(fma_probe_flops(2, 3), 2.0 * kProbeThreads * 3 * kFmaChains * 2);
     }
+
+    // The sweep kernel, emulated: `trials` in-place updates of every float4 of the set, and
+    // nothing past it.
+    void sweepKernelEmulated() {
+        std::vector<float> x(2 * kProbeThreads * 4 * 3 + 64, 1.0f);
+        const std::int64_t bytes = std::int64_t((x.size() - 64) * sizeof(float));
+        run_sweep_probe(x.data(), bytes, 2, 3, EmulatedLaunch{});
+        float expect = 1.0f;
+        for (int t = 0; t < 3; ++t)
+            expect = std::fma(0.999f, expect, 0.001f);
+        for (std::size_t i = 0; i + 64 < x.size(); ++i)
+            QCOMPARE(x[i], expect);
+        QCOMPARE(x[x.size() - 64], 1.0f);
+    }
+
+    // The sweep's plan for an H100/H200-sized device: every thread has a float4 at the first
+    // set, steps of 2^(1/4) to 1 GiB, about 1 GiB moved each way per launch.
+    void sweepPlanCoversTheLevels() {
+        const auto plan = sweep_plan(132, std::int64_t(141) << 30, kProbeThreads);
+        QCOMPARE(plan.blocks, 132u * 4);
+        QVERIFY(plan.working_sets.size() >= 30);
+        QCOMPARE(plan.working_sets.size(), plan.trials.size());
+        QVERIFY(plan.working_sets.front() >= std::int64_t(plan.blocks) * kProbeThreads * 16);
+        QVERIFY(plan.working_sets.back() <= std::int64_t(1) << 30);
+        QVERIFY(plan.working_sets.back() > std::int64_t(768) << 20);
+        for (std::size_t i = 0; i < plan.working_sets.size(); ++i) {
+            const auto b = plan.working_sets[i];
+            QCOMPARE(b % 256, std::int64_t(0));
+            if (i > 0) {
+                const double step = double(b) / double(plan.working_sets[i - 1]);
+                QVERIFY2(step > 1.1 && step < 1.25, qPrintable(QString::number(step)));
+            }
+            const double moved = double(b) * plan.trials[i];
+            QVERIFY(moved <= double(std::int64_t(1) << 30) + double(b));
+            QVERIFY(moved >= 0.5 * double(std::int64_t(1) << 30));
+        }
+        // A small card's memory bounds the sweep.
+        QVERIFY(sweep_plan(20, std::int64_t(1) << 30, kProbeThreads).working_sets.back() <=
+                std::int64_t(128) << 20);
+    }
+
+    // A sweep shaped like an H100's (L1s 33 MiB together, L2 50 MiB, HBM): its plateaus come
+    // out labelled L1, L2, HBM; L1 becomes a ceiling, and the L2 probe's ceiling is kept.
+    void sweepPlateausBecomeCeilings() {
+        QCOMPARE(l1_bytes_per_sm(9, 0), std::int64_t(256) << 10);
+        QCOMPARE(l1_bytes_per_sm(8, 0), std::int64_t(192) << 10);
+        QCOMPARE(l1_bytes_per_sm(8, 6), std::int64_t(128) << 10);
+        QCOMPARE(l1_bytes_per_sm(7, 5), std::int64_t(96) << 10);
+        CudaAttributes h100;
+        h100.multiprocessors = 132;
+        h100.l2_bytes = 50 << 20;
+        const auto caches = sweep_caches(h100, 9, 0);
+        QCOMPARE(caches.size(), std::size_t(2));
+        QCOMPARE(caches[0].level, std::string("L1"));
+        QCOMPARE(caches[0].capacity_bytes, 132.0 * 256 * 1024);
+        QCOMPARE(caches[1].level, std::string("L2"));
+
+        const auto plan = sweep_plan(132, std::int64_t(80) << 30, kProbeThreads);
+        std::vector<SweepPoint> points;
+        for (const auto b : plan.working_sets) {
+            const double ws = double(b);
+            const double gbs = ws <= caches[0].capacity_bytes   ? 30000
+                               : ws <= caches[1].capacity_bytes ? 10000
+                                                                : 3000;
+            points.push_back({ws, gbs});
+        }
+        DeviceInfo info;
+        info.properties["memory_level"] = "HBM";
+        Ceiling probe;
+        probe.id = "l2.copy";
+        probe.level = "L2";
+        probe.value = 9000;
+        info.ceilings.push_back(probe);
+        add_sweep_results(info, points, caches);
+        const auto& plateaus = info.properties["sweep"]["plateaus"];
+        QCOMPARE(plateaus.size(), std::size_t(3));
+        QCOMPARE(plateaus[0]["level"].get<std::string>(), std::string("L1"));
+        QCOMPARE(plateaus[0]["gbs"].get<double>(), 30000.0);
+        QCOMPARE(plateaus[1]["level"].get<std::string>(), std::string("L2"));
+        QCOMPARE(plateaus[1]["gbs"].get<double>(), 10000.0);
+        QCOMPARE(plateaus[2]["level"].get<std::string>(), std::string("HBM"));
+        QCOMPARE(info.properties["sweep"]["points"].size(), points.size());
+        QCOMPARE(info.ceilings.size(), std::size_t(2));
+        QCOMPARE(info.ceilings[0].value, 9000.0); // the directed L2 probe stays
+        QCOMPARE(info.ceilings[1].id, std::string("l1.copy"));
+        QCOMPARE(info.ceilings[1].level, std::string("L1"));
+        QCOMPARE(info.ceilings[1].value, 30000.0);
+        QCOMPARE(info.ceilings[1].capacity_bytes, caches[0].capacity_bytes);
+        QVERIFY(info.ceilings[1].method.find("working-set sweep") != std::string::npos);
+        // With the CPU's reach (2x) the L2's plateau would have been called the L1s'.
+        bool l2 = false;
+        for (const auto& p : detect_plateaus(points, caches, "HBM"))
+            l2 = l2 || p.level == "L2";
+        QVERIFY(!l2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCuda)

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <latch>
+#include <mutex>
 #include <thread>
 
 #include <dlfcn.h>
@@ -163,43 +164,59 @@ private slots:
         QCOMPARE(library_counter(good, "switchyard_fixture_reset_calls"), resets + 1);
     }
 
+    // Loads racing with lookups and resolutions: the hook runs once and every caller gets the
+    // loaded backend. Many rounds, each a fresh registry: the window between the load's
+    // publication and its end is short, and a round that lands a reader in it must still pass
+    // (a reader there once saw a "no transition from loaded to discovered" error).
     void concurrentLoadsRunTheHookOnce() {
-        Fixture f({});
         const std::string manifest = (fixture("good") + "/good.plugin.json").toStdString();
-        std::shared_ptr<PluginProvider> provider;
-        f.registry.set_plugin_discovery([&] {
-            provider = std::make_shared<PluginProvider>(manifest);
-            return std::vector<std::shared_ptr<BackendProvider>>{provider};
-        });
-        f.registry.ensure_initialized();
         const auto good = library_of("good", "switchyard-fixture-good");
-        const int before = library_counter(good, "switchyard_fixture_register_calls");
+        constexpr int kRounds = 200;
         constexpr int kThreads = 16;
-        std::latch start(kThreads);
-        std::atomic<int> errors{0};
-        std::vector<std::thread> threads;
-        for (int i = 0; i < kThreads; ++i) {
-            threads.emplace_back([&, i] {
-                start.arrive_and_wait();
-                try {
-                    if (i % 3 == 0)
-                        f.registry.load("fixture-good");
-                    else if (i % 3 == 1)
-                        f.registry.lookup("fixture-good");
-                    else if (!f.kernels.resolve_first(
-                                 {kernel_key("rms_norm", "cpu", "generic", "good")}))
-                        ++errors;
-                } catch (...) {
-                    ++errors;
-                }
+        for (int round = 0; round < kRounds; ++round) {
+            Fixture f({});
+            std::shared_ptr<PluginProvider> provider;
+            f.registry.set_plugin_discovery([&] {
+                provider = std::make_shared<PluginProvider>(manifest);
+                return std::vector<std::shared_ptr<BackendProvider>>{provider};
             });
+            f.registry.ensure_initialized();
+            const int before = library_counter(good, "switchyard_fixture_register_calls");
+            std::latch start(kThreads);
+            std::mutex errors_mutex;
+            QStringList errors;
+            auto fail = [&](const QString& what) {
+                std::lock_guard lock(errors_mutex);
+                errors << what;
+            };
+            std::vector<std::thread> threads;
+            for (int i = 0; i < kThreads; ++i) {
+                threads.emplace_back([&, i] {
+                    start.arrive_and_wait();
+                    try {
+                        if (i % 3 == 0)
+                            f.registry.load("fixture-good");
+                        else if (i % 3 == 1)
+                            f.registry.lookup("fixture-good");
+                        else if (!f.kernels.resolve_first(
+                                     {kernel_key("rms_norm", "cpu", "generic", "good")}))
+                            fail("resolve_first found no kernel");
+                    } catch (const std::exception& e) {
+                        fail(QString::fromStdString(e.what()));
+                    } catch (...) {
+                        fail("a non-standard exception");
+                    }
+                });
+            }
+            for (auto& t : threads)
+                t.join();
+            if (!errors.isEmpty())
+                QFAIL(qPrintable(QString("round %1: %2").arg(round).arg(errors.join("; "))));
+            QCOMPARE(provider->register_count(), 1);
+            QCOMPARE(library_counter(good, "switchyard_fixture_register_calls"), before + 1);
+            QVERIFY(f.registry.is_loaded("fixture-good"));
+            QCOMPARE(f.registry.lookup("fixture-good").state, BackendState::Loaded);
         }
-        for (auto& t : threads)
-            t.join();
-        QCOMPARE(errors.load(), 0);
-        QCOMPARE(provider->register_count(), 1);
-        QCOMPARE(library_counter(good, "switchyard_fixture_register_calls"), before + 1);
-        QVERIFY(f.registry.is_loaded("fixture-good"));
     }
 
     void failuresKeepTheirCausesApart_data() {

@@ -90,6 +90,33 @@ if [[ -s $out/cuda.csv ]]; then
 fi
 [[ $rc -ne 0 ]] && tail -5 "$out/cuda.log" | tee -a "$summary"
 
+# The device's ceilings as the report records them: the directed probes and the working-set
+# sweep's plateaus (L1s, L2, HBM), the sweep's points under them.
+if command -v python3 >/dev/null && [[ -s $out/report-cuda.json ]]; then
+    say ""
+    say "== cuda:0 ceilings and working-set sweep"
+    python3 - "$out/report-cuda.json" <<'PY' | tee -a "$summary"
+import json, sys
+report = json.load(open(sys.argv[1]))
+for d in report.get("context", {}).get("devices", []):
+    if not d.get("id", "").startswith("cuda:"):
+        continue
+    print(d["id"], d.get("name", ""))
+    for c in d.get("ceilings", []):
+        cap = c.get("capacity_bytes", 0)
+        print("  %-22s %10.1f %s  %s%s" % (c["id"], c["value"], "GFLOP/s" if c["kind"] == "compute" else "GB/s   ",
+              c.get("method", ""), "  (holds %.1f MiB)" % (cap / 2**20) if cap else ""))
+    sweep = d.get("properties", {}).get("sweep", {})
+    if "error" in sweep:
+        print("  sweep failed:", sweep["error"])
+    for p in sweep.get("plateaus", []):
+        print("  plateau %-4s %10.1f GB/s over %.1f - %.1f MiB" % (p["level"], p["gbs"], p["first_bytes"] / 2**20, p["last_bytes"] / 2**20))
+    pts = sweep.get("points", [])
+    if pts:
+        print("  points (MiB:GB/s):", " ".join("%.0f:%.0f" % (p["working_set_bytes"] / 2**20, p["gbs"]) for p in pts))
+PY
+fi
+
 if ls "$here"/lib/switchyard/plugins/*opencl*.plugin.json >/dev/null 2>&1; then
     say ""
     say "== flow_match_step on every OpenCL device (NVIDIA's and PoCL's)"

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -146,6 +147,12 @@ public:
                     std::string("not measured: ") + e.what(), 0, 0);
             }
             m_info.ceilings.insert(m_info.ceilings.begin(), measured.begin(), measured.end());
+            try {
+                sweep(sms, l2, mem);
+            } catch (const std::exception& e) {
+                (void)cudaGetLastError();
+                m_info.properties["sweep"] = {{"error", e.what()}};
+            }
         });
     }
 
@@ -240,6 +247,43 @@ public:
     }
 
 private:
+    // The empirical per-level ceilings (sweep_plan, add_sweep_results in ceilings.h): the
+    // in-place update over growing working sets, its plateaus matched to the SMs' L1s and
+    // the L2.
+    void sweep(int sms, std::int64_t l2, std::int64_t mem) {
+        const auto plan = sweep_plan(sms, mem, kProbeBlockThreads);
+        if (plan.working_sets.empty())
+            return;
+        const std::string cc = m_info.properties.value("compute_capability", std::string("0.0"));
+        const auto dot = cc.find('.');
+        const int major = std::atoi(cc.c_str());
+        const int minor = dot == std::string::npos ? 0 : std::atoi(cc.c_str() + dot + 1);
+        CudaAttributes attrs;
+        attrs.multiprocessors = sms;
+        attrs.l2_bytes = l2;
+        const std::int64_t largest = plan.working_sets.back();
+        void* x = allocate(std::size_t(largest));
+        struct Release {
+            CudaDevice* device;
+            void* p;
+            ~Release() { device->release(p); }
+        } const release{this, x};
+        check(cudaMemsetAsync(x, 0, std::size_t(largest), queue()), "cudaMemsetAsync (sweep)");
+        std::vector<SweepPoint> points;
+        for (std::size_t i = 0; i < plan.working_sets.size(); ++i) {
+            const std::int64_t bytes = plan.working_sets[i];
+            announce_prepare_step(m_info.id + ": working-set sweep at " +
+                                  (bytes >= (std::int64_t(1) << 20)
+                                       ? std::to_string(bytes >> 20) + " MiB"
+                                       : std::to_string(bytes >> 10) + " KiB"));
+            const double s = time_sweep_probe(queue(), static_cast<float*>(x), bytes, plan.blocks,
+                                              plan.trials[i], 3);
+            if (s > 0)
+                points.push_back({double(bytes), 2.0 * double(bytes) * plan.trials[i] / s / 1e9});
+        }
+        add_sweep_results(m_info, points, sweep_caches(attrs, major, minor));
+    }
+
     void select() { check(cudaSetDevice(m_ordinal), "cudaSetDevice"); }
     cudaStream_t queue() {
         std::call_once(m_stream_once, [this] {

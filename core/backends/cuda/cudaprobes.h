@@ -37,6 +37,15 @@ private:
     int m_blocks = 1;
 };
 
+/// Threads per block of every probe kernel (probes.cuh's kProbeThreads).
+constexpr int kProbeBlockThreads = 256;
+
+/// Seconds one launch of the sweep kernel (probes.cuh) takes over the first `bytes` of `x`
+/// (device memory) with `trials` passes: the best of `timings` after a warm-up, CUDA events.
+/// Throws std::runtime_error when CUDA fails.
+double time_sweep_probe(cudaStream_t stream, float* x, std::int64_t bytes, unsigned blocks,
+                        int trials, int timings);
+
 /// Runs the copy and FMA probes on the current device's `stream` (best of a few timed
 /// launches each, CUDA events). Throws std::runtime_error when CUDA fails.
 CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::int64_t l2_bytes,

@@ -115,6 +115,20 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
     return r;
 }
 
+static_assert(kProbeBlockThreads == kProbeThreads, "cudaprobes.h and probes.cuh disagree");
+
+double time_sweep_probe(cudaStream_t stream, float* x, std::int64_t bytes, unsigned blocks,
+                        int trials, int timings) {
+    // All of the SM's unified cache as L1: the kernel uses no shared memory. A driver that
+    // refuses the hint leaves its default carveout (the plateau is then smaller, not wrong).
+    if (cudaFuncSetAttribute(sweep_probe_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             0) != cudaSuccess)
+        (void)cudaGetLastError();
+    const ProbeLaunch launch{stream};
+    Events ev;
+    return ev.best(stream, timings, 1, [&] { run_sweep_probe(x, bytes, blocks, trials, launch); });
+}
+
 namespace {
 
 // SM 0 writes its clock64() and the global nanosecond timer into stamps[2 slot ..].

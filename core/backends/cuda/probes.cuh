@@ -36,6 +36,27 @@ __global__ void fma_probe_kernel(float* out, int iterations, float m, float a) {
     out[std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x] = s;
 }
 
+// The working-set sweep's kernel (LBNL's Empirical Roofline Toolkit's): `trials` passes of
+// x[i] = a x[i] + b over n4 float4s, grid-stride. A thread updates the same elements in
+// every pass, so each SM's share of the set stays in that SM's L1 while it fits, then in
+// the L2, then comes from device memory. The empty asm with a memory clobber keeps the
+// compiler from fusing the passes into registers.
+__global__ void sweep_probe_kernel(float4* x, std::int64_t n4, int trials, float a, float b) {
+    const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+    const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (int t = 0; t < trials; ++t) {
+        for (std::int64_t i = first; i < n4; i += stride) {
+            float4 v = x[i];
+            v.x = fmaf(a, v.x, b);
+            v.y = fmaf(a, v.y, b);
+            v.z = fmaf(a, v.z, b);
+            v.w = fmaf(a, v.w, b);
+            x[i] = v;
+        }
+        asm volatile("" ::: "memory");
+    }
+}
+
 /// Flops one fma_probe_kernel launch does.
 inline double fma_probe_flops(unsigned blocks, int iterations) {
     return double(blocks) * kProbeThreads * double(iterations) * kFmaChains * 2.0;
@@ -47,6 +68,13 @@ void run_copy_probe(const float* src, float* dst, std::int64_t bytes, unsigned b
     launch(dim3(blocks), dim3(kProbeThreads), copy_probe_kernel,
            reinterpret_cast<const float4*>(src), reinterpret_cast<float4*>(dst),
            bytes / std::int64_t(sizeof(float4)));
+}
+
+/// One sweep launch over the first `bytes` of x (a multiple of 16).
+template <class Launch>
+void run_sweep_probe(float* x, std::int64_t bytes, unsigned blocks, int trials, Launch&& launch) {
+    launch(dim3(blocks), dim3(kProbeThreads), sweep_probe_kernel, reinterpret_cast<float4*>(x),
+           bytes / std::int64_t(sizeof(float4)), trials, 0.999f, 0.001f);
 }
 
 template <class Launch>

@@ -149,12 +149,6 @@ std::vector<SweepCache> host_cache_levels(cl_uint units) {
     return out;
 }
 
-std::string lower(std::string s) {
-    for (auto& ch : s)
-        ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-
 } // namespace
 
 OpenClDevice::OpenClDevice(std::string id, const DeviceRecord& record) : m_record(record) {
@@ -367,36 +361,9 @@ void OpenClDevice::add_sweep_ceilings() {
         caches.push_back({cpu_device ? "LLC" : "L2", double(m_record.global_memory_cache_bytes)});
     const auto points = sweep_working_sets(max_bytes);
     const auto plateaus = detect_plateaus(points, caches, "device");
-    nlohmann::json jp = nlohmann::json::array(), jl = nlohmann::json::array();
-    for (const auto& p : points)
-        jp.push_back({{"working_set_bytes", p.working_set_bytes}, {"gbs", p.gbs}});
-    for (const auto& p : plateaus) {
-        jl.push_back({{"level", p.level},
-                      {"gbs", p.gbs},
-                      {"first_bytes", p.first_bytes},
-                      {"last_bytes", p.last_bytes},
-                      {"capacity_bytes", p.capacity_bytes}});
-        if (p.capacity_bytes <= 0)
-            continue;
-        Ceiling c;
-        c.id = lower(p.level) + ".copy";
-        c.kind = "bandwidth";
-        c.level = p.level;
-        c.value = p.gbs;
-        c.working_set_bytes = p.last_bytes;
-        c.capacity_bytes = p.capacity_bytes;
-        char buf[160];
-        std::snprintf(buf, sizeof buf,
-                      "working-set sweep (x = a x + b in place, read+write), plateau %.0f KiB - "
-                      "%.0f KiB",
-                      p.first_bytes / 1024.0, p.last_bytes / 1024.0);
-        c.method = buf;
+    for (auto& c : plateau_ceilings(plateaus, "x = a x + b in place, read+write"))
         m_info.ceilings.push_back(std::move(c));
-    }
-    nlohmann::json caches_json = nlohmann::json::array();
-    for (const auto& c : caches)
-        caches_json.push_back({{"level", c.level}, {"capacity_bytes", c.capacity_bytes}});
-    m_info.properties["sweep"] = {{"points", jp}, {"plateaus", jl}, {"caches", caches_json}};
+    m_info.properties["sweep"] = sweep_json(points, plateaus, caches);
 }
 
 bool OpenClDevice::cpu_device() const {

@@ -521,18 +521,8 @@ nlohmann::json CpuPeaks::to_json() const {
     nlohmann::json j = {{"triad_gbs", triad_gbs},   {"triad_bytes", triad_bytes},
                         {"fma_gflops", fma_gflops}, {"fma_isa", fma_isa},
                         {"ceilings", ceilings},     {"spread", spread}};
-    if (!sweep.empty()) {
-        nlohmann::json points = nlohmann::json::array(), levels = nlohmann::json::array();
-        for (const auto& pt : sweep)
-            points.push_back({{"working_set_bytes", pt.working_set_bytes}, {"gbs", pt.gbs}});
-        for (const auto& pl : plateaus)
-            levels.push_back({{"level", pl.level},
-                              {"gbs", pl.gbs},
-                              {"first_bytes", pl.first_bytes},
-                              {"last_bytes", pl.last_bytes},
-                              {"capacity_bytes", pl.capacity_bytes}});
-        j["sweep"] = {{"points", points}, {"plateaus", levels}};
-    }
+    if (!sweep.empty())
+        j["sweep"] = sweep_json(sweep, plateaus, {});
     return j;
 }
 

@@ -600,12 +600,14 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     m_components.replace_if(
         [&](const ComponentCell& c) { return c.backend == name && !c.is_loaded(); },
         std::move(components));
-    {
-        std::lock_guard lock(entry->state_mutex);
-        entry->diagnostics = std::move(diagnostics);
-        entry->transition(BackendState::Loaded, BackendCause::None, {});
-    }
     publish_devices(registrar, *entry);
+    // The state and `loaded` change together, under the state lock: a reader re-checking the
+    // requirements meanwhile (a placeholder's predicate, lookup()) must never see Loaded with
+    // `loaded` still false, or it would move the backend back to Discovered, a transition
+    // the state machine refuses (it threw in such a reader when a resolve raced this load).
+    std::lock_guard lock(entry->state_mutex);
+    entry->diagnostics = std::move(diagnostics);
+    entry->transition(BackendState::Loaded, BackendCause::None, {});
     entry->loaded = true;
 }
 

@@ -2,10 +2,15 @@
 #pragma once
 
 #include <switchyard/core_export.h>
+#include <switchyard/sdk/device.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -40,13 +45,15 @@ struct SWITCHYARD_CORE_EXPORT Plateau {
 /// next one. A one-point run before another (a transition, where part of the set still
 /// hits the level above, or noise) is folded into the next. Each run but the last is
 /// labelled with the smallest level of `caches` (ascending) that holds its last working
-/// set within 2x (a set of 2x a level's size still hits it partly); consecutive runs with
+/// set within `reach` (2: a set of 2x a CPU cache's size still hits it partly; a GPU, whose
+/// summed L1s and L2 differ by less than 2x, needs less); consecutive runs with
 /// one label are one plateau (noise split it), and runs past every cache join memory.
 /// The last run, which reaches the sweep's end, is `memory_level`. Labels therefore come
 /// out in the order of `caches`, each at most once, memory last.
 inline std::vector<Plateau> detect_plateaus(const std::vector<SweepPoint>& points,
                                             const std::vector<SweepCache>& caches,
-                                            const std::string& memory_level, double drop = 0.9) {
+                                            const std::string& memory_level, double drop = 0.9,
+                                            double reach = 2.0) {
     std::vector<Plateau> runs;
     for (const auto& p : points) {
         if (!(p.gbs > 0))
@@ -78,7 +85,7 @@ inline std::vector<Plateau> detect_plateaus(const std::vector<SweepPoint>& point
         auto r = runs[i];
         const SweepCache* match = nullptr;
         for (const auto& c : caches)
-            if (r.last_bytes <= 2.0 * c.capacity_bytes) {
+            if (r.last_bytes <= reach * c.capacity_bytes) {
                 match = &c;
                 break;
             }
@@ -99,6 +106,57 @@ inline std::vector<Plateau> detect_plateaus(const std::vector<SweepPoint>& point
         out.push_back(r);
     }
     out.push_back(memory);
+    return out;
+}
+
+/// A device's sweep as its `properties.sweep`: the points, the plateaus and (when given) the
+/// caches they were matched to, the way every device (CPU cross-check, OpenCL, CUDA) records it.
+inline nlohmann::json sweep_json(const std::vector<SweepPoint>& points,
+                                 const std::vector<Plateau>& plateaus,
+                                 const std::vector<SweepCache>& caches) {
+    nlohmann::json jp = nlohmann::json::array(), jl = nlohmann::json::array();
+    for (const auto& p : points)
+        jp.push_back({{"working_set_bytes", p.working_set_bytes}, {"gbs", p.gbs}});
+    for (const auto& p : plateaus)
+        jl.push_back({{"level", p.level},
+                      {"gbs", p.gbs},
+                      {"first_bytes", p.first_bytes},
+                      {"last_bytes", p.last_bytes},
+                      {"capacity_bytes", p.capacity_bytes}});
+    nlohmann::json j = {{"points", jp}, {"plateaus", jl}};
+    if (!caches.empty()) {
+        auto& jc = j["caches"] = nlohmann::json::array();
+        for (const auto& c : caches)
+            jc.push_back({{"level", c.level}, {"capacity_bytes", c.capacity_bytes}});
+    }
+    return j;
+}
+
+/// The empirical per-level ceilings of a sweep: "<level>.copy" (lower-case level) for each
+/// plateau of a cache, with that cache's capacity and the plateau's best point. The memory
+/// plateau gives none: the device's directed copy probe is its memory ceiling. `kernel`
+/// says what the sweep ran ("x = a x + b in place, read+write").
+inline std::vector<Ceiling> plateau_ceilings(const std::vector<Plateau>& plateaus,
+                                             const std::string& kernel) {
+    std::vector<Ceiling> out;
+    for (const auto& p : plateaus) {
+        if (p.capacity_bytes <= 0)
+            continue;
+        Ceiling c;
+        for (const char ch : p.level)
+            c.id += char(std::tolower(static_cast<unsigned char>(ch)));
+        c.id += ".copy";
+        c.kind = "bandwidth";
+        c.level = p.level;
+        c.value = p.gbs;
+        c.working_set_bytes = p.last_bytes;
+        c.capacity_bytes = p.capacity_bytes;
+        char range[96];
+        std::snprintf(range, sizeof range, "plateau %.0f KiB - %.0f KiB", p.first_bytes / 1024.0,
+                      p.last_bytes / 1024.0);
+        c.method = "working-set sweep (" + kernel + "), " + range;
+        out.push_back(std::move(c));
+    }
     return out;
 }
 
