@@ -78,7 +78,7 @@ private slots:
         const auto info = registry.info("opencl");
         QVERIFY(info.state == BackendState::Discovered);
         QVERIFY(!registry.is_loaded("opencl"));
-        QCOMPARE(int(info.declared_kernels.size()), 11);
+        QCOMPARE(int(info.declared_kernels.size()), 14);
         QCOMPARE(int(info.dependencies.size()), 1);
         QCOMPARE(info.dependencies[0].dependency.name, std::string("libOpenCL.so.1"));
         QVERIFY(info.dependencies[0].dependency.hint.find("pocl-opencl-icd") != std::string::npos);
@@ -229,12 +229,12 @@ private slots:
             << "flow_match_step" << QStringList{"1", "7", "1023", "100003"}
             << QStringList{"default", "vec4"};
         QTest::newRow("flow_sde_step") << "flow_sde_step" << QStringList{"1", "7", "1023", "3x1029"}
-                                       << QStringList{"default", "row8", "vec4"};
+                                       << QStringList{"default", "group", "row8", "vec4"};
         QTest::newRow("rms_norm") << "rms_norm" << QStringList{"1", "7", "1023", "5x1001"}
-                                  << QStringList{"default", "row8", "vec4"};
+                                  << QStringList{"default", "group", "row8", "vec4"};
         QTest::newRow("gemm") << "gemm" << QStringList{"1x1x1",    "7x7x7",    "1023x7x9",
                                                        "9x1023x7", "7x9x1023", "67x45x129"}
-                              << QStringList{"blocked", "default", "tiled"};
+                              << QStringList{"blocked", "default", "element", "tiled"};
     }
 
     void parity() {
@@ -353,6 +353,52 @@ private slots:
         QVERIFY(one > 0);
         QVERIFY(ten > one); // ten launches' device times summed
         QCOMPARE(host[12345], 1.5f);
+    }
+
+    // `default` (what the chain resolves) runs the form of the device's type: bit for bit the
+    // output of row8 on a CPU device (PoCL), of group on a GPU; the other form's reduction
+    // order gives other bits, so the comparison tells them apart.
+    void defaultRunsTheFormOfTheDeviceType() {
+        if (!m_device)
+            QSKIP(qPrintable(m_skip));
+        const bool cpu =
+            m_device->info().properties.value("device_type", std::string()).find("CPU") !=
+            std::string::npos;
+        constexpr std::int64_t rows = 64, d = 1001;
+        std::vector<float> x(rows * d), w(d);
+        for (std::size_t i = 0; i < x.size(); ++i)
+            x[i] = float((i * 2654435761u) % 1000) / 997.0f - 0.5f;
+        for (std::size_t i = 0; i < w.size(); ++i)
+            w[i] = 0.5f + float(i % 13) / 13.0f;
+        auto run = [&](const char* variant) {
+            const auto cell = kernels().lookup(kernel_key(kRmsNorm, "opencl", "generic", variant));
+            if (!cell)
+                throw std::runtime_error(std::string("no rms_norm cell ") + variant);
+            void* dx = m_device->allocate(x.size() * sizeof(float));
+            void* dw = m_device->allocate(w.size() * sizeof(float));
+            void* dy = m_device->allocate(x.size() * sizeof(float));
+            m_device->upload(dx, x.data(), x.size() * sizeof(float));
+            m_device->upload(dw, w.data(), w.size() * sizeof(float));
+            KernelArgs args;
+            args.dims = {rows, d, 0};
+            args.in = {static_cast<const float*>(dx), static_cast<const float*>(dw), nullptr};
+            args.out = {static_cast<float*>(dy), nullptr};
+            args.scalars = {1e-6, 0, 0, 0};
+            args.stream = m_device->stream();
+            cell->fn(args);
+            m_device->synchronize();
+            std::vector<float> y(x.size());
+            m_device->download(y.data(), dy, y.size() * sizeof(float));
+            for (void* p : {dx, dw, dy})
+                m_device->release(p);
+            return y;
+        };
+        const auto chosen = run("default");
+        const auto same = run(cpu ? "row8" : "group");
+        const auto other = run(cpu ? "group" : "row8");
+        QVERIFY(chosen == same);
+        QVERIFY2(chosen != other,
+                 "row8 and group gave the same bits: the check cannot tell them apart");
     }
 
     void kernelWithoutQueueSaysSo() {

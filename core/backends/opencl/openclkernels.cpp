@@ -371,6 +371,23 @@ cl_command_queue queue_of(const KernelArgs& a) {
     return static_cast<cl_command_queue>(a.stream);
 }
 
+// Whether `q` runs on a CPU device (PoCL): the `default` cells pick their form by it.
+// Remembered per thread for the last queue (one device query per queue, not per launch).
+bool cpu_queue(cl_command_queue q) {
+    thread_local cl_command_queue last = nullptr;
+    thread_local bool last_cpu = false;
+    if (q == last)
+        return last_cpu;
+    cl_device_id device = nullptr;
+    cl_device_type type = 0;
+    const bool known =
+        clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS;
+    last = q;
+    last_cpu = known && (type & CL_DEVICE_TYPE_CPU) != 0;
+    return last_cpu;
+}
+
 // Bytes of local memory for a __local argument.
 struct Local {
     std::size_t bytes;
@@ -419,8 +436,8 @@ std::size_t row_group(const ProgramCache::Kernel& k, std::int64_t items) {
     return p;
 }
 
-// The row ops' variants: a work-group per row (default, vec4) or a work-item per row (row8).
-enum class RowKind { Default, Vec4, Row8 };
+// The row ops' forms: a work-group per row (group, vec4) or a work-item per row (row8).
+enum class RowKind { Group, Vec4, Row8 };
 
 std::string row_kernel(std::string_view op, RowKind kind) {
     return std::string(op) + (kind == RowKind::Vec4   ? "_vec4"
@@ -495,7 +512,7 @@ void rms_norm(const KernelArgs& a, RowKind kind) {
            d_arg, Local{local * sizeof(float)});
 }
 
-enum class GemmKind { Default, Tiled, Blocked };
+enum class GemmKind { Element, Tiled, Blocked };
 
 void gemm(const KernelArgs& a, GemmKind kind) {
     const auto m = a.dims[0], n = a.dims[1], kk = a.dims[2];
@@ -543,24 +560,41 @@ ProgramCache& programs() {
 }
 
 std::vector<KernelCellSpec> kernel_cells() {
+    // `default` is what the dispatch chain resolves: per device type, the form that type runs
+    // well. A CPU implementation (PoCL) runs a work-item per row and register-blocked gemm
+    // 5-35x faster than work-groups per row and a work-item per element of C (dispatch
+    // regret on PoCL); GPUs the reverse. Each form is also a cell of its own.
+    const auto row_default = [](const KernelArgs& a) {
+        return cpu_queue(queue_of(a)) ? RowKind::Row8 : RowKind::Group;
+    };
     return {
         {kFlowMatchStep, "default", [](const KernelArgs& a) { flow_match_step(a, false); },
          "one work-item per element"},
         {kFlowMatchStep, "vec4", [](const KernelArgs& a) { flow_match_step(a, true); },
          "float4 per work-item, scalar tail"},
-        {kFlowSdeStep, "default", [](const KernelArgs& a) { flow_sde_step(a, RowKind::Default); },
+        {kFlowSdeStep, "default",
+         [row_default](const KernelArgs& a) { flow_sde_step(a, row_default(a)); },
+         "row8 on CPU devices, group on GPUs"},
+        {kFlowSdeStep, "group", [](const KernelArgs& a) { flow_sde_step(a, RowKind::Group); },
          "one work-group per row, local-memory reduction"},
         {kFlowSdeStep, "vec4", [](const KernelArgs& a) { flow_sde_step(a, RowKind::Vec4); },
          "one work-group per row, float4 with a scalar tail"},
         {kFlowSdeStep, "row8", [](const KernelArgs& a) { flow_sde_step(a, RowKind::Row8); },
          "one work-item per row, float8 with a scalar tail, no local memory"},
-        {kGemm, "default", [](const KernelArgs& a) { gemm(a, GemmKind::Default); },
+        {kGemm, "default",
+         [](const KernelArgs& a) {
+             gemm(a, cpu_queue(queue_of(a)) ? GemmKind::Blocked : GemmKind::Element);
+         },
+         "blocked on CPU devices, element on GPUs"},
+        {kGemm, "element", [](const KernelArgs& a) { gemm(a, GemmKind::Element); },
          "one work-item per element of C"},
         {kGemm, "tiled", [](const KernelArgs& a) { gemm(a, GemmKind::Tiled); },
          "32x32 local-memory tiles, 4 rows per work-item"},
         {kGemm, "blocked", [](const KernelArgs& a) { gemm(a, GemmKind::Blocked); },
          "4x8 register block per work-item, float8 rows of B, no local memory"},
-        {kRmsNorm, "default", [](const KernelArgs& a) { rms_norm(a, RowKind::Default); },
+        {kRmsNorm, "default", [row_default](const KernelArgs& a) { rms_norm(a, row_default(a)); },
+         "row8 on CPU devices, group on GPUs"},
+        {kRmsNorm, "group", [](const KernelArgs& a) { rms_norm(a, RowKind::Group); },
          "one work-group per row, local-memory reduction"},
         {kRmsNorm, "vec4", [](const KernelArgs& a) { rms_norm(a, RowKind::Vec4); },
          "one work-group per row, float4 with a scalar tail"},
