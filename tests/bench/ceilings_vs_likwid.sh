@@ -7,18 +7,27 @@
 #
 # For each ceiling of `switchyard-cli hardware --json` (cpu_peaks.ceilings): its value, the
 # best likwid-bench figure for the same level, working set and threads, and their ratio.
-#   triad  stream_sp_avx512, stream_sp_avx512_fma; in DRAM also the non-temporal
-#          stream_sp_mem_avx512(_fma) (Switchyard's triad tries both store flavours)
-#   read   sum_sp_avx512, load_avx512
+# The likwid kernels are those of the widest vector ISA the CPU has and Switchyard's probes
+# use (ISA below: avx512 with AVX-512F, else avx where AVX2 and FMA are there):
+#   triad  stream_sp_ISA, stream_sp_ISA_fma (A = B*s + C, two loads and a store per
+#          element, 12 bytes, as Switchyard's triad); in DRAM also the non-temporal
+#          stream_sp_mem_ISA(_fma) (Switchyard's triad tries both store flavours)
+#   read   sum_sp_ISA, load_ISA
+# In the caches each triad kernel also runs with its three streams placed 256 bytes
+# apart modulo 4 KiB ("@skew": likwid-bench's per-stream offsets, -w ...-0:S0:0,1:S0:N,..).
+# By default likwid-bench page-aligns every stream, so A(i), B(i) and C(i) sit a multiple
+# of 4 KiB apart: each store then 4K-aliases the next loads and the core stalls them (on
+# Zen 4 in L1: 266 GB/s aligned against 333 for Switchyard's skewed triad). Switchyard's
+# probe skews its arrays the same way, so "@skew" is the same loop on the same placement.
 # In DRAM each also runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ("@thp" in the
 # table): Switchyard's buffers and probes are on 2 MiB pages, likwid-bench's on 4 KiB
 # pages by default, and on a KVM guest that alone is 20-35 % of DRAM bandwidth.
-#   fma    peakflops_sp_avx512_fma (at an L1 working set)
+#   fma    peakflops_sp_ISA_fma (at an L1 working set)
 # Both tools count bytes the same way (each element's loads and stores once, no
 # write-allocate). likwid-bench's "kB"/"MB" are decimal; sizes go to it in bytes.
 #
 # likwid-bench is installed on demand (apt-get, as root). Where it cannot be installed or
-# cannot run (no root, no apt, not x86-64 with AVX-512, a VM that refuses it) the script
+# cannot run (no root, no apt, not x86-64 with AVX2+FMA, a VM that refuses it) the script
 # says why and exits 0: the comparison is a check for machines that can make it.
 #
 # Measurements run under flock /tmp/switchyard-measure.lock (one at a time on a shared
@@ -42,7 +51,19 @@ skip() {
 
 [ -x "$cli" ] || skip "no switchyard-cli at $cli (build it, or pass its path)"
 command -v python3 >/dev/null || skip "python3 is needed to read the JSON"
-grep -qw avx512f /proc/cpuinfo || skip "this CPU has no AVX-512 (the likwid kernels compared are the avx512 ones)"
+# The widest likwid kernels this CPU runs, matching the widest loads Switchyard's probes use
+# (SWITCHYARD_MAX_ISA caps the probes: the likwid kernels follow the cap).
+isa=
+if grep -qw avx512f /proc/cpuinfo; then
+    isa=avx512
+elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    isa=avx
+fi
+case "${SWITCHYARD_MAX_ISA:-}" in
+x86-64-v3) [ "$isa" = avx512 ] && isa=avx ;;
+x86-64-v2 | generic) isa= ;;
+esac
+[ -n "$isa" ] || skip "this CPU (or SWITCHYARD_MAX_ISA) gives neither AVX-512F nor AVX2+FMA, the vector ISAs whose likwid kernels are compared"
 
 if ! command -v likwid-bench >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -56,7 +77,7 @@ fi
 command -v likwid-bench >/dev/null || skip "likwid-bench is still not on PATH after installing likwid"
 # likwid-bench needs no performance counters, but it reads the topology and pins threads:
 # check it runs here at all.
-likwid-bench -t sum_sp_avx512 -w S0:16kB:1 -i 10 >/tmp/ceilings_vs_likwid.check.log 2>&1 ||
+likwid-bench -t "sum_sp_$isa" -w S0:16kB:1 -i 10 >/tmp/ceilings_vs_likwid.check.log 2>&1 ||
     skip "likwid-bench does not run here: $(tail -n 3 /tmp/ceilings_vs_likwid.check.log | tr '\n' ' ')"
 
 rt=()
@@ -94,12 +115,19 @@ EOF
 threads_all=$(nproc)
 
 likwid_best() { # test threads bytes field -> best value over $repeats runs (0: failed)
-    local test=$1 threads=$2 bytes=$3 field=$4 best=0 v env=()
+    local test=$1 threads=$2 bytes=$3 field=$4 best=0 v env=() streams=
     # "<test>@thp": the same with glibc advising its large allocations for huge pages
     # (glibc.malloc.hugetlb=1), the page size Switchyard's buffers and probes run on.
     if [[ $test == *@thp ]]; then
         test=${test%@thp}
         env=(env GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
+    fi
+    # "<test>@skew": the three streams at offsets of 0, 64 and 128 floats (0, 256 and 512
+    # bytes past their page), as Switchyard's probe places its arrays; offsets are in
+    # elements and must be multiples of the kernel's loop stride (32 or 64 here).
+    if [[ $test == *@skew ]]; then
+        test=${test%@skew}
+        streams="-0:S0:0,1:S0:64,2:S0:128"
     fi
     for ((r = 0; r < repeats; ++r)); do
         local run=measure
@@ -109,7 +137,7 @@ likwid_best() { # test threads bytes field -> best value over $repeats runs (0: 
         # timing the threads' start instead of the kernel.
         local iters=$((4000000000 / bytes))
         [ "$iters" -lt 10 ] && iters=10
-        v=$($run "${env[@]}" likwid-bench -t "$test" -w "S0:${bytes}B:$threads" -i "$iters" 2>/dev/null |
+        v=$($run "${env[@]}" likwid-bench -t "$test" -w "S0:${bytes}B:$threads$streams" -i "$iters" 2>/dev/null |
             awk -v f="$field:" '$1 == f {v = $2} END {print v + 0}')
         best=$(python3 -c "print(max($best, ${v:-0}))")
     done
@@ -124,13 +152,13 @@ while IFS=$'\t' read -r id kind threads bytes value; do
     field=MByte/s scale=1000
     case "$id" in
     dram.triad.*)
-        tests="stream_sp_avx512 stream_sp_avx512_fma stream_sp_mem_avx512 stream_sp_mem_avx512_fma"
-        tests="$tests stream_sp_mem_avx512@thp stream_sp_mem_avx512_fma@thp" ;;
-    dram.read.*) tests="sum_sp_avx512 load_avx512 sum_sp_avx512@thp load_avx512@thp" ;;
-    *.triad.*) tests="stream_sp_avx512 stream_sp_avx512_fma" ;;
-    *.read.*) tests="sum_sp_avx512 load_avx512" ;;
+        tests="stream_sp_$isa stream_sp_${isa}_fma stream_sp_mem_$isa stream_sp_mem_${isa}_fma"
+        tests="$tests stream_sp_mem_$isa@thp stream_sp_mem_${isa}_fma@thp" ;;
+    dram.read.*) tests="sum_sp_$isa load_$isa sum_sp_$isa@thp load_$isa@thp" ;;
+    *.triad.*) tests="stream_sp_$isa stream_sp_${isa}_fma stream_sp_$isa@skew stream_sp_${isa}_fma@skew" ;;
+    *.read.*) tests="sum_sp_$isa load_$isa" ;;
     fma.fp32.*)
-        tests="peakflops_sp_avx512_fma"
+        tests="peakflops_sp_${isa}_fma"
         bytes=24576
         field=MFlops/s ;;
     *) continue ;;

@@ -382,11 +382,18 @@ template <class V> double read_probe(std::int64_t n, const float* x) {
     // its outstanding misses, which more streams keep busier (+10-15 % from DRAM over two
     // streams); in L1 the limit is two loads a cycle, 64 B against a triad's 96 B (two loads
     // and a store), so this ceiling sits below the triad there by design.
+    // The quarters start 256 bytes apart modulo 4 KiB (a gap of kSkew floats between one
+    // quarter's end and the next one's start, read after them): quarters of a power-of-two
+    // set sit a multiple of the L1's and the L2's set period apart, so the four streams'
+    // lines (and their prefetches) fell into the same sets and evicted each other. On Zen 3
+    // the 1-thread L3 read at 2 MiB (four quarters 512 KiB apart, one L2 set) read 0.72 of
+    // likwid-bench's one-stream sum_sp_avx at the same set.
     constexpr std::int64_t W = V::W;
-    const std::int64_t quarter = n / 4 / (4 * W) * (4 * W);
-    const float* x1 = x + quarter;
-    const float* x2 = x + 2 * quarter;
-    const float* x3 = x + 3 * quarter;
+    constexpr std::int64_t kSkew = 64;
+    const std::int64_t quarter = (n > 3 * kSkew ? n - 3 * kSkew : 0) / 4 / (4 * W) * (4 * W);
+    const float* x1 = x + quarter + kSkew;
+    const float* x2 = x1 + quarter + kSkew;
+    const float* x3 = x2 + quarter + kSkew;
     typename V::reg s[8];
     for (int k = 0; k < 8; ++k)
         s[k] = V::zero();
@@ -404,11 +411,20 @@ template <class V> double read_probe(std::int64_t n, const float* x) {
             s[k + 5] = V::add(s[k + 5], V::loadu(x3 + i + W * k + W));
         }
     }
+    // The gaps (whole registers: kSkew is a multiple of 16 floats), then the rest, whole
+    // registers first (up to 4W + 3 floats: a scalar chain that long cost 40 % in L1).
+    std::int64_t end = quarter > 0 ? 4 * quarter + 3 * kSkew : 0;
+    for (const float* gap : {x1, x2, x3})
+        if (quarter > 0)
+            for (std::int64_t i = -kSkew; i < 0; i += W)
+                s[2] = V::add(s[2], V::loadu(gap + i));
+    for (; end + W <= n; end += W)
+        s[3] = V::add(s[3], V::loadu(x + end));
     for (int k = 1; k < 8; ++k)
         s[0] = V::add(s[0], s[k]);
     double sum = V::hsum(s[0]);
-    for (std::int64_t i = 4 * quarter; i < n; ++i)
-        sum += double(x[i]);
+    for (; end < n; ++end)
+        sum += double(x[end]);
     return sum;
 }
 
