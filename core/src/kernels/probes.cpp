@@ -285,10 +285,10 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
                 timed_pass(forms[f], 0);
             else
                 pool.parallel_for(threads, [&](std::int64_t t) { timed_pass(forms[f], t); });
-            const double s = std::chrono::duration<double>(
-                                 *std::max_element(ended.begin(), ended.end()) -
-                                 *std::min_element(started.begin(), started.end()))
-                                 .count();
+            const double s =
+                std::chrono::duration<double>(*std::max_element(ended.begin(), ended.end()) -
+                                              *std::min_element(started.begin(), started.end()))
+                    .count();
             if (s <= 0)
                 continue;
             const double v = pass_bytes * double(reps) * double(threads) / s / 1e9;
