@@ -78,7 +78,7 @@ private slots:
         const auto info = registry.info("opencl");
         QVERIFY(info.state == BackendState::Discovered);
         QVERIFY(!registry.is_loaded("opencl"));
-        QCOMPARE(int(info.declared_kernels.size()), 14);
+        QCOMPARE(int(info.declared_kernels.size()), 15);
         QCOMPARE(int(info.dependencies.size()), 1);
         QCOMPARE(info.dependencies[0].dependency.name, std::string("libOpenCL.so.1"));
         QVERIFY(info.dependencies[0].dependency.hint.find("pocl-opencl-icd") != std::string::npos);
@@ -227,7 +227,7 @@ private slots:
         // 1, 7, 1023 and sizes that are no multiple of any work-group size, tile or block.
         QTest::newRow("flow_match_step")
             << "flow_match_step" << QStringList{"1", "7", "1023", "100003"}
-            << QStringList{"default", "vec4"};
+            << QStringList{"default", "element", "vec4"};
         QTest::newRow("flow_sde_step") << "flow_sde_step" << QStringList{"1", "7", "1023", "3x1029"}
                                        << QStringList{"default", "group", "row8", "vec4"};
         QTest::newRow("rms_norm") << "rms_norm" << QStringList{"1", "7", "1023", "5x1001"}
