@@ -12,7 +12,11 @@
 #   triad  stream_sp_ISA, stream_sp_ISA_fma (A = B*s + C, two loads and a store per
 #          element, 12 bytes, as Switchyard's triad); in DRAM also the non-temporal
 #          stream_sp_mem_ISA(_fma) (Switchyard's triad tries both store flavours)
-#   read   sum_sp_ISA, load_ISA
+#   read   sum_sp_ISA, load_ISA (one stream), ddot_sp_ISA (two streams, 8 bytes an element).
+#          Switchyard's read probe runs four streams: from DRAM one core's reads are bound by
+#          the misses it keeps in flight, which grow with the streams (Zen 3 guest, 128 MiB,
+#          one thread: sum 13-19 GB/s, ddot 19.8, the probe 22), so ddot is likwid's closest
+#          kernel there
 # In the caches each triad kernel also runs with its three streams placed 256 bytes
 # apart modulo 4 KiB ("@skew": likwid-bench's per-stream offsets, -w ...-0:S0:0,1:S0:N,..).
 # By default likwid-bench page-aligns every stream, so A(i), B(i) and C(i) sit a multiple
@@ -127,9 +131,9 @@ likwid_tests() {
     dram.triad.*)
         echo "MByte/s stream_sp_$isa stream_sp_${isa}_fma stream_sp_mem_$isa stream_sp_mem_${isa}_fma" \
             "stream_sp_mem_$isa@thp stream_sp_mem_${isa}_fma@thp" ;;
-    dram.read.*) echo "MByte/s sum_sp_$isa load_$isa sum_sp_$isa@thp load_$isa@thp" ;;
+    dram.read.*) echo "MByte/s sum_sp_$isa load_$isa ddot_sp_$isa sum_sp_$isa@thp load_$isa@thp ddot_sp_$isa@thp" ;;
     *.triad.*) echo "MByte/s stream_sp_$isa stream_sp_${isa}_fma stream_sp_$isa@skew stream_sp_${isa}_fma@skew" ;;
-    *.read.*) echo "MByte/s sum_sp_$isa load_$isa" ;;
+    *.read.*) echo "MByte/s sum_sp_$isa load_$isa ddot_sp_$isa" ;;
     fma.fp32.*) echo "MFlops/s peakflops_sp_${isa}_fma" ;;
     esac
 }
