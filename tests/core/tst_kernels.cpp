@@ -78,6 +78,43 @@ private slots:
         host_release(nullptr);
     }
 
+    // The read probe reads every float of its set exactly once, whatever the set's size:
+    // its four skewed streams, the gaps between them and the tail (a float read twice or
+    // skipped would make the ceiling count bytes it did not move). Small integers, so every
+    // sum is exact in float.
+    void readProbeReadsEveryFloatOnce() {
+        std::vector<int> isas{0};
+        if (cpu_supports_x86_64_v3())
+            isas.push_back(3);
+        if (cpu_supports_x86_64_v4())
+            isas.push_back(4);
+        std::vector<std::int64_t> sizes;
+        for (std::int64_t n = 0; n <= 1200; ++n)
+            sizes.push_back(n);
+        for (std::int64_t n : {4095, 4096, 6144, 32768, 32769, 131072 + 17})
+            sizes.push_back(n);
+        auto* x = static_cast<float*>(host_allocate(sizeof(float) * 131072 + 4096));
+        for (std::int64_t i = 0; i < 131072 + 1024; ++i)
+            x[i] = float(1 + i % 7);
+        for (int isa : isas)
+            for (std::int64_t n : sizes) {
+                double want = 0;
+                for (std::int64_t i = 0; i < n; ++i)
+                    want += double(x[i]);
+                const double got = cpu_read_probe(isa, n, x);
+                if (got != want) {
+                    host_release(x);
+                    QFAIL(qPrintable(
+                        QStringLiteral("isa %1, n %2: the probe summed %3, the set holds %4")
+                            .arg(isa)
+                            .arg(n)
+                            .arg(got, 0, 'f', 0)
+                            .arg(want, 0, 'f', 0)));
+                }
+            }
+        host_release(x);
+    }
+
     void everyCellStatesWorkspace() {
         QVERIFY(!cpu_cells().empty());
         for (const auto& op : ops()) {

@@ -5,6 +5,7 @@
 #include <switchyard/sdk/registries.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace switchyard {
 
@@ -23,6 +24,11 @@ SWITCHYARD_CORE_EXPORT void register_cpu_cells(CellRegistrar& r);
 SWITCHYARD_CORE_EXPORT bool cpu_supports_x86_64_v3() noexcept;
 /// True when this CPU (and OS) can run the x86-64-v4 (AVX-512F/BW/VL) kernels.
 SWITCHYARD_CORE_EXPORT bool cpu_supports_x86_64_v4() noexcept;
+
+/// The CPU read probe's pass over x[0, n) with the loads of `isa` (4: AVX-512, 3: AVX2,
+/// anything else: the portable loop; the caller checks the CPU runs it): every float read
+/// once, their sum returned (kept, so the loads are not removed).
+SWITCHYARD_CORE_EXPORT double cpu_read_probe(int isa, std::int64_t n, const float* x);
 
 /// Host memory for the CPU device's buffers and the probes' working sets: 64-byte
 /// aligned, and from 4 MiB on a fresh mapping, 2 MiB aligned and advised (madvise

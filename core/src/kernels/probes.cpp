@@ -183,9 +183,7 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
         if (probe == Probe::Read) {
             double s = 0;
             for (std::int64_t r = 0; r < times; ++r)
-                s += form == 4   ? cpu::avx512::read_probe(len, p + i0)
-                     : form == 3 ? cpu::avx2::read_probe(len, p + i0)
-                                 : cpu::generic::read_probe(len, p + i0);
+                s += cpu_read_probe(form, len, p + i0);
             return s;
         }
         float* a = p + i0;
@@ -522,6 +520,12 @@ CpuPeaks measure_all() {
 }
 
 } // namespace
+
+double cpu_read_probe(int isa, std::int64_t n, const float* x) {
+    return isa == 4   ? cpu::avx512::read_probe(n, x)
+           : isa == 3 ? cpu::avx2::read_probe(n, x)
+                      : cpu::generic::read_probe(n, x);
+}
 
 std::vector<CpuProbeLevel> cpu_probe_levels() {
     std::vector<CpuProbeLevel> levels;
