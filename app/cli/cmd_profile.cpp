@@ -90,7 +90,8 @@ void print_dispatch(const Report& report) {
         table.push_back({untrusted(f.op), untrusted(f.size), untrusted(f.device),
                          untrusted(f.resolved), untrusted(f.fastest), fmt("%.2fx", f.speedup),
                          fmt("%.0f%%", f.threshold * 100),
-                         f.fastest == f.resolved ? "-" : fmt("%.2g", f.p_value), f.verdict});
+                         f.fastest == f.resolved ? "-" : fmt("%.2g", f.p_value),
+                         f.same_code ? f.verdict + " (same code)" : f.verdict});
     }
     std::cout << "\nDispatch (the resolved cell against the fastest that passed parity; regret = "
                  "faster by more than the threshold, U test p < 0.05):\n"
@@ -98,7 +99,7 @@ void print_dispatch(const Report& report) {
                                "threshold", "p", "verdict"},
                               table);
     for (const auto& f : report.dispatch)
-        if (f.regret())
+        if (f.regret() || f.same_code)
             std::cout << "dispatch: " << untrusted(f.message()) << "\n";
     std::cout << regrets << " of " << report.dispatch.size()
               << " (op, size, device) would run faster on another cell\n";

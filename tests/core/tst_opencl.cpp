@@ -19,6 +19,10 @@
 
 #include <dlfcn.h>
 
+#include <map>
+#include <string>
+#include <utility>
+
 #ifdef SWITCHYARD_TEST_OPENCL
 #include <CL/cl.h>
 #endif
@@ -265,6 +269,21 @@ private slots:
         planned.sort();
         QCOMPARE(planned, variants);
         QCOMPARE(int(plan.size()), int(variants.size() * sizes.size()));
+        // `default` says which form's code it runs on this device, by the device's type
+        // (the dispatch findings then take a gap between the two for noise); no other
+        // cell says anything.
+        const bool cpu = m_device->info().properties.value("device_type", std::string()) == "CPU";
+        const std::map<QString, std::pair<std::string, std::string>> forms = {
+            {"flow_match_step", {"generic/vec4", "generic/element"}},
+            {"flow_sde_step", {"generic/row8", "generic/group"}},
+            {"rms_norm", {"generic/row8", "generic/group"}},
+            {"gemm", {"generic/blocked", "generic/element"}}};
+        for (const auto& spec : plan) {
+            const auto want = spec.variant != "default" ? std::string()
+                              : cpu                     ? forms.at(op).first
+                                                        : forms.at(op).second;
+            QCOMPARE(spec.runs_as, want);
+        }
     }
 
     // Guard zones around OpenCL buffers: outputs are sub-buffers of a buffer with

@@ -340,6 +340,44 @@ private slots:
         QCOMPARE(back.to_json(), f.to_json());
     }
 
+    // A cell that runs another's code on this device (OpenCL's default runs row8 on PoCL):
+    // a gap between the two, however clear, is the run's noise, never a regret; a third
+    // cell really faster still is.
+    void dispatchSameCodeIsNoiseNotRegret() {
+        auto resolved = timed_row(1, "generic", "default", 1.4e-3, 20, true);
+        resolved.spec.runs_as = "generic/row8";
+        std::vector<ProfileRow> rows = {timed_row(0, "generic", "reference", 10e-3), resolved,
+                                        timed_row(2, "generic", "row8", 1.0e-3),
+                                        timed_row(3, "generic", "group", 1.2e-3)};
+        auto findings = dispatch_findings(rows);
+        QCOMPARE(findings.size(), std::size_t(1));
+        QCOMPARE(findings[0].verdict, std::string("ok"));
+        QVERIFY(findings[0].same_code);
+        QVERIFY(std::fabs(findings[0].speedup - 1.4) < 0.01);
+        QVERIFY2(findings[0].message().find("runs generic/row8's code on this device; the 1.40x "
+                                            "between the two is this run's noise") !=
+                     std::string::npos,
+                 findings[0].message().c_str());
+        const auto back = DispatchFinding::from_json(findings[0].to_json());
+        QVERIFY(back.same_code);
+        QCOMPARE(back.to_json(), findings[0].to_json());
+        // The row keeps what its cell runs as, through the report's JSON.
+        QCOMPARE(RowSpec::from_json(resolved.spec.to_json()).runs_as, std::string("generic/row8"));
+        QVERIFY(!timed_row(4, "generic", "row8", 1e-3).spec.to_json().contains("runs_as"));
+
+        // Without runs_as the same rows are a regret ...
+        rows[1].spec.runs_as.clear();
+        findings = dispatch_findings(rows);
+        QCOMPARE(findings[0].verdict, std::string("regret"));
+        QVERIFY(!findings[0].same_code);
+        // ... and with it, a third cell clearly faster than both still is.
+        rows[1].spec.runs_as = "generic/row8";
+        rows[3] = timed_row(3, "generic", "group", 0.5e-3);
+        findings = dispatch_findings(rows);
+        QCOMPARE(findings[0].verdict, std::string("regret"));
+        QCOMPARE(findings[0].fastest, std::string("generic/group"));
+    }
+
     // A repeated run is judged by its runs: pooled samples of runs 10 % apart read noisy
     // (every sample mixes the runs), the runs themselves are steady.
     void dispatchJudgesRunsOfARepeatedRun() {

@@ -16,6 +16,10 @@ struct KernelCellSpec {
     std::string_view variant;
     KernelFn fn;
     std::string_view description;
+    /// `default` only: the variants whose code it runs on a CPU device and on any other
+    /// (the cell's meta "runs_as", by the device's "device_type" property: "CPU", "GPU",
+    /// "accelerator", "other"); empty for the other cells.
+    std::string_view on_cpu = {}, on_gpu = {};
 };
 
 /// The four ops' `default` kernels, `vec4` for the memory-bound ones (float4 with a scalar

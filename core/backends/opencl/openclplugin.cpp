@@ -28,14 +28,23 @@ void register_cells(PluginContext& ctx) {
     const std::string needs = inventory.unavailable_reason.empty()
                                   ? std::string("an OpenCL device")
                                   : "an OpenCL device (" + inventory.unavailable_reason + ")";
-    for (auto& cell : kernel_cells())
+    for (auto& cell : kernel_cells()) {
+        nlohmann::json meta = {{"requires", needs}, {"kernel", cell.description}};
+        // The dispatch findings of an --all-variants run then know default and its form on
+        // a device are one kernel: a gap between them is the run's noise.
+        if (!cell.on_cpu.empty())
+            meta["runs_as"] = {{"CPU", cell.on_cpu},
+                               {"GPU", cell.on_gpu},
+                               {"accelerator", cell.on_gpu},
+                               {"other", cell.on_gpu}};
         ctx.add_kernel({.op = std::string(cell.op),
                         .device = "opencl",
                         .arch = "generic",
                         .variant = std::string(cell.variant),
                         .fn = std::move(cell.fn),
                         .available = &Inventory::has_devices,
-                        .meta = {{"requires", needs}, {"kernel", cell.description}}});
+                        .meta = std::move(meta)});
+    }
     ctx.add_device_provider(std::make_shared<OpenClProvider>());
 }
 

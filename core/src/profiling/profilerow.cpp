@@ -124,6 +124,8 @@ void to_json(nlohmann::json& j, const RowSpec& r) {
         j["resolved_for"] = r.resolved_for;
     if (r.resolved)
         j["resolved"] = true;
+    if (!r.runs_as.empty())
+        j["runs_as"] = r.runs_as;
 }
 
 void from_json(const nlohmann::json& j, RowSpec& r) {
@@ -143,6 +145,7 @@ void from_json(const nlohmann::json& j, RowSpec& r) {
     r.resolved_for = v.str("resolved_for", std::string());
     r.workspace_bytes = v.integer("workspace_bytes", 0);
     r.resolved = v.boolean("resolved", false);
+    r.runs_as = v.str("runs_as", std::string());
 }
 
 nlohmann::json RowSpec::to_json() const {

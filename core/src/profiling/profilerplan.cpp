@@ -149,11 +149,28 @@ std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
     return cells;
 }
 
+// The cell whose code `cell` runs on `device`, by the cell's meta "runs_as": an object from
+// the device's type (its "device_type" property, as OpenCL devices state it: "CPU", "GPU")
+// to a variant of the same (op, device kind, arch), "arch/variant" when it names the arch;
+// empty when the cell says nothing for that type. Malformed meta names nothing.
+std::string runs_as(const KernelCell& cell, const DeviceInfo& device) {
+    const auto m = cell.meta.find("runs_as");
+    const auto t = device.properties.find("device_type");
+    if (m == cell.meta.end() || !m->is_object() || t == device.properties.end() || !t->is_string())
+        return {};
+    const auto v = m->find(t->get<std::string>());
+    if (v == m->end() || !v->is_string() || v->get<std::string>().empty())
+        return {};
+    const auto name = v->get<std::string>();
+    return name.find('/') == std::string::npos ? cell.key[2] + "/" + name : name;
+}
+
 // The rows of a plan, each (op, size, device, cell) once, numbered in order.
 class RowList {
 public:
     void add(const OpInfo& op, const Dims& dims, const KernelCell& cell,
-             const std::string& device_id, const std::string& resolved_for, bool resolved) {
+             const std::string& device_id, const std::string& resolved_for, bool resolved,
+             const DeviceInfo* device = nullptr) {
         RowSpec r;
         r.op = std::string(op.name);
         r.dims = dims;
@@ -166,6 +183,8 @@ public:
         r.source = std::string(to_string(cell.source));
         r.workspace_bytes = detail::workspace_of(cell);
         r.resolved = resolved;
+        if (device && device->id == device_id)
+            r.runs_as = runs_as(cell, *device);
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;
         const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
@@ -207,7 +226,8 @@ std::vector<RowSpec> Profiler::plan() const {
                 rows.add(*op, dims, *reference, "cpu", "cpu", false);
             for (const auto& dev : devices)
                 for (const auto& c : cells_for(*op, dev->info(), registry, m_settings))
-                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id, c.resolved);
+                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id, c.resolved,
+                             &dev->info());
         }
     }
     return rows.take();

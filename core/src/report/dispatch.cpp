@@ -33,6 +33,10 @@ std::string DispatchFinding::message() const {
                ")";
     if (fastest == resolved)
         return where + ": dispatch picks " + resolved + ", the fastest cell here";
+    if (same_code)
+        return where + ": dispatch picks " + resolved + ", which runs " + fastest +
+               "'s code on this device; the " + ratio +
+               " between the two is this run's noise (the same kernel measured twice)";
     return where + ": dispatch picks " + resolved + "; the fastest, " + fastest + ", is within " +
            std::to_string(int(threshold * 100 + 0.5)) + " % (" + ratio + ")";
 }
@@ -53,6 +57,7 @@ nlohmann::json DispatchFinding::to_json() const {
             {"speedup", speedup},
             {"p_value", p_value},
             {"threshold", threshold},
+            {"same_code", same_code},
             {"message", message()}};
 }
 
@@ -77,6 +82,7 @@ DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
     f.speedup = v.num("speedup", 1.0);
     f.p_value = v.num("p_value", 1.0);
     f.threshold = v.num("threshold", 0.0);
+    f.same_code = v.boolean("same_code", false);
     return f;
 }
 
@@ -132,6 +138,11 @@ std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& ro
         f.threshold = std::max(options.min_effect, options.noise_factor * noise);
         if (fastest == resolved) {
             f.verdict = "ok";
+        } else if (!resolved->spec.runs_as.empty() && resolved->spec.runs_as == f.fastest) {
+            // The same code measured twice: whatever the gap, it is the run's noise.
+            f.verdict = "ok";
+            f.same_code = true;
+            f.p_value = runs ? runs->p_value : mann_whitney_p(resolved->samples, fastest->samples);
         } else {
             f.p_value = runs ? runs->p_value : mann_whitney_p(resolved->samples, fastest->samples);
             const bool practical = f.speedup - 1 > f.threshold;

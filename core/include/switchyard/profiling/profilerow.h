@@ -58,6 +58,11 @@ struct SWITCHYARD_CORE_EXPORT RowSpec {
     /// This cell is the one dispatch resolves for (op, device) (JSON "resolved": true). Set
     /// on every row of a default run; in --all-variants runs on the resolved cell only.
     bool resolved = false;
+    /// The cell ("generic/row8") whose code this one runs on this device, where the cell says
+    /// so (its meta's "runs_as", by the device's type: OpenCL's `default` runs `row8` on a CPU
+    /// device); empty otherwise (JSON "runs_as", absent when empty). Dispatch findings take
+    /// a gap between the two for the run's noise, not for a faster cell.
+    std::string runs_as;
 
     /// The CPU reference rung (cpu, generic, reference): every row's speedup is against it.
     bool is_reference() const noexcept {

@@ -33,6 +33,9 @@ struct SWITCHYARD_CORE_EXPORT DispatchFinding {
     double p_value = 1;   // of the U test between the two rows' samples (Welch's t on runs)
     double threshold = 0; // the practical threshold on speedup - 1 that was applied
     std::int64_t resolved_index = -1, fastest_index = -1; // rows' indices in the run
+    /// The fastest cell is the code the resolved one runs on this device (RowSpec::runs_as):
+    /// the verdict is "ok" and `speedup` measures the run's noise, not a faster cell.
+    bool same_code = false;
 
     bool regret() const { return verdict == "regret"; }
     /// "dispatch picks x86-64-v4/default; x86-64-v3/threaded is 2.7x faster here".
