@@ -397,13 +397,11 @@ CpuPeaks measure_all() {
     // The level below's capacity (1 thread, all threads): a level is probed at the low end
     // of its range, 4x the level below but at most half its own capacity, so the probe sees
     // the best the level gives and a row that fits in it cannot beat it.
-    // One round of the level probes into `p` (the caches only: `caches_only`).
-    auto probe_levels = [&](CpuPeaks& p, bool caches_only) {
+    // One round of the level probes into `p`.
+    auto probe_levels = [&](CpuPeaks& p) {
         std::int64_t below_1t = 0, below_all = 0;
         for (const auto& lv : cpu_probe_levels()) {
             const bool dram = lv.level == "DRAM";
-            if (dram && caches_only)
-                break;
             const std::int64_t cap_all = lv.per_core ? lv.capacity * cores : lv.capacity;
             // L1 at 3/4 of its size: at half, the per-call overhead of its short passes shows.
             const bool l1 = lv.level == "L1";
@@ -486,15 +484,9 @@ CpuPeaks measure_all() {
                 if (all == 1)
                     break; // one thread is all threads: the "all" ceilings would be the same run
             }
-            if (dram) {
-                if (const auto* t = p.find(all == 1 ? "dram.triad.1t" : "dram.triad.all")) {
-                    p.triad_gbs = t->value;
-                    p.triad_bytes = std::int64_t(t->working_set_bytes);
-                }
-            }
         }
     };
-    probe_levels(p, false);
+    probe_levels(p);
     if (!kSanitized) {
         std::vector<SweepCache> caches;
         for (const auto& lv : cpu_probe_levels())
@@ -523,17 +515,21 @@ CpuPeaks measure_all() {
     };
     if (isa >= 3)
         probe_fma(p);
-    // A second round of the short probes (the caches and the FMA peak, well under a second
-    // together), seconds after the first (the DRAM probes and the sweep lie between), each
-    // ceiling the better of its two rounds. On a shared host a neighbour's burst can cover
-    // a whole short probe: one run read l3.triad.1t 52 and fma.fp32.all 151 where the
-    // next read 78 and 188, and rows later in that run stood at 119 % and 120 % of them.
+    // A second round of the level probes and the FMA peak, seconds after the first (the
+    // sweep lies between), each ceiling the better of its two rounds. On a shared host a
+    // neighbour's burst can cover a whole probe: one run read l3.triad.1t 52 and
+    // fma.fp32.all 151 where the next read 78 and 188, another dram.triad.all 40 where
+    // others read 45-52, and rows later in those runs stood at 117-120 % of them.
     if (!kSanitized) {
         CpuPeaks again;
-        probe_levels(again, true);
+        probe_levels(again);
         if (isa >= 3)
             probe_fma(again);
         keep_best(p, again);
+    }
+    if (const auto* t = p.find(all == 1 ? "dram.triad.1t" : "dram.triad.all")) {
+        p.triad_gbs = t->value;
+        p.triad_bytes = std::int64_t(t->working_set_bytes);
     }
     if (isa >= 3) {
         p.fma_isa = isa_name(isa);
