@@ -23,6 +23,8 @@
 # of 4 KiB apart: each store then 4K-aliases the next loads and the core stalls them (on
 # Zen 4 in L1: 266 GB/s aligned against 333 for Switchyard's skewed triad). Switchyard's
 # probe skews its arrays the same way, so "@skew" is the same loop on the same placement.
+# In DRAM each likwid run is as long as one of the probe's timings (4 passes), best of 7 per
+# round as the probe's 7 timings: both then report their best window of the same length.
 # In DRAM each also runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ("@thp" in the
 # table): Switchyard's buffers and probes are on 2 MiB pages, likwid-bench's on 4 KiB
 # pages by default, and on a KVM guest that alone is 20-35 % of DRAM bandwidth.
@@ -99,8 +101,8 @@ trap 'rm -rf "$work"' EXIT
 
 threads_all=$(nproc)
 
-likwid_once() { # test threads bytes field -> one run's figure (0: failed)
-    local test=$1 threads=$2 bytes=$3 field=$4 env=() streams=
+likwid_once() { # test threads bytes field [iterations] -> one run's figure (0: failed)
+    local test=$1 threads=$2 bytes=$3 field=$4 iters=${5:-} env=() streams=
     # "<test>@thp": the same with glibc advising its large allocations for huge pages
     # (glibc.malloc.hugetlb=1), the page size Switchyard's buffers and probes run on.
     if [[ $test == *@thp ]]; then
@@ -119,8 +121,10 @@ likwid_once() { # test threads bytes field -> one run's figure (0: failed)
     # Iterations set so each run moves ~4 GB (0.02-0.2 s): with -s, likwid-bench's
     # calibration gave 2-thread runs its minimum of 10 iterations (13 us for 24 KiB),
     # timing the threads' start instead of the kernel.
-    local iters=$((4000000000 / bytes))
-    [ "$iters" -lt 10 ] && iters=10
+    if [ -z "$iters" ]; then
+        iters=$((4000000000 / bytes))
+        [ "$iters" -lt 10 ] && iters=10
+    fi
     $run "${env[@]}" likwid-bench -t "$test" -w "S0:${bytes}B:$threads$streams" -i "$iters" 2>/dev/null |
         awk -v f="$field:" '$1 == f {v = $2} END {print v + 0}'
 }
@@ -163,8 +167,22 @@ EOF_CEILINGS
         [ "$kind" = compute ] && bytes=24576
         [ "$bytes" -gt 0 ] || continue
         for test in $tests; do
-            printf '%s\t%s\t%s\n' "$id" "$test" "$(likwid_once "$test" "$t" "$bytes" "$field")" \
-                >>"$work/likwid.tsv"
+            if [[ $id == dram.* ]]; then
+                # DRAM: each run as long as one of the probe's timings (4 passes over the
+                # set), the best of as many per round as the probe takes per round (7): the
+                # probe's ceiling is its best 4-pass window, and one core's DRAM bandwidth
+                # follows a shared host's other tenants from millisecond to millisecond, so a
+                # 30-pass average (~0.15 s) sat 20-40 % under the best window (Zen 3 guest).
+                best=0
+                for ((k = 0; k < 7; ++k)); do
+                    v=$(likwid_once "$test" "$t" "$bytes" "$field" 4)
+                    best=$(python3 -c "print(max($best, ${v:-0}))")
+                done
+                printf '%s\t%s\t%s\n' "$id" "$test" "$best" >>"$work/likwid.tsv"
+            else
+                printf '%s\t%s\t%s\n' "$id" "$test" "$(likwid_once "$test" "$t" "$bytes" "$field")" \
+                    >>"$work/likwid.tsv"
+            fi
         done
     done <"$work/ceilings.tsv"
     echo "  round $((round + 1)) of $rounds done"
