@@ -30,13 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A spin-wait's pause (a barrier of the probe's threads).
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 // CPU time of the calling thread, in seconds.
 double thread_cpu_seconds() {
     timespec t{};
@@ -99,7 +92,7 @@ public:
         // Slices of a multiple of 64 floats, so every slice stays 64-byte aligned.
         m_slice = std::max<std::int64_t>(192, (total_floats / parts) / 64 * 64);
         m_data = aligned_floats(std::size_t(m_slice * parts));
-        ThreadPool::instance().parallel_for(parts, [&](std::int64_t t) {
+        ThreadPool::instance().parallel_together(parts, [&](std::int64_t t) {
             float* p = slice(t);
             for (std::int64_t i = 0; i < m_slice; ++i)
                 p[i] = 1.0f + float(i & 7) * 0.125f;
@@ -246,22 +239,15 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     std::vector<std::vector<double>> gbs(forms.size()), clean(forms.size());
     auto& pool = ThreadPool::instance();
     std::vector<char> disturbed(std::size_t(threads), 0);
-    // All threads start together: each waits at a barrier until every slice has its thread,
-    // and a timing spans the first start after it to the last end. The pool hands tasks to
-    // whichever thread claims them: without the barrier the calling thread finished its
-    // short in-cache slice before the woken worker claimed the other, ran both slices one
-    // after the other, and the timing also counted the worker's wake-up (on a 2-vCPU Zen 3
-    // guest l1.read.all read 131 GB/s, less than l1.read.1t's 173, where likwid-bench's two
+    // All threads start together (ThreadPool::parallel_together), and a timing spans the
+    // first start to the last end. With parallel_for the calling thread finished its short
+    // in-cache slice before the woken worker claimed the other, ran both slices one after
+    // the other, and the timing also counted the worker's wake-up (on a 2-vCPU Zen 3 guest
+    // l1.read.all read 131 GB/s, less than l1.read.1t's 173, where likwid-bench's two
     // threads read 314).
-    std::atomic<std::int64_t> arrived{0};
     std::vector<Clock::time_point> started(static_cast<std::size_t>(threads)),
         ended(static_cast<std::size_t>(threads));
     auto timed_pass = [&](int form, std::int64_t t) {
-        if (threads > 1) {
-            arrived.fetch_add(1, std::memory_order_acq_rel);
-            while (arrived.load(std::memory_order_acquire) < threads)
-                cpu_relax();
-        }
         const auto w0 = Clock::now();
         const double c0 = thread_cpu_seconds();
         if (claimed)
@@ -278,11 +264,10 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     for (int rep = 0; rep < timings; ++rep) {
         for (std::size_t f = 0; f < forms.size(); ++f) {
             next_chunk.store(0, std::memory_order_relaxed);
-            arrived.store(0, std::memory_order_relaxed);
             if (threads == 1)
                 timed_pass(forms[f], 0);
             else
-                pool.parallel_for(threads, [&](std::int64_t t) { timed_pass(forms[f], t); });
+                pool.parallel_together(threads, [&](std::int64_t t) { timed_pass(forms[f], t); });
             const double s =
                 std::chrono::duration<double>(*std::max_element(ended.begin(), ended.end()) -
                                               *std::min_element(started.begin(), started.end()))
@@ -330,7 +315,7 @@ ProbeResult run_fma(int isa, std::int64_t threads) {
         if (threads == 1)
             one(0);
         else
-            pool.parallel_for(threads, one);
+            pool.parallel_together(threads, one);
         const double s = std::chrono::duration<double>(Clock::now() - t0).count();
         double total = 0;
         for (double f : flops)
@@ -398,7 +383,7 @@ CpuPeaks measure_all() {
     // of its range, 4x the level below but at most half its own capacity, so the probe sees
     // the best the level gives and a row that fits in it cannot beat it.
     // One round of the level probes into `p`.
-    auto probe_levels = [&](CpuPeaks& p) {
+    auto probe_levels = [&](CpuPeaks& out) {
         std::int64_t below_1t = 0, below_all = 0;
         for (const auto& lv : cpu_probe_levels()) {
             const bool dram = lv.level == "DRAM";
@@ -475,11 +460,11 @@ CpuPeaks measure_all() {
                         const auto r = run_probe(probe, *arena, threads == 1 ? 1 : all, dram,
                                                  timings, min_bytes);
                         c.value = r.best;
-                        p.spread[c.id] = r.spread;
+                        out.spread[c.id] = r.spread;
                         c.method = what + ", " + who + ", " + mib_or_kib(double(ws)) +
                                    (r.undisturbed ? "" : " (most timings preempted: reads low)");
                     }
-                    p.ceilings.push_back(std::move(c));
+                    out.ceilings.push_back(std::move(c));
                 }
                 if (all == 1)
                     break; // one thread is all threads: the "all" ceilings would be the same run
@@ -495,7 +480,7 @@ CpuPeaks measure_all() {
         p.sweep = read_sweep();
         p.plateaus = detect_plateaus(p.sweep, caches, "DRAM");
     }
-    auto probe_fma = [&](CpuPeaks& p) {
+    auto probe_fma = [&](CpuPeaks& out) {
         for (std::int64_t threads : {std::int64_t(1), all}) {
             Ceiling c;
             c.id = threads == 1 ? "fma.fp32.1t" : "fma.fp32.all";
@@ -505,10 +490,10 @@ CpuPeaks measure_all() {
                                   (threads == 1 ? "1 thread" : "all threads"));
             const auto r = run_fma(isa, threads);
             c.value = r.best;
-            p.spread[c.id] = r.spread;
+            out.spread[c.id] = r.spread;
             c.method = std::string(isa_name(isa)) + " FMA loop, fp32, " +
                        (threads == 1 ? "1 thread" : "all threads");
-            p.ceilings.push_back(std::move(c));
+            out.ceilings.push_back(std::move(c));
             if (all == 1)
                 break;
         }

@@ -5,6 +5,10 @@
 
 #include <sched.h>
 
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
 namespace switchyard {
 
 unsigned ThreadPool::available_cpus() {
@@ -102,6 +106,24 @@ void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int6
     std::unique_lock lock(m_mutex);
     m_done.wait(lock, [&] { return m_finished == m_count; });
     m_task = nullptr;
+}
+
+void ThreadPool::parallel_together(std::int64_t n, const std::function<void(std::int64_t)>& task) {
+    if (n > std::int64_t(size()))
+        throw std::invalid_argument("ThreadPool::parallel_together: " + std::to_string(n) +
+                                    " tasks, but the pool has " + std::to_string(size()) +
+                                    " threads");
+    std::atomic<std::int64_t> started{0};
+    parallel_for(n, [&](std::int64_t i) {
+        // A task holds its thread until all have begun, so no thread takes a second one.
+        started.fetch_add(1, std::memory_order_acq_rel);
+        while (started.load(std::memory_order_acquire) < n) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        task(i);
+    });
 }
 
 } // namespace switchyard

@@ -27,6 +27,13 @@ public:
 
     void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& task);
 
+    /// The same, with every task on a thread of its own and all of them started together:
+    /// each waits (spinning) until all n have begun. For measurements of n threads at once
+    /// (the CPU probes): parallel_for hands tasks to whichever thread claims them, so a
+    /// short task's caller can finish it and run the next before a worker wakes. n must not
+    /// exceed size().
+    void parallel_together(std::int64_t n, const std::function<void(std::int64_t)>& task);
+
     /// The calling thread's index in the pool: 1..size()-1 on its workers, 0 on any other
     /// thread (the one that calls parallel_for takes part as 0). Within one parallel_for the
     /// tasks running at the same time have different indices, so a task can pick per-thread

@@ -34,7 +34,8 @@ struct SWITCHYARD_CORE_EXPORT DispatchFinding {
     double threshold = 0; // the practical threshold on speedup - 1 that was applied
     std::int64_t resolved_index = -1, fastest_index = -1; // rows' indices in the run
     /// The fastest cell is the code the resolved one runs on this device (RowSpec::runs_as):
-    /// the verdict is "ok" and `speedup` measures the run's noise, not a faster cell.
+    /// the verdict is "ok" and `speedup` measures the run's noise, not a faster cell. (Where
+    /// another cell is the fastest, it is judged against the faster of the two rows.)
     bool same_code = false;
 
     bool regret() const { return verdict == "regret"; }
