@@ -115,8 +115,11 @@ public:
                                                      std::to_string(p.triad_bytes >> 20) + " MiB"
                                                : "";
             m_info.peak_gflops = p.fma_gflops;
+            const auto* fma = p.find("fma.fp32.all");
             m_info.peak_gflops_source =
-                p.fma_gflops > 0 ? "measured: " + p.fma_isa + " FMA loop, all threads" : "";
+                p.fma_gflops > 0
+                    ? "measured: " + (fma ? fma->method : p.fma_isa + " FMA loop, all threads")
+                    : "";
             m_info.ceilings = p.ceilings;
         }
     }

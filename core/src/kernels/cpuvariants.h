@@ -52,6 +52,9 @@ void triad(std::int64_t n, float* a, const float* b, const float* c, float s);
 void triad_stream(std::int64_t n, float* a, const float* b, const float* c, float s);
 /// Sums n floats with several accumulators (the read-bandwidth probe); returns the sum.
 double read_probe(std::int64_t n, const float* x);
+/// The fp32 peak of the baseline ISA: `iterations` of a multiply and an add on independent
+/// 4-float vectors (the FMA probe's stand-in below x86-64-v3); returns the flops done.
+double mul_add_probe(std::int64_t iterations);
 } // namespace generic
 
 // The SIMD variants: one width-generic source (simdvariants.h) built twice, with the same

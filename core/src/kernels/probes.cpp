@@ -84,6 +84,13 @@ const char* isa_name(int isa) {
     return isa == 4 ? "AVX-512F (zmm)" : isa == 3 ? "AVX2+FMA (ymm)" : "baseline";
 }
 
+// The compute probe at an ISA level: an FMA loop from x86-64-v3 on, below it a multiply and
+// an add on 4-float vectors (x86-64-v2 and the baseline have no FMA).
+std::string compute_loop_name(int isa) {
+    return isa >= 3 ? std::string(isa_name(isa)) + " FMA loop"
+                    : std::string("baseline (4-float vectors) multiply-add loop");
+}
+
 // One working set, split into a 64-byte aligned slice per thread; each slice first
 // touched by the thread that uses it.
 class Arena {
@@ -300,16 +307,15 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
 }
 
 ProbeResult run_fma(int isa, std::int64_t threads) {
-    if (isa < 3)
-        return {};
     auto& pool = ThreadPool::instance();
     constexpr std::int64_t iterations = 1'000'000;
     std::vector<double> gflops;
     for (int rep = 0; rep < 5; ++rep) {
         std::vector<double> flops(std::size_t(threads), 0.0);
         auto one = [&](std::int64_t t) {
-            flops[std::size_t(t)] =
-                isa == 4 ? cpu::avx512::fma_probe(iterations) : cpu::avx2::fma_probe(iterations);
+            flops[std::size_t(t)] = isa == 4   ? cpu::avx512::fma_probe(iterations)
+                                    : isa == 3 ? cpu::avx2::fma_probe(iterations)
+                                               : cpu::generic::mul_add_probe(iterations);
         };
         const auto t0 = Clock::now();
         if (threads == 1)
@@ -486,20 +492,19 @@ CpuPeaks measure_all() {
             c.id = threads == 1 ? "fma.fp32.1t" : "fma.fp32.all";
             c.kind = "compute";
             c.threads = threads == 1 ? 1 : 0;
-            announce_prepare_step(std::string("CPU ceilings, FMA, ") +
+            announce_prepare_step(std::string("CPU ceilings, compute peak, ") +
                                   (threads == 1 ? "1 thread" : "all threads"));
             const auto r = run_fma(isa, threads);
             c.value = r.best;
             out.spread[c.id] = r.spread;
-            c.method = std::string(isa_name(isa)) + " FMA loop, fp32, " +
-                       (threads == 1 ? "1 thread" : "all threads");
+            c.method =
+                compute_loop_name(isa) + ", fp32, " + (threads == 1 ? "1 thread" : "all threads");
             out.ceilings.push_back(std::move(c));
             if (all == 1)
                 break;
         }
     };
-    if (isa >= 3)
-        probe_fma(p);
+    probe_fma(p);
     // A second round of the level probes and the FMA peak, seconds after the first (the
     // sweep lies between), each ceiling the better of its two rounds. On a shared host a
     // neighbour's burst can cover a whole probe: one run read l3.triad.1t 52 and
@@ -508,19 +513,16 @@ CpuPeaks measure_all() {
     if (!kSanitized) {
         CpuPeaks again;
         probe_levels(again);
-        if (isa >= 3)
-            probe_fma(again);
+        probe_fma(again);
         keep_best(p, again);
     }
     if (const auto* t = p.find(all == 1 ? "dram.triad.1t" : "dram.triad.all")) {
         p.triad_gbs = t->value;
         p.triad_bytes = std::int64_t(t->working_set_bytes);
     }
-    if (isa >= 3) {
-        p.fma_isa = isa_name(isa);
-        if (const auto* f = p.find(all == 1 ? "fma.fp32.1t" : "fma.fp32.all"))
-            p.fma_gflops = f->value;
-    }
+    p.fma_isa = isa_name(isa);
+    if (const auto* f = p.find(all == 1 ? "fma.fp32.1t" : "fma.fp32.all"))
+        p.fma_gflops = f->value;
     // With one thread the all-thread ceilings are the single-thread ones: list them too, so
     // a threaded row finds its ceiling by id.
     if (all == 1) {

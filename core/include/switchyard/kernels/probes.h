@@ -20,9 +20,10 @@ namespace switchyard {
 /// `ceilings` is the cache-aware roofline: read and triad bandwidth at working sets
 /// sized for L1, L2, L3 and DRAM (from cpu_info()'s cache sizes; DRAM at 4x the last
 /// level, at least 128 MiB), each single-thread ("...1t") and all-thread ("...all"), plus the fp32
-/// FMA peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"). A level that cannot
-/// be measured (DRAM when memory is too small) has value 0 and a method saying why. The first three
-/// fields are kept for older readers: the DRAM triad and FMA all-thread.
+/// FMA peak with the widest ISA this CPU runs ("fma.fp32.1t", "fma.fp32.all"; below x86-64-v3,
+/// which has no FMA, a multiply and an add on 4-float vectors: the peak of code built for it). A
+/// level that cannot be measured (DRAM when memory is too small) has value 0 and a method saying
+/// why. The first three fields are kept for older readers: the DRAM triad and FMA all-thread.
 ///
 /// What a bandwidth ceiling means for a row: the most bytes per second a kernel can move
 /// at that level on this machine, counted the way rows count them (every input read and
@@ -39,8 +40,8 @@ namespace switchyard {
 struct SWITCHYARD_CORE_EXPORT CpuPeaks {
     double triad_gbs = 0;         // DRAM STREAM triad (a = b + s*c, fp32, all threads)
     std::int64_t triad_bytes = 0; // working set that probe used
-    double fma_gflops = 0;        // FMA loop on all threads (0 without x86-64-v3)
-    std::string fma_isa;          // "AVX-512F (zmm)", "AVX2+FMA (ymm)", "" when not measured
+    double fma_gflops = 0;        // FMA loop on all threads (a multiply-add loop below x86-64-v3)
+    std::string fma_isa; // "AVX-512F (zmm)", "AVX2+FMA (ymm)", "baseline"; "" when not measured
     std::vector<Ceiling> ceilings;
     /// Each measured ceiling's own noise: (best - median) / best over its timings (the
     /// best form's). A ceiling is the best timing; when the timings spread by s, a run can
