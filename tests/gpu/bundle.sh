@@ -3,7 +3,8 @@
 # Builds switchyard-cli, the core and every plugin with CUDA for sm_90 (plus the default
 # architectures) in a build folder of its own, and gathers a self-contained folder for the
 # GPU host (../shared/GPU.md): bin/switchyard-cli, lib/ with libswitchyard-core and the
-# non-system libraries it needs, lib/switchyard/plugins/ with the manifests, and check.sh.
+# non-system libraries it needs, lib/switchyard/plugins/ with the manifests, check.sh and
+# isa_levels.sh (the host CPU's ISA levels, which check.sh runs last).
 # Stripped, under 60 MiB. Run there as: FOLDER/check.sh "$OUT".
 #
 #   tests/gpu/bundle.sh [FOLDER]     (default: gpu-bundle/ at the top of the tree, git-ignored)
@@ -40,7 +41,8 @@ cp -L "$build"/lib/libswitchyard-core.so.* "$out/lib/" 2>/dev/null || true
 find "$out/lib" -maxdepth 1 -name 'libswitchyard-core.so.*.*' -delete # keep the soname only
 cp "$plugins"/*.so "$plugins"/*.plugin.json "$out/lib/switchyard/plugins/"
 cp "$src/tests/gpu/check.sh" "$out/check.sh"
-chmod 0755 "$out/check.sh"
+cp "$src/tests/bench/isa_levels.sh" "$out/isa_levels.sh"
+chmod 0755 "$out/check.sh" "$out/isa_levels.sh"
 
 # The non-system libraries the CLI, the core and the plugins need (ldd, resolved here).
 # The GPU host has the C/C++ runtime, the driver, cuBLAS and an OpenCL ICD loader of its own.

@@ -4,8 +4,9 @@
 #     FOLDER/check.sh "$OUT"
 # doctor, then every op on cuda:0 with every available variant at sizes well past the L2
 # (2-3 GiB working sets; gemm 4096^3), then flow_match_step on every OpenCL device when
-# the opencl plugin is present, each against the CPU reference. Writes the JSON reports,
-# the logs and summary.txt under OUT; finishes within 5 minutes. Exit 0: every row
+# the opencl plugin is present, each against the CPU reference; then the host CPU's ISA
+# levels against each other (isa_levels.sh, informational). Writes the JSON reports, the
+# logs and summary.txt under OUT; finishes within 8 minutes. Exit 0: every row
 # passed; 1: a row failed or a step broke; 3: no CUDA device.
 set -uo pipefail
 
@@ -132,6 +133,22 @@ if ls "$here"/lib/switchyard/plugins/*opencl*.plugin.json >/dev/null 2>&1; then
 else
     say ""
     say "(no opencl plugin in this bundle: the OpenCL comparison is skipped)"
+fi
+
+# The host CPU (an AVX-512 Xeon): does each ISA level earn its rung, and gemm 2048^3 against
+# OpenBLAS (issue 19). Informational: it does not change the exit status.
+if [[ -x $here/isa_levels.sh ]] && command -v python3 >/dev/null; then
+    say ""
+    say "== host CPU: each ISA level against the one below, gemm 2048^3 against OpenBLAS"
+    timeout 180 "$here/isa_levels.sh" --cli "$cli" --out "$out/isa-levels" --rounds 2 --budget 0.2 \
+        >"$out/isa-levels.log" 2>&1
+    irc=$?
+    if [[ -s $out/isa-levels/isa_levels.txt ]]; then
+        tee -a "$summary" <"$out/isa-levels/isa_levels.txt"
+    else
+        tail -5 "$out/isa-levels.log" | tee -a "$summary"
+    fi
+    say "isa_levels.sh: exit $irc (1: a row loses; 3: no SIMD level to compare; 124: timed out)"
 fi
 
 say ""
