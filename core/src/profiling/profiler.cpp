@@ -358,6 +358,13 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         ++m_reprobes;
         const std::string first_id = row.ceiling_id;
         const double first_value = row.ceiling_value, first_fraction = row.ceiling_fraction;
+        // The probes take seconds (tens on a loaded machine): each step beats as the row's
+        // progress, or a worker's controller would take the row for hung and kill it.
+        std::int64_t steps = 0;
+        const PrepareStepScope heartbeat([&](const std::string& step) {
+            if (progress)
+                progress("re-measuring the CPU ceilings: " + step, ++steps);
+        });
         CpuPeaks merged = cpu_peaks();
         const CpuPeaks fresh = measure_cpu_peaks();
         for (auto& c : merged.ceilings)
