@@ -106,7 +106,7 @@ void print_dispatch(const Report& report) {
 }
 
 struct ProfileOptions {
-    std::vector<std::string> ops, devices, sizes;
+    std::vector<std::string> ops, devices, sizes, cells;
     bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
          in_process = false;
     std::string variant = "default", output;
@@ -163,6 +163,7 @@ ProfileSettings to_settings(const ProfileOptions& o) {
             s.sizes[token.substr(0, colon)].push_back(token.substr(colon + 1));
     }
     s.all_variants = o.all_variants;
+    s.cells = o.cells;
     s.variant = o.variant;
     s.cold = o.cold;
     // The ranges are checked as the options are parsed (add_profile_commands).
@@ -474,6 +475,11 @@ void add_profile_commands(CLI::App& app, Context& context) {
             ->delimiter(',');
         cmd->add_flag("--all-variants", o->all_variants,
                       "Every available variant, not only the resolved cell");
+        cmd->add_option("--cells", o->cells,
+                        "Only these cells, as ARCH/VARIANT (x86-64-v4/default) or VARIANT (of "
+                        "every arch): each available one that matches, resolved or not; with "
+                        "--repeat they alternate pass after pass, an A/B in one run")
+            ->delimiter(',');
         cmd->add_option("--variant", o->variant, "The variant resolution asks for")
             ->capture_default_str();
         cmd->add_flag("--cold", o->cold, "Evict the caches before every sample");

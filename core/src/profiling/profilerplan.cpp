@@ -127,16 +127,63 @@ KernelRegistry::CellPtr resolved_cell(const OpInfo& op, const DeviceInfo& info,
     return registry.resolve_first(chain);
 }
 
-// The cells of `op` for device `info`: every available one with --all-variants, else the
-// first of its fallback chain (none when nothing resolves).
+// Whether `key` (op, device kind, arch, variant) is one of the cells `names` asks for:
+// "arch/variant", or "variant" of any arch.
+bool named_cell(const TupleKey& key, const std::vector<std::string>& names) {
+    for (const auto& n : names) {
+        const auto slash = n.find('/');
+        if (slash == std::string::npos
+                ? key[3] == n
+                : key[2] == n.substr(0, slash) && key[3] == n.substr(slash + 1))
+            return true;
+    }
+    return false;
+}
+
+// Throws std::invalid_argument for a name of `st.cells` that no registered cell of the
+// run's ops has (with the close names), or that only cells unavailable here have (with why).
+void check_cell_names(const ProfileSettings& st, const std::vector<const OpInfo*>& op_list,
+                      const KernelRegistry& registry) {
+    for (const auto& name : st.cells) {
+        std::vector<std::string> known;
+        std::vector<std::string> unavailable;
+        bool available = false;
+        for (const auto& entry : registry.manifest()) {
+            const auto& key = entry.cell->key;
+            if (std::none_of(op_list.begin(), op_list.end(),
+                             [&](const OpInfo* op) { return key[0] == op->name; }))
+                continue;
+            const std::string arch_variant = key[2] + "/" + key[3];
+            if (std::find(known.begin(), known.end(), arch_variant) == known.end())
+                known.push_back(arch_variant);
+            if (!named_cell(key, {name}))
+                continue;
+            if (entry.available)
+                available = true;
+            else
+                unavailable.push_back(key.to_string());
+        }
+        if (available)
+            continue;
+        if (unavailable.empty())
+            throw std::invalid_argument("--cells: " + suggest("cell", name, known));
+        throw std::invalid_argument("--cells: '" + name + "' is not available on this machine (" +
+                                    text::join(unavailable) +
+                                    "); `switchyard-cli matrix` and `show` say why");
+    }
+}
+
+// The cells of `op` for device `info`: those named by --cells, or every available one with
+// --all-variants, else the first of its fallback chain (none when nothing resolves).
 std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
                                     const KernelRegistry& registry, const ProfileSettings& st) {
     std::vector<CellOnDevice> cells;
     auto cell = resolved_cell(op, info, registry, st);
-    if (st.all_variants) {
+    if (st.all_variants || !st.cells.empty()) {
         for (const auto& entry : registry.manifest()) {
             const auto& key = entry.cell->key;
-            if (key[0] == op.name && key[1] == info.kind && entry.available)
+            if (key[0] == op.name && key[1] == info.kind && entry.available &&
+                (st.cells.empty() || named_cell(key, st.cells)))
                 cells.push_back({entry.cell, info.id, cell && cell->key == key});
         }
         return cells;
@@ -213,6 +260,7 @@ std::vector<RowSpec> Profiler::plan() const {
     const auto devices = resolve_devices(m_devices.devices(), m_settings.devices);
     const auto llc = cpu_info().last_level_cache_bytes();
     const auto& registry = m_backends.kernel_registry();
+    check_cell_names(m_settings, op_list, registry);
     RowList rows;
     for (const auto* op : op_list) {
         // Every (op, size) times the CPU reference first, so each row of it has a speedup

@@ -20,7 +20,11 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// Sizes per op name; the key "*" applies to every op without its own entry. Strings
     /// as parse_dims() reads them. No entry: the op's default sweep.
     std::map<std::string, std::vector<std::string>> sizes;
-    bool all_variants = false;       // every available variant, not only the resolved cell
+    bool all_variants = false; // every available variant, not only the resolved cell
+    /// Only these cells: "arch/variant" ("x86-64-v4/default") or "variant" (of every arch),
+    /// each available one that matches, resolved or not (an A/B of named cells; with
+    /// `repeat` they alternate pass after pass). Empty: as all_variants and variant say.
+    std::vector<std::string> cells;
     std::string variant = "default"; // the variant resolution asks for
     bool cold = false;               // evict caches before every sample (one launch per sample)
 
