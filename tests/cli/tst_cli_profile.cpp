@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/report/report.h>
@@ -226,6 +227,32 @@ private slots:
         QVERIFY2(human.out.contains("Dispatch (the resolved cell"), human.out.constData());
         QVERIFY(human.out.contains("xref"));
         QVERIFY(human.out.contains("(op, size, device) would run faster on another cell"));
+    }
+
+    // --cells runs the named cells only (the generic ones exist on every CPU); a misspelt
+    // name is a usage error that suggests the close one.
+    void cellsRunOnlyTheNamedCells() {
+        const auto r =
+            run_cli({"profile", "--op", "rms_norm", "--sizes", "3x64", "--device", "cpu", "--cells",
+                     "generic/default,threaded", "--budget", "0.02", "--reference-budget", "0",
+                     "--json", "--ceilings-from", measuredReport()});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QStringList got;
+        for (const auto& row : QJsonDocument::fromJson(r.out).object().value("rows").toArray())
+            got << row.toObject().value("arch").toString() + "/" +
+                       row.toObject().value("variant").toString();
+        got.sort();
+        QStringList want{"generic/default", "generic/threaded"};
+        // "threaded" names that variant of every arch this CPU runs (as detected, capped).
+        const auto& levels = cpu_info().isa_levels;
+        for (const char* level : {"x86-64-v3", "x86-64-v4"})
+            if (std::find(levels.begin(), levels.end(), level) != levels.end())
+                want << QString(level) + "/threaded";
+        want.sort();
+        QCOMPARE(got, want);
+        const auto bad = run_cli({"profile", "--op", "rms_norm", "--cells", "generic/defualt"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("did you mean 'generic/default'"), bad.err.constData());
     }
 
     // A default run times the reference too: every ok row has its speedup.

@@ -363,10 +363,8 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
                 rms_row_scale<V>(d, xr, w, inv, yr, false, next ? next + 2 * d : nullptr);
                 continue;
             }
-            if (h > 0) {
-                const auto m = V::tail(h);
-                V::maskstore(yr, m, V::mul(V::mul(V::maskload(m, xr), inv), V::maskload(m, w)));
-            }
+            if (h > 0) // less than a register: its masked tail
+                rms_row_scale<V>(h, xr, w, inv, yr, false, nullptr);
             if (paced)
                 rms_row_scale_paced<V>(d - h, xr + h, w + h, inv, yr + h, next, chain);
             else

@@ -253,6 +253,13 @@ void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettin
 ProfileRow Profiler::run_row(const RowSpec& spec, const Progress& progress) {
     ProfileRow row;
     row.spec = spec;
+    // Long steps inside a row (a device's first prepare(): probes, sweeps, kernel builds, as
+    // in a worker restarted past its first row) beat as the row's progress, so a worker's
+    // controller does not take a slow machine for a hung row.
+    const PrepareStepScope heartbeat([&](const std::string& step) {
+        if (progress)
+            progress("preparing: " + step, 0);
+    });
     try {
         measure(row, progress);
     } catch (const std::exception& e) {
@@ -358,8 +365,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         ++m_reprobes;
         const std::string first_id = row.ceiling_id;
         const double first_value = row.ceiling_value, first_fraction = row.ceiling_fraction;
-        // The probes take seconds (tens on a loaded machine): each step beats as the row's
-        // progress, or a worker's controller would take the row for hung and kill it.
+        // The probes take seconds (tens on a loaded machine); their steps beat as the row's
+        // progress (as run_row's do), named for what they are here.
         std::int64_t steps = 0;
         const PrepareStepScope heartbeat([&](const std::string& step) {
             if (progress)

@@ -144,18 +144,25 @@ bool named_cell(const TupleKey& key, const std::vector<std::string>& names) {
 // run's ops has (with the close names), or that only cells unavailable here have (with why).
 void check_cell_names(const ProfileSettings& st, const std::vector<const OpInfo*>& op_list,
                       const KernelRegistry& registry) {
+    if (st.cells.empty())
+        return;
+    std::vector<KernelRegistry::ManifestEntry> entries; // the cells of the run's ops
+    std::vector<std::string> known;                     // their "arch/variant"s, once each
+    for (const auto& entry : registry.manifest()) {
+        const auto& key = entry.cell->key;
+        if (std::none_of(op_list.begin(), op_list.end(),
+                         [&](const OpInfo* op) { return key[0] == op->name; }))
+            continue;
+        entries.push_back(entry);
+        const std::string arch_variant = key[2] + "/" + key[3];
+        if (std::find(known.begin(), known.end(), arch_variant) == known.end())
+            known.push_back(arch_variant);
+    }
     for (const auto& name : st.cells) {
-        std::vector<std::string> known;
         std::vector<std::string> unavailable;
         bool available = false;
-        for (const auto& entry : registry.manifest()) {
+        for (const auto& entry : entries) {
             const auto& key = entry.cell->key;
-            if (std::none_of(op_list.begin(), op_list.end(),
-                             [&](const OpInfo* op) { return key[0] == op->name; }))
-                continue;
-            const std::string arch_variant = key[2] + "/" + key[3];
-            if (std::find(known.begin(), known.end(), arch_variant) == known.end())
-                known.push_back(arch_variant);
             if (!named_cell(key, {name}))
                 continue;
             if (entry.available)
