@@ -516,11 +516,13 @@ private slots:
             phases.push_back(phase);
         });
         QVERIFY(row.status == RowStatus::Ok);
-        // A beat per probe step, each naming it ("... CPU ceilings, DRAM triad, 1 thread").
+        // A beat per probe step, each naming it ("... CPU ceilings, DRAM triad, 1 thread"):
+        // at least the cache levels' read and triad and the compute peak, whatever the core
+        // count, the memory (DRAM may be skipped) or a sanitizer (one round).
         const auto beats = std::count_if(phases.begin(), phases.end(), [](const std::string& ph) {
             return ph.rfind("re-measuring the CPU ceilings: ", 0) == 0;
         });
-        QVERIFY2(beats >= 8, std::to_string(beats).c_str());
+        QVERIFY2(beats >= 4, std::to_string(beats).c_str());
         const auto* first = low.find(row.ceiling_id);
         QVERIFY2(first, row.ceiling_id.c_str());
         // A fresh probe is far above a tenth of the first one, even on a busy machine.
