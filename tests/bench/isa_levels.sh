@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Does each ISA level earn its rung on this machine? The resolved cells of the best level
-# (x86-64-v4 on an AVX-512 CPU) against those of the level below (what the same CLI resolves
-# under --max-isa), per op, at an in-cache and a DRAM size, on one thread (`default`) and
-# on all (`threaded`); and gemm at 2048^3 against OpenBLAS, on one thread
-# (OPENBLAS_NUM_THREADS=1) and on all. The runs alternate, round after round, so drift hits
-# both sides alike; each cell's figure is the median of its rounds' medians. The CPU ceilings
-# are probed once (the first run, uncapped) and reused (--ceilings-from).
+# Does each ISA level earn its rung on this machine? The cells of the best level (x86-64-v4
+# on an AVX-512 CPU) against the cells the level below resolves (x86-64-v3's; generic's
+# below v3), per op, at an in-cache and a DRAM size, on one thread (`default`) and on all
+# (`threaded`); and gemm at 256^3 and 2048^3 against OpenBLAS, on one thread
+# (OPENBLAS_NUM_THREADS=1) and on all.
+#
+# The cells under comparison run in one profile run each (profile --cells ... --repeat N):
+# pass after pass over the plan, so the cells of one (op, size) run seconds apart, N times
+# over, and drift hits them alike. Each pass gives a paired ratio (the other cell's median
+# time / the best level's); the speed is the median of the ratios, the noise their half
+# spread (or the rows' own noise with one pass). The CPU ceilings are probed once (the first
+# run) and reused (--ceilings-from).
 #
 #   tests/bench/isa_levels.sh [--cli PATH] [--out DIR] [--rounds N] [--budget S]
 #
-# Prints one table and writes it to OUT/isa_levels.txt with every run's CSV and JSON beside
-# it. Exit 0 when every row of the best level is at least as fast as the level below within
-# the noise (and gemm reaches OpenBLAS within it), 1 when a row loses, 2 on a usage error,
+# --rounds: the passes (profile --repeat; default 3). Prints one table and writes it to
+# OUT/isa_levels.txt with every run's CSV, JSON and log beside it. Exit 0 when every row of
+# the best level is at least as fast as the level below within the noise (and gemm reaches
+# OpenBLAS within it), 1 when a row loses or nothing could be compared, 2 on a usage error,
 # 3 when the machine has a single level with cells (nothing to compare).
 # Used by tests/gpu/check.sh (the GPU host is an AVX-512 Xeon). Needs python3.
 set -uo pipefail
@@ -28,7 +34,7 @@ while (($#)); do
     --out) out=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "isa_levels.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -46,82 +52,74 @@ mkdir -p "$out"
 best=$("$cli" hardware --json --no-probe | python3 -c 'import json,sys; print(json.load(sys.stdin)["cpu"].get("best_level",""))')
 case $best in
 x86-64-v4) low=x86-64-v3 ;;
-x86-64-v3) low=x86-64-v2 ;; # no cells of its own: resolves the generic ones
+x86-64-v3) low=generic ;; # x86-64-v2 has no cells of its own: it resolves the generic ones
 *) echo "isa_levels.sh: the best level here is '${best:-unknown}': no SIMD level to compare" >&2; exit 3 ;;
 esac
-echo "best level: $best, against: $low (rounds: $rounds, budget $budget s a row)"
+echo "best level: $best, against: $low (passes: $rounds, budget $budget s a row and pass)"
 
 sizes=flow_match_step:43690,flow_match_step:33554432,flow_sde_step:42x1024,flow_sde_step:16384x1024
 sizes+=,rms_norm:42x1024,rms_norm:4096x4096,gemm:256x256x256
-# gemm 2048^3 runs on its own with a larger budget: a launch takes 0.1-2 s, and a row of one
-# sample has no noise to judge it by.
+# gemm 2048^3 runs on its own with a larger budget: a launch takes 0.02-2 s, and a row of
+# one sample has no noise to judge it by.
 big=gemm:2048x2048x2048
 big_budget=$(python3 -c "import sys; print(max(1.5, 5 * float(sys.argv[1])))" "$budget") ||
     { echo "isa_levels.sh: --budget must be a number of seconds, got '$budget'" >&2; exit 2; }
-common=(--device cpu --reference-budget 0 --min-samples 5 --timeout 120 --csv)
+common=(--device cpu --reference-budget 0 --min-samples 5 --timeout 120 --repeat "$rounds" --csv)
 
 ceilings=()
-run() { # NAME [env ARGUMENTS...] -- CLI ARGUMENTS...: one profile run, its CSV and JSON under OUT
-    local name=$1; shift
-    local envs=()
-    while [[ $1 != -- ]]; do envs+=("$1"); shift; done
-    shift
+run() { # NAME OPENBLAS_THREADS -- CLI ARGUMENTS...: one profile run, its CSV, JSON and log under OUT
+    local name=$1 blas=$2; shift 3
+    local envs=(-u SWITCHYARD_MAX_ISA -u OPENBLAS_NUM_THREADS)
+    [[ -n $blas ]] && envs+=("OPENBLAS_NUM_THREADS=$blas")
+    echo "run $name"
     env "${envs[@]}" "$cli" profile "$@" "${common[@]}" "${ceilings[@]}" -o "$out/$name.json" \
         >"$out/$name.csv" 2>"$out/$name.log" ||
         { echo "isa_levels.sh: run $name failed:" >&2; tail -3 "$out/$name.log" >&2; }
-    ((${#ceilings[@]})) || ceilings=(--ceilings-from "$out/$name.json")
+    [[ ${#ceilings[@]} -eq 0 && -s $out/$name.json ]] && ceilings=(--ceilings-from "$out/$name.json")
 }
-for ((r = 1; r <= rounds; r++)); do
-    echo "round $r of $rounds"
-    # Alternate the sides, so neither always runs first; the first run is uncapped, so the
-    # ceilings every later run reuses are the machine's, not the capped level's.
-    if ((r % 2)); then order=(top low); else order=(low top); fi
-    for side in "${order[@]}"; do
-        cap=(-u SWITCHYARD_MAX_ISA)
-        [[ $side == low ]] && cap=("SWITCHYARD_MAX_ISA=$low")
-        run "$side-default-$r" "${cap[@]}" -- --sizes "$sizes" --budget "$budget"
-        run "$side-threaded-$r" "${cap[@]}" -- --variant threaded --sizes "$sizes" --budget "$budget"
-        run "$side-default-big-$r" "${cap[@]}" -- --op gemm --sizes "$big" --budget "$big_budget"
-        run "$side-threaded-big-$r" "${cap[@]}" -- --variant threaded --op gemm --sizes "$big" --budget "$big_budget"
-    done
-    run "openblas-1t-big-$r" -u SWITCHYARD_MAX_ISA OPENBLAS_NUM_THREADS=1 -- --variant openblas --op gemm --sizes "$big" --budget "$big_budget"
-    run "openblas-all-big-$r" -u SWITCHYARD_MAX_ISA -u OPENBLAS_NUM_THREADS -- --variant openblas --op gemm --sizes "$big" --budget "$big_budget"
-done
+run 1t 1 -- --cells "$best/default,$low/default,generic/openblas" --sizes "$sizes" --budget "$budget"
+run all "" -- --cells "$best/threaded,$low/threaded,generic/openblas" --sizes "$sizes" --budget "$budget"
+run 1t-big 1 -- --cells "$best/default,$low/default,generic/openblas" --op gemm --sizes "$big" --budget "$big_budget"
+run all-big "" -- --cells "$best/threaded,$low/threaded,generic/openblas" --op gemm --sizes "$big" --budget "$big_budget"
 
-python3 - "$out" "$rounds" "$best" "$low" <<'PY' | tee "$out/isa_levels.txt"
-import csv, statistics, sys
-out, rounds, best, low = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+python3 - "$out" "$best" "$low" <<'PY' | tee "$out/isa_levels.txt"
+import json, statistics, sys
+out, best, low = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def rows(name):
-    """(op, size) -> (cell, median seconds, relative noise) of one run's resolved rows."""
+    """(op, size) -> {cell: row} of one run's measured rows that passed parity."""
     got = {}
     try:
-        with open(f"{out}/{name}.csv") as f:
-            for r in csv.DictReader(f):
-                if r["status"] != "ok" or r["parity"] != "PASS":
-                    continue
-                got[(r["op"], r["size"])] = (r["arch"] + "/" + r["variant"], float(r["median_s"]),
-                                             float(r["rel_noise"] or 0), float(r["gflops"] or 0))
-    except FileNotFoundError:
-        pass
+        with open(f"{out}/{name}.json") as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        return got
+    for r in report.get("rows", []):
+        if r.get("status") != "ok" or (r.get("parity") or {}).get("verdict") != "PASS":
+            continue
+        got.setdefault((r["op"], r["size"]), {})[r["arch"] + "/" + r["variant"]] = r
     return got
 
-def merged(prefix):
-    """(op, size) -> (cell, median of the rounds' medians, largest noise, GFLOP/s at it)."""
-    per = {}
-    for r in range(1, rounds + 1):
-        for name in (f"{prefix}-{r}", f"{prefix}-big-{r}"):
-            for key, v in rows(name).items():
-                per.setdefault(key, []).append(v)
-    res = {}
-    for key, vs in per.items():
-        med = statistics.median(v[1] for v in vs)
-        # Spread between rounds counts as noise as well as each row's own.
-        spread = (max(v[1] for v in vs) - min(v[1] for v in vs)) / med if len(vs) > 1 else 0.0
-        noise = max(max(v[2] for v in vs), spread)
-        gflops = statistics.median(v[3] for v in vs)
-        res[key] = (vs[0][0], med, noise, gflops)
-    return res
+def medians(row):
+    """The row's median time per pass (one entry when it ran a single pass)."""
+    return [run["median"] for run in row.get("runs", [])] or [row["stats"]["median"]]
+
+def compare(base, other):
+    """(speed, noise, passes) of `base` against `other`: other's time / base's, paired by pass."""
+    b, o = medians(base), medians(other)
+    n = min(len(b), len(o))
+    if n >= 2:
+        ratios = [o[i] / b[i] for i in range(n)]
+        speed = statistics.median(ratios)
+        return speed, (max(ratios) - min(ratios)) / 2 / speed, n
+    noise = max(base["stats"].get("rel_noise", 0), other["stats"].get("rel_noise", 0))
+    return o[0] / b[0], noise, 1
+
+def rate(row):
+    """What the row moved: GFLOP/s for gemm, GB/s for the rest."""
+    if row["op"] == "gemm":
+        return f"{row['gflops']:.1f} GFLOP/s"
+    return f"{row['gbps']:.1f} GB/s"
 
 def verdict(speed, noise):
     if speed >= 1.0:
@@ -129,34 +127,53 @@ def verdict(speed, noise):
     return "within noise" if speed >= 1.0 - max(0.05, 2 * noise) else "LOSES"
 
 losses = compared = 0
-print(f"{best} against {low} (speed = {low} time / {best} time; >= 1: the higher rung is as fast)")
-print("| op | size | threads | %s cell | %s cell | speed | noise | verdict |" % (low, best))
-print("|---|---|---|---|---|---|---|---|")
-for variant, threads in (("default", "1"), ("threaded", "all")):
-    lo, hi = merged(f"low-{variant}"), merged(f"top-{variant}")
-    for key in sorted(set(lo) & set(hi)):
-        (lc, lt, ln, _), (hc, ht, hn, _) = lo[key], hi[key]
-        speed, noise = lt / ht, max(ln, hn)
+missing = []
+print(f"{best} against {low} (speed = {low} time / {best} time, the median of the passes' ratios;"
+      " >= 1: the higher rung is as fast)")
+print(f"| op | size | threads | {low} | {best} | speed | noise | passes | verdict |")
+print("|---|---|---|---|---|---|---|---|---|")
+tables = (("default", "1", ("1t", "1t-big")), ("threaded", "all", ("all", "all-big")))
+for variant, threads, runs in tables:
+    got = {}
+    for name in runs:
+        got.update(rows(name))
+    top, below = f"{best}/{variant}", f"{low}/{variant}"
+    for key in sorted(got):
+        cells = got[key]
+        if top not in cells or below not in cells:
+            missing.append(f"{key[0]} {key[1]} ({threads} threads)")
+            continue
+        speed, noise, n = compare(cells[top], cells[below])
         v = verdict(speed, noise)
         losses += v == "LOSES"
         compared += 1
-        print(f"| {key[0]} | {key[1]} | {threads} | {lc} | {hc} | {speed:.2f} | {noise * 100:.0f} % | {v} |")
-    for key in sorted(set(lo) ^ set(hi)):
-        print(f"| {key[0]} | {key[1]} | {threads} | - | - | - | - | missing (see the logs in {out}) |")
+        print(f"| {key[0]} | {key[1]} | {threads} | {rate(cells[below])} | "
+              f"{rate(cells[top])} | {speed:.2f} | {noise * 100:.0f} % | {n} | {v} |")
 
 print()
-print(f"gemm against OpenBLAS (speed = OpenBLAS time / {best} time)")
-print("| size | threads | cell | GFLOP/s | OpenBLAS GFLOP/s | speed | noise | verdict |")
+print(f"gemm against OpenBLAS (speed = OpenBLAS time / {best} time; OpenBLAS on 1 thread"
+      " (OPENBLAS_NUM_THREADS=1) and on all)")
+print(f"| size | threads | {best} GFLOP/s | OpenBLAS GFLOP/s | speed | noise | passes | verdict |")
 print("|---|---|---|---|---|---|---|---|")
-for variant, threads, blas in (("default", "1", "openblas-1t"), ("threaded", "all", "openblas-all")):
-    mine, ob = merged(f"top-{variant}"), merged(blas)
-    for key in sorted(k for k in set(mine) & set(ob) if k[0] == "gemm"):
-        (c, t, n, g), (_, bt, bn, bg) = mine[key], ob[key]
-        speed, noise = bt / t, max(n, bn)
+for variant, threads, runs in tables:
+    got = {}
+    for name in runs:
+        got.update(rows(name))
+    top = f"{best}/{variant}"
+    for key in sorted(k for k in got if k[0] == "gemm"):
+        cells = got[key]
+        if top not in cells or "generic/openblas" not in cells:
+            missing.append(f"gemm {key[1]} against OpenBLAS ({threads} threads)")
+            continue
+        speed, noise, n = compare(cells[top], cells["generic/openblas"])
         v = verdict(speed, noise)
         losses += v == "LOSES"
-        print(f"| {key[1]} | {threads} | {c} | {g:.1f} | {bg:.1f} | {speed:.2f} | {noise * 100:.0f} % | {v} |")
+        compared += 1
+        print(f"| {key[1]} | {threads} | {cells[top]['gflops']:.1f} | "
+              f"{cells['generic/openblas']['gflops']:.1f} | {speed:.2f} | {noise * 100:.0f} % | {n} | {v} |")
 print()
+for m in missing:
+    print(f"missing: {m} (a cell failed or did not run; see the logs in {out})")
 if not compared:
     print(f"no row could be compared: every run failed (their logs are under {out})")
     sys.exit(1)
