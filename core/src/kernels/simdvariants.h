@@ -538,10 +538,31 @@ inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float*
         acc0[i] = V::zero();
         acc1[i] = V::zero();
     }
-    for (std::int64_t p = 0; p < kc; ++p) {
+    // Four k-steps a round, with one prefetch per line of A they use, eight steps ahead: a
+    // prefetch in every step took a load slot from the broadcasts (6 x 16 on Zen 3: 1.09-1.12x
+    // at 512^3 and 2048^3 in an interleaved A/B, bit-identical results).
+    std::int64_t p = 0;
+    for (; p + 4 <= kc; p += 4) {
+#pragma GCC unroll 4
+        for (std::int64_t u = 0; u < 4 * PR; u += 16)
+            _mm_prefetch(reinterpret_cast<const char*>(ap + 8 * PR + u), _MM_HINT_T0);
+#pragma GCC unroll 4
+        for (int s = 0; s < 4; ++s) {
+            const auto b0 = V::load(bp + s * NR);
+            const auto b1 = V::load(bp + s * NR + W);
+#pragma GCC unroll 16
+            for (int i = 0; i < MR; ++i) {
+                const auto a = V::set1(ap[s * PR + i]);
+                acc0[i] = V::fma(a, b0, acc0[i]);
+                acc1[i] = V::fma(a, b1, acc1[i]);
+            }
+        }
+        ap += 4 * PR;
+        bp += 4 * NR;
+    }
+    for (; p < kc; ++p) {
         const auto b0 = V::load(bp);
         const auto b1 = V::load(bp + W);
-        _mm_prefetch(reinterpret_cast<const char*>(ap + 8 * PR), _MM_HINT_T0);
 #pragma GCC unroll 16
         for (int i = 0; i < MR; ++i) {
             const auto a = V::set1(ap[i]);
