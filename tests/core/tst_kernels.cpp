@@ -4,17 +4,21 @@
 #include <QtTest>
 
 #include "kernels/cpukernels.h"
+#include "kernels/threadpool.h"
 
 #include <switchyard/kernels/reference.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/parity.h>
 #include <switchyard/profiling/workload.h>
 
+#include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 using namespace switchyard;
 
@@ -563,6 +567,48 @@ private slots:
                 QVERIFY(op.bytes(sizes.back()) >= 64.0 * 1024 * 1024 * 0.99);
             QVERIFY(op.bytes(sizes.front()) < 64.0 * 1024);
         }
+    }
+
+    // parallel_for runs every index once and returns after the last, whether the workers
+    // are still polling from the call before (calls back to back) or asleep (a pause of
+    // twice the polling time first), for counts below, at and above the pool's size.
+    void threadPoolRunsEveryTaskOnce() {
+        ThreadPool pool(3);
+        QCOMPARE(pool.size(), 3u);
+        for (const bool pause : {false, true})
+            for (const std::int64_t n : {1, 2, 3, 4, 13, 100}) {
+                std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+                int threads_seen = 0;
+                for (int call = 0; call < 50; ++call) {
+                    if (pause && call % 10 == 0)
+                        std::this_thread::sleep_for(2 * ThreadPool::kSpin);
+                    std::atomic<unsigned> seen_mask{0};
+                    pool.parallel_for(n, [&](std::int64_t i) {
+                        runs[std::size_t(i)].fetch_add(1);
+                        seen_mask.fetch_or(1u << ThreadPool::worker_index());
+                    });
+                    // Every task ran by the time parallel_for returned.
+                    for (std::int64_t i = 0; i < n; ++i)
+                        QCOMPARE(runs[std::size_t(i)].load(), call + 1);
+                    threads_seen = std::max(threads_seen, std::popcount(seen_mask.load()));
+                }
+                QVERIFY(threads_seen >= 1 && threads_seen <= 3);
+            }
+    }
+
+    // parallel_together starts every task on a thread of its own: the indices differ.
+    void threadPoolTogetherUsesEveryThread() {
+        ThreadPool pool(3);
+        for (int call = 0; call < 20; ++call) {
+            if (call % 5 == 0)
+                std::this_thread::sleep_for(2 * ThreadPool::kSpin);
+            std::atomic<unsigned> mask{0};
+            pool.parallel_together(
+                3, [&](std::int64_t) { mask.fetch_or(1u << ThreadPool::worker_index()); });
+            QCOMPARE(mask.load(), 0b111u);
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 pool.parallel_together(4, [](std::int64_t) {}));
     }
 };
 

@@ -17,6 +17,24 @@ unsigned ThreadPool::available_cpus() {
 
 namespace {
 thread_local unsigned t_worker_index = 0;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// Polls `done` for up to `limit` (the clock read every 64 polls); true when it came true.
+template <class Done> bool spin_until(Done done, std::chrono::microseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    for (unsigned i = 1;; ++i) {
+        if (done())
+            return true;
+        cpu_relax();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= end)
+            return false;
+    }
+}
 } // namespace
 
 unsigned ThreadPool::worker_index() noexcept {
@@ -63,7 +81,7 @@ void ThreadPool::run_tasks() {
         bool last;
         {
             std::lock_guard lock(m_mutex);
-            last = ++m_finished == m_count;
+            last = m_finished.fetch_add(1, std::memory_order_acq_rel) + 1 == m_count;
         }
         if (last)
             m_done.notify_all();
@@ -73,12 +91,13 @@ void ThreadPool::run_tasks() {
 void ThreadPool::worker_loop() {
     std::uint64_t seen = 0;
     while (true) {
+        spin_until([&] { return m_generation.load(std::memory_order_acquire) != seen; }, kSpin);
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
             if (m_stop)
                 return;
-            seen = m_generation;
+            seen = m_generation.load(std::memory_order_relaxed);
         }
         run_tasks();
     }
@@ -98,13 +117,14 @@ void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int6
         m_task = &task;
         m_count = n;
         m_next = 0;
-        m_finished = 0;
-        ++m_generation;
+        m_finished.store(0, std::memory_order_relaxed);
+        m_generation.fetch_add(1, std::memory_order_release);
     }
     m_wake.notify_all();
     run_tasks();
+    spin_until([&] { return m_finished.load(std::memory_order_acquire) == n; }, kSpin);
     std::unique_lock lock(m_mutex);
-    m_done.wait(lock, [&] { return m_finished == m_count; });
+    m_done.wait(lock, [&] { return m_finished.load(std::memory_order_relaxed) == m_count; });
     m_task = nullptr;
 }
 

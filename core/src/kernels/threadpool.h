@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/core_export.h>
+
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -13,7 +17,13 @@ namespace switchyard {
 /// A fixed pool of worker threads for the threaded CPU variants: one per CPU this
 /// process may run on. parallel_for() runs task(i) for i in [0, n), the calling thread
 /// taking part, and returns when all are done. Calls are serialised.
-class ThreadPool {
+///
+/// Between calls a worker polls for the next one for kSpin before it sleeps on the
+/// condition variable, and the caller polls for the last task's end as long before it
+/// sleeps: a kernel launch makes one to three calls a few microseconds apart, and a futex
+/// wake-up took longer than a whole in-cache launch (threaded flow_match_step 43690 ran
+/// 1.4x slower than one thread).
+class SWITCHYARD_CORE_EXPORT ThreadPool { // exported for tst_kernels
 public:
     static ThreadPool& instance();
 
@@ -43,6 +53,9 @@ public:
     /// CPUs in this process's affinity mask (at least 1).
     static unsigned available_cpus();
 
+    /// How long a thread polls before it sleeps (see the class comment).
+    static constexpr std::chrono::microseconds kSpin{200};
+
 private:
     void worker_loop();
     void run_tasks();
@@ -55,8 +68,8 @@ private:
     const std::function<void(std::int64_t)>* m_task = nullptr;
     std::int64_t m_count = 0;
     std::int64_t m_next = 0;
-    std::int64_t m_finished = 0;
-    std::uint64_t m_generation = 0;
+    std::atomic<std::int64_t> m_finished{0};    // written under m_mutex, polled without it
+    std::atomic<std::uint64_t> m_generation{0}; // likewise
     bool m_stop = false;
 };
 
