@@ -13,6 +13,7 @@
 //   acc_sum(v, lo, hi)          the lanes of v added to the double accumulators
 //   hsum(reg)                   the lanes summed in double
 //   kGemm                       the gemm blocking (cpuvariants.h's GemmBlocking)
+//   kGemmSteps                  k-steps per round of the gemm micro-kernel's loop
 //   kFmaAccs                    independent accumulators of the FMA probe
 //
 // Everything here has internal linkage (the anonymous namespace), and the traits differ per
@@ -538,16 +539,16 @@ inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float*
         acc0[i] = V::zero();
         acc1[i] = V::zero();
     }
-    // Four k-steps a round, with one prefetch per line of A they use, eight steps ahead: a
-    // prefetch in every step took a load slot from the broadcasts (6 x 16 on Zen 3: 1.09-1.12x
-    // at 512^3 and 2048^3 in an interleaved A/B, bit-identical results).
+    // kGemmSteps k-steps a round, with one prefetch per line of A they use, eight steps
+    // ahead (see the traits for why each width takes its number).
+    constexpr int S = V::kGemmSteps;
     std::int64_t p = 0;
-    for (; p + 4 <= kc; p += 4) {
+    for (; p + S <= kc; p += S) {
 #pragma GCC unroll 4
-        for (std::int64_t u = 0; u < 4 * PR; u += 16)
+        for (std::int64_t u = 0; u < S * PR; u += 16)
             _mm_prefetch(reinterpret_cast<const char*>(ap + 8 * PR + u), _MM_HINT_T0);
 #pragma GCC unroll 4
-        for (int s = 0; s < 4; ++s) {
+        for (int s = 0; s < S; ++s) {
             const auto b0 = V::load(bp + s * NR);
             const auto b1 = V::load(bp + s * NR + W);
 #pragma GCC unroll 16
@@ -557,8 +558,8 @@ inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float*
                 acc1[i] = V::fma(a, b1, acc1[i]);
             }
         }
-        ap += 4 * PR;
-        bp += 4 * NR;
+        ap += S * PR;
+        bp += S * NR;
     }
     for (; p < kc; ++p) {
         const auto b0 = V::load(bp);
