@@ -7,6 +7,7 @@
 //      Google Benchmark's median on the same function (goal within 5 %)
 // Run: build/bin/bench/bench_kernels [--benchmark_filter=...] [--figures-json=FILE]
 #include "kernels/cpukernels.h"
+#include "kernels/threadpool.h"
 
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
@@ -81,6 +82,13 @@ void register_benchmarks() {
                     ->Repetitions(9)
                     ->ReportAggregatesOnly(true)
                     ->Unit(benchmark::kMicrosecond);
+            if (key[3] != "reference")
+                // In cache (512 KiB): where a threaded launch is as short as the pool's
+                // hand-off to its threads, so threaded against default shows what it costs.
+                benchmark::RegisterBenchmark((name + "/43690").c_str(), run_cell, &cell,
+                                             Dims{43690, 0, 0})
+                    ->UseRealTime()
+                    ->Unit(benchmark::kMicrosecond);
             if (key[2] != "generic")
                 // The bytes of rms_norm at 4096x4096 (x and y, 128 MiB): its DRAM yardstick.
                 benchmark::RegisterBenchmark((name + "/128MiB").c_str(), run_cell, &cell,
@@ -106,6 +114,46 @@ void register_benchmarks() {
                     ->Unit(benchmark::kMicrosecond);
         }
     }
+    // One task per thread of the pool, each a dependent chain of `adds` multiply-adds: a
+    // parallel_for's time against one task's alone ("per_task", ideally 1: the threads run
+    // theirs at once). Threaded launches make one to three such calls; before the threads
+    // polled between calls, each waited for a futex wake-up (2 vCPUs, Zen 3 VM, a scratch A/B
+    // of the two pools: 3.5x at 2 us tasks and 2.8x at 30 us before, 1.4x and 1.02x after).
+    auto chain = [](std::int64_t adds) {
+        double x = 1;
+        for (std::int64_t i = 0; i < adds; ++i) {
+            x = x * 1.0000001 + 1e-9;
+            benchmark::DoNotOptimize(x);
+        }
+        return x;
+    };
+    benchmark::RegisterBenchmark(
+        "thread_pool/parallel_for",
+        [chain](benchmark::State& state) {
+            auto& pool = ThreadPool::instance();
+            const std::int64_t n = pool.size(), adds = state.range(0);
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < 200; ++i)
+                benchmark::DoNotOptimize(chain(adds));
+            const double alone =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 200;
+            const auto t1 = std::chrono::steady_clock::now();
+            for (auto _ : state)
+                pool.parallel_for(n, [&](std::int64_t) { benchmark::DoNotOptimize(chain(adds)); });
+            const double per_call =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count() /
+                double(std::max<benchmark::IterationCount>(1, state.iterations()));
+            state.counters["threads"] = double(n);
+            state.counters["task_us"] = alone * 1e6;
+            if (adds > 0) // with empty tasks the time is the round trip alone
+                state.counters["per_task"] = per_call / alone;
+        })
+        ->Arg(0)
+        ->Arg(1000)
+        ->Arg(4000)
+        ->Arg(16000)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("triad_probe/64MiB",
                                  [](benchmark::State& state) {
                                      double gbs = 0;
