@@ -318,6 +318,8 @@ private slots:
                                      << "measured on another machine (CPU 'Other";
         QTest::newRow("another host") << "host.hostname"
                                       << "another machine (host 'Other";
+        QTest::newRow("another ISA level") << "cpu.best_level"
+                                           << "measured at ISA level 'Other best_level'";
         QTest::newRow("no ceilings") << "-cpu_peaks"
                                      << "has no CPU ceilings";
         QTest::newRow("bad ceilings") << "cpu_peaks.triad_gbs"

@@ -380,6 +380,14 @@ CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
             throw ReportError(origin + ": its ceilings were measured on another machine (" +
                               names[i] + " '" + checks[i].first + "', here '" + checks[i].second +
                               "'); measure them in this run instead");
+    // And to one ISA level: a run capped below it (--max-isa) judges its rows against what a
+    // machine of the capped level measures, probes it could not run otherwise.
+    const auto level = field("cpu", "best_level"); // empty in reports older than the cap
+    if (!level.empty() && level != cpu.best_level)
+        throw ReportError(origin + ": its ceilings were measured at ISA level '" + level +
+                          "', and this run's is '" + cpu.best_level +
+                          "' (--max-isa, SWITCHYARD_MAX_ISA); measure them in this run instead, "
+                          "or give this run the cap that one had");
     try {
         return CpuPeaks::from_json(*peaks);
     } catch (const std::exception& e) {
