@@ -66,7 +66,9 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             m && r.reference_speedup > 0
                 ? fmt(r.reference_speedup < 10 ? "%.2fx" : "%.0fx", r.reference_speedup)
                 : "-",
-            m ? fmt("%.2f%%", r.stats.rel_noise * 100) : "-",
+            !m                      ? "-"
+            : r.stats.noise_known() ? fmt("%.2f%%", r.stats.rel_noise * 100)
+                                    : "n/a",
             m && r.clock.median_ghz > 0
                 ? fmt("%.2f", r.clock.median_ghz) + (r.clock.throttled ? "!" : "")
                 : "-",

@@ -10,8 +10,10 @@
 
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 using namespace switchyard;
 
@@ -133,6 +135,35 @@ private slots:
         QCOMPARE(std::count(csv.begin(), csv.end(), '\n'), 3L);
         QVERIFY(csv.find("\"killed by signal 11 (SIGSEGV)\"") ==
                 std::string::npos); // no comma: unquoted
+    }
+
+    // One sample has no spread: its rel_noise field is empty, not a "quiet" 0; two or more
+    // have a number there.
+    void csvLeavesTheNoiseOfOneSampleEmpty() {
+        auto report = sample_report();
+        report.rows.resize(1);
+        auto one = report.rows[0];
+        one.samples = {1e-5};
+        one.stats = SampleStats::from(one.samples);
+        QVERIFY(!one.stats.noise_known() && report.rows[0].stats.noise_known());
+        report.rows.push_back(one);
+        const auto csv = report.to_csv();
+        std::vector<std::vector<std::string>> lines;
+        std::istringstream in(csv);
+        for (std::string line; std::getline(in, line);) {
+            std::vector<std::string> fields;
+            std::istringstream f(line);
+            for (std::string field; std::getline(f, field, ',');)
+                fields.push_back(field);
+            lines.push_back(fields);
+        }
+        QCOMPARE(lines.size(), std::size_t(3));
+        const auto col = std::size_t(std::find(lines[0].begin(), lines[0].end(), "rel_noise") -
+                                     lines[0].begin());
+        QVERIFY(col < lines[0].size());
+        QVERIFY(std::stod(lines[1].at(col)) > 0);
+        QCOMPARE(lines[2].at(col), std::string());
+        QCOMPARE(lines[2].size(), lines[1].size()); // the columns after it stay in place
     }
 
     void badInputs_data() {

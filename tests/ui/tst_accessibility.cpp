@@ -301,6 +301,16 @@ private slots:
         const auto noiseCell =
             view.model()->index(0, ResultsModel::NoiseColumn).data(Qt::DisplayRole).toString();
         QVERIFY2(noiseCell.endsWith(QLatin1Char('%')), qPrintable(noiseCell));
+        {
+            // One sample has no spread to show: n/a, not a quiet-looking 0.00%.
+            auto one = reportWith({0.0}, 0.005);
+            one.rows[0].stats.count = 1;
+            view.setReport(one, QStringLiteral("one-sample.json"));
+            QTRY_COMPARE(
+                view.model()->index(0, ResultsModel::NoiseColumn).data(Qt::DisplayRole).toString(),
+                QStringLiteral("n/a"));
+            view.setReport(noisy, QStringLiteral("noisy.json"));
+        }
         // 4 of 16 is a quarter, not more: no banner. The report's own target counts, not the
         // panel's: these rows were held to 20 %, so none missed it.
         noises[4] = 0.002;

@@ -265,8 +265,11 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
         case MedianColumn:
             return m ? formatSeconds(r.stats.median) : QStringLiteral("-");
         case NoiseColumn:
-            return m ? QStringLiteral("%1%").arg(r.stats.rel_noise * 100, 0, 'f', 2)
-                     : QStringLiteral("-");
+            if (!m)
+                return QStringLiteral("-");
+            return r.stats.noise_known()
+                       ? QStringLiteral("%1%").arg(r.stats.rel_noise * 100, 0, 'f', 2)
+                       : QStringLiteral("n/a"); // one sample has no spread
         case SamplesColumn:
             return m ? QString::number(r.stats.count) : QStringLiteral("-");
         case StopColumn:

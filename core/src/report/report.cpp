@@ -240,11 +240,14 @@ std::string Report::to_csv() const {
            << quote(s.device) << ',' << quote(s.arch) << ',' << quote(s.variant) << ','
            << to_string(r.status) << ',' << r.stats.count << ',' << r.stats.min << ','
            << r.stats.median << ',' << r.stats.mean << ',' << r.stats.p90 << ',' << r.stats.stddev
-           << ',' << r.stats.rel_noise << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops
-           << ',' << quote(r.level) << ',' << quote(r.ceiling_id) << ',' << r.ceiling_value << ','
-           << r.ceiling_fraction << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0) << ','
-           << r.clock.median_ghz << ',' << r.clock.samples_discarded << ',' << r.parity.verdict()
-           << ',' << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ','
+           << ',';
+        if (r.stats.noise_known()) // empty: one sample has no spread
+            os << r.stats.rel_noise;
+        os << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops << ',' << quote(r.level)
+           << ',' << quote(r.ceiling_id) << ',' << r.ceiling_value << ',' << r.ceiling_fraction
+           << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0) << ',' << r.clock.median_ghz
+           << ',' << r.clock.samples_discarded << ',' << r.parity.verdict() << ','
+           << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ','
            << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ',' << quote(r.reason)
            << '\n';
     }

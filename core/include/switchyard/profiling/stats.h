@@ -18,7 +18,11 @@ struct SWITCHYARD_CORE_EXPORT SampleStats {
     double min = 0, max = 0, mean = 0, median = 0;
     double p90 = 0;       // linear interpolation between order statistics (numpy's default)
     double stddev = 0;    // sample standard deviation (n - 1)
-    double rel_noise = 0; // stddev / mean
+    double rel_noise = 0; // stddev / mean (0 from a single sample: see noise_known)
+
+    /// Whether rel_noise says anything: one sample has no spread, and its 0 is not "quiet"
+    /// (tables print n/a for it).
+    bool noise_known() const noexcept { return count >= 2; }
 
     /// Throws std::invalid_argument on NaN/Inf samples.
     static SampleStats from(std::span<const double> samples);
