@@ -77,10 +77,15 @@ run() { # NAME OPENBLAS_THREADS -- CLI ARGUMENTS...: one profile run, its CSV, J
         { echo "isa_levels.sh: run $name failed:" >&2; tail -3 "$out/$name.log" >&2; }
     [[ ${#ceilings[@]} -eq 0 && -s $out/$name.json ]] && ceilings=(--ceilings-from "$out/$name.json")
 }
-run 1t 1 -- --cells "$best/default,$low/default,generic/openblas" --sizes "$sizes" --budget "$budget"
-run all "" -- --cells "$best/threaded,$low/threaded,generic/openblas" --sizes "$sizes" --budget "$budget"
-run 1t-big 1 -- --cells "$best/default,$low/default,generic/openblas" --op gemm --sizes "$big" --budget "$big_budget"
-run all-big "" -- --cells "$best/threaded,$low/threaded,generic/openblas" --op gemm --sizes "$big" --budget "$big_budget"
+# OpenBLAS only where this build has it (--cells refuses a name no cell has).
+blas=""
+"$cli" matrix 2>/dev/null | awk '$1 == "gemm" && $2 == "cpu" && $3 == "generic" && $4 == "openblas" && $5 == "yes" {f = 1} END {exit !f}' &&
+    blas=,generic/openblas
+[[ -n $blas ]] || echo "no OpenBLAS cell in this build: gemm is compared between the levels only"
+run 1t 1 -- --cells "$best/default,$low/default$blas" --sizes "$sizes" --budget "$budget"
+run all "" -- --cells "$best/threaded,$low/threaded$blas" --sizes "$sizes" --budget "$budget"
+run 1t-big 1 -- --cells "$best/default,$low/default$blas" --op gemm --sizes "$big" --budget "$big_budget"
+run all-big "" -- --cells "$best/threaded,$low/threaded$blas" --op gemm --sizes "$big" --budget "$big_budget"
 
 python3 - "$out" "$best" "$low" <<'PY' | tee "$out/isa_levels.txt"
 import json, statistics, sys
@@ -104,16 +109,23 @@ def medians(row):
     """The row's median time per pass (one entry when it ran a single pass)."""
     return [run["median"] for run in row.get("runs", [])] or [row["stats"]["median"]]
 
+def spread(values):
+    return (max(values) - min(values)) / 2 / statistics.median(values) if len(values) > 1 else 0.0
+
 def compare(base, other):
-    """(speed, noise, passes) of `base` against `other`: other's time / base's, paired by pass."""
+    """(speed, noise, passes) of `base` against `other`: other's time / base's, paired by pass.
+    A pass that failed is left out of a row's runs, so rows with different numbers of runs
+    cannot be paired: their medians are compared, with the larger spread as the noise."""
     b, o = medians(base), medians(other)
-    n = min(len(b), len(o))
-    if n >= 2:
-        ratios = [o[i] / b[i] for i in range(n)]
+    if len(b) == len(o) and len(b) >= 2:
+        ratios = [o[i] / b[i] for i in range(len(b))]
         speed = statistics.median(ratios)
-        return speed, (max(ratios) - min(ratios)) / 2 / speed, n
+        return speed, spread(ratios), str(len(b))
+    if len(b) >= 2 and len(o) >= 2:
+        return (statistics.median(o) / statistics.median(b), max(spread(b), spread(o)),
+                f"{len(b)}/{len(o)} unpaired")
     noise = max(base["stats"].get("rel_noise", 0), other["stats"].get("rel_noise", 0))
-    return o[0] / b[0], noise, 1
+    return o[0] / b[0], noise, "1"
 
 def rate(row):
     """What the row moved: GFLOP/s for gemm, GB/s for the rest."""

@@ -358,6 +358,50 @@ private slots:
         QVERIFY(r.out.isEmpty()); // nothing ran
     }
 
+    // Ceilings belong to the ISA level they were measured at: a run capped below it refuses
+    // them, the same cap takes them, and a report from before the cap (no cpu.best_level)
+    // is taken as it is.
+    void ceilingsFromFollowsTheIsaCap() {
+        const QString source = measuredReport();
+        QVERIFY(QFile::exists(source));
+        const auto report = read_json(source);
+        const QString level = report.value("context")
+                                  .toObject()
+                                  .value("cpu")
+                                  .toObject()
+                                  .value("best_level")
+                                  .toString();
+        QVERIFY(!level.isEmpty());
+        const QStringList run = {
+            "profile", "--device",       "cpu",      "--op", "rms_norm",
+            "--sizes", "3x1023",         "--budget", "0.02", "--reference-budget",
+            "0",       "--ceilings-from"};
+        if (level != "generic") {
+            const auto capped = run_cli(QStringList{"--max-isa", "generic"} << run << source);
+            QCOMPARE(capped.code, 2);
+            QVERIFY2(capped.err.contains(
+                         ("measured at ISA level '" + level + "', and this run's is 'generic'")
+                             .toUtf8()),
+                     capped.err.constData());
+            QVERIFY(capped.out.isEmpty());
+        }
+        const auto same = run_cli(QStringList{"--max-isa", level} << run << source);
+        QVERIFY2(same.code == 0, same.err.constData());
+        auto ctx = report.value("context").toObject();
+        auto cpu = ctx.value("cpu").toObject();
+        cpu.remove("best_level");
+        ctx.insert("cpu", cpu);
+        auto older = report;
+        older.insert("context", ctx);
+        const QString path = m_dir.filePath("no-best-level.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(older).toJson());
+        f.close();
+        const auto old = run_cli(QStringList(run) << path);
+        QVERIFY2(old.code == 0, old.err.constData());
+    }
+
     // profile --repeat keeps each row's runs; compare judges them between runs. The good
     // fixture plugin's rms_norm cell (generic/good) runs six times over in three reports
     // (three runs leave Welch's t two to four degrees of freedom: a 2.8x slowdown then missed

@@ -12,7 +12,6 @@
 #include <switchyard/profiling/workload.h>
 
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -578,22 +577,27 @@ private slots:
         for (const bool pause : {false, true})
             for (const std::int64_t n : {1, 2, 3, 4, 13, 100}) {
                 std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
-                int threads_seen = 0;
                 for (int call = 0; call < 50; ++call) {
                     if (pause && call % 10 == 0)
                         std::this_thread::sleep_for(2 * ThreadPool::kSpin);
-                    std::atomic<unsigned> seen_mask{0};
-                    pool.parallel_for(n, [&](std::int64_t i) {
-                        runs[std::size_t(i)].fetch_add(1);
-                        seen_mask.fetch_or(1u << ThreadPool::worker_index());
-                    });
+                    pool.parallel_for(n,
+                                      [&](std::int64_t i) { runs[std::size_t(i)].fetch_add(1); });
                     // Every task ran by the time parallel_for returned.
                     for (std::int64_t i = 0; i < n; ++i)
                         QCOMPARE(runs[std::size_t(i)].load(), call + 1);
-                    threads_seen = std::max(threads_seen, std::popcount(seen_mask.load()));
                 }
-                QVERIFY(threads_seen >= 1 && threads_seen <= 3);
             }
+        // A pool destroyed right after a call, its workers still polling, and one destroyed
+        // before any call: both join their threads and return.
+        for (int round = 0; round < 50; ++round) {
+            std::atomic<int> done{0};
+            {
+                ThreadPool pool(3);
+                if (round % 2)
+                    pool.parallel_for(3, [&](std::int64_t) { done.fetch_add(1); });
+            }
+            QCOMPARE(done.load(), round % 2 ? 3 : 0);
+        }
     }
 
     // parallel_together starts every task on a thread of its own: the indices differ.

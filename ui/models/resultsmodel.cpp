@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 
 #include <cmath>
+#include <limits>
 
 namespace switchyard::ui {
 
@@ -309,8 +310,10 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return rowElements(r); // sizes sort by element count, not as text
         case MedianColumn:
             return m ? r.stats.median : 0.0;
-        case NoiseColumn:
-            return m ? r.stats.rel_noise : 0.0;
+        case NoiseColumn: // unknown (one sample) sorts with the noisiest, not the quietest
+            return !m                      ? 0.0
+                   : r.stats.noise_known() ? r.stats.rel_noise
+                                           : std::numeric_limits<double>::infinity();
         case SamplesColumn:
             return qlonglong(r.stats.count);
         case GbpsColumn:
