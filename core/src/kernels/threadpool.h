@@ -18,7 +18,8 @@ namespace switchyard {
 /// process may run on. parallel_for() runs task(i) for i in [0, n), the calling thread
 /// taking part, and returns when all are done. Calls are serialised.
 ///
-/// Between calls a worker polls for the next one for kSpin before it sleeps on the
+/// Between calls a worker polls for the next one for kSpin (yielding its CPU to other
+/// runnable threads after the first 20 us) before it sleeps on the
 /// condition variable, and the caller polls for the last task's end as long before it
 /// sleeps: a kernel launch makes one to three calls a few microseconds apart, and a futex
 /// wake-up took longer than a whole in-cache launch (threaded flow_match_step 43690 ran
