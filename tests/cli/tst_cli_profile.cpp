@@ -38,6 +38,13 @@ QJsonObject read_json(const QString& path) {
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
+// Writes `object` as JSON to `path`; false when the file cannot be written.
+bool write_json(const QString& path, const QJsonObject& object) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           f.write(QJsonDocument(object).toJson()) > 0;
+}
+
 } // namespace
 
 class TestCliProfile : public QObject {
@@ -345,10 +352,7 @@ private slots:
         }
         report.insert("context", ctx);
         const QString edited = m_dir.filePath("edited.json");
-        QFile f(edited);
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write(QJsonDocument(report).toJson());
-        f.close();
+        QVERIFY(write_json(edited, report));
         const QString from = edit == "missing" ? m_dir.filePath("missing.json") : edited;
         const auto r =
             run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023", "--ceilings-from", from});
@@ -394,10 +398,7 @@ private slots:
         auto older = report;
         older.insert("context", ctx);
         const QString path = m_dir.filePath("no-best-level.json");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write(QJsonDocument(older).toJson());
-        f.close();
+        QVERIFY(write_json(path, older));
         const auto old = run_cli(QStringList(run) << path);
         QVERIFY2(old.code == 0, old.err.constData());
     }

@@ -539,40 +539,31 @@ inline void gemm_micro(std::int64_t kc, const float* __restrict ap, const float*
         acc0[i] = V::zero();
         acc1[i] = V::zero();
     }
+    // One k-step: a row of the B panel times a column of the A panel, into the tile.
+    auto step = [&](const float* a_col, const float* b_row) {
+        const auto b0 = V::load(b_row);
+        const auto b1 = V::load(b_row + W);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            const auto a = V::set1(a_col[i]);
+            acc0[i] = V::fma(a, b0, acc0[i]);
+            acc1[i] = V::fma(a, b1, acc1[i]);
+        }
+    };
     // kGemmSteps k-steps a round, with one prefetch per line of A they use, eight steps
     // ahead (see the traits for why each width takes its number).
     constexpr int S = V::kGemmSteps;
     std::int64_t p = 0;
-    for (; p + S <= kc; p += S) {
+    for (; p + S <= kc; p += S, ap += S * PR, bp += S * NR) {
 #pragma GCC unroll 4
         for (std::int64_t u = 0; u < S * PR; u += 16)
             _mm_prefetch(reinterpret_cast<const char*>(ap + 8 * PR + u), _MM_HINT_T0);
 #pragma GCC unroll 4
-        for (int s = 0; s < S; ++s) {
-            const auto b0 = V::load(bp + s * NR);
-            const auto b1 = V::load(bp + s * NR + W);
-#pragma GCC unroll 16
-            for (int i = 0; i < MR; ++i) {
-                const auto a = V::set1(ap[s * PR + i]);
-                acc0[i] = V::fma(a, b0, acc0[i]);
-                acc1[i] = V::fma(a, b1, acc1[i]);
-            }
-        }
-        ap += S * PR;
-        bp += S * NR;
+        for (int s = 0; s < S; ++s)
+            step(ap + s * PR, bp + s * NR);
     }
-    for (; p < kc; ++p) {
-        const auto b0 = V::load(bp);
-        const auto b1 = V::load(bp + W);
-#pragma GCC unroll 16
-        for (int i = 0; i < MR; ++i) {
-            const auto a = V::set1(ap[i]);
-            acc0[i] = V::fma(a, b0, acc0[i]);
-            acc1[i] = V::fma(a, b1, acc1[i]);
-        }
-        ap += PR;
-        bp += NR;
-    }
+    for (; p < kc; ++p, ap += PR, bp += NR)
+        step(ap, bp);
     const auto va = V::set1(alpha);
     if (cb == 0.0f) {
 #pragma GCC unroll 16

@@ -151,11 +151,8 @@ void ThreadPool::parallel_together(std::int64_t n, const std::function<void(std:
     parallel_for(n, [&](std::int64_t i) {
         // A task holds its thread until all have begun, so no thread takes a second one.
         started.fetch_add(1, std::memory_order_acq_rel);
-        while (started.load(std::memory_order_acquire) < n) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        }
+        while (started.load(std::memory_order_acquire) < n)
+            cpu_relax();
         task(i);
     });
 }
