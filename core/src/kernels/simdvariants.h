@@ -192,8 +192,8 @@ struct NoStep {
 // may have lost its digits to underflow is summed again with every square in double (it
 // is in cache; the result is the reference's, NaN included). `pf` (or nullptr): 2d bytes
 // to prefetch into L2 meanwhile, a line per 32 floats summed. `step(i)`: other work
-// interleaved with the sum, called for i = 0, 2W, 4W, ... up to d / (4W) * 4W, right after
-// x[i, i + 2W) was summed (rms_norm's fused stream); the sum is the same with or without it.
+// interleaved with the sum, called for each i = 0, 2W, 4W, ... below d / (4W) * 4W, right
+// after x[i, i + 2W) was summed (rms_stream_fused); the sum is the same with or without it.
 template <class V, class Step = NoStep>
 double rms_row_sum(std::int64_t d, const float* x, const char* pf, Step step = {}) {
     constexpr std::int64_t W = V::W;
