@@ -87,6 +87,9 @@ void print_dispatch(const Report& report) {
         return;
     std::vector<std::vector<std::string>> table;
     std::size_t regrets = 0;
+    bool threads_differ = false;
+    for (const auto& f : report.dispatch)
+        threads_differ = threads_differ || f.same_threads.has_value();
     for (const auto& f : report.dispatch) {
         regrets += f.regret();
         table.push_back({untrusted(f.op), untrusted(f.size), untrusted(f.device),
@@ -94,17 +97,43 @@ void print_dispatch(const Report& report) {
                          fmt("%.0f%%", f.threshold * 100),
                          f.fastest == f.resolved ? "-" : fmt("%.2g", f.p_value),
                          f.same_code ? f.verdict + " (same code)" : f.verdict});
+        if (!threads_differ)
+            continue;
+        // The threads of the two cells, and the pick against the fastest on its own threads.
+        auto& row = table.back();
+        const auto picked = std::to_string(f.resolved_threads);
+        const auto fastest = std::to_string(f.fastest_threads);
+        row.push_back(f.resolved_threads <= 0 || f.fastest_threads <= 0 ? std::string()
+                      : picked == fastest                               ? picked
+                                          : picked + " vs " + fastest);
+        if (!f.same_threads) {
+            row.push_back("-");
+            continue;
+        }
+        const auto& s = *f.same_threads;
+        row.push_back(s.fastest == f.resolved
+                          ? std::string("the pick")
+                          : untrusted(s.fastest) + " " + fmt("%.2fx ", s.speedup) + s.verdict);
     }
+    std::vector<std::string> header{"op",      "size",      "device", "dispatch picks", "fastest",
+                                    "speedup", "threshold", "p",      "verdict"};
+    if (threads_differ)
+        header.insert(header.end(), {"threads", "fastest at the pick's threads"});
     std::cout << "\nDispatch (the resolved cell against the fastest that passed parity; regret = "
                  "faster by more than the threshold, U test p < 0.05):\n"
-              << format_table({"op", "size", "device", "dispatch picks", "fastest", "speedup",
-                               "threshold", "p", "verdict"},
-                              table);
+              << format_table(header, table);
     for (const auto& f : report.dispatch)
         if (f.regret() || f.same_code)
             std::cout << "dispatch: " << untrusted(f.message()) << "\n";
+    std::size_t on_threads = 0; // regrets the pick's own threads do not share
+    for (const auto& f : report.dispatch)
+        on_threads += f.regret() && f.same_threads && f.same_threads->verdict == "ok";
     std::cout << regrets << " of " << report.dispatch.size()
-              << " (op, size, device) would run faster on another cell\n";
+              << " (op, size, device) would run faster on another cell";
+    if (on_threads > 0)
+        std::cout << " (" << on_threads << " of them only on more threads: on the pick's own "
+                  << "threads it is the fastest, or within the threshold)";
+    std::cout << "\n";
 }
 
 struct ProfileOptions {

@@ -226,6 +226,28 @@ private slots:
         QCOMPARE(f.value("op").toString(), QString("rms_norm"));
         QVERIFY(f.value("message").toString().contains("dispatch picks"));
         QVERIFY(f.value("threshold").toDouble() >= 0.05);
+        // Each CPU row states its threads, and the finding carries the two compared cells'.
+        QMap<int, int> threads; // row index -> threads
+        for (const auto& v : rows) {
+            const auto row = v.toObject();
+            if (row.value("device").toString() != "cpu")
+                continue;
+            QVERIFY2(row.value("threads").toInt() >= 1,
+                     qPrintable(row.value("variant").toString()));
+            threads[row.value("index").toInt()] = row.value("threads").toInt();
+        }
+        const auto ft = f.value("threads").toObject();
+        QCOMPARE(ft.value("resolved").toInt(), threads.value(f.value("resolved_index").toInt()));
+        QCOMPARE(ft.value("fastest").toInt(), threads.value(f.value("fastest_index").toInt()));
+        if (ft.value("resolved").toInt() != ft.value("fastest").toInt()) {
+            // The fastest runs on more threads: the pick is judged on its own threads too.
+            QVERIFY(f.contains("same_threads"));
+            QVERIFY2(f.value("message").toString().contains(
+                         QString("at %1 thread").arg(ft.value("resolved").toInt())),
+                     qPrintable(f.value("message").toString()));
+        } else {
+            QVERIFY(!f.contains("same_threads"));
+        }
         // The human table says the same, and has a xref column.
         const auto human =
             run_cli({"profile", "--op", "rms_norm", "--sizes", "3x1023", "--all-variants",

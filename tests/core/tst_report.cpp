@@ -371,6 +371,79 @@ private slots:
         QCOMPARE(back.to_json(), f.to_json());
     }
 
+    // The fastest cell on more threads than the pick (threaded, OpenBLAS on every core) is
+    // still a regret, and the finding says whether the pick is the fastest on its own threads
+    // or a cell on them beats it too.
+    void dispatchSaysWhenTheFastestRunsMoreThreads() {
+        auto row = [](std::int64_t index, const std::string& arch, const std::string& variant,
+                      double median, std::int64_t threads, bool resolved = false) {
+            auto r = timed_row(index, arch, variant, median, 20, resolved);
+            r.spec.threads = threads;
+            return r;
+        };
+        std::vector<ProfileRow> rows = {row(0, "generic", "reference", 10e-3, 1),
+                                        row(1, "x86-64-v3", "default", 2.0e-3, 1, true),
+                                        row(2, "x86-64-v3", "threaded", 1.0e-3, 2),
+                                        row(3, "generic", "default", 3.0e-3, 1)};
+        auto findings = dispatch_findings(rows);
+        QCOMPARE(findings.size(), std::size_t(1));
+        auto f = findings[0];
+        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.fastest, std::string("x86-64-v3/threaded"));
+        QCOMPARE(f.resolved_threads, std::int64_t(1));
+        QCOMPARE(f.fastest_threads, std::int64_t(2));
+        QVERIFY(f.same_threads.has_value());
+        QCOMPARE(f.same_threads->fastest, std::string("x86-64-v3/default"));
+        QCOMPARE(f.same_threads->verdict, std::string("ok"));
+        QVERIFY2(f.message().find("dispatch picks x86-64-v3/default (1 thread); "
+                                  "x86-64-v3/threaded (cpu, 2 threads) is 2.00x faster here; "
+                                  "at 1 thread the pick is the fastest") != std::string::npos,
+                 f.message().c_str());
+        QCOMPARE(DispatchFinding::from_json(f.to_json()).to_json(), f.to_json());
+
+        // A one-thread cell faster than the pick: a regret on the pick's threads too.
+        rows.push_back(row(4, "x86-64-v4", "default", 1.5e-3, 1));
+        f = dispatch_findings(rows)[0];
+        QCOMPARE(f.fastest, std::string("x86-64-v3/threaded"));
+        QCOMPARE(f.same_threads->fastest, std::string("x86-64-v4/default"));
+        QCOMPARE(f.same_threads->verdict, std::string("regret"));
+        QVERIFY(std::fabs(f.same_threads->speedup - 2.0 / 1.5) < 0.01);
+        QVERIFY2(f.message().find("; at 1 thread, x86-64-v4/default (cpu) is 1.33x faster") !=
+                     std::string::npos,
+                 f.message().c_str());
+        const auto back = DispatchFinding::from_json(f.to_json());
+        QCOMPARE(back.same_threads->verdict, std::string("regret"));
+        QCOMPARE(back.to_json(), f.to_json());
+
+        // Threads the cells do not state (older reports, non-CPU cells): no such finding.
+        for (auto& r : rows)
+            r.spec.threads = 0;
+        f = dispatch_findings(rows)[0];
+        QVERIFY(!f.same_threads);
+        QVERIFY(!f.to_json().contains("threads"));
+        QVERIFY2(f.message().find("dispatch picks x86-64-v3/default; x86-64-v3/threaded (cpu) is "
+                                  "2.00x faster here") != std::string::npos,
+                 f.message().c_str());
+
+        // A row's threads travel through its JSON, absent when unstated.
+        QCOMPARE(RowSpec::from_json(rows[2].spec.to_json()).threads, std::int64_t(0));
+        QVERIFY(!rows[2].spec.to_json().contains("threads"));
+        rows[2].spec.threads = 16;
+        QCOMPARE(rows[2].spec.to_json().at("threads").get<std::int64_t>(), std::int64_t(16));
+        QCOMPARE(RowSpec::from_json(rows[2].spec.to_json()).threads, std::int64_t(16));
+
+        // A bad same-threads verdict is refused with its path.
+        auto j = findings[0].to_json();
+        j["same_threads"]["verdict"] = "maybe";
+        try {
+            DispatchFinding::from_json(j);
+            QFAIL("accepted a bad same_threads verdict");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("same_threads.verdict") != std::string::npos,
+                     e.what());
+        }
+    }
+
     // A cell that runs another's code on this device (OpenCL's default runs row8 on PoCL):
     // a gap between the two, however clear, is the run's noise, never a regret; a third
     // cell really faster still is.

@@ -126,6 +126,8 @@ void to_json(nlohmann::json& j, const RowSpec& r) {
         j["resolved"] = true;
     if (!r.runs_as.empty())
         j["runs_as"] = r.runs_as;
+    if (r.threads > 0)
+        j["threads"] = r.threads;
 }
 
 void from_json(const nlohmann::json& j, RowSpec& r) {
@@ -146,6 +148,7 @@ void from_json(const nlohmann::json& j, RowSpec& r) {
     r.workspace_bytes = v.integer("workspace_bytes", 0);
     r.resolved = v.boolean("resolved", false);
     r.runs_as = v.str("runs_as", std::string());
+    r.threads = v.integer("threads", 0, 0, 1 << 20);
 }
 
 nlohmann::json RowSpec::to_json() const {

@@ -239,6 +239,10 @@ public:
         r.resolved = resolved;
         if (device && device->id == device_id)
             r.runs_as = runs_as(cell, *device);
+        if (const auto t = cell.meta.find("threads");
+            r.device_kind == "cpu" && t != cell.meta.end() && t->is_number_integer() &&
+            t->get<std::int64_t>() > 0)
+            r.threads = t->get<std::int64_t>();
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;
         const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();

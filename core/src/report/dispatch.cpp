@@ -18,19 +18,80 @@ std::string cell_name(const ProfileRow& r) {
     return r.spec.arch + "/" + r.spec.variant;
 }
 
+std::string times(double speedup) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2fx", speedup);
+    return ratio;
+}
+
+std::string p_text(double p) {
+    return std::to_string(p).substr(0, 5);
+}
+
+std::string threads_text(std::int64_t n) {
+    return std::to_string(n) + (n == 1 ? " thread" : " threads");
+}
+
+// A candidate against the resolved cell's code: the threshold from the two rows' noise (a
+// repeated run's from the spread between its runs, the test Welch's t on their log medians,
+// as compare does; else the samples' U test) and the verdict.
+struct Judged {
+    std::string verdict = "ok";
+    double p_value = 1, threshold = 0;
+};
+
+Judged judge(const ProfileRow& code, const ProfileRow& other, const DispatchOptions& options) {
+    Judged j;
+    const auto runs = compare_runs(code.run_medians(), other.run_medians());
+    const double noise = runs ? runs->noise : std::max(code.stats.rel_noise, other.stats.rel_noise);
+    j.threshold = std::max(options.min_effect, options.noise_factor * noise);
+    if (&code == &other)
+        return j;
+    j.p_value = runs ? runs->p_value : mann_whitney_p(code.samples, other.samples);
+    const bool practical = code.stats.median / other.stats.median - 1 > j.threshold;
+    const bool enough = runs || (code.samples.size() >= options.min_samples &&
+                                 other.samples.size() >= options.min_samples);
+    if (practical)
+        j.verdict = enough && j.p_value < options.alpha ? "regret" : "uncertain";
+    return j;
+}
+
+// "; at 1 thread the pick is the fastest" (empty without a same-threads finding).
+std::string same_threads_clause(const DispatchFinding& f) {
+    if (!f.same_threads)
+        return {};
+    const auto& s = *f.same_threads;
+    const std::string at = "; at " + threads_text(f.resolved_threads);
+    if (s.fastest == f.resolved)
+        return at + " the pick is the fastest";
+    if (s.verdict == "regret")
+        return at + ", " + s.fastest + " (" + s.fastest_backend + ") is " + times(s.speedup) +
+               " faster";
+    if (s.verdict == "uncertain")
+        return at + ", " + s.fastest + " looks " + times(s.speedup) +
+               " faster, but the samples cannot tell (p = " + p_text(s.p_value) + ")";
+    return at + ", the fastest, " + s.fastest + ", is within " +
+           std::to_string(int(s.threshold * 100 + 0.5)) + " % (" + times(s.speedup) + ")";
+}
+
 } // namespace
 
 std::string DispatchFinding::message() const {
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.2fx", speedup);
+    const std::string ratio = times(speedup);
     const std::string where = op + " " + size + " on " + device;
+    const bool threads_differ = same_threads.has_value();
+    const std::string picks =
+        where + ": dispatch picks " + resolved +
+        (threads_differ ? " (" + threads_text(resolved_threads) + ")" : std::string());
+    const std::string other =
+        fastest + " (" + fastest_backend +
+        (threads_differ ? ", " + threads_text(fastest_threads) : std::string()) + ")";
     if (verdict == "regret")
-        return where + ": dispatch picks " + resolved + "; " + fastest + " (" + fastest_backend +
-               ") is " + ratio + " faster here";
+        return picks + "; " + other + " is " + ratio + " faster here" + same_threads_clause(*this);
     if (verdict == "uncertain")
-        return where + ": dispatch picks " + resolved + "; " + fastest + " looks " + ratio +
-               " faster, but the samples cannot tell (p = " + std::to_string(p_value).substr(0, 5) +
-               ")";
+        return picks + "; " + other + " looks " + ratio +
+               " faster, but the samples cannot tell (p = " + p_text(p_value) + ")" +
+               same_threads_clause(*this);
     if (fastest == resolved)
         return where + ": dispatch picks " + resolved + ", the fastest cell here";
     if (same_code)
@@ -42,23 +103,35 @@ std::string DispatchFinding::message() const {
 }
 
 nlohmann::json DispatchFinding::to_json() const {
-    return {{"verdict", verdict},
-            {"op", op},
-            {"size", size},
-            {"device", device},
-            {"resolved", resolved},
-            {"resolved_backend", resolved_backend},
-            {"resolved_index", resolved_index},
-            {"resolved_median_s", resolved_median_s},
-            {"fastest", fastest},
-            {"fastest_backend", fastest_backend},
-            {"fastest_index", fastest_index},
-            {"fastest_median_s", fastest_median_s},
-            {"speedup", speedup},
-            {"p_value", p_value},
-            {"threshold", threshold},
-            {"same_code", same_code},
-            {"message", message()}};
+    nlohmann::json j = {{"verdict", verdict},
+                        {"op", op},
+                        {"size", size},
+                        {"device", device},
+                        {"resolved", resolved},
+                        {"resolved_backend", resolved_backend},
+                        {"resolved_index", resolved_index},
+                        {"resolved_median_s", resolved_median_s},
+                        {"fastest", fastest},
+                        {"fastest_backend", fastest_backend},
+                        {"fastest_index", fastest_index},
+                        {"fastest_median_s", fastest_median_s},
+                        {"speedup", speedup},
+                        {"p_value", p_value},
+                        {"threshold", threshold},
+                        {"same_code", same_code},
+                        {"message", message()}};
+    if (resolved_threads > 0 || fastest_threads > 0)
+        j["threads"] = {{"resolved", resolved_threads}, {"fastest", fastest_threads}};
+    if (same_threads)
+        j["same_threads"] = {{"verdict", same_threads->verdict},
+                             {"fastest", same_threads->fastest},
+                             {"fastest_backend", same_threads->fastest_backend},
+                             {"fastest_index", same_threads->fastest_index},
+                             {"fastest_median_s", same_threads->fastest_median_s},
+                             {"speedup", same_threads->speedup},
+                             {"p_value", same_threads->p_value},
+                             {"threshold", same_threads->threshold}};
+    return j;
 }
 
 DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
@@ -83,6 +156,26 @@ DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
     f.p_value = v.num("p_value", 1.0);
     f.threshold = v.num("threshold", 0.0);
     f.same_code = v.boolean("same_code", false);
+    if (const auto t = v.find("threads")) {
+        t->expect(jsonread::Kind::Object);
+        f.resolved_threads = t->integer("resolved", 0, 0, 1 << 20);
+        f.fastest_threads = t->integer("fastest", 0, 0, 1 << 20);
+    }
+    if (const auto st = v.find("same_threads")) {
+        st->expect(jsonread::Kind::Object);
+        SameThreadsFinding s;
+        s.verdict = st->str("verdict");
+        if (s.verdict != "regret" && s.verdict != "ok" && s.verdict != "uncertain")
+            st->at("verdict").fail("expected regret, ok or uncertain, got '" + s.verdict + "'");
+        s.fastest = st->str("fastest");
+        s.fastest_backend = st->str("fastest_backend", std::string());
+        s.fastest_index = st->integer("fastest_index", -1, -1);
+        s.fastest_median_s = st->num("fastest_median_s", 0.0);
+        s.speedup = st->num("speedup", 1.0);
+        s.p_value = st->num("p_value", 1.0);
+        s.threshold = st->num("threshold", 0.0);
+        f.same_threads = std::move(s);
+    }
     return f;
 }
 
@@ -143,26 +236,33 @@ std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& ro
         f.same_code = twin && fastest == twin;
         const ProfileRow* code =
             twin && !f.same_code && twin->stats.median < resolved->stats.median ? twin : resolved;
-        // A repeated run (profile --repeat) judges the runs, as compare does: the noise is
-        // the spread between the runs, the test Welch's t on their log medians.
-        const auto runs = compare_runs(code->run_medians(), fastest->run_medians());
-        const double noise =
-            runs ? runs->noise : std::max(code->stats.rel_noise, fastest->stats.rel_noise);
-        f.threshold = std::max(options.min_effect, options.noise_factor * noise);
-        if (fastest != resolved)
-            f.p_value = runs ? runs->p_value : mann_whitney_p(code->samples, fastest->samples);
-        if (fastest == resolved || f.same_code) {
-            f.verdict = "ok";
-        } else {
-            const bool practical = code->stats.median / fastest->stats.median - 1 > f.threshold;
-            const bool enough = runs || (code->samples.size() >= options.min_samples &&
-                                         fastest->samples.size() >= options.min_samples);
-            if (!practical)
-                f.verdict = "ok";
-            else if (enough && f.p_value < options.alpha)
-                f.verdict = "regret";
-            else
-                f.verdict = "uncertain";
+        const auto judged = judge(*code, *fastest, options);
+        f.threshold = judged.threshold;
+        f.p_value = judged.p_value;
+        f.verdict = f.same_code ? "ok" : judged.verdict;
+        // More threads, not a faster chain? The fastest cell on the resolved one's threads.
+        f.resolved_threads = resolved->spec.threads;
+        f.fastest_threads = fastest->spec.threads;
+        if (f.resolved_threads > 0 && f.fastest_threads > 0 &&
+            f.resolved_threads != f.fastest_threads) {
+            const ProfileRow* peer = nullptr;
+            for (const auto* r : group)
+                if (r->spec.threads == f.resolved_threads && r->status == RowStatus::Ok &&
+                    r->stats.median > 0 && (!peer || r->stats.median < peer->stats.median))
+                    peer = r;
+            if (peer) {
+                SameThreadsFinding s;
+                s.fastest = cell_name(*peer);
+                s.fastest_backend = peer->spec.backend;
+                s.fastest_index = peer->spec.index;
+                s.fastest_median_s = peer->stats.median;
+                s.speedup = resolved->stats.median / peer->stats.median;
+                const auto j = judge(*code, *peer, options);
+                s.threshold = j.threshold;
+                s.p_value = j.p_value;
+                s.verdict = peer == twin ? "ok" : j.verdict;
+                f.same_threads = std::move(s);
+            }
         }
         out.push_back(std::move(f));
     }

@@ -7,10 +7,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace switchyard {
+
+/// Where the fastest cell runs on another number of CPU threads than the resolved one
+/// (`threaded` or OpenBLAS on all cores against a one-thread pick): the fastest cell among
+/// those on the resolved cell's threads, judged the same way. It tells a faster chain from
+/// more cores: "at 1 thread it is the fastest".
+struct SWITCHYARD_CORE_EXPORT SameThreadsFinding {
+    std::string verdict; // "regret", "ok" or "uncertain", as DispatchFinding's
+    std::string fastest, fastest_backend;
+    std::int64_t fastest_index = -1;
+    double fastest_median_s = 0;
+    double speedup = 1, p_value = 1, threshold = 0;
+};
 
 /// "Dispatch regret": for one (op, size, device) of a run that measured several cells
 /// (--all-variants), the cell dispatch resolves against the fastest cell that passed parity.
@@ -37,9 +50,15 @@ struct SWITCHYARD_CORE_EXPORT DispatchFinding {
     /// the verdict is "ok" and `speedup` measures the run's noise, not a faster cell. (Where
     /// another cell is the fastest, it is judged against the faster of the two rows.)
     bool same_code = false;
+    /// The CPU threads of the resolved and the fastest cell (RowSpec::threads; 0: unstated).
+    std::int64_t resolved_threads = 0, fastest_threads = 0;
+    /// Set when both are stated and differ: the fastest at the resolved cell's threads.
+    std::optional<SameThreadsFinding> same_threads;
 
     bool regret() const { return verdict == "regret"; }
-    /// "dispatch picks x86-64-v4/default; x86-64-v3/threaded is 2.7x faster here".
+    /// "dispatch picks x86-64-v4/default; x86-64-v3/threaded is 2.7x faster here"; where the
+    /// threads differ, "dispatch picks x86-64-v3/default (1 thread); generic/openblas (cpu,
+    /// 2 threads) is 1.70x faster here; at 1 thread the pick is the fastest".
     std::string message() const;
     nlohmann::json to_json() const;
     /// Throws std::runtime_error naming the bad key.
