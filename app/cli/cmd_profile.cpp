@@ -103,7 +103,7 @@ void print_dispatch(const Report& report) {
         auto& row = table.back();
         const auto picked = std::to_string(f.resolved_threads);
         const auto fastest = std::to_string(f.fastest_threads);
-        row.push_back(f.resolved_threads <= 0 || f.fastest_threads <= 0 ? std::string()
+        row.push_back(f.resolved_threads <= 0 || f.fastest_threads <= 0 ? std::string("-")
                       : picked == fastest                               ? picked
                                           : picked + " vs " + fastest);
         if (!f.same_threads) {
@@ -125,9 +125,10 @@ void print_dispatch(const Report& report) {
     for (const auto& f : report.dispatch)
         if (f.regret() || f.same_code)
             std::cout << "dispatch: " << untrusted(f.message()) << "\n";
-    std::size_t on_threads = 0; // regrets the pick's own threads do not share
+    std::size_t on_threads = 0; // regrets that more threads explain
     for (const auto& f : report.dispatch)
-        on_threads += f.regret() && f.same_threads && f.same_threads->verdict == "ok";
+        on_threads += f.regret() && f.same_threads && f.same_threads->verdict == "ok" &&
+                      f.fastest_threads > f.resolved_threads;
     std::cout << regrets << " of " << report.dispatch.size()
               << " (op, size, device) would run faster on another cell";
     if (on_threads > 0)

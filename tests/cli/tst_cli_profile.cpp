@@ -240,7 +240,7 @@ private slots:
         QCOMPARE(ft.value("resolved").toInt(), threads.value(f.value("resolved_index").toInt()));
         QCOMPARE(ft.value("fastest").toInt(), threads.value(f.value("fastest_index").toInt()));
         if (ft.value("resolved").toInt() != ft.value("fastest").toInt()) {
-            // The fastest runs on more threads: the pick is judged on its own threads too.
+            // The fastest runs on other threads: the pick is judged on its own threads too.
             QVERIFY(f.contains("same_threads"));
             QVERIFY2(f.value("message").toString().contains(
                          QString("at %1 thread").arg(ft.value("resolved").toInt())),
@@ -256,6 +256,51 @@ private slots:
         QVERIFY2(human.out.contains("Dispatch (the resolved cell"), human.out.constData());
         QVERIFY(human.out.contains("xref"));
         QVERIFY(human.out.contains("(op, size, device) would run faster on another cell"));
+    }
+
+    // The threads of a dispatch finding, end to end: the fixture's `slow` cell states 64
+    // threads and is resolved for --variant slow; every cell faster than it runs one thread.
+    // The table gains its threads columns, and the message says the pick is the fastest on
+    // its own threads.
+    void dispatchTableShowsTheThreads() {
+        if (!QFile::exists(kFixtures + "/profiling.plugin.json"))
+            QSKIP("the profiling fixture plugin is not built");
+        const QString report = m_dir.filePath("threads.json");
+        const auto r = run_cli({"profile",
+                                "--device",
+                                "cpu",
+                                "--op",
+                                "flow_match_step",
+                                "--sizes",
+                                "1023",
+                                "--variant",
+                                "slow",
+                                "--cells",
+                                "generic/slow",
+                                "generic/default",
+                                "--budget",
+                                "0.02",
+                                "--reference-budget",
+                                "0.02",
+                                "--ceilings-from",
+                                measuredReport(),
+                                "-o",
+                                report},
+                               kFixtures);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("threads  fastest at the pick's threads"), r.out.constData());
+        QVERIFY2(r.out.contains("64 vs 1  the pick"), r.out.constData());
+        QVERIFY2(r.out.contains("dispatch picks generic/slow (64 threads); generic/"),
+                 r.out.constData());
+        QVERIFY2(r.out.contains("(cpu, 1 thread) is "), r.out.constData());
+        QVERIFY2(r.out.contains("faster here; at 64 threads the pick is the fastest"),
+                 r.out.constData());
+        const auto f = read_json(report).value("dispatch").toArray().at(0).toObject();
+        QCOMPARE(f.value("verdict").toString(), QString("regret"));
+        QCOMPARE(f.value("threads").toObject().value("resolved").toInt(), 64);
+        QCOMPARE(f.value("threads").toObject().value("fastest").toInt(), 1);
+        QCOMPARE(f.value("same_threads").toObject().value("fastest").toString(),
+                 QString("generic/slow"));
     }
 
     // --cells runs the named cells only (the generic ones exist on every CPU); a misspelt

@@ -415,6 +415,31 @@ private slots:
         QCOMPARE(back.same_threads->verdict, std::string("regret"));
         QCOMPARE(back.to_json(), f.to_json());
 
+        // Within the threshold on more threads: ok, and the message still says both.
+        rows[2] = row(2, "x86-64-v3", "threaded", 1.95e-3, 2);
+        rows[4] = row(4, "x86-64-v4", "default", 2.5e-3, 1);
+        f = dispatch_findings(rows)[0];
+        QCOMPARE(f.verdict, std::string("ok"));
+        QCOMPARE(f.fastest, std::string("x86-64-v3/threaded"));
+        QVERIFY2(f.message().find("dispatch picks x86-64-v3/default (1 thread); the fastest, "
+                                  "x86-64-v3/threaded (2 threads), is within 5 % (1.03x); at 1 "
+                                  "thread the pick is the fastest") != std::string::npos,
+                 f.message().c_str());
+        // The pick on more threads than the fastest: the same, the other way round.
+        rows[1].spec.threads = 2;
+        rows[2] = row(2, "x86-64-v3", "threaded", 4.0e-3, 2);
+        rows[4] = row(4, "x86-64-v4", "default", 1.0e-3, 1);
+        f = dispatch_findings(rows)[0];
+        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.resolved_threads, std::int64_t(2));
+        QCOMPARE(f.fastest_threads, std::int64_t(1));
+        QCOMPARE(f.same_threads->fastest, std::string("x86-64-v3/default"));
+        QVERIFY2(f.message().find("; at 2 threads the pick is the fastest") != std::string::npos,
+                 f.message().c_str());
+        rows[1].spec.threads = 1;
+        rows[2] = row(2, "x86-64-v3", "threaded", 1.0e-3, 2);
+        rows[4] = row(4, "x86-64-v4", "default", 1.5e-3, 1);
+
         // Threads the cells do not state (older reports, non-CPU cells): no such finding.
         for (auto& r : rows)
             r.spec.threads = 0;
@@ -432,8 +457,16 @@ private slots:
         QCOMPARE(rows[2].spec.to_json().at("threads").get<std::int64_t>(), std::int64_t(16));
         QCOMPARE(RowSpec::from_json(rows[2].spec.to_json()).threads, std::int64_t(16));
 
-        // A bad same-threads verdict is refused with its path.
+        // Malformed threads are refused with their path.
         auto j = findings[0].to_json();
+        j["threads"] = 3;
+        try {
+            DispatchFinding::from_json(j);
+            QFAIL("accepted threads that are no object");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("threads") != std::string::npos, e.what());
+        }
+        j = findings[0].to_json();
         j["same_threads"]["verdict"] = "maybe";
         try {
             DispatchFinding::from_json(j);

@@ -339,15 +339,15 @@ inline constexpr std::int64_t kRmsAheadBytes = 2048;
 // rms_row_scale_paced works around), and the prefetches keep the reads in flight. On Zen 3
 // (one thread, 4096x4096 and 10922x1024, interleaved scratch runs, identical output):
 // 1.15-1.25x the split and paced form below, 0.85-0.9 of a triad's GB/s; without the
-// prefetch the same loop was no faster than that form. Rows whose output cannot be aligned
-// are summed, then scaled plainly. The sums are rms_row_sum's, as in cache.
+// prefetch the same loop was no faster than that form. A row whose output cannot be aligned
+// is scaled plainly after the next row is summed. The sums are rms_row_sum's, as in cache.
 template <class V>
 void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,
                       float* y) {
     constexpr std::int64_t W = V::W;
     if (b <= 0)
         return;
-    const char* end = reinterpret_cast<const char*>(x + b * d);
+    const std::int64_t x_bytes = b * d * std::int64_t(sizeof(float));
     double sumsq = rms_row_sum<V>(d, x, nullptr);
     for (std::int64_t r = 0; r < b; ++r) {
         const float* xr = x + r * d;
@@ -369,11 +369,14 @@ void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const floa
             const float* ws = w + h;
             float* ys = yr + h;
             const std::int64_t n = d - h;
+            const std::int64_t xn_bytes = (r + 1) * d * std::int64_t(sizeof(float));
             sumsq = rms_row_sum<V>(d, xn, nullptr, [=](std::int64_t i) {
-                const char* ahead = reinterpret_cast<const char*>(xn + i) + kRmsAheadBytes;
+                // Bytes past x's start, compared before a pointer is formed (within x only).
+                const std::int64_t ahead =
+                    xn_bytes + i * std::int64_t(sizeof(float)) + kRmsAheadBytes;
                 for (std::int64_t u = 0; u < 2 * W * std::int64_t(sizeof(float)); u += 64)
-                    if (ahead + u < end)
-                        _mm_prefetch(ahead + u, _MM_HINT_T0);
+                    if (ahead + u < x_bytes)
+                        _mm_prefetch(reinterpret_cast<const char*>(x) + ahead + u, _MM_HINT_T0);
                 if (i + 2 * W <= n)
                     for (std::int64_t u = 0; u < 2 * W; u += W)
                         V::stream(ys + i + u,
@@ -421,9 +424,11 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
     auto row = [&](std::int64_t r) {
         return r < b ? reinterpret_cast<const char*>(x + r * d) : nullptr;
     };
-    if (stream && V::kRmsFusedStream) {
-        rms_stream_fused<V>(b, d, x, w, eps, y);
-        return;
+    if constexpr (V::kRmsFusedStream) {
+        if (stream) {
+            rms_stream_fused<V>(b, d, x, w, eps, y);
+            return;
+        }
     }
     if (stream) {
         const bool paced = d * std::int64_t(sizeof(float)) > kPacedRowBytes;

@@ -148,7 +148,7 @@ void from_json(const nlohmann::json& j, RowSpec& r) {
     r.workspace_bytes = v.integer("workspace_bytes", 0);
     r.resolved = v.boolean("resolved", false);
     r.runs_as = v.str("runs_as", std::string());
-    r.threads = v.integer("threads", 0, 0, 1 << 20);
+    r.threads = v.integer("threads", 0, 0, RowSpec::kMaxThreads);
 }
 
 nlohmann::json RowSpec::to_json() const {

@@ -98,8 +98,10 @@ std::string DispatchFinding::message() const {
         return where + ": dispatch picks " + resolved + ", which runs " + fastest +
                "'s code on this device; the " + ratio +
                " between the two is this run's noise (the same kernel measured twice)";
-    return where + ": dispatch picks " + resolved + "; the fastest, " + fastest + ", is within " +
-           std::to_string(int(threshold * 100 + 0.5)) + " % (" + ratio + ")";
+    return picks + "; the fastest, " + fastest +
+           (threads_differ ? " (" + threads_text(fastest_threads) + ")" : std::string()) +
+           ", is within " + std::to_string(int(threshold * 100 + 0.5)) + " % (" + ratio + ")" +
+           same_threads_clause(*this);
 }
 
 nlohmann::json DispatchFinding::to_json() const {
@@ -158,8 +160,8 @@ DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
     f.same_code = v.boolean("same_code", false);
     if (const auto t = v.find("threads")) {
         t->expect(jsonread::Kind::Object);
-        f.resolved_threads = t->integer("resolved", 0, 0, 1 << 20);
-        f.fastest_threads = t->integer("fastest", 0, 0, 1 << 20);
+        f.resolved_threads = t->integer("resolved", 0, 0, RowSpec::kMaxThreads);
+        f.fastest_threads = t->integer("fastest", 0, 0, RowSpec::kMaxThreads);
     }
     if (const auto st = v.find("same_threads")) {
         st->expect(jsonread::Kind::Object);

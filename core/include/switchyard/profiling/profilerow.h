@@ -64,10 +64,12 @@ struct SWITCHYARD_CORE_EXPORT RowSpec {
     /// a gap between the two for the run's noise, not for a faster cell.
     std::string runs_as;
     /// The CPU threads the cell runs on, as its meta "threads" states it (1; the pool's size
-    /// for `threaded`, OpenBLAS's for `openblas`); 0 where the cell states none (every
-    /// non-CPU cell, older reports). JSON "threads", absent when 0. Dispatch findings say
-    /// when the fastest cell runs on more threads than the resolved one.
+    /// for `threaded`, OpenBLAS's for `openblas`); 0 where the cell states none, or more
+    /// than kMaxThreads (every non-CPU cell, older reports). JSON "threads", absent when 0.
+    /// Dispatch findings say when the fastest cell runs on other threads than the resolved
+    /// one.
     std::int64_t threads = 0;
+    static constexpr std::int64_t kMaxThreads = std::int64_t(1) << 20;
 
     /// The CPU reference rung (cpu, generic, reference): every row's speedup is against it.
     bool is_reference() const noexcept {
