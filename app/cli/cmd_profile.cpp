@@ -87,11 +87,14 @@ void print_dispatch(const Report& report) {
         return;
     std::vector<std::vector<std::string>> table;
     std::size_t regrets = 0;
+    std::size_t on_threads = 0; // regrets that more threads explain
     bool threads_differ = false;
     for (const auto& f : report.dispatch)
         threads_differ = threads_differ || f.same_threads.has_value();
     for (const auto& f : report.dispatch) {
         regrets += f.regret();
+        on_threads += f.regret() && f.same_threads && f.same_threads->verdict == "ok" &&
+                      f.fastest_threads > f.resolved_threads;
         table.push_back({untrusted(f.op), untrusted(f.size), untrusted(f.device),
                          untrusted(f.resolved), untrusted(f.fastest), fmt("%.2fx", f.speedup),
                          fmt("%.0f%%", f.threshold * 100),
@@ -125,10 +128,6 @@ void print_dispatch(const Report& report) {
     for (const auto& f : report.dispatch)
         if (f.regret() || f.same_code)
             std::cout << "dispatch: " << untrusted(f.message()) << "\n";
-    std::size_t on_threads = 0; // regrets that more threads explain
-    for (const auto& f : report.dispatch)
-        on_threads += f.regret() && f.same_threads && f.same_threads->verdict == "ok" &&
-                      f.fastest_threads > f.resolved_threads;
     std::cout << regrets << " of " << report.dispatch.size()
               << " (op, size, device) would run faster on another cell";
     if (on_threads > 0)

@@ -93,12 +93,19 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
     return out;
 }
 
+std::int64_t detail::stated_threads(const KernelCell& cell) {
+    const auto it = cell.meta.find("threads");
+    if (it == cell.meta.end() || !it->is_number_integer())
+        return 0;
+    const auto n = it->get<std::int64_t>();
+    return n > 0 && n <= RowSpec::kMaxThreads ? n : 0;
+}
+
 bool detail::row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
     if (spec.device_kind != "cpu")
         return true;
-    const auto it = cell.meta.find("threads");
-    if (it != cell.meta.end() && it->is_number_integer())
-        return it->get<std::int64_t>() > 1;
+    if (const auto n = stated_threads(cell); n > 0)
+        return n > 1;
     return spec.variant.find("threaded") != std::string::npos || spec.variant == "openblas";
 }
 

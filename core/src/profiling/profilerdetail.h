@@ -38,7 +38,11 @@ struct DeviceBuffers {
     }
 };
 
-// Whether a row runs on all threads: the cell's meta "threads" when it states it, else
+// The CPU threads a cell states it runs on (its meta "threads", 1..RowSpec::kMaxThreads);
+// 0 when it states none. What RowSpec::threads holds for a CPU row.
+std::int64_t stated_threads(const KernelCell& cell);
+
+// Whether a row runs on all threads: the threads its cell states when it states them, else
 // by variant ("threaded", "openblas"); device rows always use the whole device.
 bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell);
 

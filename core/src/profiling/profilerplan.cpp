@@ -239,10 +239,8 @@ public:
         r.resolved = resolved;
         if (device && device->id == device_id)
             r.runs_as = runs_as(cell, *device);
-        if (const auto t = cell.meta.find("threads");
-            r.device_kind == "cpu" && t != cell.meta.end() && t->is_number_integer() &&
-            t->get<std::int64_t>() > 0 && t->get<std::int64_t>() <= RowSpec::kMaxThreads)
-            r.threads = t->get<std::int64_t>();
+        if (r.device_kind == "cpu")
+            r.threads = detail::stated_threads(cell);
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;
         const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
