@@ -425,15 +425,9 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
               << ")\n";
     std::cout << "Cores:    " << cpu.physical_cores << " physical, " << cpu.logical_cpus
               << " logical (this process)\n";
-    std::cout << "Caches:  ";
-    for (const auto& c : cpu.caches)
-        std::cout << " L" << c.level
-                  << (c.type == "data"          ? "d"
-                      : c.type == "instruction" ? "i"
-                                                : "")
-                  << " "
-                  << (c.size_bytes >= (1 << 20) ? std::to_string(c.size_bytes >> 20) + " MiB"
-                                                : std::to_string(c.size_bytes >> 10) + " KiB");
+    std::cout << "Caches:   " << cpu.caches_summary();
+    if (!cpu.cache_note.empty())
+        std::cout << "\n          (" << cpu.cache_note << ")";
     std::cout << "\nISA:      " << cpu.architecture << ", levels: " << cpu.isa_summary()
               << "\nFeatures: ";
     for (std::size_t i = 0; i < cpu.features.size(); ++i)

@@ -47,12 +47,27 @@ private slots:
         QVERIFY(!cpu.features.empty());
         QVERIFY(!cpu.caches.empty());
         QVERIFY(cpu.last_level_cache_bytes() > 0);
+        // Where they came from is said (a VM may hide cpu_features' and sysfs' caches: CPUID's
+        // cache leaves then), and the summary names it.
+        QVERIFY(!cpu.cache_source.empty());
+        const auto summary = cpu.caches_summary();
+        QVERIFY2(summary.rfind("L1", 0) == 0, summary.c_str());
+        QCOMPARE(summary.find("(from ") != std::string::npos, cpu.cache_source != "cpu_features");
         bool l1 = false;
         for (const auto& c : cpu.caches) {
             l1 |= c.level == 1;
             QVERIFY(c.size_bytes > 0);
+            QVERIFY(c.line_bytes > 0);
+            QVERIFY(c.type == "data" || c.type == "instruction" || c.type == "unified");
+            // An L3 beyond a 3D V-Cache CCD's from the legacy leaves is a package's: assumed
+            // one CCD's, and the note says so.
+            if (cpu.cache_source.find("0x80000006") != std::string::npos && c.level == 3)
+                QVERIFY2(c.size_bytes <= (std::int64_t(96) << 20), cpu.cache_note.c_str());
         }
         QVERIFY(l1);
+        const auto j = cpu.to_json();
+        QCOMPARE(j.at("cache_source").get<std::string>(), cpu.cache_source);
+        QCOMPARE(j.at("cache_note").get<std::string>(), cpu.cache_note);
     }
 
     void isaLevelsAgree() {

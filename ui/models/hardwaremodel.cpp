@@ -40,14 +40,21 @@ void HardwareModel::setResults(const DoctorReport& report) {
     addNode(c, {tr("Cores"), tr("%1 physical, %2 logical (in this process's affinity mask)")
                                  .arg(cpu.physical_cores)
                                  .arg(cpu.logical_cpus)});
-    const int caches =
-        addNode(c, {tr("Caches"), tr("%n level(s)", nullptr, int(cpu.caches.size()))});
+    const int caches = addNode(
+        c, {tr("Caches"), cpu.cache_source.empty()
+                              ? tr("none reported (no CPUID cache leaf, no sysfs cache directory)")
+                              : tr("%n level(s), from %1", nullptr, int(cpu.caches.size()))
+                                    .arg(qs(cpu.cache_source))});
     for (const auto& l : cpu.caches)
-        addNode(caches, {QStringLiteral("L%1 %2").arg(l.level).arg(qs(l.type)),
-                         tr("%1, %2-byte lines, %3-way")
-                             .arg(bytes(l.size_bytes))
-                             .arg(l.line_bytes)
-                             .arg(l.ways)});
+        addNode(caches,
+                {QStringLiteral("L%1 %2").arg(l.level).arg(qs(l.type)),
+                 l.ways > 0 ? tr("%1, %2-byte lines, %3-way")
+                                  .arg(bytes(l.size_bytes))
+                                  .arg(l.line_bytes)
+                                  .arg(l.ways)
+                            : tr("%1, %2-byte lines").arg(bytes(l.size_bytes)).arg(l.line_bytes)});
+    if (!cpu.cache_note.empty())
+        addNode(caches, {tr("Assumed"), qs(cpu.cache_note)});
     QStringList levels;
     for (const auto& l : cpu.isa_levels)
         levels << qs(l);

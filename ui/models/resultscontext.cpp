@@ -215,6 +215,8 @@ QString contextHtml(const nlohmann::json& context) {
                               .arg(num(k, "size_bytes") / 1024);
             row(QObject::tr("caches"), caches.join(QStringLiteral(", ")));
         }
+        if (!str(c, "cache_note").isEmpty())
+            row(QObject::tr("caches assumed"), str(c, "cache_note"));
     }
     if (context.contains("clock") && context["clock"].is_object()) {
         const auto& k = context["clock"];

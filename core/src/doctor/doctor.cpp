@@ -104,26 +104,6 @@ json device_json(const DeviceInfo& d) {
     return j;
 }
 
-std::string format_bytes(std::int64_t bytes) {
-    if (bytes >= (std::int64_t(1) << 30) && bytes % (std::int64_t(1) << 30) == 0)
-        return std::to_string(bytes >> 30) + " GiB";
-    if (bytes >= (1 << 20))
-        return std::to_string(bytes >> 20) + " MiB";
-    return std::to_string(bytes >> 10) + " KiB";
-}
-
-// "L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 105 MiB".
-std::string format_caches(const CpuInfo& cpu) {
-    std::string out;
-    for (const auto& c : cpu.caches)
-        out += (out.empty() ? "L" : ", L") + std::to_string(c.level) +
-               (c.type == "data"          ? "d"
-                : c.type == "instruction" ? "i"
-                                          : "") +
-               " " + format_bytes(c.size_bytes);
-    return out;
-}
-
 // "x86-64-v2 x86-64-v3 (best: x86-64-v3)".
 std::string format_isa(const CpuInfo& cpu) {
     return cpu.isa_summary();
@@ -372,7 +352,9 @@ std::string DoctorReport::to_markdown() const {
     md << "| Kernel | " << cell(host.os) << " |\n";
     md << "| Host | " << cell(host.hostname) << " |\n";
     md << "| CPU | " << cell(format_cpu(cpu)) << " |\n";
-    md << "| Caches | " << cell(format_caches(cpu)) << " |\n";
+    md << "| Caches | " << cell(cpu.caches_summary()) << " |\n";
+    if (!cpu.cache_note.empty())
+        md << "| Caches assumed | " << cell(cpu.cache_note) << " |\n";
     md << "| ISA levels | " << cell(format_isa(cpu)) << " |\n";
     md << "| CPU features | " << cell(text::join(cpu.features, " ")) << " |\n";
     md << "| Memory | " << (host.memory_bytes >> 20) << " MiB |\n";
@@ -443,7 +425,9 @@ std::string DoctorReport::to_text() const {
     const auto& cpu = system.cpu;
     out << "System:    " << host.distro << "; " << host.os << "\n";
     out << "CPU:       " << format_cpu(cpu) << "\n";
-    out << "Caches:    " << format_caches(cpu) << "\n";
+    out << "Caches:    " << cpu.caches_summary() << "\n";
+    if (!cpu.cache_note.empty())
+        out << "           (" << cpu.cache_note << ")\n";
     out << "ISA:       " << format_isa(cpu) << "\n";
     out << "Memory:    " << (host.memory_bytes >> 20) << " MiB\n";
     out << "\nDevices:\n";

@@ -12,6 +12,9 @@
 #include <cpuinfo_aarch64.h>
 #endif
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -76,6 +79,67 @@ std::vector<CacheLevel> sysfs_caches() {
     return out;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// Caches from CPUID itself, for a VM that shows neither cpu_features (0.7 reads leaf 4, which
+// AMD leaves empty, and leaf 0x8000001D only on CPUs it knows) nor sysfs a cache: AMD's
+// cache topology leaf 0x8000001D where it has entries, else its legacy leaves 0x80000005 (L1d)
+// and 0x80000006 (L2, L3). The legacy leaves say nothing of how many cores share the L3, and
+// a hypervisor may put the whole package's there (a Zen 5 guest here: 508 MiB, where one
+// core's CCD holds 32 MiB); an L3 above kMaxSharedL3 is taken as kAssumedL3 and `note` says
+// so, the reported figure included.
+constexpr std::int64_t kMaxSharedL3 = std::int64_t(96) << 20; // a 3D V-Cache CCD's
+constexpr std::int64_t kAssumedL3 = std::int64_t(32) << 20;   // a Zen 2-5 CCD's
+
+std::vector<CacheLevel> cpuid_caches(std::string& source, std::string& note) {
+    std::vector<CacheLevel> out;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000006u)
+        return out;
+    if (__get_cpuid_max(0x80000000u, nullptr) >= 0x8000001Du)
+        for (unsigned i = 0; i < 8; ++i) {
+            __cpuid_count(0x8000001Du, i, a, b, c, d);
+            const unsigned type = a & 31u; // 1 data, 2 instruction, 3 unified; 0: no more
+            if (type == 0 || type > 3)
+                break;
+            CacheLevel l;
+            l.level = int((a >> 5) & 7u);
+            l.type = type == 1 ? "data" : type == 2 ? "instruction" : "unified";
+            l.line_bytes = int((b & 0xfffu) + 1);
+            l.ways = int(((b >> 22) & 0x3ffu) + 1);
+            l.size_bytes = std::int64_t(l.line_bytes) * (((b >> 12) & 0x3ffu) + 1) * l.ways *
+                           (std::int64_t(c) + 1);
+            out.push_back(l);
+        }
+    if (!out.empty()) {
+        source = "CPUID leaf 0x8000001D";
+        return out;
+    }
+    __cpuid(0x80000005u, a, b, c, d);
+    if (const std::int64_t kib = c >> 24; kib > 0)
+        out.push_back({1, "data", kib << 10, int(c & 0xffu), int((c >> 16) & 0xffu)});
+    if (const std::int64_t kib = d >> 24; kib > 0)
+        out.push_back({1, "instruction", kib << 10, int(d & 0xffu), int((d >> 16) & 0xffu)});
+    __cpuid(0x80000006u, a, b, c, d);
+    if (const std::int64_t kib = c >> 16; kib > 0)
+        out.push_back({2, "unified", kib << 10, int(c & 0xffu), 0});
+    if (std::int64_t bytes = std::int64_t(d >> 18) * (512 << 10); bytes > 0) {
+        if (bytes > kMaxSharedL3) {
+            note = "CPUID reports a " + std::to_string(bytes >> 20) +
+                   " MiB L3 (leaf 0x80000006) and no cache topology: more than any core shares "
+                   "(a VM shows the package's); taken as " +
+                   std::to_string(kAssumedL3 >> 20) +
+                   " MiB, one CCD's. The working-set sweep (hardware --json, cpu_peaks.sweep) "
+                   "shows where reads fall to memory speed";
+            bytes = kAssumedL3;
+        }
+        out.push_back({3, "unified", bytes, int(d & 0xffu), 0});
+    }
+    if (!out.empty())
+        source = "CPUID leaves 0x80000005/0x80000006";
+    return out;
+}
+#endif
+
 unsigned count_physical_cores() {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -136,8 +200,17 @@ CpuInfo detect_cpu() {
         if (GetAarch64FeaturesEnumValue(&info.features, Aarch64FeaturesEnum(f)))
             c.features.emplace_back(GetAarch64FeaturesEnumName(Aarch64FeaturesEnum(f)));
 #endif
-    if (c.caches.empty())
+    if (!c.caches.empty())
+        c.cache_source = "cpu_features";
+    if (c.caches.empty()) {
         c.caches = sysfs_caches();
+        if (!c.caches.empty())
+            c.cache_source = "sysfs (/sys/devices/system/cpu/cpu0/cache)";
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    if (c.caches.empty())
+        c.caches = cpuid_caches(c.cache_source, c.cache_note);
+#endif
     if (c.brand.empty()) {
         std::ifstream in("/proc/cpuinfo");
         for (std::string line; std::getline(in, line);)
@@ -191,6 +264,25 @@ std::string CpuInfo::isa_summary() const {
     return out + ")";
 }
 
+std::string CpuInfo::caches_summary() const {
+    std::string out;
+    for (const auto& c : caches) {
+        const std::int64_t mib = std::int64_t(1) << 20;
+        out += (out.empty() ? "L" : ", L") + std::to_string(c.level) +
+               (c.type == "data"          ? "d"
+                : c.type == "instruction" ? "i"
+                                          : "") +
+               " " +
+               (c.size_bytes >= mib ? std::to_string(c.size_bytes / mib) + " MiB"
+                                    : std::to_string(c.size_bytes >> 10) + " KiB");
+    }
+    if (out.empty())
+        return "none reported (no CPUID cache leaf, no sysfs cache directory)";
+    if (!cache_source.empty() && cache_source != "cpu_features")
+        out += " (from " + cache_source + ")";
+    return out;
+}
+
 nlohmann::json CpuInfo::to_json() const {
     auto caches_json = nlohmann::json::array();
     for (const auto& c : caches)
@@ -209,6 +301,8 @@ nlohmann::json CpuInfo::to_json() const {
             {"logical_cpus", logical_cpus},
             {"physical_cores", physical_cores},
             {"caches", caches_json},
+            {"cache_source", cache_source},
+            {"cache_note", cache_note},
             {"features", features},
             {"isa_levels", isa_levels},
             {"best_level", best_level},

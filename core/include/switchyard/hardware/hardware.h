@@ -20,7 +20,8 @@ struct SWITCHYARD_CORE_EXPORT CacheLevel {
     int ways = 0;
 };
 
-/// The host CPU, detected through cpu_features (no hand-written cpuid).
+/// The host CPU, detected through cpu_features; its caches from cpu_features, else sysfs, else
+/// CPUID's cache leaves (a VM may hide the first two).
 struct SWITCHYARD_CORE_EXPORT CpuInfo {
     std::string architecture; // "x86_64", "aarch64"
     std::string vendor;
@@ -30,6 +31,8 @@ struct SWITCHYARD_CORE_EXPORT CpuInfo {
     unsigned logical_cpus = 0;   // in this process's affinity mask
     unsigned physical_cores = 0; // distinct (package, core) pairs among them
     std::vector<CacheLevel> caches;
+    std::string cache_source;            // where `caches` came from ("" when nothing reported any)
+    std::string cache_note;              // what was assumed about them, and why ("" when nothing)
     std::vector<std::string> features;   // cpu_features names of what is present
     std::vector<std::string> isa_levels; // every level this CPU runs, e.g. x86-64-v2, x86-64-v3
     std::string best_level;              // the most specific one ("generic" if none)
@@ -42,6 +45,9 @@ struct SWITCHYARD_CORE_EXPORT CpuInfo {
     /// "x86-64-v2 x86-64-v3 (best: x86-64-v3)", and when a cap is in force
     /// "… (best: x86-64-v3, capped by SWITCHYARD_MAX_ISA; the CPU runs x86-64-v4)".
     std::string isa_summary() const;
+    /// "L1d 48 KiB, L1i 32 KiB, L2 1 MiB, L3 32 MiB", plus "(from …)" when the caches did not
+    /// come from cpu_features, or "none reported (…)".
+    std::string caches_summary() const;
     nlohmann::json to_json() const;
 };
 
