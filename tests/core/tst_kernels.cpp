@@ -49,10 +49,9 @@ std::vector<Dims> odd_sizes(std::string_view op) {
                 {100, 100, 100}, {257, 257, 257}, {1, 100, 7},    {100, 1, 33},    {29, 64, 513},
                 {337, 70, 20},   {15, 33, 769}};
     // From 1M elements the SIMD rms_norm and flow_sde_step stream their output: 256x4096
-    // (every row aligned) and 257x4099 (most rows not). Rows over 8 KiB stream through
-    // the 512-bit rms_norm's paced scaling: 256x4096, 257x4099, and 300x3500 (every fourth
-    // row aligned, a tail of 12 floats). The 256-bit rms_norm sums the next row while it
-    // streams a row out, 2W floats of each at a time: 1100x1003 (rows 11 floats past a
+    // (every row aligned) and 257x4099 (most rows not); 300x3500 (every fourth row aligned,
+    // a tail of 12 floats). rms_norm sums the next row while it streams a row out, 2W
+    // floats of each at a time: 1100x1003 (rows 11 floats past a
     // whole number of 4W steps, outputs at every alignment), 60000x20 (rows shorter than
     // one 4W step: no interleaved stores) and 350000x3 (shorter than a register: plain).
     return {{1, 1, 0},       {1, 7, 0},      {3, 1023, 0},   {5, 4099, 0},

@@ -19,11 +19,9 @@ struct V {
     // round GCC spills an accumulator (llvm-mca skylake-avx512: 13.07 cycles a step at one,
     // 13.28 at four, 13.54 at two), so it keeps the loop it was tuned with on Zen 4.
     static constexpr int kGemmSteps = 1;
-    // rms_norm from memory keeps the split and paced form tuned on Zen 4 (0.80-0.88 of
-    // dram.triad.1t at 4096x4096); the fused form (rms_stream_fused), faster on Zen 3 at
-    // 256 bits, is unmeasured at 512 bits: the v3 cell on an AVX-512 machine runs it, so
-    // isa_levels.sh there compares the two.
-    static constexpr bool kRmsFusedStream = false;
+    // rms_norm's stream prefetches past L1 and L2 (rms_stream_fused): on Zen 5, 1.03-1.04x
+    // T0 at 4096x4096 and 10922x1024, T1 below both.
+    static constexpr _mm_hint kRmsAheadHint = _MM_HINT_NTA;
     static constexpr int kFmaAccs = 12;
 
     static reg zero() { return _mm512_setzero_ps(); }

@@ -21,9 +21,8 @@ struct V256 {
     // Four steps a round with a prefetch per line of A (not one per step): 1.09-1.12x at
     // 256^3, 512^3 and 2048^3 on Zen 3 in an interleaved A/B, bit-identical results.
     static constexpr int kGemmSteps = 4;
-    // rms_norm from memory sums row r + 1 while it streams row r out (rms_stream_fused):
-    // 1.15-1.25x the split and paced form on Zen 3.
-    static constexpr bool kRmsFusedStream = true;
+    // rms_norm's stream prefetches into L1 (rms_stream_fused): best of T0/T1/NTA on Zen 3.
+    static constexpr _mm_hint kRmsAheadHint = _MM_HINT_T0;
     static constexpr int kFmaAccs = 10;
 
     static reg zero() { return _mm256_setzero_ps(); }

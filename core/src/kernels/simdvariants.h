@@ -14,8 +14,7 @@
 //   hsum(reg)                   the lanes summed in double
 //   kGemm                       the gemm blocking (cpuvariants.h's GemmBlocking)
 //   kGemmSteps                  k-steps per round of the gemm micro-kernel's loop
-//   kRmsFusedStream             rms_norm from memory in one fused pass per row
-//                               (rms_stream_fused), else split and paced (rms_norm)
+//   kRmsAheadHint               the prefetch hint of rms_norm's stream (rms_stream_fused)
 //   kFmaAccs                    independent accumulators of the FMA probe
 //
 // Everything here has internal linkage (the anonymous namespace), and the traits differ per
@@ -190,12 +189,11 @@ struct NoStep {
 // The squares of the row x[0, d), summed in float over blocks of 64 per lane (4
 // accumulators), the blocks in double; a row whose float sum overflows (|x| > ~1.8e19) or
 // may have lost its digits to underflow is summed again with every square in double (it
-// is in cache; the result is the reference's, NaN included). `pf` (or nullptr): 2d bytes
-// to prefetch into L2 meanwhile, a line per 32 floats summed. `step(i)`: other work
+// is in cache; the result is the reference's, NaN included). `step(i)`: other work
 // interleaved with the sum, called for each i = 0, 2W, 4W, ... below d / (4W) * 4W, right
 // after x[i, i + 2W) was summed (rms_stream_fused); the sum is the same with or without it.
 template <class V, class Step = NoStep>
-double rms_row_sum(std::int64_t d, const float* x, const char* pf, Step step = {}) {
+double rms_row_sum(std::int64_t d, const float* x, Step step = {}) {
     constexpr std::int64_t W = V::W;
     constexpr std::int64_t kBlock = 64 * W;
     auto lo = V::dzero(), hi = V::dzero();
@@ -204,9 +202,6 @@ double rms_row_sum(std::int64_t d, const float* x, const char* pf, Step step = {
         const std::int64_t end = imin(d, i + kBlock);
         auto s0 = V::zero(), s1 = V::zero(), s2 = V::zero(), s3 = V::zero();
         for (; i + 4 * W <= end; i += 4 * W) {
-            if (pf)
-                for (std::int64_t u = 0; u < 4 * W; u += 32)
-                    _mm_prefetch(pf + 2 * (i + u), _MM_HINT_T1);
             const auto x0 = V::loadu(x + i), x1 = V::loadu(x + i + W);
             s0 = V::fma(x0, x0, s0);
             s1 = V::fma(x1, x1, s1);
@@ -234,24 +229,20 @@ double rms_row_sum(std::int64_t d, const float* x, const char* pf, Step step = {
     return sumsq;
 }
 
-// y[0, d) = x * inv * w; `nt`: non-temporal stores (y aligned); `pf` (or nullptr): 2d
-// bytes to prefetch into L2 meanwhile, a line per 32 floats scaled.
+// y[0, d) = x * inv * w; `nt`: non-temporal stores (y aligned).
 template <class V>
 void rms_row_scale(std::int64_t d, const float* x, const float* w, typename V::reg inv, float* y,
-                   bool nt, const char* pf) {
+                   bool nt) {
     constexpr std::int64_t W = V::W;
     std::int64_t i = 0;
     if (nt) {
-        for (; i + 32 <= d; i += 32) {
-            if (pf)
-                _mm_prefetch(pf + 2 * i, _MM_HINT_T1);
+        for (; i + 32 <= d; i += 32)
             for (std::int64_t u = 0; u < 32; u += W)
                 V::stream(y + i + u, V::mul(V::mul(V::loadu(x + i + u), inv), V::loadu(w + i + u)));
-        }
     } else {
         // y just past x or w modulo 4 KiB (store_backwards): on Zen 4 the v4 cell fell to
         // 0.52 of v3 with y 64 bytes past x, going forwards.
-        if (!pf && store_backwards(y, {x, w})) {
+        if (store_backwards(y, {x, w})) {
             std::int64_t j = d / W * W;
             if (j < d) {
                 const auto m = V::tail(d - j);
@@ -267,52 +258,9 @@ void rms_row_scale(std::int64_t d, const float* x, const float* w, typename V::r
                 V::storeu(y + j - W, V::mul(V::mul(V::loadu(x + j - W), inv), V::loadu(w + j - W)));
             return;
         }
-        for (; i + 32 <= d; i += 32) {
-            if (pf)
-                _mm_prefetch(pf + 2 * i, _MM_HINT_T1);
+        for (; i + 32 <= d; i += 32)
             for (std::int64_t u = 0; u < 32; u += W)
                 V::storeu(y + i + u, V::mul(V::mul(V::loadu(x + i + u), inv), V::loadu(w + i + u)));
-        }
-    }
-    for (; i + W <= d; i += W)
-        V::storeu(y + i, V::mul(V::mul(V::loadu(x + i), inv), V::loadu(w + i)));
-    if (i < d) {
-        const auto m = V::tail(d - i);
-        V::maskstore(y + i, m, V::mul(V::mul(V::maskload(m, x + i), inv), V::maskload(m, w + i)));
-    }
-}
-
-// Rows longer than this stream with rms_row_scale_paced (rms_norm's comment says why).
-inline constexpr std::int64_t kPacedRowBytes = 8192;
-
-// Three dependent integer multiplies: 9 cycles of latency on current x86-64 cores (3 each),
-// which no out-of-order window hides when the chain runs through every iteration of a loop.
-inline std::uint64_t pace(std::uint64_t chain) {
-    for (int k = 0; k < 3; ++k) {
-        chain *= 0x9E3779B97F4A7C15ull;
-        asm volatile("" : "+r"(chain)); // kept, and not folded into one multiply
-    }
-    return chain;
-}
-
-// y[0, d) = x * inv * w with non-temporal stores (y aligned), `next` (or nullptr): the
-// next row of x, a line of it prefetched into L2 per 64 bytes stored, so the whole next row
-// arrives while this one is written. The loop retires no faster than 64 bytes per
-// pace() (9 cycles: ~26 GB/s of output at 3.7 GHz, 53 GB/s of rms_norm's bytes, 1.2x
-// the dram.triad.1t of the Zen 4 it was tuned on), which keeps the stores from outrunning
-// the memory (rms_norm). A core that moves more than that alone would be held back by it.
-template <class V>
-void rms_row_scale_paced(std::int64_t d, const float* x, const float* w, typename V::reg inv,
-                         float* y, const char* next, std::uint64_t& chain) {
-    constexpr std::int64_t W = V::W;
-    static_assert(16 % W == 0, "a 64-byte step holds whole registers");
-    std::int64_t i = 0;
-    for (; i + 16 <= d; i += 16) {
-        chain = pace(chain);
-        if (next)
-            _mm_prefetch(next + 4 * i, _MM_HINT_T1);
-        for (std::int64_t u = 0; u < 16; u += W)
-            V::stream(y + i + u, V::mul(V::mul(V::loadu(x + i + u), inv), V::loadu(w + i + u)));
     }
     for (; i + W <= d; i += W)
         V::storeu(y + i, V::mul(V::mul(V::loadu(x + i), inv), V::loadu(w + i)));
@@ -328,19 +276,29 @@ template <class V> typename V::reg rms_inv(double sumsq, std::int64_t d, double 
     return V::set1(float(1.0 / std::sqrt(mean + eps)));
 }
 
-// How far ahead of the row it sums rms_norm's fused stream prefetches (into L1).
+// How far ahead of the row it sums rms_norm's stream prefetches (with V::kRmsAheadHint).
 inline constexpr std::int64_t kRmsAheadBytes = 2048;
 
-// rms_norm from memory in one pass per row (V::kRmsFusedStream): row r + 1 is summed while
-// row r, which the previous pass brought into the caches, is scaled and stored
-// non-temporally, 2W floats of each in turn, and the memory ahead of the sum is prefetched
-// kRmsAheadBytes on. Reads and writes then share the memory at the finest grain: stores
-// never run far ahead of the reads (the store queue never fills with a whole row, which
-// rms_row_scale_paced works around), and the prefetches keep the reads in flight. On Zen 3
-// (one thread, 4096x4096 and 10922x1024, interleaved scratch runs, identical output):
-// 1.15-1.25x the split and paced form below, 0.85-0.9 of a triad's GB/s; without the
-// prefetch the same loop was no faster than that form. A row whose output cannot be aligned
-// is scaled plainly after the next row is summed. The sums are rms_row_sum's, as in cache.
+// rms_norm from memory, one pass per row: row r + 1 is summed while row r, which the
+// previous pass brought into the caches, is scaled and stored non-temporally, 2W floats of
+// each in turn, and the memory ahead of the sum is prefetched kRmsAheadBytes on. Reads and
+// writes then share the memory at the finest grain: the stores never run far ahead of the
+// reads, and the prefetches keep the reads in flight. A scaling pass of its own from cache
+// runs far faster than memory drains its stores; once the store queue is full nothing behind
+// the next store is dispatched, the next row's prefetches among it, so the reads waited for
+// the writes (16 KiB rows: 0.6 of dram.triad.1t on Zen 4, whatever the prefetch distance,
+// hint or split; a pass paced by a multiply chain near the memory's rate, which this
+// replaces, reached 0.67-0.88 there depending on the host).
+// Interleaved scratch runs, one thread, identical output, against that paced split form:
+//  - Zen 3, 256 bits, T0 hint: 1.15-1.25x at 4096x4096 and 10922x1024, 0.85-0.9 of a
+//    triad's GB/s; without the prefetch this loop was no faster than the split form;
+//  - Zen 5 (an Oxide Turin guest), 512 bits: 1.06x at 4096x4096 and 1.07x at 10922x1024
+//    with the NTA hint (0.71-0.74 and 0.87-0.93 of a triad measured beside it, three runs);
+//    T0 gave 1.03-1.06x, T1 0.95-1.03x, 1 KiB ahead 1.0x, 4 KiB (T1) 0.95-1.07x. A pass
+//    that only scales (no sum, same prefetch) reached 0.85 and 1.05 there: the bound of
+//    this access pattern on that host.
+// A row whose output cannot be aligned is scaled plainly after the next row is summed. The
+// sums are rms_row_sum's, as in cache.
 template <class V>
 void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,
                       float* y) {
@@ -348,7 +306,7 @@ void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const floa
     if (b <= 0)
         return;
     const std::int64_t x_bytes = b * d * std::int64_t(sizeof(float));
-    double sumsq = rms_row_sum<V>(d, x, nullptr);
+    double sumsq = rms_row_sum<V>(d, x);
     for (std::int64_t r = 0; r < b; ++r) {
         const float* xr = x + r * d;
         const float* xn = r + 1 < b ? xr + d : nullptr;
@@ -357,12 +315,12 @@ void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const floa
         const std::int64_t h = floats_to_align<V>(yr);
         if (h < 0 || h + W > d) { // no aligned output: plain stores
             if (xn)
-                sumsq = rms_row_sum<V>(d, xn, nullptr);
-            rms_row_scale<V>(d, xr, w, inv, yr, false, nullptr);
+                sumsq = rms_row_sum<V>(d, xn);
+            rms_row_scale<V>(d, xr, w, inv, yr, false);
             continue;
         }
         if (h > 0) // less than a register: its masked tail
-            rms_row_scale<V>(h, xr, w, inv, yr, false, nullptr);
+            rms_row_scale<V>(h, xr, w, inv, yr, false);
         std::int64_t done = h; // floats of row r stored
         if (xn) {
             const float* xs = xr + h;
@@ -370,13 +328,14 @@ void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const floa
             float* ys = yr + h;
             const std::int64_t n = d - h;
             const std::int64_t xn_bytes = (r + 1) * d * std::int64_t(sizeof(float));
-            sumsq = rms_row_sum<V>(d, xn, nullptr, [=](std::int64_t i) {
+            sumsq = rms_row_sum<V>(d, xn, [=](std::int64_t i) {
                 // Bytes past x's start, compared before a pointer is formed (within x only).
                 const std::int64_t ahead =
                     xn_bytes + i * std::int64_t(sizeof(float)) + kRmsAheadBytes;
                 for (std::int64_t u = 0; u < 2 * W * std::int64_t(sizeof(float)); u += 64)
                     if (ahead + u < x_bytes)
-                        _mm_prefetch(reinterpret_cast<const char*>(x) + ahead + u, _MM_HINT_T0);
+                        _mm_prefetch(reinterpret_cast<const char*>(x) + ahead + u,
+                                     V::kRmsAheadHint);
                 if (i + 2 * W <= n)
                     for (std::int64_t u = 0; u < 2 * W; u += W)
                         V::stream(ys + i + u,
@@ -384,7 +343,7 @@ void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const floa
             });
             done += imin(d / (4 * W) * (4 * W), n / (2 * W) * (2 * W));
         }
-        rms_row_scale<V>(d - done, xr + done, w + done, inv, yr + done, true, nullptr);
+        rms_row_scale<V>(d - done, xr + done, w + done, inv, yr + done, true);
     }
     _mm_sfence();
 }
@@ -395,77 +354,24 @@ void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const floa
 //    row's reduction, square root and division (tens of cycles in one dependency chain)
 //    overlap the scaling of the previous row instead of stalling it (+10-15 % at 64x1024
 //    on Zen 4).
-//  - From memory (stream) with the 256-bit traits: rms_stream_fused. With the 512-bit
-//    ones, as tuned on Zen 4 (kRmsFusedStream false):
-//    row r is summed and then scaled while it is in cache, and the
-//    next row is prefetched meanwhile, so the memory stays busy while the row in cache is
-//    worked on; the output is stored non-temporally (no read-for-ownership of y; a row
-//    whose output is not aligned stores plainly up to the alignment). A std::vector's y
-//    (16-byte aligned) stored every row plainly before: 11 GB/s at 4096x4096 on Zen 3,
-//    where the aligned arena's reached 19.6. At 4096x4096 this order was ~10 % faster
-//    than the in-cache one, and ~10 % faster than one fused pass that scales row r while
-//    it sums row r + 1 without prefetching ahead (rms_stream_fused prefetches).
-//    Reads and writes must overlap: one core reads memory at about half the triad rate
-//    when it does nothing else (dram.read.1t against dram.triad.1t). The scaling pass runs
-//    from cache far faster than memory drains its stores; once the store queue is full,
-//    nothing behind the next store is dispatched, the prefetches of row r + 1 among it, so
-//    the reads wait for the writes. A short row's stores fit the queue (64 entries: a
-//    4 KiB row of zmm stores) and drain while the next row is summed, so rows up to
-//    kPacedRowBytes keep the split below (the sum prefetches the first half of row r + 1,
-//    the scaling the second: 1.0-1.06 of dram.triad.1t at 10922x1024). Longer rows were
-//    write-then-read (16 KiB rows: 0.6 of it, whatever the prefetch distance, hint or
-//    split), so their scaling pass is paced near the memory's rate (rms_row_scale_paced)
-//    and prefetches all of row r + 1: 0.80-0.88 of dram.triad.1t at 4096x4096 on Zen 4
-//    (from 0.55-0.65), where the same loop unpaced stayed at 0.66, paced at 6 cycles per
-//    64 bytes at 0.75, at 12 at 0.73 and at 15 at 0.6 (one A/B run, repeated).
+//  - From memory (stream): rms_stream_fused, the output stored non-temporally (no
+//    read-for-ownership of y). A std::vector's y (16-byte aligned) stored every row plainly
+//    before: 11 GB/s at 4096x4096 on Zen 3, where the aligned arena's reached 19.6.
 template <class V>
 void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps, float* y,
               bool stream) {
-    auto row = [&](std::int64_t r) {
-        return r < b ? reinterpret_cast<const char*>(x + r * d) : nullptr;
-    };
-    if constexpr (V::kRmsFusedStream) {
-        if (stream) {
-            rms_stream_fused<V>(b, d, x, w, eps, y);
-            return;
-        }
-    }
     if (stream) {
-        const bool paced = d * std::int64_t(sizeof(float)) > kPacedRowBytes;
-        std::uint64_t chain = 1;
-        for (std::int64_t r = 0; r < b; ++r) {
-            const char* next = row(r + 1);
-            const float* xr = x + r * d;
-            float* yr = y + r * d;
-            // A row whose y is not aligned scales its first h floats plainly (masked), the
-            // rest non-temporally from the alignment on.
-            const std::int64_t h = floats_to_align<V>(yr);
-            const bool nt = h >= 0 && h + V::W <= d;
-            const auto inv =
-                rms_inv<V>(rms_row_sum<V>(d, xr, paced && nt ? nullptr : next), d, eps);
-            if (!nt) {
-                rms_row_scale<V>(d, xr, w, inv, yr, false, next ? next + 2 * d : nullptr);
-                continue;
-            }
-            if (h > 0) // less than a register: its masked tail
-                rms_row_scale<V>(h, xr, w, inv, yr, false, nullptr);
-            if (paced)
-                rms_row_scale_paced<V>(d - h, xr + h, w + h, inv, yr + h, next, chain);
-            else
-                rms_row_scale<V>(d - h, xr + h, w + h, inv, yr + h, true,
-                                 next ? next + 2 * d : nullptr);
-        }
-        _mm_sfence();
+        rms_stream_fused<V>(b, d, x, w, eps, y);
         return;
     }
     if (b <= 0)
         return;
-    double sumsq = rms_row_sum<V>(d, x, nullptr);
+    double sumsq = rms_row_sum<V>(d, x);
     for (std::int64_t r = 0; r < b; ++r) {
         const auto inv = rms_inv<V>(sumsq, d, eps);
         if (r + 1 < b)
-            sumsq = rms_row_sum<V>(d, x + (r + 1) * d, nullptr);
-        rms_row_scale<V>(d, x + r * d, w, inv, y + r * d, false, nullptr);
+            sumsq = rms_row_sum<V>(d, x + (r + 1) * d);
+        rms_row_scale<V>(d, x + r * d, w, inv, y + r * d, false);
     }
 }
 
