@@ -24,6 +24,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -322,6 +323,24 @@ private slots:
         QVERIFY(hw.rowCount() >= 3);
         QVERIFY(treeContains(&hw, {}, 0, "ISA levels"));
         QVERIFY(treeContains(&hw, {}, 1, "no device")); // no CUDA or OpenCL device here
+        // Caches CPUID's legacy leaves gave, with an L3 taken for one CCD's: the tree says
+        // where they came from and what was assumed.
+        r.system.cpu.caches = {{1, "data", 48 << 10, 64, 12}, {3, "unified", 32 << 20, 64, 0}};
+        r.system.cpu.cache_source = "CPUID leaves 0x80000005/0x80000006";
+        r.system.cpu.cache_note = "CPUID reports a 508 MiB L3; taken as 32 MiB";
+        hw.setResults(r);
+        QVERIFY(treeContains(&hw, {}, 1, "2 level(s), from CPUID leaves 0x80000005/0x80000006"));
+        QVERIFY(treeContains(&hw, {}, 1, "CPUID reports a 508 MiB L3; taken as 32 MiB"));
+        // The L3 of unknown ways says nothing of them.
+        const auto l3 =
+            QLocale::system().formattedDataSize(32 << 20, 1, QLocale::DataSizeTraditionalFormat);
+        QVERIFY(treeContains(&hw, {}, 1, l3 + QStringLiteral(", 64-byte lines")));
+        QVERIFY(!treeContains(&hw, {}, 1, "lines, 0-way"));
+        r.system.cpu.caches.clear();
+        r.system.cpu.cache_source.clear();
+        r.system.cpu.cache_note.clear();
+        hw.setResults(r);
+        QVERIFY(treeContains(&hw, {}, 1, "none reported"));
     }
 
     void windowWithFixturePlugins() {
