@@ -171,12 +171,6 @@ CpuInfo detect_cpu() {
     const X86Info info = GetX86Info();
     c.vendor = info.vendor;
     c.brand = info.brand_string;
-    // The brand string is padded to 48 bytes with spaces by some CPUs and hypervisors.
-    while (!c.brand.empty() && (c.brand.back() == ' ' || c.brand.back() == '\0'))
-        c.brand.pop_back();
-    c.brand.erase(0, c.brand.find_first_not_of(' ') == std::string::npos
-                         ? c.brand.size()
-                         : c.brand.find_first_not_of(' '));
     c.family = info.family;
     c.model = info.model;
     c.stepping = info.stepping;
