@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include "core/fakedevice.h"
+#include "hardware/cpuidcaches.h"
 #include "kernels/cpukernels.h"
 #include "util/sanitizer.h"
 
@@ -68,6 +69,40 @@ private slots:
         const auto j = cpu.to_json();
         QCOMPARE(j.at("cache_source").get<std::string>(), cpu.cache_source);
         QCOMPARE(j.at("cache_note").get<std::string>(), cpu.cache_note);
+    }
+
+    // AMD's legacy cache leaves, as an Oxide Zen 5 guest returns them (no leaf 0x8000001D,
+    // no sysfs caches there): L1d 48 KiB 12-way, L1i 32 KiB 8-way, L2 1 MiB 8-way (code 6),
+    // and an L3 of 1016 x 512 KiB, the package's, with code 9 ("see leaf 0x8000001D").
+    void amdLegacyCacheLeavesAreDecoded() {
+        std::string note;
+        auto caches = detail::caches_from_amd_legacy_leaves(0x300c0140u, 0x20080140u, 0x04006140u,
+                                                            0x0fe09140u, note);
+        QCOMPARE(caches.size(), std::size_t(4));
+        QCOMPARE(caches[0].level, 1);
+        QCOMPARE(caches[0].type, std::string("data"));
+        QCOMPARE(caches[0].size_bytes, std::int64_t(48) << 10);
+        QCOMPARE(caches[0].ways, 12);
+        QCOMPARE(caches[0].line_bytes, 64);
+        QCOMPARE(caches[1].type, std::string("instruction"));
+        QCOMPARE(caches[1].size_bytes, std::int64_t(32) << 10);
+        QCOMPARE(caches[2].level, 2);
+        QCOMPARE(caches[2].size_bytes, std::int64_t(1) << 20);
+        QCOMPARE(caches[2].ways, 8);
+        // 508 MiB is more than any core shares: one CCD's 32 MiB, and the note says so.
+        QCOMPARE(caches[3].level, 3);
+        QCOMPARE(caches[3].size_bytes, std::int64_t(32) << 20);
+        QCOMPARE(caches[3].ways, 0);
+        QVERIFY2(note.find("508 MiB") != std::string::npos, note.c_str());
+        // A 32 MiB L3 (64 units), 16-way (code 8), is taken as it is, without a note.
+        note.clear();
+        caches = detail::caches_from_amd_legacy_leaves(0x300c0140u, 0x20080140u, 0x04006140u,
+                                                       (64u << 18) | (8u << 12) | 0x40u, note);
+        QCOMPARE(caches.back().size_bytes, std::int64_t(32) << 20);
+        QCOMPARE(caches.back().ways, 16);
+        QVERIFY(note.empty());
+        // Nothing reported: nothing made up.
+        QVERIFY(detail::caches_from_amd_legacy_leaves(0, 0, 0, 0, note).empty());
     }
 
     void isaLevelsAgree() {

@@ -3,6 +3,7 @@
 
 #include <switchyard/hardware/isa.h>
 
+#include "hardware/cpuidcaches.h"
 #include "util/textutil.h"
 
 #include <cpu_features_macros.h>
@@ -82,14 +83,8 @@ std::vector<CacheLevel> sysfs_caches() {
 #if defined(__x86_64__) || defined(__i386__)
 // Caches from CPUID itself, for a VM that shows neither cpu_features (0.7 reads leaf 4, which
 // AMD leaves empty, and leaf 0x8000001D only on CPUs it knows) nor sysfs a cache: AMD's
-// cache topology leaf 0x8000001D where it has entries, else its legacy leaves 0x80000005 (L1d)
-// and 0x80000006 (L2, L3). The legacy leaves say nothing of how many cores share the L3, and
-// a hypervisor may put the whole package's there (a Zen 5 guest here: 508 MiB, where one
-// core's CCD holds 32 MiB); an L3 above kMaxSharedL3 is taken as kAssumedL3 and `note` says
-// so, the reported figure included.
-constexpr std::int64_t kMaxSharedL3 = std::int64_t(96) << 20; // a 3D V-Cache CCD's
-constexpr std::int64_t kAssumedL3 = std::int64_t(32) << 20;   // a Zen 2-5 CCD's
-
+// cache topology leaf 0x8000001D where it has entries, else its legacy leaves
+// (cpuidcaches.h).
 std::vector<CacheLevel> cpuid_caches(std::string& source, std::string& note) {
     std::vector<CacheLevel> out;
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -114,26 +109,10 @@ std::vector<CacheLevel> cpuid_caches(std::string& source, std::string& note) {
         source = "CPUID leaf 0x8000001D";
         return out;
     }
-    __cpuid(0x80000005u, a, b, c, d);
-    if (const std::int64_t kib = c >> 24; kib > 0)
-        out.push_back({1, "data", kib << 10, int(c & 0xffu), int((c >> 16) & 0xffu)});
-    if (const std::int64_t kib = d >> 24; kib > 0)
-        out.push_back({1, "instruction", kib << 10, int(d & 0xffu), int((d >> 16) & 0xffu)});
+    unsigned c5 = 0, d5 = 0;
+    __cpuid(0x80000005u, a, b, c5, d5);
     __cpuid(0x80000006u, a, b, c, d);
-    if (const std::int64_t kib = c >> 16; kib > 0)
-        out.push_back({2, "unified", kib << 10, int(c & 0xffu), 0});
-    if (std::int64_t bytes = std::int64_t(d >> 18) * (512 << 10); bytes > 0) {
-        if (bytes > kMaxSharedL3) {
-            note = "CPUID reports a " + std::to_string(bytes >> 20) +
-                   " MiB L3 (leaf 0x80000006) and no cache topology: more than any core shares "
-                   "(a VM shows the package's); taken as " +
-                   std::to_string(kAssumedL3 >> 20) +
-                   " MiB, one CCD's. The working-set sweep (hardware --json, cpu_peaks.sweep) "
-                   "shows where reads fall to memory speed";
-            bytes = kAssumedL3;
-        }
-        out.push_back({3, "unified", bytes, int(d & 0xffu), 0});
-    }
+    out = detail::caches_from_amd_legacy_leaves(c5, d5, c, d, note);
     if (!out.empty())
         source = "CPUID leaves 0x80000005/0x80000006";
     return out;
