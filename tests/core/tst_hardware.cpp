@@ -63,7 +63,7 @@ private slots:
             // An L3 beyond a 3D V-Cache CCD's from the legacy leaves is a package's: assumed
             // one CCD's, and the note says so.
             if (cpu.cache_source.find("0x80000006") != std::string::npos && c.level == 3)
-                QVERIFY2(c.size_bytes <= (std::int64_t(96) << 20), cpu.cache_note.c_str());
+                QVERIFY2(c.size_bytes <= detail::kMaxSharedL3, cpu.cache_note.c_str());
         }
         QVERIFY(l1);
         const auto j = cpu.to_json();
@@ -101,6 +101,17 @@ private slots:
         QCOMPARE(caches.back().size_bytes, std::int64_t(32) << 20);
         QCOMPARE(caches.back().ways, 16);
         QVERIFY(note.empty());
+        // The topology leaf, as a Zen 4 gives it: L3 16-way, 64-byte lines, 32768 sets (32
+        // MiB); type 0 ends the list.
+        CacheLevel l;
+        QVERIFY(
+            detail::cache_from_amd_topology_leaf(0x3u | (3u << 5), (15u << 22) | 63u, 32767u, l));
+        QCOMPARE(l.level, 3);
+        QCOMPARE(l.type, std::string("unified"));
+        QCOMPARE(l.ways, 16);
+        QCOMPARE(l.line_bytes, 64);
+        QCOMPARE(l.size_bytes, std::int64_t(32) << 20);
+        QVERIFY(!detail::cache_from_amd_topology_leaf(0, 0, 0, l));
         // Nothing reported: nothing made up.
         QVERIFY(detail::caches_from_amd_legacy_leaves(0, 0, 0, 0, note).empty());
     }

@@ -40,11 +40,11 @@ void HardwareModel::setResults(const DoctorReport& report) {
     addNode(c, {tr("Cores"), tr("%1 physical, %2 logical (in this process's affinity mask)")
                                  .arg(cpu.physical_cores)
                                  .arg(cpu.logical_cpus)});
-    const int caches = addNode(
-        c, {tr("Caches"), cpu.cache_source.empty()
-                              ? tr("none reported (no CPUID cache leaf, no sysfs cache directory)")
-                              : tr("%n level(s), from %1", nullptr, int(cpu.caches.size()))
-                                    .arg(qs(cpu.cache_source))});
+    const int caches =
+        addNode(c, {tr("Caches"), cpu.cache_source.empty()
+                                      ? qs(cpu.caches_summary()) // "none reported (...)"
+                                      : tr("%n level(s), from %1", nullptr, int(cpu.caches.size()))
+                                            .arg(qs(cpu.cache_source))});
     for (const auto& l : cpu.caches)
         addNode(caches,
                 {QStringLiteral("L%1 %2").arg(l.level).arg(qs(l.type)),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Caches from AMD's legacy CPUID leaves 0x80000005 (L1d in ECX, L1i in EDX) and 0x80000006
-// (L2 in ECX, L3 in EDX), decoded from the register values alone (no CPUID here), so a test
-// can feed any CPU's. hardware.cpp falls back to them where a VM hides cpu_features' caches
-// and sysfs' (an Oxide Zen 5 guest: leaf 0x8000001D empty, no /sys/.../cpu0/cache).
+// Caches from AMD's CPUID leaves: the topology leaf 0x8000001D, and the legacy leaves
+// 0x80000005 (L1d in ECX, L1i in EDX) and 0x80000006 (L2 in ECX, L3 in EDX), decoded from the
+// register values alone (no CPUID here), so a test can feed any CPU's. hardware.cpp falls back to
+// them where a VM hides cpu_features' caches and sysfs' (an Oxide Zen 5 guest: leaf 0x8000001D
+// empty, no /sys/.../cpu0/cache).
 #include <switchyard/hardware/hardware.h>
 
 #include <cstdint>
@@ -11,6 +12,22 @@
 #include <vector>
 
 namespace switchyard::detail {
+
+/// One cache of AMD's topology leaf 0x8000001D from its EAX, EBX, ECX at one subleaf; false
+/// at the end of the list (type 0) or on a type it does not know.
+inline bool cache_from_amd_topology_leaf(std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                                         CacheLevel& out) {
+    const std::uint32_t type = a & 31u; // 1 data, 2 instruction, 3 unified; 0: no more
+    if (type == 0 || type > 3)
+        return false;
+    out.level = int((a >> 5) & 7u);
+    out.type = type == 1 ? "data" : type == 2 ? "instruction" : "unified";
+    out.line_bytes = int((b & 0xfffu) + 1);
+    out.ways = int(((b >> 22) & 0x3ffu) + 1);
+    out.size_bytes = std::int64_t(out.line_bytes) * (((b >> 12) & 0x3ffu) + 1) * out.ways *
+                     (std::int64_t(c) + 1);
+    return true;
+}
 
 /// The legacy leaves say nothing of how many cores share the L3, and a hypervisor may put
 /// the whole package's there (508 MiB on that Zen 5 guest, where one core's CCD holds 32 MiB,

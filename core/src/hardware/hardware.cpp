@@ -88,23 +88,16 @@ std::vector<CacheLevel> sysfs_caches() {
 std::vector<CacheLevel> cpuid_caches(std::string& source, std::string& note) {
     std::vector<CacheLevel> out;
     unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000006u)
+    const unsigned max_leaf = __get_cpuid_max(0x80000000u, nullptr);
+    if (max_leaf < 0x80000006u)
         return out;
-    if (__get_cpuid_max(0x80000000u, nullptr) >= 0x8000001Du)
-        for (unsigned i = 0; i < 8; ++i) {
-            __cpuid_count(0x8000001Du, i, a, b, c, d);
-            const unsigned type = a & 31u; // 1 data, 2 instruction, 3 unified; 0: no more
-            if (type == 0 || type > 3)
-                break;
-            CacheLevel l;
-            l.level = int((a >> 5) & 7u);
-            l.type = type == 1 ? "data" : type == 2 ? "instruction" : "unified";
-            l.line_bytes = int((b & 0xfffu) + 1);
-            l.ways = int(((b >> 22) & 0x3ffu) + 1);
-            l.size_bytes = std::int64_t(l.line_bytes) * (((b >> 12) & 0x3ffu) + 1) * l.ways *
-                           (std::int64_t(c) + 1);
-            out.push_back(l);
-        }
+    CacheLevel level;
+    for (unsigned i = 0; max_leaf >= 0x8000001Du && i < 8; ++i) {
+        __cpuid_count(0x8000001Du, i, a, b, c, d);
+        if (!detail::cache_from_amd_topology_leaf(a, b, c, level))
+            break;
+        out.push_back(level);
+    }
     if (!out.empty()) {
         source = "CPUID leaf 0x8000001D";
         return out;

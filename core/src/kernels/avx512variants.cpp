@@ -19,8 +19,8 @@ struct V {
     // round GCC spills an accumulator (llvm-mca skylake-avx512: 13.07 cycles a step at one,
     // 13.28 at four, 13.54 at two), so it keeps the loop it was tuned with on Zen 4.
     static constexpr int kGemmSteps = 1;
-    // rms_norm's stream prefetches past L1 and L2 (rms_stream_fused): on Zen 5, 1.03-1.04x
-    // T0 at 4096x4096 and 10922x1024, T1 below both.
+    // rms_norm's stream prefetches with NTA (rms_stream_fused): on Zen 5, 1.01-1.03x T0 at
+    // 4096x4096 and 10922x1024 in three interleaved runs, T1 below both.
     static constexpr _mm_hint kRmsAheadHint = _MM_HINT_NTA;
     static constexpr int kFmaAccs = 12;
 
