@@ -331,6 +331,12 @@ private slots:
         hw.setResults(r);
         QVERIFY(treeContains(&hw, {}, 1, "2 level(s), from CPUID leaves 0x80000005/0x80000006"));
         QVERIFY(treeContains(&hw, {}, 1, "CPUID reports a 508 MiB L3; taken as 32 MiB"));
+        const auto assumed = hw.match(hw.index(0, 1), Qt::DisplayRole,
+                                      QStringLiteral("CPUID reports a 508 MiB L3; taken as 32 MiB"),
+                                      1, Qt::MatchRecursive | Qt::MatchExactly);
+        QCOMPARE(assumed.size(), 1);
+        QCOMPARE(assumed.first().data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("CPUID reports a 508 MiB L3; taken as 32 MiB"));
         // The L3 of unknown ways says nothing of them.
         const auto l3 =
             QLocale::system().formattedDataSize(32 << 20, 1, QLocale::DataSizeTraditionalFormat);

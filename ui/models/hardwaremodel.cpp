@@ -53,8 +53,9 @@ void HardwareModel::setResults(const DoctorReport& report) {
                                   .arg(l.line_bytes)
                                   .arg(l.ways)
                             : tr("%1, %2-byte lines").arg(bytes(l.size_bytes)).arg(l.line_bytes)});
-    if (!cpu.cache_note.empty())
-        addNode(caches, {tr("Assumed"), qs(cpu.cache_note)});
+    if (!cpu.cache_note.empty()) // a sentence: whole in the tooltip where the column elides it
+        setCellRole(addNode(caches, {tr("Assumed"), qs(cpu.cache_note)}), 1, Qt::ToolTipRole,
+                    qs(cpu.cache_note));
     QStringList levels;
     for (const auto& l : cpu.isa_levels)
         levels << qs(l);
