@@ -21,7 +21,7 @@ struct V {
     static constexpr int kGemmSteps = 1;
     // rms_norm's stream prefetches with NTA (rms_stream_fused): on Zen 5, 1.01-1.03x T0 at
     // 4096x4096 and 10922x1024 in three interleaved runs, T1 below both.
-    static constexpr _mm_hint kRmsAheadHint = _MM_HINT_NTA;
+    static constexpr decltype(_MM_HINT_T0) kRmsAheadHint = _MM_HINT_NTA; // see simd256.h
     static constexpr int kFmaAccs = 12;
 
     static reg zero() { return _mm512_setzero_ps(); }

@@ -22,7 +22,8 @@ struct V256 {
     // 256^3, 512^3 and 2048^3 on Zen 3 in an interleaved A/B, bit-identical results.
     static constexpr int kGemmSteps = 4;
     // rms_norm's stream prefetches into L1 (rms_stream_fused): best of T0/T1/NTA on Zen 3.
-    static constexpr _mm_hint kRmsAheadHint = _MM_HINT_T0;
+    // The type of the hint is _mm_hint with GCC and int with Clang (its _MM_HINT_* are macros).
+    static constexpr decltype(_MM_HINT_T0) kRmsAheadHint = _MM_HINT_T0;
     static constexpr int kFmaAccs = 10;
 
     static reg zero() { return _mm256_setzero_ps(); }
