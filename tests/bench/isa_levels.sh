@@ -4,7 +4,8 @@
 # on an AVX-512 CPU) against the cells the level below resolves (x86-64-v3's; generic's
 # below v3), per op, at an in-cache and a DRAM size, on one thread (`default`) and on all
 # (`threaded`); and gemm at 256^3 and 2048^3 against OpenBLAS, on one thread
-# (OPENBLAS_NUM_THREADS=1) and on all.
+# (OPENBLAS_NUM_THREADS=1) and on all, with its kernels for the best level (an OpenBLAS that
+# does not know this CPU runs a weaker core: then OPENBLAS_CORETYPE is set, and said).
 #
 # The cells under comparison run in one profile run each (profile --cells ... --repeat N):
 # pass after pass over the plan, so the cells of one (op, size) run seconds apart, N times
@@ -34,7 +35,7 @@ while (($#)); do
     --out) out=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "isa_levels.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -71,6 +72,7 @@ run() { # NAME OPENBLAS_THREADS -- CLI ARGUMENTS...: one profile run, its CSV, J
     local name=$1 blas=$2; shift 3
     local envs=(-u SWITCHYARD_MAX_ISA -u OPENBLAS_NUM_THREADS)
     [[ -n $blas ]] && envs+=("OPENBLAS_NUM_THREADS=$blas")
+    [[ -n $blas_core ]] && envs+=("OPENBLAS_CORETYPE=$blas_core")
     echo "run $name"
     env "${envs[@]}" "$cli" profile "$@" "${common[@]}" "${ceilings[@]}" -o "$out/$name.json" \
         >"$out/$name.csv" 2>"$out/$name.log" ||
@@ -82,14 +84,31 @@ blas=""
 "$cli" matrix 2>/dev/null | awk '$1 == "gemm" && $2 == "cpu" && $3 == "generic" && $4 == "openblas" && $5 == "yes" {f = 1} END {exit !f}' &&
     blas=,generic/openblas
 [[ -n $blas ]] || echo "no OpenBLAS cell in this build: gemm is compared between the levels only"
+# OpenBLAS against its own kernels for this level: an OpenBLAS that does not know this CPU
+# runs a weaker core (0.3.21 on the GPU host's Xeon: 'Prescott', 24 GFLOP/s on one thread;
+# on Zen 5: 'Haswell'), and beating that proves nothing. Unless OPENBLAS_CORETYPE is set,
+# the runs force the core of the best level (SkylakeX: AVX-512; Haswell: AVX2 + FMA).
+blas_core=""
+if [[ -n $blas && -z ${OPENBLAS_CORETYPE:-} ]]; then
+    corename=$("$cli" hardware --json --no-probe 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin).get("openblas", {}).get("corename", ""))' 2>/dev/null)
+    case $best:$corename in
+    x86-64-v4:SkylakeX | x86-64-v4:Cooperlake | x86-64-v4:SapphireRapids | x86-64-v4:Zen4) ;;
+    x86-64-v3:Haswell | x86-64-v3:Zen | x86-64-v3:SkylakeX | x86-64-v3:Cooperlake) ;;
+    x86-64-v4:*) blas_core=SkylakeX ;;
+    x86-64-v3:*) blas_core=Haswell ;;
+    esac
+    [[ -n $blas_core ]] &&
+        echo "OpenBLAS runs its '${corename:-unknown}' core here; compared with OPENBLAS_CORETYPE=$blas_core, its kernels for $best"
+fi
 run 1t 1 -- --cells "$best/default,$low/default$blas" --sizes "$sizes" --budget "$budget"
 run all "" -- --cells "$best/threaded,$low/threaded$blas" --sizes "$sizes" --budget "$budget"
 run 1t-big 1 -- --cells "$best/default,$low/default$blas" --op gemm --sizes "$big" --budget "$big_budget"
 run all-big "" -- --cells "$best/threaded,$low/threaded$blas" --op gemm --sizes "$big" --budget "$big_budget"
 
-python3 - "$out" "$best" "$low" <<'PY' | tee "$out/isa_levels.txt"
+python3 - "$out" "$best" "$low" "${blas_core:-${OPENBLAS_CORETYPE:-}}" <<'PY' | tee "$out/isa_levels.txt"
 import json, statistics, sys
-out, best, low = sys.argv[1], sys.argv[2], sys.argv[3]
+out, best, low, blas_core = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 
 def rows(name):
     """(op, size) -> {cell: row} of one run's measured rows that passed parity."""
@@ -164,7 +183,8 @@ for variant, threads, runs in tables:
 
 print()
 print(f"gemm against OpenBLAS (speed = OpenBLAS time / {best} time; OpenBLAS on 1 thread"
-      " (OPENBLAS_NUM_THREADS=1) and on all)")
+      " (OPENBLAS_NUM_THREADS=1) and on all"
+      + (f", its {blas_core} core (OPENBLAS_CORETYPE)" if blas_core else "") + ")")
 print(f"| size | threads | {best} GFLOP/s | OpenBLAS GFLOP/s | speed | noise | passes | verdict |")
 print("|---|---|---|---|---|---|---|---|")
 for variant, threads, runs in tables:

@@ -66,4 +66,18 @@ private:
     std::vector<std::shared_ptr<Device>> m_devices;
 };
 
+// A runtime that cannot start: listing its devices throws `message` (the CUDA provider
+// on an H200 host, in a PID namespace: "cudaErrorOperatingSystem: ...").
+class BrokenProvider final : public DeviceProvider {
+public:
+    explicit BrokenProvider(std::string message) : m_message(std::move(message)) {}
+    std::string kind() const override { return "broken"; }
+    std::vector<std::shared_ptr<Device>> enumerate() override {
+        throw std::runtime_error(m_message);
+    }
+
+private:
+    std::string m_message;
+};
+
 } // namespace switchyard::test

@@ -397,6 +397,13 @@ private slots:
         for (std::size_t i = 0; i < 1024; ++i)
             QCOMPARE(dst[i], src[i]);
         QCOMPARE(dst[1024], 0.0f); // nothing past the byte count
+        // The triad: a = b + s c over the first 1000 floats (250 float4s, a partial block).
+        std::vector<float> a(src.size(), -1.0f);
+        run_triad_probe(src.data(), dst.data(), 0.5f, a.data(), std::int64_t(1000 * sizeof(float)),
+                        EmulatedLaunch{});
+        for (std::size_t i = 0; i < 1000; ++i)
+            QCOMPARE(a[i], src[i] + 0.5f * dst[i]);
+        QCOMPARE(a[1000], -1.0f);
         std::vector<float> out(2 * kProbeThreads, -1.0f);
         run_fma_probe(out.data(), 2, 3, EmulatedLaunch{});
         float expect = 0;

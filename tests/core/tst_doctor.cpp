@@ -128,6 +128,26 @@ private slots:
         QVERIFY(text.contains("\nDevices:\n  cpu: "));
     }
 
+    // A device runtime that cannot list its devices is an error that quotes it (before:
+    // the H200 host's doctor listed no CUDA device and said "Problems: none").
+    void deviceListingFailureIsAProblem() {
+        Fixture f({"good"});
+        DeviceRegistry devices;
+        devices.add_provider(std::make_shared<test::FakeProvider>());
+        devices.add_provider(std::make_shared<test::BrokenProvider>(
+            "cudaErrorOperatingSystem: OS call failed or operation not supported on this OS"));
+        const auto report = DoctorReport::collect(f.registry, devices, f.path);
+        QCOMPARE(report.devices.size(), std::size_t(2)); // fake:0 and fake:1 still listed
+        QVERIFY(report.has_errors());
+        const auto text = QString::fromStdString(report.to_text());
+        QVERIFY2(text.contains("[error] broken devices: the broken backend is loaded but listing "
+                               "its devices failed: cudaErrorOperatingSystem: OS call failed"),
+                 qPrintable(text));
+        const auto errors = devices.enumeration_errors();
+        QCOMPARE(errors.size(), std::size_t(1));
+        QCOMPARE(errors[0].first, std::string("broken"));
+    }
+
     // The system section is cpu_features' and host_info()'s view; the devices are
     // DeviceRegistry's; peaks appear only once something measured them.
     void describesHardwareWithoutProbing() {

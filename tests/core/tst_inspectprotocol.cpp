@@ -158,6 +158,18 @@ private slots:
         QCOMPARE(devices[0].name, d.name);
         QCOMPARE(devices[0].peak_gflops, d.peak_gflops);
 
+        // A provider that failed says why, and so does a device that cannot be read.
+        auto listed = protocol::devices_message({d}, {{"cuda", "cudaErrorOperatingSystem"}});
+        listed["devices"].push_back({{"id", 7}});
+        const auto failed = wire(listed);
+        QCOMPARE(failed.devices.size(), std::size_t(1));
+        QCOMPARE(failed.listing_errors.size(), std::size_t(2));
+        QCOMPARE(failed.listing_errors[0].first, std::string("?"));
+        QVERIFY(
+            failed.listing_errors[0].second.starts_with("a device it listed could not be read"));
+        QCOMPARE(failed.listing_errors[1],
+                 std::make_pair(std::string("cuda"), std::string("cudaErrorOperatingSystem")));
+
         const auto fatal = wire(protocol::fatal_message("bad request", true));
         QCOMPARE(fatal.event, protocol::InspectEvent::Fatal);
         QCOMPARE(fatal.message, std::string("bad request"));

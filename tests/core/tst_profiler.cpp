@@ -292,6 +292,27 @@ private slots:
         }
     }
 
+    // `--device broken:0` when the broken runtime could not list its devices: the error
+    // quotes what the runtime said, not only "unknown device".
+    void unknownDeviceSaysWhyItsRuntimeListedNone() {
+        DeviceRegistry devices;
+        devices.add_provider(std::make_shared<test::BrokenProvider>("cudaErrorInsufficientDriver"));
+        auto s = quick();
+        s.ops = {"flow_match_step"};
+        s.devices = {"broken:0"};
+        Profiler p(s, default_backends(), devices);
+        try {
+            p.plan();
+            QFAIL("plan() accepted a device that is not there");
+        } catch (const std::invalid_argument& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.starts_with("unknown device 'broken:0'"), e.what());
+            QVERIFY2(what.ends_with("; the broken backend could not list its devices: "
+                                    "cudaErrorInsufficientDriver"),
+                     e.what());
+        }
+    }
+
     void rowEndToEnd_data() {
         QTest::addColumn<bool>("cold");
         QTest::newRow("warm") << false;

@@ -29,9 +29,16 @@ int fp32_lanes_per_sm(int major, int minor) {
     return 128;
 }
 
-int attribute(cudaDeviceAttr attr, int ordinal) {
+// An attribute the runtime does not report reads 0 (unknown: the ceilings it feeds are left
+// out) and is named in `missing`, so that one attribute never hides the device.
+int attribute(cudaDeviceAttr attr, const char* name, int ordinal, std::string& missing) {
     int value = 0;
-    check(cudaDeviceGetAttribute(&value, attr, ordinal), "cudaDeviceGetAttribute");
+    const cudaError_t e = cudaDeviceGetAttribute(&value, attr, ordinal);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        missing += std::string(missing.empty() ? "" : "; ") + name + ": " + error_text(e);
+        return 0;
+    }
     return value;
 }
 
@@ -43,9 +50,12 @@ DeviceInfo describe(int ordinal) {
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
     // CUDA 13 dropped clockRate and the memory clock fields from cudaDeviceProp.
-    const int clock_khz = attribute(cudaDevAttrClockRate, ordinal);
-    const int mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
-    const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
+    std::string missing;
+    const int clock_khz = attribute(cudaDevAttrClockRate, "cudaDevAttrClockRate", ordinal, missing);
+    const int mem_clock_khz =
+        attribute(cudaDevAttrMemoryClockRate, "cudaDevAttrMemoryClockRate", ordinal, missing);
+    const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth,
+                                   "cudaDevAttrGlobalMemoryBusWidth", ordinal, missing);
     int driver = 0, runtime = 0;
     (void)cudaDriverGetVersion(&driver);
     (void)cudaRuntimeGetVersion(&runtime);
@@ -90,6 +100,8 @@ DeviceInfo describe(int ordinal) {
     attrs.fp32_lanes_per_sm = lanes;
     attrs.l2_bytes = prop.l2CacheSize;
     info.properties["memory_level"] = memory_level(attrs);
+    if (!missing.empty())
+        info.properties["attributes_not_reported"] = missing;
     // The theoretical ceilings are known now; prepare() adds the measured ones.
     info.ceilings = theoretical_ceilings(attrs);
     return info;
@@ -134,6 +146,13 @@ public:
                     "write bytes, " +
                         mib(r.hbm_copy_bytes),
                     double(r.hbm_copy_bytes), 0);
+                if (r.hbm_triad_gbs > 0)
+                    add(level == "HBM" ? "hbm.triad" : "device.triad", "bandwidth", level,
+                        r.hbm_triad_gbs,
+                        "triad kernel a = b + s c (two reads, a write), one float4 per thread, "
+                        "read + write bytes, " +
+                            mib(r.hbm_triad_bytes),
+                        double(r.hbm_triad_bytes), 0);
                 if (r.l2_copy_gbs > 0)
                     add("l2.copy", "bandwidth", "L2", r.l2_copy_gbs,
                         "L2-resident copy kernel, read + write bytes, " +
@@ -311,10 +330,35 @@ public:
         // The same Device objects every time: they own streams and events.
         std::lock_guard lock(m_mutex);
         if (!m_done) {
-            for (int d = 0; d < runtime_status().device_count; ++d)
-                m_devices.push_back(std::make_shared<CudaDevice>(d, describe(d)));
+            // A runtime that cannot start (no driver for it, a driver too old, a device node
+            // it may not open) says so; no device at all is not an error.
+            const auto& status = runtime_status();
+            std::string failed = status.device_count == 0 &&
+                                         status.error.find("cudaErrorNoDevice") == std::string::npos
+                                     ? status.error
+                                     : std::string();
+            const char* containment = std::getenv("SWITCHYARD_CONTAINMENT");
+            if (failed.find("cudaErrorOperatingSystem") != std::string::npos && containment &&
+                std::string(containment).starts_with("pid"))
+                failed += " (the CUDA driver cannot start in a PID namespace of its own, where "
+                          "/proc names other processes: unset SWITCHYARD_CONTAINMENT or set it "
+                          "to subreaper)";
+            for (int d = 0; d < runtime_status().device_count; ++d) {
+                try {
+                    m_devices.push_back(std::make_shared<CudaDevice>(d, describe(d)));
+                } catch (const std::exception& e) {
+                    (void)cudaGetLastError();
+                    failed += (failed.empty() ? "" : "; ") + ("cuda:" + std::to_string(d)) + ": " +
+                              e.what();
+                }
+            }
+            m_failed = failed;
             m_done = true;
         }
+        // The devices that could be described are listed; when none could, the error says
+        // why, each time (DeviceRegistry::enumeration_errors() keeps it).
+        if (m_devices.empty() && !m_failed.empty())
+            throw std::runtime_error(m_failed);
         return m_devices;
     }
 
@@ -322,6 +366,7 @@ private:
     std::mutex m_mutex;
     bool m_done = false;
     std::vector<std::shared_ptr<Device>> m_devices;
+    std::string m_failed;
 };
 
 } // namespace

@@ -9,9 +9,11 @@ namespace switchyard::cuda {
 
 /// What the CUDA probes (probes.cu) measured on one device; 0 where a probe failed.
 struct CudaProbeResult {
-    double hbm_copy_gbs = 0;         // device-memory copy, read + write bytes per second
-    std::int64_t hbm_copy_bytes = 0; // its working set (source + destination)
-    double l2_copy_gbs = 0;          // the same copy with both buffers in L2
+    double hbm_copy_gbs = 0;          // device-memory copy, read + write bytes per second
+    std::int64_t hbm_copy_bytes = 0;  // its working set (source + destination)
+    double hbm_triad_gbs = 0;         // a = b + s c: two reads and a write per element
+    std::int64_t hbm_triad_bytes = 0; // its working set (the three arrays)
+    double l2_copy_gbs = 0;           // the same copy with both buffers in L2
     std::int64_t l2_copy_bytes = 0;
     double fma_gflops = 0; // fp32 FMA chains on every SM
 };

@@ -94,6 +94,14 @@ CudaProbeResult run_cuda_probes(cudaStream_t stream, int multiprocessors, std::i
         const double s = std::min(kernel_s > 0 ? kernel_s : 1e30, memcpy_s > 0 ? memcpy_s : 1e30);
         r.hbm_copy_bytes = 2 * each;
         r.hbm_copy_gbs = s < 1e30 ? 2.0 * double(each) / s / 1e9 : 0;
+        // The triad: a third array of the same size.
+        Buffer third{std::size_t(each)};
+        ok(cudaMemsetAsync(dst.p, 0, std::size_t(each), stream), "cudaMemsetAsync");
+        const double triad_s = ev.best(stream, 5, 3, [&] {
+            run_triad_probe(src.f(), dst.f(), 0.5f, third.f(), each, launch);
+        });
+        r.hbm_triad_bytes = 3 * each;
+        r.hbm_triad_gbs = triad_s > 0 ? 3.0 * double(each) / triad_s / 1e9 : 0;
     }
     if (l2_bytes > 0) {
         // Both buffers together half the L2, copied back and forth so they stay there.

@@ -281,6 +281,12 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
                                        BackendCause::Untrusted});
     for (const auto& info : report.backends)
         add_backend_problems(info, report.problems);
+    for (const auto& [kind, message] : devices.enumeration_errors())
+        report.problems.push_back(
+            {Severity::Error, kind + " devices",
+             "the " + kind + " backend is loaded but listing its devices failed: " + message,
+             "Check the device's driver and runtime (for CUDA: nvidia-smi, and that libcuda.so.1 "
+             "matches the kernel driver); the message above is the runtime's own"});
     std::stable_sort(
         report.problems.begin(), report.problems.end(),
         [](const DoctorProblem& a, const DoctorProblem& b) { return a.severity < b.severity; });

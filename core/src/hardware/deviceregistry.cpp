@@ -40,20 +40,34 @@ std::shared_ptr<DeviceProvider> DeviceRegistry::provider(std::string_view kind) 
 
 std::vector<std::shared_ptr<Device>> DeviceRegistry::devices() {
     std::lock_guard lock(m_mutex);
-    if (!m_enumerated) {
-        m_devices.clear();
-        for (const auto& p : m_providers) {
-            try {
-                for (auto& d : p->enumerate())
-                    if (d)
-                        m_devices.push_back(std::move(d));
-            } catch (...) {
-                // A provider whose runtime fails contributes nothing; diagnosis says why.
-            }
-        }
-        m_enumerated = true;
-    }
+    enumerate_locked();
     return m_devices;
+}
+
+std::vector<std::pair<std::string, std::string>> DeviceRegistry::enumeration_errors() {
+    std::lock_guard lock(m_mutex);
+    enumerate_locked();
+    return m_errors;
+}
+
+void DeviceRegistry::enumerate_locked() {
+    if (m_enumerated)
+        return;
+    m_devices.clear();
+    m_errors.clear();
+    for (const auto& p : m_providers) {
+        // A provider whose runtime fails contributes nothing; what it said is kept.
+        try {
+            for (auto& d : p->enumerate())
+                if (d)
+                    m_devices.push_back(std::move(d));
+        } catch (const std::exception& e) {
+            m_errors.emplace_back(p->kind(), e.what());
+        } catch (...) {
+            m_errors.emplace_back(p->kind(), "an exception that is not a std::exception");
+        }
+    }
+    m_enumerated = true;
 }
 
 std::shared_ptr<Device> DeviceRegistry::find(std::string_view id) {

@@ -19,9 +19,11 @@ struct V {
     // round GCC spills an accumulator (llvm-mca skylake-avx512: 13.07 cycles a step at one,
     // 13.28 at four, 13.54 at two), so it keeps the loop it was tuned with on Zen 4.
     static constexpr int kGemmSteps = 1;
-    // rms_norm's stream prefetches with NTA (rms_stream_fused): on Zen 5, 1.01-1.03x T0 at
-    // 4096x4096 and 10922x1024 in three interleaved runs, T1 below both.
-    static constexpr decltype(_MM_HINT_T0) kRmsAheadHint = _MM_HINT_NTA; // see simd256.h
+    // rms_norm's stream prefetches into L1 (rms_stream_fused), as at 256 bits. NTA was
+    // 1.01-1.03x T0 on Zen 5, but 0.35x the 256-bit cells on the GPU host's Xeon at
+    // 4096x4096 (8.1 against 24.9 GB/s on one thread): there an NTA line skips L2 and the
+    // scale pass reads the row from DRAM again.
+    static constexpr decltype(_MM_HINT_T0) kRmsAheadHint = _MM_HINT_T0; // see simd256.h
     static constexpr int kFmaAccs = 12;
 
     static reg zero() { return _mm512_setzero_ps(); }

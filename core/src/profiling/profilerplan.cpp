@@ -64,7 +64,8 @@ std::vector<const OpInfo*> resolve_ops(const ProfileSettings& st) {
 // that matches no device.
 std::vector<std::shared_ptr<Device>>
 resolve_devices(const std::vector<std::shared_ptr<Device>>& all_devices,
-                const std::vector<std::string>& wanted) {
+                const std::vector<std::string>& wanted,
+                const std::vector<std::pair<std::string, std::string>>& errors) {
     if (wanted.empty())
         return all_devices;
     std::vector<std::string> known;
@@ -82,8 +83,14 @@ resolve_devices(const std::vector<std::shared_ptr<Device>>& all_devices,
                 if (std::find(devices.begin(), devices.end(), d) == devices.end())
                     devices.push_back(d);
             }
-        if (!any)
-            throw std::invalid_argument(suggest("device", want, known));
+        if (!any) {
+            // A provider that failed to list its devices says why ("cuda:0": the cuda one).
+            std::string why;
+            for (const auto& [kind, message] : errors)
+                if (want == kind || want.starts_with(kind + ":"))
+                    why += "; the " + kind + " backend could not list its devices: " + message;
+            throw std::invalid_argument(suggest("device", want, known) + why);
+        }
     }
     return devices;
 }
@@ -266,7 +273,8 @@ std::vector<RowSpec> Profiler::plan() const {
     // Device backends publish their providers when loaded: load the plugins that declare
     // kernels for a device kind this run may use before listing the devices.
     m_backends.load_device_backends(m_settings.devices);
-    const auto devices = resolve_devices(m_devices.devices(), m_settings.devices);
+    const auto devices =
+        resolve_devices(m_devices.devices(), m_settings.devices, m_devices.enumeration_errors());
     const auto llc = cpu_info().last_level_cache_bytes();
     const auto& registry = m_backends.kernel_registry();
     check_cell_names(m_settings, op_list, registry);

@@ -143,6 +143,7 @@ InspectResult run_inspection(const std::vector<std::string>& names, protocol::In
                     phase.clear();
                     phase_kind.clear();
                     result.devices = std::move(m->devices);
+                    result.device_errors = std::move(m->listing_errors);
                     result.devices_listed = true;
                     break;
                 case protocol::InspectEvent::Fatal:
@@ -277,16 +278,24 @@ void InspectedDevice::download(void*, const void*, std::size_t) {
 
 namespace {
 
+// The devices a worker listed; when its provider failed to list any, enumerate() throws
+// what it said (DeviceRegistry::enumeration_errors() shows it).
 class InspectedProvider final : public DeviceProvider {
 public:
-    InspectedProvider(std::string kind, std::vector<std::shared_ptr<Device>> devices)
-        : m_kind(std::move(kind)), m_devices(std::move(devices)) {}
+    InspectedProvider(std::string kind, std::vector<std::shared_ptr<Device>> devices,
+                      std::string error = {})
+        : m_kind(std::move(kind)), m_devices(std::move(devices)), m_error(std::move(error)) {}
     std::string kind() const override { return m_kind; }
-    std::vector<std::shared_ptr<Device>> enumerate() override { return m_devices; }
+    std::vector<std::shared_ptr<Device>> enumerate() override {
+        if (m_devices.empty() && !m_error.empty())
+            throw std::runtime_error(m_error);
+        return m_devices;
+    }
 
 private:
     std::string m_kind;
     std::vector<std::shared_ptr<Device>> m_devices;
+    std::string m_error;
 };
 
 bool inspected_or_absent(DeviceRegistry& devices, const std::string& kind) {
@@ -303,6 +312,13 @@ void record_devices(DeviceRegistry& devices, const InspectResult& result) {
     for (const auto& d : result.devices)
         if (d.kind != "cpu")
             by_kind[d.kind].push_back(std::make_shared<InspectedDevice>(d));
+    std::map<std::string, std::string> errors;
+    for (const auto& [kind, message] : result.device_errors)
+        if (kind != "cpu") {
+            auto& text = errors[kind];
+            text += (text.empty() ? "" : "; ") + message;
+            by_kind[kind]; // listed below, as a provider that says why it has no device
+        }
     for (const auto& kind : known_devices())
         if (kind != "cpu" && !by_kind.count(kind)) {
             if (const auto p = devices.provider(kind);
@@ -311,7 +327,8 @@ void record_devices(DeviceRegistry& devices, const InspectResult& result) {
         }
     for (auto& [kind, list] : by_kind)
         if (inspected_or_absent(devices, kind))
-            devices.add_provider(std::make_shared<InspectedProvider>(kind, std::move(list)));
+            devices.add_provider(
+                std::make_shared<InspectedProvider>(kind, std::move(list), errors[kind]));
 }
 
 void apply_inspection(BackendInfo& info, const InspectedBackend& seen) {
@@ -418,6 +435,7 @@ int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendR
         if (request.devices && devices) {
             // One provider at a time, so that one that crashes or hangs is known by its kind.
             std::vector<DeviceInfo> listed;
+            std::vector<std::pair<std::string, std::string>> errors;
             for (const auto& kind : devices->kinds()) {
                 if (kind == "cpu")
                     continue; // built in: the caller has its own
@@ -428,8 +446,9 @@ int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendR
                 std::vector<std::shared_ptr<Device>> found;
                 try {
                     found = provider->enumerate();
-                } catch (const std::exception&) {
-                    continue; // a runtime that fails lists nothing; diagnosis says why
+                } catch (const std::exception& e) {
+                    errors.emplace_back(kind, e.what()); // a runtime that fails lists nothing
+                    continue;
                 }
                 for (const auto& d : found) {
                     if (!d)
@@ -445,7 +464,7 @@ int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendR
                     listed.push_back(d->info());
                 }
             }
-            detail::emit_line(fd, protocol::devices_message(listed));
+            detail::emit_line(fd, protocol::devices_message(listed, errors));
         }
         detail::emit_line(fd, protocol::done_message());
         return 0;

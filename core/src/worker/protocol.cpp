@@ -244,8 +244,21 @@ void read_inspect_body(const jsonread::Value& v, InspectMessage& m) {
         for (std::size_t i = 0; i < devices.size(); ++i) {
             try {
                 m.devices.push_back(DeviceInfo::from_json(devices[i].raw()));
-            } catch (const std::exception&) {
-                // A device the worker could not describe is not listed.
+            } catch (const std::exception& e) {
+                // A device the worker could not describe is not listed; the error says why.
+                const auto& raw = devices[i].raw();
+                std::string kind = "?";
+                if (raw.is_object() && raw.contains("kind") && raw["kind"].is_string())
+                    kind = raw["kind"].get<std::string>();
+                m.listing_errors.emplace_back(
+                    kind, std::string("a device it listed could not be read: ") + e.what());
+            }
+        }
+        if (const auto errors = v.find("errors")) {
+            errors->expect(jsonread::Kind::Array);
+            for (std::size_t i = 0; i < errors->size(); ++i) {
+                const auto row = (*errors)[i];
+                m.listing_errors.emplace_back(row.str("kind"), row.str("message"));
             }
         }
         break;
@@ -378,12 +391,19 @@ nlohmann::json probing_message(const std::string& kind, const std::string& devic
     return j;
 }
 
-nlohmann::json devices_message(const std::vector<DeviceInfo>& devices) {
+nlohmann::json devices_message(const std::vector<DeviceInfo>& devices,
+                               const std::vector<std::pair<std::string, std::string>>& errors) {
     auto j = event(InspectEvent::Devices);
     auto list = nlohmann::json::array();
     for (const auto& d : devices)
         list.push_back(d.to_json());
     j["devices"] = std::move(list);
+    if (!errors.empty()) {
+        auto rows = nlohmann::json::array();
+        for (const auto& [kind, message] : errors)
+            rows.push_back({{"kind", kind}, {"message", message}});
+        j["errors"] = std::move(rows);
+    }
     return j;
 }
 

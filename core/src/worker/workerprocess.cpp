@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -443,6 +444,15 @@ std::optional<Containment> asked_containment() {
                       "': expected auto (the default), pid-namespace or subreaper");
 }
 
+// Whether the NVIDIA kernel driver is loaded. `auto` then takes no PID namespace: the CUDA
+// driver writes /proc/<getpid()>/task/<tid>/comm, and in a PID namespace of its own (the
+// host's /proc still mounted) that names another process or none, so cuInit fails with
+// cudaErrorOperatingSystem (seen on an H200 host). A subreaper contains the descendants too.
+bool nvidia_driver_loaded() noexcept {
+    struct stat st = {};
+    return ::stat("/proc/driver/nvidia", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 // clone() as fork(), with `flags` added; the child runs on a copy of this stack.
 pid_t clone_process(unsigned long flags) noexcept {
     return pid_t(syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
@@ -497,7 +507,7 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = -1;
     int clone_error = 0;
-    if (asked != Containment::Subreaper) {
+    if (asked == Containment::PidNamespace || (!asked && !nvidia_driver_loaded())) {
         // A PID namespace: as root (or with CAP_SYS_ADMIN) on its own; asked for by an
         // unprivileged user, inside a user namespace of its own. `auto` never takes the
         // user namespace: in it every file of root's reads as owned by "nobody", which the

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace switchyard {
@@ -31,16 +32,21 @@ public:
     std::shared_ptr<DeviceProvider> provider(std::string_view kind);
 
     /// Every device of every provider (enumerated on first use, cached until refresh()).
-    /// A provider that throws contributes no device.
+    /// A provider that throws contributes no device; enumeration_errors() says why.
     std::vector<std::shared_ptr<Device>> devices();
+    /// What each provider that threw while listing its devices said, as (kind, message),
+    /// from the last enumeration (devices() enumerates first when it has to).
+    std::vector<std::pair<std::string, std::string>> enumeration_errors();
     /// nullptr when no device has this id.
     std::shared_ptr<Device> find(std::string_view id);
     void refresh();
 
 private:
+    void enumerate_locked(); // m_mutex held
     std::mutex m_mutex;
     std::vector<std::shared_ptr<DeviceProvider>> m_providers;
     std::vector<std::shared_ptr<Device>> m_devices;
+    std::vector<std::pair<std::string, std::string>> m_errors;
     bool m_enumerated = false;
 };
 

@@ -68,8 +68,9 @@ struct SWITCHYARD_CORE_EXPORT InspectResult {
     std::vector<std::string> resolution_errors;       // "op: why" (resolve_all)
     bool devices_listed = false;                      // a "devices" event came
     std::vector<DeviceInfo> devices;                  // the devices the worker listed (no CPU)
-    std::string fatal;                                // the worker could not go on
-    bool fatal_usage = false;                         // ... because of the request
+    std::vector<std::pair<std::string, std::string>> device_errors; // (kind, what it said)
+    std::string fatal;                                              // the worker could not go on
+    bool fatal_usage = false;                                       // ... because of the request
 };
 
 /// Loads `names` in a worker and describes each. Never throws for what a plugin does;

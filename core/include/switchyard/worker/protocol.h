@@ -128,7 +128,8 @@ enum class InspectEvent {
     ResolutionError, // {"op", "message"}: a chain of resolve_all that could not be resolved
     Listing,         // {"kind"}: a device kind's provider enumerates its devices
     Probing,         // {"kind", "device"}: a device's ceilings are being measured
-    Devices,         // {"devices": [DeviceInfo...]}: every device but the CPU
+    Devices,         // {"devices": [DeviceInfo...], "errors": [{"kind", "message"}]?}:
+                     // every device but the CPU, and what each provider that failed said
     Fatal,           // {"message", "usage": bool?}: fatal_message()
     Done,            // {}: done_message()
 };
@@ -147,8 +148,11 @@ struct SWITCHYARD_CORE_EXPORT InspectMessage {
     std::string kind;                // Listing, Probing
     std::string device;              // Probing: the device id
     std::vector<DeviceInfo> devices; // Devices (one that cannot be read is left out)
-    std::string message;             // ResolutionError, Fatal
-    bool usage = false;              // Fatal: a problem in the request
+    /// Devices: (kind, message) for each provider that threw while listing, and for each
+    /// device that could not be read.
+    std::vector<std::pair<std::string, std::string>> listing_errors;
+    std::string message; // ResolutionError, Fatal
+    bool usage = false;  // Fatal: a problem in the request
 };
 
 SWITCHYARD_CORE_EXPORT nlohmann::json loading_message(const std::string& backend);
@@ -160,7 +164,9 @@ SWITCHYARD_CORE_EXPORT nlohmann::json resolution_error_message(const std::string
 SWITCHYARD_CORE_EXPORT nlohmann::json listing_message(const std::string& kind);
 SWITCHYARD_CORE_EXPORT nlohmann::json probing_message(const std::string& kind,
                                                       const std::string& device);
-SWITCHYARD_CORE_EXPORT nlohmann::json devices_message(const std::vector<DeviceInfo>& devices);
+SWITCHYARD_CORE_EXPORT nlohmann::json
+devices_message(const std::vector<DeviceInfo>& devices,
+                const std::vector<std::pair<std::string, std::string>>& errors = {});
 
 /// The inspection message in `j`; nullopt when it is not one (no "event" string, or an
 /// unknown event). Throws std::runtime_error naming the key path when a known event has a
