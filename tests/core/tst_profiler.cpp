@@ -151,6 +151,29 @@ private slots:
             QVERIFY(!r.is_reference());
     }
 
+    // A reference that took many reference budgets to compute for the parity checks is timed
+    // by that computation alone (before: gemm 4096^3 on the GPU host ran its 30-60 s reference
+    // six times, minutes, for one speedup).
+    void slowReferenceIsTimedOnce() {
+        auto s = quick();
+        s.reference_budget_s = 1e-4; // once from 1 ms: gemm 512^3's reference takes ~20 ms
+        s.ops = {"gemm"};
+        s.sizes["gemm"] = {"512"};
+        s.devices = {"cpu"};
+        Profiler p(s, default_backends(), default_devices());
+        const auto rows = p.plan();
+        QVERIFY(rows.front().is_reference());
+        const auto ref = p.run_row(rows.front());
+        QVERIFY2(ref.status == RowStatus::Ok, ref.reason.c_str());
+        QCOMPARE(ref.stats.count, std::int64_t(1));
+        QCOMPARE(ref.stop_reason, std::string("reference_once"));
+        QVERIFY(ref.parity.checked && ref.parity.pass);
+        QVERIFY(ref.gflops > 0 && ref.stats.median > 1e-3);
+        QVERIFY(std::any_of(ref.warnings.begin(), ref.warnings.end(), [](const std::string& w) {
+            return w.starts_with("timed once: the reference took");
+        }));
+    }
+
     void allVariantsMarksTheResolvedCell() {
         auto s = quick();
         s.ops = {"rms_norm"};

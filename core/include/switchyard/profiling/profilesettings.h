@@ -49,6 +49,9 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// (ProfileRow::runs), which compare tests. 1: one run.
     std::int64_t repeat = 1;
     static constexpr std::int64_t kReferenceMinSamples = 3;
+    /// A reference that took this many reference budgets (or more) to compute for the parity
+    /// checks is timed by that computation alone (stop reason "reference_once").
+    static constexpr double kReferenceOnceFactor = 10;
     static constexpr std::int64_t kMaxRepeat = 1000;
 
     nlohmann::json to_json() const;

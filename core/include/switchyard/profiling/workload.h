@@ -46,6 +46,8 @@ public:
 
     /// The reference outputs (computed on first call, with the current scalars).
     const std::vector<std::vector<float>>& reference() const;
+    /// How long computing reference() took, in seconds (wall clock); 0 before it ran.
+    double reference_seconds() const noexcept { return m_reference_s; }
 
     /// The memory one row of (op, dims) needs at its peak, in bytes: inputs and outputs on
     /// the host and on the device (host memory for the CPU), the reference outputs and the
@@ -67,6 +69,7 @@ private:
     InputPattern m_pattern;
     std::vector<std::vector<float>> m_inputs;
     mutable std::vector<std::vector<float>> m_reference;
+    mutable double m_reference_s = 0;
 };
 
 } // namespace switchyard
