@@ -87,7 +87,8 @@ void print_dispatch(const Report& report) {
         return;
     std::vector<std::vector<std::string>> table;
     std::size_t regrets = 0;
-    std::size_t on_threads = 0; // regrets that more threads explain
+    std::size_t on_threads = 0;   // regrets that more threads explain
+    std::size_t on_tolerance = 0; // regrets that a looser tolerance explains
     bool threads_differ = false;
     for (const auto& f : report.dispatch)
         threads_differ = threads_differ || f.same_threads.has_value();
@@ -95,6 +96,7 @@ void print_dispatch(const Report& report) {
         regrets += f.regret();
         on_threads += f.regret() && f.same_threads && f.same_threads->verdict == "ok" &&
                       f.fastest_threads > f.resolved_threads;
+        on_tolerance += f.regret() && f.same_tolerance && f.same_tolerance->verdict == "ok";
         table.push_back({untrusted(f.op), untrusted(f.size), untrusted(f.device),
                          untrusted(f.resolved), untrusted(f.fastest), fmt("%.2fx", f.speedup),
                          fmt("%.0f%%", f.threshold * 100),
@@ -133,6 +135,9 @@ void print_dispatch(const Report& report) {
     if (on_threads > 0)
         std::cout << " (" << on_threads << " of them only on more threads: on the pick's own "
                   << "threads it is the fastest, or within the threshold)";
+    if (on_tolerance > 0)
+        std::cout << " (" << on_tolerance << " of them only at a looser tolerance: at the "
+                  << "pick's it is the fastest, or within the threshold)";
     std::cout << "\n";
 }
 

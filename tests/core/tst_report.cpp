@@ -371,6 +371,50 @@ private slots:
         QCOMPARE(back.to_json(), f.to_json());
     }
 
+    // A cell that passes a looser tolerance of its own (cuBLAS TF32 gemm) is still a regret
+    // when it is faster, and the finding says what is fastest at the pick's tolerance (on the
+    // H200: TF32 8.22x the own sm_90 kernel, cuBLAS fp32 1.26x).
+    void dispatchSaysWhenTheFastestPassesALooserTolerance() {
+        auto row = [](std::int64_t index, const std::string& arch, const std::string& variant,
+                      double median, double atol, bool resolved = false) {
+            auto r = timed_row(index, arch, variant, median, 20, resolved, "4096x4096x4096");
+            r.spec.op = "gemm";
+            r.spec.device = r.spec.device_kind = "cuda";
+            r.spec.backend = variant.starts_with("cublas") ? "cuda-cublas" : "cuda";
+            r.parity.tolerance = {atol, atol == 5e-3 ? 1e-3 : 1e-4};
+            return r;
+        };
+        std::vector<ProfileRow> rows = {row(0, "sm_90", "default", 3.43e-3, 4.1e-3, true),
+                                        row(1, "generic", "cublas", 2.72e-3, 4.1e-3),
+                                        row(2, "sm_80", "cublas_tf32", 0.417e-3, 5e-3),
+                                        row(3, "generic", "default", 22.0e-3, 4.1e-3)};
+        auto f = dispatch_findings(rows)[0];
+        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.fastest, std::string("sm_80/cublas_tf32"));
+        QVERIFY(!f.same_threads);
+        QVERIFY(f.same_tolerance.has_value());
+        QCOMPARE(f.same_tolerance->fastest, std::string("generic/cublas"));
+        QCOMPARE(f.same_tolerance->verdict, std::string("regret"));
+        QVERIFY2(f.message().find("sm_80/cublas_tf32 (cuda-cublas) is 8.23x faster here; it "
+                                  "passed a looser tolerance than the pick (its own); at the "
+                                  "pick's tolerance, generic/cublas (cuda-cublas) is 1.26x "
+                                  "faster") != std::string::npos,
+                 f.message().c_str());
+        const auto back = DispatchFinding::from_json(f.to_json());
+        QCOMPARE(back.same_tolerance->fastest, std::string("generic/cublas"));
+        QCOMPARE(back.to_json(), f.to_json());
+
+        // Without cuBLAS fp32 the pick is the fastest at its tolerance.
+        rows.erase(rows.begin() + 1);
+        f = dispatch_findings(rows)[0];
+        QCOMPARE(f.same_tolerance->fastest, std::string("sm_90/default"));
+        QVERIFY2(f.message().ends_with("at the pick's tolerance the pick is the fastest"),
+                 f.message().c_str());
+        // The same tolerances throughout: no such finding.
+        rows[1].parity.tolerance = rows[0].parity.tolerance;
+        QVERIFY(!dispatch_findings(rows)[0].same_tolerance);
+    }
+
     // The fastest cell on more threads than the pick (threaded, OpenBLAS on every core) is
     // still a regret, and the finding says whether the pick is the fastest on its own threads
     // or a cell on them beats it too.

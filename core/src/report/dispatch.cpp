@@ -57,11 +57,10 @@ Judged judge(const ProfileRow& code, const ProfileRow& other, const DispatchOpti
 }
 
 // "; at 1 thread the pick is the fastest" (empty without a same-threads finding).
-std::string same_threads_clause(const DispatchFinding& f) {
-    if (!f.same_threads)
-        return {};
-    const auto& s = *f.same_threads;
-    const std::string at = "; at " + threads_text(f.resolved_threads);
+// "; at 1 thread the pick is the fastest" and the like, for a peer finding "at" something.
+std::string peer_clause(const DispatchFinding& f, const SameThreadsFinding& s,
+                        const std::string& at_what) {
+    const std::string at = "; at " + at_what;
     if (s.fastest == f.resolved)
         return at + " the pick is the fastest";
     if (s.verdict == "regret")
@@ -72,6 +71,48 @@ std::string same_threads_clause(const DispatchFinding& f) {
                " faster, but the samples cannot tell (p = " + p_text(s.p_value) + ")";
     return at + ", the fastest, " + s.fastest + ", is within " +
            std::to_string(int(s.threshold * 100 + 0.5)) + " % (" + times(s.speedup) + ")";
+}
+
+std::string peer_clauses(const DispatchFinding& f) {
+    std::string out;
+    if (f.same_threads)
+        out += peer_clause(f, *f.same_threads, threads_text(f.resolved_threads));
+    if (f.same_tolerance)
+        out += "; it passed a looser tolerance than the pick (its own)" +
+               peer_clause(f, *f.same_tolerance, "the pick's tolerance");
+    return out;
+}
+
+// a's tolerance is looser than b's: a larger atol or rtol.
+bool looser(const Tolerance& a, const Tolerance& b) {
+    return a.atol > b.atol * (1 + 1e-9) || a.rtol > b.rtol * (1 + 1e-9);
+}
+
+nlohmann::json peer_json(const SameThreadsFinding& s) {
+    return {{"verdict", s.verdict},
+            {"fastest", s.fastest},
+            {"fastest_backend", s.fastest_backend},
+            {"fastest_index", s.fastest_index},
+            {"fastest_median_s", s.fastest_median_s},
+            {"speedup", s.speedup},
+            {"p_value", s.p_value},
+            {"threshold", s.threshold}};
+}
+
+SameThreadsFinding peer_from_json(const jsonread::Value& st) {
+    st.expect(jsonread::Kind::Object);
+    SameThreadsFinding s;
+    s.verdict = st.str("verdict");
+    if (s.verdict != "regret" && s.verdict != "ok" && s.verdict != "uncertain")
+        st.at("verdict").fail("expected regret, ok or uncertain, got '" + s.verdict + "'");
+    s.fastest = st.str("fastest");
+    s.fastest_backend = st.str("fastest_backend", std::string());
+    s.fastest_index = st.integer("fastest_index", -1, -1);
+    s.fastest_median_s = st.num("fastest_median_s", 0.0);
+    s.speedup = st.num("speedup", 1.0);
+    s.p_value = st.num("p_value", 1.0);
+    s.threshold = st.num("threshold", 0.0);
+    return s;
 }
 
 } // namespace
@@ -87,11 +128,11 @@ std::string DispatchFinding::message() const {
         fastest + " (" + fastest_backend +
         (threads_differ ? ", " + threads_text(fastest_threads) : std::string()) + ")";
     if (verdict == "regret")
-        return picks + "; " + other + " is " + ratio + " faster here" + same_threads_clause(*this);
+        return picks + "; " + other + " is " + ratio + " faster here" + peer_clauses(*this);
     if (verdict == "uncertain")
         return picks + "; " + other + " looks " + ratio +
                " faster, but the samples cannot tell (p = " + p_text(p_value) + ")" +
-               same_threads_clause(*this);
+               peer_clauses(*this);
     if (fastest == resolved)
         return where + ": dispatch picks " + resolved + ", the fastest cell here";
     if (same_code)
@@ -101,7 +142,7 @@ std::string DispatchFinding::message() const {
     return picks + "; the fastest, " + fastest +
            (threads_differ ? " (" + threads_text(fastest_threads) + ")" : std::string()) +
            ", is within " + std::to_string(int(threshold * 100 + 0.5)) + " % (" + ratio + ")" +
-           same_threads_clause(*this);
+           peer_clauses(*this);
 }
 
 nlohmann::json DispatchFinding::to_json() const {
@@ -125,14 +166,9 @@ nlohmann::json DispatchFinding::to_json() const {
     if (resolved_threads > 0 || fastest_threads > 0)
         j["threads"] = {{"resolved", resolved_threads}, {"fastest", fastest_threads}};
     if (same_threads)
-        j["same_threads"] = {{"verdict", same_threads->verdict},
-                             {"fastest", same_threads->fastest},
-                             {"fastest_backend", same_threads->fastest_backend},
-                             {"fastest_index", same_threads->fastest_index},
-                             {"fastest_median_s", same_threads->fastest_median_s},
-                             {"speedup", same_threads->speedup},
-                             {"p_value", same_threads->p_value},
-                             {"threshold", same_threads->threshold}};
+        j["same_threads"] = peer_json(*same_threads);
+    if (same_tolerance)
+        j["same_tolerance"] = peer_json(*same_tolerance);
     return j;
 }
 
@@ -163,21 +199,10 @@ DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
         f.resolved_threads = t->integer("resolved", 0, 0, RowSpec::kMaxThreads);
         f.fastest_threads = t->integer("fastest", 0, 0, RowSpec::kMaxThreads);
     }
-    if (const auto st = v.find("same_threads")) {
-        st->expect(jsonread::Kind::Object);
-        SameThreadsFinding s;
-        s.verdict = st->str("verdict");
-        if (s.verdict != "regret" && s.verdict != "ok" && s.verdict != "uncertain")
-            st->at("verdict").fail("expected regret, ok or uncertain, got '" + s.verdict + "'");
-        s.fastest = st->str("fastest");
-        s.fastest_backend = st->str("fastest_backend", std::string());
-        s.fastest_index = st->integer("fastest_index", -1, -1);
-        s.fastest_median_s = st->num("fastest_median_s", 0.0);
-        s.speedup = st->num("speedup", 1.0);
-        s.p_value = st->num("p_value", 1.0);
-        s.threshold = st->num("threshold", 0.0);
-        f.same_threads = std::move(s);
-    }
+    if (const auto st = v.find("same_threads"))
+        f.same_threads = peer_from_json(*st);
+    if (const auto st = v.find("same_tolerance"))
+        f.same_tolerance = peer_from_json(*st);
     return f;
 }
 
@@ -242,30 +267,41 @@ std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& ro
         f.threshold = judged.threshold;
         f.p_value = judged.p_value;
         f.verdict = f.same_code ? "ok" : judged.verdict;
+        // The fastest of the rows `like` the resolved one, judged as the fastest was.
+        const auto peer_of = [&](auto&& like) -> std::optional<SameThreadsFinding> {
+            const ProfileRow* peer = nullptr;
+            for (const auto* r : group)
+                if (like(*r) && r->status == RowStatus::Ok && r->stats.median > 0 &&
+                    (!peer || r->stats.median < peer->stats.median))
+                    peer = r;
+            if (!peer)
+                return std::nullopt;
+            SameThreadsFinding s;
+            s.fastest = cell_name(*peer);
+            s.fastest_backend = peer->spec.backend;
+            s.fastest_index = peer->spec.index;
+            s.fastest_median_s = peer->stats.median;
+            s.speedup = resolved->stats.median / peer->stats.median;
+            const auto j = judge(*code, *peer, options);
+            s.threshold = j.threshold;
+            s.p_value = j.p_value;
+            s.verdict = peer == twin ? "ok" : j.verdict;
+            return s;
+        };
         // More threads, not a faster chain? The fastest cell on the resolved one's threads.
         f.resolved_threads = resolved->spec.threads;
         f.fastest_threads = fastest->spec.threads;
         if (f.resolved_threads > 0 && f.fastest_threads > 0 &&
-            f.resolved_threads != f.fastest_threads) {
-            const ProfileRow* peer = nullptr;
-            for (const auto* r : group)
-                if (r->spec.threads == f.resolved_threads && r->status == RowStatus::Ok &&
-                    r->stats.median > 0 && (!peer || r->stats.median < peer->stats.median))
-                    peer = r;
-            if (peer) {
-                SameThreadsFinding s;
-                s.fastest = cell_name(*peer);
-                s.fastest_backend = peer->spec.backend;
-                s.fastest_index = peer->spec.index;
-                s.fastest_median_s = peer->stats.median;
-                s.speedup = resolved->stats.median / peer->stats.median;
-                const auto j = judge(*code, *peer, options);
-                s.threshold = j.threshold;
-                s.p_value = j.p_value;
-                s.verdict = peer == twin ? "ok" : j.verdict;
-                f.same_threads = std::move(s);
-            }
-        }
+            f.resolved_threads != f.fastest_threads)
+            f.same_threads =
+                peer_of([&](const ProfileRow& r) { return r.spec.threads == f.resolved_threads; });
+        // A looser numeric contract, not a faster kernel? The fastest checked at the resolved
+        // cell's tolerance or a tighter one.
+        if (fastest->parity.checked && resolved->parity.checked &&
+            looser(fastest->parity.tolerance, resolved->parity.tolerance))
+            f.same_tolerance = peer_of([&](const ProfileRow& r) {
+                return r.parity.checked && !looser(r.parity.tolerance, resolved->parity.tolerance);
+            });
         out.push_back(std::move(f));
     }
     return out;

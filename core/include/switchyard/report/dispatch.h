@@ -13,10 +13,13 @@
 
 namespace switchyard {
 
-/// Where the fastest cell runs on another number of CPU threads than the resolved one
-/// (`threaded` or OpenBLAS on all cores against a one-thread pick): the fastest cell among
-/// those on the resolved cell's threads, judged the same way. It tells a faster chain from
-/// more cores: "at 1 thread it is the fastest".
+/// The fastest cell among those like the resolved one in some respect, judged the same way:
+///  - on its CPU threads, where the fastest runs on another number (`threaded` or OpenBLAS
+///    on all cores against a one-thread pick): a faster chain told from more cores, "at 1
+///    thread the pick is the fastest";
+///  - checked at its tolerance or a tighter one, where the fastest passes a looser one of its
+///    own (TF32 gemm: on the H200, cuBLAS TF32 was 8.2x the own fp32 kernel, cuBLAS fp32
+///    1.26x): a faster cell told from a cheaper numeric contract.
 struct SWITCHYARD_CORE_EXPORT SameThreadsFinding {
     std::string verdict; // "regret", "ok" or "uncertain", as DispatchFinding's
     std::string fastest, fastest_backend;
@@ -54,11 +57,17 @@ struct SWITCHYARD_CORE_EXPORT DispatchFinding {
     std::int64_t resolved_threads = 0, fastest_threads = 0;
     /// Set when both are stated and differ: the fastest at the resolved cell's threads.
     std::optional<SameThreadsFinding> same_threads;
+    /// Set when the fastest cell passed parity at a looser tolerance than the resolved one
+    /// (it states its own, ProfileRow::parity.tolerance): the fastest among the cells
+    /// checked at the resolved one's tolerance or tighter.
+    std::optional<SameThreadsFinding> same_tolerance;
 
     bool regret() const { return verdict == "regret"; }
     /// "dispatch picks x86-64-v4/default; x86-64-v3/threaded is 2.7x faster here"; where the
     /// threads differ, "dispatch picks x86-64-v3/default (1 thread); generic/openblas (cpu,
-    /// 2 threads) is 1.70x faster here; at 1 thread the pick is the fastest".
+    /// 2 threads) is 1.70x faster here; at 1 thread the pick is the fastest"; where the
+    /// fastest passed a looser tolerance, "...; it passed a looser tolerance than the pick (its
+    /// own); at the pick's tolerance, generic/cublas (cuda-cublas) is 1.26x faster".
     std::string message() const;
     nlohmann::json to_json() const;
     /// Throws std::runtime_error naming the bad key.
