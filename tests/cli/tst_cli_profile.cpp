@@ -518,16 +518,17 @@ private slots:
             return QJsonObject();
         };
         // Identical runs on a shared machine, with other suites running beside this one, drift
-        // between reports by up to ~15 % (seen here): judged at a 25 % practical threshold (the
-        // 3x slowdown below is far beyond it) they are never called different.
-        const auto ab = run_cli({"compare", a, b, "--json", "--min-effect", "25"});
+        // between reports: by up to ~15 % on a Zen 3 guest, by 1.30x on a 2-vCPU Zen 5 guest
+        // under ctest -j2 (16 us rows). Judged at a 50 % practical threshold (the 3x slowdown
+        // below is far beyond it) they are never called different.
+        const auto ab = run_cli({"compare", a, b, "--json", "--min-effect", "50"});
         QCOMPARE(ab.code, 0);
         const auto same = fixtureCell(ab.out, 1);
         QCOMPARE(same.value("runs_b").toInt(), 6);
         QVERIFY2(same.value("verdict").toString() == "SAME" ||
                      same.value("verdict").toString() == "AMBIGUOUS",
                  QJsonDocument(same).toJson().constData());
-        const auto abc = run_cli({"compare", a, b, c, "--json", "--min-effect", "25"});
+        const auto abc = run_cli({"compare", a, b, c, "--json", "--min-effect", "50"});
         QCOMPARE(abc.code, 0);
         const auto slow = fixtureCell(abc.out, 2);
         QVERIFY2(slow.value("verdict").toString() == "SLOWER",

@@ -56,7 +56,6 @@ Judged judge(const ProfileRow& code, const ProfileRow& other, const DispatchOpti
     return j;
 }
 
-// "; at 1 thread the pick is the fastest" (empty without a same-threads finding).
 // "; at 1 thread the pick is the fastest" and the like, for a peer finding "at" something.
 std::string peer_clause(const DispatchFinding& f, const SameThreadsFinding& s,
                         const std::string& at_what) {
@@ -73,6 +72,7 @@ std::string peer_clause(const DispatchFinding& f, const SameThreadsFinding& s,
            std::to_string(int(s.threshold * 100 + 0.5)) + " % (" + times(s.speedup) + ")";
 }
 
+// The clauses of the peer findings (empty without any).
 std::string peer_clauses(const DispatchFinding& f) {
     std::string out;
     if (f.same_threads)
