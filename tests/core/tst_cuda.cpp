@@ -377,6 +377,19 @@ private slots:
         QVERIFY(std::fabs(c[1].value - 66908.16) < 0.01);
         QVERIFY(c[1].method.find("132 SMs x 1980 MHz x 128 FP32 lanes x 2") != std::string::npos);
 
+        // With its compute capability known, the tensor cores' TF32 peak too (Hopper: 2048
+        // dense flops per SM and clock; 132 x 1.98e9 x 2048 = 535265.28 GFLOP/s); none for a
+        // capability the table does not hold.
+        h100.compute_capability = 90;
+        const auto t = theoretical_ceilings(h100);
+        QCOMPARE(t.size(), std::size_t(3));
+        QCOMPARE(t[2].id, std::string("theoretical.tensor.tf32"));
+        QCOMPARE(t[2].kind, std::string("compute"));
+        QVERIFY(std::fabs(t[2].value - 535265.28) < 0.01);
+        h100.compute_capability = 75;
+        QCOMPARE(theoretical_ceilings(h100).size(), std::size_t(2));
+        h100.compute_capability = 0;
+
         CudaAttributes gddr = h100;
         gddr.memory_bus_bits = 384;
         QCOMPARE(memory_level(gddr), std::string("DRAM"));

@@ -491,6 +491,22 @@ private slots:
         c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), false);
         QCOMPARE(c.ceiling->id, std::string("fma.fp32.1t"));
         QCOMPARE(c.level, std::string("compute"));
+        // A TF32 cell (cuBLAS on tensor cores) is never judged against FP32 lanes: with no
+        // TF32 ceiling it is compute-bound and not judged (before: 551 % of fma.fp32.all on
+        // the H200) ...
+        c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), false, 0, "tf32");
+        QVERIFY(!c.ceiling);
+        QCOMPARE(c.level, std::string("compute"));
+        // ... and with one, that bounds it, and only it.
+        Ceiling tensor = fma;
+        tensor.id = "theoretical.tensor.tf32";
+        tensor.value = 400;
+        d.ceilings.push_back(tensor);
+        c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), false, 0, "tf32");
+        QCOMPARE(c.ceiling->id, std::string("theoretical.tensor.tf32"));
+        c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), false);
+        QCOMPARE(c.ceiling->id, std::string("fma.fp32.1t"));
+        d.ceilings.pop_back();
         // No all-thread compute ceiling: an all-thread row stays on bandwidth.
         c = choose_ceiling(d, 64 << 20, 100.0 * (64 << 20), true);
         QCOMPARE(c.ceiling->id, std::string("dram.triad.all"));

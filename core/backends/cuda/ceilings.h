@@ -24,7 +24,23 @@ struct CudaAttributes {
     int memory_bus_bits = 0;
     int fp32_lanes_per_sm = 128;
     std::int64_t l2_bytes = 0;
+    int compute_capability = 0; // major x 10 + minor; 0: unknown
 };
+
+/// Dense TF32 tensor-core flops per SM per clock, by compute capability: 1024 on GA100
+/// (A100: 156 TFLOP/s = 108 SMs x 1.41 GHz x 1024), 2048 on Hopper (H100 SXM: 494.7 TFLOP/s
+/// = 132 x 1.83 GHz x 2048); 0 (unknown: no ceiling) elsewhere, whose figures this table
+/// does not hold.
+inline int tf32_tensor_flops_per_sm_clock(int compute_capability) {
+    switch (compute_capability) {
+    case 80:
+        return 1024;
+    case 90:
+        return 2048;
+    default:
+        return 0;
+    }
+}
 
 /// "HBM" for the wide stacked-memory buses of data-centre GPUs (>= 1024 bits), else
 /// "DRAM" (GDDR).
@@ -68,6 +84,20 @@ inline std::vector<Ceiling> theoretical_ceilings(const CudaAttributes& a) {
         c.method = std::to_string(a.multiprocessors) + " SMs x " +
                    std::to_string(a.clock_khz / 1000) + " MHz x " +
                    std::to_string(a.fp32_lanes_per_sm) + " FP32 lanes x 2 (FMA)";
+        out.push_back(std::move(c));
+    }
+    // The tensor cores' TF32 peak bounds the cells that state "compute": "tf32" (cuBLAS
+    // TF32 read 5.5x the FP32 FMA ceiling on the H200), never an FP32 cell.
+    if (const int per_clock = tf32_tensor_flops_per_sm_clock(a.compute_capability);
+        per_clock > 0 && a.multiprocessors > 0 && a.clock_khz > 0) {
+        Ceiling c;
+        c.id = "theoretical.tensor.tf32";
+        c.kind = "compute";
+        c.value = double(a.multiprocessors) * double(a.clock_khz) * 1e3 * per_clock / 1e9;
+        c.measured = false;
+        c.method = std::to_string(a.multiprocessors) + " SMs x " +
+                   std::to_string(a.clock_khz / 1000) + " MHz x " + std::to_string(per_clock) +
+                   " dense TF32 tensor flops per SM and clock";
         out.push_back(std::move(c));
     }
     return out;

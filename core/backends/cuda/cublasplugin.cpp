@@ -85,6 +85,7 @@ void register_cells(PluginContext& ctx) {
                     .available = [] { return cuda::has_device_with_cc(80); },
                     .meta = {{"requires", cuda::requirement(80)},
                              {"implementation", "cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32"},
+                             {"compute", "tf32"}, // judged against the tensor cores' peak
                              {"tolerance", {{"atol", 5e-3}, {"rtol", 1e-3}}}}});
 }
 

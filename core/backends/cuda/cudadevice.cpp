@@ -99,6 +99,7 @@ DeviceInfo describe(int ordinal) {
     attrs.memory_bus_bits = bus_bits;
     attrs.fp32_lanes_per_sm = lanes;
     attrs.l2_bytes = prop.l2CacheSize;
+    attrs.compute_capability = prop.major * 10 + prop.minor;
     info.properties["memory_level"] = memory_level(attrs);
     if (!missing.empty())
         info.properties["attributes_not_reported"] = missing;

@@ -27,8 +27,27 @@ bool shares_host_caches(const DeviceInfo& info) {
     return it != info.properties.end() && it->is_string() && it->get<std::string>() == "CPU";
 }
 
+namespace {
+
+// Whether the id's dot-separated parts include `kind` ("fma.fp32.all": fp32).
+bool ceiling_of_kind(const std::string& id, std::string_view kind) {
+    std::size_t start = 0;
+    while (start <= id.size()) {
+        const auto dot = id.find('.', start);
+        const auto end = dot == std::string::npos ? id.size() : dot;
+        if (std::string_view(id).substr(start, end - start) == kind)
+            return true;
+        if (dot == std::string::npos)
+            break;
+        start = dot + 1;
+    }
+    return false;
+}
+
+} // namespace
+
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
-                             bool all_threads, double traffic_bytes) {
+                             bool all_threads, double traffic_bytes, std::string_view compute) {
     CeilingChoice out;
     const double bytes = traffic_bytes > 0 ? traffic_bytes : working_set_bytes;
     if (bytes > 0)
@@ -75,8 +94,15 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
     const Ceiling* fma = nullptr;
     for (const auto& c : info.ceilings)
         if (c.kind == "compute" && c.threads == want && c.value > 0 &&
-            (!fma || (c.measured && !fma->measured)))
+            ceiling_of_kind(c.id, compute) && (!fma || (c.measured && !fma->measured)))
             fma = &c;
+    if (!fma && compute != "fp32" && flops > 0) {
+        // Arithmetic this device has no ceiling for (TF32 on a GPU the table does not hold):
+        // compute-bound, and not judged.
+        out.ceiling = nullptr;
+        out.level = "compute";
+        return out;
+    }
     // Compute-bound: the intensity is past the ridge point of memory (the last level), as
     // in the classic roofline. The in-cache ridge points are far lower, and the nominal flop
     // counts of the elementwise ops would make small in-cache rows look compute-bound.
@@ -109,9 +135,17 @@ bool detail::row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
     return spec.variant.find("threaded") != std::string::npos || spec.variant == "openblas";
 }
 
+std::string detail::stated_compute(const KernelCell& cell) {
+    const auto it = cell.meta.find("compute");
+    return it != cell.meta.end() && it->is_string() && !it->get<std::string>().empty()
+               ? it->get<std::string>()
+               : std::string("fp32");
+}
+
 void detail::judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes,
-                   bool all_threads) {
-    const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes);
+                   bool all_threads, std::string_view compute) {
+    const auto choice =
+        choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes, compute);
     row.intensity = choice.intensity;
     row.level = choice.level;
     if (!choice.ceiling)

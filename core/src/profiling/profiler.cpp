@@ -365,6 +365,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         working_set_bytes(*op, spec.dims) +
         double(std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)));
     const bool all_threads = detail::row_uses_all_threads(spec, *cell);
+    const std::string compute = detail::stated_compute(*cell);
     const auto warnings_before = row.warnings.size();
     if (shares_host_caches(dinfo)) {
         // A CPU OpenCL device (PoCL) runs on this CPU's cores and caches: the host's
@@ -372,14 +373,14 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         auto host = m_devices.find("cpu");
         if (host) {
             host->prepare();
-            detail::judge(row, host->info(), ws, true);
+            detail::judge(row, host->info(), ws, true, compute);
             if (!row.ceiling_id.empty())
                 row.ceiling_id = "cpu:" + row.ceiling_id;
         }
         if (!host || row.ceiling_id.empty())
-            detail::judge(row, dinfo, ws, all_threads);
+            detail::judge(row, dinfo, ws, all_threads, compute);
     } else {
-        detail::judge(row, dinfo, ws, all_threads);
+        detail::judge(row, dinfo, ws, all_threads, compute);
     }
     if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
         m_reprobes < kMaxReprobes) {
@@ -409,7 +410,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         set_cpu_peaks(merged);
         device->prepare(); // copies the raised ceilings into dinfo
         row.warnings.resize(warnings_before);
-        detail::judge(row, dinfo, ws, all_threads);
+        detail::judge(row, dinfo, ws, all_threads, compute);
         char buf[320];
         std::snprintf(buf, sizeof buf,
                       "read %.0f %% of %s (%.1f) at first: the CPU's ceilings were measured "

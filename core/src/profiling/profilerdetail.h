@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard::detail {
@@ -48,6 +50,11 @@ bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell);
 
 // Judges a summarized row against the ceiling its working set and intensity pick
 // (choose_ceiling), with a warning when it reads above kCeilingTolerance of it.
-void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads);
+// `compute`: the cell's kind of arithmetic (stated_compute).
+void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads,
+           std::string_view compute = "fp32");
+
+// The arithmetic a cell states in its metadata ("compute": "tf32"), "fp32" when none.
+std::string stated_compute(const KernelCell& cell);
 
 } // namespace switchyard::detail

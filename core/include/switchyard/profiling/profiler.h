@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard {
@@ -99,9 +100,15 @@ struct SWITCHYARD_CORE_EXPORT CeilingChoice {
 /// only picks the level. A memory-bound row that fits in a cache the device states
 /// (properties "global_memory_cache_bytes", within kLevelSlack) but has no ceiling for gets
 /// no ceiling and the level "cache": its memory ceiling does not bound it.
+/// `compute` is the arithmetic the cell does (its metadata's "compute", "fp32" when it
+/// states none): only compute ceilings of that kind bound it (ids "fma.fp32.all",
+/// "theoretical.tensor.tf32": the kind is a dot-separated part of the id). A cell of
+/// another kind that the device has no ceiling for is compute-bound with no ceiling: its
+/// level is "compute", and it is not judged against FP32 lanes it does not use.
 SWITCHYARD_CORE_EXPORT CeilingChoice choose_ceiling(const DeviceInfo& info,
                                                     double working_set_bytes, double flops,
-                                                    bool all_threads, double traffic_bytes = 0);
+                                                    bool all_threads, double traffic_bytes = 0,
+                                                    std::string_view compute = "fp32");
 
 /// Whether ceiling `c` is preferred to `than` of the same level: measured before
 /// theoretical, then the higher value. How choose_ceiling picks each level's bandwidth
