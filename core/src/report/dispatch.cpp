@@ -99,12 +99,18 @@ nlohmann::json peer_json(const SameThreadsFinding& s) {
             {"threshold", s.threshold}};
 }
 
+// The "verdict" of a finding or a peer: regret, ok or uncertain.
+std::string read_verdict(const jsonread::Value& v) {
+    auto verdict = v.str("verdict");
+    if (verdict != "regret" && verdict != "ok" && verdict != "uncertain")
+        v.at("verdict").fail("expected regret, ok or uncertain, got '" + verdict + "'");
+    return verdict;
+}
+
 SameThreadsFinding peer_from_json(const jsonread::Value& st) {
     st.expect(jsonread::Kind::Object);
     SameThreadsFinding s;
-    s.verdict = st.str("verdict");
-    if (s.verdict != "regret" && s.verdict != "ok" && s.verdict != "uncertain")
-        st.at("verdict").fail("expected regret, ok or uncertain, got '" + s.verdict + "'");
+    s.verdict = read_verdict(st);
     s.fastest = st.str("fastest");
     s.fastest_backend = st.str("fastest_backend", std::string());
     s.fastest_index = st.integer("fastest_index", -1, -1);
@@ -176,9 +182,7 @@ DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
     const jsonread::Value v(j, "dispatch");
     v.expect(jsonread::Kind::Object);
     DispatchFinding f;
-    f.verdict = v.str("verdict");
-    if (f.verdict != "regret" && f.verdict != "ok" && f.verdict != "uncertain")
-        v.at("verdict").fail("expected regret, ok or uncertain, got '" + f.verdict + "'");
+    f.verdict = read_verdict(v);
     f.op = v.str("op");
     f.size = v.str("size");
     f.device = v.str("device");
