@@ -344,7 +344,7 @@ public:
                 failed += " (the CUDA driver cannot start in a PID namespace of its own, where "
                           "/proc names other processes: unset SWITCHYARD_CONTAINMENT or set it "
                           "to subreaper)";
-            for (int d = 0; d < runtime_status().device_count; ++d) {
+            for (int d = 0; d < status.device_count; ++d) {
                 try {
                     m_devices.push_back(std::make_shared<CudaDevice>(d, describe(d)));
                 } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <switchyard/profiling/profiler.h>
 
 #include "profiling/profilerdetail.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -31,17 +32,8 @@ namespace {
 
 // Whether the id's dot-separated parts include `kind` ("fma.fp32.all": fp32).
 bool ceiling_of_kind(const std::string& id, std::string_view kind) {
-    std::size_t start = 0;
-    while (start <= id.size()) {
-        const auto dot = id.find('.', start);
-        const auto end = dot == std::string::npos ? id.size() : dot;
-        if (std::string_view(id).substr(start, end - start) == kind)
-            return true;
-        if (dot == std::string::npos)
-            break;
-        start = dot + 1;
-    }
-    return false;
+    const auto parts = text::split(id, ".");
+    return std::find(parts.begin(), parts.end(), kind) != parts.end();
 }
 
 } // namespace

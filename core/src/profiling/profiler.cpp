@@ -301,14 +301,6 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     const Workload& w = workload(spec.op, spec.dims, progress);
     const auto throttle_before = spec.device_kind == "cpu" ? host_info().throttle_count : -1;
 
-    detail::DeviceBuffers bufs(*device);
-    detail::Guards guards;
-    const KernelArgs args = detail::make_args(
-        *op, spec, w, *device, bufs,
-        std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)), guards);
-    const KernelFn& fn = cell->fn;
-    const std::function<void()> launch = [&] { fn(args); };
-
     // The reference rung is timed for the speedups on its own small budget. Where computing
     // the reference for the parity checks took ProfileSettings::kReferenceOnceFactor times
     // that budget or more (gemm 4096^3: 30-60 s on one core), that computation is its one
@@ -316,8 +308,9 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     const bool reference_budget = spec.is_reference() && m_settings.reference_budget_s > 0;
     if (reference_budget && w.reference_seconds() >= ProfileSettings::kReferenceOnceFactor *
                                                          m_settings.reference_budget_s) {
+        // No buffers, no launch: it is the reference, compared with itself.
         row.parity = check_parity(*op, spec.dims, w.reference(), w.reference(),
-                                  tolerance_of(*cell, *op, spec.dims)); // it is the reference
+                                  tolerance_of(*cell, *op, spec.dims));
         row.launches_per_sample = 1;
         StoppingRule once({m_settings.max_noise, 1, 0.0, 1});
         summarize(row, once, {w.reference_seconds()}, m_settings.keep_samples);
@@ -332,6 +325,14 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         row.status = RowStatus::Ok;
         return;
     }
+    detail::DeviceBuffers bufs(*device);
+    detail::Guards guards;
+    const KernelArgs args = detail::make_args(
+        *op, spec, w, *device, bufs,
+        std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)), guards);
+    const KernelFn& fn = cell->fn;
+    const std::function<void()> launch = [&] { fn(args); };
+
     if (progress)
         progress("parity", 0);
     row.parity = check_once(*op, spec, w, *device, args, launch,
