@@ -54,9 +54,12 @@ std::vector<Dims> odd_sizes(std::string_view op) {
     // floats of each at a time: 1100x1003 (rows 11 floats past a
     // whole number of 4W steps, outputs at every alignment), 60000x20 (rows shorter than
     // one 4W step: no interleaved stores) and 350000x3 (shorter than a register: plain).
-    return {{1, 1, 0},       {1, 7, 0},      {3, 1023, 0},   {5, 4099, 0},
-            {67, 33, 0},     {256, 4096, 0}, {257, 4099, 0}, {300, 3500, 0},
-            {1100, 1003, 0}, {60000, 20, 0}, {350000, 3, 0}};
+    // Where every output row is aligned it does so in two lanes (rows [0, B/2) beside
+    // [B/2, B)): 256x4096, 257x4096 (an odd row last, alone), 8193x144 (rows of 2.25
+    // 4W steps at 512 bits: a scaled tail after the interleaved stores of each lane).
+    return {{1, 1, 0},      {1, 7, 0},      {3, 1023, 0},   {5, 4099, 0},   {67, 33, 0},
+            {256, 4096, 0}, {257, 4096, 0}, {257, 4099, 0}, {300, 3500, 0}, {1100, 1003, 0},
+            {8193, 144, 0}, {60000, 20, 0}, {350000, 3, 0}};
 }
 
 } // namespace
@@ -321,6 +324,63 @@ private slots:
                                              .arg(double(y[i]))
                                              .arg(double(want[std::size_t(i)]))));
             }
+        }
+    }
+
+    // From memory, with every output row aligned (the profiler's buffers: 64-byte aligned,
+    // d a multiple of the vector width), rms_norm runs two lanes of rows side by side; each
+    // row is the reference's, in the lane's last row, an odd B's row left alone, and rows
+    // whose float sums overflow (1e30) or are all zero, in either lane.
+    void rmsNormStreamsAlignedRowsInTwoLanes() {
+        const Dims sizes[] = {
+            {256, 4096, 0}, {257, 4096, 0}, {8193, 144, 0}, {2, 1 << 20, 0}, {3, 1 << 19, 0}};
+        for (const auto& dims : sizes) {
+            const std::int64_t b = dims[0], d = dims[1];
+            const auto n = std::size_t(b * d);
+            auto* x = static_cast<float*>(host_allocate(n * sizeof(float)));
+            auto* y = static_cast<float*>(host_allocate(n * sizeof(float)));
+            std::vector<float> w(static_cast<std::size_t>(d)), want(n);
+            for (std::size_t i = 0; i < n; ++i)
+                x[i] = float(int((i * 2654435761u) >> 20) % 2001 - 1000) / 256.0f;
+            for (std::int64_t i = 0; i < d; ++i)
+                w[std::size_t(i)] = 0.5f + float(i % 9) / 8.0f;
+            // Odd rows out in each lane: 1e30 (the float sum overflows: summed in double) and
+            // zeros, at the start of lane B and in lane A's second row.
+            for (const std::int64_t r : {std::int64_t(1), b / 2}) {
+                if (r >= b)
+                    continue;
+                for (std::int64_t i = 0; i < d; ++i)
+                    x[r * d + i] = r == 1 ? 0.0f : 1e30f * float(1 + i % 3);
+            }
+            reference::rms_norm(b, d, x, w.data(), 1e-6, want.data());
+            for (const auto& cell : cpu_cells()) {
+                if (cell.key[0] != kRmsNorm || !cell.is_available())
+                    continue;
+                std::fill(y, y + n, -1.0f);
+                KernelArgs args;
+                args.dims = dims;
+                args.in[0] = x;
+                args.in[1] = w.data();
+                args.out[0] = y;
+                args.scalars[0] = 1e-6;
+                cell.fn(args);
+                for (std::size_t i = 0; i < n; ++i)
+                    if (!(std::fabs(y[i] - want[i]) <= 1e-5f * std::fabs(want[i]) + 1e-6f)) {
+                        const auto msg = QStringLiteral("%1 %2x%3: y[%4] (row %5) = %6, want %7")
+                                             .arg(QString::fromStdString(cell.key.to_string()))
+                                             .arg(b)
+                                             .arg(d)
+                                             .arg(i)
+                                             .arg(std::int64_t(i) / d)
+                                             .arg(double(y[i]))
+                                             .arg(double(want[i]));
+                        host_release(x);
+                        host_release(y);
+                        QFAIL(qPrintable(msg));
+                    }
+            }
+            host_release(x);
+            host_release(y);
         }
     }
 
