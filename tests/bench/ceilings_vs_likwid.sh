@@ -28,6 +28,9 @@
 # In DRAM each also runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ("@thp" in the
 # table): Switchyard's buffers and probes are on 2 MiB pages, likwid-bench's on 4 KiB
 # pages by default, and on a KVM guest that alone is 20-35 % of DRAM bandwidth.
+#   copy   (DRAM only) copy_ISA, copy_mem_ISA (A = B, one load and one store an element, 16
+#          bytes in double where Switchyard's a = s b moves 8 in float: the same mix;
+#          copy_mem stores non-temporally)
 #   fma    peakflops_sp_ISA_fma (at an L1 working set)
 # Both tools count bytes the same way (each element's loads and stores once, no
 # write-allocate). likwid-bench's "kB"/"MB" are decimal; sizes go to it in bytes.
@@ -136,6 +139,7 @@ likwid_tests() {
         echo "MByte/s stream_sp_$isa stream_sp_${isa}_fma stream_sp_mem_$isa stream_sp_mem_${isa}_fma" \
             "stream_sp_mem_$isa@thp stream_sp_mem_${isa}_fma@thp" ;;
     dram.read.*) echo "MByte/s sum_sp_$isa load_$isa ddot_sp_$isa sum_sp_$isa@thp load_$isa@thp ddot_sp_$isa@thp" ;;
+    dram.copy.*) echo "MByte/s copy_$isa copy_mem_$isa copy_$isa@thp copy_mem_$isa@thp" ;;
     *.triad.*) echo "MByte/s stream_sp_$isa stream_sp_${isa}_fma stream_sp_$isa@skew stream_sp_${isa}_fma@skew" ;;
     *.read.*) echo "MByte/s sum_sp_$isa load_$isa ddot_sp_$isa" ;;
     fma.fp32.*) echo "MFlops/s peakflops_sp_${isa}_fma" ;;

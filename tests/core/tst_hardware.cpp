@@ -140,15 +140,16 @@ private slots:
     // A small probe: it must return a positive number (its size is what the figure uses).
     void triadProbeRuns() { QVERIFY(measure_triad_gbs(4 << 20, 2) > 0); }
 
-    // The cache-aware roofline of this CPU: read and triad per level, 1 thread and all,
-    // and the FMA peak with the widest ISA; ordered as a memory hierarchy is.
+    // The cache-aware roofline of this CPU: read and triad per level, 1 thread and all, a
+    // copy for DRAM only (rms_norm's mix: choose_ceiling), and the FMA peak with the widest
+    // ISA; ordered as a memory hierarchy is.
     void ceilingsAreMeasuredPerLevel() {
         const auto p = measure_cpu_peaks();
         const auto levels = cpu_probe_levels();
         QVERIFY(levels.size() >= 2); // at least L1 and DRAM on any machine we build for
         QCOMPARE(levels.back().level, std::string("DRAM"));
         for (const auto& lv : levels)
-            for (const char* probe : {".read.", ".triad."})
+            for (const char* probe : {".read.", ".triad.", ".copy."})
                 for (const char* t : {"1t", "all"}) {
                     std::string id;
                     for (char ch : lv.level)
@@ -156,6 +157,10 @@ private slots:
                     id += probe;
                     id += t;
                     const auto* c = p.find(id);
+                    if (std::string(probe) == ".copy." && lv.level != "DRAM") {
+                        QVERIFY2(!c, id.c_str());
+                        continue;
+                    }
                     QVERIFY2(c, id.c_str());
                     QCOMPARE(c->kind, std::string("bandwidth"));
                     QCOMPARE(c->level, lv.level);
@@ -201,7 +206,8 @@ private slots:
         // DRAM is measured beyond the last cache: at least 4x its size and 128 MiB, so the
         // triad's read arrays alone exceed it.
         const auto llc = double(cpu_info().last_level_cache_bytes());
-        for (const char* id : {"dram.read.1t", "dram.triad.1t", "dram.read.all", "dram.triad.all"})
+        for (const char* id : {"dram.read.1t", "dram.triad.1t", "dram.copy.1t", "dram.read.all",
+                               "dram.triad.all", "dram.copy.all"})
             if (const auto* c = p.find(id); c && c->value > 0) {
                 QVERIFY2(c->working_set_bytes >= 4 * llc, id);
                 QVERIFY2(c->working_set_bytes >= double(128 << 20), id);

@@ -68,6 +68,45 @@ class TestKernels : public QObject {
     Q_OBJECT
 
 private slots:
+    // The copy probe writes a = 0.5 b over exactly [0, n), at every alignment of a and every
+    // tail, with each form this CPU runs (plain and non-temporal stores): a float skipped
+    // or written past would make the ceiling count bytes it did not move.
+    void copyProbeWritesEveryFloatOnce() {
+        std::vector<int> forms{0, 10};
+        if (cpu_supports_x86_64_v3())
+            forms.insert(forms.end(), {3, 13});
+        if (cpu_supports_x86_64_v4())
+            forms.insert(forms.end(), {4, 14});
+        auto* b = static_cast<float*>(host_allocate(sizeof(float) * 8192));
+        auto* a = static_cast<float*>(host_allocate(sizeof(float) * 8192));
+        for (std::int64_t i = 0; i < 8192; ++i)
+            b[i] = float(1 + i % 11);
+        for (int form : forms)
+            for (std::int64_t off : {0, 1, 3, 8, 15})
+                for (std::int64_t n : {0, 1, 5, 63, 64, 65, 200, 1023, 4099}) {
+                    std::fill(a, a + 8192, -7.0f);
+                    cpu_copy_probe(form, n, a + off, b + off);
+                    for (std::int64_t i = 0; i < 8192; ++i) {
+                        const bool inside = i >= off && i < off + n;
+                        const float want = inside ? 0.5f * b[i] : -7.0f;
+                        if (a[i] != want) {
+                            host_release(a);
+                            host_release(b);
+                            QFAIL(qPrintable(QStringLiteral("form %1, offset %2, n %3: a[%4] = "
+                                                            "%5, want %6")
+                                                 .arg(form)
+                                                 .arg(off)
+                                                 .arg(n)
+                                                 .arg(i)
+                                                 .arg(double(a[i]))
+                                                 .arg(double(want))));
+                        }
+                    }
+                }
+        host_release(a);
+        host_release(b);
+    }
+
     // The CPU device's buffers: 64-byte aligned, and 2 MiB aligned (huge-page candidates)
     // from 4 MiB on; every byte asked for is usable.
     void hostBuffersAreAligned() {

@@ -538,6 +538,66 @@ private slots:
         QVERIFY(choose_ceiling(ocl, 512 << 10, 0, true).ceiling);
     }
 
+    // Each row is bounded by the ceilings of the access patterns its reads' share reaches:
+    // a copy-like row (rms_norm, half its bytes read) by the level's copy, below the triad
+    // that bounds a triad-like row (flow_match_step) and the read that bounds a row that
+    // mostly reads; a level without such a pattern keeps its best; measured before
+    // theoretical whatever the pattern.
+    void choosesTheCeilingOfTheRowsAccessPattern() {
+        DeviceInfo d;
+        auto add = [&](std::string id, std::string level, double value, double capacity,
+                       bool measured = true) {
+            Ceiling c;
+            c.id = std::move(id);
+            c.kind = "bandwidth";
+            c.level = std::move(level);
+            c.value = value;
+            c.threads = 1;
+            c.capacity_bytes = capacity;
+            c.measured = measured;
+            d.ceilings.push_back(c);
+        };
+        add("l1.read.1t", "L1", 300, 32 << 10);
+        add("l1.triad.1t", "L1", 400, 32 << 10);
+        add("dram.read.1t", "DRAM", 44, 0);
+        add("dram.triad.1t", "DRAM", 54, 0);
+        add("dram.copy.1t", "DRAM", 46, 0);
+        auto id = [&](double ws, double share) {
+            const auto c = choose_ceiling(d, ws, 0, false, 0, "fp32", share);
+            return c.ceiling ? c.ceiling->id : std::string("none");
+        };
+        const double dram = 256 << 20, l1 = 16 << 10;
+        const auto& rms = *find_op(kRmsNorm);
+        const auto& fm = *find_op(kFlowMatchStep);
+        const auto& sde = *find_op(kFlowSdeStep);
+        QCOMPARE(read_share(rms, {4096, 4096, 0}),
+                 (4096.0 * 4096 + 4096) / (2 * 4096.0 * 4096 + 4096));
+        QCOMPARE(read_share(fm, {1000, 0, 0}), 2.0 / 3.0);
+        QCOMPARE(read_share(sde, {10, 100, 0}), 3000.0 / (3000.0 + 1000 + 10));
+        QCOMPARE(read_share(*find_op(kGemm), {2, 3, 4}), (8.0 + 12 + 6) / (8.0 + 12 + 6 + 6));
+        QCOMPARE(id(dram, read_share(rms, {4096, 4096, 0})), std::string("dram.copy.1t"));
+        QCOMPARE(id(dram, read_share(fm, {1 << 26, 0, 0})), std::string("dram.triad.1t"));
+        QCOMPARE(id(dram, read_share(sde, {4096, 4096, 0})), std::string("dram.triad.1t"));
+        QCOMPARE(id(dram, 1.0), std::string("dram.triad.1t")); // the best of all three
+        QCOMPARE(id(dram, 0), std::string("dram.triad.1t"));   // share unknown: the best
+        // The copy is the higher one here: a triad-like row is bounded by it too.
+        d.ceilings.back().value = 60;
+        QCOMPARE(id(dram, 2.0 / 3.0), std::string("dram.copy.1t"));
+        QCOMPARE(id(dram, 0.5), std::string("dram.copy.1t"));
+        // L1 has no copy: a copy-like row gets the level's best.
+        QCOMPARE(id(l1, 0.5), std::string("l1.triad.1t"));
+        QCOMPARE(id(l1, 2.0 / 3.0), std::string("l1.triad.1t"));
+        // A device's own memory with a measured triad and a theoretical figure: the measured
+        // one, though the row reaches only the theoretical's (unstated) pattern.
+        d.ceilings.clear();
+        add("hbm.triad", "HBM", 4300, 0);
+        add("theoretical.hbm", "HBM", 4800, 0, false);
+        QCOMPARE(id(dram, 0.5), std::string("hbm.triad"));
+        add("hbm.copy", "HBM", 4100, 0);
+        QCOMPARE(id(dram, 0.5), std::string("hbm.copy"));
+        QCOMPARE(id(dram, 2.0 / 3.0), std::string("hbm.triad"));
+    }
+
     // A row faster than its ceiling is flagged: with a ceiling 1000x too low every row
     // reads far above 100 % and says so.
     void rowAboveItsCeilingIsWarned() {

@@ -50,6 +50,10 @@ void triad(std::int64_t n, float* a, const float* b, const float* c, float s);
 /// The same with non-temporal stores (SSE2, the x86-64 baseline; plain stores elsewhere),
 /// so the probe is not beaten by kernels that stream their output past the caches.
 void triad_stream(std::int64_t n, float* a, const float* b, const float* c, float s);
+/// a = s*b, one read and one write a float (the copy-bandwidth probe) ...
+void scale(std::int64_t n, float* a, const float* b, float s);
+/// ... and with non-temporal stores (SSE2; plain stores elsewhere).
+void scale_stream(std::int64_t n, float* a, const float* b, float s);
 /// Sums n floats with several accumulators (the read-bandwidth probe); returns the sum.
 double read_probe(std::int64_t n, const float* x);
 /// The fp32 peak of the baseline ISA: `iterations` of a multiply and an add on independent
@@ -91,6 +95,8 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
 double fma_probe(std::int64_t iterations);
 /// Sums n floats with full-width loads: the read-bandwidth probe.
 double read_probe(std::int64_t n, const float* x);
+/// out = s*x with full-width loads and stores (`stream`: non-temporal): the copy probe.
+void scale(std::int64_t n, const float* x, float s, float* out, bool stream);
 } // namespace avx2
 
 // AVX-512F/BW/VL + FMA (x86-64-v4). Only callable after the runtime check (cpukernels.cpp).
@@ -124,6 +130,8 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
 double fma_probe(std::int64_t iterations);
 /// Sums n floats with full-width loads: the read-bandwidth probe.
 double read_probe(std::int64_t n, const float* x);
+/// out = s*x with full-width loads and stores (`stream`: non-temporal): the copy probe.
+void scale(std::int64_t n, const float* x, float s, float* out, bool stream);
 } // namespace avx512
 
 } // namespace switchyard::cpu

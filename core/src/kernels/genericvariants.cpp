@@ -105,6 +105,27 @@ void triad_stream(std::int64_t n, float* __restrict a, const float* __restrict b
 #endif
 }
 
+void scale(std::int64_t n, float* __restrict a, const float* __restrict b, float s) {
+    for (std::int64_t i = 0; i < n; ++i)
+        a[i] = s * b[i];
+}
+
+void scale_stream(std::int64_t n, float* __restrict a, const float* __restrict b, float s) {
+#if defined(__SSE2__)
+    std::int64_t i = 0;
+    for (; i < n && (reinterpret_cast<std::uintptr_t>(a + i) & 15u) != 0; ++i)
+        a[i] = s * b[i];
+    const __m128 vs = _mm_set1_ps(s);
+    for (; i + 4 <= n; i += 4)
+        _mm_stream_ps(a + i, _mm_mul_ps(vs, _mm_loadu_ps(b + i)));
+    for (; i < n; ++i)
+        a[i] = s * b[i];
+    _mm_sfence();
+#else
+    scale(n, a, b, s);
+#endif
+}
+
 namespace {
 // Four floats: the widest vector every x86-64 (SSE2) and aarch64 (NEON) CPU has. The probes
 // below hold their accumulators in such vectors, so the compiler keeps each in a register

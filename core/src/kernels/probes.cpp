@@ -114,7 +114,10 @@ private:
     std::int64_t m_slice = 0, m_parts = 1;
 };
 
-enum class Probe { Read, Triad };
+// Read: a sum (reads only). Triad: a = b + s c (two reads, one write). Copy: a = s b (one
+// read, one write: the mix of rms_norm, which moves fewer bytes a second than a triad from
+// DRAM, where reads and writes share the bus).
+enum class Probe { Read, Triad, Copy };
 
 // A probe's answer: the best timing and the spread of the timings of the form that gave it.
 struct ProbeResult {
@@ -151,9 +154,15 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     // 4 KiB apart (4K aliasing stalls loads behind stores and understated the L1 ceiling).
     constexpr std::int64_t kSkew = 64;
     const std::int64_t third = std::max<std::int64_t>(64, (n - 2 * kSkew) / 3 / 64 * 64);
-    const double pass_bytes = probe == Probe::Read ? 4.0 * double(n) : 12.0 * double(third);
+    // The copy's arrays a, b likewise: halves, b 256 bytes past a's end.
+    const std::int64_t half = std::max<std::int64_t>(64, (n - kSkew) / 2 / 64 * 64);
+    // Elements of each array a pass goes over, and the bytes it moves.
+    const std::int64_t span = probe == Probe::Read ? n : probe == Probe::Triad ? third : half;
+    const double pass_bytes = probe == Probe::Read    ? 4.0 * double(n)
+                              : probe == Probe::Triad ? 12.0 * double(third)
+                                                      : 8.0 * double(half);
     const std::int64_t reps = std::max<std::int64_t>(1, std::int64_t(min_bytes / pass_bytes));
-    // Forms: read uses the widest loads only; triad every store flavour (+ 10: the
+    // Forms: read uses the widest loads only; triad and copy every store flavour (+ 10: the
     // non-temporal store variant, with `streaming_forms`).
     std::vector<int> forms;
     if (probe == Probe::Read) {
@@ -187,6 +196,12 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
             return s;
         }
         float* a = p + i0;
+        if (probe == Probe::Copy) {
+            const float* b = p + half + kSkew + i0;
+            for (std::int64_t r = 0; r < times; ++r)
+                cpu_copy_probe(form, len, a, b);
+            return 0.0;
+        }
         const float* b = p + third + kSkew + i0;
         const float* c = p + 2 * (third + kSkew) + i0;
         for (std::int64_t r = 0; r < times; ++r) {
@@ -217,7 +232,7 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     };
     // `t` is the thread running the pass: each thread adds to its own sink.
     auto pass = [&](int form, std::int64_t t) {
-        sink[std::size_t(t)] += range(form, t, 0, probe == Probe::Read ? n : third, reps);
+        sink[std::size_t(t)] += range(form, t, 0, span, reps);
     };
     // All threads from memory: chunks of 4 MiB claimed one at a time from every slice and
     // pass, as the threaded kernels claim their blocks, so a thread whose vCPU another
@@ -225,7 +240,6 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
     // 44-49 GB/s where a threaded kernel moved 64). In the caches each thread keeps its own
     // slice: that is what makes the level's capacity the per-core sum.
     const bool claimed = threads > 1 && streaming_forms;
-    const std::int64_t span = probe == Probe::Read ? n : third;
     const std::int64_t chunk = std::min<std::int64_t>(span, std::int64_t(1) << 20) / 64 * 64;
     const std::int64_t chunks_per_slice = chunk > 0 ? (span + chunk - 1) / chunk : 1;
     const std::int64_t chunk_count = reps * std::int64_t(arena.parts()) * chunks_per_slice;
@@ -439,11 +453,18 @@ CpuPeaks measure_all() {
                     kSanitized ? double(1 << 20)
                     : dram ? 4.0 * double(ws / std::max<std::int64_t>(1, threads == 1 ? 1 : all))
                            : double(16 << 20);
-                for (Probe probe : {Probe::Read, Probe::Triad}) {
+                // DRAM also gets the copy: its one read per write is rms_norm's mix, which
+                // the bus serves slower than a triad's two (0.78-0.84 of it on Zen 5), so
+                // the triad overstated what such a row could reach (choose_ceiling).
+                std::vector<Probe> probes{Probe::Read, Probe::Triad};
+                if (dram)
+                    probes.push_back(Probe::Copy);
+                for (Probe probe : probes) {
                     Ceiling c;
                     const bool read = probe == Probe::Read;
+                    const char* pattern = read ? "read" : probe == Probe::Triad ? "triad" : "copy";
                     const std::string tsuffix = threads == 1 ? "1t" : "all";
-                    c.id = id + (read ? ".read." : ".triad.") + tsuffix;
+                    c.id = id + "." + pattern + "." + tsuffix;
                     c.kind = "bandwidth";
                     c.level = lv.level;
                     c.threads = threads == 1 ? 1 : 0;
@@ -455,14 +476,15 @@ CpuPeaks measure_all() {
                                                                   : lv.capacity);
                     const std::string what =
                         read ? std::string("read (sum), fp32, ") + isa_name(isa) + " loads"
-                             : std::string("STREAM triad, fp32");
+                        : probe == Probe::Triad ? std::string("STREAM triad, fp32")
+                                                : std::string("copy (a = s b), fp32");
                     const std::string who = threads == 1 ? "1 thread" : "all threads";
                     if (!dram_reason.empty()) {
                         c.value = 0;
                         c.method = what + ", " + who + ": " + dram_reason;
                     } else {
-                        announce_prepare_step("CPU ceilings, " + lv.level +
-                                              (read ? " read, " : " triad, ") + who);
+                        announce_prepare_step("CPU ceilings, " + lv.level + " " + pattern + ", " +
+                                              who);
                         const auto r = run_probe(probe, *arena, threads == 1 ? 1 : all, dram,
                                                  timings, min_bytes);
                         c.value = r.best;
@@ -546,6 +568,24 @@ double cpu_read_probe(int isa, std::int64_t n, const float* x) {
     return isa == 4   ? cpu::avx512::read_probe(n, x)
            : isa == 3 ? cpu::avx2::read_probe(n, x)
                       : cpu::generic::read_probe(n, x);
+}
+
+void cpu_copy_probe(int form, std::int64_t n, float* a, const float* b) {
+    const bool stream = form >= 10;
+    switch (form % 10) {
+    case 4:
+        cpu::avx512::scale(n, b, 0.5f, a, stream);
+        break;
+    case 3:
+        cpu::avx2::scale(n, b, 0.5f, a, stream);
+        break;
+    default:
+        if (stream)
+            cpu::generic::scale_stream(n, a, b, 0.5f);
+        else
+            cpu::generic::scale(n, a, b, 0.5f);
+        break;
+    }
 }
 
 std::vector<CpuProbeLevel> cpu_probe_levels() {

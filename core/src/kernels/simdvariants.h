@@ -503,6 +503,30 @@ template <class V> double fma_probe(std::int64_t iterations) {
     return double(iterations) * double(N) * double(V::W) * 2.0;
 }
 
+// out = s*x, 4W floats a step (`stream`: non-temporal stores after a scalar prologue up to
+// an aligned output): the copy probe, one read stream and one write stream.
+template <class V> void scale(std::int64_t n, const float* x, float s, float* out, bool stream) {
+    constexpr std::int64_t W = V::W;
+    const auto vs = V::set1(s);
+    std::int64_t i = 0;
+    if (stream) {
+        while (i < n && (reinterpret_cast<std::uintptr_t>(out + i) & (V::kAlign - 1))) {
+            out[i] = s * x[i];
+            ++i;
+        }
+        for (; i + 4 * W <= n; i += 4 * W)
+            for (std::int64_t u = 0; u < 4 * W; u += W)
+                V::stream(out + i + u, V::mul(vs, V::loadu(x + i + u)));
+        _mm_sfence();
+    } else {
+        for (; i + 4 * W <= n; i += 4 * W)
+            for (std::int64_t u = 0; u < 4 * W; u += W)
+                V::storeu(out + i + u, V::mul(vs, V::loadu(x + i + u)));
+    }
+    for (; i < n; ++i)
+        out[i] = s * x[i];
+}
+
 template <class V> double read_probe(std::int64_t n, const float* x) {
     // Four streams (the quarters), 8 accumulators (two per stream): neither the add latency
     // nor the prefetch of one stream limits it. One core's reads from memory are bound by
@@ -787,6 +811,9 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
     }                                                                                              \
     double read_probe(std::int64_t n, const float* x) {                                            \
         return simd::read_probe<V>(n, x);                                                          \
+    }                                                                                              \
+    void scale(std::int64_t n, const float* x, float s, float* out, bool stream) {                 \
+        simd::scale<V>(n, x, s, out, stream);                                                      \
     }                                                                                              \
     void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda,           \
                      float* dst) {                                                                 \

@@ -36,26 +36,55 @@ bool ceiling_of_kind(const std::string& id, std::string_view kind) {
     return std::find(parts.begin(), parts.end(), kind) != parts.end();
 }
 
+// The reads' share of the access pattern a bandwidth ceiling's id names ("dram.copy.1t":
+// 1/2), 0 when it names none (theoretical figures).
+double pattern_read_share(const std::string& id) {
+    for (const auto& part : text::split(id, ".")) {
+        if (part == "read")
+            return 1.0;
+        if (part == "triad")
+            return 2.0 / 3.0;
+        if (part == "copy")
+            return 0.5;
+    }
+    return 0.0;
+}
+
 } // namespace
 
 CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, double flops,
-                             bool all_threads, double traffic_bytes, std::string_view compute) {
+                             bool all_threads, double traffic_bytes, std::string_view compute,
+                             double read_share) {
     CeilingChoice out;
     const double bytes = traffic_bytes > 0 ? traffic_bytes : working_set_bytes;
     if (bytes > 0)
         out.intensity = flops / bytes;
     const int want = all_threads ? 0 : 1;
-    // The preferred bandwidth ceiling of each level, in order of capacity (memory last).
+    // The preferred bandwidth ceiling of each level, in order of capacity (memory last):
+    // of those whose pattern the row's read share reaches where the level has one.
     std::vector<const Ceiling*> levels;
+    std::vector<bool> reached; // whether levels[i]'s pattern is reached by the row
     for (const auto& c : info.ceilings) {
         if (c.kind != "bandwidth" || c.threads != want || !(c.value > 0))
             continue;
+        const double share = pattern_read_share(c.id);
+        const bool reaches = !(read_share > 0) || !(share > 0) || share <= read_share + 1e-9;
         auto it = std::find_if(levels.begin(), levels.end(),
                                [&](const Ceiling* l) { return l->level == c.level; });
-        if (it == levels.end())
+        if (it == levels.end()) {
             levels.push_back(&c);
-        else if (preferred_ceiling(c, **it))
+            reached.push_back(reaches);
+            continue;
+        }
+        // Measured before theoretical, then a pattern the row reaches, then the higher.
+        const auto i = std::size_t(it - levels.begin());
+        const bool better = c.measured != (*it)->measured ? c.measured
+                            : reaches != reached[i]       ? reaches
+                                                          : preferred_ceiling(c, **it);
+        if (better) {
             *it = &c;
+            reached[i] = reaches;
+        }
     }
     std::stable_sort(levels.begin(), levels.end(), [](const Ceiling* a, const Ceiling* b) {
         const double ca = a->capacity_bytes > 0 ? a->capacity_bytes : 1e300;
@@ -135,9 +164,9 @@ std::string detail::stated_compute(const KernelCell& cell) {
 }
 
 void detail::judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes,
-                   bool all_threads, std::string_view compute) {
-    const auto choice =
-        choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes, compute);
+                   bool all_threads, double read_share, std::string_view compute) {
+    const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes,
+                                       compute, read_share);
     row.intensity = choice.intensity;
     row.level = choice.level;
     if (!choice.ceiling)

@@ -321,7 +321,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                       "checks, and that run is its sample",
                       w.reference_seconds());
         row.warnings.push_back(buf);
-        detail::judge(row, dinfo, working_set_bytes(*op, spec.dims), false);
+        detail::judge(row, dinfo, working_set_bytes(*op, spec.dims), false,
+                      read_share(*op, spec.dims));
         row.status = RowStatus::Ok;
         return;
     }
@@ -367,6 +368,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         double(std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)));
     const bool all_threads = detail::row_uses_all_threads(spec, *cell);
     const std::string compute = detail::stated_compute(*cell);
+    const double share = read_share(*op, spec.dims);
     const auto warnings_before = row.warnings.size();
     if (shares_host_caches(dinfo)) {
         // A CPU OpenCL device (PoCL) runs on this CPU's cores and caches: the host's
@@ -374,14 +376,14 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         auto host = m_devices.find("cpu");
         if (host) {
             host->prepare();
-            detail::judge(row, host->info(), ws, true, compute);
+            detail::judge(row, host->info(), ws, true, share, compute);
             if (!row.ceiling_id.empty())
                 row.ceiling_id = "cpu:" + row.ceiling_id;
         }
         if (!host || row.ceiling_id.empty())
-            detail::judge(row, dinfo, ws, all_threads, compute);
+            detail::judge(row, dinfo, ws, all_threads, share, compute);
     } else {
-        detail::judge(row, dinfo, ws, all_threads, compute);
+        detail::judge(row, dinfo, ws, all_threads, share, compute);
     }
     if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
         m_reprobes < kMaxReprobes) {
@@ -411,7 +413,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         set_cpu_peaks(merged);
         device->prepare(); // copies the raised ceilings into dinfo
         row.warnings.resize(warnings_before);
-        detail::judge(row, dinfo, ws, all_threads, compute);
+        detail::judge(row, dinfo, ws, all_threads, share, compute);
         char buf[320];
         std::snprintf(buf, sizeof buf,
                       "read %.0f %% of %s (%.1f) at first: the CPU's ceilings were measured "

@@ -50,9 +50,10 @@ bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell);
 
 // Judges a summarized row against the ceiling its working set and intensity pick
 // (choose_ceiling), with a warning when it reads above kCeilingTolerance of it.
-// `compute`: the cell's kind of arithmetic (stated_compute).
+// `compute`: the cell's kind of arithmetic (stated_compute); `read_share`: the reads' share of
+// the op's traffic (read_share in ops.h).
 void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads,
-           std::string_view compute = "fp32");
+           double read_share, std::string_view compute = "fp32");
 
 // The arithmetic a cell states in its metadata ("compute": "tf32"), "fp32" when none.
 std::string stated_compute(const KernelCell& cell);

@@ -70,4 +70,20 @@ inline double working_set_bytes(const OpInfo& op, const Dims& d) {
     return op.bytes(d);
 }
 
+/// The reads' share (0..1) of the bytes the op moves: its inputs and an output it also reads
+/// (gemm's C), against those and its outputs; 0 when it moves none. rms_norm 1/2 (a copy's
+/// mix), flow_match_step 2/3 (a triad's), flow_sde_step about 3/4. It picks the bandwidth
+/// ceilings that bound a row (choose_ceiling).
+inline double read_share(const OpInfo& op, const Dims& d) {
+    double reads = 0, writes = 0;
+    for (int s = 0; s < int(op.inputs.size()); ++s)
+        reads += double(op.input_elems(s, d));
+    for (int s = 0; s < int(op.outputs.size()); ++s) {
+        writes += double(op.output_elems(s, d));
+        if (s == 0 && op.first_output_is_input)
+            reads += double(op.output_elems(s, d));
+    }
+    return reads + writes > 0 ? reads / (reads + writes) : 0.0;
+}
+
 } // namespace switchyard

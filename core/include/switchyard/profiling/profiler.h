@@ -105,10 +105,17 @@ struct SWITCHYARD_CORE_EXPORT CeilingChoice {
 /// "theoretical.tensor.tf32": the kind is a dot-separated part of the id). A cell of
 /// another kind that the device has no ceiling for is compute-bound with no ceiling: its
 /// level is "compute", and it is not judged against FP32 lanes it does not use.
+/// `read_share` is the reads' share of the row's traffic (read_share in ops.h; 0: unknown).
+/// A bandwidth ceiling whose id names its access pattern ("read" 1, "triad" 2/3, "copy" 1/2
+/// of its bytes read) bounds only rows that read at least that share: memory serves reads
+/// faster than writes, so a copy-like row (rms_norm) is bounded by the level's copy, not
+/// its triad, where the level has one. A level with no ceiling of a share the row reaches
+/// keeps its preferred one, as do rows of unknown share.
 SWITCHYARD_CORE_EXPORT CeilingChoice choose_ceiling(const DeviceInfo& info,
                                                     double working_set_bytes, double flops,
                                                     bool all_threads, double traffic_bytes = 0,
-                                                    std::string_view compute = "fp32");
+                                                    std::string_view compute = "fp32",
+                                                    double read_share = 0);
 
 /// Whether ceiling `c` is preferred to `than` of the same level: measured before
 /// theoretical, then the higher value. How choose_ceiling picks each level's bandwidth
