@@ -322,6 +322,45 @@ private slots:
             QVERIFY(r.stats.median <= rows[std::size_t(slowest->row)].stats.median);
     }
 
+    // A row judged against a ceiling that is not its level's best (rms_norm at DRAM: the
+    // copy, under the triad) has that roof drawn too, so its "of ceiling" can be read off
+    // the plot; without such a row only the level's best is drawn.
+    void roofOfEachRowsCeilingIsDrawn() {
+        ShownPlots shown;
+        QVERIFY(shown.exposed());
+        PlotsView& plots = shown.plots;
+        Report rep = defaultRun();
+        for (auto& d : rep.context["devices"])
+            if (d["id"] == "cpu")
+                d["ceilings"].push_back(
+                    ceilingJson("dram.copy.all", "bandwidth", "DRAM", 33, true, 0));
+        std::vector<ProfileRow> rows;
+        for (const auto& r : rep.rows)
+            if (r.spec.variant == "threaded")
+                rows.push_back(r);
+        plots.setContext(rep.context);
+        plots.setCurrentPlot(PlotsView::RooflinePlot);
+        auto drawnIds = [&] {
+            std::set<std::string> ids;
+            for (const auto& c : plots.drawnCeilings())
+                ids.insert(c.id.toStdString());
+            return ids;
+        };
+        plots.setRows(pointers(rows));
+        QVERIFY(drawnIds().count("dram.triad.all"));
+        QVERIFY(!drawnIds().count("dram.copy.all"));
+        for (auto& r : rows)
+            if (r.level == "DRAM")
+                r = judged(r, "dram.copy.all", "DRAM", 33, false);
+        plots.setRows(pointers(rows));
+        QVERIFY(drawnIds().count("dram.triad.all"));
+        QVERIFY(drawnIds().count("dram.copy.all"));
+        int dram = 0;
+        for (const auto& c : plots.drawnCeilings())
+            dram += c.level == QLatin1String("DRAM");
+        QCOMPARE(dram, 2);
+    }
+
     void roofsFollowTheShownRowsThreads() {
         ShownView shown;
         QVERIFY(shown.exposed());

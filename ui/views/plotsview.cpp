@@ -449,6 +449,20 @@ void PlotsView::chooseRoofs() {
     for (const auto& c : m_ceilings)
         if (threads.empty() || threads.count(c.device))
             devices.insert(c.device);
+    // Also the roofs the shown rows are judged against where those are not the level's
+    // best (a copy-like row at DRAM: the copy under the triad), so each row's "of
+    // ceiling" has its roof on the plot. A CPU OpenCL device's rows name the host's
+    // ceilings ("cpu:dram.copy.all").
+    std::set<std::pair<QString, QString>> judged;
+    for (const auto& r : m_rows) {
+        if (!r.measured() || r.ceiling_id.empty())
+            continue;
+        const QString id = qs(r.ceiling_id);
+        if (id.startsWith(QLatin1String("cpu:")))
+            judged.emplace(QStringLiteral("cpu"), id.mid(4));
+        else
+            judged.emplace(qs(r.spec.device), id);
+    }
     for (const auto& device : devices) {
         std::set<int> want = threads[device];
         if (want.empty())
@@ -469,10 +483,13 @@ void PlotsView::chooseRoofs() {
                     if (!b || preferred_ceiling(c.source, b->source))
                         b = &c;
                 }
-        for (const auto& c : m_ceilings) // in the context's order
+        for (const auto& c : m_ceilings) { // in the context's order
+            bool drawn = judged.count({c.device, c.id}) > 0;
             for (const auto& [k, b] : best)
-                if (b == &c)
-                    m_drawn.push_back(c);
+                drawn = drawn || b == &c;
+            if (drawn && c.device == device)
+                m_drawn.push_back(c);
+        }
     }
 }
 
