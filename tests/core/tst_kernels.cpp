@@ -69,14 +69,14 @@ class TestKernels : public QObject {
 
 private slots:
     // The copy probe writes a = 0.5 b over exactly [0, n), at every alignment of a and every
-    // tail, with each form this CPU runs (plain and non-temporal stores): a float skipped
-    // or written past would make the ceiling count bytes it did not move.
+    // tail, with each form this CPU runs (plain and non-temporal stores, one lane and two): a float
+    // skipped or written past would make the ceiling count bytes it did not move.
     void copyProbeWritesEveryFloatOnce() {
         std::vector<int> forms{0, 10};
         if (cpu_supports_x86_64_v3())
-            forms.insert(forms.end(), {3, 13});
+            forms.insert(forms.end(), {3, 13, 103, 113});
         if (cpu_supports_x86_64_v4())
-            forms.insert(forms.end(), {4, 14});
+            forms.insert(forms.end(), {4, 14, 104, 114});
         auto* b = static_cast<float*>(host_allocate(sizeof(float) * 8192));
         auto* a = static_cast<float*>(host_allocate(sizeof(float) * 8192));
         for (std::int64_t i = 0; i < 8192; ++i)

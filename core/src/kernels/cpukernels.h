@@ -31,7 +31,8 @@ SWITCHYARD_CORE_EXPORT bool cpu_supports_x86_64_v4() noexcept;
 SWITCHYARD_CORE_EXPORT double cpu_read_probe(int isa, std::int64_t n, const float* x);
 
 /// The CPU copy probe's pass: a[i] = 0.5 b[i] for i in [0, n), with the loads and stores of
-/// `form`'s ISA (form % 10 as cpu_read_probe's `isa`), non-temporal from form 10 on.
+/// `form`'s ISA (form % 10 as cpu_read_probe's `isa`), non-temporal where form % 100 >= 10,
+/// in two lanes (the halves side by side) from form 100 on (SIMD ISAs only).
 SWITCHYARD_CORE_EXPORT void cpu_copy_probe(int form, std::int64_t n, float* a, const float* b);
 
 /// Host memory for the CPU device's buffers and the probes' working sets: 64-byte

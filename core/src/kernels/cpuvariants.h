@@ -95,8 +95,9 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
 double fma_probe(std::int64_t iterations);
 /// Sums n floats with full-width loads: the read-bandwidth probe.
 double read_probe(std::int64_t n, const float* x);
-/// out = s*x with full-width loads and stores (`stream`: non-temporal): the copy probe.
-void scale(std::int64_t n, const float* x, float s, float* out, bool stream);
+/// out = s*x with full-width loads and stores (`stream`: non-temporal): the copy probe, in
+/// one lane or (`lanes` 2) two halves side by side.
+void scale(std::int64_t n, const float* x, float s, float* out, bool stream, int lanes);
 } // namespace avx2
 
 // AVX-512F/BW/VL + FMA (x86-64-v4). Only callable after the runtime check (cpukernels.cpp).
@@ -130,8 +131,9 @@ void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, do
 double fma_probe(std::int64_t iterations);
 /// Sums n floats with full-width loads: the read-bandwidth probe.
 double read_probe(std::int64_t n, const float* x);
-/// out = s*x with full-width loads and stores (`stream`: non-temporal): the copy probe.
-void scale(std::int64_t n, const float* x, float s, float* out, bool stream);
+/// out = s*x with full-width loads and stores (`stream`: non-temporal): the copy probe, in
+/// one lane or (`lanes` 2) two halves side by side.
+void scale(std::int64_t n, const float* x, float s, float* out, bool stream, int lanes);
 } // namespace avx512
 
 } // namespace switchyard::cpu

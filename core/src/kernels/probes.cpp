@@ -176,6 +176,13 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
         // moved 5-15 % more from DRAM than 512-bit ones, which the v4 flow_match_step uses.
         if (isa >= 4)
             forms.push_back(13);
+        // The copy also in two lanes (+ 100), as rms_norm streams from memory: a threaded
+        // rms_norm moved 1.1-1.2x a one-lane copy's all-thread ceiling on Zen 5.
+        if (probe == Probe::Copy && isa >= 3) {
+            forms.push_back(isa + 110);
+            if (isa >= 4)
+                forms.push_back(113);
+        }
     } else {
         forms.push_back(0);
         if (isa >= 3)
@@ -571,13 +578,14 @@ double cpu_read_probe(int isa, std::int64_t n, const float* x) {
 }
 
 void cpu_copy_probe(int form, std::int64_t n, float* a, const float* b) {
-    const bool stream = form >= 10;
+    const bool stream = form % 100 >= 10;
+    const int lanes = form >= 100 ? 2 : 1;
     switch (form % 10) {
     case 4:
-        cpu::avx512::scale(n, b, 0.5f, a, stream);
+        cpu::avx512::scale(n, b, 0.5f, a, stream, lanes);
         break;
     case 3:
-        cpu::avx2::scale(n, b, 0.5f, a, stream);
+        cpu::avx2::scale(n, b, 0.5f, a, stream, lanes);
         break;
     default:
         if (stream)

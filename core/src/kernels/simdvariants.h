@@ -400,10 +400,13 @@ void rms_stream_fused(std::int64_t b, std::int64_t d, const float* x, const floa
 // each in turn, and memory prefetched kRmsAheadBytes ahead of both sums; an odd b's last row
 // after them. One core's reads from memory are bound by the misses it keeps in flight, and
 // two streams keep more of them in flight than one (as for the read probe's quarters):
-// interleaved scratch runs at 4096x4096, one thread, Zen 5 (a 2-vCPU Turin guest), 512 bits:
-// 1.20x the one-lane pass (40.7 against 34.0 GB/s, medians of 25), 0.78 of a 512-bit
-// non-temporal triad measured beside them and 0.97 of a pass that only scales. Every output
-// row is aligned here (y aligned, d a multiple of W, at least 4W: rms_norm checks).
+// interleaved scratch runs, one thread, Zen 5 (a 2-vCPU Turin guest), medians of 30 (in
+// a random order each round), at 4096x4096, 16384x1024 and 1024x16384: 1.13-1.16x the
+// one-lane pass at 512 bits (0.97-1.20x over four such runs; at 256 bits 1.12-1.20x), and
+// 0.86-0.96 of the copy probe's own kernel (scale) beside them. Summing each row's two
+// halves side by side instead (one lane, two streams, half the rows in cache) was 0.77-0.96x
+// this. Every output row is aligned here (y aligned, d a multiple of W, at least 4W:
+// rms_norm checks).
 template <class V>
 void rms_stream_pair(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,
                      float* y) {
@@ -504,25 +507,42 @@ template <class V> double fma_probe(std::int64_t iterations) {
 }
 
 // out = s*x, 4W floats a step (`stream`: non-temporal stores after a scalar prologue up to
-// an aligned output): the copy probe, one read stream and one write stream.
-template <class V> void scale(std::int64_t n, const float* x, float s, float* out, bool stream) {
+// an aligned output): the copy probe, one read stream and one write stream; with `lanes`
+// 2, the halves [0, h) and [h, 2h) side by side, 4W floats of each in turn (two read
+// streams and two write streams, as rms_stream_pair keeps: one core keeps more misses in
+// flight over two), then the rest.
+template <class V>
+void scale(std::int64_t n, const float* x, float s, float* out, bool stream, int lanes) {
     constexpr std::int64_t W = V::W;
     const auto vs = V::set1(s);
     std::int64_t i = 0;
-    if (stream) {
+    if (stream)
         while (i < n && (reinterpret_cast<std::uintptr_t>(out + i) & (V::kAlign - 1))) {
             out[i] = s * x[i];
             ++i;
         }
-        for (; i + 4 * W <= n; i += 4 * W)
-            for (std::int64_t u = 0; u < 4 * W; u += W)
-                V::stream(out + i + u, V::mul(vs, V::loadu(x + i + u)));
-        _mm_sfence();
-    } else {
-        for (; i + 4 * W <= n; i += 4 * W)
-            for (std::int64_t u = 0; u < 4 * W; u += W)
-                V::storeu(out + i + u, V::mul(vs, V::loadu(x + i + u)));
+    auto store = [&](float* p, typename V::reg v) {
+        if (stream)
+            V::stream(p, v);
+        else
+            V::storeu(p, v);
+    };
+    if (lanes == 2) {
+        const std::int64_t h = (n - i) / 2 / (4 * W) * (4 * W); // keeps out + h aligned
+        const float* xb = x + h;
+        float* ob = out + h;
+        for (const std::int64_t end = i + h; i < end; i += 4 * W)
+            for (std::int64_t u = 0; u < 4 * W; u += W) {
+                store(out + i + u, V::mul(vs, V::loadu(x + i + u)));
+                store(ob + i + u, V::mul(vs, V::loadu(xb + i + u)));
+            }
+        i += h;
     }
+    for (; i + 4 * W <= n; i += 4 * W)
+        for (std::int64_t u = 0; u < 4 * W; u += W)
+            store(out + i + u, V::mul(vs, V::loadu(x + i + u)));
+    if (stream)
+        _mm_sfence();
     for (; i < n; ++i)
         out[i] = s * x[i];
 }
@@ -812,8 +832,8 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
     double read_probe(std::int64_t n, const float* x) {                                            \
         return simd::read_probe<V>(n, x);                                                          \
     }                                                                                              \
-    void scale(std::int64_t n, const float* x, float s, float* out, bool stream) {                 \
-        simd::scale<V>(n, x, s, out, stream);                                                      \
+    void scale(std::int64_t n, const float* x, float s, float* out, bool stream, int lanes) {      \
+        simd::scale<V>(n, x, s, out, stream, lanes);                                               \
     }                                                                                              \
     void gemm_pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t lda,           \
                      float* dst) {                                                                 \
