@@ -461,8 +461,10 @@ CpuPeaks measure_all() {
                     : dram ? 4.0 * double(ws / std::max<std::int64_t>(1, threads == 1 ? 1 : all))
                            : double(16 << 20);
                 // DRAM also gets the copy: its one read per write is rms_norm's mix, which
-                // the bus serves slower than a triad's two (0.78-0.84 of it on Zen 5), so
-                // the triad overstated what such a row could reach (choose_ceiling).
+                // the bus serves slower than a triad's two (one thread of a 2-vCPU Zen 5
+                // guest: 0.89-1.0 of the triad over four runs; likwid-bench's copy_mem
+                // 0.90-0.93 of its stream_mem beside them), so the triad overstated what such
+                // a row could reach (choose_ceiling).
                 std::vector<Probe> probes{Probe::Read, Probe::Triad};
                 if (dram)
                     probes.push_back(Probe::Copy);
