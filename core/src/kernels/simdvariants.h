@@ -209,6 +209,14 @@ double rms_row_finish(std::int64_t d, const float* x, std::int64_t i, typename V
     return sumsq;
 }
 
+// The squares of x[i, i + 2W) added to s0 (the first register) and s1 (the second).
+template <class V>
+void rms_sq2(const float* x, std::int64_t i, typename V::reg& s0, typename V::reg& s1) {
+    const auto x0 = V::loadu(x + i), x1 = V::loadu(x + i + V::W);
+    s0 = V::fma(x0, x0, s0);
+    s1 = V::fma(x1, x1, s1);
+}
+
 // The squares of the row x[0, d), summed in float over blocks of 64 per lane (4
 // accumulators), the blocks in double; a row whose float sum overflows (|x| > ~1.8e19) or
 // may have lost its digits to underflow is summed again with every square in double (it
@@ -225,13 +233,9 @@ double rms_row_sum(std::int64_t d, const float* x, Step step = {}) {
         const std::int64_t end = imin(d, i + kBlock);
         auto s0 = V::zero(), s1 = V::zero(), s2 = V::zero(), s3 = V::zero();
         for (; i + 4 * W <= end; i += 4 * W) {
-            const auto x0 = V::loadu(x + i), x1 = V::loadu(x + i + W);
-            s0 = V::fma(x0, x0, s0);
-            s1 = V::fma(x1, x1, s1);
+            rms_sq2<V>(x, i, s0, s1);
             step(i);
-            const auto x2 = V::loadu(x + i + 2 * W), x3 = V::loadu(x + i + 3 * W);
-            s2 = V::fma(x2, x2, s2);
-            s3 = V::fma(x3, x3, s3);
+            rms_sq2<V>(x, i + 2 * W, s2, s3);
             step(i + 2 * W);
         }
         V::acc_sum(V::add(V::add(s0, s1), V::add(s2, s3)), lo, hi);
@@ -254,19 +258,11 @@ void rms_row_sum2(std::int64_t d, const float* xa, const float* xb, double* sa, 
         auto a0 = V::zero(), a1 = V::zero(), a2 = V::zero(), a3 = V::zero();
         auto b0 = V::zero(), b1 = V::zero(), b2 = V::zero(), b3 = V::zero();
         for (; i + 4 * W <= end; i += 4 * W) {
-            const auto x0 = V::loadu(xa + i), x1 = V::loadu(xa + i + W);
-            a0 = V::fma(x0, x0, a0);
-            a1 = V::fma(x1, x1, a1);
-            const auto y0 = V::loadu(xb + i), y1 = V::loadu(xb + i + W);
-            b0 = V::fma(y0, y0, b0);
-            b1 = V::fma(y1, y1, b1);
+            rms_sq2<V>(xa, i, a0, a1);
+            rms_sq2<V>(xb, i, b0, b1);
             step(i);
-            const auto x2 = V::loadu(xa + i + 2 * W), x3 = V::loadu(xa + i + 3 * W);
-            a2 = V::fma(x2, x2, a2);
-            a3 = V::fma(x3, x3, a3);
-            const auto y2 = V::loadu(xb + i + 2 * W), y3 = V::loadu(xb + i + 3 * W);
-            b2 = V::fma(y2, y2, b2);
-            b3 = V::fma(y3, y3, b3);
+            rms_sq2<V>(xa, i + 2 * W, a2, a3);
+            rms_sq2<V>(xb, i + 2 * W, b2, b3);
             step(i + 2 * W);
         }
         V::acc_sum(V::add(V::add(a0, a1), V::add(a2, a3)), alo, ahi);
