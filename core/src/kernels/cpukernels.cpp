@@ -327,6 +327,21 @@ nlohmann::json OpenBlasInfo::to_json() const {
     return {{"present", present}, {"corename", corename}, {"threads", threads}, {"config", config}};
 }
 
+std::string openblas_core_level(std::string_view corename) {
+    std::string core;
+    for (char ch : corename)
+        core += char(std::tolower(static_cast<unsigned char>(ch)));
+    if (core == "skylakex" || core == "cooperlake" || core == "sapphirerapids" || core == "zen4" ||
+        core == "zen5")
+        return "x86-64-v4";
+    // Sandybridge's kernels are AVX without FMA: beyond x86-64-v2, short of v3; taken as v3
+    // (a cap at v2 measures no 256-bit loop that could bound them).
+    if (core == "haswell" || core == "zen" || core == "skylake" || core == "excavator" ||
+        core == "sandybridge")
+        return "x86-64-v3";
+    return {};
+}
+
 std::string openblas_core_warning(const OpenBlasInfo& info) {
     if (!info.present || info.corename.empty())
         return {};
@@ -340,10 +355,9 @@ std::string openblas_core_warning(const OpenBlasInfo& info) {
                                           "athlon",    "bobcat",  "unknown"};
     const bool is_generic =
         std::find(std::begin(generic), std::end(generic), core) != std::end(generic);
-    const bool has_avx512_kernels = core == "skylakex" || core == "cooperlake" ||
-                                    core == "sapphirerapids" || core == "zen4" || core == "zen5";
-    const bool has_avx2_kernels = has_avx512_kernels || core == "haswell" || core == "zen" ||
-                                  core == "skylake" || core == "excavator";
+    const std::string level = openblas_core_level(core);
+    const bool has_avx512_kernels = level == "x86-64-v4";
+    const bool has_avx2_kernels = !level.empty() && core != "sandybridge";
     if (is_generic || (cpu_supports_x86_64_v3() && !has_avx2_kernels))
         return "OpenBLAS runs its generic '" + info.corename +
                "' core here: it did not recognise this CPU (or lacks its kernels), so the "
@@ -402,11 +416,18 @@ void register_cpu_cells(CellRegistrar& r) {
     add(kGemm, "x86-64-v4", "default", gemm_simd<IsaV4>, v4, v4_slice, v4_meta);
     add(kGemm, "x86-64-v4", "threaded", gemm_simd_mt<IsaV4>, v4, v4_slice * threads, v4_mt_meta);
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
-    add(kGemm, "generic", "openblas", gemm_openblas, {}, 0,
-        {{"isa", "OpenBLAS dispatch"},
-         {"library", "OpenBLAS"},
-         {"threads", openblas_get_num_threads()},
-         {"config", openblas_get_config()}});
+    nlohmann::json blas_meta = {{"isa", "OpenBLAS dispatch"},
+                                {"library", "OpenBLAS"},
+                                {"threads", openblas_get_num_threads()},
+                                {"config", openblas_get_config()}};
+    // The level its kernels need: OpenBLAS picks them itself, whatever SWITCHYARD_MAX_ISA
+    // says (the profiler does not judge it against a capped level's ceilings).
+    if (const char* core = openblas_get_corename(); core) {
+        blas_meta["corename"] = core;
+        if (const auto level = openblas_core_level(core); !level.empty())
+            blas_meta["isa_level"] = level;
+    }
+    add(kGemm, "generic", "openblas", gemm_openblas, {}, 0, std::move(blas_meta));
 #endif
 
     add(kRmsNorm, "generic", "reference", reference::rms_norm_kernel, {}, 0, ref_meta);

@@ -6,6 +6,8 @@
 #include "profiling/profilerdetail.h"
 #include "util/textutil.h"
 
+#include <switchyard/hardware/isa.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -161,6 +163,16 @@ std::string detail::stated_compute(const KernelCell& cell) {
     return it != cell.meta.end() && it->is_string() && !it->get<std::string>().empty()
                ? it->get<std::string>()
                : std::string("fp32");
+}
+
+std::string detail::level_above_isa_cap(const KernelCell& cell) {
+    if (cpu_isa_cap().level.empty())
+        return {};
+    const auto it = cell.meta.find("isa_level");
+    if (it == cell.meta.end() || !it->is_string())
+        return {};
+    const auto level = it->get<std::string>();
+    return !level.empty() && !cpu_supports(level) ? level : std::string();
 }
 
 void detail::judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes,

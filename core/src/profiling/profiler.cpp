@@ -4,6 +4,7 @@
 #include <switchyard/buildinfo.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/isa.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/fingerprint.h>
@@ -384,6 +385,20 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
             detail::judge(row, dinfo, ws, all_threads, share, compute);
     } else {
         detail::judge(row, dinfo, ws, all_threads, share, compute);
+    }
+    if (const auto above = detail::level_above_isa_cap(*cell);
+        !above.empty() && spec.device_kind == "cpu") {
+        // Under SWITCHYARD_MAX_ISA=x86-64-v2 OpenBLAS's Haswell kernels read 129-151 % of the
+        // capped (baseline multiply-add) compute ceiling.
+        row.warnings.push_back("not judged: this cell runs " + above +
+                               " code (OpenBLAS picks its kernels itself), above the "
+                               "SWITCHYARD_MAX_ISA cap " +
+                               cpu_isa_cap().level +
+                               ", whose ceilings do not bound it; set OPENBLAS_CORETYPE to a "
+                               "core of the capped level to see that machine's OpenBLAS");
+        row.ceiling_id.clear();
+        row.ceiling_value = 0;
+        row.ceiling_fraction = 0;
     }
     if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
         m_reprobes < kMaxReprobes) {

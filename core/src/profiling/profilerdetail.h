@@ -58,4 +58,9 @@ void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bo
 // The arithmetic a cell states in its metadata ("compute": "tf32"), "fp32" when none.
 std::string stated_compute(const KernelCell& cell);
 
+// The ISA level a CPU cell's code needs where it is above the SWITCHYARD_MAX_ISA cap in force
+// (OpenBLAS picks its kernels itself and states them as meta "isa_level"), else "": its rows
+// are not judged against the capped level's ceilings, which its code is not bounded by.
+std::string level_above_isa_cap(const KernelCell& cell);
+
 } // namespace switchyard::detail

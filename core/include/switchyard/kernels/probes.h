@@ -94,6 +94,10 @@ SWITCHYARD_CORE_EXPORT OpenBlasInfo openblas_info();
 /// AVX-512 kernels on a CPU that has them. Empty when there is nothing to say.
 SWITCHYARD_CORE_EXPORT std::string openblas_core_warning(const OpenBlasInfo& info);
 
+/// The x86-64 level an OpenBLAS core's kernels need ("Haswell": "x86-64-v3", "SkylakeX":
+/// "x86-64-v4"; any case), "" for the generic and pre-AVX cores.
+SWITCHYARD_CORE_EXPORT std::string openblas_core_level(std::string_view corename);
+
 /// A memory level the CPU's bandwidth probes measure. Each is probed at 4x the level
 /// below but at most half its capacity (L1: 3/4; per core for the per-core L1 and L2),
 /// DRAM at max(128 MiB, 4 x last level). Exposed for the tests.
