@@ -62,31 +62,26 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
     if (bytes > 0)
         out.intensity = flops / bytes;
     const int want = all_threads ? 0 : 1;
+    // Whether the row's read share reaches the pattern of ceiling `c` (true where either is
+    // unknown).
+    auto reaches = [&](const Ceiling& c) {
+        const double share = pattern_read_share(c.id);
+        return !(read_share > 0) || !(share > 0) || share <= read_share + 1e-9;
+    };
     // The preferred bandwidth ceiling of each level, in order of capacity (memory last):
-    // of those whose pattern the row's read share reaches where the level has one.
+    // measured before theoretical, then of a pattern the row reaches, then the higher.
     std::vector<const Ceiling*> levels;
-    std::vector<bool> reached; // whether levels[i]'s pattern is reached by the row
     for (const auto& c : info.ceilings) {
         if (c.kind != "bandwidth" || c.threads != want || !(c.value > 0))
             continue;
-        const double share = pattern_read_share(c.id);
-        const bool reaches = !(read_share > 0) || !(share > 0) || share <= read_share + 1e-9;
         auto it = std::find_if(levels.begin(), levels.end(),
                                [&](const Ceiling* l) { return l->level == c.level; });
-        if (it == levels.end()) {
+        if (it == levels.end())
             levels.push_back(&c);
-            reached.push_back(reaches);
-            continue;
-        }
-        // Measured before theoretical, then a pattern the row reaches, then the higher.
-        const auto i = std::size_t(it - levels.begin());
-        const bool better = c.measured != (*it)->measured ? c.measured
-                            : reaches != reached[i]       ? reaches
-                                                          : preferred_ceiling(c, **it);
-        if (better) {
+        else if (c.measured != (*it)->measured ? c.measured
+                 : reaches(c) != reaches(**it) ? reaches(c)
+                                               : preferred_ceiling(c, **it))
             *it = &c;
-            reached[i] = reaches;
-        }
     }
     std::stable_sort(levels.begin(), levels.end(), [](const Ceiling* a, const Ceiling* b) {
         const double ca = a->capacity_bytes > 0 ? a->capacity_bytes : 1e300;
@@ -158,14 +153,19 @@ bool detail::row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
     return spec.variant.find("threaded") != std::string::npos || spec.variant == "openblas";
 }
 
-std::string detail::stated_compute(const KernelCell& cell) {
+namespace {
+
+// The arithmetic a cell states in its metadata ("compute": "tf32"), "fp32" when none.
+std::string stated_compute(const KernelCell& cell) {
     const auto it = cell.meta.find("compute");
     return it != cell.meta.end() && it->is_string() && !it->get<std::string>().empty()
                ? it->get<std::string>()
                : std::string("fp32");
 }
 
-std::string detail::level_above_isa_cap(const KernelCell& cell) {
+// The ISA level a cell's code needs (meta "isa_level") where the SWITCHYARD_MAX_ISA cap in
+// force is below it, else "".
+std::string level_above_isa_cap(const KernelCell& cell) {
     if (cpu_isa_cap().level.empty())
         return {};
     const auto it = cell.meta.find("isa_level");
@@ -175,12 +175,25 @@ std::string detail::level_above_isa_cap(const KernelCell& cell) {
     return !level.empty() && !cpu_supports(level) ? level : std::string();
 }
 
+} // namespace
+
 void detail::judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes,
-                   bool all_threads, double read_share, std::string_view compute) {
+                   bool all_threads, double read_share, const KernelCell& cell) {
     const auto choice = choose_ceiling(info, working_set_bytes, row.flops, all_threads, row.bytes,
-                                       compute, read_share);
+                                       stated_compute(cell), read_share);
     row.intensity = choice.intensity;
     row.level = choice.level;
+    if (const auto above = level_above_isa_cap(cell); !above.empty()) {
+        // Under SWITCHYARD_MAX_ISA=x86-64-v2 OpenBLAS's Haswell kernels read 129-151 % of the
+        // capped (baseline multiply-add) compute ceiling.
+        row.warnings.push_back("not judged: this cell runs " + above +
+                               " code (OpenBLAS picks its kernels itself), above the "
+                               "SWITCHYARD_MAX_ISA cap " +
+                               cpu_isa_cap().level +
+                               ", whose ceilings do not bound it; set OPENBLAS_CORETYPE to a "
+                               "core of the capped level to see that machine's OpenBLAS");
+        return;
+    }
     if (!choice.ceiling)
         return;
     const Ceiling& c = *choice.ceiling;

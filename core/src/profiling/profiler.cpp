@@ -4,7 +4,6 @@
 #include <switchyard/buildinfo.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
-#include <switchyard/hardware/isa.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/fingerprint.h>
@@ -323,7 +322,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                       w.reference_seconds());
         row.warnings.push_back(buf);
         detail::judge(row, dinfo, working_set_bytes(*op, spec.dims), false,
-                      read_share(*op, spec.dims));
+                      read_share(*op, spec.dims), *cell);
         row.status = RowStatus::Ok;
         return;
     }
@@ -368,7 +367,6 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         working_set_bytes(*op, spec.dims) +
         double(std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)));
     const bool all_threads = detail::row_uses_all_threads(spec, *cell);
-    const std::string compute = detail::stated_compute(*cell);
     const double share = read_share(*op, spec.dims);
     const auto warnings_before = row.warnings.size();
     if (shares_host_caches(dinfo)) {
@@ -377,28 +375,14 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         auto host = m_devices.find("cpu");
         if (host) {
             host->prepare();
-            detail::judge(row, host->info(), ws, true, share, compute);
+            detail::judge(row, host->info(), ws, true, share, *cell);
             if (!row.ceiling_id.empty())
                 row.ceiling_id = "cpu:" + row.ceiling_id;
         }
         if (!host || row.ceiling_id.empty())
-            detail::judge(row, dinfo, ws, all_threads, share, compute);
+            detail::judge(row, dinfo, ws, all_threads, share, *cell);
     } else {
-        detail::judge(row, dinfo, ws, all_threads, share, compute);
-    }
-    if (const auto above = detail::level_above_isa_cap(*cell);
-        !above.empty() && spec.device_kind == "cpu") {
-        // Under SWITCHYARD_MAX_ISA=x86-64-v2 OpenBLAS's Haswell kernels read 129-151 % of the
-        // capped (baseline multiply-add) compute ceiling.
-        row.warnings.push_back("not judged: this cell runs " + above +
-                               " code (OpenBLAS picks its kernels itself), above the "
-                               "SWITCHYARD_MAX_ISA cap " +
-                               cpu_isa_cap().level +
-                               ", whose ceilings do not bound it; set OPENBLAS_CORETYPE to a "
-                               "core of the capped level to see that machine's OpenBLAS");
-        row.ceiling_id.clear();
-        row.ceiling_value = 0;
-        row.ceiling_fraction = 0;
+        detail::judge(row, dinfo, ws, all_threads, share, *cell);
     }
     if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
         m_reprobes < kMaxReprobes) {
@@ -428,7 +412,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         set_cpu_peaks(merged);
         device->prepare(); // copies the raised ceilings into dinfo
         row.warnings.resize(warnings_before);
-        detail::judge(row, dinfo, ws, all_threads, share, compute);
+        detail::judge(row, dinfo, ws, all_threads, share, *cell);
         char buf[320];
         std::snprintf(buf, sizeof buf,
                       "read %.0f %% of %s (%.1f) at first: the CPU's ceilings were measured "

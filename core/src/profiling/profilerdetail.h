@@ -48,19 +48,13 @@ std::int64_t stated_threads(const KernelCell& cell);
 // by variant ("threaded", "openblas"); device rows always use the whole device.
 bool row_uses_all_threads(const RowSpec& spec, const KernelCell& cell);
 
-// Judges a summarized row against the ceiling its working set and intensity pick
-// (choose_ceiling), with a warning when it reads above kCeilingTolerance of it.
-// `compute`: the cell's kind of arithmetic (stated_compute); `read_share`: the reads' share of
-// the op's traffic (read_share in ops.h).
+// Judges a summarized row of `cell` against the ceiling its working set and intensity pick
+// (choose_ceiling, with the arithmetic the cell states in its meta "compute", "fp32" when
+// none), with a warning when it reads above kCeilingTolerance of it. `read_share`: the reads'
+// share of the op's traffic (read_share in ops.h). A cell whose code needs an ISA level above
+// the SWITCHYARD_MAX_ISA cap in force (meta "isa_level": OpenBLAS picks its kernels itself)
+// is not judged against the capped level's ceilings, which do not bound it; the row says so.
 void judge(ProfileRow& row, const DeviceInfo& info, double working_set_bytes, bool all_threads,
-           double read_share, std::string_view compute = "fp32");
-
-// The arithmetic a cell states in its metadata ("compute": "tf32"), "fp32" when none.
-std::string stated_compute(const KernelCell& cell);
-
-// The ISA level a CPU cell's code needs where it is above the SWITCHYARD_MAX_ISA cap in force
-// (OpenBLAS picks its kernels itself and states them as meta "isa_level"), else "": its rows
-// are not judged against the capped level's ceilings, which its code is not bounded by.
-std::string level_above_isa_cap(const KernelCell& cell);
+           double read_share, const KernelCell& cell);
 
 } // namespace switchyard::detail
