@@ -141,6 +141,37 @@ void print_dispatch(const Report& report) {
     std::cout << "\n";
 }
 
+// The memory beside the DRAM rows (ProfileRow::memory): what their ceiling's probe moved
+// beside each, its share of the ceiling, and how close the row came to it.
+void print_memory(const Report& report) {
+    std::vector<std::vector<std::string>> table;
+    std::size_t busy = 0;
+    for (const auto& r : report.rows) {
+        const double share = memory_share(r);
+        if (!r.measured() || !(share > 0))
+            continue;
+        busy += memory_busy(r);
+        table.push_back({untrusted(r.spec.op), untrusted(r.spec.size), untrusted(r.spec.device),
+                         untrusted(r.spec.arch + "/" + r.spec.variant), ceiling_percent(r),
+                         untrusted(r.memory.probe), fmt("%.2f", r.memory.median_gbs),
+                         fmt("%.0f%%", share * 100) + (memory_busy(r) ? " busy" : ""),
+                         fmt("%.0f%%", r.gbps / r.memory.median_gbs * 100)});
+    }
+    if (table.empty())
+        return;
+    std::cout << "\nMemory beside the DRAM rows (their ceiling's probe, timed before and after "
+                 "each row's samples; busy: under "
+              << fmt("%.0f", kMemoryBusyShare * 100) << " % of the ceiling):\n"
+              << format_table({"op", "size", "device", "arch/variant", "%ceiling", "probe",
+                               "probe GB/s", "probe %ceiling", "row/probe"},
+                              table);
+    if (busy > 0)
+        std::cout << "note: memory was busy beside " << busy << " of " << table.size()
+                  << " DRAM rows: other work was taking its bandwidth, so their %ceiling reads "
+                     "low for the machine, not for the kernel; row/probe is how close each came "
+                     "to what memory gave then\n";
+}
+
 struct ProfileOptions {
     std::vector<std::string> ops, devices, sizes, cells;
     bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
@@ -335,6 +366,7 @@ int run_profile(const ProfileOptions& o) {
             table.push_back(row_cells(r));
         std::cout << format_table(kRowHeader, table);
         print_dispatch(report);
+        print_memory(report);
         for (const auto& r : report.rows)
             if (r.status != RowStatus::Ok && !r.reason.empty())
                 std::cout << r.spec.label() << " [" << r.spec.backend

@@ -141,6 +141,8 @@ QString rowSummary(const ProfileRow& r) {
                           formatSeconds(r.stats.median));
         if (const QString c = ceilingText(r); !c.isEmpty())
             lines << QCoreApplication::translate("ResultsModel", "of ceiling: %1").arg(c);
+        if (memory_share(r) > 0)
+            lines << qs(memory_text(r));
     } else {
         lines << rowStatusText(r);
     }
@@ -345,7 +347,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                                                              : QVariant();
             return toneColor(r.status == RowStatus::Fail ? Tone::Bad : Tone::Warning, true);
         }
-        if ((c == NoiseColumn && !r.warnings.empty()) || (c == ClockColumn && r.clock.throttled))
+        if ((c == NoiseColumn && !r.warnings.empty()) || (c == ClockColumn && r.clock.throttled) ||
+            (c == CeilingColumn && memory_busy(r)))
             return toneColor(Tone::Warning, true);
         if (c == VariantColumn)
             if (const auto* f = findingFor(index.row()); f && f->regret())
@@ -362,6 +365,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                        .arg(qs(r.ceiling_id))
                        .arg(r.ceiling_value, 0, 'g', 4)
                        .arg(r.level == "compute" ? tr("GFLOP/s") : tr("GB/s"));
+        if (c == CeilingColumn && memory_share(r) > 0)
+            tip << qs(memory_text(r));
         if (const auto* f = findingFor(index.row()); f && c == VariantColumn)
             tip << tr("dispatch: %1").arg(qs(f->message()));
         if (c == ClockColumn && !r.clock.method.empty())

@@ -8,6 +8,7 @@
 #include "views/plotsview.h"
 #include "views/viewsupport.h"
 
+#include <switchyard/profiling/ceilingtext.h>
 #include <switchyard/profiling/ops.h>
 
 #include <iterator>
@@ -542,6 +543,8 @@ void ProfileView::logRow(const ProfileRow& r) {
                      r.reason.empty() ? QString() : QStringLiteral(": ") + qs(r.reason).left(300)));
     for (const auto& w : r.warnings)
         appendLog(tr("warning: %1: %2").arg(label, qs(w)));
+    if (memory_busy(r))
+        appendLog(tr("note: %1: %2").arg(label, qs(memory_text(r))));
 }
 
 void ProfileView::schedulePlots() {

@@ -8,6 +8,7 @@
 #include "kernels/cpuvariants.h"
 #include "kernels/threadpool.h"
 #include "util/sanitizer.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <atomic>
@@ -122,8 +123,9 @@ enum class Probe { Read, Triad, Copy };
 // A probe's answer: the best timing and the spread of the timings of the form that gave it.
 struct ProbeResult {
     double best = 0;
-    double spread = 0;       // (best - median) / best
-    bool undisturbed = true; // from timings no thread of which was preempted
+    double spread = 0;           // (best - median) / best
+    bool undisturbed = true;     // from timings no thread of which was preempted
+    std::vector<double> timings; // the best form's (those `best` and `spread` are of), GB/s
 };
 
 // (best - median) / best of `v` (GB/s or GFLOP/s: higher is better).
@@ -321,6 +323,7 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
         if (!v.empty() && *std::max_element(v.begin(), v.end()) > r.best) {
             r.best = *std::max_element(v.begin(), v.end());
             r.spread = spread_of(v);
+            r.timings = v;
             r.undisturbed = use_clean;
         }
     }
@@ -596,6 +599,32 @@ void cpu_copy_probe(int form, std::int64_t n, float* a, const float* b) {
             cpu::generic::scale(n, a, b, 0.5f);
         break;
     }
+}
+
+std::vector<double> cpu_memory_probe_now(std::string_view id, int timings) {
+    // "dram.<pattern>.<1t|all>", a measured ceiling of the cached figures.
+    const auto parts = text::split(id, ".");
+    if (parts.size() != 3 || parts[0] != "dram" || (parts[2] != "1t" && parts[2] != "all") ||
+        timings <= 0)
+        return {};
+    std::optional<Probe> probe;
+    if (parts[1] == "read")
+        probe = Probe::Read;
+    else if (parts[1] == "triad")
+        probe = Probe::Triad;
+    else if (parts[1] == "copy")
+        probe = Probe::Copy;
+    if (!probe)
+        return {};
+    const auto* c = cpu_peaks().find(id);
+    if (!c || !c->measured || !(c->value > 0) || !(c->working_set_bytes > 0))
+        return {};
+    const std::int64_t all = ThreadPool::instance().size();
+    const std::int64_t threads = parts[2] == "1t" ? 1 : all;
+    // The ceiling's own working set and slices (measure_all), one pass a timing: a row's
+    // sample is one call, one pass over its buffers.
+    const Arena arena(std::int64_t(c->working_set_bytes) / 4, threads);
+    return run_probe(*probe, arena, threads, true, timings, 0.0).timings;
 }
 
 std::vector<CpuProbeLevel> cpu_probe_levels() {

@@ -14,6 +14,7 @@
 
 #include "profiling/guards.h"
 #include "profiling/profilerdetail.h"
+#include "util/sanitizer.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -341,6 +342,53 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     if (progress)
         progress("warmup", 0);
     row.launches_per_sample = warm_up(*device, launch, m_settings);
+    const double ws =
+        working_set_bytes(*op, spec.dims) +
+        double(std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)));
+    const bool all_threads = detail::row_uses_all_threads(spec, *cell);
+    const double share = read_share(*op, spec.dims);
+    const bool host_caches = shares_host_caches(dinfo);
+    // Judges a row of this spec against the ceiling its working set and intensity pick.
+    auto judge_row = [&](ProfileRow& r) {
+        if (host_caches) {
+            // A CPU OpenCL device (PoCL) runs on this CPU's cores and caches: the host's
+            // per-level ceilings (all threads) bound it, not its own memory probe.
+            auto host = m_devices.find("cpu");
+            if (host) {
+                host->prepare();
+                detail::judge(r, host->info(), ws, true, share, *cell);
+                if (!r.ceiling_id.empty())
+                    r.ceiling_id = "cpu:" + r.ceiling_id;
+            }
+            if (!host || r.ceiling_id.empty())
+                detail::judge(r, dinfo, ws, all_threads, share, *cell);
+        } else {
+            detail::judge(r, dinfo, ws, all_threads, share, *cell);
+        }
+    };
+    // The memory beside a row that will be judged against a measured CPU DRAM ceiling (the
+    // choice depends on the op's bytes, flops and working set, not on the timings): that
+    // ceiling's probe, timed before and after the samples (ProfileRow::memory).
+    std::string memory_probe;
+    if (spec.device_kind == "cpu" || host_caches) {
+        ProfileRow planned;
+        planned.bytes = row.bytes;
+        planned.flops = row.flops;
+        judge_row(planned);
+        memory_probe = planned.ceiling_id;
+    }
+    const std::string host_probe =
+        memory_probe.rfind("cpu:", 0) == 0 ? memory_probe.substr(4) : memory_probe;
+    std::vector<double> memory_windows;
+    auto time_memory = [&] {
+        if (host_probe.rfind("dram.", 0) != 0)
+            return;
+        if (progress)
+            progress("memory", std::int64_t(memory_windows.size()));
+        const auto got = cpu_memory_probe_now(host_probe, kSanitized ? 1 : 4);
+        memory_windows.insert(memory_windows.end(), got.begin(), got.end());
+    };
+    time_memory();
     StoppingRule rule({m_settings.max_noise,
                        reference_budget
                            ? std::min(m_settings.min_samples, ProfileSettings::kReferenceMinSamples)
@@ -358,32 +406,17 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                                 progress, clock, clocks.sample_ghz);
     if (clock.chain)
         clocks.chain_after_ghz = dependent_add_chain_ghz();
+    time_memory();
+    if (!memory_windows.empty())
+        row.memory = {memory_probe, SampleStats::from(memory_windows).median,
+                      std::int64_t(memory_windows.size())};
     if (clock.measured())
         apply_throttle(row, clocks, m_settings.throttle_threshold, samples);
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
     detail::add_violations(row.parity, detail::check_guards(*device, spec.device_kind, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
-    const double ws =
-        working_set_bytes(*op, spec.dims) +
-        double(std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)));
-    const bool all_threads = detail::row_uses_all_threads(spec, *cell);
-    const double share = read_share(*op, spec.dims);
     const auto warnings_before = row.warnings.size();
-    if (shares_host_caches(dinfo)) {
-        // A CPU OpenCL device (PoCL) runs on this CPU's cores and caches: the host's
-        // per-level ceilings (all threads) bound it, not its own memory probe.
-        auto host = m_devices.find("cpu");
-        if (host) {
-            host->prepare();
-            detail::judge(row, host->info(), ws, true, share, *cell);
-            if (!row.ceiling_id.empty())
-                row.ceiling_id = "cpu:" + row.ceiling_id;
-        }
-        if (!host || row.ceiling_id.empty())
-            detail::judge(row, dinfo, ws, all_threads, share, *cell);
-    } else {
-        detail::judge(row, dinfo, ws, all_threads, share, *cell);
-    }
+    judge_row(row);
     if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
         m_reprobes < kMaxReprobes) {
         ++m_reprobes;
@@ -412,7 +445,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         set_cpu_peaks(merged);
         device->prepare(); // copies the raised ceilings into dinfo
         row.warnings.resize(warnings_before);
-        detail::judge(row, dinfo, ws, all_threads, share, *cell);
+        judge_row(row);
         char buf[320];
         std::snprintf(buf, sizeof buf,
                       "read %.0f %% of %s (%.1f) at first: the CPU's ceilings were measured "

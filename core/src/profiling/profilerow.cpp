@@ -237,6 +237,8 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
         j["speedup_vs_reference"] = r.reference_speedup;
     if (!r.clock.method.empty())
         j["clock"] = r.clock;
+    if (r.memory.measured())
+        j["memory"] = r.memory;
     if (r.runs.size() >= 2)
         j["runs"] = r.runs;
 }
@@ -245,6 +247,19 @@ void to_json(nlohmann::json& j, const RunSummary& run) {
     j = {{"median", run.median}, {"count", run.count}, {"rel_noise", run.rel_noise}};
     if (run.clock_ghz > 0)
         j["clock_ghz"] = run.clock_ghz;
+}
+
+void to_json(nlohmann::json& j, const RowMemory& memory) {
+    j = {{"probe", memory.probe}, {"median_gbs", memory.median_gbs}, {"windows", memory.windows}};
+}
+
+void from_json(const nlohmann::json& j, RowMemory& memory) {
+    const jsonread::Value v(j, "memory");
+    memory.probe = v.str("probe");
+    memory.median_gbs = v.num("median_gbs");
+    memory.windows = v.integer("windows");
+    if (memory.median_gbs < 0)
+        v.at("median_gbs").fail("expected a non-negative number");
 }
 
 void from_json(const nlohmann::json& j, RunSummary& run) {
@@ -288,6 +303,8 @@ void from_json(const nlohmann::json& j, ProfileRow& r) {
     r.reference_speedup = v.num("speedup_vs_reference", 0.0);
     if (const auto c = v.find("clock"))
         r.clock = c->get<RowClock>();
+    if (const auto m = v.find("memory"))
+        r.memory = m->get<RowMemory>();
     if (r.reference_speedup < 0)
         v.at("speedup_vs_reference").fail("expected a non-negative number");
     if (const auto runs = v.find("runs")) {
@@ -321,6 +338,8 @@ ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
     out.runs.clear();
     std::vector<double> pooled;
     std::int64_t discarded = 0;
+    std::vector<double> memory; // each run's median of its memory probe
+    out.memory.windows = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = runs[i];
         if (!r.measured() || !(r.stats.median > 0) || r.samples.empty()) {
@@ -333,6 +352,10 @@ ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
         out.runs.push_back({r.stats.median, r.stats.count, r.stats.rel_noise, r.clock.median_ghz});
         pooled.insert(pooled.end(), r.samples.begin(), r.samples.end());
         discarded += r.clock.samples_discarded;
+        if (r.memory.measured() && r.memory.probe == out.memory.probe) {
+            memory.push_back(r.memory.median_gbs);
+            out.memory.windows += r.memory.windows;
+        }
         if (r.clock.throttled)
             out.clock.throttled = true;
         out.clock.best_ghz = std::max(out.clock.best_ghz, r.clock.best_ghz);
@@ -356,6 +379,7 @@ ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
         out.ceiling_fraction *= old_median / out.stats.median; // achieved is 1 / time
     }
     out.clock.samples_discarded = int(discarded);
+    out.memory.median_gbs = memory.empty() ? 0.0 : SampleStats::from(memory).median;
     if (out.runs.size() < 2)
         out.runs.clear();
     return out;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard {
@@ -79,6 +80,16 @@ SWITCHYARD_CORE_EXPORT void set_cpu_peaks(const CpuPeaks& peaks);
 /// Runs the triad probe now over `bytes` of working set on all threads; best of
 /// `repeats` passes in GB/s.
 SWITCHYARD_CORE_EXPORT double measure_triad_gbs(std::int64_t bytes, int repeats = 10);
+
+/// What memory gives the probe of the measured CPU DRAM ceiling `id` now ("dram.copy.1t",
+/// "dram.triad.all", "dram.read.1t"; of cpu_peaks()): that pattern on that ceiling's threads
+/// and working set, every form of it the ceiling tried, `timings` one-pass timings each, as
+/// GB/s of the form that gave the best of them, in the order they ran. Empty when `id` names
+/// no such ceiling or it was not measured (too little memory). The profiler times it beside
+/// every row judged against such a ceiling (ProfileRow::memory): on a shared host other
+/// tenants take a share of the memory's bandwidth from moment to moment, and the ceiling is
+/// the best the probe ever got.
+SWITCHYARD_CORE_EXPORT std::vector<double> cpu_memory_probe_now(std::string_view id, int timings);
 
 /// What OpenBLAS (the `gemm generic/openblas` cell) runs here, as it reports itself.
 struct SWITCHYARD_CORE_EXPORT OpenBlasInfo {

@@ -95,6 +95,23 @@ struct SWITCHYARD_CORE_EXPORT RunSummary {
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RunSummary& run);
 SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RunSummary& run);
 
+/// What the CPU's memory gave the probe of a row's ceiling beside the row (JSON "memory",
+/// absent otherwise). A row judged against a measured CPU DRAM ceiling ("dram.copy.1t", or
+/// "cpu:dram.copy.all" for a CPU OpenCL device) has that ceiling's probe timed in one-pass
+/// windows before and after its samples (cpu_memory_probe_now). The ceiling is the best the
+/// probe got when the run began; on a shared host other tenants take a share of the memory's
+/// bandwidth from moment to moment, so a row at the memory's limit in a busy moment reads
+/// below its ceiling. `median_gbs` over the row's ceiling_value is the share of the ceiling
+/// memory gave then; the row's gbps over `median_gbs` how close the row came to that.
+struct SWITCHYARD_CORE_EXPORT RowMemory {
+    std::string probe;        // the ceiling whose probe ran: the row's ceiling_id
+    double median_gbs = 0;    // the median of the probe's windows (of each run's, merged)
+    std::int64_t windows = 0; // windows timed (over every run)
+    bool measured() const noexcept { return median_gbs > 0 && windows > 0; }
+};
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RowMemory& memory);
+SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RowMemory& memory);
+
 /// One measured row of a report.
 struct SWITCHYARD_CORE_EXPORT ProfileRow {
     RowSpec spec;
@@ -129,6 +146,8 @@ struct SWITCHYARD_CORE_EXPORT ProfileRow {
     /// measured: rows of devices other than the CPU). Samples below `clock.threshold` of
     /// the best clock were dropped before the statistics (`clock.samples_discarded`).
     RowClock clock;
+    /// The memory beside the row, for rows judged against a measured CPU DRAM ceiling.
+    RowMemory memory;
     /// The independent runs of this row, in the order they ran (JSON "runs", present with
     /// two or more: `profile --repeat N`). Each pass of a repeated profile runs every row
     /// once, so drift between passes hits every cell alike; the row's statistics and
