@@ -219,6 +219,8 @@ private slots:
             r.gbps = r.bytes / r.stats.median / 1e9;
             r.ceiling_value = 10;
             r.ceiling_fraction = r.gbps / 10;
+            r.ceiling_id = "dram.copy.1t";
+            r.memory = {"dram.copy.1t", m * 1e4, 8}; // 10, 11, 9 GB/s
             runs.push_back(r);
         }
         auto crashed = row("rms_norm", "default", {}, "crashed");
@@ -231,10 +233,20 @@ private slots:
         QVERIFY(std::fabs(merged.gbps - merged.bytes / merged.stats.median / 1e9) < 1e-9);
         QVERIFY(std::fabs(merged.ceiling_fraction - merged.gbps / 10) < 1e-9);
         QVERIFY(!merged.warnings.empty()); // the crashed run is said
+        // The memory beside the row: the median of the runs' medians, every window counted.
+        QCOMPARE(merged.memory.probe, std::string("dram.copy.1t"));
+        QCOMPARE(merged.memory.median_gbs, 10.0);
+        QCOMPARE(merged.memory.windows, std::int64_t(24));
         // JSON round trip keeps the runs.
         const auto back = ProfileRow::from_json(merged.to_json());
         QCOMPARE(back.runs.size(), std::size_t(3));
         QCOMPARE(back.runs[1].median, merged.runs[1].median);
+        QCOMPARE(back.memory.median_gbs, merged.memory.median_gbs);
+        QCOMPARE(back.memory.windows, merged.memory.windows);
+        // A negative median is refused, naming the key.
+        auto bad = merged.to_json();
+        bad["memory"]["median_gbs"] = -1;
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ProfileRow::from_json(bad));
         // One run: no "runs".
         const auto one = merge_runs({runs[0]}, 2000);
         QVERIFY(one.runs.empty());

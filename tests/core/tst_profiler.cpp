@@ -11,6 +11,7 @@
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/ceilingtext.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/runtime/runtime.h>
@@ -694,6 +695,94 @@ private slots:
 
     // The issue-9 check: every CPU variant at small sizes (L1, L2 and a few MiB), judged
     // against the ceilings measured now, stays within kCeilingTolerance of its ceiling.
+    // A row judged against a measured CPU DRAM ceiling has that ceiling's probe timed beside
+    // it, before and after its samples; a row in a cache has none. Synthetic ceilings (an
+    // L1 of 64 KiB, DRAM probes over 8 MiB), so the levels do not depend on this CPU.
+    void dramRowsTimeTheirCeilingsProbeBeside() {
+        CpuPeaks peaks{20.0, 8 << 20, 100.0};
+        auto add = [&](const std::string& id, const std::string& level, double value,
+                       bool measured = true) {
+            Ceiling c;
+            c.id = id;
+            c.kind = "bandwidth";
+            c.level = level;
+            c.threads = id.size() > 3 && id.substr(id.size() - 3) == ".1t" ? 1 : 0;
+            c.measured = measured;
+            c.value = value;
+            c.working_set_bytes = level == "DRAM" ? double(8 << 20) : double(48 << 10);
+            c.capacity_bytes = level == "DRAM" ? 0.0 : double(64 << 10);
+            c.method = "test";
+            peaks.ceilings.push_back(c);
+        };
+        for (const std::string t : {"1t", "all"}) {
+            add("l1.read." + t, "L1", 400);
+            add("l1.triad." + t, "L1", 300);
+            add("dram.read." + t, "DRAM", 40);
+            add("dram.triad." + t, "DRAM", 30);
+            add("dram.copy." + t, "DRAM", 25);
+        }
+        set_cpu_peaks(peaks);
+
+        // The probe on its own: timings of each DRAM ceiling's pattern; nothing for the ids
+        // of other levels, of no pattern, or of a ceiling that was not measured.
+        for (const char* id : {"dram.copy.1t", "dram.triad.all", "dram.read.1t"}) {
+            const auto t = cpu_memory_probe_now(id, 3);
+            QVERIFY2(t.size() == 3, id);
+            for (double g : t)
+                QVERIFY2(g > 0 && std::isfinite(g), id);
+        }
+        for (const char* id : {"l1.read.1t", "dram.copy", "dram.fma.1t", "dram.copy.2t", ""})
+            QVERIFY2(cpu_memory_probe_now(id, 3).empty(), id);
+        QVERIFY(cpu_memory_probe_now("dram.copy.1t", 0).empty());
+
+        auto s = quick();
+        s.ops = {"rms_norm"};
+        s.devices = {"cpu"};
+        s.sizes["*"] = {"2x1024", "64x4096"}; // 16 KiB: L1; 2 MiB: DRAM here
+        Profiler p(s, default_backends(), default_devices());
+        int dram_rows = 0;
+        for (const auto& spec : p.plan()) {
+            std::vector<std::string> phases;
+            const auto row = p.run_row(
+                spec, [&](const std::string& phase, std::int64_t) { phases.push_back(phase); });
+            QVERIFY2(row.status == RowStatus::Ok, (spec.label() + ": " + row.reason).c_str());
+            const bool memory_phase =
+                std::find(phases.begin(), phases.end(), "memory") != phases.end();
+            if (row.level != "DRAM") {
+                QCOMPARE(row.level, std::string("L1"));
+                QVERIFY(!row.memory.measured() && !memory_phase);
+                QVERIFY(!row.to_json().contains("memory"));
+                QCOMPARE(memory_share(row), 0.0);
+                QVERIFY(memory_text(row).empty());
+                continue;
+            }
+            ++dram_rows;
+            // rms_norm reads one float for each it writes: the copy is its pattern.
+            QVERIFY2(row.ceiling_id.rfind("dram.copy.", 0) == 0, row.ceiling_id.c_str());
+            QCOMPARE(row.memory.probe, row.ceiling_id);
+            QCOMPARE(row.memory.windows, std::int64_t(kSanitized ? 2 : 8)); // before and after
+            QVERIFY(row.memory.median_gbs > 0 && memory_phase);
+            QCOMPARE(memory_share(row), row.memory.median_gbs / row.ceiling_value);
+            QCOMPARE(memory_busy(row), memory_share(row) < kMemoryBusyShare);
+            const auto text = memory_text(row);
+            QVERIFY2(text.find("the " + row.ceiling_id + " probe moved") != std::string::npos,
+                     text.c_str());
+            QCOMPARE(text.find("busy") != std::string::npos, memory_busy(row));
+            const auto back = ProfileRow::from_json(row.to_json());
+            QCOMPARE(back.memory.probe, row.memory.probe);
+            QCOMPARE(back.memory.median_gbs, row.memory.median_gbs);
+            QCOMPARE(back.memory.windows, row.memory.windows);
+        }
+        QCOMPARE(dram_rows, 1);
+        // Ceilings that were not measured (too little memory for a DRAM set) time nothing.
+        for (auto& c : peaks.ceilings)
+            if (c.level == "DRAM")
+                c.value = 0;
+        set_cpu_peaks(peaks);
+        QVERIFY(cpu_memory_probe_now("dram.copy.1t", 3).empty());
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+    }
+
     void noCpuRowAboveItsCeiling() {
         set_cpu_peaks(measure_cpu_peaks());
         auto s = quick();

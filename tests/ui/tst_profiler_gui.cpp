@@ -179,6 +179,38 @@ private slots:
         QCOMPARE(cell(4, ResultsModel::MedianColumn), QStringLiteral("-"));
         QVERIFY(model.index(6, 0).data(Qt::ToolTipRole).toString().contains("noisy"));
 
+        // The memory beside a DRAM row: its ceiling cell's tooltip says what the probe got
+        // and how close the row came; a busy memory tints the cell.
+        {
+            ResultsModel memory;
+            ProfileRow busy = rep.rows[3]; // 78 % of dram.triad.all (50 GB/s)
+            busy.gbps = 39;
+            busy.memory = {busy.ceiling_id, 30.0, 8};
+            ProfileRow quiet = busy;
+            quiet.memory.median_gbs = 45.0;
+            memory.setRows({busy, quiet, rep.rows[3]});
+            auto tip = [&](int row) {
+                return memory.index(row, ResultsModel::CeilingColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString();
+            };
+            QVERIFY2(tip(0).contains("the dram.triad.all probe moved 30.0 GB/s, 60 % of the "
+                                     "ceiling (50.0), busy") &&
+                         tip(0).contains("the row moved 130 % of that"),
+                     qPrintable(tip(0)));
+            QVERIFY2(tip(1).contains("90 % of the ceiling (50.0); the row moved 87 %"),
+                     qPrintable(tip(1)));
+            QVERIFY(!tip(2).contains("memory beside"));
+            auto tinted = [&](int row) {
+                return memory.index(row, ResultsModel::CeilingColumn)
+                    .data(Qt::BackgroundRole)
+                    .isValid();
+            };
+            QVERIFY(tinted(0));
+            QVERIFY(!tinted(1) && !tinted(2));
+            QVERIFY(rowSummary(busy).contains("memory beside the row"));
+        }
+
         // Filtering by text and "problems only"; sorting sizes as numbers.
         proxy.setFilterFixedString("crashed");
         QCOMPARE(proxy.rowCount(), 1);
