@@ -9,6 +9,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <cmath>
+
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
@@ -256,6 +258,44 @@ private slots:
         QVERIFY2(human.out.contains("Dispatch (the resolved cell"), human.out.constData());
         QVERIFY(human.out.contains("xref"));
         QVERIFY(human.out.contains("(op, size, device) would run faster on another cell"));
+    }
+
+    // A row at DRAM size has its ceiling's probe timed beside it: the human table says what
+    // memory gave then, and the JSON row holds it. The size comes from the measured DRAM
+    // ceiling's own working set (max(128 MiB, 4x the last level) on this machine).
+    void dramRowShowsTheMemoryBesideIt() {
+        QFile f(measuredReport());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto report = nlohmann::json::parse(f.readAll().toStdString());
+        double ws = 0, value = 0;
+        for (const auto& c : report["context"]["cpu_peaks"]["ceilings"])
+            if (c["id"] == "dram.copy.1t") {
+                ws = c["working_set_bytes"].get<double>();
+                value = c["value"].get<double>();
+            }
+        if (!(value > 0))
+            QSKIP("no DRAM ceiling was measured here (too little memory for its working set)");
+        // Twice the ceiling's set, so no cache level of any size holds it.
+        const auto rows = std::int64_t(std::ceil(2 * ws / (8.0 * 4096)));
+        const QString size = QString("rms_norm:%1x4096").arg(rows);
+        const QString out = m_dir.filePath("dram.json");
+        const auto human = run_cli({"profile", "--op", "rms_norm", "--sizes", size, "--device",
+                                    "cpu", "--budget", "0.02", "--reference-budget", "0",
+                                    "--ceilings-from", measuredReport(), "-o", out});
+        QVERIFY2(human.code == 0, human.err.constData());
+        QVERIFY2(human.out.contains("Memory beside the DRAM rows"), human.out.constData());
+        QVERIFY(human.out.contains("row/probe"));
+        QFile g(out);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const auto saved = nlohmann::json::parse(g.readAll().toStdString());
+        QCOMPARE(saved["rows"].size(), std::size_t(1));
+        const auto& row = saved["rows"][0];
+        QCOMPARE(row["level"].get<std::string>(), std::string("DRAM"));
+        QVERIFY2(row.contains("memory"), row.dump().c_str());
+        QCOMPARE(row["memory"]["probe"], row["ceiling_id"]);
+        QVERIFY(row["memory"]["median_gbs"].get<double>() > 0);
+        QVERIFY(
+            human.out.contains(QByteArray::fromStdString(row["ceiling_id"].get<std::string>())));
     }
 
     // The threads of a dispatch finding, end to end: the fixture's `slow` cell states 64
