@@ -243,6 +243,7 @@ private slots:
         QCOMPARE(back.runs[1].median, merged.runs[1].median);
         QCOMPARE(back.memory.median_gbs, merged.memory.median_gbs);
         QCOMPARE(back.memory.windows, merged.memory.windows);
+        QCOMPARE(back.runs[1].memory_gbs, 11.0); // each run's own, in run order
         // A negative median is refused, naming the key.
         auto bad = merged.to_json();
         bad["memory"]["median_gbs"] = -1;

@@ -247,6 +247,8 @@ void to_json(nlohmann::json& j, const RunSummary& run) {
     j = {{"median", run.median}, {"count", run.count}, {"rel_noise", run.rel_noise}};
     if (run.clock_ghz > 0)
         j["clock_ghz"] = run.clock_ghz;
+    if (run.memory_gbs > 0)
+        j["memory_gbs"] = run.memory_gbs;
 }
 
 void to_json(nlohmann::json& j, const RowMemory& memory) {
@@ -268,6 +270,9 @@ void from_json(const nlohmann::json& j, RunSummary& run) {
     run.count = v.integer("count", 0);
     run.rel_noise = v.num("rel_noise", 0.0);
     run.clock_ghz = v.num("clock_ghz", 0.0);
+    run.memory_gbs = v.num("memory_gbs", 0.0);
+    if (run.memory_gbs < 0)
+        v.at("memory_gbs").fail("expected a non-negative number");
     if (!(run.median >= 0) || !std::isfinite(run.median))
         v.at("median").fail("expected a non-negative finite number");
 }
@@ -349,7 +354,8 @@ ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
                 (r.reason.empty() ? "" : ": " + r.reason) + "); the row pools the others");
             continue;
         }
-        out.runs.push_back({r.stats.median, r.stats.count, r.stats.rel_noise, r.clock.median_ghz});
+        out.runs.push_back({r.stats.median, r.stats.count, r.stats.rel_noise, r.clock.median_ghz,
+                            r.memory.measured() ? r.memory.median_gbs : 0.0});
         pooled.insert(pooled.end(), r.samples.begin(), r.samples.end());
         discarded += r.clock.samples_discarded;
         if (r.memory.measured() && r.memory.probe == out.memory.probe) {

@@ -91,6 +91,7 @@ struct SWITCHYARD_CORE_EXPORT RunSummary {
     std::int64_t count = 0; // samples kept by the run's statistics
     double rel_noise = 0;   // the run's stddev / mean
     double clock_ghz = 0;   // the run's effective clock, where measured
+    double memory_gbs = 0;  // the run's memory probe median (ProfileRow::memory), where timed
 };
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RunSummary& run);
 SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RunSummary& run);
