@@ -19,7 +19,8 @@ struct V {
     // round GCC spills an accumulator (llvm-mca skylake-avx512: 13.07 cycles a step at one,
     // 13.28 at four, 13.54 at two), so it keeps the loop it was tuned with on Zen 4.
     static constexpr int kGemmSteps = 1;
-    // rms_norm's stream prefetches into L1 (rms_stream_fused), as at 256 bits. NTA was
+    // rms_norm's stream prefetches into L1 (rms_stream_fused), as at 256 bits (the entry
+    // point below streams with the 256-bit traits; these serve the template). NTA was
     // 1.01-1.03x T0 on Zen 5, but 0.35x the 256-bit cells on the GPU host's Xeon at
     // 4096x4096 (8.1 against 24.9 GB/s on one thread): there an NTA line skips L2 and the
     // scale pass reads the row from DRAM again.
@@ -66,7 +67,10 @@ struct V {
 
 } // namespace
 
-// flow_match_step from memory streams with 256-bit loads and stores (simd256.h).
+// flow_match_step and rms_norm from memory stream with 256-bit loads and stores (simd256.h).
+// rms_norm at 4096x4096 on one thread: the 512-bit stream moved 0.90-0.95x the v3 cell's
+// GB/s in five profiler runs on a Zen 5 guest (x86-64-v4/default against v3/default,
+// --repeat 2-6), and 0.85x on the GPU host's Xeon; in cache it stays at 512 bits.
 SWITCHYARD_SIMD_ENTRY_POINTS(V, simd::V256)
 
 } // namespace switchyard::cpu::avx512

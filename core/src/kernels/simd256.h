@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The 256-bit vector traits of simdvariants.h (AVX2 + FMA). avx2variants.cpp builds its
-// kernels over them; avx512variants.cpp builds its DRAM-streaming flow_match_step over
-// them as well (Zen 4 streamed 5-15 % fewer GB/s with 512-bit loads and stores there).
+// kernels over them; avx512variants.cpp builds its DRAM-streaming flow_match_step and
+// rms_norm over them as well (Zen 4 streamed 5-15 % fewer GB/s with 512-bit loads and stores
+// in flow_match_step; see avx512variants.cpp for rms_norm).
 // Internal linkage, like simdvariants.h: each file gets its own copy, built with its flags.
 #include "kernels/simdvariants.h"
 

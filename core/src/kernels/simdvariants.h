@@ -803,8 +803,8 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
 } // namespace switchyard::cpu::simd
 
 // Defines the entry points cpuvariants.h declares for namespace `isa` from the templates
-// above, with the traits `V` of the including file (`VStream`: those of flow_match's
-// streaming form).
+// above, with the traits `V` of the including file (`VStream`: those of the streaming forms
+// of flow_match and rms_norm, from memory).
 #define SWITCHYARD_SIMD_ENTRY_POINTS(V, VStream)                                                   \
     void flow_match(std::int64_t n, const float* x, const float* v, float dt, float* out,          \
                     bool stream) {                                                                 \
@@ -820,7 +820,10 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::i
     }                                                                                              \
     void rms_norm(std::int64_t b, std::int64_t d, const float* x, const float* w, double eps,      \
                   float* y, bool stream) {                                                         \
-        simd::rms_norm<V>(b, d, x, w, eps, y, stream);                                             \
+        if (stream)                                                                                \
+            simd::rms_norm<VStream>(b, d, x, w, eps, y, true);                                     \
+        else                                                                                       \
+            simd::rms_norm<V>(b, d, x, w, eps, y, false);                                          \
     }                                                                                              \
     double fma_probe(std::int64_t iterations) {                                                    \
         return simd::fma_probe<V>(iterations);                                                     \
