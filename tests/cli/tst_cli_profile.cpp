@@ -275,8 +275,8 @@ private slots:
             }
         if (!(value > 0))
             QSKIP("no DRAM ceiling was measured here (too little memory for its working set)");
-        // Twice the ceiling's set, so no cache level of any size holds it.
-        const auto rows = std::int64_t(std::ceil(2 * ws / (8.0 * 4096)));
+        // The ceiling's own set (at least 4x the last level, past its 1.25x slack): DRAM.
+        const auto rows = std::int64_t(std::ceil(ws / (8.0 * 4096)));
         const QString size = QString("rms_norm:%1x4096").arg(rows);
         const QString out = m_dir.filePath("dram.json");
         const auto human = run_cli({"profile", "--op", "rms_norm", "--sizes", size, "--device",

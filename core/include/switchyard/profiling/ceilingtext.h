@@ -24,8 +24,8 @@ inline std::string ceiling_percent(const ProfileRow& row) {
 }
 
 /// Memory is busy beside a row when its ceiling's probe got less than this share of the
-/// ceiling there. On a quiet host the probe's median window reads 0.84-0.95 of its best (the
-/// ceiling's spread: a 2-vCPU Zen 5 guest); under 0.8 other work was taking the memory.
+/// ceiling there. On a quiet host the probe's median window reads 0.84-0.98 of its best (a
+/// 2-vCPU Zen 5 guest: the ceiling's spread); under 0.8 other work was taking the memory.
 inline constexpr double kMemoryBusyShare = 0.8;
 
 /// The share of the row's ceiling that memory gave its probe beside the row; 0 when not
