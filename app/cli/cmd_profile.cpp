@@ -150,11 +150,12 @@ void print_memory(const Report& report) {
         const double share = memory_share(r);
         if (!r.measured() || !(share > 0))
             continue;
-        busy += memory_busy(r);
+        const bool was_busy = memory_busy(r);
+        busy += was_busy;
         table.push_back({untrusted(r.spec.op), untrusted(r.spec.size), untrusted(r.spec.device),
                          untrusted(r.spec.arch + "/" + r.spec.variant), ceiling_percent(r),
                          untrusted(r.memory.probe), fmt("%.2f", r.memory.median_gbs),
-                         fmt("%.0f%%", share * 100) + (memory_busy(r) ? " busy" : ""),
+                         fmt("%.0f%%", share * 100) + (was_busy ? " busy" : ""),
                          fmt("%.0f%%", r.gbps / r.memory.median_gbs * 100)});
     }
     if (table.empty())

@@ -726,14 +726,14 @@ private slots:
         // The probe on its own: timings of each DRAM ceiling's pattern; nothing for the ids
         // of other levels, of no pattern, or of a ceiling that was not measured.
         for (const char* id : {"dram.copy.1t", "dram.triad.all", "dram.read.1t"}) {
-            const auto t = cpu_memory_probe_now(id, 3);
+            const auto t = CpuMemoryProbe(id).time(3);
             QVERIFY2(t.size() == 3, id);
             for (double g : t)
                 QVERIFY2(g > 0 && std::isfinite(g), id);
         }
         for (const char* id : {"l1.read.1t", "dram.copy", "dram.fma.1t", "dram.copy.2t", ""})
-            QVERIFY2(cpu_memory_probe_now(id, 3).empty(), id);
-        QVERIFY(cpu_memory_probe_now("dram.copy.1t", 0).empty());
+            QVERIFY2(CpuMemoryProbe(id).time(3).empty(), id);
+        QVERIFY(CpuMemoryProbe("dram.copy.1t").time(0).empty());
 
         auto s = quick();
         s.ops = {"rms_norm"};
@@ -779,7 +779,7 @@ private slots:
             if (c.level == "DRAM")
                 c.value = 0;
         set_cpu_peaks(peaks);
-        QVERIFY(cpu_memory_probe_now("dram.copy.1t", 3).empty());
+        QVERIFY(CpuMemoryProbe("dram.copy.1t").time(3).empty());
         set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
     }
 

@@ -601,12 +601,17 @@ void cpu_copy_probe(int form, std::int64_t n, float* a, const float* b) {
     }
 }
 
-std::vector<double> cpu_memory_probe_now(std::string_view id, int timings) {
+struct CpuMemoryProbe::State {
+    Probe probe;
+    std::int64_t threads;
+    Arena arena;
+};
+
+CpuMemoryProbe::CpuMemoryProbe(std::string_view id) {
     // "dram.<pattern>.<1t|all>", a measured ceiling of the cached figures.
     const auto parts = text::split(id, ".");
-    if (parts.size() != 3 || parts[0] != "dram" || (parts[2] != "1t" && parts[2] != "all") ||
-        timings <= 0)
-        return {};
+    if (parts.size() != 3 || parts[0] != "dram" || (parts[2] != "1t" && parts[2] != "all"))
+        return;
     std::optional<Probe> probe;
     if (parts[1] == "read")
         probe = Probe::Read;
@@ -615,16 +620,23 @@ std::vector<double> cpu_memory_probe_now(std::string_view id, int timings) {
     else if (parts[1] == "copy")
         probe = Probe::Copy;
     if (!probe)
-        return {};
+        return;
     const auto* c = cpu_peaks().find(id);
     if (!c || !c->measured || !(c->value > 0) || !(c->working_set_bytes > 0))
+        return;
+    const std::int64_t threads = parts[2] == "1t" ? 1 : ThreadPool::instance().size();
+    // The ceiling's own working set and slices (measure_all).
+    m_state.reset(
+        new State{*probe, threads, Arena(std::int64_t(c->working_set_bytes) / 4, threads)});
+}
+
+CpuMemoryProbe::~CpuMemoryProbe() = default;
+
+std::vector<double> CpuMemoryProbe::time(int timings) const {
+    if (!m_state || timings <= 0)
         return {};
-    const std::int64_t all = ThreadPool::instance().size();
-    const std::int64_t threads = parts[2] == "1t" ? 1 : all;
-    // The ceiling's own working set and slices (measure_all), one pass a timing: a row's
-    // sample is one call, one pass over its buffers.
-    const Arena arena(std::int64_t(c->working_set_bytes) / 4, threads);
-    return run_probe(*probe, arena, threads, true, timings, 0.0).timings;
+    // One pass a timing: a row's sample is one call, one pass over its buffers.
+    return run_probe(m_state->probe, m_state->arena, m_state->threads, true, timings, 0.0).timings;
 }
 
 std::vector<CpuProbeLevel> cpu_probe_levels() {

@@ -379,13 +379,16 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     }
     const std::string host_probe =
         memory_probe.rfind("cpu:", 0) == 0 ? memory_probe.substr(4) : memory_probe;
+    std::optional<CpuMemoryProbe> memory;
+    if (host_probe.rfind("dram.", 0) == 0)
+        memory.emplace(host_probe); // its working set allocated once, for both sides
     std::vector<double> memory_windows;
     auto time_memory = [&] {
-        if (host_probe.rfind("dram.", 0) != 0)
+        if (!memory || !memory->valid())
             return;
         if (progress)
             progress("memory", std::int64_t(memory_windows.size()));
-        const auto got = cpu_memory_probe_now(host_probe, kSanitized ? 1 : 4);
+        const auto got = memory->time(kSanitized ? 1 : 4);
         memory_windows.insert(memory_windows.end(), got.begin(), got.end());
     };
     time_memory();

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,15 +82,30 @@ SWITCHYARD_CORE_EXPORT void set_cpu_peaks(const CpuPeaks& peaks);
 /// `repeats` passes in GB/s.
 SWITCHYARD_CORE_EXPORT double measure_triad_gbs(std::int64_t bytes, int repeats = 10);
 
-/// What memory gives the probe of the measured CPU DRAM ceiling `id` now ("dram.copy.1t",
-/// "dram.triad.all", "dram.read.1t"; of cpu_peaks()): that pattern on that ceiling's threads
-/// and working set, every form of it the ceiling tried, `timings` one-pass timings each, as
-/// GB/s of the form that gave the best of them, in the order they ran. Empty when `id` names
-/// no such ceiling or it was not measured (too little memory). The profiler times it beside
-/// every row judged against such a ceiling (ProfileRow::memory): on a shared host other
-/// tenants take a share of the memory's bandwidth from moment to moment, and the ceiling is
-/// the best the probe ever got.
-SWITCHYARD_CORE_EXPORT std::vector<double> cpu_memory_probe_now(std::string_view id, int timings);
+/// The probe of a measured CPU DRAM ceiling ("dram.copy.1t", "dram.triad.all",
+/// "dram.read.1t"; of cpu_peaks()), ready to time what memory gives it now: that pattern on
+/// that ceiling's threads and working set (allocated once, at construction), every form of
+/// it the ceiling tried. The profiler times it beside every row judged against such a ceiling
+/// (ProfileRow::memory), before and after the samples: on a shared host other tenants take a
+/// share of the memory's bandwidth from moment to moment, and the ceiling is the best the
+/// probe ever got.
+class SWITCHYARD_CORE_EXPORT CpuMemoryProbe {
+public:
+    /// Nothing to time (!valid()) when `id` names no such ceiling or it was not measured (too
+    /// little memory).
+    explicit CpuMemoryProbe(std::string_view id);
+    ~CpuMemoryProbe();
+    CpuMemoryProbe(const CpuMemoryProbe&) = delete;
+    CpuMemoryProbe& operator=(const CpuMemoryProbe&) = delete;
+    bool valid() const noexcept { return m_state != nullptr; }
+    /// `timings` one-pass timings of each form, as GB/s of the form that gave the best of
+    /// them, in the order they ran; empty when !valid() or timings <= 0.
+    std::vector<double> time(int timings) const;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
 
 /// What OpenBLAS (the `gemm generic/openblas` cell) runs here, as it reports itself.
 struct SWITCHYARD_CORE_EXPORT OpenBlasInfo {

@@ -54,7 +54,7 @@ inline std::string memory_text(const ProfileRow& row) {
                   "memory beside the row: the %s probe moved %.1f GB/s, %.0f %% of the ceiling "
                   "(%.1f)%s; the row moved %.0f %% of that",
                   row.memory.probe.c_str(), row.memory.median_gbs, s * 100, row.ceiling_value,
-                  s < kMemoryBusyShare ? ", busy: other work was taking the memory" : "",
+                  memory_busy(row) ? ", busy: other work was taking the memory" : "",
                   row.gbps / row.memory.median_gbs * 100);
     return buf;
 }

@@ -99,7 +99,7 @@ SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RunSummary& run);
 /// What the CPU's memory gave the probe of a row's ceiling beside the row (JSON "memory",
 /// absent otherwise). A row judged against a measured CPU DRAM ceiling ("dram.copy.1t", or
 /// "cpu:dram.copy.all" for a CPU OpenCL device) has that ceiling's probe timed in one-pass
-/// windows before and after its samples (cpu_memory_probe_now). The ceiling is the best the
+/// windows before and after its samples (CpuMemoryProbe). The ceiling is the best the
 /// probe got when the run began; on a shared host other tenants take a share of the memory's
 /// bandwidth from moment to moment, so a row at the memory's limit in a busy moment reads
 /// below its ceiling. `median_gbs` over the row's ceiling_value is the share of the ceiling
