@@ -25,6 +25,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace switchyard::cli {
@@ -171,6 +172,37 @@ void print_memory(const Report& report) {
                   << " DRAM rows: other work was taking its bandwidth, so their %ceiling reads "
                      "low for the machine, not for the kernel; row/probe is how close each came "
                      "to what memory gave then\n";
+}
+
+// Where the 1-thread CPU rows ran: on one CPU, the one their ceilings were measured on
+// (ProfileRow::pinned_cpu, CpuPeaks::pinned_cpu); said once, with how to choose another.
+void print_pinning(const Report& report) {
+    std::set<int> cpus;
+    std::int64_t pinned = 0;
+    for (const auto& r : report.rows)
+        if (r.pinned_cpu >= 0) {
+            cpus.insert(r.pinned_cpu);
+            ++pinned;
+        }
+    if (pinned == 0)
+        return;
+    int peaks_cpu = -1;
+    if (const auto p = report.context.find("cpu_peaks");
+        p != report.context.end() && p->is_object())
+        if (const auto c = p->find("pinned_cpu"); c != p->end() && c->is_number_integer())
+            peaks_cpu = c->get<int>();
+    std::string where;
+    for (int c : cpus)
+        where += (where.empty() ? "" : ", ") + std::to_string(c);
+    std::cout << "note: the " << pinned << " 1-thread CPU row" << (pinned == 1 ? "" : "s")
+              << " ran on CPU " << where;
+    if (cpus.size() == 1 && peaks_cpu == *cpus.begin())
+        std::cout << ", where the 1-thread ceilings were measured";
+    else if (peaks_cpu < 0)
+        std::cout << "; the 1-thread ceilings were not measured on one CPU";
+    else
+        std::cout << "; the 1-thread ceilings were measured on CPU " << peaks_cpu;
+    std::cout << " (SWITCHYARD_PIN_CPU=<n> picks another, =off runs them unpinned)\n";
 }
 
 struct ProfileOptions {
@@ -368,6 +400,7 @@ int run_profile(const ProfileOptions& o) {
         std::cout << format_table(kRowHeader, table);
         print_dispatch(report);
         print_memory(report);
+        print_pinning(report);
         for (const auto& r : report.rows)
             if (r.status != RowStatus::Ok && !r.reason.empty())
                 std::cout << r.spec.label() << " [" << r.spec.backend

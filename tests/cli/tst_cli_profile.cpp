@@ -159,7 +159,8 @@ private slots:
         QVERIFY2(before.contains("preparing: planning"), qPrintable(before.join('\n')));
         QVERIFY2(before.contains("preparing: ceilings of cpu"), qPrintable(before.join('\n')));
         QVERIFY2(before.filter(QRegularExpression(
-                                   "^preparing: CPU ceilings, (L1|DRAM) (read|triad), 1 thread$"))
+                                   "^preparing: CPU ceilings, (L1|DRAM) (read|triad), 1 thread"
+                                   "( on CPU [0-9]+)?$"))
                          .size() >= 2,
                  qPrintable(before.join('\n')));
     }
@@ -296,6 +297,55 @@ private slots:
         QVERIFY(row["memory"]["median_gbs"].get<double>() > 0);
         QVERIFY(
             human.out.contains(QByteArray::fromStdString(row["ceiling_id"].get<std::string>())));
+    }
+
+    // A 1-thread CPU row runs on the CPU its 1-thread ceilings were measured on, and the
+    // report and the table say which; SWITCHYARD_PIN_CPU=off runs it unpinned, and a value
+    // that names no CPU is a warning that says so, the row still pinned to the default.
+    void oneThreadRowsRunOnTheCeilingsCpu() {
+        QFile f(measuredReport());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto earlier = nlohmann::json::parse(f.readAll().toStdString());
+        const auto& peaks = earlier["context"]["cpu_peaks"];
+        QVERIFY2(peaks.contains("pinned_cpu"), peaks.dump().substr(0, 400).c_str());
+        const int cpu = peaks["pinned_cpu"].get<int>();
+        auto profile = [&](const QString& name, const QString& pin) {
+            const QString path = m_dir.filePath(name);
+            switchyard::test::ProcessOptions options;
+            if (!pin.isNull())
+                options.env = {{"SWITCHYARD_PIN_CPU", pin}};
+            const auto r = switchyard::test::run_cli(
+                {"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "4096",
+                 "--budget", "0.02", "--reference-budget", "0", "--ceilings-from", measuredReport(),
+                 "-o", path},
+                {}, options);
+            QFile g(path);
+            nlohmann::json saved;
+            if (g.open(QIODevice::ReadOnly))
+                saved = nlohmann::json::parse(g.readAll().toStdString());
+            return std::make_pair(r, saved);
+        };
+        const auto [pinned, report] = profile("pinned.json", QString());
+        QVERIFY2(pinned.code == 0, pinned.err.constData());
+        QCOMPARE(report["rows"].size(), std::size_t(1));
+        QCOMPARE(report["rows"][0]["pinned_cpu"].get<int>(), cpu);
+        QVERIFY2(pinned.out.contains(QStringLiteral("note: the 1 1-thread CPU row ran on CPU %1, "
+                                                    "where the 1-thread ceilings were measured")
+                                         .arg(cpu)
+                                         .toUtf8()),
+                 pinned.out.constData());
+
+        const auto [off, unpinned] = profile("unpinned.json", QStringLiteral("off"));
+        QVERIFY2(off.code == 0, off.err.constData());
+        QVERIFY(!unpinned["rows"][0].contains("pinned_cpu"));
+        QVERIFY(!off.out.contains("1-thread CPU row"));
+
+        const auto [bogus, defaulted] = profile("bogus.json", QStringLiteral("fast"));
+        QVERIFY2(bogus.code == 0, bogus.err.constData());
+        QVERIFY2(bogus.out.contains("SWITCHYARD_PIN_CPU='fast' is neither a CPU number nor "
+                                    "\"off\""),
+                 bogus.out.constData());
+        QVERIFY(defaulted["rows"][0].contains("pinned_cpu"));
     }
 
     // The threads of a dispatch finding, end to end: the fixture's `slow` cell states 64

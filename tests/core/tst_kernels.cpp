@@ -11,6 +11,9 @@
 #include <switchyard/profiling/parity.h>
 #include <switchyard/profiling/workload.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -715,6 +718,42 @@ private slots:
         }
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  pool.parallel_together(4, [](std::int64_t) {}));
+    }
+
+    // A pool made by a thread held on one CPU (a 1-thread row or probe is pinned, and the
+    // process-wide pool may first be used there) still has workers free to run on every CPU
+    // of the process, and its size counts them all.
+    void threadPoolMadeOnAPinnedThreadIsNotPinned() {
+        cpu_set_t all;
+        CPU_ZERO(&all);
+        QCOMPARE(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
+        const int cpus = CPU_COUNT(&all);
+        if (cpus < 2)
+            QSKIP("one CPU: a pinned thread's mask is the process's");
+        int first = 0;
+        while (!CPU_ISSET(first, &all))
+            ++first;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(first, &one);
+        QCOMPARE(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+        std::vector<int> seen(3, 0);
+        {
+            ThreadPool pool(3);
+            pool.parallel_together(3, [&](std::int64_t) {
+                cpu_set_t mine;
+                CPU_ZERO(&mine);
+                pthread_getaffinity_np(pthread_self(), sizeof mine, &mine);
+                seen[ThreadPool::worker_index()] = CPU_COUNT(&mine);
+            });
+        }
+        const unsigned available = ThreadPool::available_cpus();
+        QCOMPARE(pthread_setaffinity_np(pthread_self(), sizeof all, &all), 0);
+        QCOMPARE(available, unsigned(cpus)); // not the pinned thread's 1
+        // The calling (pinned) thread is index 0; the workers' masks are the process's.
+        QCOMPARE(seen[0], 1);
+        QCOMPARE(seen[1], cpus);
+        QCOMPARE(seen[2], cpus);
     }
 };
 

@@ -17,8 +17,13 @@
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/registries.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <mutex>
 #include <set>
 
 using namespace switchyard;
@@ -783,8 +788,125 @@ private slots:
         set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
     }
 
+    // A 1-thread CPU row runs on the CPU its 1-thread ceilings were measured on
+    // (CpuPeaks::pinned_cpu, one_thread_cpu()) from its first launch to its last, and the
+    // thread gets its own mask back after; a threaded row is not narrowed to one CPU. The
+    // ceilings here say the last CPU this process may run on, whichever the process would
+    // pick itself, and the rows follow them (on a 1-CPU machine it is the one CPU).
+    void oneThreadRowsRunOnTheirCeilingsCpu() {
+        const auto mask_now = [] {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            pthread_getaffinity_np(pthread_self(), sizeof set, &set);
+            return set;
+        };
+        const cpu_set_t before = mask_now();
+        std::vector<int> allowed;
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &before))
+                allowed.push_back(c);
+        QVERIFY(!allowed.empty());
+        if (std::getenv("SWITCHYARD_PIN_CPU"))
+            QSKIP("SWITCHYARD_PIN_CPU is set: the CPU chosen is the environment's");
+
+        // What the launches saw: the CPU each ran on and the CPUs its thread might run on.
+        static std::mutex seen_mutex;
+        static std::set<int> seen_cpus;
+        static std::set<int> seen_mask_sizes;
+        auto spy = [](const KernelArgs& a) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            pthread_getaffinity_np(pthread_self(), sizeof set, &set);
+            {
+                std::lock_guard lock(seen_mutex);
+                seen_cpus.insert(sched_getcpu());
+                seen_mask_sizes.insert(CPU_COUNT(&set));
+            }
+            for (std::int64_t i = 0; i < a.dims[0]; ++i)
+                a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
+        };
+        put_test_kernel("cpuspy", spy);
+        put_test_kernel("threaded_cpuspy", spy);
+
+        CpuPeaks peaks{20.0, 64 << 20, 100.0};
+        peaks.pinned_cpu = allowed.back();
+        set_cpu_peaks(peaks);
+        QCOMPARE(one_thread_cpu(), allowed.back());
+
+        Profiler p(quick(), default_backends(), default_devices());
+        const auto row = p.run_row(spec_for("cpuspy"));
+        QVERIFY2(row.status == RowStatus::Ok, row.reason.c_str());
+        QCOMPARE(row.pinned_cpu, allowed.back());
+        QVERIFY(seen_cpus == std::set<int>{allowed.back()});
+        QVERIFY(seen_mask_sizes == std::set<int>{1});
+        const cpu_set_t after = mask_now();
+        QVERIFY(CPU_EQUAL(&before, &after)); // the thread's own mask back
+        QCOMPARE(ProfileRow::from_json(row.to_json()).pinned_cpu, allowed.back());
+
+        seen_cpus.clear();
+        seen_mask_sizes.clear();
+        const auto threaded = p.run_row(spec_for("threaded_cpuspy"));
+        QVERIFY2(threaded.status == RowStatus::Ok, threaded.reason.c_str());
+        QCOMPARE(threaded.pinned_cpu, -1);
+        QVERIFY(!threaded.to_json().contains("pinned_cpu"));
+        QVERIFY(seen_mask_sizes == std::set<int>{int(allowed.size())});
+
+        // Ceilings without a CPU (older reports) or with one this process may not run on:
+        // the process's own choice, one it may run on, the same on every ask.
+        peaks.pinned_cpu = -1;
+        set_cpu_peaks(peaks);
+        const int own = one_thread_cpu();
+        QVERIFY(std::find(allowed.begin(), allowed.end(), own) != allowed.end());
+        peaks.pinned_cpu = allowed.back() + 4096;
+        set_cpu_peaks(peaks);
+        QCOMPARE(one_thread_cpu(), own);
+
+        // The figures carry the CPU through JSON; a bad one is refused by name.
+        peaks.pinned_cpu = allowed.back();
+        QCOMPARE(CpuPeaks::from_json(peaks.to_json()).pinned_cpu, allowed.back());
+        peaks.pinned_cpu = -1;
+        QVERIFY(!peaks.to_json().contains("pinned_cpu"));
+        for (const auto& bad : {nlohmann::json(-1), nlohmann::json(1.5), nlohmann::json("0")}) {
+            auto j = peaks.to_json();
+            j["pinned_cpu"] = bad;
+            try {
+                (void)CpuPeaks::from_json(j);
+                QFAIL(("pinned_cpu " + bad.dump() + " was accepted").c_str());
+            } catch (const std::runtime_error& e) {
+                QVERIFY2(std::string(e.what()).find("peaks.pinned_cpu") != std::string::npos,
+                         e.what());
+            }
+        }
+        kernels().erase(kernel_key(kFlowMatchStep, "cpu", "generic", "cpuspy"));
+        kernels().erase(kernel_key(kFlowMatchStep, "cpu", "generic", "threaded_cpuspy"));
+        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+    }
+
     void noCpuRowAboveItsCeiling() {
-        set_cpu_peaks(measure_cpu_peaks());
+        const auto measured = measure_cpu_peaks();
+        // The 1-thread probes ran on one CPU this process may run on (unless
+        // SWITCHYARD_PIN_CPU=off), the one rows go to, and the 1-thread ceilings' methods say
+        // which.
+        int pinned = -1;
+        if (!std::getenv("SWITCHYARD_PIN_CPU")) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            sched_getaffinity(0, sizeof set, &set);
+            pinned = measured.pinned_cpu;
+            QVERIFY2(pinned >= 0 && pinned < CPU_SETSIZE && CPU_ISSET(pinned, &set),
+                     std::to_string(pinned).c_str());
+            QCOMPARE(one_thread_cpu(), pinned);
+            int one_thread = 0;
+            for (const auto& c : measured.ceilings)
+                if (c.id.size() > 3 && c.id.substr(c.id.size() - 3) == ".1t") {
+                    ++one_thread;
+                    QVERIFY2(c.method.find("1 thread on CPU " + std::to_string(pinned)) !=
+                                 std::string::npos,
+                             (c.id + ": " + c.method).c_str());
+                }
+            QVERIFY(one_thread >= 2); // at least a cache level's and the FMA peak
+        }
+        set_cpu_peaks(measured);
         auto s = quick();
         s.all_variants = true;
         s.devices = {"cpu"};
@@ -814,6 +936,10 @@ private slots:
                 row = again.run_row(spec);
             }
             QVERIFY2(row.measured(), (spec.label() + ": " + row.reason).c_str());
+            // A 1-thread row ran on the ceilings' CPU, a threaded one on none in particular.
+            if (pinned >= 0)
+                QCOMPARE(row.pinned_cpu,
+                         row.ceiling_id.find(".1t") != std::string::npos ? pinned : -1);
             // OpenBLAS picks its kernels itself: under a SWITCHYARD_MAX_ISA cap below them
             // (CI's capped suites: its Haswell or SkylakeX core under x86-64-v2) the capped
             // ceilings do not bound it, and its rows say so instead of reading 130-150 %.

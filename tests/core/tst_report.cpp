@@ -41,6 +41,30 @@ ProfileRow timed_row(std::int64_t index, const std::string& arch, const std::str
     return r;
 }
 
+// A CSV's lines split at commas (the fields of these tests are unquoted).
+std::vector<std::vector<std::string>> csv_fields(const std::string& csv) {
+    std::vector<std::vector<std::string>> lines;
+    std::istringstream in(csv);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> fields;
+        std::istringstream f(line);
+        for (std::string field; std::getline(f, field, ',');)
+            fields.push_back(field);
+        // getline drops an empty last field: keep it, so every line has all its columns.
+        if (!line.empty() && line.back() == ',')
+            fields.emplace_back();
+        lines.push_back(fields);
+    }
+    return lines;
+}
+
+// The column of `name` in the header (lines[0]); its size when there is none.
+std::size_t csv_column(const std::vector<std::vector<std::string>>& lines,
+                       const std::string& name) {
+    return std::size_t(std::find(lines.at(0).begin(), lines.at(0).end(), name) -
+                       lines.at(0).begin());
+}
+
 Report sample_report() {
     Report r;
     r.context = {{"switchyard", {{"version", "0.1.0"}}}, {"date", "2024-01-01T00:00:00Z"}};
@@ -147,23 +171,41 @@ private slots:
         one.stats = SampleStats::from(one.samples);
         QVERIFY(!one.stats.noise_known() && report.rows[0].stats.noise_known());
         report.rows.push_back(one);
-        const auto csv = report.to_csv();
-        std::vector<std::vector<std::string>> lines;
-        std::istringstream in(csv);
-        for (std::string line; std::getline(in, line);) {
-            std::vector<std::string> fields;
-            std::istringstream f(line);
-            for (std::string field; std::getline(f, field, ',');)
-                fields.push_back(field);
-            lines.push_back(fields);
-        }
+        const auto lines = csv_fields(report.to_csv());
         QCOMPARE(lines.size(), std::size_t(3));
-        const auto col = std::size_t(std::find(lines[0].begin(), lines[0].end(), "rel_noise") -
-                                     lines[0].begin());
+        const auto col = csv_column(lines, "rel_noise");
         QVERIFY(col < lines[0].size());
         QVERIFY(std::stod(lines[1].at(col)) > 0);
         QCOMPARE(lines[2].at(col), std::string());
         QCOMPARE(lines[2].size(), lines[1].size()); // the columns after it stay in place
+    }
+
+    // A DRAM row's memory beside it (ProfileRow::memory) has its three columns: the probe,
+    // its median GB/s and the windows; a row without one leaves them empty, not a 0 GB/s
+    // that would read as a memory that gave nothing.
+    void csvHasTheMemoryBesideADramRow() {
+        auto report = sample_report();
+        report.rows.resize(1);
+        auto dram = report.rows[0];
+        dram.spec.index = 1;
+        dram.ceiling_id = "dram.copy.1t";
+        dram.level = "DRAM";
+        dram.memory = {"dram.copy.1t", 51.25, 8};
+        report.rows.push_back(dram);
+        const auto lines = csv_fields(report.to_csv());
+        QCOMPARE(lines.size(), std::size_t(3));
+        for (const char* name : {"memory_probe", "memory_gbps", "memory_windows"}) {
+            const auto col = csv_column(lines, name);
+            QVERIFY2(col < lines[0].size(), name);
+            QCOMPARE(lines[1].at(col), std::string());
+        }
+        QCOMPARE(lines[2].at(csv_column(lines, "memory_probe")), std::string("dram.copy.1t"));
+        QCOMPARE(std::stod(lines[2].at(csv_column(lines, "memory_gbps"))), 51.25);
+        QCOMPARE(lines[2].at(csv_column(lines, "memory_windows")), std::string("8"));
+        QCOMPARE(lines[1].size(), lines[0].size());
+        QCOMPARE(lines[2].size(), lines[0].size());
+        // The column after them is still the parity verdict.
+        QCOMPARE(lines[2].at(csv_column(lines, "parity")), std::string("PASS"));
     }
 
     void badInputs_data() {

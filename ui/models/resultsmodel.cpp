@@ -143,6 +143,8 @@ QString rowSummary(const ProfileRow& r) {
             lines << QCoreApplication::translate("ResultsModel", "of ceiling: %1").arg(c);
         if (memory_share(r) > 0)
             lines << qs(memory_text(r));
+        if (r.pinned_cpu >= 0)
+            lines << QCoreApplication::translate("ResultsModel", "ran on CPU %1").arg(r.pinned_cpu);
     } else {
         lines << rowStatusText(r);
     }
@@ -367,6 +369,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                        .arg(r.level == "compute" ? tr("GFLOP/s") : tr("GB/s"));
         if (c == CeilingColumn && memory_share(r) > 0)
             tip << qs(memory_text(r));
+        if ((c == CeilingColumn || c == ClockColumn) && r.pinned_cpu >= 0)
+            tip << tr("ran on CPU %1, held there as the 1-thread ceilings were").arg(r.pinned_cpu);
         if (const auto* f = findingFor(index.row()); f && c == VariantColumn)
             tip << tr("dispatch: %1").arg(qs(f->message()));
         if (c == ClockColumn && !r.clock.method.empty())

@@ -3,6 +3,7 @@
 
 #include <switchyard/hardware/isa.h>
 
+#include "hardware/affinity.h"
 #include "hardware/cpuidcaches.h"
 #include "util/textutil.h"
 
@@ -201,13 +202,10 @@ CpuInfo detect_cpu() {
 } // namespace
 
 unsigned cpus_in_affinity_mask() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        const int n = CPU_COUNT(&set);
-        if (n > 0)
-            return unsigned(n);
-    }
+    // The process's mask as first read, not the calling thread's: a thread held on one CPU
+    // for a 1-thread measurement (detail::ScopedCpuPin) would otherwise size the pool at 1.
+    if (const auto n = detail::process_cpus().size(); n > 0)
+        return unsigned(n);
     const unsigned hc = std::thread::hardware_concurrency();
     return hc ? hc : 1;
 }

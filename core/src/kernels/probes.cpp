@@ -4,6 +4,7 @@
 
 #include <switchyard/hardware/hardware.h>
 
+#include "hardware/affinity.h"
 #include "kernels/cpukernels.h"
 #include "kernels/cpuvariants.h"
 #include "kernels/threadpool.h"
@@ -48,6 +49,29 @@ constexpr double kUndisturbed = 0.9;
 std::mutex g_peaks_mutex;
 std::optional<CpuPeaks> g_peaks;
 std::atomic<std::uint64_t> g_generation{0};
+// The cached figures' pinned_cpu (read without g_peaks_mutex: measure_all runs under it).
+std::atomic<int> g_peaks_pinned_cpu{-1};
+
+// The calling thread held on one_thread_cpu() for a 1-thread probe (threads == 1), for the
+// scope's life; nothing for an all-thread one.
+// "1 thread on CPU 3", "1 thread" (not pinned), "all threads": a ceiling's method.
+std::string threads_text(std::int64_t threads, int cpu) {
+    if (threads != 1)
+        return "all threads";
+    return cpu >= 0 ? "1 thread on CPU " + std::to_string(cpu) : std::string("1 thread");
+}
+
+class OneThreadPin {
+public:
+    explicit OneThreadPin(std::int64_t threads) {
+        if (threads == 1)
+            m_pin.emplace(one_thread_cpu());
+    }
+    int cpu() const { return m_pin ? m_pin->cpu() : -1; }
+
+private:
+    std::optional<detail::ScopedCpuPin> m_pin;
+};
 
 // The CPU device's allocator (fresh mappings advised for huge pages from 4 MiB on), so a
 // ceiling and the rows judged by it run on the same page size: on this KVM guest (nested
@@ -144,8 +168,11 @@ double spread_of(std::vector<double> v) {
 // until about `min_bytes` per thread went through, so in-cache timings are not dominated
 // by the pool's dispatch. Every form of the loop this CPU runs is tried, interleaved; the
 // best is the machine's limit, so no kernel can beat the probe by storing differently.
+//
+// `warm_s`: untimed timings of the first form first, until that many seconds went by (DRAM).
 ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, bool streaming_forms,
-                      int timings, double min_bytes, std::int64_t prefix_floats = 0) {
+                      int timings, double min_bytes, std::int64_t prefix_floats = 0,
+                      double warm_s = 0) {
     const int isa = probe_isa();
     // `prefix_floats`: only the first that many floats of each slice (the sweep).
     const std::int64_t n =
@@ -291,17 +318,25 @@ ProbeResult run_probe(Probe probe, const Arena& arena, std::int64_t threads, boo
         started[std::size_t(t)] = w0;
         ended[std::size_t(t)] = w1;
     };
+    // One timing of `form`: seconds from the first thread's start to the last one's end.
+    auto timing = [&](int form) {
+        next_chunk.store(0, std::memory_order_relaxed);
+        if (threads == 1)
+            timed_pass(form, 0);
+        else
+            pool.parallel_together(threads, [&](std::int64_t t) { timed_pass(form, t); });
+        return std::chrono::duration<double>(*std::max_element(ended.begin(), ended.end()) -
+                                             *std::min_element(started.begin(), started.end()))
+            .count();
+    };
+    if (warm_s > 0 && !forms.empty()) {
+        const auto warm_start = Clock::now();
+        while (std::chrono::duration<double>(Clock::now() - warm_start).count() < warm_s)
+            (void)timing(forms.front());
+    }
     for (int rep = 0; rep < timings; ++rep) {
         for (std::size_t f = 0; f < forms.size(); ++f) {
-            next_chunk.store(0, std::memory_order_relaxed);
-            if (threads == 1)
-                timed_pass(forms[f], 0);
-            else
-                pool.parallel_together(threads, [&](std::int64_t t) { timed_pass(forms[f], t); });
-            const double s =
-                std::chrono::duration<double>(*std::max_element(ended.begin(), ended.end()) -
-                                              *std::min_element(started.begin(), started.end()))
-                    .count();
+            const double s = timing(forms[f]);
             if (s <= 0)
                 continue;
             const double v = pass_bytes * double(reps) * double(threads) / s / 1e9;
@@ -374,6 +409,7 @@ std::vector<SweepPoint> read_sweep() {
         max_bytes = std::min<std::int64_t>(max_bytes, std::int64_t(mem) / 8);
     if (max_bytes < 4 * kMin)
         return points;
+    const OneThreadPin pin(1);
     const Arena arena(max_bytes / 4, 1);
     for (std::int64_t ws = kMin; ws <= max_bytes; ws *= 2) {
         announce_prepare_step("CPU ceilings, read sweep at " + mib_or_kib(double(ws)));
@@ -445,6 +481,9 @@ CpuPeaks measure_all() {
             }
             const std::string id = lower(lv.level);
             for (std::int64_t threads : {std::int64_t(1), all}) {
+                const OneThreadPin pin(threads);
+                if (pin.cpu() >= 0)
+                    out.pinned_cpu = pin.cpu();
                 const std::int64_t ws = threads == 1 ? ws_1t : ws_all;
                 std::unique_ptr<Arena> arena;
                 if (dram_reason.empty())
@@ -459,6 +498,13 @@ CpuPeaks measure_all() {
                 // other tenants of a shared host change from millisecond to millisecond: the best
                 // of 42 single 3 ms passes caught idle moments (48 GB/s) that no row's median
                 // sees, while 4-pass timings agree within ~8 % (37.7-40.9 over three runs here).
+                // DRAM: the timed windows after 0.2 s of the pattern, untimed. DRAM bandwidth
+                // climbs while a core streams: on a 2-vCPU Zen 5 guest, quiet, likwid-bench's
+                // stream_mem read 47 GB/s over its first pass, 59 over 4 and 66 over 64 (every
+                // pass of a longer run faster), and this read probe's all-thread windows, 7 in
+                // all (~60 ms), sat at 0.84 of likwid-bench's 64-pass ddot (100 against 119
+                // GB/s) where the triad's and copy's 21 and 35 windows sat at 0.91-0.92.
+                const double warm_s = dram && !kSanitized ? 0.2 : 0.0;
                 const double min_bytes =
                     kSanitized ? double(1 << 20)
                     : dram ? 4.0 * double(ws / std::max<std::int64_t>(1, threads == 1 ? 1 : all))
@@ -490,7 +536,7 @@ CpuPeaks measure_all() {
                         read ? std::string("read (sum), fp32, ") + isa_name(isa) + " loads"
                         : probe == Probe::Triad ? std::string("STREAM triad, fp32")
                                                 : std::string("copy (a = s b), fp32");
-                    const std::string who = threads == 1 ? "1 thread" : "all threads";
+                    const std::string who = threads_text(threads, pin.cpu());
                     if (!dram_reason.empty()) {
                         c.value = 0;
                         c.method = what + ", " + who + ": " + dram_reason;
@@ -498,7 +544,7 @@ CpuPeaks measure_all() {
                         announce_prepare_step("CPU ceilings, " + lv.level + " " + pattern + ", " +
                                               who);
                         const auto r = run_probe(probe, *arena, threads == 1 ? 1 : all, dram,
-                                                 timings, min_bytes);
+                                                 timings, min_bytes, 0, warm_s);
                         c.value = r.best;
                         out.spread[c.id] = r.spread;
                         c.method = what + ", " + who + ", " + mib_or_kib(double(ws)) +
@@ -522,6 +568,7 @@ CpuPeaks measure_all() {
     }
     auto probe_fma = [&](CpuPeaks& out) {
         for (std::int64_t threads : {std::int64_t(1), all}) {
+            const OneThreadPin pin(threads);
             Ceiling c;
             c.id = threads == 1 ? "fma.fp32.1t" : "fma.fp32.all";
             c.kind = "compute";
@@ -531,8 +578,7 @@ CpuPeaks measure_all() {
             const auto r = run_fma(isa, threads);
             c.value = r.best;
             out.spread[c.id] = r.spread;
-            c.method =
-                compute_loop_name(isa) + ", fp32, " + (threads == 1 ? "1 thread" : "all threads");
+            c.method = compute_loop_name(isa) + ", fp32, " + threads_text(threads, pin.cpu());
             out.ceilings.push_back(std::move(c));
             if (all == 1)
                 break;
@@ -635,7 +681,9 @@ CpuMemoryProbe::~CpuMemoryProbe() = default;
 std::vector<double> CpuMemoryProbe::time(int timings) const {
     if (!m_state || timings <= 0)
         return {};
-    // One pass a timing: a row's sample is one call, one pass over its buffers.
+    // One pass a timing: a row's sample is one call, one pass over its buffers. A 1-thread
+    // probe on its ceiling's CPU (inside a pinned row this is the row's already).
+    const OneThreadPin pin(m_state->threads);
     return run_probe(m_state->probe, m_state->arena, m_state->threads, true, timings, 0.0).timings;
 }
 
@@ -667,6 +715,8 @@ nlohmann::json CpuPeaks::to_json() const {
                         {"ceilings", ceilings},     {"spread", spread}};
     if (!sweep.empty())
         j["sweep"] = sweep_json(sweep, plateaus, {});
+    if (pinned_cpu >= 0)
+        j["pinned_cpu"] = pinned_cpu;
     return j;
 }
 
@@ -685,6 +735,13 @@ CpuPeaks CpuPeaks::from_json(const nlohmann::json& j) {
     p.fma_gflops = num("fma_gflops");
     if (const auto it = j.find("fma_isa"); it != j.end() && it->is_string())
         p.fma_isa = it->get<std::string>();
+    if (const auto it = j.find("pinned_cpu"); it != j.end()) {
+        if (!it->is_number_integer() || it->get<std::int64_t>() < 0 ||
+            it->get<std::int64_t>() > (std::int64_t(1) << 20))
+            throw std::runtime_error("peaks.pinned_cpu: expected a CPU number (0 or more), got " +
+                                     it->dump());
+        p.pinned_cpu = it->get<int>();
+    }
     if (const auto it = j.find("spread"); it != j.end()) {
         if (!it->is_object())
             throw std::runtime_error("peaks.spread: expected an object");
@@ -745,9 +802,22 @@ const CpuPeaks& cpu_peaks() {
     std::lock_guard lock(g_peaks_mutex);
     if (!g_peaks) {
         g_peaks = measure_all();
+        g_peaks_pinned_cpu = g_peaks->pinned_cpu;
         ++g_generation;
     }
     return *g_peaks;
+}
+
+int one_thread_cpu() {
+    const int own = detail::measurement_cpu();
+    if (own < 0)
+        return -1; // SWITCHYARD_PIN_CPU=off
+    const int peaks = g_peaks_pinned_cpu.load();
+    return detail::process_may_run_on(peaks) ? peaks : own;
+}
+
+std::string pin_cpu_problem() {
+    return detail::measurement_cpu_problem();
 }
 
 CpuPeaks measure_cpu_peaks() {
@@ -761,6 +831,7 @@ std::uint64_t cpu_peaks_generation() {
 void set_cpu_peaks(const CpuPeaks& peaks) {
     std::lock_guard lock(g_peaks_mutex);
     g_peaks = peaks;
+    g_peaks_pinned_cpu = peaks.pinned_cpu;
     ++g_generation;
 }
 

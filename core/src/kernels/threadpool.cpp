@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "kernels/threadpool.h"
 
+#include "hardware/affinity.h"
+
 #include <switchyard/hardware/hardware.h>
 
 #include <sched.h>
@@ -64,6 +66,9 @@ ThreadPool::ThreadPool(unsigned threads) {
     for (unsigned i = 1; i < threads; ++i)
         m_workers.emplace_back([this, i] {
             t_worker_index = i;
+            // A pool first used inside a pinned 1-thread measurement would otherwise start
+            // every worker on that one CPU (a new thread inherits its creator's mask).
+            detail::allow_process_cpus();
             worker_loop();
         });
 }

@@ -12,6 +12,7 @@
 #include <switchyard/sdk/registries.h>
 #include <switchyard/sdk/version.h>
 
+#include "hardware/affinity.h"
 #include "profiling/guards.h"
 #include "profiling/profilerdetail.h"
 #include "util/sanitizer.h"
@@ -50,6 +51,8 @@ std::vector<std::string> host_measurement_warnings() {
         w.push_back(
             "CPU frequency governor is '" + host.governor +
             "', not 'performance': timings may drift (cpupower frequency-set -g performance)");
+    if (const auto pin = pin_cpu_problem(); !pin.empty())
+        w.push_back(pin);
     if (std::string_view(core_build_type()) == "Debug")
         w.push_back("this is a Debug build: kernels are not optimised");
     double load[1] = {0};
@@ -327,6 +330,16 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         row.status = RowStatus::Ok;
         return;
     }
+    const bool all_threads = detail::row_uses_all_threads(spec, *cell);
+    // A 1-thread CPU row runs on its ceilings' CPU (one_thread_cpu()), from its buffers'
+    // first touch to its last sample: one CPU is not another (a VM's vCPUs differed by 12 %
+    // in DRAM bandwidth, a hybrid part's cores by more), and unpinned samples land on either.
+    // Released before a re-probe, whose all-thread probes must not start from one CPU.
+    std::optional<detail::ScopedCpuPin> pin;
+    if (spec.device_kind == "cpu" && !all_threads) {
+        pin.emplace(one_thread_cpu());
+        row.pinned_cpu = pin->cpu();
+    }
     detail::DeviceBuffers bufs(*device);
     detail::Guards guards;
     const KernelArgs args = detail::make_args(
@@ -345,7 +358,6 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     const double ws =
         working_set_bytes(*op, spec.dims) +
         double(std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)));
-    const bool all_threads = detail::row_uses_all_threads(spec, *cell);
     const double share = read_share(*op, spec.dims);
     const bool host_caches = shares_host_caches(dinfo);
     // Judges a row of this spec against the ceiling its working set and intensity pick.
@@ -413,6 +425,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     if (!memory_windows.empty())
         row.memory = {memory_probe, SampleStats::from(memory_windows).median,
                       std::int64_t(memory_windows.size())};
+    pin.reset();
     if (clock.measured())
         apply_throttle(row, clocks, m_settings.throttle_threshold, samples);
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.

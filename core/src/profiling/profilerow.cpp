@@ -239,6 +239,8 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
         j["clock"] = r.clock;
     if (r.memory.measured())
         j["memory"] = r.memory;
+    if (r.pinned_cpu >= 0)
+        j["pinned_cpu"] = r.pinned_cpu;
     if (r.runs.size() >= 2)
         j["runs"] = r.runs;
 }
@@ -310,6 +312,7 @@ void from_json(const nlohmann::json& j, ProfileRow& r) {
         r.clock = c->get<RowClock>();
     if (const auto m = v.find("memory"))
         r.memory = m->get<RowMemory>();
+    r.pinned_cpu = int(v.integer("pinned_cpu", -1, 0, std::int64_t(1) << 20));
     if (r.reference_speedup < 0)
         v.at("speedup_vs_reference").fail("expected a non-negative number");
     if (const auto runs = v.find("runs")) {
@@ -362,6 +365,8 @@ ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
             memory.push_back(r.memory.median_gbs);
             out.memory.windows += r.memory.windows;
         }
+        if (r.pinned_cpu != runs[first].pinned_cpu)
+            out.pinned_cpu = -1; // not one CPU over the runs
         if (r.clock.throttled)
             out.clock.throttled = true;
         out.clock.best_ghz = std::max(out.clock.best_ghz, r.clock.best_ghz);

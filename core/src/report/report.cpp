@@ -231,7 +231,8 @@ std::string Report::to_csv() const {
     os << "op,size,backend,device,arch,variant,status,samples,min_s,median_s,mean_s,p90_s,stddev_s,"
           "rel_noise,"
           "stop_reason,gbps,gflops,level,ceiling_id,ceiling_value,ceiling_fraction,"
-          "speedup_vs_reference,resolved,clock_ghz,clock_samples_discarded,parity,max_abs_error,"
+          "speedup_vs_reference,resolved,clock_ghz,clock_samples_discarded,memory_probe,"
+          "memory_gbps,memory_windows,parity,max_abs_error,"
           "max_rel_error,atol,rtol,"
           "reason\n";
     for (const auto& r : rows) {
@@ -246,10 +247,16 @@ std::string Report::to_csv() const {
         os << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops << ',' << quote(r.level)
            << ',' << quote(r.ceiling_id) << ',' << r.ceiling_value << ',' << r.ceiling_fraction
            << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0) << ',' << r.clock.median_ghz
-           << ',' << r.clock.samples_discarded << ',' << r.parity.verdict() << ','
-           << r.parity.max_abs_error << ',' << r.parity.max_rel_error << ','
-           << r.parity.tolerance.atol << ',' << r.parity.tolerance.rtol << ',' << quote(r.reason)
-           << '\n';
+           << ',' << r.clock.samples_discarded << ',';
+        // The memory beside a DRAM row (ProfileRow::memory): empty fields for other rows, so
+        // no row reads as having had a memory of 0 GB/s.
+        if (r.memory.measured())
+            os << quote(r.memory.probe) << ',' << r.memory.median_gbs << ',' << r.memory.windows;
+        else
+            os << ",,";
+        os << ',' << r.parity.verdict() << ',' << r.parity.max_abs_error << ','
+           << r.parity.max_rel_error << ',' << r.parity.tolerance.atol << ','
+           << r.parity.tolerance.rtol << ',' << quote(r.reason) << '\n';
     }
     return os.str();
 }

@@ -62,7 +62,8 @@ struct SWITCHYARD_CORE_EXPORT HostInfo {
     nlohmann::json to_json() const;
 };
 
-/// CPUs in this process's affinity mask (at least 1).
+/// CPUs in this process's affinity mask as first read (at least 1): a thread held on one CPU
+/// for a 1-thread measurement does not narrow it.
 SWITCHYARD_CORE_EXPORT unsigned cpus_in_affinity_mask();
 
 /// Detected once per process.

@@ -59,6 +59,12 @@ struct SWITCHYARD_CORE_EXPORT CpuPeaks {
     /// last_bytes, capacity_bytes}]}; absent in reports from before it and under a sanitizer.
     std::vector<SweepPoint> sweep;
     std::vector<Plateau> plateaus;
+    /// The CPU the 1-thread probes ran on, held there (one CPU is not another: two vCPUs of
+    /// one guest differed by 12 % in DRAM bandwidth, a hybrid part's P and E cores by more);
+    /// 1-thread rows judged by these ceilings run there too (one_thread_cpu()). -1: not
+    /// pinned (SWITCHYARD_PIN_CPU=off, or figures from before it). JSON "pinned_cpu", absent
+    /// when -1.
+    int pinned_cpu = -1;
 
     /// The ceiling with this id, or nullptr.
     const Ceiling* find(std::string_view id) const;
@@ -78,6 +84,14 @@ SWITCHYARD_CORE_EXPORT std::uint64_t cpu_peaks_generation();
 /// Replaces the cached figures (a worker process reuses the controller's measurement so
 /// every row of a run shares one set of ceilings).
 SWITCHYARD_CORE_EXPORT void set_cpu_peaks(const CpuPeaks& peaks);
+/// The CPU 1-thread probes and rows run on: the cached figures' pinned_cpu where this process
+/// may run there (rows then share their ceilings' CPU, also with --ceilings-from), else the
+/// one SWITCHYARD_PIN_CPU names, else the CPU this process was running on when it first
+/// asked (kept from then on); -1 with SWITCHYARD_PIN_CPU=off. Never measures.
+SWITCHYARD_CORE_EXPORT int one_thread_cpu();
+/// Why SWITCHYARD_PIN_CPU was not followed as given ("" when it was, or is unset): a
+/// warning for the report's context.
+SWITCHYARD_CORE_EXPORT std::string pin_cpu_problem();
 /// Runs the triad probe now over `bytes` of working set on all threads; best of
 /// `repeats` passes in GB/s.
 SWITCHYARD_CORE_EXPORT double measure_triad_gbs(std::int64_t bytes, int repeats = 10);

@@ -149,6 +149,11 @@ struct SWITCHYARD_CORE_EXPORT ProfileRow {
     RowClock clock;
     /// The memory beside the row, for rows judged against a measured CPU DRAM ceiling.
     RowMemory memory;
+    /// The CPU a 1-thread CPU row ran on, held there from its buffers' first touch to its
+    /// last sample: its ceilings' CPU (CpuPeaks::pinned_cpu, one_thread_cpu()). -1: not
+    /// pinned (rows on all threads or other devices, SWITCHYARD_PIN_CPU=off, older reports).
+    /// JSON "pinned_cpu", absent when -1.
+    int pinned_cpu = -1;
     /// The independent runs of this row, in the order they ran (JSON "runs", present with
     /// two or more: `profile --repeat N`). Each pass of a repeated profile runs every row
     /// once, so drift between passes hits every cell alike; the row's statistics and
