@@ -31,7 +31,8 @@
 #     run times its first passes right after its start. On a 2-vCPU Zen 5 guest, quiet, 128
 #     MiB, stream_sp_mem_avx512 on 2 MiB pages, best of 5 runs each: 47 GB/s over 1 pass, 59
 #     over 4, 62 over 16, 66 over 64 and 128 passes, every pass of a longer run faster.
-#     Against 4-pass runs Switchyard's DRAM ceilings read 1.10-1.18; against these, 1.06-1.09.
+#     Against 4-pass runs Switchyard's DRAM ceilings read 1.10-1.21 of likwid-bench; with
+#     these beside them, 1.07-1.10 (1 thread) and 0.92-1.02 (all threads), in one run.
 # In DRAM each also runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ("@thp" in the
 # table): Switchyard's buffers and probes are on 2 MiB pages, likwid-bench's on 4 KiB
 # pages by default, and on a KVM guest that alone is 20-35 % of DRAM bandwidth.
@@ -99,13 +100,12 @@ likwid-bench -t "sum_sp_$isa" -w S0:16kB:1 -i 10 >/tmp/ceilings_vs_likwid.check.
 
 # likwid-bench pins its thread to the first hwthread of S0 (its check run says which), and one
 # vCPU is not another: on a 2-vCPU Zen 5 guest Switchyard's DRAM triad probe pinned to
-# hwthread 0 read 64-65 GB/s where pinned to hwthread 1 it read 72-73 (twice each), and its
-# unpinned runs land on either. The 1-thread ceilings are therefore compared from a
-# Switchyard run pinned to likwid-bench's hwthread (taskset), the all-thread ones from an
-# unpinned run.
+# hwthread 0 read 64-65 GB/s where pinned to hwthread 1 it read 72-73 (twice each).
+# Switchyard holds its 1-thread probes on one CPU too (the one it runs on when it starts
+# measuring, by default): SWITCHYARD_PIN_CPU puts them on likwid-bench's hwthread, and the
+# all-thread probes of the same run are not pinned.
 likwid_cpu=$(sed -n 's/.*running on hwthread \([0-9][0-9]*\).*/\1/p' \
     /tmp/ceilings_vs_likwid.check.log | head -n 1)
-command -v taskset >/dev/null || likwid_cpu=
 
 rt=()
 if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && chrt -f 1 true 2>/dev/null; then
@@ -169,27 +169,11 @@ likwid_tests() {
 # over the rounds (best / worst - 1) is its noise.
 echo "ceilings_vs_likwid: $rounds rounds of Switchyard's probes ($cli hardware --json) and likwid-bench${rt[*]:+ (1-thread runs under ${rt[*]})}..."
 [ -n "$likwid_cpu" ] &&
-    echo "  1-thread ceilings: Switchyard pinned to hwthread $likwid_cpu, where likwid-bench runs its thread"
+    echo "  1-thread ceilings: Switchyard's probes on hwthread $likwid_cpu (SWITCHYARD_PIN_CPU), where likwid-bench runs its thread"
 : >"$work/likwid.tsv"
 for ((round = 0; round < rounds; ++round)); do
-    measure "$cli" hardware --json >"$work/hw$round.json" 2>/dev/null ||
-        skip "switchyard-cli hardware --json failed"
-    # Its 1-thread ceilings from a run on likwid-bench's hwthread (the all-thread probes of
-    # that run share one vCPU and take longer: not used).
-    if [ -n "$likwid_cpu" ] &&
-        flock "$lock" timeout 300 taskset -c "$likwid_cpu" "$cli" hardware --json \
-            >"$work/pinned$round.json" 2>/dev/null; then
-        python3 - "$work/hw$round.json" "$work/pinned$round.json" <<'EOF_PINNED'
-import json, sys
-path, pinned_path = sys.argv[1], sys.argv[2]
-hw, pinned = json.load(open(path)), json.load(open(pinned_path))
-one = {c["id"]: c for c in pinned.get("cpu_peaks", {}).get("ceilings", []) if c.get("threads") == 1}
-for c in hw.get("cpu_peaks", {}).get("ceilings", []):
-    if c.get("threads") == 1 and c["id"] in one:
-        c["value"] = one[c["id"]]["value"]
-json.dump(hw, open(path, "w"))
-EOF_PINNED
-    fi
+    SWITCHYARD_PIN_CPU=${likwid_cpu:-} measure "$cli" hardware --json >"$work/hw$round.json" \
+        2>/dev/null || skip "switchyard-cli hardware --json failed"
     # The ceilings to compare (id, kind, threads: 1 or 0 for all, working set in bytes).
     python3 - "$work/hw$round.json" >"$work/ceilings.tsv" <<'EOF_CEILINGS'
 import json, sys

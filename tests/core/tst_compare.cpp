@@ -326,6 +326,31 @@ private slots:
         QVERIFY(text.find("default\\x0aFAKE") != std::string::npos);
     }
 
+    // Two reports whose 1-thread probes and rows ran on different CPUs say so (one CPU is not
+    // another); the same CPU, or a report without one (unpinned, older), says nothing.
+    void pinnedCpusThatDifferAreSaid() {
+        auto context = [](int cpu) {
+            nlohmann::json c = {
+                {"devices", nlohmann::json::array(
+                                {{{"id", "cpu"},
+                                  {"ceilings", nlohmann::json::array({{{"id", "dram.copy.1t"},
+                                                                       {"kind", "bandwidth"},
+                                                                       {"value", 60.0}}})}}})}};
+            c["cpu_peaks"] = nlohmann::json::object();
+            if (cpu >= 0)
+                c["cpu_peaks"]["pinned_cpu"] = cpu;
+            return c;
+        };
+        QVERIFY(ceiling_differences(context(1), context(1)).empty());
+        QVERIFY(ceiling_differences(context(-1), context(1)).empty());
+        const auto w = ceiling_differences(context(0), context(1));
+        QCOMPARE(w.size(), std::size_t(1));
+        QVERIFY2(w[0].find("A's 1-thread probes and rows ran on CPU 0, B's on CPU 1") !=
+                     std::string::npos,
+                 w[0].c_str());
+        QVERIFY(w[0].find("SWITCHYARD_PIN_CPU") != std::string::npos);
+    }
+
     // Two reports from machines whose ceilings differ are flagged; the same ceilings (within
     // the probes' recorded spread, or else 10 % for compute and 35 % for bandwidth: probe
     // noise on a shared machine) are not; reports without ceilings say nothing.

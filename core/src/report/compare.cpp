@@ -416,6 +416,20 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
                           "): the reports come from machines with different ceilings, so "
                           "times are not like for like; compare ceiling fractions");
     }
+    // The CPU each report held its 1-thread probes and rows on (cpu_peaks.pinned_cpu).
+    auto pinned = [](const nlohmann::json& context) {
+        const auto p = context.find("cpu_peaks");
+        if (p == context.end() || !p->is_object())
+            return -1;
+        const auto c = p->find("pinned_cpu");
+        return c != p->end() && c->is_number_integer() ? c->get<int>() : -1;
+    };
+    if (const int pa = pinned(context_a), pb = pinned(context_b); pa >= 0 && pb >= 0 && pa != pb)
+        out.push_back("cpu: A's 1-thread probes and rows ran on CPU " + std::to_string(pa) +
+                      ", B's on CPU " + std::to_string(pb) +
+                      ": one CPU is not another (a VM's vCPUs, a hybrid part's P and E cores), "
+                      "so 1-thread times may differ for that alone; SWITCHYARD_PIN_CPU=<n> "
+                      "runs both on one");
     return out;
 }
 
