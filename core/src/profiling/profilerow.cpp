@@ -206,8 +206,9 @@ std::string NoiseVerdict::message() const {
            percent_text(median_noise) +
            "): this machine is too noisy for that target, so their times are less certain than "
            "the target asks. What helps: a quieter machine (close other programs, avoid shared "
-           "or virtual machines), a longer budget per row, pinning the run to idle cores "
-           "(taskset -c), more runs per row (--repeat), or a looser noise target.";
+           "or virtual machines), a longer budget per row, 1-thread rows on an idle CPU "
+           "(SWITCHYARD_PIN_CPU=<n>; taskset -c for the whole run), more runs per row "
+           "(--repeat), or a looser noise target.";
 }
 
 void to_json(nlohmann::json& j, const ProfileRow& r) {
