@@ -52,8 +52,6 @@ std::atomic<std::uint64_t> g_generation{0};
 // The cached figures' pinned_cpu (read without g_peaks_mutex: measure_all runs under it).
 std::atomic<int> g_peaks_pinned_cpu{-1};
 
-// The calling thread held on one_thread_cpu() for a 1-thread probe (threads == 1), for the
-// scope's life; nothing for an all-thread one.
 // "1 thread on CPU 3", "1 thread" (not pinned), "all threads": a ceiling's method.
 std::string threads_text(std::int64_t threads, int cpu) {
     if (threads != 1)
@@ -61,6 +59,8 @@ std::string threads_text(std::int64_t threads, int cpu) {
     return cpu >= 0 ? "1 thread on CPU " + std::to_string(cpu) : std::string("1 thread");
 }
 
+// The calling thread held on one_thread_cpu() for a 1-thread probe (threads == 1), for the
+// scope's life; nothing for an all-thread one.
 class OneThreadPin {
 public:
     explicit OneThreadPin(std::int64_t threads) {
