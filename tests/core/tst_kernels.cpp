@@ -736,7 +736,8 @@ private slots:
         cpu_set_t one;
         CPU_ZERO(&one);
         CPU_SET(first, &one);
-        QCOMPARE(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+        if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0)
+            QSKIP("this process may not set its threads' CPUs (sched_setaffinity refused)");
         std::vector<int> seen(3, 0);
         {
             ThreadPool pool(3);

@@ -808,6 +808,9 @@ private slots:
         QVERIFY(!allowed.empty());
         if (std::getenv("SWITCHYARD_PIN_CPU"))
             QSKIP("SWITCHYARD_PIN_CPU is set: the CPU chosen is the environment's");
+        if (pthread_setaffinity_np(pthread_self(), sizeof before, &before) != 0)
+            QSKIP("this process may not set its threads' CPUs (sched_setaffinity refused, "
+                  "a seccomp policy): nothing can be pinned here");
 
         // What the launches saw: the CPU each ran on and the CPUs its thread might run on.
         static std::mutex seen_mutex;
