@@ -211,6 +211,25 @@ private slots:
             QVERIFY(rowSummary(busy).contains("memory beside the row"));
         }
 
+        // A 1-thread row held on a CPU says which in its ceiling and clock tooltips and its
+        // summary; an unpinned one says nothing of a CPU.
+        {
+            ResultsModel pinned;
+            ProfileRow on3 = rep.rows[3];
+            on3.pinned_cpu = 3;
+            pinned.setRows({on3, rep.rows[3]});
+            auto tip = [&](int row, int col) {
+                return pinned.index(row, col).data(Qt::ToolTipRole).toString();
+            };
+            for (const int col : {int(ResultsModel::CeilingColumn), int(ResultsModel::ClockColumn)})
+                QVERIFY2(tip(0, col).contains("ran on CPU 3, held there as the 1-thread ceilings "
+                                              "were"),
+                         qPrintable(tip(0, col)));
+            QVERIFY(!tip(1, ResultsModel::CeilingColumn).contains("ran on CPU"));
+            QVERIFY(rowSummary(on3).contains("ran on CPU 3"));
+            QVERIFY(!rowSummary(rep.rows[3]).contains("ran on CPU"));
+        }
+
         // Filtering by text and "problems only"; sorting sizes as numbers.
         proxy.setFilterFixedString("crashed");
         QCOMPARE(proxy.rowCount(), 1);
