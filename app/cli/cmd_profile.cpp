@@ -186,11 +186,7 @@ void print_pinning(const Report& report) {
         }
     if (pinned == 0)
         return;
-    int peaks_cpu = -1;
-    if (const auto p = report.context.find("cpu_peaks");
-        p != report.context.end() && p->is_object())
-        if (const auto c = p->find("pinned_cpu"); c != p->end() && c->is_number_integer())
-            peaks_cpu = c->get<int>();
+    const int peaks_cpu = report.context_info().pinned_cpu;
     std::string where;
     for (int c : cpus)
         where += (where.empty() ? "" : ", ") + std::to_string(c);

@@ -114,14 +114,10 @@ std::vector<CacheLevel> cpuid_caches(std::string& source, std::string& note) {
 #endif
 
 unsigned count_physical_cores() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return 0;
+    // The process's CPUs (detail::process_cpus()), not the calling thread's: cpu_info() first
+    // asked from a thread held on one CPU for a 1-thread measurement would count one core.
     std::set<std::pair<std::string, std::string>> cores;
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-        if (!CPU_ISSET(cpu, &set))
-            continue;
+    for (const int cpu : detail::process_cpus()) {
         const fs::path topo = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology";
         const auto core = read_first_line(topo / "core_id");
         const auto pkg = read_first_line(topo / "physical_package_id");

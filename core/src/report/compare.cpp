@@ -324,9 +324,9 @@ struct CeilingValue {
 // device id -> (ceiling id -> value), from the report context's devices (ReportContext: a
 // device entry its reader refuses is left out, so a warning never makes compare fail).
 std::map<std::string, std::map<std::string, CeilingValue>>
-ceilings_of(const nlohmann::json& context) {
+ceilings_of(const ReportContext& context) {
     std::map<std::string, std::map<std::string, CeilingValue>> out;
-    for (const auto& d : ReportContext::from_json(context).devices)
+    for (const auto& d : context.devices)
         for (const auto& c : d.ceilings)
             out[d.id][c.id] = {c.value, c.kind == "bandwidth"};
     return out;
@@ -362,7 +362,9 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
                                              const nlohmann::json& context_b, double tolerance,
                                              double bandwidth_tolerance) {
     std::vector<std::string> out;
-    const auto a = ceilings_of(context_a), b = ceilings_of(context_b);
+    const auto info_a = ReportContext::from_json(context_a),
+               info_b = ReportContext::from_json(context_b);
+    const auto a = ceilings_of(info_a), b = ceilings_of(info_b);
     const auto spread_a = spreads_of(context_a), spread_b = spreads_of(context_b);
     if (a.empty() && b.empty())
         return out;
@@ -417,14 +419,7 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
                           "times are not like for like; compare ceiling fractions");
     }
     // The CPU each report held its 1-thread probes and rows on (cpu_peaks.pinned_cpu).
-    auto pinned = [](const nlohmann::json& context) {
-        const auto p = context.find("cpu_peaks");
-        if (p == context.end() || !p->is_object())
-            return -1;
-        const auto c = p->find("pinned_cpu");
-        return c != p->end() && c->is_number_integer() ? c->get<int>() : -1;
-    };
-    if (const int pa = pinned(context_a), pb = pinned(context_b); pa >= 0 && pb >= 0 && pa != pb)
+    if (const int pa = info_a.pinned_cpu, pb = info_b.pinned_cpu; pa >= 0 && pb >= 0 && pa != pb)
         out.push_back("cpu: A's 1-thread probes and rows ran on CPU " + std::to_string(pa) +
                       ", B's on CPU " + std::to_string(pb) +
                       ": one CPU is not another (a VM's vCPUs, a hybrid part's P and E cores), "

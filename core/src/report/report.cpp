@@ -92,6 +92,10 @@ ReportContext ReportContext::from_json(const nlohmann::json& context) {
         out.hostname = text(*host, "hostname");
     if (const auto fp = context.find("fingerprint"); fp != context.end() && fp->is_object())
         out.machine_id = text(*fp, "machine_id");
+    if (const auto p = context.find("cpu_peaks"); p != context.end() && p->is_object())
+        if (const auto c = p->find("pinned_cpu");
+            c != p->end() && c->is_number_integer() && c->get<std::int64_t>() >= 0)
+            out.pinned_cpu = c->get<int>();
     const auto devices = context.find("devices");
     if (devices == context.end() || !devices->is_array())
         return out;

@@ -32,8 +32,9 @@ public:
 struct SWITCHYARD_CORE_EXPORT ReportContext {
     /// context.devices, each with its ceilings.
     std::vector<DeviceInfo> devices;
-    std::string hostname;              // context.host.hostname
-    std::string machine_id;            // context.fingerprint.machine_id ("" before format 4)
+    std::string hostname;   // context.host.hostname
+    std::string machine_id; // context.fingerprint.machine_id ("" before format 4)
+    int pinned_cpu = -1;    // context.cpu_peaks.pinned_cpu: the 1-thread probes' CPU (-1: none)
     std::vector<std::string> warnings; // device entries left out, and why
 
     /// One roofline ceiling of one device.
