@@ -765,7 +765,14 @@ private slots:
             // rms_norm reads one float for each it writes: the copy is its pattern.
             QVERIFY2(row.ceiling_id.rfind("dram.copy.", 0) == 0, row.ceiling_id.c_str());
             QCOMPARE(row.memory.probe, row.ceiling_id);
-            QCOMPARE(row.memory.windows, std::int64_t(kSanitized ? 2 : 8)); // before and after
+            // Before and after the samples: 4 windows each (1 under a sanitizer), less any
+            // window a preemption disturbed when 3 or more of a side's were not (run_probe
+            // keeps a form's undisturbed timings then; a busy CI host dropped one of 8).
+            if (kSanitized)
+                QCOMPARE(row.memory.windows, std::int64_t(2));
+            else
+                QVERIFY2(row.memory.windows >= 6 && row.memory.windows <= 8,
+                         std::to_string(row.memory.windows).c_str());
             QVERIFY(row.memory.median_gbs > 0 && memory_phase);
             QCOMPARE(memory_share(row), row.memory.median_gbs / row.ceiling_value);
             QCOMPARE(memory_busy(row), memory_share(row) < kMemoryBusyShare);
