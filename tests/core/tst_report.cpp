@@ -208,6 +208,32 @@ private slots:
         QCOMPARE(lines[2].at(csv_column(lines, "parity")), std::string("PASS"));
     }
 
+    // A pinned 1-thread row names its CPU in the pinned_cpu column; an unpinned row leaves
+    // it empty (CPU 0 is a CPU, not "none").
+    void csvNamesAPinnedRowsCpu() {
+        auto report = sample_report();
+        report.rows.resize(1);
+        report.rows[0].pinned_cpu = -1;
+        auto pinned = report.rows[0];
+        pinned.spec.index = 1;
+        pinned.pinned_cpu = 0;
+        report.rows.push_back(pinned);
+        auto other = pinned;
+        other.spec.index = 2;
+        other.pinned_cpu = 7;
+        report.rows.push_back(other);
+        const auto lines = csv_fields(report.to_csv());
+        QCOMPARE(lines.size(), std::size_t(4));
+        const auto col = csv_column(lines, "pinned_cpu");
+        QVERIFY(col < lines[0].size());
+        QCOMPARE(lines[1].at(col), std::string());
+        QCOMPARE(lines[2].at(col), std::string("0"));
+        QCOMPARE(lines[3].at(col), std::string("7"));
+        for (std::size_t i = 1; i < lines.size(); ++i)
+            QCOMPARE(lines[i].size(), lines[0].size());
+        QCOMPARE(lines[2].at(col + 1), lines[2].at(csv_column(lines, "parity")));
+    }
+
     void badInputs_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("message");

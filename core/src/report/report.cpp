@@ -236,7 +236,7 @@ std::string Report::to_csv() const {
           "rel_noise,"
           "stop_reason,gbps,gflops,level,ceiling_id,ceiling_value,ceiling_fraction,"
           "speedup_vs_reference,resolved,clock_ghz,clock_samples_discarded,memory_probe,"
-          "memory_gbps,memory_windows,parity,max_abs_error,"
+          "memory_gbps,memory_windows,pinned_cpu,parity,max_abs_error,"
           "max_rel_error,atol,rtol,"
           "reason\n";
     for (const auto& r : rows) {
@@ -258,6 +258,10 @@ std::string Report::to_csv() const {
             os << quote(r.memory.probe) << ',' << r.memory.median_gbs << ',' << r.memory.windows;
         else
             os << ",,";
+        // The CPU a 1-thread row ran on (ProfileRow::pinned_cpu); empty for rows not pinned.
+        os << ',';
+        if (r.pinned_cpu >= 0)
+            os << r.pinned_cpu;
         os << ',' << r.parity.verdict() << ',' << r.parity.max_abs_error << ','
            << r.parity.max_rel_error << ',' << r.parity.tolerance.atol << ','
            << r.parity.tolerance.rtol << ',' << quote(r.reason) << '\n';
