@@ -8,10 +8,12 @@
 #include "views/panels.h"
 #include "views/viewsupport.h"
 
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/sdk/version.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <QAction>
 #include <QActionGroup>
@@ -183,6 +185,43 @@ void MainWindow::setupMenus() {
                 tr("ISA cap %1: takes effect when Switchyard starts again (now: %2)")
                     .arg(c.isEmpty() ? tr("removed") : c,
                          cap.level.empty() ? tr("no cap") : tr("capped at %1").arg(qs(cap.level))));
+        });
+    }
+    // The CPU 1-thread probes and rows run on: likewise chosen once per process (at the first
+    // measurement), so the choice applies at the next start.
+    auto* pinMenu = view->addMenu(tr("CPU for &1-thread measurements"));
+    pinMenu->setObjectName(QStringLiteral("pinCpuMenu"));
+    auto* pinGroup = new QActionGroup(pinMenu);
+    const QString savedPin = QSettings().value(QLatin1String(kPinCpuKey)).toString();
+    QStringList pins{QString(), QStringLiteral("off")};
+    for (int c : process_cpu_ids())
+        pins << QString::number(c);
+    // What this run's workers follow: the variable main() set from the settings or --pin-cpu.
+    const char* pinEnv = std::getenv("SWITCHYARD_PIN_CPU");
+    const QString pinNow = pinEnv && *pinEnv ? QString::fromLocal8Bit(pinEnv) : QString();
+    for (const QString& c : pins) {
+        auto* a = pinMenu->addAction(c.isEmpty() ? tr("Automatic (the CPU Switchyard is on)")
+                                     : c == QLatin1String("off") ? tr("None (unpinned)")
+                                                                 : tr("CPU %1").arg(c));
+        a->setCheckable(true);
+        a->setData(c);
+        a->setChecked(c == savedPin);
+        pinGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, c, pinNow] {
+            QSettings s;
+            s.setAtomicSyncRequired(true);
+            if (c.isEmpty())
+                s.remove(QLatin1String(kPinCpuKey));
+            else
+                s.setValue(QLatin1String(kPinCpuKey), c);
+            m_status->setText(tr("1-thread CPU %1: takes effect when Switchyard starts again "
+                                 "(now: %2)")
+                                  .arg(c.isEmpty()                 ? tr("automatic")
+                                       : c == QLatin1String("off") ? tr("none")
+                                                                   : c,
+                                       pinNow.isEmpty()                 ? tr("automatic")
+                                       : pinNow == QLatin1String("off") ? tr("none")
+                                                                        : pinNow));
         });
     }
     setupProfileMenu();

@@ -25,6 +25,10 @@ class ProfileView;
 /// The settings key of the GUI's ISA level cap (View ▸ CPU ISA level cap): main() applies it
 /// as SWITCHYARD_MAX_ISA at start when neither --max-isa nor the variable is given.
 inline constexpr const char* kIsaCapKey = "cpu/max_isa";
+/// The settings key of the CPU for 1-thread measurements (View ▸ CPU for 1-thread
+/// measurements): a CPU number or "off"; main() applies it as SWITCHYARD_PIN_CPU at start when
+/// neither --pin-cpu nor the variable is given. Absent: the default CPU.
+inline constexpr const char* kPinCpuKey = "cpu/pin_cpu";
 
 /// The explorer: the backend tree (left dock) drives the capabilities and dependencies
 /// panels; the kernel matrix, hardware and problems are tabs beside them. All core work

@@ -6,6 +6,7 @@
 #include "command.h"
 #include "versiontext.h"
 
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/sdk/version.h>
 #include <switchyard/worker/workercontroller.h>
@@ -55,6 +56,28 @@ int main(int argc, char** argv) {
     if (const auto& cap = cpu_isa_cap(); !cap.error.empty()) {
         std::cerr << "switchyard-cli: " << cap.error << "\n";
         return cli::Usage;
+    }
+    // --pin-cpu likewise, before anything measures (the CPU is chosen at the first
+    // measurement); refused here where SWITCHYARD_PIN_CPU only warns, since it was typed now.
+    std::string pin_cpu;
+    app.add_option("--pin-cpu", pin_cpu,
+                   "The CPU 1-thread probes and rows run on (a number, or \"off\" to leave them "
+                   "unpinned); default: the CPU the process is on when it first measures. Same as "
+                   "SWITCHYARD_PIN_CPU")
+        ->type_name("CPU|off");
+    for (int i = 1; i < argc; ++i) {
+        const char* value = nullptr;
+        if (std::strcmp(argv[i], "--pin-cpu") == 0 && i + 1 < argc)
+            value = argv[i + 1];
+        else if (std::strncmp(argv[i], "--pin-cpu=", 10) == 0)
+            value = argv[i] + 10;
+        if (!value)
+            continue;
+        if (const auto error = pin_cpu_value_error(value); !error.empty()) {
+            std::cerr << "switchyard-cli: --pin-cpu: " << error << "\n";
+            return cli::Usage;
+        }
+        ::setenv("SWITCHYARD_PIN_CPU", value, 1);
     }
 
     for (int sig : {SIGINT, SIGTERM, SIGHUP})

@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "versiontext.h"
 
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/runtime/runtime.h>
@@ -136,9 +137,16 @@ int main(int argc, char** argv) {
         QStringLiteral("Cap the detected CPU ISA level (generic, x86-64-v2, x86-64-v3, x86-64-v4): "
                        "see what a smaller machine would pick. Same as SWITCHYARD_MAX_ISA."),
         QStringLiteral("LEVEL"));
+    const QCommandLineOption pinCpu(
+        QStringLiteral("pin-cpu"),
+        QStringLiteral(
+            "The CPU 1-thread probes and rows run on (a number, or \"off\" to leave them "
+            "unpinned); default: the CPU the profile is on when it first measures. "
+            "Same as SWITCHYARD_PIN_CPU."),
+        QStringLiteral("CPU|off"));
     parser.addOptions({screenshot, prefix, select, target, op, profile, profileDevices, allVariants,
                        sizes, budget, profilerShots, openReport, compare, compareFolder, palette,
-                       maxIsa});
+                       maxIsa, pinCpu});
     const auto answerHelpOrVersion = [&] {
         if (parser.isSet(help) || parser.isSet(QStringLiteral("help-all")))
             parser.showHelp(0);
@@ -191,6 +199,30 @@ int main(int argc, char** argv) {
     if (const auto& cap = switchyard::cpu_isa_cap(); !cap.error.empty()) {
         std::fprintf(stderr, "switchyard: %s\n", cap.error.c_str());
         return 2;
+    }
+    // The CPU of 1-thread measurements likewise, for the profile workers: --pin-cpu is refused
+    // when wrong; a saved choice that no longer applies (a CPU taken away by taskset or a
+    // cgroup) is dropped with a word, and the default CPU is used.
+    if (parser.isSet(pinCpu)) {
+        const auto value = parser.value(pinCpu).toStdString();
+        if (const auto error = switchyard::pin_cpu_value_error(value); !error.empty()) {
+            std::fprintf(stderr, "switchyard: --pin-cpu: %s\n", error.c_str());
+            return 2;
+        }
+        ::setenv("SWITCHYARD_PIN_CPU", value.c_str(), 1);
+    } else if (!std::getenv("SWITCHYARD_PIN_CPU")) {
+        if (const QString saved =
+                QSettings().value(QLatin1String(switchyard::ui::kPinCpuKey)).toString();
+            !saved.isEmpty()) {
+            if (const auto error = switchyard::pin_cpu_value_error(saved.toStdString());
+                error.empty())
+                ::setenv("SWITCHYARD_PIN_CPU", qPrintable(saved), 1);
+            else
+                std::fprintf(stderr,
+                             "switchyard: the saved CPU for 1-thread measurements is not used: "
+                             "%s (View > CPU for 1-thread measurements)\n",
+                             error.c_str());
+        }
     }
     const QString scheme = parser.value(palette);
     if (scheme == QLatin1String("dark") || scheme == QLatin1String("light")) {

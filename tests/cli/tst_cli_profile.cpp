@@ -317,16 +317,31 @@ private slots:
             QSKIP("this process may not set its threads' CPUs (sched_setaffinity refused)");
         QVERIFY2(peaks.contains("pinned_cpu"), peaks.dump().substr(0, 400).c_str());
         const int cpu = peaks["pinned_cpu"].get<int>();
-        auto profile = [&](const QString& name, const QString& pin) {
+        // `pin`: SWITCHYARD_PIN_CPU's value; `flag`: --pin-cpu's (null: not given).
+        auto profile = [&](const QString& name, const QString& pin, const QString& flag = {}) {
             const QString path = m_dir.filePath(name);
             switchyard::test::ProcessOptions options;
             if (!pin.isNull())
                 options.env = {{"SWITCHYARD_PIN_CPU", pin}};
-            const auto r = switchyard::test::run_cli(
-                {"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "4096",
-                 "--budget", "0.02", "--reference-budget", "0", "--ceilings-from", measuredReport(),
-                 "-o", path},
-                {}, options);
+            QStringList args;
+            if (!flag.isNull())
+                args << "--pin-cpu" << flag;
+            args << QStringList{"profile",
+                                "--device",
+                                "cpu",
+                                "--op",
+                                "flow_match_step",
+                                "--sizes",
+                                "4096",
+                                "--budget",
+                                "0.02",
+                                "--reference-budget",
+                                "0",
+                                "--ceilings-from",
+                                measuredReport(),
+                                "-o",
+                                path};
+            const auto r = switchyard::test::run_cli(args, {}, options);
             QFile g(path);
             nlohmann::json saved;
             if (g.open(QIODevice::ReadOnly))
@@ -354,6 +369,32 @@ private slots:
                                     "\"off\""),
                  bogus.out.constData());
         QVERIFY(defaulted["rows"][0].contains("pinned_cpu"));
+
+        // --pin-cpu off, as the variable.
+        const auto [flagOff, flagUnpinned] = profile("flag-off.json", QString(), "off");
+        QVERIFY2(flagOff.code == 0, flagOff.err.constData());
+        QVERIFY(!flagUnpinned["rows"][0].contains("pinned_cpu"));
+        // A CPU this process may not run on, typed: a usage error that lists the ones it may.
+        const auto refused = run_cli({"--pin-cpu", "65536", "profile", "--op", "flow_match_step"});
+        QCOMPARE(refused.code, 2);
+        QVERIFY2(refused.err.contains("--pin-cpu: CPU 65536 is not one this process may run on"),
+                 refused.err.constData());
+        // Another CPU than the earlier report's ceilings: the rows stay with their ceilings,
+        // and the report says the CPU asked for was not followed, and why.
+        const auto cpus = switchyard::process_cpu_ids();
+        const auto other = std::find_if(cpus.begin(), cpus.end(), [&](int c) { return c != cpu; });
+        if (other == cpus.end())
+            QSKIP("this process may run on one CPU only: no other CPU to ask for");
+        const auto [overruled, kept] = profile("other.json", QString(), QString::number(*other));
+        QVERIFY2(overruled.code == 0, overruled.err.constData());
+        QCOMPARE(kept["rows"][0]["pinned_cpu"].get<int>(), cpu);
+        const QString said = QStringLiteral("SWITCHYARD_PIN_CPU=%1 (--pin-cpu) is not followed for "
+                                            "rows: the 1-thread ceilings in use were measured on "
+                                            "CPU %2")
+                                 .arg(*other)
+                                 .arg(cpu);
+        QVERIFY2(overruled.out.contains(said.toUtf8()), overruled.out.constData());
+        QVERIFY(QString::fromStdString(kept["context"]["warnings"].dump()).contains(said));
     }
 
     // The threads of a dispatch finding, end to end: the fixture's `slow` cell states 64

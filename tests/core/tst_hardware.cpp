@@ -15,6 +15,7 @@
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/plateaus.h>
 
+#include <algorithm>
 #include <cctype>
 #include <stdexcept>
 
@@ -138,6 +139,29 @@ private slots:
     }
 
     // A small probe: it must return a positive number (its size is what the figure uses).
+    // The CPUs a 1-thread measurement may be held on are the process's, and --pin-cpu takes
+    // one of them or "off"; anything else is refused, naming the CPUs it may be.
+    void pinCpuValuesAreChecked() {
+        const auto cpus = process_cpu_ids();
+        QCOMPARE(cpus.size(), std::size_t(cpus_in_affinity_mask()));
+        QVERIFY(std::is_sorted(cpus.begin(), cpus.end()));
+        QVERIFY(pin_cpu_value_error("off").empty());
+        for (int c : cpus)
+            QVERIFY2(pin_cpu_value_error(std::to_string(c)).empty(), std::to_string(c).c_str());
+        int absent = 0;
+        while (std::find(cpus.begin(), cpus.end(), absent) != cpus.end())
+            ++absent;
+        const auto error = pin_cpu_value_error(std::to_string(absent));
+        QVERIFY2(error.find("CPU " + std::to_string(absent) +
+                            " is not one this process may run on (it may run on " +
+                            std::to_string(cpus.front())) != std::string::npos,
+                 error.c_str());
+        for (const char* bad : {"", "fast", "1x", "-1", "0.5", " 0", "99999999999999999999"})
+            QVERIFY2(pin_cpu_value_error(bad).find("is neither a CPU number nor \"off\"") !=
+                         std::string::npos,
+                     bad);
+    }
+
     void triadProbeRuns() { QVERIFY(measure_triad_gbs(4 << 20, 2) > 0); }
 
     // The cache-aware roofline of this CPU: read and triad per level, 1 thread and all, a

@@ -13,6 +13,7 @@
 #include "views/kernelmatrixview.h"
 #include "views/panels.h"
 
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/runtime/runtime.h>
 
@@ -719,6 +720,28 @@ private slots:
         QVERIFY(said);
         menu->actions().front()->trigger(); // None
         QVERIFY(!QSettings().contains(ui::kIsaCapKey));
+        // View > CPU for 1-thread measurements: automatic, none, and each CPU this process may
+        // run on; the choice is kept for the next start.
+        auto* pins = window.findChild<QMenu*>(QStringLiteral("pinCpuMenu"));
+        QVERIFY(pins);
+        QStringList offered;
+        for (auto* a : pins->actions())
+            offered << a->data().toString();
+        QStringList expected{QString(), QStringLiteral("off")};
+        for (int c : process_cpu_ids())
+            expected << QString::number(c);
+        QCOMPARE(offered, expected);
+        pins->actions().at(1)->trigger();
+        QCOMPARE(QSettings().value(ui::kPinCpuKey).toString(), QStringLiteral("off"));
+        pins->actions().last()->trigger();
+        QCOMPARE(QSettings().value(ui::kPinCpuKey).toString(), expected.last());
+        said = false;
+        for (const auto* l : window.findChildren<QLabel*>())
+            said |= l->text().startsWith("1-thread CPU " + expected.last() +
+                                         ": takes effect when Switchyard starts again");
+        QVERIFY(said);
+        pins->actions().front()->trigger(); // automatic
+        QVERIFY(!QSettings().contains(ui::kPinCpuKey));
         QSettings().clear();
     }
 };

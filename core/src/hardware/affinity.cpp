@@ -19,24 +19,8 @@ thread_local int t_pinned_cpu = -1;
 struct PinChoice {
     int cpu = -1;
     std::string problem;
+    bool named = false; // SWITCHYARD_PIN_CPU named this CPU, and it is followed
 };
-
-std::string cpu_list(const std::vector<int>& cpus) {
-    std::string s;
-    for (std::size_t i = 0; i < cpus.size(); ++i) {
-        // Runs as ranges: 0-3,8,10-11.
-        std::size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            ++j;
-        if (!s.empty())
-            s += ',';
-        s += std::to_string(cpus[i]);
-        if (j > i)
-            s += '-' + std::to_string(cpus[j]);
-        i = j;
-    }
-    return s;
-}
 
 PinChoice choose_cpu() {
     const auto& cpus = process_cpus();
@@ -65,7 +49,7 @@ PinChoice choose_cpu() {
                            " names a CPU this process may not run on (it may run on " +
                            cpu_list(cpus) + "): 1-thread probes and rows run on CPU " +
                            std::to_string(first) + " instead"};
-    return {int(n), {}};
+    return {int(n), {}, true};
 }
 
 const PinChoice& pin_choice() {
@@ -74,6 +58,23 @@ const PinChoice& pin_choice() {
 }
 
 } // namespace
+
+std::string cpu_list(const std::vector<int>& cpus) {
+    std::string s;
+    for (std::size_t i = 0; i < cpus.size(); ++i) {
+        // Runs as ranges: 0-3,8,10-11.
+        std::size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            ++j;
+        if (!s.empty())
+            s += ',';
+        s += std::to_string(cpus[i]);
+        if (j > i)
+            s += '-' + std::to_string(cpus[j]);
+        i = j;
+    }
+    return s;
+}
 
 const std::vector<int>& process_cpus() {
     static const std::vector<int> cpus = [] {
@@ -107,6 +108,10 @@ int measurement_cpu() {
 
 std::string measurement_cpu_problem() {
     return pin_choice().problem;
+}
+
+bool measurement_cpu_named() {
+    return pin_choice().named;
 }
 
 ScopedCpuPin::ScopedCpuPin(int cpu) {

@@ -28,6 +28,10 @@ const std::vector<int>& process_cpus();
 int measurement_cpu();
 /// Why SWITCHYARD_PIN_CPU was not followed ("" when it was, or is unset or "off").
 std::string measurement_cpu_problem();
+/// True when measurement_cpu() is the CPU SWITCHYARD_PIN_CPU names (not the default).
+bool measurement_cpu_named();
+/// "0-3,8,10-11": ascending CPU numbers as runs.
+std::string cpu_list(const std::vector<int>& cpus);
 /// True when `cpu` is one of process_cpus().
 bool process_may_run_on(int cpu);
 

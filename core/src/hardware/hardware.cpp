@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -196,6 +197,27 @@ CpuInfo detect_cpu() {
 }
 
 } // namespace
+
+std::vector<int> process_cpu_ids() {
+    return detail::process_cpus();
+}
+
+std::string pin_cpu_value_error(std::string_view value) {
+    if (value == "off")
+        return {};
+    const auto& cpus = detail::process_cpus();
+    const std::string allowed = cpus.empty() ? std::string("its CPUs cannot be read")
+                                             : "it may run on " + detail::cpu_list(cpus);
+    int cpu = -1;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), cpu);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || cpu < 0)
+        return "'" + std::string(value) +
+               "' is neither a CPU number nor \"off\" (this process: " + allowed + ")";
+    if (!detail::process_may_run_on(cpu))
+        return "CPU " + std::to_string(cpu) + " is not one this process may run on (" + allowed +
+               "; taskset and cgroups set that)";
+    return {};
+}
 
 unsigned cpus_in_affinity_mask() {
     // The process's mask as first read, not the calling thread's: a thread held on one CPU

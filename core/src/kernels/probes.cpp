@@ -78,6 +78,12 @@ private:
 // paging makes every TLB miss a 2-D walk) a DRAM triad with non-temporal stores moved
 // 37-43 GB/s on 2 MiB pages and 30-33 GB/s on 4 KiB pages, where likwid-bench's
 // stream_mem runs (29.8).
+} // namespace
+
+// Named, not anonymous, from here to Probe: CpuMemoryProbe::State (of the public header) holds
+// an Arena and a Probe, and a type of external linkage may not hold ones of internal linkage.
+namespace probe_memory {
+
 struct HostFree {
     void operator()(float* p) const { host_release(p); }
 };
@@ -143,6 +149,12 @@ private:
 // read, one write: the mix of rms_norm, which moves fewer bytes a second than a triad from
 // DRAM, where reads and writes share the bus).
 enum class Probe { Read, Triad, Copy };
+
+} // namespace probe_memory
+
+namespace {
+
+using namespace probe_memory;
 
 // A probe's answer: the best timing and the spread of the timings of the form that gave it.
 struct ProbeResult {
@@ -817,7 +829,21 @@ int one_thread_cpu() {
 }
 
 std::string pin_cpu_problem() {
-    return detail::measurement_cpu_problem();
+    if (auto problem = detail::measurement_cpu_problem(); !problem.empty())
+        return problem;
+    // A CPU named by the user that the ceilings in use overrule (one_thread_cpu()): say so,
+    // or the rows would run on another CPU than the one asked for without a word.
+    const int named = detail::measurement_cpu();
+    const int peaks = g_peaks_pinned_cpu.load();
+    if (detail::measurement_cpu_named() && detail::process_may_run_on(peaks) && peaks != named)
+        return "SWITCHYARD_PIN_CPU=" + std::to_string(named) +
+               " (--pin-cpu) is not followed for rows: the 1-thread ceilings in use were "
+               "measured on CPU " +
+               std::to_string(peaks) +
+               " (an earlier report's, --ceilings-from), so 1-thread rows run there, where "
+               "they are judged; measure the ceilings in this run to use CPU " +
+               std::to_string(named);
+    return {};
 }
 
 CpuPeaks measure_cpu_peaks() {

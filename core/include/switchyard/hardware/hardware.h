@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard {
@@ -65,6 +66,12 @@ struct SWITCHYARD_CORE_EXPORT HostInfo {
 /// CPUs in this process's affinity mask as first read (at least 1): a thread held on one CPU
 /// for a 1-thread measurement does not narrow it.
 SWITCHYARD_CORE_EXPORT unsigned cpus_in_affinity_mask();
+/// The CPU numbers of that mask, ascending (empty where it cannot be read): the CPUs a
+/// 1-thread measurement may be held on (SWITCHYARD_PIN_CPU, --pin-cpu).
+SWITCHYARD_CORE_EXPORT std::vector<int> process_cpu_ids();
+/// Why `value` cannot be SWITCHYARD_PIN_CPU's ("" when it can): "off", or one of
+/// process_cpu_ids(). For --pin-cpu, which refuses what the variable only warns about.
+SWITCHYARD_CORE_EXPORT std::string pin_cpu_value_error(std::string_view value);
 
 /// Detected once per process.
 SWITCHYARD_CORE_EXPORT const CpuInfo& cpu_info();

@@ -90,7 +90,8 @@ SWITCHYARD_CORE_EXPORT void set_cpu_peaks(const CpuPeaks& peaks);
 /// asked (kept from then on); -1 with SWITCHYARD_PIN_CPU=off. Never measures.
 SWITCHYARD_CORE_EXPORT int one_thread_cpu();
 /// Why SWITCHYARD_PIN_CPU was not followed as given ("" when it was, or is unset): a
-/// warning for the report's context.
+/// warning for the report's context. Also when the CPU it names is overruled by the cached
+/// figures' pinned_cpu (ceilings from an earlier report, measured on another CPU).
 SWITCHYARD_CORE_EXPORT std::string pin_cpu_problem();
 /// Runs the triad probe now over `bytes` of working set on all threads; best of
 /// `repeats` passes in GB/s.
