@@ -280,7 +280,8 @@ private slots:
                 .count();
         qInfo("dependent-add chain: %.3f ms for 3 x %d adds", ms,
               kDefaultChainIterations * kDependentAddsPerIteration);
-        QVERIFY2(ms < 50, qPrintable(QString::number(ms))); // ~0.6 ms; loose for a busy CI
+        // ~0.6 ms; loose for a busy CI host, whose preemptions take tens of ms
+        QVERIFY2(ms < 250, qPrintable(QString::number(ms)));
     }
 
     void counterWorksOrSaysWhy() {

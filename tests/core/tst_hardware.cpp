@@ -36,6 +36,39 @@ public:
 
 } // namespace
 
+// What is out of order among the CPU's bandwidth ceilings ("" when nothing):
+// - L1 is faster than DRAM (with SIMD probes by a factor the noise of a busy machine cannot
+//   undo; the baseline's 16-byte loads, as under SWITCHYARD_MAX_ISA=x86-64-v2, read L1 at only
+//   ~1.3x a fast host's DRAM);
+// - the read probe is bound by the loads, not by its adds: in L1 it moves at least 0.4 of the
+//   triad's bytes (the SIMD probes 0.7-0.9; the baseline's, before it kept eight chains, 0.28
+//   under x86-64-v2, where a two-chain add latency held it);
+// - the memory below a cache is not faster than the cache (10 % for the probes' own noise): a
+//   DRAM ceiling above L3's would mean the DRAM set was partly cached. One thread only: from
+//   memory the all-thread probes claim chunks (a thread another process holds leaves its share
+//   to the others), in the caches each thread keeps its slice, so on a loaded 2-vCPU machine
+//   L3's all-thread figure alone halves.
+std::string level_order_problem(const CpuPeaks& p) {
+    const auto* l1 = p.find("l1.triad.1t");
+    const auto* dram = p.find("dram.triad.1t");
+    const double factor = cpu_supports_x86_64_v3() ? 1.5 : 1.0;
+    if (l1 && dram && dram->value > 0 && !(l1->value > factor * dram->value))
+        return "l1.triad.1t " + std::to_string(l1->value) + " not above " + std::to_string(factor) +
+               " x dram.triad.1t " + std::to_string(dram->value);
+    const auto* l1read = p.find("l1.read.1t");
+    if (l1 && l1read && !(l1read->value >= 0.4 * l1->value))
+        return "l1.read.1t " + std::to_string(l1read->value) + " below 0.4 x l1.triad.1t " +
+               std::to_string(l1->value);
+    const Ceiling* last_cache = nullptr;
+    for (const char* lv : {"l1", "l2", "l3"})
+        if (const auto* c = p.find(std::string(lv) + ".triad.1t"); c && c->value > 0)
+            last_cache = c;
+    if (last_cache && dram && dram->value > 0 && !(dram->value <= 1.1 * last_cache->value))
+        return dram->id + " " + std::to_string(dram->value) + " > 1.1 x " + last_cache->id + " " +
+               std::to_string(last_cache->value);
+    return {};
+}
+
 class TestHardware : public QObject {
     Q_OBJECT
 
@@ -198,23 +231,24 @@ private slots:
                     if (lv.level != "DRAM")
                         QVERIFY(c->capacity_bytes >= double(lv.capacity));
                 }
-        // L1 is faster than DRAM (with SIMD probes by a factor the noise of a busy machine
-        // cannot undo; the baseline's 16-byte loads, as under SWITCHYARD_MAX_ISA=x86-64-v2,
-        // read L1 at only ~1.3x a fast host's DRAM) -- but not under a sanitizer, which
-        // checks every access the probe makes: its timings measure the instrumentation.
-        const auto* l1 = p.find("l1.triad.1t");
-        const auto* dram = p.find("dram.triad.1t");
-        const double factor = cpu_supports_x86_64_v3() ? 1.5 : 1.0;
-        if (l1 && dram && dram->value > 0 && !kSanitized)
-            QVERIFY2(l1->value > factor * dram->value,
-                     (std::to_string(l1->value) + " vs " + std::to_string(dram->value)).c_str());
-        // The read probe is bound by the loads, not by its adds: in L1 it moves at least
-        // 0.4 of the triad's bytes (the SIMD probes 0.7-0.9; the baseline's, before it kept
-        // eight chains, 0.28 under x86-64-v2, where a two-chain add latency held it).
-        const auto* l1read = p.find("l1.read.1t");
-        if (l1 && l1read && !kSanitized)
-            QVERIFY2(l1read->value >= 0.4 * l1->value,
-                     (std::to_string(l1read->value) + " vs " + std::to_string(l1->value)).c_str());
+        // The order of the levels, checked on the best of each ceiling over this measurement
+        // and, where one disagrees, a second: a probe a neighbour slowed (CI runs suites side
+        // by side) reads low, and the best of two undoes it, where a tool that is wrong (a
+        // DRAM set partly cached) reads so every time. Not under a sanitizer, which checks
+        // every access the probes make: their timings measure the instrumentation.
+        if (!kSanitized) {
+            auto problem = level_order_problem(p);
+            if (!problem.empty()) {
+                qInfo("level order, first measurement: %s; measuring again", problem.c_str());
+                auto best = p;
+                const auto again = measure_cpu_peaks();
+                for (auto& c : best.ceilings)
+                    if (const auto* a = again.find(c.id); a && a->value > c.value)
+                        c.value = a->value;
+                problem = level_order_problem(best);
+            }
+            QVERIFY2(problem.empty(), problem.c_str());
+        }
         // Every level has a compute ceiling: FMA from x86-64-v3 on, a multiply-add below it
         // (so a gemm row under SWITCHYARD_MAX_ISA=x86-64-v2 is judged against compute, not
         // against a bandwidth ceiling it uses 1 % of).
@@ -235,24 +269,6 @@ private slots:
             if (const auto* c = p.find(id); c && c->value > 0) {
                 QVERIFY2(c->working_set_bytes >= 4 * llc, id);
                 QVERIFY2(c->working_set_bytes >= double(128 << 20), id);
-            }
-        // The memory below a cache is not faster than the cache (10 % for the probes' own
-        // noise): a DRAM ceiling above L3's would mean the DRAM set was partly cached. One
-        // thread only: from memory the all-thread probes claim chunks (a thread another
-        // process holds leaves its share to the others), in the caches each thread keeps its
-        // slice, so on a loaded 2-vCPU machine L3's all-thread figure alone halves.
-        if (!kSanitized)
-            for (const char* t : {"1t"}) {
-                const Ceiling* last_cache = nullptr;
-                for (const char* lv : {"l1", "l2", "l3"})
-                    if (const auto* c = p.find(std::string(lv) + ".triad." + t); c && c->value > 0)
-                        last_cache = c;
-                const auto* dram = p.find(std::string("dram.triad.") + t);
-                if (last_cache && dram && dram->value > 0)
-                    QVERIFY2(dram->value <= 1.1 * last_cache->value,
-                             (dram->id + " " + std::to_string(dram->value) + " > " +
-                              last_cache->id + " " + std::to_string(last_cache->value))
-                                 .c_str());
             }
         // The sweep cross-check: points ascend; plateaus come in the order of the levels
         // cpu_info() reports, each at most once and within 2x of its level's size, DRAM last.
@@ -401,7 +417,9 @@ private slots:
         QCOMPARE(n, 3);
         QVERIFY2(t >= 0.060 && t < 1.0, qPrintable(QString::number(t)));
         const double empty = cpu->time_launches([] {}, 1);
-        QVERIFY2(empty >= 0 && empty < 0.010, qPrintable(QString::number(empty)));
+        // Nothing added to an empty launch (a sleep, a second launch), with room for a busy
+        // host's preemption of a few time slices.
+        QVERIFY2(empty >= 0 && empty < 0.1, qPrintable(QString::number(empty)));
     }
 };
 
