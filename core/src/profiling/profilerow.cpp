@@ -207,7 +207,7 @@ std::string NoiseVerdict::message() const {
            "): this machine is too noisy for that target, so their times are less certain than "
            "the target asks. What helps: a quieter machine (close other programs, avoid shared "
            "or virtual machines), a longer budget per row, 1-thread rows on an idle CPU "
-           "(SWITCHYARD_PIN_CPU=<n>; taskset -c for the whole run), more runs per row "
+           "(--pin-cpu <n>, SWITCHYARD_PIN_CPU; taskset -c for the whole run), more runs per row "
            "(--repeat), or a looser noise target.";
 }
 

@@ -423,8 +423,8 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
         out.push_back("cpu: A's 1-thread probes and rows ran on CPU " + std::to_string(pa) +
                       ", B's on CPU " + std::to_string(pb) +
                       ": one CPU is not another (a VM's vCPUs, a hybrid part's P and E cores), "
-                      "so 1-thread times may differ for that alone; SWITCHYARD_PIN_CPU=<n> "
-                      "runs both on one");
+                      "so 1-thread times may differ for that alone; --pin-cpu <n> "
+                      "(SWITCHYARD_PIN_CPU) runs both on one");
     return out;
 }
 
