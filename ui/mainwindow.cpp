@@ -160,70 +160,36 @@ void MainWindow::setupMenus() {
     view->addSeparator();
     // What a smaller CPU would pick: detection is read once per process, so the cap (kept in
     // the settings, read by main() before anything detects the CPU) applies at the next start.
-    auto* isaMenu = view->addMenu(tr("CPU &ISA level cap"));
-    isaMenu->setObjectName(QStringLiteral("isaCapMenu"));
-    auto* isaGroup = new QActionGroup(isaMenu);
-    const QString savedCap = QSettings().value(QLatin1String(kIsaCapKey)).toString();
     const auto& cap = cpu_isa_cap();
-    QStringList choices{QString()};
+    QList<StartupChoice> caps{{QString(), tr("None (what the CPU runs)")}};
     for (const auto& c : isa_cap_choices())
-        choices << qs(c);
-    for (const QString& c : choices) {
-        auto* a = isaMenu->addAction(c.isEmpty() ? tr("None (what the CPU runs)") : c);
-        a->setCheckable(true);
-        a->setData(c);
-        a->setChecked(c == savedCap);
-        isaGroup->addAction(a);
-        connect(a, &QAction::triggered, this, [this, c, &cap] {
-            QSettings s;
-            s.setAtomicSyncRequired(true);
-            if (c.isEmpty())
-                s.remove(QLatin1String(kIsaCapKey));
-            else
-                s.setValue(QLatin1String(kIsaCapKey), c);
-            m_status->setText(
-                tr("ISA cap %1: takes effect when Switchyard starts again (now: %2)")
-                    .arg(c.isEmpty() ? tr("removed") : c,
-                         cap.level.empty() ? tr("no cap") : tr("capped at %1").arg(qs(cap.level))));
-        });
-    }
+        caps.push_back({qs(c), qs(c)});
+    addStartupChoiceMenu(view, tr("CPU &ISA level cap"), "isaCapMenu", kIsaCapKey, caps,
+                         [this, &cap](const QString& c) {
+                             return tr("ISA cap %1: takes effect when Switchyard starts again "
+                                       "(now: %2)")
+                                 .arg(c.isEmpty() ? tr("removed") : c,
+                                      cap.level.empty() ? tr("no cap")
+                                                        : tr("capped at %1").arg(qs(cap.level)));
+                         });
     // The CPU 1-thread probes and rows run on: likewise chosen once per process (at the first
     // measurement), so the choice applies at the next start.
-    auto* pinMenu = view->addMenu(tr("CPU for &1-thread measurements"));
-    pinMenu->setObjectName(QStringLiteral("pinCpuMenu"));
-    auto* pinGroup = new QActionGroup(pinMenu);
-    const QString savedPin = QSettings().value(QLatin1String(kPinCpuKey)).toString();
-    QStringList pins{QString(), QStringLiteral("off")};
+    const auto pinName = [this](const QString& c) {
+        return c.isEmpty() ? tr("automatic") : c == QLatin1String("off") ? tr("none") : c;
+    };
+    QList<StartupChoice> pins{{QString(), tr("Automatic (the CPU Switchyard is on)")},
+                              {QStringLiteral("off"), tr("None (unpinned)")}};
     for (int c : process_cpu_ids())
-        pins << QString::number(c);
+        pins.push_back({QString::number(c), tr("CPU %1").arg(c)});
     // What this run's workers follow: the variable main() set from the settings or --pin-cpu.
     const char* pinEnv = std::getenv("SWITCHYARD_PIN_CPU");
     const QString pinNow = pinEnv && *pinEnv ? QString::fromLocal8Bit(pinEnv) : QString();
-    for (const QString& c : pins) {
-        auto* a = pinMenu->addAction(c.isEmpty() ? tr("Automatic (the CPU Switchyard is on)")
-                                     : c == QLatin1String("off") ? tr("None (unpinned)")
-                                                                 : tr("CPU %1").arg(c));
-        a->setCheckable(true);
-        a->setData(c);
-        a->setChecked(c == savedPin);
-        pinGroup->addAction(a);
-        connect(a, &QAction::triggered, this, [this, c, pinNow] {
-            QSettings s;
-            s.setAtomicSyncRequired(true);
-            if (c.isEmpty())
-                s.remove(QLatin1String(kPinCpuKey));
-            else
-                s.setValue(QLatin1String(kPinCpuKey), c);
-            m_status->setText(tr("1-thread CPU %1: takes effect when Switchyard starts again "
-                                 "(now: %2)")
-                                  .arg(c.isEmpty()                 ? tr("automatic")
-                                       : c == QLatin1String("off") ? tr("none")
-                                                                   : c,
-                                       pinNow.isEmpty()                 ? tr("automatic")
-                                       : pinNow == QLatin1String("off") ? tr("none")
-                                                                        : pinNow));
-        });
-    }
+    addStartupChoiceMenu(view, tr("CPU for &1-thread measurements"), "pinCpuMenu", kPinCpuKey, pins,
+                         [this, pinName, pinNow](const QString& c) {
+                             return tr("1-thread CPU %1: takes effect when Switchyard starts "
+                                       "again (now: %2)")
+                                 .arg(pinName(c), pinName(pinNow));
+                         });
     setupProfileMenu();
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Switchyard"), this, &MainWindow::about)
@@ -234,6 +200,31 @@ void MainWindow::setupMenus() {
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
     toolbar->addAction(rescan);
     toolbar->addAction(copyReport);
+}
+
+void MainWindow::addStartupChoiceMenu(QMenu* parent, const QString& title, const char* objectName,
+                                      const char* key, const QList<StartupChoice>& choices,
+                                      const std::function<QString(const QString&)>& said) {
+    auto* menu = parent->addMenu(title);
+    menu->setObjectName(QLatin1String(objectName));
+    auto* group = new QActionGroup(menu);
+    const QString saved = QSettings().value(QLatin1String(key)).toString();
+    for (const auto& choice : choices) {
+        auto* a = menu->addAction(choice.label);
+        a->setCheckable(true);
+        a->setData(choice.value);
+        a->setChecked(choice.value == saved);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, key, value = choice.value, said] {
+            QSettings s;
+            s.setAtomicSyncRequired(true);
+            if (value.isEmpty())
+                s.remove(QLatin1String(key));
+            else
+                s.setValue(QLatin1String(key), value);
+            m_status->setText(said(value));
+        });
+    }
 }
 
 void MainWindow::showCatalog(const CatalogPtr& catalog) {

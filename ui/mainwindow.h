@@ -3,7 +3,11 @@
 
 #include "controllers/catalogcontroller.h"
 
+#include <QList>
 #include <QMainWindow>
+#include <QString>
+
+#include <functional>
 
 class QLabel;
 class QMenu;
@@ -113,6 +117,17 @@ private:
     void updateRecentMenu();
     void reportError(const QString& error);
     void setupMenus();
+    /// One of a View submenu's exclusive choices: the value kept in the settings (empty: the
+    /// key removed, the default) and the action's text.
+    struct StartupChoice {
+        QString value;
+        QString label;
+    };
+    /// A submenu of `parent` whose choice is kept under the settings `key` for main() to
+    /// apply at the next start; the status line then says `said(value)`.
+    void addStartupChoiceMenu(QMenu* parent, const QString& title, const char* objectName,
+                              const char* key, const QList<StartupChoice>& choices,
+                              const std::function<QString(const QString&)>& said);
     void showCatalog(const CatalogPtr& catalog);
     void showBackend(const BackendInfo* backend);
     void updateStatus();
