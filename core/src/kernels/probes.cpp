@@ -73,17 +73,17 @@ private:
     std::optional<detail::ScopedCpuPin> m_pin;
 };
 
-// The CPU device's allocator (fresh mappings advised for huge pages from 4 MiB on), so a
-// ceiling and the rows judged by it run on the same page size: on this KVM guest (nested
-// paging makes every TLB miss a 2-D walk) a DRAM triad with non-temporal stores moved
-// 37-43 GB/s on 2 MiB pages and 30-33 GB/s on 4 KiB pages, where likwid-bench's
-// stream_mem runs (29.8).
 } // namespace
 
 // Named, not anonymous, from here to Probe: CpuMemoryProbe::State (of the public header) holds
 // an Arena and a Probe, and a type of external linkage may not hold ones of internal linkage.
 namespace probe_memory {
 
+// The CPU device's allocator (fresh mappings advised for huge pages from 4 MiB on), so a
+// ceiling and the rows judged by it run on the same page size: on this KVM guest (nested
+// paging makes every TLB miss a 2-D walk) a DRAM triad with non-temporal stores moved
+// 37-43 GB/s on 2 MiB pages and 30-33 GB/s on 4 KiB pages, where likwid-bench's
+// stream_mem runs (29.8).
 struct HostFree {
     void operator()(float* p) const { host_release(p); }
 };
