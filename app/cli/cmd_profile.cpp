@@ -198,7 +198,8 @@ void print_pinning(const Report& report) {
         std::cout << "; the 1-thread ceilings were not measured on one CPU";
     else
         std::cout << "; the 1-thread ceilings were measured on CPU " << peaks_cpu;
-    std::cout << " (SWITCHYARD_PIN_CPU=<n> picks another, =off runs them unpinned)\n";
+    std::cout << " (--pin-cpu <n> or SWITCHYARD_PIN_CPU=<n> picks another, off runs them "
+                 "unpinned)\n";
 }
 
 struct ProfileOptions {
