@@ -14,8 +14,8 @@
 #include <signal.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
+#include <string_view>
 
 namespace {
 
@@ -25,6 +25,21 @@ extern "C" void on_terminating_signal(int sig) {
     switchyard::kill_live_workers();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+// The value of a global option that must act before parsing ("--name V" or "--name=V"; the
+// last one given), or nullptr.
+const char* global_option(int argc, char** argv, std::string_view name) {
+    const char* value = nullptr;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if (arg == name && i + 1 < argc)
+            value = argv[i + 1];
+        else if (arg.size() > name.size() && arg.substr(0, name.size()) == name &&
+                 arg[name.size()] == '=')
+            value = argv[i] + name.size() + 1;
+    }
+    return value;
 }
 
 } // namespace
@@ -47,12 +62,8 @@ int main(int argc, char** argv) {
                    "Cap the detected CPU ISA level (generic, x86-64-v2, x86-64-v3, x86-64-v4) to "
                    "see what a smaller machine would pick; same as SWITCHYARD_MAX_ISA")
         ->type_name("LEVEL");
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--max-isa") == 0 && i + 1 < argc)
-            ::setenv("SWITCHYARD_MAX_ISA", argv[i + 1], 1);
-        else if (std::strncmp(argv[i], "--max-isa=", 10) == 0)
-            ::setenv("SWITCHYARD_MAX_ISA", argv[i] + 10, 1);
-    }
+    if (const char* v = global_option(argc, argv, "--max-isa"))
+        ::setenv("SWITCHYARD_MAX_ISA", v, 1);
     if (const auto& cap = cpu_isa_cap(); !cap.error.empty()) {
         std::cerr << "switchyard-cli: " << cap.error << "\n";
         return cli::Usage;
@@ -65,19 +76,12 @@ int main(int argc, char** argv) {
                    "unpinned); default: the CPU the process is on when it first measures. Same as "
                    "SWITCHYARD_PIN_CPU")
         ->type_name("CPU|off");
-    for (int i = 1; i < argc; ++i) {
-        const char* value = nullptr;
-        if (std::strcmp(argv[i], "--pin-cpu") == 0 && i + 1 < argc)
-            value = argv[i + 1];
-        else if (std::strncmp(argv[i], "--pin-cpu=", 10) == 0)
-            value = argv[i] + 10;
-        if (!value)
-            continue;
-        if (const auto error = pin_cpu_value_error(value); !error.empty()) {
+    if (const char* v = global_option(argc, argv, "--pin-cpu")) {
+        if (const auto error = pin_cpu_value_error(v); !error.empty()) {
             std::cerr << "switchyard-cli: --pin-cpu: " << error << "\n";
             return cli::Usage;
         }
-        ::setenv("SWITCHYARD_PIN_CPU", value, 1);
+        ::setenv("SWITCHYARD_PIN_CPU", v, 1);
     }
 
     for (int sig : {SIGINT, SIGTERM, SIGHUP})

@@ -4,7 +4,7 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -33,23 +33,15 @@ PinChoice choose_cpu() {
     if (!env || !*env)
         return {first, {}};
     const std::string_view v(env);
-    if (v == "off" || v == "none")
+    const auto value = read_pin_value(v);
+    if (value.off)
         return {-1, {}};
-    char* end = nullptr;
-    errno = 0;
-    const long n = std::strtol(env, &end, 10);
-    if (errno != 0 || end == env || *end != '\0' || n < 0 || n > 1 << 20)
-        return {first, "SWITCHYARD_PIN_CPU='" + std::string(v) +
-                           "' is neither a CPU number nor \"off\": 1-thread probes and rows run "
-                           "on CPU " +
-                           std::to_string(first) + ", where it was running (it may run on " +
-                           cpu_list(cpus) + ")"};
-    if (!process_may_run_on(int(n)))
-        return {first, "SWITCHYARD_PIN_CPU=" + std::string(v) +
-                           " names a CPU this process may not run on (it may run on " +
-                           cpu_list(cpus) + "): 1-thread probes and rows run on CPU " +
-                           std::to_string(first) + " instead"};
-    return {int(n), {}, true};
+    if (!value.problem.empty())
+        return {first, "SWITCHYARD_PIN_CPU=" +
+                           (value.parsed ? std::string(v) + ": " + value.problem : value.problem) +
+                           ": 1-thread probes and rows run on CPU " + std::to_string(first) +
+                           ", where it was running"};
+    return {value.cpu, {}, true};
 }
 
 const PinChoice& pin_choice() {
@@ -74,6 +66,25 @@ std::string cpu_list(const std::vector<int>& cpus) {
         i = j;
     }
     return s;
+}
+
+PinValue read_pin_value(std::string_view v) {
+    if (v == "off" || v == "none")
+        return {-1, true, false, {}};
+    const auto& cpus = process_cpus();
+    const std::string allowed =
+        cpus.empty() ? std::string("its CPUs cannot be read") : "it may run on " + cpu_list(cpus);
+    int cpu = -1;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), cpu);
+    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || cpu < 0)
+        return {-1, false, false,
+                "'" + std::string(v) +
+                    "' is neither a CPU number nor \"off\" (this process: " + allowed + ")"};
+    if (!process_may_run_on(cpu))
+        return {-1, false, true,
+                "CPU " + std::to_string(cpu) + " is not one this process may run on (" + allowed +
+                    "; taskset and cgroups set that)"};
+    return {cpu, false, true, {}};
 }
 
 const std::vector<int>& process_cpus() {

@@ -12,6 +12,7 @@
 #include <sched.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard::detail {
@@ -32,6 +33,16 @@ std::string measurement_cpu_problem();
 bool measurement_cpu_named();
 /// "0-3,8,10-11": ascending CPU numbers as runs.
 std::string cpu_list(const std::vector<int>& cpus);
+
+/// A value of SWITCHYARD_PIN_CPU or --pin-cpu, read: "off" (or "none"), or a CPU of
+/// process_cpus(), or a problem that says why it is neither. The one reader of both.
+struct PinValue {
+    int cpu = -1;        // the CPU named, when it may be used
+    bool off = false;    // "off" / "none": unpinned
+    bool parsed = false; // a CPU number (the problem, if any, is that the process may not use it)
+    std::string problem; // "" when usable
+};
+PinValue read_pin_value(std::string_view value);
 /// True when `cpu` is one of process_cpus().
 bool process_may_run_on(int cpu);
 

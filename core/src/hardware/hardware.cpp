@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -203,20 +202,7 @@ std::vector<int> process_cpu_ids() {
 }
 
 std::string pin_cpu_value_error(std::string_view value) {
-    if (value == "off")
-        return {};
-    const auto& cpus = detail::process_cpus();
-    const std::string allowed = cpus.empty() ? std::string("its CPUs cannot be read")
-                                             : "it may run on " + detail::cpu_list(cpus);
-    int cpu = -1;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), cpu);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || cpu < 0)
-        return "'" + std::string(value) +
-               "' is neither a CPU number nor \"off\" (this process: " + allowed + ")";
-    if (!detail::process_may_run_on(cpu))
-        return "CPU " + std::to_string(cpu) + " is not one this process may run on (" + allowed +
-               "; taskset and cgroups set that)";
-    return {};
+    return detail::read_pin_value(value).problem;
 }
 
 unsigned cpus_in_affinity_mask() {

@@ -69,8 +69,9 @@ SWITCHYARD_CORE_EXPORT unsigned cpus_in_affinity_mask();
 /// The CPU numbers of that mask, ascending (empty where it cannot be read): the CPUs a
 /// 1-thread measurement may be held on (SWITCHYARD_PIN_CPU, --pin-cpu).
 SWITCHYARD_CORE_EXPORT std::vector<int> process_cpu_ids();
-/// Why `value` cannot be SWITCHYARD_PIN_CPU's ("" when it can): "off", or one of
-/// process_cpu_ids(). For --pin-cpu, which refuses what the variable only warns about.
+/// Why `value` cannot be SWITCHYARD_PIN_CPU's ("" when it can): "off" ("none"), or one of
+/// process_cpu_ids(). For --pin-cpu, which refuses what the variable only warns about (both
+/// are read by one reader).
 SWITCHYARD_CORE_EXPORT std::string pin_cpu_value_error(std::string_view value);
 
 /// Detected once per process.
