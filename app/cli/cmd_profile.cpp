@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -207,7 +208,9 @@ struct ProfileOptions {
     bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
          in_process = false;
     std::string variant = "default", output;
-    std::string ceilings_from; // an earlier report whose CPU ceilings this run reuses
+    std::string ceilings_from;              // an earlier report whose CPU ceilings this run reuses
+    bool fresh_ceilings = false;            // measure them, and refresh the cache
+    std::optional<double> ceilings_max_age; // days; unset: SWITCHYARD_CEILINGS_MAX_AGE's
     double timeout = 10, budget = 1.0, noise = 0.5, warmup = 0.05;
     double reference_budget = ProfileSettings{}.reference_budget_s;
     double throttle_threshold = ProfileSettings{}.throttle_threshold;
@@ -278,7 +281,7 @@ ProfileSettings to_settings(const ProfileOptions& o) {
 
 // The CPU ceilings of --ceilings-from's report, checked to be this machine's; a usage error
 // (exit 2) otherwise. The run's context says where they came from.
-std::optional<CpuPeaks> reused_peaks(const ProfileOptions& o, json& provenance) {
+std::optional<CeilingSetChoice> reused_peaks(const ProfileOptions& o, json& provenance) {
     if (o.ceilings_from.empty())
         return std::nullopt;
     try {
@@ -286,10 +289,20 @@ std::optional<CpuPeaks> reused_peaks(const ProfileOptions& o, json& provenance) 
         auto peaks = reusable_cpu_peaks(earlier, o.ceilings_from);
         const std::string date = earlier.context.value("date", std::string("an unknown date"));
         provenance = {{"report", o.ceilings_from}, {"date", date}};
-        return peaks;
+        return reported_ceiling_choice(o.ceilings_from, date, std::move(peaks));
     } catch (const ReportError& e) {
         throw std::invalid_argument("--ceilings-from: " + std::string(e.what()));
     }
+}
+
+// When a cached set of ceilings is used: --fresh-ceilings, --ceilings-max-age (else
+// SWITCHYARD_CEILINGS_MAX_AGE, else the default).
+CeilingCachePolicy ceiling_policy(const ProfileOptions& o) {
+    CeilingCachePolicy policy;
+    policy.fresh = o.fresh_ceilings;
+    policy.max_age_days =
+        o.ceilings_max_age ? *o.ceilings_max_age : default_ceilings_max_age_days();
+    return policy;
 }
 
 // Marks a context whose CPU ceilings came from an earlier report.
@@ -307,9 +320,11 @@ void note_reused(json& context, const json& provenance) {
 int run_profile(const ProfileOptions& o) {
     const auto settings = to_settings(o);
     json provenance;
-    const auto peaks = reused_peaks(o, provenance);
+    const auto reused = reused_peaks(o, provenance);
+    const auto policy = ceiling_policy(o);
+    const auto cache = default_ceiling_cache();
     const bool human = !o.json && !o.jsonl && !o.csv;
-    auto line = [](const json& j) { std::cout << j.dump() << std::endl; };
+    auto line = [](const json& j) { std::cout << json_text(j) << std::endl; };
     Report report;
     std::size_t total = 0;
     // Human mode: one progress line per finished row on stderr, the table at the end.
@@ -319,12 +334,20 @@ int run_profile(const ProfileOptions& o) {
                       << r.spec.backend << "]: " << to_string(r.status) << std::endl;
     };
     if (o.in_process) {
-        if (peaks)
-            set_cpu_peaks(*peaks);
+        // The ceilings as a worker controller chooses them: given, cached, or measured here
+        // and kept.
+        auto ceilings = reused  ? *reused
+                        : cache ? cache->choose(policy, std::int64_t(std::time(nullptr)))
+                                : uncached_ceiling_choice("no cache of ceilings in use");
+        if (ceilings.peaks)
+            set_cpu_peaks(*ceilings.peaks);
         Profiler profiler(settings, default_backends(), default_devices());
         const auto plan = profiler.plan();
         total = plan.size();
         report.context = profiler.context();
+        if (cache)
+            cache->record(ceilings, cpu_peaks(), std::int64_t(std::time(nullptr)));
+        report.context["ceiling_set"] = ceilings.set;
         note_reused(report.context, provenance);
         if (o.jsonl) {
             line(protocol::context_message(report.context));
@@ -349,7 +372,13 @@ int run_profile(const ProfileOptions& o) {
         WorkerController::Options wo;
         wo.executable = "/proc/self/exe";
         wo.settings = settings;
-        wo.cpu_peaks = peaks;
+        if (reused) {
+            wo.cpu_peaks = reused->peaks;
+            wo.ceiling_set = reused->set;
+        } else {
+            wo.ceiling_cache = cache;
+            wo.ceiling_policy = policy;
+        }
         WorkerController controller(wo);
         WorkerController::Callbacks cb;
         cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
@@ -386,8 +415,14 @@ int run_profile(const ProfileOptions& o) {
         bad += r.status != RowStatus::Ok;
     if (o.jsonl)
         line(protocol::done_message(std::int64_t(report.rows.size()), bad));
+    // Which ceilings judged the rows (--ceilings-from says so in its warning): on stderr
+    // where stdout is machine-readable.
+    const std::string ceilings_note =
+        reused ? std::string() : ceiling_set_note(report.context.value("ceiling_set", json()));
+    if (!human && !ceilings_note.empty())
+        std::cerr << "switchyard-cli: note: " << ceilings_note << "\n";
     if (o.json)
-        std::cout << report.to_json().dump(1) << "\n";
+        std::cout << json_text(report.to_json(), 1) << "\n";
     if (o.csv)
         std::cout << report.to_csv();
     if (human) {
@@ -415,6 +450,8 @@ int run_profile(const ProfileOptions& o) {
                     std::cout << "warning: " << r.spec.label() << ": " << w << "\n";
         if (noise.noisy_machine())
             std::cout << "note: " << noise.message() << "\n";
+        if (!ceilings_note.empty())
+            std::cout << "note: " << ceilings_note << "\n";
         std::cout << report.rows.size() << " rows, " << bad << " not ok\n";
     }
     if (!o.output.empty())
@@ -485,7 +522,7 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
             j["cpu_peaks"] = cpu_peaks().to_json();
         for (const auto& d : devices)
             j["devices"].push_back(d->info().to_json());
-        std::cout << j.dump(1) << "\n";
+        std::cout << json_text(j, 1) << "\n";
         return Ok;
     }
     std::cout << "CPU:      " << cpu.brand << " (" << cpu.vendor << ", " << cpu.microarchitecture
@@ -585,7 +622,18 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_option("-o,--output", o->output, "Write the JSON report to this file");
         cmd->add_option("--ceilings-from", o->ceilings_from,
                         "Reuse the CPU ceilings of an earlier report from this machine instead "
-                        "of measuring them again (refused when it comes from another machine)");
+                        "of measuring them again (refused when it comes from another machine; "
+                        "overrides the cache)");
+        cmd->add_flag("--fresh-ceilings", o->fresh_ceilings,
+                      "Measure the CPU ceilings in this run, and keep them in the cache for the "
+                      "next runs (by default a run uses the cached set of this machine, core "
+                      "and kernel when it is recent enough: --ceilings-max-age; "
+                      "SWITCHYARD_CEILINGS_CACHE=off or a folder)");
+        cmd->add_option("--ceilings-max-age", o->ceilings_max_age,
+                        "Days a cached set of CPU ceilings is used for before a run measures "
+                        "them again (default: SWITCHYARD_CEILINGS_MAX_AGE, else " +
+                            fmt("%g", kDefaultCeilingsMaxAgeDays) + "; 0: always measure)")
+            ->check(number_in(0, false, 36500, "a number of days"));
         // Every numeric option has a range; the limits match what ProfileSettings accepts
         // (a week of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
         constexpr double week = 7 * 24 * 3600;

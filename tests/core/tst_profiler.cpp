@@ -11,6 +11,7 @@
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/profiling/ceilingtext.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/registry/backendregistry.h>
@@ -23,8 +24,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 using namespace switchyard;
 
@@ -60,6 +63,35 @@ RowSpec spec_for(const std::string& variant, std::int64_t n = 1023) {
     r.variant = variant;
     r.backend = "test";
     return r;
+}
+
+// A set of CPU ceilings as a cache holds it, on the CPU this process measures on.
+CpuPeaks cached_peaks() {
+    CpuPeaks p;
+    p.triad_gbs = 12.5;
+    p.triad_bytes = std::int64_t(1) << 26;
+    p.fma_gflops = 99;
+    p.fma_isa = "baseline";
+    Ceiling c;
+    c.id = "dram.triad.all";
+    c.kind = "bandwidth";
+    c.level = "DRAM";
+    c.value = 12.5;
+    c.method = "test";
+    p.ceilings.push_back(c);
+    p.pinned_cpu = one_thread_cpu(); // the CPU this process measures on (-1: unpinned)
+    return p;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return nlohmann::json::parse(text.str());
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::trunc) << text;
 }
 
 } // namespace
@@ -416,6 +448,175 @@ private slots:
         QCOMPARE(QString::fromStdString(std::string(to_string(row.status))), status);
         QVERIFY(std::string(row.parity.verdict()) != "PASS");
         QVERIFY(!row.reason.empty());
+    }
+
+    // Ceilings measured once per machine: a cold run measures and keeps its set, a warm one
+    // uses it and says so; --fresh-ceilings, an age limit of 0 and an old set measure.
+    void ceilingCacheKeepsASet() {
+        QTemporaryDir dir;
+        const CeilingCache cache(dir.filePath("cache").toStdString());
+        const std::int64_t now = 1'800'000'000;
+        const CeilingCachePolicy policy; // the default age limit
+        auto cold = cache.choose(policy, now);
+        QVERIFY(!cold.peaks);
+        QVERIFY(cold.store);
+        QCOMPARE(cold.set.value("source", ""), "measured");
+        QCOMPARE(cold.set.value("why", ""), "no cached set for this machine");
+        const auto peaks = cached_peaks();
+        cache.record(cold, peaks, now);
+        const std::string file = cache.file_for(CeilingSetOrigin::here());
+        QCOMPARE(cold.set.value("stored", ""), file);
+        QVERIFY(!cold.store);
+        QCOMPARE(cold.set.value("measured_unix", std::int64_t(0)), now);
+        QVERIFY(ceiling_set_note(cold.set).find("ceilings measured in this run (no cached set "
+                                                "for this machine); kept for the next runs in " +
+                                                file) == 0);
+        const auto stored = read_json_file(file);
+        QCOMPARE(stored.value("format", ""), "switchyard.ceilings");
+        QCOMPARE(stored.at("cpu_peaks"), peaks.to_json());
+        QCOMPARE(stored.at("origin").value("machine_id", ""), CeilingSetOrigin::here().machine_id);
+
+        const auto warm = cache.choose(policy, now + 3600);
+        QVERIFY2(warm.peaks, warm.set.dump().c_str());
+        QVERIFY(!warm.store);
+        QCOMPARE(warm.peaks->to_json(), peaks.to_json());
+        QCOMPARE(warm.set.value("source", ""), "cache");
+        QCOMPARE(warm.set.value("file", ""), file);
+        QCOMPARE(warm.set.value("id", ""), cold.set.value("id", "?"));
+        QCOMPARE(warm.set.value("measured", ""), stored.value("measured", "?"));
+        const auto note = ceiling_set_note(warm.set);
+        QVERIFY2(note.rfind("ceilings from 20", 0) == 0 &&
+                     note.find(", this machine; --fresh-ceilings re-measures") != std::string::npos,
+                 note.c_str());
+
+        auto fresh = policy;
+        fresh.fresh = true;
+        QCOMPARE(cache.choose(fresh, now).set.value("why", ""), "--fresh-ceilings");
+        QVERIFY(cache.choose(fresh, now).store);
+        auto never = policy;
+        never.max_age_days = 0;
+        QVERIFY(!cache.choose(never, now).peaks);
+        const auto old = cache.choose(policy, now + 8 * 86400);
+        QVERIFY(!old.peaks);
+        QVERIFY2(old.set.value("why", "").find("8.0 days old, older than the 7.0 days limit") !=
+                     std::string::npos,
+                 old.set.dump().c_str());
+        const auto future = cache.choose(policy, now - 86400);
+        QVERIFY(!future.peaks);
+        QVERIFY(future.set.value("why", "").find("later than now") != std::string::npos);
+    }
+
+    // A kept set that does not hold is measured again, and the run says why: another
+    // machine, core or kernel, or a file that is not a set at all (never a crash).
+    void ceilingCacheRefusesWhatDoesNotHold_data() {
+        QTest::addColumn<QString>("edit");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("another machine")
+            << "machine"
+            << "the cached set was measured on another machine (cpu.microcode (0xdead";
+        QTest::newRow("another core")
+            << "software"
+            << "the cached set was measured by another build of the core (old";
+        QTest::newRow("another kernel")
+            << "kernel"
+            << "the cached set was measured under another kernel (Linux 0.1";
+        QTest::newRow("another host") << "host"
+                                      << "measured on another host (other-node";
+        QTest::newRow("corrupt") << "corrupt"
+                                 << "could not be read (line 1, column 3: syntax error";
+        QTest::newRow("another format") << "format"
+                                        << "could not be read (format: expected";
+        QTest::newRow("bad ceilings")
+            << "peaks"
+            << "could not be read (cpu_peaks.triad_gbs: expected a number";
+        QTest::newRow("a folder") << "folder"
+                                  << "could not be read (";
+    }
+    void ceilingCacheRefusesWhatDoesNotHold() {
+        QFETCH(QString, edit);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        const CeilingCache cache(dir.filePath("cache").toStdString());
+        const std::int64_t now = 1'800'000'000;
+        auto cold = cache.choose({}, now);
+        cache.record(cold, cached_peaks(), now);
+        const std::string file = cache.file_for(CeilingSetOrigin::here());
+        auto j = read_json_file(file);
+        if (edit == "machine") {
+            j["origin"]["machine"]["cpu"]["microcode"] = "0xdead";
+            j["origin"]["machine_id"] = "0000000000000000";
+        } else if (edit == "software") {
+            j["origin"]["software"] = "old";
+        } else if (edit == "kernel") {
+            j["origin"]["kernel"] = "Linux 0.1";
+        } else if (edit == "host") {
+            j["origin"]["host"] = "other-node";
+        } else if (edit == "format") {
+            j["format"] = "switchyard.report";
+        } else if (edit == "peaks") {
+            j["cpu_peaks"]["triad_gbs"] = "fast";
+        }
+        if (edit == "corrupt") {
+            write_text_file(file, "{not json");
+        } else if (edit == "folder") {
+            QVERIFY(QFile::remove(QString::fromStdString(file)));
+            QVERIFY(QDir().mkpath(QString::fromStdString(file)));
+        } else {
+            write_text_file(file, j.dump());
+        }
+        const auto again = cache.choose({}, now + 60);
+        QVERIFY(!again.peaks);
+        QVERIFY(again.store);
+        QCOMPARE(again.set.value("source", ""), "measured");
+        const auto why = again.set.value("why", "");
+        QVERIFY2(why.find(says.toStdString()) != std::string::npos, why.c_str());
+        if (edit != "folder") {
+            // What the run then measures replaces the set that did not hold.
+            auto measured = again;
+            cache.record(measured, cached_peaks(), now + 60);
+            QCOMPARE(measured.set.value("stored", ""), file);
+            QVERIFY(cache.choose({}, now + 120).peaks);
+        }
+    }
+
+    // A set whose 1-thread ceilings were measured on another CPU than this run asks for.
+    void ceilingCacheFollowsTheMeasurementCpu() {
+        QTemporaryDir dir;
+        const CeilingCache cache(dir.filePath("cache").toStdString());
+        auto cold = cache.choose({}, 1000);
+        auto peaks = cached_peaks();
+        peaks.pinned_cpu = 1 << 19; // no process runs there
+        cache.record(cold, peaks, 1000);
+        const auto again = cache.choose({}, 1060);
+        QVERIFY(!again.peaks);
+        QVERIFY2(again.set.value("why", "").find("does not fit this run's CPU") !=
+                     std::string::npos,
+                 again.set.value("why", "").c_str());
+    }
+
+    // The cache's folder as the composition root finds it: SWITCHYARD_CEILINGS_CACHE, "off",
+    // else the user's data folder.
+    void defaultCeilingCacheFollowsTheEnvironment() {
+        const QByteArray saved = qgetenv("SWITCHYARD_CEILINGS_CACHE");
+        const QByteArray savedAge = qgetenv("SWITCHYARD_CEILINGS_MAX_AGE");
+        qputenv("SWITCHYARD_CEILINGS_CACHE", "off");
+        QVERIFY(!default_ceiling_cache());
+        qputenv("SWITCHYARD_CEILINGS_CACHE", "/tmp/somewhere/cache");
+        QCOMPARE(default_ceiling_cache()->folder(), "/tmp/somewhere/cache");
+        qunsetenv("SWITCHYARD_CEILINGS_CACHE");
+        const QByteArray xdg = qgetenv("XDG_DATA_HOME");
+        qputenv("XDG_DATA_HOME", "/tmp/xdg-test");
+        QCOMPARE(default_ceiling_cache()->folder(), "/tmp/xdg-test/switchyard/ceilings");
+        qputenv("XDG_DATA_HOME", xdg);
+        qputenv("SWITCHYARD_CEILINGS_CACHE", saved);
+        qputenv("SWITCHYARD_CEILINGS_MAX_AGE", "2.5");
+        QCOMPARE(default_ceilings_max_age_days(), 2.5);
+        qputenv("SWITCHYARD_CEILINGS_MAX_AGE", "soon");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, default_ceilings_max_age_days());
+        qunsetenv("SWITCHYARD_CEILINGS_MAX_AGE");
+        QCOMPARE(default_ceilings_max_age_days(), kDefaultCeilingsMaxAgeDays);
+        if (!savedAge.isEmpty())
+            qputenv("SWITCHYARD_CEILINGS_MAX_AGE", savedAge);
     }
 
     void settingsJsonRoundTrip() {

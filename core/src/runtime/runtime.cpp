@@ -8,6 +8,12 @@
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/sdk/version.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
 #include "kernels/cpukernels.h"
 
 namespace switchyard {
@@ -60,6 +66,33 @@ void apply_inspection(DoctorReport& report, const InspectResult& inspected) {
     p.fix = "Run `switchyard-cli show NAME` for each device backend to see which one fails; "
             "move its manifest out of the plugin search path until it is fixed.";
     report.problems.push_back(std::move(p));
+}
+
+std::optional<CeilingCache> default_ceiling_cache() {
+    const char* env = std::getenv("SWITCHYARD_CEILINGS_CACHE");
+    const std::string value = env ? env : "";
+    if (value == "off")
+        return std::nullopt;
+    if (!value.empty())
+        return CeilingCache(std::filesystem::absolute(value).lexically_normal().string());
+    // The user's data folder, the one the user's plugins folder is in.
+    const std::string plugins = user_plugin_dir();
+    if (plugins.empty())
+        return std::nullopt; // no home folder to keep it in
+    return CeilingCache((std::filesystem::path(plugins).parent_path() / "ceilings").string());
+}
+
+double default_ceilings_max_age_days() {
+    const char* env = std::getenv("SWITCHYARD_CEILINGS_MAX_AGE");
+    if (!env || !*env)
+        return kDefaultCeilingsMaxAgeDays;
+    char* end = nullptr;
+    const double days = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !std::isfinite(days) || days < 0)
+        throw std::invalid_argument(std::string("SWITCHYARD_CEILINGS_MAX_AGE: expected a number "
+                                                "of days (0 or more), got '") +
+                                    env + "'");
+    return days;
 }
 
 } // namespace switchyard

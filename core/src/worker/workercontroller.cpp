@@ -2,6 +2,7 @@
 #include <switchyard/worker/workercontroller.h>
 
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/worker/protocol.h>
 
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <utility>
 
@@ -93,6 +95,7 @@ void WorkerController::apply(const protocol::Message& m, RunState& state, Attemp
             state.report.context = m.context;
             if (attempt.containment)
                 state.report.context["containment"] = attempt.containment;
+            record_ceilings(state.report.context, m.peaks);
             if (cb.on_context)
                 cb.on_context(state.report.context);
         }
@@ -271,13 +274,45 @@ Report WorkerController::run_pass(RunState& state, const std::vector<std::string
     return std::move(state.report);
 }
 
+void WorkerController::record_ceilings(nlohmann::json& context, const nlohmann::json& peaks) {
+    if (m_ceilings.store && m_options.ceiling_cache) {
+        // What the worker measured: the peaks beside its context, else the context's own.
+        const auto& measured = peaks.is_object() ? peaks : context.value("cpu_peaks", peaks);
+        try {
+            m_options.ceiling_cache->record(m_ceilings, CpuPeaks::from_json(measured),
+                                            std::int64_t(std::time(nullptr)));
+        } catch (const std::exception& e) {
+            m_ceilings.store = false;
+            m_ceilings.set["store_error"] = std::string("the worker's ceilings: ") + e.what();
+        }
+    }
+    if (!m_ceilings.set.is_null())
+        context["ceiling_set"] = m_ceilings.set;
+}
+
 Report WorkerController::run(const Callbacks& cb) {
     const auto env = detail::worker_environment(m_options.environment);
     const nlohmann::json settings = m_options.settings.to_json();
     const std::int64_t passes = std::max<std::int64_t>(1, m_options.settings.repeat);
+    // The CPU ceilings every worker of the run shares: given, cached, or measured by the
+    // first worker (and then kept in the cache).
+    if (m_options.cpu_peaks) {
+        m_ceilings = CeilingSetChoice{};
+        m_ceilings.peaks = m_options.cpu_peaks;
+        m_ceilings.set =
+            m_options.ceiling_set.is_null()
+                ? nlohmann::json{{"source", "given"},
+                                 {"id", fingerprint_id(m_options.cpu_peaks->to_json())}}
+                : m_options.ceiling_set;
+    } else if (m_options.ceiling_cache) {
+        m_ceilings = m_options.ceiling_cache->choose(m_options.ceiling_policy,
+                                                     std::int64_t(std::time(nullptr)));
+    } else {
+        m_ceilings = uncached_ceiling_choice("no cache of ceilings in use");
+    }
     std::string peaks_json;
-    if (m_options.cpu_peaks)
-        peaks_json = m_options.cpu_peaks->to_json().dump();
+    if (m_ceilings.peaks)
+        peaks_json = m_ceilings.peaks->to_json().dump();
     if (passes == 1) {
         RunState state;
         state.peaks_json = peaks_json;

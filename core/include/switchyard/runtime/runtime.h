@@ -7,8 +7,10 @@
 // under core/src/<module>/ reaches for these; executables, the GUI and tests do.
 
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/registry/backendregistry.h>
 
+#include <optional>
 #include <vector>
 
 namespace switchyard {
@@ -36,5 +38,16 @@ SWITCHYARD_CORE_EXPORT void use_builtins(BackendRegistry& registry);
 /// it loaded with the state it reached there, and an error problem when the worker could
 /// not finish (a device backend that crashed or hung while listing or probing devices).
 SWITCHYARD_CORE_EXPORT void apply_inspection(DoctorReport& report, const InspectResult& inspected);
+
+/// The user's cache of measured CPU ceilings (profiling/ceilingcache.h), read from the
+/// environment on each call: SWITCHYARD_CEILINGS_CACHE's folder where it names one, none
+/// where it is "off" (every run measures), else the user's data folder's `ceilings/`
+/// ($XDG_DATA_HOME/switchyard/ceilings, ~/.local/share/switchyard/ceilings).
+SWITCHYARD_CORE_EXPORT std::optional<CeilingCache> default_ceiling_cache();
+
+/// SWITCHYARD_CEILINGS_MAX_AGE (days) where it is set, else kDefaultCeilingsMaxAgeDays: the
+/// default of `profile --ceilings-max-age`. Throws std::invalid_argument naming the variable
+/// when it is not a number of days (0 or more).
+SWITCHYARD_CORE_EXPORT double default_ceilings_max_age_days();
 
 } // namespace switchyard

@@ -5,6 +5,7 @@
 
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/report/report.h>
@@ -65,8 +66,16 @@ public:
         std::vector<std::pair<std::string, std::string>> environment; // added to the worker's
         double startup_timeout_s = 60; // silence allowed outside rows (probes, planning)
         /// Set: every worker takes these CPU ceilings instead of probing (a run that reuses
-        /// an earlier report's, see reusable_cpu_peaks()).
+        /// an earlier report's, see reusable_cpu_peaks()); `ceiling_set` says where they
+        /// came from (reported_ceiling_choice()), the cache is not asked.
         std::optional<CpuPeaks> cpu_peaks;
+        nlohmann::json ceiling_set;
+        /// Where measured CPU ceilings are kept between runs (runtime's
+        /// default_ceiling_cache()): without cpu_peaks, a run uses the set kept there when
+        /// it holds by `ceiling_policy`, else measures and keeps what it measured. Unset:
+        /// every run measures. The report's context.ceiling_set says which set judged it.
+        std::optional<CeilingCache> ceiling_cache;
+        CeilingCachePolicy ceiling_policy;
     };
     struct Callbacks {
         std::function<void(const nlohmann::json& context)> on_context;
@@ -102,11 +111,14 @@ private:
     void handle_line(const std::string& line, RunState& state, Attempt& attempt,
                      const Callbacks& cb);
     void apply(const protocol::Message& m, RunState& state, Attempt& attempt, const Callbacks& cb);
+    // the run's CPU ceilings: kept in the cache when measured, recorded in the context
+    void record_ceilings(nlohmann::json& context, const nlohmann::json& peaks);
     // bookkeeping: the row a dead worker takes with it, where the next one starts
     ProfileRow failed_row(const RowSpec& spec, const Attempt& attempt) const;
     bool recover(RunState& state, const Attempt& attempt, const Callbacks& cb) const;
 
     Options m_options;
+    CeilingSetChoice m_ceilings; // this run's (run() chooses; the first context records it)
     std::atomic<bool> m_cancel{false};
     std::atomic<int> m_pid{0};
 };
