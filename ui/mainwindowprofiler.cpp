@@ -3,6 +3,7 @@
 // the File menu (open, save, compare, export, recent files), drag and drop, and the
 // matrix's "Profile" entry. Kept apart from mainwindow.cpp (the explorer).
 #include "mainwindow.h"
+#include "models/qtstring.h"
 
 #include "controllers/fleetloader.h"
 #include "controllers/profilecontroller.h"
@@ -16,8 +17,10 @@
 #include "views/profileview.h"
 
 #include <switchyard/report/report.h>
+#include <switchyard/runtime/runtime.h>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QDir>
 #include <QDragEnterEvent>
@@ -46,7 +49,8 @@ const QString kReportFilter = QStringLiteral("Switchyard reports (*.json);;All f
 } // namespace
 
 void MainWindow::setupProfiler() {
-    m_profile = new ProfileView(new ProfileController(this));
+    m_profileController = new ProfileController(this);
+    m_profile = new ProfileView(m_profileController);
     m_compare = new CompareView;
     m_tabs->addTab(m_profile, tr("Profiler"));
     m_tabs->addTab(m_compare, tr("Compare"));
@@ -109,6 +113,53 @@ void MainWindow::setupProfileMenu() {
     connect(m_profile, &ProfileView::reportChanged, this, update);
     connect(m_profile, &ProfileView::runFinished, this, update);
     connect(m_profile, &ProfileView::runFinished, this, &MainWindow::profileFinished);
+    setupCeilingsMenu(menu);
+}
+
+void MainWindow::setupCeilingsMenu(QMenu* profileMenu) {
+    // The CPU ceilings a run is judged by: the set kept from an earlier run of this machine,
+    // core and kernel while it is younger than the limit chosen here, else measured and kept.
+    auto* menu = profileMenu->addMenu(tr("CPU &ceilings"));
+    menu->setObjectName(QStringLiteral("ceilingsMenu"));
+    double fallback = kDefaultCeilingsMaxAgeDays;
+    try {
+        fallback = default_ceilings_max_age_days();
+    } catch (const std::invalid_argument&) {
+        // a bad SWITCHYARD_CEILINGS_MAX_AGE: the core's default (the CLI refuses it)
+    }
+    bool ok = false;
+    const double saved =
+        QSettings().value(QLatin1String(kCeilingsMaxAgeKey)).toString().toDouble(&ok);
+    CeilingCachePolicy policy;
+    policy.max_age_days = ok && saved >= 0 ? saved : fallback;
+    m_profileController->setCeilingPolicy(policy);
+    auto* group = new QActionGroup(menu);
+    const double choices[] = {1, 7, 30, 0};
+    for (const double days : choices) {
+        auto* a = menu->addAction(days > 0 ? tr("Reuse for up to %n day(s)", nullptr, int(days))
+                                           : tr("Measure at every run"));
+        a->setCheckable(true);
+        a->setChecked(days == policy.max_age_days);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, days] {
+            QSettings s;
+            s.setAtomicSyncRequired(true);
+            s.setValue(QLatin1String(kCeilingsMaxAgeKey), days);
+            auto p = m_profileController->ceilingPolicy();
+            p.max_age_days = days;
+            m_profileController->setCeilingPolicy(p);
+            m_status->setText(days > 0 ? tr("CPU ceilings: a kept set is reused for up to %n "
+                                            "day(s)",
+                                            nullptr, int(days))
+                                       : tr("CPU ceilings: measured at every run"));
+        });
+    }
+    menu->addSeparator();
+    auto* fresh = menu->addAction(tr("Measure &again at the next run"), this, [this] {
+        m_profileController->measureCeilingsNextRun();
+        m_status->setText(tr("CPU ceilings: the next run measures them and keeps the new set"));
+    });
+    fresh->setObjectName(QStringLiteral("freshCeilingsAction"));
 }
 
 void MainWindow::prepareProfile(const QStringList& ops, const QStringList& devices,
@@ -200,7 +251,7 @@ QString MainWindow::openReport(const QString& path) {
         m_status->setText(tr("Opened %1: %2 rows").arg(path).arg(report.rows.size()));
         return {};
     } catch (const std::exception& e) {
-        const QString error = tr("Cannot open %1: %2").arg(path, QString::fromUtf8(e.what()));
+        const QString error = tr("Cannot open %1: %2").arg(path, qs(e.what()));
         reportError(error);
         return error;
     }
@@ -215,7 +266,7 @@ QString MainWindow::saveReport(const QString& path) {
     } catch (const std::exception& e) {
         const QString error = tr("Could not save the report to %1: %2 — the previous file, if "
                                  "any, is unchanged.")
-                                  .arg(path, QString::fromUtf8(e.what()));
+                                  .arg(path, qs(e.what()));
         reportError(error);
         return error;
     }
@@ -234,7 +285,7 @@ QString MainWindow::compareReports(const QStringList& paths) {
             reports.push_back(Report::load(p.toStdString()));
             names << QFileInfo(p).fileName();
         } catch (const std::exception& e) {
-            const QString error = tr("Cannot open %1: %2").arg(p, QString::fromUtf8(e.what()));
+            const QString error = tr("Cannot open %1: %2").arg(p, qs(e.what()));
             reportError(error);
             return error;
         }

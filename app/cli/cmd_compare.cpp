@@ -101,7 +101,7 @@ int run_compare(const CompareArgs& a) {
             j["a"] = paths[m.baseline()];
             j["b"] = paths[other];
         }
-        std::cout << j.dump(1) << "\n";
+        std::cout << json_text(j, 1) << "\n";
     } else if (paths.size() == 2) {
         const std::size_t other = 1 - m.baseline();
         std::cout << "A: " << untrusted(paths[m.baseline()]) << "\nB: " << untrusted(paths[other])
@@ -223,10 +223,10 @@ int run_check(const CheckArgs& a) {
         std::cout << result.failures() << " of " << result.rows.size() << " rows failed\n\n";
     }
     if (a.json)
-        std::cout << json{{"format", "switchyard.check"},
-                          {"format_version", 1},
-                          {"reports", out_json}}
-                         .dump(1)
+        std::cout << json_text(json{{"format", "switchyard.check"},
+                                    {"format_version", 1},
+                                    {"reports", out_json}},
+                               1)
                   << "\n";
     if (unmatched)
         throw std::invalid_argument(std::to_string(unmatched) + " report(s) matched no system of " +

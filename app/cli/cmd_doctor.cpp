@@ -50,7 +50,7 @@ void add_doctor_command(CLI::App& app, Context& context) {
                                             PluginSearchPath::from_environment());
         apply_inspection(report, inspected);
         if (options->json)
-            std::cout << report.to_json().dump(2) << "\n";
+            std::cout << json_text(report.to_json(), 2) << "\n";
         else if (options->markdown)
             std::cout << report.to_markdown();
         else

@@ -79,13 +79,13 @@ int run_submit(SubmitOptions o) {
             json targets = json::array();
             for (const auto& t : plan.targets)
                 targets.push_back(t.to_json());
-            std::cout << json{{"format", "switchyard.fleet-plan"},
-                              {"format_version", 1},
-                              {"folder", plan.request.folder},
-                              {"script", plan.script},
-                              {"targets", targets},
-                              {"pin_commands", pins}}
-                             .dump(1, ' ', false, json::error_handler_t::replace)
+            std::cout << json_text(json{{"format", "switchyard.fleet-plan"},
+                                        {"format_version", 1},
+                                        {"folder", plan.request.folder},
+                                        {"script", plan.script},
+                                        {"targets", targets},
+                                        {"pin_commands", pins}},
+                                   1)
                       << "\n";
             return Ok;
         }
@@ -109,7 +109,7 @@ int run_submit(SubmitOptions o) {
     fleet::SubprocessRunner runner;
     const auto m = fleet::submit(plan, runner);
     if (o.json) {
-        std::cout << m.to_json().dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+        std::cout << json_text(m.to_json(), 1) << "\n";
         return Ok;
     }
     std::cout << "Submitted job " << m.job_id << ": " << m.tasks() << " task"
@@ -182,7 +182,7 @@ int run_status(const StatusOptions& o) {
         }
     }
     if (o.json)
-        std::cout << st.to_json().dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+        std::cout << json_text(st.to_json(), 1) << "\n";
     else
         print_status(m, st);
     if (o.wait && !st.finished()) {
@@ -218,7 +218,7 @@ int run_collect(const CollectOptions& o) {
     }
     const auto c = fleet::collect(m, st, std::size_t(o.tail));
     if (o.json) {
-        std::cout << c.to_json().dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+        std::cout << json_text(c.to_json(), 1) << "\n";
     } else if (o.paths) {
         for (const auto& p : c.report_paths())
             std::cout << untrusted(p) << "\n";

@@ -44,11 +44,14 @@ std::string first_line(const std::string& text) {
     return nl == std::string::npos ? text : text.substr(0, nl) + " ...";
 }
 
-// Why a backend cannot be used, in one line: the cause table's summary (`show` adds the fix
-// and the details).
+// Why a backend cannot be used, in one line: the cause table's summary and, for an invalid
+// or failed backend, the short reason the stored message gives (`show` adds the fix and the
+// whole message).
 std::string why_not(const BackendInfo& info) {
     const auto why = explain(info);
-    return why.summary.empty() ? info.error : why.summary;
+    if (why.summary.empty())
+        return untrusted(info.error);
+    return why.reason.empty() ? why.summary : why.summary + ": " + why.reason;
 }
 
 int run_list(bool all, bool include_unavailable, const std::vector<std::string>& exclude_tags,
@@ -72,7 +75,7 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
         json rows = json::array();
         for (const auto& i : infos)
             rows.push_back(summary_json(i));
-        std::cout << envelope("list", {{"backends", rows}}).dump(2) << "\n";
+        std::cout << json_text(envelope("list", {{"backends", rows}}), 2) << "\n";
         return Ok;
     }
     std::vector<std::vector<std::string>> rows;
@@ -124,7 +127,7 @@ int run_show(const std::string& name, bool as_json, double load_timeout) {
         json j = envelope("show", detail_json(info));
         if (!load_error.empty() && j["error"].get<std::string>().empty())
             j["error"] = load_error;
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j, 2) << "\n";
         return info.is_available() ? Ok : Failure;
     }
     std::cout << render_text(info);
@@ -154,7 +157,7 @@ json manifest_row(const Registry& registry, const typename Registry::ManifestEnt
 void append_json_string(std::string& text, std::string_view s) {
     for (const unsigned char c : s)
         if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-            text += json(std::string(s)).dump();
+            text += json_text(json(std::string(s)));
             return;
         }
     text += '"';
@@ -232,7 +235,7 @@ void write_matrix_json(std::ostream& out, const Registry& registry, const char* 
         text += first ? "\n    " : ",\n    ";
         first = false;
         if (!append_matrix_row(text, registry, m, members)) {
-            const std::string row = manifest_row(registry, m).dump(2);
+            const std::string row = json_text(manifest_row(registry, m), 2);
             for (char c : row) {
                 text += c;
                 if (c == '\n')
@@ -341,7 +344,7 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
         for (const auto& f : inspected.failed)
             failed.push_back({{"backend", f.backend}, {"cause", f.cause}, {"error", f.reason}});
         j["failed_backends"] = failed;
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j, 2) << "\n";
         return r.winner ? Ok : Failure;
     }
     std::cout << "Resolving " << op << " for " << target.device

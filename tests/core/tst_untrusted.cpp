@@ -286,6 +286,24 @@ private slots:
         row("lone surrogate escape", "\"\\ud83d\"");
         row("missing colon", R"j({"a" 1})j");
         row("two documents", "{}{}");
+        // RFC 8259: nothing but whitespace after the top-level value. nlohmann's lexer reads
+        // a NUL as the end of the input; both paths refuse it, with its position.
+        row("nul after a number", QByteArray("123\0", 4));
+        row("nul then junk", QByteArray("123\0junk", 8));
+        row("nul after an object", QByteArray("{\"a\": 1}\0{}", 11));
+        row("nul inside an array", QByteArray("[1,\0 2]", 7));
+        row("nul inside a string", QByteArray("\"a\0b\"", 5));
+        row("nul only", QByteArray("\0", 1));
+        row("junk after a value", "[1] x");
+        row("invalid byte after a value", "[1] \xff");
+        row("escape before an emoji", "[\"\\\xf0\x9f\x98\x80\"]");
+        row("escape before 0xff", "[\"\\\xff\"]");
+        row("invalid byte in a key", "{\"\xff\": 1}");
+        row("overlong nul", "\"\xc0\x80\"");
+        row("five-byte form", "\"\xf8\x88\x80\x80\x80\"");
+        row("utf-16 byte order mark", QByteArray("\xff\xfe[\0]\0", 6));
+        row("byte order mark only", "\xef\xbb\xbf");
+        row("truncated at the end", "\"\xf0\x9f\x98");
         row("bad literal", "[tru]");
         row("missing comma", "[1 2]");
         row("duplicate key", R"j({"a": 1, "a": 2})j");
@@ -328,6 +346,63 @@ private slots:
             fast = std::string("error: ") + e.what();
         }
         QCOMPARE(fast, strict);
+        // Whatever the text held, an error message is valid UTF-8 (a JSON writer takes it).
+        QVERIFY2(QString::fromUtf8(QByteArray::fromStdString(fast)).toUtf8() ==
+                     QByteArray::fromStdString(fast),
+                 fast.c_str());
+    }
+
+    // A NUL or anything else after the top-level value is refused with its position, never
+    // read as the value before it ("123\0" is not the number 123).
+    void trailingBytesAreRefusedWithTheirPosition() {
+        const std::pair<std::string_view, std::string_view> cases[] = {
+            {std::string_view("123\0", 4), "line 1, column 4: a NUL byte after the top-level"},
+            {std::string_view("{}\n\0x", 5), "line 2, column 1: a NUL byte after the top-level"},
+            {std::string_view("[1,\0]", 5), "line 1, column 4: a NUL byte"},
+            {"[1] x", "line 1, column 5"},
+        };
+        for (const auto& [text, what] : cases) {
+            try {
+                (void)jsonread::parse(text);
+                QFAIL(("parsed: " + std::string(text)).c_str());
+            } catch (const jsonread::ParseError& e) {
+                QVERIFY2(std::string(e.what()).find(what) != std::string::npos, e.what());
+            }
+        }
+        const auto m = PluginManifest::parse(std::string_view("123\0", 4));
+        QVERIFY(!m.is_valid());
+        QVERIFY2(all_errors(m).find("NUL") != std::string::npos &&
+                     all_errors(m).find("got integer") == std::string::npos,
+                 all_errors(m).c_str());
+    }
+
+    // The manifest reader's direct read (FastScanner) and its collecting reader give the same
+    // verdict and the same errors on every hostile input, and the errors are valid UTF-8.
+    void manifestPathsAgreeOnHostileInput() {
+        const std::string good = minimal("\"description\": \"d\"");
+        std::vector<std::string> corpus = {
+            std::string("[\"\\\xf0\x9f\x98\x80\"]"),
+            good + std::string(1, '\0'),
+            good + std::string("\0{}", 3),
+            "\xef\xbb\xbf" + good,
+            minimal("\"description\": \"\xc0\xaf\""),
+            minimal("\"description\": \"a\\\xff\""),
+            minimal("\"\xff\": 1"),
+            minimal("\"description\": \"\\ud800\""),
+            minimal("\"description\": \"\xed\xa0\x80\""),
+            good + " \xff",
+            good + " x",
+        };
+        for (const auto& text : corpus) {
+            const auto fast = PluginManifest::parse(text);
+            const auto general = switchyard::detail::parse_manifest_general(text);
+            QCOMPARE(fast.is_valid(), general.is_valid());
+            QCOMPARE(fast.errors, general.errors);
+            for (const auto& e : fast.errors)
+                QVERIFY2(QString::fromUtf8(QByteArray::fromStdString(e)).toUtf8() ==
+                             QByteArray::fromStdString(e),
+                         e.c_str());
+        }
     }
     void fastPathKeepsTheValueLimit() {
         jsonread::ParseLimits limits;

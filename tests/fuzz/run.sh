@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 seconds="${1:-60}"
 build="${FUZZ_BUILD_DIR:-build-fuzz}"
-targets=(manifest report elfdeps)
+targets=(manifest report elfdeps jsonread)
 
 launcher=()
 if command -v ccache >/dev/null; then

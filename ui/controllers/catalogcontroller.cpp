@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "controllers/catalogcontroller.h"
+#include "models/qtstring.h"
 
 #include "controllers/profilecontroller.h"
 
@@ -196,7 +197,7 @@ void CatalogController::refresh(bool rescan) {
             auto snapshot = collect(registry, devices, path, rescan, inspection);
             return [snapshot](CatalogController& c) { emit c.catalogAvailable(snapshot); };
         } catch (const std::exception& e) {
-            const QString error = QString::fromUtf8(e.what());
+            const QString error = qs(e.what());
             return [error](CatalogController& c) { emit c.catalogFailed(error); };
         }
     });
@@ -223,7 +224,7 @@ void CatalogController::resolveTarget(const QString& target) {
                     emit c.catalogAvailable(catalog);
             };
         } catch (const std::exception& e) {
-            const QString t = QString::fromStdString(text), error = QString::fromUtf8(e.what());
+            const QString t = qs(text), error = qs(e.what());
             return [t, error](CatalogController& c) { emit c.targetFailed(t, error); };
         }
     });

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "controllers/fleetloader.h"
+#include "models/qtstring.h"
 
 #include <QElapsedTimer>
 #include <QMetaObject>
@@ -60,7 +61,7 @@ Fleet FleetLoader::load(const QString& folder) {
     try {
         paths = reportFiles(folder.toStdString());
     } catch (const std::exception& e) {
-        fleet.error = QString::fromUtf8(e.what());
+        fleet.error = qs(e.what());
         return fleet;
     }
     if (paths.empty())
@@ -88,19 +89,18 @@ Fleet FleetLoader::load(const QString& folder) {
         t.join();
     fleet.reports.reserve(paths.size());
     for (std::size_t i = 0; i < paths.size(); ++i) {
-        const QString file =
-            QString::fromStdString(std::filesystem::path(paths[i]).filename().string());
+        const QString file = qs(std::filesystem::path(paths[i]).filename().string());
         if (!loaded[i]) {
-            fleet.issues.push_back({file, QString::fromUtf8(errors[i].c_str()), true});
+            fleet.issues.push_back({file, qs(errors[i]), true});
             continue;
         }
         Report& r = *loaded[i];
         for (const auto& w : r.warnings)
-            fleet.issues.push_back({file, QString::fromStdString(w), false});
+            fleet.issues.push_back({file, qs(w), false});
         QString host;
         if (const auto h = r.context.find("host"); h != r.context.end() && h->is_object())
             if (const auto n = h->find("hostname"); n != h->end() && n->is_string())
-                host = QString::fromStdString(n->get<std::string>());
+                host = qs(n->get<std::string>());
         fleet.hosts << (host.isEmpty() ? file : host);
         fleet.files << file;
         fleet.reports.push_back(std::move(r));

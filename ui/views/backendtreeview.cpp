@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "views/backendtreeview.h"
+#include "models/qtstring.h"
 #include "views/viewsupport.h"
 
 #include <QCheckBox>
@@ -203,7 +204,7 @@ void BackendTreeView::emitSelection() {
     const QModelIndex current = m_tree->currentIndex();
     const BackendInfo* b = m_model->backendAt(m_proxy->mapToSource(current));
     if (b)
-        m_selected = QString::fromStdString(b->name);
+        m_selected = qs(b->name);
     emit backendSelected(b);
     if (current.data(BackendTreeModel::KindRole).toInt() == BackendTreeModel::KernelNode) {
         // "(gemm, cpu, generic, default)" -> "gemm"

@@ -459,7 +459,7 @@ bool ProfileView::run() {
     try {
         s = settings();
     } catch (const std::exception& e) {
-        appendLog(tr("error: %1").arg(QString::fromUtf8(e.what())));
+        appendLog(tr("error: %1").arg(qs(e.what())));
         m_bottom->setCurrentWidget(m_log);
         return false;
     }

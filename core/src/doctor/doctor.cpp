@@ -172,7 +172,7 @@ void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& p
     if (info.state == BackendState::Invalid || info.state == BackendState::Shadowed)
         return;
     for (const auto& d : info.diagnostics)
-        problems.push_back({Severity::Warning, info.name, d,
+        problems.push_back({Severity::Warning, info.name, untrusted(d),
                             "The manifest and the library disagree: update the plugin",
                             BackendCause::None});
     if (!info.library_report || info.cause == BackendCause::LibraryDependencyMissing ||
@@ -190,18 +190,30 @@ void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& p
     }
 }
 
-// A Markdown table cell: no pipes, no line breaks.
+// A multi-line text from a file (a library's dependency report), each line escaped.
+std::string untrusted_lines(const std::string& text) {
+    return text::join(text::split(text, "\n", true), "\n",
+                      [](const std::string& line) { return untrusted(line); });
+}
+
+// A Markdown table cell: no pipes, no line breaks, each line escaped (`untrusted`: a cell
+// may hold what a manifest, a library or the system said; escaping is idempotent, so text
+// escaped before stays as it was).
 std::string cell(std::string text) {
     std::string out;
-    for (char c : text) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n')
+    bool first = true;
+    for (const auto& line : text::split(text, "\n", true)) {
+        if (!first)
             out += "<br>";
-        else
-            out += c;
+        first = false;
+        for (char c : untrusted(line)) {
+            if (c == '|')
+                out += "\\|";
+            else
+                out += c;
+        }
     }
-    return out.empty() ? "" : out;
+    return out;
 }
 
 std::string scan_status(const PluginDirectoryScan& s) {
@@ -388,11 +400,11 @@ std::string DoctorReport::to_markdown() const {
            << " |\n";
     md << "\n## Plugin search path\n\n| # | Folder | From | Status |\n|---|---|---|---|\n";
     for (std::size_t i = 0; i < search_path.size(); ++i)
-        md << "| " << i + 1 << " | `" << search_path[i].dir.path << "` | "
+        md << "| " << i + 1 << " | `" << untrusted(search_path[i].dir.path) << "` | "
            << search_path[i].dir.origin << " | " << cell(scan_status(search_path[i])) << " |\n";
     for (const auto& s : search_path)
         for (const auto& m : s.manifests)
-            md << "\n- `" << m << "`";
+            md << "\n- `" << untrusted(m) << "`";
     md << "\n\n## Backends\n\n| Backend | Source | State | Cause | Version | Details "
           "|\n|---|---|---|---|---|---|\n";
     for (const auto& b : backends)
@@ -402,7 +414,7 @@ std::string DoctorReport::to_markdown() const {
     for (const auto& b : backends) {
         if (b.dependencies.empty())
             continue;
-        md << "\n### " << b.name
+        md << "\n### " << untrusted(b.name)
            << ": optional dependencies\n\n| Dependency | Kind | Found | Where / why | Hint |\n"
            << "|---|---|---|---|---|\n";
         for (const auto& d : b.dependencies)
@@ -411,15 +423,16 @@ std::string DoctorReport::to_markdown() const {
                << " | " << cell(d.dependency.hint) << " |\n";
     }
     for (const auto& lib : libraries) {
-        md << "\n### `" << lib.library << "`: library dependencies\n\n```\n"
-           << lib.to_text() << "```\n";
+        md << "\n### `" << untrusted(lib.library) << "`: library dependencies\n\n```\n"
+           << untrusted_lines(lib.to_text()) << "```\n";
     }
     md << "\n## Problems (" << problems.size() << ")\n\n";
     if (problems.empty())
         md << "None found.\n";
     for (std::size_t i = 0; i < problems.size(); ++i)
-        md << i + 1 << ". **" << to_string(problems[i].severity) << "** `" << problems[i].subject
-           << "`: " << problems[i].problem << "  \n   *Fix:* " << problems[i].fix << "\n";
+        md << i + 1 << ". **" << to_string(problems[i].severity) << "** `"
+           << untrusted(problems[i].subject) << "`: " << problems[i].problem << "  \n   *Fix:* "
+           << problems[i].fix << "\n";
     return md.str();
 }
 
@@ -461,14 +474,14 @@ std::string DoctorReport::to_text() const {
         out << "  " << to_string(r.kind) << ": " << r.name << " - " << r.detail << "\n";
     out << "\nPlugin search path:\n";
     for (std::size_t i = 0; i < search_path.size(); ++i)
-        out << "  " << i + 1 << ". " << search_path[i].dir.path << " [" << search_path[i].dir.origin
-            << "]: " << scan_status(search_path[i]) << "\n";
+        out << "  " << i + 1 << ". " << untrusted(search_path[i].dir.path) << " ["
+            << search_path[i].dir.origin << "]: " << scan_status(search_path[i]) << "\n";
     out << "\nBackends:\n";
     for (const auto& b : backends)
         out << "  " << summary_line(b) << "\n";
     out << "\nProblems: " << (problems.empty() ? "none\n" : std::to_string(problems.size()) + "\n");
     for (const auto& p : problems)
-        out << "  [" << to_string(p.severity) << "] " << p.subject << ": " << p.problem
+        out << "  [" << to_string(p.severity) << "] " << untrusted(p.subject) << ": " << p.problem
             << "\n      fix: " << p.fix << "\n";
     return out.str();
 }

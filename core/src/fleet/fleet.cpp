@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/fleet/fleet.h>
 
+#include "util/jsonread.h"
 #include "util/safefile.h"
 #include "util/textutil.h"
 
@@ -476,8 +477,7 @@ Manifest Manifest::load(const std::string& folder) {
 }
 
 void Manifest::save() const {
-    safefile::write_file(folder + "/" + kFileName,
-                         to_json().dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+    safefile::write_file(folder + "/" + kFileName, jsonread::dump(to_json(), 1) + "\n");
 }
 
 } // namespace switchyard::fleet

@@ -4,6 +4,7 @@
 
 #include <switchyard/sdk/version.h>
 
+#include "util/jsonread.h"
 #include "util/textutil.h"
 
 #include <sstream>
@@ -49,10 +50,39 @@ std::string fill(std::string_view tmpl, Values values) {
     return out;
 }
 
+// The first clause of a stored message: its first line, without the "invalid manifest PATH: "
+// that every manifest error starts with (the summary names the manifest), up to the first
+// "; " (the errors of one manifest are joined with it), escaped and cut to `limit`
+// characters at a UTF-8 boundary.
+std::string first_clause(const BackendInfo& info, std::size_t limit) {
+    std::string_view text = info.error;
+    text = text.substr(0, text.find('\n'));
+    const std::string prefix = "invalid manifest " + info.manifest_path + ": ";
+    if (text.starts_with(prefix))
+        text.remove_prefix(prefix.size());
+    text = text.substr(0, text.find("; "));
+    std::string out = e(text);
+    if (out.size() > limit) {
+        std::size_t cut = limit - 3;
+        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
+            --cut; // not inside a UTF-8 sequence
+        out = out.substr(0, cut) + "...";
+    }
+    return out;
+}
+
 } // namespace
 
 std::string untrusted(std::string_view text) {
     return text::untrusted(text);
+}
+
+std::string utf8_escaped(std::string_view text) {
+    return text::valid_utf8(text) ? std::string(text) : text::utf8_escaped(text);
+}
+
+std::string json_text(const nlohmann::json& value, int indent) {
+    return jsonread::dump(value, indent);
 }
 
 std::string missing_library_fix(std::string_view soname) {
@@ -62,7 +92,7 @@ std::string missing_library_fix(std::string_view soname) {
 CauseText explain(const BackendInfo& info) {
     CauseText out;
     out.cause = info.cause;
-    out.details = info.error;
+    out.details = e_lines(info.error);
     if (info.cause == BackendCause::None)
         return out;
     const CauseEntry& row = cause_entry(info.cause);
@@ -96,6 +126,11 @@ CauseText explain(const BackendInfo& info) {
         {"max_core", e(caps.max_core_version.value_or("?"))},
     };
     out.summary = fill(row.summary, values);
+    if (info.state == BackendState::Invalid || info.state == BackendState::Failed) {
+        out.reason = first_clause(info, CauseText::kShortReasonChars);
+        if (out.reason.empty() || out.summary.find(out.reason) != std::string::npos)
+            out.reason.clear();
+    }
     if (info.cause == BackendCause::OptionalDependencyMissing) {
         // The stored message repeats the summary and the fixes; what the checks found is
         // the detail.

@@ -165,7 +165,7 @@ References References::load(const std::string& path) {
 
 void References::save(const std::string& path) const {
     try {
-        safefile::write_file(path, to_json().dump(1) + "\n");
+        safefile::write_file(path, jsonread::dump(to_json(), 1) + "\n");
     } catch (const safefile::Error& e) {
         throw ReferenceError(e.what());
     }

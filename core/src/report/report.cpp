@@ -199,7 +199,7 @@ Report Report::load(const std::string& path) {
 
 void Report::save(const std::string& path) const {
     try {
-        safefile::write_file(path, to_json().dump(1) + "\n");
+        safefile::write_file(path, jsonread::dump(to_json(), 1) + "\n");
     } catch (const safefile::Error& e) {
         throw ReportError(e.what());
     }

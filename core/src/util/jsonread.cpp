@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "util/jsonread.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <charconv>
@@ -304,6 +305,43 @@ unknown_members(const json& object, const std::string& path,
     return out;
 }
 
+// --- dump ---
+
+namespace {
+
+// Every string and key of `value` that is not UTF-8, escaped in place.
+void escape_invalid_utf8(json& value) {
+    if (value.is_string()) {
+        auto& s = value.get_ref<std::string&>();
+        if (!text::valid_utf8(s))
+            s = text::utf8_escaped(s);
+    } else if (value.is_array()) {
+        for (auto& item : value)
+            escape_invalid_utf8(item);
+    } else if (value.is_object()) {
+        json out = json::object();
+        for (auto& [key, item] : value.items()) {
+            escape_invalid_utf8(item);
+            out[text::valid_utf8(key) ? key : text::utf8_escaped(key)] = std::move(item);
+        }
+        value = std::move(out);
+    }
+}
+
+} // namespace
+
+std::string dump(const json& value, int indent) {
+    try {
+        return value.dump(indent);
+    } catch (const json::type_error& e) {
+        if (e.id != 316) // 316: invalid UTF-8
+            throw;
+    }
+    json copy = value;
+    escape_invalid_utf8(copy);
+    return copy.dump(indent);
+}
+
 // --- parse ---
 
 ParseError::ParseError(std::size_t byte, std::string position, std::string message, bool truncated)
@@ -341,7 +379,10 @@ struct TrackingIterator {
 };
 
 // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
-// "syntax error ...".
+// "syntax error ...". nlohmann's message echoes the bytes it last read ("last read:
+// '\\' then a raw byte 0xf0"), which may be anything the document held: this is where the
+// document's text enters the message, so it is escaped here (text::untrusted: control characters
+// and bytes that are not UTF-8 written as visible escapes).
 std::string bare_message(const std::string& what) {
     std::string out = what;
     if (out.rfind("[json.exception.", 0) == 0)
@@ -350,7 +391,7 @@ std::string bare_message(const std::string& what) {
     if (out.rfind("parse error", 0) == 0)
         if (auto colon = out.find(": "); colon != std::string::npos)
             out = out.substr(colon + 2);
-    return out;
+    return text::untrusted(out);
 }
 
 // Builds the DOM like nlohmann's own parser, refusing what the limits refuse.
@@ -383,7 +424,7 @@ public:
     }
     bool key(std::string& k) {
         if (m_limits.reject_duplicate_keys && !m_keys.back().insert(k).second)
-            return fail("duplicate key '" + k + "'");
+            return fail("duplicate key '" + text::untrusted(k) + "'");
         return m_dom.key(k);
     }
     bool end_object() {
@@ -644,27 +685,9 @@ bool FastScanner::string(std::string& out) {
 
 // One multi-byte UTF-8 sequence, checked and appended.
 bool FastScanner::utf8_sequence(std::string& out) {
-    const auto* s = reinterpret_cast<const unsigned char*>(m_p);
-    const auto left = std::size_t(m_end - m_p);
-    auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
-        return i < left && s[i] >= lo && s[i] <= hi;
-    };
-    std::size_t n = 0;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        n = cont(1) ? 2 : 0;
-    else if (s[0] == 0xE0)
-        n = cont(1, 0xA0) && cont(2) ? 3 : 0;
-    else if ((s[0] >= 0xE1 && s[0] <= 0xEC) || s[0] == 0xEE || s[0] == 0xEF)
-        n = cont(1) && cont(2) ? 3 : 0;
-    else if (s[0] == 0xED)
-        n = cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-    else if (s[0] == 0xF0)
-        n = cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-    else if (s[0] >= 0xF1 && s[0] <= 0xF3)
-        n = cont(1) && cont(2) && cont(3) ? 4 : 0;
-    else if (s[0] == 0xF4)
-        n = cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-    if (n == 0)
+    const auto n =
+        text::utf8_length(reinterpret_cast<const unsigned char*>(m_p), std::size_t(m_end - m_p));
+    if (n < 2)
         return false;
     out.append(m_p, n);
     m_p += n;
@@ -777,6 +800,17 @@ json detail::parse_strict(std::string_view text, const ParseLimits& limits, Pars
         const std::size_t read = std::size_t(read_up_to - text.data());
         throw ParseError(read, position_of(text, read), bare_message(e.what()), false);
     }
+    // nlohmann's lexer reads a NUL byte as the end of the input, so "123\0junk" would parse
+    // as 123. JSON text holds no NUL outside a string (where it must be escaped), so the
+    // first one is where the document goes wrong, whatever the parser made of it.
+    const auto nul = text.find('\0');
+    if (nul != std::string_view::npos && (ok || read_up_to - text.data() >= std::ptrdiff_t(nul)))
+        throw ParseError(
+            nul, position_of(text, nul),
+            ok ? "a NUL byte after the top-level value (only whitespace may follow "
+                 "it)"
+               : "a NUL byte (JSON text holds none, and a string writes it as \\u0000)",
+            false);
     if (auto& e = sax.error())
         throw *e;
     if (!ok)

@@ -169,6 +169,12 @@ private:
     std::size_t m_values = 0;
 };
 
+/// `value` as JSON text (nlohmann's dump(indent)) that is valid UTF-8 whatever its strings
+/// and keys hold: a byte that is not part of well-formed UTF-8 is written as the visible text
+/// "\xNN" (text::utf8_escaped), never dropped and never passed raw (nlohmann's own dump
+/// throws on it). The one writer of JSON the tool emits.
+std::string dump(const json& value, int indent = -1);
+
 /// "string", "integer", "object", ...: how a JSON value's type reads in a message.
 std::string type_name(const json& value);
 /// "line 3, column 7": 1-based position of `byte` in `text`.

@@ -135,7 +135,7 @@ nlohmann::json fatal_message(const std::string& message, bool usage) {
 }
 
 std::string to_line(const nlohmann::json& message) {
-    return message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return jsonread::dump(message) + "\n";
 }
 
 std::optional<Message> parse(const nlohmann::json& j) {

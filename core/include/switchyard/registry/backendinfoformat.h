@@ -30,6 +30,16 @@ SWITCHYARD_CORE_EXPORT nlohmann::json detail_json(const BackendInfo& info);
 /// never to the tool's own text. The renderers below apply it to every such string.
 SWITCHYARD_CORE_EXPORT std::string untrusted(std::string_view text);
 
+/// `text` with every byte that is not part of well-formed UTF-8 written as the visible
+/// escape "\xNN", nothing else changed: for a UTF-8 consumer (Qt, a JSON or CSV reader)
+/// that would otherwise drop or refuse the bytes. `text` itself when it is valid.
+SWITCHYARD_CORE_EXPORT std::string utf8_escaped(std::string_view text);
+
+/// `value` as JSON text, valid UTF-8 whatever a manifest, a library, a file name or a report
+/// put into its strings (bytes that are not UTF-8 become the visible text "\xNN"). The one
+/// writer of the front ends' `--json` outputs.
+SWITCHYARD_CORE_EXPORT std::string json_text(const nlohmann::json& value, int indent = -1);
+
 /// A backend's problem as the doctor, `show` and the GUI present it: its cause's row of the
 /// cause table (registry/backendcause.h) with this backend's facts filled in, and the
 /// message the registry stored when it failed. Nothing for a healthy backend.
@@ -40,8 +50,14 @@ struct SWITCHYARD_CORE_EXPORT CauseText {
     std::string summary;
     /// What to do, one line per missing piece where there are several.
     std::string fix;
-    /// The stored message (BackendInfo::error), as it was recorded.
+    /// The stored message (BackendInfo::error), each line escaped (`untrusted`).
     std::string details;
+    /// The first clause of the stored message, escaped and at most kShortReasonChars long
+    /// ("not valid JSON at line 1, column 4: syntax error ..."): what `list` shows beside
+    /// the summary of an invalid or failed backend, so the reason is not one `show` away.
+    /// Empty when the message adds nothing to the summary.
+    std::string reason;
+    static constexpr std::size_t kShortReasonChars = 100;
     bool empty() const noexcept { return summary.empty() && details.empty(); }
 };
 SWITCHYARD_CORE_EXPORT CauseText explain(const BackendInfo& info);
