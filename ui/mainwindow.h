@@ -24,6 +24,7 @@ class FleetView;
 class HardwarePanel;
 class KernelMatrixView;
 class ProblemsView;
+class ProfileController;
 class ProfileView;
 
 /// The settings key of the GUI's ISA level cap (View ▸ CPU ISA level cap): main() applies it
@@ -33,6 +34,10 @@ inline constexpr const char* kIsaCapKey = "cpu/max_isa";
 /// measurements): a CPU number or "off"; main() applies it as SWITCHYARD_PIN_CPU at start when
 /// neither --pin-cpu nor the variable is given. Absent: the default CPU.
 inline constexpr const char* kPinCpuKey = "cpu/pin_cpu";
+/// The settings key of the days a cached set of CPU ceilings is used for (Profile ▸ CPU
+/// ceilings): a number, 0 to measure every run. Absent: SWITCHYARD_CEILINGS_MAX_AGE, else the
+/// core's default.
+inline constexpr const char* kCeilingsMaxAgeKey = "profile/ceilings_max_age_days";
 
 /// The explorer: the backend tree (left dock) drives the capabilities and dependencies
 /// panels; the kernel matrix, hardware and problems are tabs beside them. All core work
@@ -111,6 +116,7 @@ protected:
 
 private:
     void setupProfiler();
+    void setupCeilingsMenu(QMenu* profileMenu);
     void setupReportMenu(QMenu* file);
     void setupProfileMenu();
     void addRecentReport(const QString& path);
@@ -149,6 +155,7 @@ private:
     QLabel* m_busy;
     QString m_selected;
     ProfileView* m_profile = nullptr;
+    ProfileController* m_profileController = nullptr;
     CompareView* m_compare = nullptr;
     FleetView* m_fleetView = nullptr;
     FleetLoader* m_fleetLoader = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "controllers/profilecontroller.h"
 
+#include <switchyard/runtime/runtime.h>
 #include <switchyard/worker/workercontroller.h>
 
 #include <QCoreApplication>
@@ -12,7 +13,8 @@
 namespace switchyard::ui {
 
 ProfileController::ProfileController(QObject* parent)
-    : QObject(parent), m_executable(defaultWorkerExecutable()) {}
+    : QObject(parent), m_executable(defaultWorkerExecutable()),
+      m_ceilingCache(default_ceiling_cache()) {}
 
 ProfileController::~ProfileController() {
     if (m_worker)
@@ -55,6 +57,10 @@ bool ProfileController::start(const ProfileSettings& settings) {
     options.executable = m_executable.toStdString();
     options.settings = settings;
     options.environment = m_environment;
+    options.ceiling_cache = m_ceilingCache;
+    options.ceiling_policy = m_ceilingPolicy;
+    options.ceiling_policy.fresh = options.ceiling_policy.fresh || m_freshCeilings;
+    m_freshCeilings = false;
     m_worker = std::make_shared<WorkerController>(options);
     m_done = 0;
     m_total = 0;
@@ -63,7 +69,12 @@ bool ProfileController::start(const ProfileSettings& settings) {
     m_thread = QThread::create([this, worker] {
         WorkerController::Callbacks cb;
         cb.on_context = [this](const nlohmann::json& c) {
-            post([this, c] { emit contextArrived(c); });
+            const auto note = ceiling_set_note(c.value("ceiling_set", nlohmann::json()));
+            post([this, c, note] {
+                if (!note.empty())
+                    emit logLine(QString::fromStdString(note));
+                emit contextArrived(c);
+            });
         };
         cb.on_plan = [this](const std::vector<RowSpec>& plan) {
             const int n = int(plan.size());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/report/report.h>
@@ -12,6 +13,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -45,6 +47,16 @@ public:
         m_environment = std::move(env);
     }
 
+    /// Where measured CPU ceilings are kept between runs: the composition root's
+    /// default_ceiling_cache() unless set (std::nullopt: every run measures), and when a kept
+    /// set is used (the Profile menu's "CPU ceilings"). The report's context.ceiling_set and
+    /// the log say which set judged the run.
+    void setCeilingCache(std::optional<CeilingCache> cache) { m_ceilingCache = std::move(cache); }
+    void setCeilingPolicy(const CeilingCachePolicy& policy) { m_ceilingPolicy = policy; }
+    CeilingCachePolicy ceilingPolicy() const { return m_ceilingPolicy; }
+    /// The next run measures the CPU ceilings and refreshes the cache (once).
+    void measureCeilingsNextRun() { m_freshCeilings = true; }
+
     /// Starts a run; false (and failed()) when one is running or no worker program exists.
     bool start(const ProfileSettings& settings);
     /// Kills the worker; the rows finished so far stay, finished() follows with them.
@@ -77,6 +89,9 @@ private:
 
     QString m_executable;
     std::vector<std::pair<std::string, std::string>> m_environment;
+    std::optional<CeilingCache> m_ceilingCache;
+    CeilingCachePolicy m_ceilingPolicy;
+    bool m_freshCeilings = false;
     QThread* m_thread = nullptr;
     std::shared_ptr<WorkerController> m_worker;
     QElapsedTimer m_clock;
