@@ -71,9 +71,10 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             !m                      ? "-"
             : r.stats.noise_known() ? fmt("%.2f%%", r.stats.rel_noise * 100)
                                     : "n/a",
-            m && r.clock.median_ghz > 0
+            !m ? "-"
+            : r.clock.median_ghz > 0
                 ? fmt("%.2f", r.clock.median_ghz) + (r.clock.throttled ? "!" : "")
-                : "-",
+                : "none",
             m ? std::to_string(r.stats.count) : "-",
             r.parity.verdict()};
 }

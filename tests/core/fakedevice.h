@@ -49,6 +49,46 @@ private:
     double m_ghz = 0;
 };
 
+// A device with no clock of its own (no SampleClock), of an OpenCL-like `device_type`
+// ("CPU": it runs on the host's cores; "GPU": nothing can read its clock).
+class ClocklessDevice final : public Device {
+public:
+    ClocklessDevice(std::string kind, std::string type) {
+        m_info.id = kind + ":0";
+        m_info.kind = std::move(kind);
+        m_info.name = "Clockless " + type + " device";
+        m_info.arch = "generic";
+        m_info.has_device_timer = true;
+        m_info.properties = {{"device_type", std::move(type)}};
+    }
+    const DeviceInfo& info() const override { return m_info; }
+    void* allocate(std::size_t bytes) override { return ::operator new(bytes); }
+    void release(void* p) noexcept override { ::operator delete(p); }
+    void upload(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
+    void download(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
+    double time_launches(const std::function<void()>& launch, int count) override {
+        for (int i = 0; i < count; ++i)
+            launch();
+        return 1e-3 * count;
+    }
+
+private:
+    DeviceInfo m_info;
+};
+
+class ClocklessProvider final : public DeviceProvider {
+public:
+    ClocklessProvider(std::string kind, std::string type)
+        : m_device(std::make_shared<ClocklessDevice>(kind, std::move(type))),
+          m_kind(std::move(kind)) {}
+    std::string kind() const override { return m_kind; }
+    std::vector<std::shared_ptr<Device>> enumerate() override { return {m_device}; }
+
+private:
+    std::shared_ptr<Device> m_device;
+    std::string m_kind;
+};
+
 // Lists fake:0 and fake:1 (throttling ones when asked).
 class FakeProvider final : public DeviceProvider {
 public:

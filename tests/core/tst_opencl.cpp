@@ -265,6 +265,24 @@ private slots:
             QVERIFY2(row.parity.checked && row.parity.pass, what.c_str());
             QCOMPARE(row.timer, Timer::Device);
             QVERIFY2(row.stats.median > 0, what.c_str());
+            // A clock on every row, or the reason it has none: a CPU device (PoCL) runs on
+            // the host's cores, so the host's clock (the chain around the row) applies; a GPU
+            // device has no clock query in core OpenCL, and the row says so.
+            const bool onHost =
+                m_device->info().properties.value("device_type", std::string()) == "CPU";
+            const auto clock = row.to_json().at("clock");
+            if (onHost) {
+                QVERIFY2(row.clock.measured() && row.clock.median_ghz > 0, what.c_str());
+                QVERIFY2(row.clock.method.find("host CPU") != std::string::npos,
+                         row.clock.method.c_str());
+                QVERIFY(!clock.contains("none_reason"));
+            } else {
+                QVERIFY(!row.clock.measured());
+                QVERIFY2(clock.at("none_reason").get<std::string>().find("core OpenCL") !=
+                             std::string::npos,
+                         clock.dump().c_str());
+            }
+            QCOMPARE(ProfileRow::from_json(row.to_json()).clock.none_reason, row.clock.none_reason);
         }
         planned.sort();
         QCOMPARE(planned, variants);

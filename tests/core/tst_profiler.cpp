@@ -15,6 +15,7 @@
 #include <switchyard/profiling/ceilingtext.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/registries.h>
 
@@ -251,6 +252,60 @@ private slots:
             if (r.backend == "cpu")
                 QVERIFY2(r.threads >= 1, r.label().c_str());
         }
+    }
+
+    // A clock on every row, or the reason it has none. A device without a clock of its own
+    // that runs on the host's cores (an OpenCL CPU device: PoCL) is timed against the host's
+    // clock (the dependent-add chain around the row); one that does not (an OpenCL GPU) has
+    // none, and the row, its JSON and its CSV say why.
+    void everyRowHasAClockOrTheReason() {
+        const char* kind = "opencl";
+        for (const std::string type : {"CPU", "GPU"}) {
+            KernelCell cell;
+            cell.key = kernel_key(kFlowMatchStep, kind, "generic", "default");
+            cell.fn = [](const KernelArgs& a) {
+                for (std::int64_t i = 0; i < a.dims[0]; ++i)
+                    a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
+            };
+            cell.source = CellSource::Registered;
+            cell.backend = "test";
+            kernels().put(std::move(cell));
+            DeviceRegistry devices;
+            devices.add_provider(std::make_shared<test::ClocklessProvider>(kind, type));
+            RowSpec spec = spec_for("default");
+            spec.device = std::string(kind) + ":0";
+            spec.device_kind = kind;
+            Profiler p(quick(), default_backends(), devices);
+            const auto row = p.run_row(spec);
+            QVERIFY2(row.status == RowStatus::Ok, row.reason.c_str());
+            const auto clock = row.to_json().at("clock");
+            if (type == "CPU") {
+                QVERIFY2(row.clock.measured() && row.clock.best_ghz > 0, clock.dump().c_str());
+                QVERIFY2(row.clock.method.find("opencl:0 runs on the host CPU") !=
+                             std::string::npos,
+                         row.clock.method.c_str());
+            } else {
+                QVERIFY(!row.clock.measured());
+                QCOMPARE(clock.at("method").get<std::string>(), std::string("none"));
+                QVERIFY2(row.clock.none_reason.find("core OpenCL has no query") !=
+                             std::string::npos,
+                         row.clock.none_reason.c_str());
+                QCOMPARE(ProfileRow::from_json(row.to_json()).clock.none_reason,
+                         row.clock.none_reason);
+                Report report;
+                report.rows = {row};
+                const auto csv = report.to_csv();
+                QVERIFY2(csv.find("clock_none_reason") != std::string::npos &&
+                             csv.find("core OpenCL has no query") != std::string::npos,
+                         csv.c_str());
+            }
+            kernels().erase(kernel_key(kFlowMatchStep, kind, "generic", "default"));
+        }
+        // A row that took no samples (its worker died) says so rather than leaving the clock
+        // out.
+        ProfileRow skipped;
+        skipped.status = RowStatus::Crashed;
+        QVERIFY(skipped.to_json().at("clock").contains("none_reason"));
     }
 
     // A device that reports its clock per sample (SampleClock, as CUDA does): the samples

@@ -290,11 +290,13 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return s > 0 ? speedupText(s) : QStringLiteral("-");
         }
         case ClockColumn:
-            return m && r.clock.median_ghz > 0
+            if (!m)
+                return QStringLiteral("-");
+            return r.clock.median_ghz > 0
                        ? QStringLiteral("%1%2")
                              .arg(r.clock.median_ghz, 0, 'f', 2)
                              .arg(r.clock.throttled ? QStringLiteral(" !") : QString())
-                       : QStringLiteral("-");
+                       : tr("none");
         case VariantColumn:
             if (const auto* f = findingFor(index.row()); f && f->regret())
                 return QStringLiteral("%1 ⚑").arg(qs(r.spec.arch + "/" + r.spec.variant));
@@ -373,7 +375,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             tip << tr("ran on CPU %1, held there as the 1-thread ceilings were").arg(r.pinned_cpu);
         if (const auto* f = findingFor(index.row()); f && c == VariantColumn)
             tip << tr("dispatch: %1").arg(qs(f->message()));
-        if (c == ClockColumn && !r.clock.method.empty())
+        if (c == ClockColumn && !r.clock.none_reason.empty())
+            tip << tr("no clock: %1").arg(qs(r.clock.none_reason));
+        else if (c == ClockColumn && !r.clock.method.empty())
             tip << tr("clock: median %1 GHz, best %2, lowest %3 (%4); %5 samples below %6 % "
                       "of the best dropped")
                        .arg(r.clock.median_ghz, 0, 'f', 2)

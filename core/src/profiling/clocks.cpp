@@ -309,6 +309,8 @@ void to_json(nlohmann::json& j, const RowClock& c) {
          {"samples_discarded", c.samples_discarded},
          {"threshold", c.threshold},
          {"throttled", c.throttled}};
+    if (!c.none_reason.empty())
+        j["none_reason"] = c.none_reason;
 }
 
 void from_json(const nlohmann::json& j, RowClock& c) {
@@ -331,6 +333,14 @@ void from_json(const nlohmann::json& j, RowClock& c) {
     if (c.threshold < 0 || c.threshold > 1)
         threshold.fail("expected a number from 0 to 1");
     c.throttled = v.boolean("throttled");
+    c.none_reason = v.str("none_reason", "");
+}
+
+RowClock RowClock::none(std::string reason) {
+    RowClock c;
+    c.method = "none";
+    c.none_reason = std::move(reason);
+    return c;
 }
 
 nlohmann::json RowClock::to_json() const {

@@ -128,13 +128,24 @@ std::int64_t warm_up(Device& device, const std::function<void()>& launch,
                                     1 << 20);
 }
 
+// Whether a device other than the CPU runs its kernels on the host's own cores (an OpenCL
+// CPU device: PoCL), so the host's clock is the clock its rows ran at.
+bool runs_on_host_cpu(const DeviceInfo& info) {
+    const auto type = info.properties.find("device_type");
+    return type != info.properties.end() && type->is_string() && type->get<std::string>() == "CPU";
+}
+
 // Where a row's clock comes from: the calling thread's cycle counter (CPU rows on a PMU),
-// the device's own per-sample clock (SampleClock), or neither (then the dependent-add
-// chain around the row, on the CPU). Found once per row, not per sample.
+// the device's own per-sample clock (SampleClock), the dependent-add chain around the row
+// (CPU rows without a counter, and devices that run on the host's cores: the counter counts
+// this thread's cycles, not their worker threads'), or nothing, with the reason. Found once
+// per row, not per sample.
 struct RowClockSource {
     std::optional<CpuClockCounter> counter; // available, or empty
     const SampleClock* device = nullptr;    // non-CPU devices that report one
-    bool chain = false;                     // CPU rows without a counter
+    bool chain = false;
+    std::string host_device; // the device's id where a host-CPU device uses the chain
+    std::string none_reason; // why no clock, where none is measured
 
     RowClockSource(const Device& d, bool on_cpu) {
         if (on_cpu) {
@@ -143,8 +154,20 @@ struct RowClockSource {
                 counter.reset();
                 chain = true;
             }
+            return;
+        }
+        device = dynamic_cast<const SampleClock*>(&d);
+        if (device)
+            return;
+        const DeviceInfo& info = d.info();
+        if (runs_on_host_cpu(info)) {
+            chain = true;
+            host_device = info.id;
+        } else if (info.kind == "opencl") {
+            none_reason = "core OpenCL has no query for a device's clock while a kernel runs (" +
+                          info.id + " is not a CPU device, so the host's clock does not apply)";
         } else {
-            device = dynamic_cast<const SampleClock*>(&d);
+            none_reason = info.id + " reports no clock (its backend measures none)";
         }
     }
     bool measured() const { return counter || device || chain; }
@@ -153,6 +176,11 @@ struct RowClockSource {
             return counter->method();
         if (device)
             return device->sample_clock_method();
+        if (!host_device.empty())
+            return std::string(kDependentAddChainMethod) +
+                   " before and after the row (the host's "
+                   "clock: " +
+                   host_device + " runs on the host CPU)";
         return std::string(kDependentAddChainMethod) + " before and after the row";
     }
 };
@@ -428,6 +456,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     pin.reset();
     if (clock.measured())
         apply_throttle(row, clocks, m_settings.throttle_threshold, samples);
+    else
+        row.clock = RowClock::none(clock.none_reason);
     // Every timed launch since: a canary once overwritten stays so; inputs are compared again.
     detail::add_violations(row.parity, detail::check_guards(*device, spec.device_kind, guards));
     summarize(row, rule, std::move(samples), m_settings.keep_samples);

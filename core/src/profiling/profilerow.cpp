@@ -236,8 +236,11 @@ void to_json(nlohmann::json& j, const ProfileRow& r) {
     j["warnings"] = r.warnings;
     if (r.reference_speedup > 0)
         j["speedup_vs_reference"] = r.reference_speedup;
-    if (!r.clock.method.empty())
-        j["clock"] = r.clock;
+    // Every row has a clock, or the reason it has none.
+    j["clock"] =
+        r.clock.method.empty()
+            ? RowClock::none("the row took no samples (" + std::string(to_string(r.status)) + ")")
+            : r.clock;
     if (r.memory.measured())
         j["memory"] = r.memory;
     if (r.pinned_cpu >= 0)

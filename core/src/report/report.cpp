@@ -3,6 +3,7 @@
 
 #include "util/jsonread.h"
 #include "util/safefile.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -224,8 +225,10 @@ std::vector<std::string> Report::files_in(const std::string& folder) {
 std::string Report::to_csv() const {
     std::ostringstream os;
     os.precision(9);
-    auto quote = [](const std::string& s) {
-        if (s.find_first_of(",\"\n") == std::string::npos)
+    // A field as RFC 4180 writes it, valid UTF-8 whatever a report or plugin put in it.
+    auto quote = [](const std::string& raw) {
+        const std::string s = text::valid_utf8(raw) ? raw : text::utf8_escaped(raw);
+        if (s.find_first_of(",\"\n\r") == std::string::npos)
             return s;
         std::string q = "\"";
         for (char c : s)
@@ -235,7 +238,8 @@ std::string Report::to_csv() const {
     os << "op,size,backend,device,arch,variant,status,samples,min_s,median_s,mean_s,p90_s,stddev_s,"
           "rel_noise,"
           "stop_reason,gbps,gflops,level,ceiling_id,ceiling_value,ceiling_fraction,"
-          "speedup_vs_reference,resolved,clock_ghz,clock_samples_discarded,memory_probe,"
+          "speedup_vs_reference,resolved,clock_ghz,clock_samples_discarded,clock_method,"
+          "clock_none_reason,memory_probe,"
           "memory_gbps,memory_windows,pinned_cpu,parity,max_abs_error,"
           "max_rel_error,atol,rtol,"
           "reason\n";
@@ -250,8 +254,12 @@ std::string Report::to_csv() const {
             os << r.stats.rel_noise;
         os << ',' << r.stop_reason << ',' << r.gbps << ',' << r.gflops << ',' << quote(r.level)
            << ',' << quote(r.ceiling_id) << ',' << r.ceiling_value << ',' << r.ceiling_fraction
-           << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0) << ',' << r.clock.median_ghz
-           << ',' << r.clock.samples_discarded << ',';
+           << ',' << r.reference_speedup << ',' << (s.resolved ? 1 : 0) << ',';
+        // The clock, or (empty GHz) why the row has none.
+        if (r.clock.measured())
+            os << r.clock.median_ghz;
+        os << ',' << r.clock.samples_discarded << ',' << quote(r.clock.method) << ','
+           << quote(r.clock.none_reason) << ',';
         // The memory beside a DRAM row (ProfileRow::memory): empty fields for other rows, so
         // no row reads as having had a memory of 0 GB/s.
         if (r.memory.measured())

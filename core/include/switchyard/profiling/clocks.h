@@ -104,6 +104,13 @@ struct SWITCHYARD_CORE_EXPORT RowClock {
     int samples_discarded = 0; // samples below threshold x best_ghz
     double threshold = kDefaultThrottleThreshold;
     bool throttled = false; // samples were discarded, or the chain fell below the threshold
+    /// Why the row has no clock ("core OpenCL has no query for a device's clock ..."); set
+    /// (and `method` "none") where nothing measured one. JSON "none_reason", only then.
+    std::string none_reason;
+
+    bool measured() const noexcept { return none_reason.empty() && !method.empty(); }
+    /// A row that ran with no clock, and why.
+    static RowClock none(std::string reason);
 
     nlohmann::json to_json() const;
     /// Throws jsonread::Error (a std::runtime_error) naming the bad key
@@ -111,7 +118,7 @@ struct SWITCHYARD_CORE_EXPORT RowClock {
     static RowClock from_json(const nlohmann::json& j);
 };
 /// {"best_ghz", "median_ghz", "min_ghz", "method", "samples_discarded", "threshold",
-/// "throttled"}; every key is required.
+/// "throttled"}; every key is required; "none_reason" where the row has no clock.
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RowClock& clock);
 SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RowClock& clock);
 
