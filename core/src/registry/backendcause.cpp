@@ -77,9 +77,35 @@ constexpr CauseEntry kCauses[] = {
      "Reinstall the plugin (a damaged library crashes the loader), or report it to its author"},
     {C::HookTimedOut, "hook_timed_out", S::Error, "its register hook does not return",
      kReportToAuthor},
+    {C::SymbolVersionMissing, "symbol_version_missing", S::Error,
+     "its library needs {missing}, a version its provider does not define",
+     "The plugin was built with a newer toolchain than this system has: rebuild it on this "
+     "release, or install the newer runtime that defines the version"},
+    {C::UndefinedSymbol, "undefined_symbol", S::Error,
+     "its library imports {missing}, which nothing it loads defines",
+     "The plugin was built against a newer SDK or library than this machine has: install a "
+     "build of the plugin made for this Switchyard ({core_version}), or upgrade what it was "
+     "built against"},
+    {C::WrongArchitecture, "wrong_architecture", S::Error,
+     "its library {library} is {missing}, not for this machine",
+     "Install the build of the plugin made for this machine's architecture"},
+    {C::IsaUnsupported, "isa_unsupported", S::Error,
+     "its library needs {missing}, which this CPU does not reach",
+     "Install a build of the plugin for this CPU's x86-64 level (or for a lower one), or "
+     "raise SWITCHYARD_MAX_ISA if it caps the level below the CPU's"},
+    {C::GpuCodeMissing, "gpu_code_missing", S::Warning,
+     "it carries no GPU code that runs here: {missing}",
+     "Install a build of the plugin compiled for this GPU's architecture (nvcc -gencode "
+     "arch=compute_XX,code=sm_XX), or one that carries PTX the driver can compile"},
+    {C::DriverTooOld, "driver_too_old", S::Warning, "it needs {missing}",
+     "Upgrade the NVIDIA driver, or install a build of the plugin made for an older CUDA"},
+    {C::IcdLibraryMissing, "icd_library_missing", S::Warning,
+     "the OpenCL ICD file names {missing}, which the ICD loader cannot load",
+     "Install the vendor's OpenCL runtime package that provides the library, or remove the "
+     "stale .icd file"},
 };
 
-static_assert(std::size(kCauses) == std::size_t(C::HookTimedOut) + 1,
+static_assert(std::size(kCauses) == std::size_t(C::IcdLibraryMissing) + 1,
               "one row per BackendCause, in declaration order");
 
 constexpr bool in_declaration_order() {

@@ -111,6 +111,23 @@ enum class BackendCause {
     HookCrashed,
     /// The register hook did not return in time.
     HookTimedOut,
+    /// A library of the closure needs a symbol version (DT_VERNEED) that the library it
+    /// resolves to does not define: built with a newer toolchain than this system has.
+    SymbolVersionMissing,
+    /// A symbol the library imports is defined by no library of its closure (nor the core):
+    /// built against a newer SDK or library than this machine has.
+    UndefinedSymbol,
+    /// The library is for another ELF class, machine or OS ABI than this process.
+    WrongArchitecture,
+    /// The library (or a cell it declares) needs an x86-64 level this CPU (or the
+    /// SWITCHYARD_MAX_ISA cap) does not reach: refused, never run into SIGILL.
+    IsaUnsupported,
+    /// A CUDA plugin carries no code (cubin or PTX) that can run on this machine's GPUs.
+    GpuCodeMissing,
+    /// The plugin needs a newer CUDA version than the installed driver supports.
+    DriverTooOld,
+    /// An OpenCL ICD vendor file names a library the ICD loader cannot load.
+    IcdLibraryMissing,
 };
 
 /// The backend is installed but cannot be used: its library or one of the library's own
