@@ -70,7 +70,9 @@ private:
         if (!QFile::exists(a)) {
             QStringList args = rmsNormArgs();
             args.replace(args.indexOf("--json"), "--jsonl");
-            const auto r = run_cli(args << "-o" << a);
+            // Measured, and kept in this suite's own cache (ceilingsAreCachedPerMachine).
+            const auto r = switchyard::test::run_cli(args << "-o" << a, {},
+                                                     {.env = cacheEnv(), .timeout_ms = 300000});
             if (r.code != 0)
                 qWarning("profile exited %d: %s", r.code, r.err.constData());
             m_measuredStream = r.out;
@@ -78,6 +80,10 @@ private:
         return a;
     }
     QByteArray m_measuredStream;
+    // This suite's cache of CPU ceilings (the others run with SWITCHYARD_CEILINGS_CACHE=off).
+    QMap<QString, QString> cacheEnv() const {
+        return {{"SWITCHYARD_CEILINGS_CACHE", m_dir.filePath("ceilings")}};
+    }
 
 private slots:
     void misbehavingKernelsCostOneRowEach() {
@@ -521,6 +527,84 @@ private slots:
         const auto text = run_cli({"compare", a, b});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("verdict"));
+    }
+
+    // Ceilings measured once per machine: the measured report's run kept its set in the
+    // cache; a later run uses it and says so (context.ceiling_set, the note);
+    // --ceilings-from overrides it; --fresh-ceilings measures again and replaces it.
+    void ceilingsAreCachedPerMachine() {
+        const QString a = measuredReport();
+        QVERIFY(QFile::exists(a));
+        const auto ctx_a = read_json(a).value("context").toObject();
+        const auto set_a = ctx_a.value("ceiling_set").toObject();
+        QCOMPARE(set_a.value("source").toString(), "measured");
+        QCOMPARE(set_a.value("why").toString(), "no cached set for this machine");
+        const QString file = set_a.value("stored").toString();
+        QVERIFY2(file.startsWith(m_dir.filePath("ceilings/ceilings-")), qPrintable(file));
+        const auto cached = read_json(file);
+        QCOMPARE(cached.value("format").toString(), "switchyard.ceilings");
+        QCOMPARE(cached.value("cpu_peaks"), ctx_a.value("cpu_peaks"));
+
+        const QStringList quick = {"profile",  "--op", "rms_norm", "--sizes", "3x64",
+                                   "--device", "cpu",  "--budget", "0.02",    "--reference-budget",
+                                   "0"};
+        const auto human = switchyard::test::run_cli(quick, {}, {.env = cacheEnv()});
+        QVERIFY2(human.code == 0, human.err.constData());
+        QVERIFY2(human.out.contains("note: ceilings from ") &&
+                     human.out.contains(", this machine; --fresh-ceilings re-measures\n"),
+                 human.out.constData());
+        QVERIFY(!human.err.contains("CPU ceilings, ")); // no probe step announced
+        const auto json =
+            switchyard::test::run_cli(QStringList(quick) << "--json", {}, {.env = cacheEnv()});
+        QVERIFY2(json.code == 0, json.err.constData());
+        QVERIFY2(json.err.contains("note: ceilings from "), json.err.constData());
+        const auto ctx = QJsonDocument::fromJson(json.out).object().value("context").toObject();
+        const auto set = ctx.value("ceiling_set").toObject();
+        QCOMPARE(set.value("source").toString(), "cache");
+        QCOMPARE(set.value("file").toString(), file);
+        QCOMPARE(set.value("id"), set_a.value("id"));
+        QCOMPARE(set.value("measured"), set_a.value("measured"));
+        QCOMPARE(ctx.value("cpu_peaks"), ctx_a.value("cpu_peaks"));
+
+        // An earlier report's ceilings win over the cache.
+        const auto from = switchyard::test::run_cli(QStringList(quick) << "--json"
+                                                                       << "--ceilings-from" << a,
+                                                    {}, {.env = cacheEnv()});
+        QVERIFY2(from.code == 0, from.err.constData());
+        const auto from_set = QJsonDocument::fromJson(from.out)
+                                  .object()
+                                  .value("context")
+                                  .toObject()
+                                  .value("ceiling_set")
+                                  .toObject();
+        QCOMPARE(from_set.value("source").toString(), "report");
+        QCOMPARE(from_set.value("report").toString(), a);
+
+        // --fresh-ceilings: the worker measures (its first probe step is announced) instead
+        // of taking the kept set; stopped there, as probing again would double this suite's
+        // time (the core's suite checks that what it measures replaces the kept set).
+        QStringList stream = quick;
+        stream << "--jsonl";
+        const auto warm_stream = switchyard::test::run_cli(stream, {}, {.env = cacheEnv()});
+        QVERIFY2(warm_stream.code == 0, warm_stream.err.constData());
+        QVERIFY(!warm_stream.out.contains("preparing: CPU ceilings, "));
+        switchyard::test::ChildProcess fresh(SWITCHYARD_CLI_PATH, stream << "--fresh-ceilings",
+                                             {.env = cacheEnv()});
+        QVERIFY(fresh.started());
+        QElapsedTimer clock;
+        clock.start();
+        while (!fresh.out().contains("preparing: CPU ceilings, ") && clock.elapsed() < 120000 &&
+               fresh.pump(200)) {
+        }
+        fresh.kill();
+        QVERIFY2(fresh.out().contains("preparing: CPU ceilings, "), fresh.out().constData());
+        QCOMPARE(read_json(file).value("measured_unix"), cached.value("measured_unix"));
+
+        // A bad age limit is a usage error before anything runs.
+        const auto bad = switchyard::test::run_cli(
+            quick, {}, {.env = {{"SWITCHYARD_CEILINGS_MAX_AGE", "soon"}}});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("SWITCHYARD_CEILINGS_MAX_AGE"), bad.err.constData());
     }
 
     // Ceilings from another machine (or none at all) are refused before anything runs: a
