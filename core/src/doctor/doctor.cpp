@@ -52,7 +52,7 @@ std::vector<DeviceInfo> collect_devices(DeviceRegistry& registry) {
 
 // Drivers and runtimes visible without loading them, for devices whose provider is not
 // registered (the CUDA and OpenCL backends register theirs when they are loaded).
-std::vector<DoctorRuntime> collect_runtimes() {
+std::vector<DoctorRuntime> collect_runtimes(const std::vector<IcdVendor>& icd_vendors) {
     using Kind = DoctorRuntime::Kind;
     std::vector<DoctorRuntime> runtimes;
     std::error_code ec;
@@ -72,20 +72,14 @@ std::vector<DoctorRuntime> collect_runtimes() {
     const auto cuda = check_dependency({"libcuda.so.1", DependencyKind::Library, ""});
     runtimes.push_back(
         {Kind::CudaDriver, "libcuda.so.1", cuda.found ? "found at " + cuda.location : "not found"});
-    const fs::path icds = "/etc/OpenCL/vendors";
-    if (fs::is_directory(icds, ec)) {
-        std::vector<fs::path> files;
-        for (const auto& f : fs::directory_iterator(icds, ec))
-            if (f.path().extension() == ".icd")
-                files.push_back(f.path());
-        std::sort(files.begin(), files.end());
-        for (const auto& f : files) {
-            const auto library = read_first_line(f.string());
-            const auto found = check_dependency({library, DependencyKind::Library, ""});
-            runtimes.push_back(
-                {Kind::OpenClIcd, f.filename().string(),
-                 library + (found.found ? " (found at " + found.location + ")" : " (not found)")});
-        }
+    for (const auto& vendor : icd_vendors) {
+        const std::string name = vendor.icd_file.empty()
+                                     ? vendor.library
+                                     : fs::path(vendor.icd_file).filename().string();
+        runtimes.push_back({Kind::OpenClIcd, untrusted(name),
+                            vendor.ok() ? untrusted(vendor.library) + " (found at " +
+                                              untrusted(vendor.resolved.path) + ")"
+                                        : vendor.problem});
     }
     return runtimes;
 }
@@ -145,6 +139,24 @@ std::string format_ceiling_method(const Ceiling& c) {
 }
 
 using Severity = DoctorProblem::Severity;
+
+// An OpenCL vendor whose library the ICD loader cannot load: the platform is silently
+// missing from clGetPlatformIDs (and clinfo).
+void add_icd_problems(const std::vector<IcdVendor>& vendors, std::vector<DoctorProblem>& problems) {
+    const auto& row = cause_entry(BackendCause::IcdLibraryMissing);
+    for (const auto& vendor : vendors) {
+        if (vendor.ok())
+            continue;
+        std::string summary(row.summary);
+        if (const auto at = summary.find("{missing}"); at != std::string::npos)
+            summary.replace(at, 9,
+                            vendor.library.empty() ? "no library" : untrusted(vendor.library));
+        problems.push_back(
+            {row.severity, vendor.icd_file.empty() ? "OCL_ICD_VENDORS" : untrusted(vendor.icd_file),
+             summary + ": " + vendor.problem, std::string(row.fix),
+             BackendCause::IcdLibraryMissing});
+    }
+}
 
 // The rules for one backend: its cause (the registry's cause table, rendered by `explain`),
 // its diagnostics, its library's own dependencies.
@@ -268,7 +280,8 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
     report.build = collect_build();
     report.system = collect_system();
     report.devices = collect_devices(devices);
-    report.runtimes = collect_runtimes();
+    report.icd_vendors = find_icd_vendors();
+    report.runtimes = collect_runtimes(report.icd_vendors);
     report.search_path = path.scan(); // what discovery finds where (no manifest read again)
     // In detail: each plugin library's ELF dependencies are read (not loaded), and what
     // they show is stored in the registry.
@@ -293,6 +306,7 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
                                        BackendCause::Untrusted});
     for (const auto& info : report.backends)
         add_backend_problems(info, report.problems);
+    add_icd_problems(report.icd_vendors, report.problems);
     for (const auto& [kind, message] : devices.enumeration_errors())
         report.problems.push_back(
             {Severity::Error, kind + " devices",

@@ -4,6 +4,7 @@
 #include <switchyard/core_export.h>
 
 #include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/diagnosis/openclicd.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
@@ -68,6 +69,10 @@ struct SWITCHYARD_CORE_EXPORT DoctorReport {
     /// Drivers and runtimes found without loading them (NVIDIA kernel driver, libcuda,
     /// OpenCL ICDs).
     std::vector<DoctorRuntime> runtimes;
+    /// The OpenCL ICD loader's vendors (`/etc/OpenCL/vendors`, `OCL_ICD_VENDORS`), each
+    /// library resolved and its dependencies read; one that cannot load is a problem
+    /// (`icd_library_missing`). Also listed in `runtimes` as "opencl-icd".
+    std::vector<IcdVendor> icd_vendors;
     std::vector<PluginDirectoryScan> search_path;
     std::vector<BackendInfo> backends;
     std::vector<ElfDependencyReport> libraries; // one per plugin library that exists
