@@ -66,7 +66,10 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     // registry.list() semantics, plus the plugins that lost their name (shadowed), which
     // are unavailable by definition and listed with their owner.
     std::vector<BackendInfo> infos;
-    for (auto& info : registry.infos()) {
+    // Full: each plugin library's ELF files are read (shared per library, nothing loaded), so
+    // a load the loader would refuse (a missing library, symbol version or symbol, another
+    // architecture or ISA level) shows as Failed with its reason before anything runs.
+    for (auto& info : registry.infos(InfoDetail::Full)) {
         if (options.excludes(info.tags) || (!include_unavailable && !info.is_available()))
             continue;
         infos.push_back(std::move(info));

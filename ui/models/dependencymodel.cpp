@@ -41,36 +41,61 @@ void DependencyModel::setBackend(const BackendInfo* info) {
         if (info->library_report) {
             const auto& r = *info->library_report;
             const auto unresolved = r.unresolved();
+            // Where the static load simulation says the loader stops although every file is
+            // there (a symbol version, a symbol, another architecture): per object.
+            std::map<std::string, std::vector<const LoadProblem*>> problemsOf;
+            for (const auto& p : r.load_problems)
+                problemsOf[p.object].push_back(&p);
+            auto lacks = [&](const std::string& object) {
+                QStringList out;
+                if (const auto it = problemsOf.find(object); it != problemsOf.end())
+                    for (const auto* p : it->second)
+                        out << qs(p->message);
+                return out.join(QLatin1Char('\n'));
+            };
+            const QString rootLacks = lacks(r.library);
             const int lib = addNode(
                 kRoot,
                 {qs(r.library),
-                 !r.readable          ? tr("unreadable")
-                 : unresolved.empty() ? tr("all resolved")
-                                      : tr("%n unresolved", nullptr, int(unresolved.size())),
-                 r.readable ? tr("ELF dependencies (DT_NEEDED), resolved like ld.so")
-                            : qs(r.error)},
-                {{Qt::ToolTipRole, qs(r.library)}});
+                 !rootLacks.isEmpty() ? tr("FAILS TO LOAD")
+                 : !r.readable        ? tr("unreadable")
+                 : unresolved.empty()
+                     ? (r.load_problems.empty() ? tr("all resolved") : tr("resolved; fails below"))
+                     : tr("%n unresolved", nullptr, int(unresolved.size())),
+                 !rootLacks.isEmpty() ? rootLacks
+                 : r.readable         ? tr("ELF dependencies (DT_NEEDED), resolved like ld.so")
+                                      : qs(r.error)},
+                {{Qt::ToolTipRole, rootLacks.isEmpty() ? qs(r.library) : rootLacks},
+                 {FailsRole, !rootLacks.isEmpty()}});
             setCellRole(lib, NameColumn, Qt::FontRole, bold);
-            if (!r.readable || !unresolved.empty())
+            if (!r.readable || !unresolved.empty() || !r.load_problems.empty())
                 setCellRole(lib, StatusColumn, Qt::ForegroundRole, toneColor(Tone::Bad));
             // Each object's node, so a dependency of a dependency nests under it.
             std::map<std::string, int> nodeOf{{r.library, lib}};
             for (const auto& d : r.dependencies) {
                 const auto parentIt = nodeOf.find(d.needed_by);
                 const int parent = parentIt != nodeOf.end() ? parentIt->second : lib;
-                const QString where = d.found() ? qs(d.path) : qs(d.detail);
-                QHash<int, QVariant> roles{
-                    {FoundRole, d.found()}, {SortRole, qs(d.soname)}, {Qt::ToolTipRole, where}};
-                if (!d.found()) {
+                const QString fails = d.found() ? lacks(d.path) : QString();
+                const QString where = !fails.isEmpty() ? fails
+                                      : d.found()      ? qs(d.path)
+                                                       : qs(d.detail);
+                QHash<int, QVariant> roles{{FoundRole, d.found()},
+                                           {FailsRole, !fails.isEmpty()},
+                                           {SortRole, qs(d.soname)},
+                                           {Qt::ToolTipRole, where}};
+                if (!d.found() || !fails.isEmpty()) {
                     QFont f;
                     f.setBold(true);
                     roles.insert(Qt::ForegroundRole, toneColor(Tone::Bad));
                     roles.insert(Qt::FontRole, f);
                 }
-                const int id = addNode(
-                    parent,
-                    {qs(d.soname), d.found() ? qs(to_string(d.source)) : tr("NOT FOUND"), where},
-                    roles);
+                const int id = addNode(parent,
+                                       {qs(d.soname),
+                                        !fails.isEmpty() ? tr("FAILS TO LOAD")
+                                        : d.found()      ? qs(to_string(d.source))
+                                                         : tr("NOT FOUND"),
+                                        where},
+                                       roles);
                 if (d.found() && !nodeOf.count(d.path))
                     nodeOf.emplace(d.path, id);
             }

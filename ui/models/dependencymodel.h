@@ -14,7 +14,8 @@ class DependencyModel : public TreeModel {
     Q_OBJECT
 public:
     enum Columns { NameColumn, StatusColumn, WhereColumn, ColumnCount };
-    enum Roles { SortRole = Qt::UserRole, FoundRole };
+    /// FailsRole: the static load simulation says the loader stops at this object.
+    enum Roles { SortRole = Qt::UserRole, FoundRole, FailsRole };
 
     explicit DependencyModel(QObject* parent = nullptr);
     /// nullptr clears the model.

@@ -391,7 +391,9 @@ void to_json(nlohmann::json& j, const ElfDependencyReport& r) {
          {"readable", r.readable},
          {"error", r.error},
          {"unresolved", r.unresolved()},
-         {"dependencies", r.dependencies}};
+         {"dependencies", r.dependencies},
+         {"load_problems", r.load_problems},
+         {"isa_level_needed", isa_level_name(r.isa_level_needed)}};
 }
 
 std::vector<std::string> ElfDependencyReport::unresolved() const {
@@ -416,6 +418,9 @@ std::string ElfDependencyReport::to_text() const {
             os << "not found" << (d.detail.empty() ? "" : " (" + d.detail + ")");
         os << "\n";
     }
+    // Where the loader would stop although every file is found.
+    for (const auto& p : load_problems)
+        os << "FAILS: " << p.message << "\n";
     return os.str();
 }
 
@@ -602,6 +607,8 @@ ElfDependencyReport ElfDependencyResolver::diagnose(const std::string& library_p
     auto root = read_elf_dynamic(absolute(library_path), &error);
     if (!root) {
         report.error = error;
+        // A file of another class or machine may still say so (its identification).
+        report.load_problems = simulate_load(report).problems;
         return report;
     }
     report.readable = true;
@@ -645,6 +652,9 @@ ElfDependencyReport ElfDependencyResolver::diagnose(const std::string& library_p
             report.dependencies.push_back(std::move(lib));
         }
     }
+    auto simulation = simulate_load(report);
+    report.load_problems = std::move(simulation.problems);
+    report.isa_level_needed = simulation.isa_level_needed;
     return report;
 }
 

@@ -2,6 +2,7 @@
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/registry/backendcause.h>
 #include <switchyard/sdk/plugin.h>
 
 #include "util/safefile.h"
@@ -197,6 +198,15 @@ void PluginProvider::load(CellRegistrar& registrar) {
             // Tell a missing dependency apart from a broken library, by reading the ELF
             // dependencies the way the loader does.
             const auto report = diagnose_library(library);
+            const auto classified = classify_dlopen_error(dl, library);
+            // Another architecture first: its dependencies resolve to nothing here, and
+            // naming them would send the user after libraries that are not the problem.
+            if (classified == BackendCause::WrongArchitecture)
+                fail(*classified,
+                     "its library " + library + " fails to load: " +
+                         (report.load_problems.empty() ? std::string("it is not for this machine")
+                                                       : report.load_problems.front().message) +
+                         ". Reason: " + dl);
             auto missing = report.unresolved_with_requester();
             if (missing.empty() && dl.find("cannot open shared object file") != std::string::npos &&
                 dl.rfind(library, 0) != 0)
@@ -204,6 +214,18 @@ void PluginProvider::load(CellRegistrar& registrar) {
             if (!missing.empty())
                 fail(BackendLoadError::Cause::LibraryDependencyMissing,
                      missing_libraries_message(library, missing) + " Reason: " + dl);
+            // The loader's message, typed: a missing symbol version, an undefined symbol,
+            // another architecture or ISA level each have their own cause and fix; the
+            // simulation's reading of the same files says what exactly is missing where.
+            if (const auto cause = classified) {
+                std::string what;
+                for (const auto& p : report.load_problems)
+                    if (p.cause == *cause)
+                        what += (what.empty() ? "" : "; ") + p.message;
+                fail(*cause, "its library " + library + " fails to load: " +
+                                 (what.empty() ? std::string(to_string(*cause)) : what) +
+                                 ". Reason: " + dl);
+            }
             fail(BackendLoadError::Cause::LibraryLoadFailed,
                  "its library " + library + " fails to load. Reason: " + dl);
         }

@@ -7,6 +7,7 @@
 #include "util/jsonread.h"
 #include "util/textutil.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace switchyard {
@@ -57,9 +58,10 @@ std::string fill(std::string_view tmpl, Values values) {
 std::string first_clause(const BackendInfo& info, std::size_t limit) {
     std::string_view text = info.error;
     text = text.substr(0, text.find('\n'));
-    const std::string prefix = "invalid manifest " + info.manifest_path + ": ";
-    if (text.starts_with(prefix))
-        text.remove_prefix(prefix.size());
+    for (const std::string& prefix : {"invalid manifest " + info.manifest_path + ": ",
+                                      "Cannot load backend '" + info.name + "': "})
+        if (text.starts_with(prefix))
+            text.remove_prefix(prefix.size());
     text = text.substr(0, text.find("; "));
     std::string out = e(text);
     if (out.size() > limit) {
@@ -104,6 +106,17 @@ CauseText explain(const BackendInfo& info) {
             missing.push_back(e(s));
         for (const auto& s : info.library_report->unresolved())
             fixes.push_back(missing_library_fix(s));
+    } else if (info.library_report && (info.cause == BackendCause::SymbolVersionMissing ||
+                                       info.cause == BackendCause::UndefinedSymbol ||
+                                       info.cause == BackendCause::WrongArchitecture)) {
+        // What the static load simulation found missing, each once ("GLIBCXX_3.4.99 from
+        // libstdc++.so.6", a symbol, "aarch64 (ELF64)").
+        for (const auto& p : info.library_report->load_problems)
+            if (p.cause == info.cause &&
+                std::find(missing.begin(), missing.end(), e(p.missing)) == missing.end())
+                missing.push_back(e(p.missing));
+    } else if (info.cause == BackendCause::IsaUnsupported && info.library_report) {
+        missing.push_back(isa_level_name(info.library_report->isa_level_needed));
     } else if (info.cause == BackendCause::OptionalDependencyMissing) {
         for (const auto& d : info.dependencies)
             if (!d.found) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/diagnosis/elfdeps.h>
+#include <switchyard/diagnosis/loadsim.h>
+#include <switchyard/hardware/isa.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/devicebackends.h>
 
@@ -490,6 +492,52 @@ bool BackendRegistry::mark_failed(std::string_view name, BackendCause cause,
     return true;
 }
 
+namespace {
+
+// The x86-64 level this machine runs, as detected and capped (SWITCHYARD_MAX_ISA): 1 for the
+// baseline, 2..4 for x86-64-v2..v4; 0 on other architectures (nothing is judged).
+int machine_isa_level() {
+#if defined(__x86_64__)
+    int level = 1;
+    for (const auto& l : cpu_isa_levels())
+        if (l.rfind("x86-64-v", 0) == 0)
+            level = std::max(level, std::atoi(l.c_str() + 8));
+    return level;
+#else
+    return 0;
+#endif
+}
+
+} // namespace
+
+std::pair<BackendCause, std::string> predict_load_failure(const ElfDependencyReport& r) {
+    for (const auto& p : r.load_problems)
+        if (p.cause == BackendCause::WrongArchitecture)
+            return {p.cause, "its library " + p.message};
+    if (!r.readable)
+        return {BackendCause::LibraryNotElf, r.error};
+    if (const auto missing = r.unresolved_with_requester(); !missing.empty())
+        return {BackendCause::LibraryDependencyMissing,
+                missing_libraries_message(r.library, missing)};
+    if (!r.load_problems.empty()) {
+        std::vector<std::string> lines;
+        for (const auto& p : r.load_problems)
+            lines.push_back(p.message);
+        return {r.load_problems.front().cause,
+                "its library " + r.library + " would not load: " + text::join(lines, "; ")};
+    }
+    if (const int machine = machine_isa_level(); machine > 0 && r.isa_level_needed > machine)
+        return {BackendCause::IsaUnsupported,
+                "its library " + r.library + " is marked as needing " +
+                    isa_level_name(r.isa_level_needed) + " (GNU_PROPERTY_X86_ISA_1_NEEDED); " +
+                    "this CPU reaches " + isa_level_name(machine) +
+                    (cpu_isa_cap().level.empty()
+                         ? ""
+                         : " (capped by SWITCHYARD_MAX_ISA=" + cpu_isa_cap().level + ")") +
+                    ", so it is refused rather than run into an illegal instruction"};
+    return {BackendCause::None, {}};
+}
+
 void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     if (entry->loaded)
         return;
@@ -521,6 +569,18 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
             }
         }
     };
+    // The static load simulation's prediction (no library opened): a library built for an
+    // x86-64 level this CPU does not reach is refused here, never run into SIGILL; every
+    // other prediction is compared with what the loader says.
+    const auto report = entry->provider->inspect_library();
+    const auto [predicted, why] =
+        report ? predict_load_failure(*report) : std::pair<BackendCause, std::string>{};
+    if (predicted == BackendCause::IsaUnsupported) {
+        const BackendLoadError error(info.name, predicted, why);
+        std::lock_guard lock(entry->state_mutex);
+        entry->fail(std::make_exception_ptr(error), predicted, error.what());
+        throw error;
+    }
     if (observer)
         observer(info.name, true);
     const Told told{observer ? &observer : nullptr, info.name};
@@ -549,9 +609,27 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
             text = error.what();
             failure = std::make_exception_ptr(error);
         }
+        // Prediction and truth: a load failure the simulation did not foresee (or foresaw
+        // as another cause) is said, never silently.
+        if (report && predicted != cause &&
+            (cause == BackendCause::SymbolVersionMissing ||
+             cause == BackendCause::UndefinedSymbol || cause == BackendCause::WrongArchitecture ||
+             cause == BackendCause::LibraryLoadFailed ||
+             cause == BackendCause::LibraryDependencyMissing ||
+             cause == BackendCause::LibraryNotElf))
+            text += " [the static load simulation predicted " +
+                    (predicted == BackendCause::None ? std::string("that it loads")
+                                                     : std::string(to_string(predicted))) +
+                    "; the loader disagrees]";
         std::lock_guard lock(entry->state_mutex);
         entry->fail(failure, cause, std::move(text));
         std::rethrow_exception(failure);
+    }
+    if (predicted != BackendCause::None) {
+        std::lock_guard lock(entry->state_mutex);
+        entry->diagnostics.push_back("the static load simulation predicted " +
+                                     std::string(to_string(predicted)) + " (" + why +
+                                     "), but the library loaded");
     }
 
     // Compare what the library registered with what its manifest declared.
@@ -656,20 +734,16 @@ void BackendRegistry::inspect(Entry& entry) {
         return;
     const auto& r = *entry.library_report;
     const auto& name = entry.info.name;
-    if (!r.readable) {
-        const BackendLoadError error(name, BackendLoadError::Cause::LibraryNotElf,
-                                     "its library " + r.library +
-                                         " is not a shared library this machine can load: " +
-                                         r.error + ". Reinstall the plugin.");
-        entry.fail(std::make_exception_ptr(error), BackendCause::LibraryNotElf, error.what());
+    // What the loader would do, predicted without loading: the first cause it would stop at.
+    auto [cause, why] = predict_load_failure(r);
+    if (cause == BackendCause::None)
         return;
-    }
-    if (const auto missing = r.unresolved_with_requester(); !missing.empty()) {
-        const BackendLoadError error(name, BackendLoadError::Cause::LibraryDependencyMissing,
-                                     missing_libraries_message(r.library, missing));
-        entry.fail(std::make_exception_ptr(error), BackendCause::LibraryDependencyMissing,
-                   error.what());
-    }
+    if (cause == BackendCause::LibraryNotElf)
+        why = "its library " + r.library +
+              " is not a shared library this machine can load: " + r.error +
+              ". Reinstall the plugin.";
+    const BackendLoadError error(name, cause, why);
+    entry.fail(std::make_exception_ptr(error), cause, error.what());
 }
 
 BackendInfo BackendRegistry::snapshot_info(Entry& entry) {

@@ -3,6 +3,8 @@
 
 #include <switchyard/core_export.h>
 
+#include <switchyard/diagnosis/loadsim.h>
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <memory>
@@ -62,13 +64,20 @@ struct SWITCHYARD_CORE_EXPORT ElfDependencyReport {
     bool readable = false; // false: `error` says why
     std::string error;
     std::vector<ResolvedLibrary> dependencies; // breadth-first, each soname once
+    /// What the static load simulation found (diagnosis/loadsim.h): where the loader would
+    /// refuse the library although every file is there (another architecture, a missing
+    /// symbol version, an undefined symbol); the first is where it would stop.
+    std::vector<LoadProblem> load_problems;
+    /// The library's GNU_PROPERTY_X86_ISA_1_NEEDED level (0: no note), for the caller to
+    /// judge against the machine's detected (and capped) level.
+    int isa_level_needed = 0;
 
     /// The sonames nothing resolves, in the order met.
     std::vector<std::string> unresolved() const;
     /// The same, each followed by " (needed by PATH)" when a dependency of the library
     /// needs it: what a message names.
     std::vector<std::string> unresolved_with_requester() const;
-    bool ok() const { return readable && unresolved().empty(); }
+    bool ok() const { return readable && unresolved().empty() && load_problems.empty(); }
     /// "libfoo.so.1 => /usr/lib/libfoo.so.1 (ld.so.cache)" lines, indented by depth.
     std::string to_text() const;
 };

@@ -97,6 +97,15 @@ struct SWITCHYARD_CORE_EXPORT BackendInfo {
     bool is_available() const;
 };
 
+/// What the static load simulation (diagnosis/loadsim.h) predicts the loader does with a
+/// plugin library, from its dependency report, in the loader's order: another architecture
+/// (wrong_architecture), not ELF (library_not_elf), a missing DT_NEEDED
+/// (library_dependency_missing), a missing symbol version or symbol (symbol_version_missing,
+/// undefined_symbol), then an x86-64 level above this CPU's, as detected and capped by
+/// SWITCHYARD_MAX_ISA (isa_unsupported). None (and "") when it would load.
+SWITCHYARD_CORE_EXPORT std::pair<BackendCause, std::string>
+predict_load_failure(const ElfDependencyReport& report);
+
 /// How much BackendRegistry::infos() finds out: Summary reads what is stored; Full also
 /// reads each plugin library's ELF dependencies (no library is opened) and stores what it
 /// finds (Discovered -> Failed on a missing DT_NEEDED or a library that is not ELF).
