@@ -55,7 +55,7 @@ std::string why_not(const BackendInfo& info) {
 }
 
 int run_list(bool all, bool include_unavailable, const std::vector<std::string>& exclude_tags,
-             bool exclude_set, bool as_json) {
+             bool exclude_set, bool as_json, bool inspect) {
     auto& registry = default_backends();
     ListOptions options;
     if (all)
@@ -69,7 +69,7 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     // Full: each plugin library's ELF files are read (shared per library, nothing loaded), so
     // a load the loader would refuse (a missing library, symbol version or symbol, another
     // architecture or ISA level) shows as Failed with its reason before anything runs.
-    for (auto& info : registry.infos(InfoDetail::Full)) {
+    for (auto& info : registry.infos(inspect ? InfoDetail::Full : InfoDetail::Summary)) {
         if (options.excludes(info.tags) || (!include_unavailable && !info.is_available()))
             continue;
         infos.push_back(std::move(info));
@@ -421,8 +421,12 @@ void add_registry_commands(CLI::App& app, Context& context) {
                             "Hide backends with any of these tags (default: debug,experimental)")
                 ->delimiter(',');
         cmd->add_flag("--json", *json_out, "Machine-readable output");
+        auto no_inspect = std::make_shared<bool>(false);
+        cmd->add_flag("--no-inspect", *no_inspect,
+                      "Do not read the plugin libraries' ELF files (what the loader would refuse "
+                      "is then found only by show, doctor or a load)");
         set_action(cmd, context, [=] {
-            return run_list(*all, *unavailable, *tags, excl->count() > 0, *json_out);
+            return run_list(*all, *unavailable, *tags, excl->count() > 0, *json_out, !*no_inspect);
         });
     }
     {

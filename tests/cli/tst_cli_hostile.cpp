@@ -290,6 +290,72 @@ private slots:
                  line("h-escape-emoji").constData());
     }
 
+    // Support staff's question, answered before anything is loaded: a copy of the good
+    // fixture whose version need asks for GLIBCXX_3.4.99 (a plugin built with a newer GCC)
+    // is failed in `list` with the version named, `show` names the version and what the
+    // system's libstdc++ provides, and `doctor` has it as a problem with its own fix; a copy
+    // for aarch64 gets one line, not a fix per "missing" system library.
+    void loadFailuresAreNamedBeforeLoading() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray d = QFile::encodeName(dir.path());
+        QFile good(
+            QStringLiteral(SWITCHYARD_FIXTURE_DIR "/plugins/good/libswitchyard-fixture-good.so"));
+        QVERIFY(good.open(QIODevice::ReadOnly));
+        const QByteArray library = good.readAll();
+        QByteArray glibcxx = library;
+        const QByteArray need("GLIBCXX_3.4.21\0", 15);
+        QVERIFY(glibcxx.contains(need));
+        glibcxx.replace(need, QByteArray("GLIBCXX_3.4.99\0", 15));
+        QByteArray aarch64 = library;
+        aarch64[18] = char(183); // EM_AARCH64
+        aarch64[19] = 0;
+        for (const auto& [name, bytes] : {std::pair{QByteArray("newer-gcc"), glibcxx},
+                                          std::pair{QByteArray("foreign"), aarch64}}) {
+            QVERIFY(writeFile(d + "/lib" + name + ".so", bytes));
+            QVERIFY(writeFile(d + "/" + name + ".plugin.json",
+                              manifest(name, "\"capabilities\": {\"contract_version\": 1}")));
+        }
+        const Run list = cli({"list", "--all", "--include-unavailable"}, dir.path());
+        QCOMPARE(list.code, 0);
+        QByteArray newer, foreign;
+        for (const auto& l : list.out.split('\n')) {
+            if (l.startsWith("newer-gcc "))
+                newer = l;
+            if (l.startsWith("foreign "))
+                foreign = l;
+        }
+        QVERIFY2(newer.contains("failed") && newer.contains("GLIBCXX_3.4.99 from libstdc++.so.6"),
+                 list.out.constData());
+        QVERIFY2(foreign.contains("failed") && foreign.contains("aarch64"), list.out.constData());
+
+        const Run show = cli({"show", "newer-gcc"}, dir.path());
+        QVERIFY2(show.out.contains("Problem (symbol_version_missing)"), show.out.constData());
+        QVERIFY2(show.out.contains("needs GLIBCXX_3.4.99 from libstdc++.so.6") &&
+                     show.out.contains("provides GLIBCXX_3.4 … GLIBCXX_3.4."),
+                 show.out.constData());
+        QVERIFY2(show.out.contains("newer toolchain"), show.out.constData());
+        QVERIFY2(!show.out.contains("Reinstall or update the plugin"), show.out.constData());
+
+        const Run arch = cli({"show", "foreign", "--json"}, dir.path());
+        QString why;
+        const auto doc = parsedJson(arch.out, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(doc.object()["cause"].toString(), QStringLiteral("wrong_architecture"));
+        const Run archText = cli({"show", "foreign"}, dir.path());
+        QVERIFY2(!archText.out.contains("Install the package that provides"),
+                 archText.out.constData());
+
+        const Run doctor = cli({"doctor", "--json"}, dir.path());
+        const auto report = parsedJson(doctor.out, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QStringList causes;
+        for (const auto& p : report.object()["problems"].toArray())
+            if (p.toObject()["subject"].toString() == "newer-gcc")
+                causes << p.toObject()["cause"].toString();
+        QVERIFY2(causes.contains("symbol_version_missing"), qPrintable(causes.join(", ")));
+    }
+
     // Reports: a report that holds bytes that are not UTF-8 (in a key, a value, after an
     // escape) is refused with a message that is valid UTF-8 and names the file; the report
     // beside it is still read by compare and check, whose --json output stays valid.

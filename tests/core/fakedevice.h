@@ -53,11 +53,11 @@ private:
 // ("CPU": it runs on the host's cores; "GPU": nothing can read its clock).
 class ClocklessDevice final : public Device {
 public:
-    ClocklessDevice(std::string kind, std::string type) {
+    ClocklessDevice(std::string kind, std::string type, std::string arch = "generic") {
         m_info.id = kind + ":0";
         m_info.kind = std::move(kind);
         m_info.name = "Clockless " + type + " device";
-        m_info.arch = "generic";
+        m_info.arch = std::move(arch);
         m_info.has_device_timer = true;
         m_info.properties = {{"device_type", std::move(type)}};
     }
@@ -78,8 +78,8 @@ private:
 
 class ClocklessProvider final : public DeviceProvider {
 public:
-    ClocklessProvider(std::string kind, std::string type)
-        : m_device(std::make_shared<ClocklessDevice>(kind, std::move(type))),
+    ClocklessProvider(std::string kind, std::string type, std::string arch = "generic")
+        : m_device(std::make_shared<ClocklessDevice>(kind, std::move(type), std::move(arch))),
           m_kind(std::move(kind)) {}
     std::string kind() const override { return m_kind; }
     std::vector<std::shared_ptr<Device>> enumerate() override { return {m_device}; }

@@ -8,6 +8,7 @@
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/version.h>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "support/childprocess.h"
@@ -130,6 +131,43 @@ private slots:
 
     // A device runtime that cannot list its devices is an error that quotes it (before:
     // the H200 host's doctor listed no CUDA device and said "Problems: none").
+    // A plugin library whose CUDA GPU code (sm_80 and sm_90 cubins, compute_90 PTX: the
+    // fatbin fixture) runs on no CUDA device here (an sm_75 one) is a problem with its own
+    // cause and fix, found from the file alone; on an sm_90 device it is none.
+    void gpuCodeThatRunsNowhereIsAProblem() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QFile::copy(
+            QStringLiteral(SWITCHYARD_FIXTURE_DIR "/gpucode/libswitchyard-fixture-fatbin.so"),
+            dir.filePath("libgpu.so")));
+        QFile manifest(dir.filePath("gpu.plugin.json"));
+        QVERIFY(manifest.open(QIODevice::WriteOnly));
+        manifest.write(R"({"schema": 1, "name": "gpu", "version": "1.0.0", "library": "libgpu.so",
+                           "provides_devices": []})");
+        manifest.close();
+        for (const std::string arch : {"sm_75", "sm_90"}) {
+            KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+            ComponentRegistry components{"components", {"kind", "device", "variant"}};
+            BackendRegistry registry{kernels, components, builtin_backends};
+            const auto path = PluginSearchPath::from_dirs({dir.path().toStdString()});
+            registry.set_plugin_discovery(path.discovery());
+            DeviceRegistry devices;
+            devices.add_provider(std::make_shared<test::ClocklessProvider>("cuda", "GPU", arch));
+            const auto report = DoctorReport::collect(registry, devices, path);
+            const auto* p = find_problem(report, "gpu", "cuda:0 is sm_75");
+            if (arch == "sm_75") {
+                QVERIFY2(p, report.to_text().c_str());
+                QCOMPARE(p->cause, BackendCause::GpuCodeMissing);
+                QVERIFY2(p->problem.find("its library carries sm_80 and sm_90 cubins") == 0,
+                         p->problem.c_str());
+                QVERIFY2(p->fix.find("compiled for this GPU") != std::string::npos, p->fix.c_str());
+            } else {
+                for (const auto& q : report.problems)
+                    QVERIFY2(q.cause != BackendCause::GpuCodeMissing, q.problem.c_str());
+            }
+        }
+    }
+
     void deviceListingFailureIsAProblem() {
         Fixture f({"good"});
         DeviceRegistry devices;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/buildinfo.h>
+#include <switchyard/diagnosis/cudafatbin.h>
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/doctor/doctor.h>
 #include <switchyard/hardware/deviceregistry.h>
@@ -158,6 +159,41 @@ void add_icd_problems(const std::vector<IcdVendor>& vendors, std::vector<DoctorP
     }
 }
 
+// The compute capability a CUDA device's arch names ("sm_90", "sm_90a" -> 90); 0 otherwise.
+int compute_capability(const DeviceInfo& d) {
+    if (d.kind != "cuda" || d.arch.rfind("sm_", 0) != 0)
+        return 0;
+    return std::atoi(d.arch.c_str() + 3);
+}
+
+// Plugin libraries that carry CUDA GPU code (a .nv_fatbin section) none of which runs on a
+// CUDA device of this machine: gpu_code_missing, one problem per device, before any kernel
+// is launched there (the driver would say "no kernel image is available").
+void add_gpu_code_problems(const std::vector<BackendInfo>& backends,
+                           const std::vector<DeviceInfo>& devices,
+                           std::vector<DoctorProblem>& problems) {
+    std::vector<CudaDeviceArch> cuda;
+    for (const auto& d : devices)
+        if (const int cc = compute_capability(d); cc > 0)
+            cuda.push_back({d.id, cc});
+    if (cuda.empty())
+        return;
+    const auto& row = cause_entry(BackendCause::GpuCodeMissing);
+    for (const auto& info : backends) {
+        if (info.source != BackendSource::Plugin || info.library_path.empty() ||
+            info.state == BackendState::Shadowed)
+            continue;
+        const auto code = read_cuda_gpu_code(info.library_path);
+        for (const auto& m : gpu_code_missing(code, cuda)) {
+            std::string summary(row.summary);
+            if (const auto at = summary.find("{missing}"); at != std::string::npos)
+                summary.replace(at, 9, untrusted(m.message));
+            problems.push_back({row.severity, info.name, summary, std::string(row.fix),
+                                BackendCause::GpuCodeMissing});
+        }
+    }
+}
+
 // The rules for one backend: its cause (the registry's cause table, rendered by `explain`),
 // its diagnostics, its library's own dependencies.
 void add_backend_problems(const BackendInfo& info, std::vector<DoctorProblem>& problems) {
@@ -307,6 +343,7 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
     for (const auto& info : report.backends)
         add_backend_problems(info, report.problems);
     add_icd_problems(report.icd_vendors, report.problems);
+    add_gpu_code_problems(report.backends, report.devices, report.problems);
     for (const auto& [kind, message] : devices.enumeration_errors())
         report.problems.push_back(
             {Severity::Error, kind + " devices",

@@ -93,8 +93,7 @@ constexpr CauseEntry kCauses[] = {
      "its library needs {missing}, which this CPU does not reach",
      "Install a build of the plugin for this CPU's x86-64 level (or for a lower one), or "
      "raise SWITCHYARD_MAX_ISA if it caps the level below the CPU's"},
-    {C::GpuCodeMissing, "gpu_code_missing", S::Warning,
-     "it carries no GPU code that runs here: {missing}",
+    {C::GpuCodeMissing, "gpu_code_missing", S::Warning, "its library {missing}",
      "Install a build of the plugin compiled for this GPU's architecture (nvcc -gencode "
      "arch=compute_XX,code=sm_XX), or one that carries PTX the driver can compile"},
     {C::DriverTooOld, "driver_too_old", S::Warning, "it needs {missing}",

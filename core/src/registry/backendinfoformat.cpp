@@ -139,7 +139,10 @@ CauseText explain(const BackendInfo& info) {
         {"max_core", e(caps.max_core_version.value_or("?"))},
     };
     out.summary = fill(row.summary, values);
-    if (info.state == BackendState::Invalid || info.state == BackendState::Failed) {
+    // The short reason where the summary is generic (the cause table's row names no fact of
+    // this backend's): an invalid manifest, a failed load or hook.
+    const bool specific = row.summary.find("{missing}") != std::string_view::npos;
+    if (!specific && (info.state == BackendState::Invalid || info.state == BackendState::Failed)) {
         out.reason = first_clause(info, CauseText::kShortReasonChars);
         if (out.reason.empty() || out.summary.find(out.reason) != std::string::npos)
             out.reason.clear();
