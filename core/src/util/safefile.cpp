@@ -6,7 +6,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <memory>
 
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -106,9 +106,12 @@ std::string InputFile::read_all(std::size_t max_bytes, const std::string& what) 
         if (flags >= 0)
             ::fcntl(m_fd, F_SETFL, flags & ~O_NONBLOCK);
     }
-    std::vector<char> buf(1 << 16);
+    // Not cleared: read() fills what is used (clearing 64 KiB for each of a thousand
+    // manifests was 6 % of discovery's instructions).
+    constexpr std::size_t kChunk = 1 << 16;
+    const std::unique_ptr<char[]> buf(new char[kChunk]);
     for (;;) {
-        const ssize_t n = ::read(m_fd, buf.data(), buf.size());
+        const ssize_t n = ::read(m_fd, buf.get(), kChunk);
         if (n == 0)
             break;
         if (n < 0) {
@@ -118,7 +121,7 @@ std::string InputFile::read_all(std::size_t max_bytes, const std::string& what) 
         }
         if (text.size() + std::size_t(n) > max_bytes)
             throw too_big("more than " + std::to_string(max_bytes) + " bytes");
-        text.append(buf.data(), std::size_t(n));
+        text.append(buf.get(), std::size_t(n));
     }
     return text;
 }
