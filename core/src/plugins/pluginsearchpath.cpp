@@ -28,13 +28,22 @@ namespace {
 
 using text::dirname_of;
 
+// A folder's entry named like a manifest, with the type readdir() gave it (DT_UNKNOWN where
+// the file system does not say).
+struct ListedFile {
+    std::string name;
+    unsigned char type = DT_UNKNOWN;
+};
+
 // Reads one manifest through an open descriptor: the trust check costs no extra stat.
 // Opened without blocking: a FIFO (or a device) named like a manifest is refused, never
-// waited on.
+// waited on. `plain_dir`: the folder's path is its real path (no symbolic link, ".", ".." or
+// relative part), checked and found safe, so a file in it needs only its own check.
 std::shared_ptr<BackendProvider>
-read_plugin(int dir_fd, const std::string& dir, const std::string& file,
-            const std::string& dir_problem,
+read_plugin(int dir_fd, const std::string& dir, const ListedFile& listed,
+            const std::string& dir_problem, bool plain_dir,
             const std::shared_ptr<LibraryInspections>& inspections) {
+    const std::string& file = listed.name;
     const std::string path = dir + "/" + file;
     auto invalid = [&](std::string why, std::string problem) {
         PluginManifest m;
@@ -42,12 +51,16 @@ read_plugin(int dir_fd, const std::string& dir, const std::string& file,
         return std::make_shared<PluginProvider>(path, std::move(m), std::move(problem),
                                                 inspections);
     };
-    struct stat st {};
-    if (::fstatat(dir_fd, file.c_str(), &st, 0) == 0 && S_ISDIR(st.st_mode))
-        return nullptr; // a folder named like a manifest: not a plugin
-    struct stat link {};
-    const bool is_link =
-        ::fstatat(dir_fd, file.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
+    // A regular file by readdir() is neither a folder nor a link: no stat needed to tell.
+    bool is_link = false;
+    if (listed.type != DT_REG) {
+        struct stat st {};
+        if (::fstatat(dir_fd, file.c_str(), &st, 0) == 0 && S_ISDIR(st.st_mode))
+            return nullptr; // a folder named like a manifest: not a plugin
+        struct stat link {};
+        is_link = ::fstatat(dir_fd, file.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 &&
+                  S_ISLNK(link.st_mode);
+    }
     std::string text;
     std::string problem = dir_problem;
     try {
@@ -66,8 +79,20 @@ read_plugin(int dir_fd, const std::string& dir, const std::string& file,
         return invalid(why, problem);
     }
     auto manifest = PluginManifest::parse(text);
-    if (problem.empty() && manifest.is_valid())
-        problem = trust::path_problem(dir + "/" + manifest.library, "library", trust::Role::File);
+    if (problem.empty() && manifest.is_valid()) {
+        // The library is a file name in this folder. In a plain, safe folder a library that is
+        // no symbolic link needs one stat (path_problem would stat every folder above it
+        // again, per manifest); a link has its target's every component checked, and a
+        // missing library is said where it is opened.
+        const std::string library = dir + "/" + manifest.library;
+        struct stat st {};
+        if (plain_dir &&
+            ::fstatat(dir_fd, manifest.library.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            !S_ISLNK(st.st_mode))
+            problem = trust::file_problem(st, library, "library");
+        else
+            problem = trust::path_problem(library, "library", trust::Role::File);
+    }
     return std::make_shared<PluginProvider>(path, std::move(manifest), std::move(problem),
                                             inspections);
 }
@@ -188,7 +213,10 @@ PluginSearchPath::walk(std::vector<PluginDirectoryScan>* scans, bool read_manife
             continue;
         }
         scan.problem = trust::path_problem(dir.path, "plugin folder", trust::Role::Folder);
-        std::vector<std::string> files;
+        char real[PATH_MAX];
+        const bool plain_dir =
+            scan.problem.empty() && ::realpath(dir.path.c_str(), real) && dir.path == real;
+        std::vector<ListedFile> files;
         if (DIR* d = ::fdopendir(::dup(dir_fd))) {
             while (const dirent* e = ::readdir(d)) {
                 if (e->d_name[0] == '.' &&
@@ -198,19 +226,20 @@ PluginSearchPath::walk(std::vector<PluginDirectoryScan>* scans, bool read_manife
                     ++scan.skipped_files; // not a manifest: skipped
                     continue;
                 }
-                files.emplace_back(e->d_name);
+                files.push_back({e->d_name, e->d_type});
             }
             ::closedir(d);
         }
-        std::sort(files.begin(), files.end());
+        std::sort(files.begin(), files.end(),
+                  [](const ListedFile& a, const ListedFile& b) { return a.name < b.name; });
         if (!read_manifests) {
             for (const auto& file : files) {
                 // What read_plugin() tells apart without reading: a folder is no plugin.
                 struct stat entry {};
-                if (::fstatat(dir_fd, file.c_str(), &entry, 0) == 0 && S_ISDIR(entry.st_mode))
+                if (::fstatat(dir_fd, file.name.c_str(), &entry, 0) == 0 && S_ISDIR(entry.st_mode))
                     ++scan.skipped_files;
                 else
-                    scan.manifests.push_back(dir.path + "/" + file);
+                    scan.manifests.push_back(dir.path + "/" + file.name);
             }
             ::close(dir_fd);
             if (scans)
@@ -221,9 +250,10 @@ PluginSearchPath::walk(std::vector<PluginDirectoryScan>* scans, bool read_manife
         // parsing and the provider), kept in file order.
         std::vector<std::shared_ptr<BackendProvider>> found(files.size());
         auto read_one = [&](std::size_t i) {
-            const auto& file = files[i];
+            const auto& file = files[i].name;
             try {
-                found[i] = read_plugin(dir_fd, dir.path, file, scan.problem, inspections);
+                found[i] =
+                    read_plugin(dir_fd, dir.path, files[i], scan.problem, plain_dir, inspections);
             } catch (const std::exception& e) {
                 // One manifest never takes the others down: it is listed as invalid.
                 PluginManifest m;
@@ -255,7 +285,7 @@ PluginSearchPath::walk(std::vector<PluginDirectoryScan>* scans, bool read_manife
         for (std::size_t i = 0; i < files.size(); ++i) {
             if (found[i]) {
                 providers.push_back(std::move(found[i]));
-                scan.manifests.push_back(dir.path + "/" + files[i]);
+                scan.manifests.push_back(dir.path + "/" + files[i].name);
             } else {
                 ++scan.skipped_files;
             }
