@@ -314,6 +314,27 @@ private slots:
         deps.setBackend(&b);
         QCOMPARE(deps.rowCount(), 2);
         QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "NOT FOUND"));
+        // A version the static load simulation found missing: the library that fails and
+        // the provider that lacks it are marked, with what it lacks and what it has.
+        report.dependencies.pop_back();
+        LoadProblem version;
+        version.cause = BackendCause::SymbolVersionMissing;
+        version.object = report.library;
+        version.missing = "GLIBCXX_3.4.99 from libstdc++.so.6";
+        version.provider = "/lib/libstdc++.so.6";
+        version.provided = "GLIBCXX_3.4 … GLIBCXX_3.4.30";
+        version.message = report.library + " needs GLIBCXX_3.4.99";
+        report.dependencies.push_back({"libstdc++.so.6", "/lib/libstdc++.so.6",
+                                       LibrarySearchSource::LdCache, report.library, 1, ""});
+        report.load_problems = {version};
+        b.library_report = report;
+        deps.setBackend(&b);
+        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "FAILS TO LOAD"));
+        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::WhereColumn,
+                             "needs GLIBCXX_3.4.99 from libstdc++.so.6"));
+        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "LACKS GLIBCXX_3.4.99"));
+        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::WhereColumn,
+                             "provides GLIBCXX_3.4 … GLIBCXX_3.4.30"));
         deps.setBackend(nullptr);
         QCOMPARE(deps.rowCount(), 0);
         ui::HardwareModel hw;

@@ -43,15 +43,40 @@ void DependencyModel::setBackend(const BackendInfo* info) {
             const auto unresolved = r.unresolved();
             // Where the static load simulation says the loader stops although every file is
             // there (a symbol version, a symbol, another architecture): per object.
-            std::map<std::string, std::vector<const LoadProblem*>> problemsOf;
-            for (const auto& p : r.load_problems)
+            std::map<std::string, std::vector<const LoadProblem*>> problemsOf, lacksOf;
+            for (const auto& p : r.load_problems) {
                 problemsOf[p.object].push_back(&p);
-            auto lacks = [&](const std::string& object) {
+                if (!p.provider.empty())
+                    lacksOf[p.provider].push_back(&p); // the library that lacks the version
+            }
+            // "GLIBCXX_3.4.99" (of "GLIBCXX_3.4.99 from libstdc++.so.6") and what the provider
+            // has instead, for the provider's own node.
+            auto providerLacks = [&](const std::string& path) -> std::pair<QString, QString> {
+                const auto it = lacksOf.find(path);
+                if (it == lacksOf.end())
+                    return {};
+                QStringList versions, has;
+                for (const auto* p : it->second) {
+                    versions << qs(p->missing.substr(0, p->missing.find(" from ")));
+                    if (!has.contains(qs(p->provided)))
+                        has << qs(p->provided);
+                }
+                return {tr("LACKS %1").arg(versions.join(QStringLiteral(", "))),
+                        tr("provides %1").arg(has.join(QStringLiteral("; ")))};
+            };
+            // Short, for the cell (the node already names the object): "needs GLIBCXX_3.4.99
+            // from libstdc++.so.6"; the whole message in the tooltip.
+            auto lacks = [&](const std::string& object, bool whole = false) {
                 QStringList out;
                 if (const auto it = problemsOf.find(object); it != problemsOf.end())
                     for (const auto* p : it->second)
-                        out << qs(p->message);
-                return out.join(QLatin1Char('\n'));
+                        out << (whole ? qs(p->message)
+                                : p->cause == BackendCause::UndefinedSymbol
+                                    ? tr("imports %1, defined nowhere").arg(qs(p->missing))
+                                : p->cause == BackendCause::WrongArchitecture
+                                    ? tr("built for %1").arg(qs(p->missing))
+                                    : tr("needs %1").arg(qs(p->missing)));
+                return out.join(whole ? QStringLiteral("\n") : QStringLiteral("; "));
             };
             const QString rootLacks = lacks(r.library);
             const int lib = addNode(
@@ -65,7 +90,7 @@ void DependencyModel::setBackend(const BackendInfo* info) {
                  !rootLacks.isEmpty() ? rootLacks
                  : r.readable         ? tr("ELF dependencies (DT_NEEDED), resolved like ld.so")
                                       : qs(r.error)},
-                {{Qt::ToolTipRole, rootLacks.isEmpty() ? qs(r.library) : rootLacks},
+                {{Qt::ToolTipRole, rootLacks.isEmpty() ? qs(r.library) : lacks(r.library, true)},
                  {FailsRole, !rootLacks.isEmpty()}});
             setCellRole(lib, NameColumn, Qt::FontRole, bold);
             if (!r.readable || !unresolved.empty() || !r.load_problems.empty())
@@ -75,15 +100,18 @@ void DependencyModel::setBackend(const BackendInfo* info) {
             for (const auto& d : r.dependencies) {
                 const auto parentIt = nodeOf.find(d.needed_by);
                 const int parent = parentIt != nodeOf.end() ? parentIt->second : lib;
+                const auto [lacking, provides] =
+                    d.found() ? providerLacks(d.path) : std::pair<QString, QString>{};
                 const QString fails = d.found() ? lacks(d.path) : QString();
-                const QString where = !fails.isEmpty() ? fails
-                                      : d.found()      ? qs(d.path)
-                                                       : qs(d.detail);
+                const QString where = !fails.isEmpty()      ? fails
+                                      : !provides.isEmpty() ? provides + " (" + qs(d.path) + ")"
+                                      : d.found()           ? qs(d.path)
+                                                            : qs(d.detail);
                 QHash<int, QVariant> roles{{FoundRole, d.found()},
                                            {FailsRole, !fails.isEmpty()},
                                            {SortRole, qs(d.soname)},
                                            {Qt::ToolTipRole, where}};
-                if (!d.found() || !fails.isEmpty()) {
+                if (!d.found() || !fails.isEmpty() || !lacking.isEmpty()) {
                     QFont f;
                     f.setBold(true);
                     roles.insert(Qt::ForegroundRole, toneColor(Tone::Bad));
@@ -91,9 +119,10 @@ void DependencyModel::setBackend(const BackendInfo* info) {
                 }
                 const int id = addNode(parent,
                                        {qs(d.soname),
-                                        !fails.isEmpty() ? tr("FAILS TO LOAD")
-                                        : d.found()      ? qs(to_string(d.source))
-                                                         : tr("NOT FOUND"),
+                                        !fails.isEmpty()     ? tr("FAILS TO LOAD")
+                                        : !lacking.isEmpty() ? lacking
+                                        : d.found()          ? qs(to_string(d.source))
+                                                             : tr("NOT FOUND"),
                                         where},
                                        roles);
                 if (d.found() && !nodeOf.count(d.path))
