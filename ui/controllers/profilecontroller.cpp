@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "controllers/profilecontroller.h"
+#include "models/qtstring.h"
 
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/worker/workercontroller.h>
@@ -87,17 +88,17 @@ bool ProfileController::start(const ProfileSettings& settings) {
         cb.on_progress = [this](std::int64_t index, const std::string& phase, std::int64_t) {
             if (index >= 0)
                 return; // a row's own phases: its row_start and row say enough
-            const QString step = QString::fromStdString(phase);
+            const QString step = qs(phase);
             post([this, step] { emit preparing(step); });
         };
         cb.on_row_start = [this](const RowSpec& spec) {
             const int i = int(spec.index);
-            const QString label = QString::fromStdString(spec.label() + " [" + spec.backend + "]");
+            const QString label = qs(spec.label() + " [" + spec.backend + "]");
             post([this, i, label] { emit rowStarted(i, label); });
         };
         cb.on_row = [this](const ProfileRow& row) { post([this, row] { onRow(row); }); };
         cb.on_worker_stderr = [this](const std::string& line) {
-            const QString l = QString::fromStdString(line);
+            const QString l = qs(line);
             post([this, l] { emit logLine(tr("worker: %1").arg(l)); });
         };
         std::shared_ptr<Report> report;
@@ -105,7 +106,7 @@ bool ProfileController::start(const ProfileSettings& settings) {
         try {
             report = std::make_shared<Report>(worker->run(cb));
         } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
+            error = qs(e.what());
         }
         const bool cancelled = worker->cancelled();
         // One message for the end, so isRunning() is false when finished()/failed() arrive.
