@@ -373,10 +373,14 @@ bool OpenClDevice::cpu_device() const {
 void OpenClDevice::probe_bandwidth() {
     auto* q = queue();
     // 256 MiB per buffer where the device allows it (max alloc, a quarter of its memory),
-    // and at least 8x its global memory cache when it allows that: source and destination
-    // together are then 16x the cache (PoCL on a 32 MiB L3: 512 MiB).
-    std::size_t bytes =
-        std::size_t(std::max<cl_ulong>(256 * kMiB, 8 * m_record.global_memory_cache_bytes));
+    // and 8x its global memory cache when it allows that: source and destination together
+    // are then 16x the cache (PoCL on a 32 MiB L3: 512 MiB). A cache that large calls for no
+    // more than 2x it per buffer, 4x together, as the CPU's DRAM probes hold (PoCL on a VM
+    // that reports the host's 480 MiB L3: 1 GiB each instead of 3.75 GiB, which held ~8 GB
+    // and took a minute).
+    const cl_ulong cache = m_record.global_memory_cache_bytes;
+    std::size_t bytes = std::size_t(std::max<cl_ulong>(
+        256 * kMiB, std::min<cl_ulong>(8 * cache, std::max<cl_ulong>(1024 * kMiB, 2 * cache))));
     bytes = std::size_t(std::min<cl_ulong>(bytes, m_record.max_alloc_bytes));
     bytes = std::size_t(std::min<cl_ulong>(bytes, m_record.global_memory_bytes / 4));
     bytes = bytes / kMiB * kMiB;

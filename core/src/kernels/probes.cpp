@@ -433,6 +433,34 @@ std::vector<SweepPoint> read_sweep() {
     return points;
 }
 
+// The working set of the DRAM probes: 4x the last-level cache (at least 128 MiB), so no
+// cache holds it; smaller where the read sweep shows this process already at DRAM
+// bandwidth far below that. A VM reports the host's whole last level (480 MiB on a 2-vCPU
+// Granite Rapids guest, whose reads were flat at 12-13 GB/s from 128 MiB to 2 GiB while
+// 4 x 480 MiB made every probe run hold ~8 GB and take 100 s; its sweep read 21.8, 18.1 and
+// 17.1 GB/s at 128, 256 and 512 MiB, and the 1,920 MiB probe 17.2): where the sweep's points
+// from some size S >= 128 MiB to its end (S and at least 2 x S) all read within 10 % of its
+// last, no cache serves S, and 2 x S is DRAM. A real cache that large reads far above DRAM
+// at S and keeps the 4 x rule.
+std::int64_t dram_working_set(const std::vector<SweepPoint>& sweep, std::int64_t llc) {
+    constexpr std::int64_t kMinDram = std::int64_t(128) << 20;
+    const std::int64_t by_cache = std::max<std::int64_t>(kMinDram, 4 * llc);
+    if (sweep.size() < 2 || !(sweep.back().gbs > 0))
+        return by_cache;
+    const double last = sweep.back().gbs;
+    std::size_t first_flat = sweep.size();
+    for (std::size_t i = sweep.size(); i-- > 0;) {
+        if (std::abs(sweep[i].gbs - last) > 0.1 * last)
+            break;
+        first_flat = i;
+    }
+    while (first_flat < sweep.size() && sweep[first_flat].working_set_bytes < double(kMinDram))
+        ++first_flat;
+    if (sweep.size() - first_flat < 2)
+        return by_cache;
+    return std::min(by_cache, std::int64_t(2 * sweep[first_flat].working_set_bytes));
+}
+
 // Round 2's ceilings into round 1's: each keeps the better of its two values (with that
 // round's method and spread).
 void keep_best(CpuPeaks& p, const CpuPeaks& again) {
@@ -461,6 +489,16 @@ CpuPeaks measure_all() {
     // of its range, 4x the level below but at most half its own capacity, so the probe sees
     // the best the level gives and a row that fits in it cannot beat it.
     // One round of the level probes into `p`.
+    // The read sweep first: it finds where this process meets DRAM (dram_working_set).
+    if (!kSanitized) {
+        std::vector<SweepCache> caches;
+        for (const auto& lv : cpu_probe_levels())
+            if (lv.level != "DRAM")
+                caches.push_back({lv.level, double(lv.capacity)});
+        p.sweep = read_sweep();
+        p.plateaus = detect_plateaus(p.sweep, caches, "DRAM");
+    }
+    const std::vector<SweepPoint>& out_sweep = p.sweep;
     auto probe_levels = [&](CpuPeaks& out) {
         std::int64_t below_1t = 0, below_all = 0;
         for (const auto& lv : cpu_probe_levels()) {
@@ -478,18 +516,18 @@ CpuPeaks measure_all() {
             below_all = cap_all;
             std::string dram_reason;
             if (dram) {
-                const auto llc = cpu.last_level_cache_bytes();
                 // At least 128 MiB: in a VM the reported last level may be one CCD's or less
                 // than the host's (and a 3D V-Cache part has 96 MiB per CCD); at 64 MiB the
                 // triad's two read arrays (43 MiB) partly stayed in a 32 MiB L3 and read
                 // ~10 % high (48 against 39-42 GB/s from 128 MiB to 1 GiB, which agree).
-                ws_1t = ws_all = std::max<std::int64_t>(std::int64_t(128) << 20, 4 * llc);
+                // Smaller than 4 x the last level only where the sweep shows DRAM below it.
+                ws_1t = ws_all = dram_working_set(out_sweep, cpu.last_level_cache_bytes());
                 const auto mem = host_info().memory_bytes;
                 if (mem > 0 && ws_all > mem / 4)
-                    dram_reason = "not measured: 4 x the last-level cache (" +
-                                  mib_or_kib(double(4 * llc)) +
-                                  ") is more than a quarter of memory (" + mib_or_kib(double(mem)) +
-                                  "); a DRAM working set cannot be had here";
+                    dram_reason =
+                        "not measured: a DRAM working set (" + mib_or_kib(double(ws_all)) +
+                        ", 4 x the last-level cache) is more than a quarter of memory (" +
+                        mib_or_kib(double(mem)) + "); a DRAM working set cannot be had here";
             }
             const std::string id = lower(lv.level);
             for (std::int64_t threads : {std::int64_t(1), all}) {
@@ -570,14 +608,6 @@ CpuPeaks measure_all() {
         }
     };
     probe_levels(p);
-    if (!kSanitized) {
-        std::vector<SweepCache> caches;
-        for (const auto& lv : cpu_probe_levels())
-            if (lv.level != "DRAM")
-                caches.push_back({lv.level, double(lv.capacity)});
-        p.sweep = read_sweep();
-        p.plateaus = detect_plateaus(p.sweep, caches, "DRAM");
-    }
     auto probe_fma = [&](CpuPeaks& out) {
         for (std::int64_t threads : {std::int64_t(1), all}) {
             const OneThreadPin pin(threads);
@@ -598,7 +628,7 @@ CpuPeaks measure_all() {
     };
     probe_fma(p);
     // A second round of the level probes and the FMA peak, seconds after the first (the
-    // sweep lies between), each ceiling the better of its two rounds. On a shared host a
+    // compute peak lies between), each ceiling the better of its two rounds. On a shared host a
     // neighbour's burst can cover a whole probe: one run read l3.triad.1t 52 and
     // fma.fp32.all 151 where the next read 78 and 188, another dram.triad.all 40 where
     // others read 45-52, and rows later in those runs stood at 117-120 % of them.
