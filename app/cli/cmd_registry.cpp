@@ -69,7 +69,7 @@ int run_list(bool all, bool include_unavailable, const std::vector<std::string>&
     // Full: each plugin library's ELF files are read (shared per library, nothing loaded), so
     // a load the loader would refuse (a missing library, symbol version or symbol, another
     // architecture or ISA level) shows as Failed with its reason before anything runs.
-    for (auto& info : registry.infos(inspect ? InfoDetail::Full : InfoDetail::Summary)) {
+    for (auto& info : registry.infos(inspect ? InfoDetail::States : InfoDetail::Summary)) {
         if (options.excludes(info.tags) || (!include_unavailable && !info.is_available()))
             continue;
         infos.push_back(std::move(info));

@@ -151,7 +151,7 @@ int read_isa_note(Elf* elf, int elf_class) {
     return 0;
 }
 
-ObjectTables read_tables(const std::string& path) {
+ObjectTables read_tables(const std::string& path, bool with_defined) {
     ObjectTables t;
     static const bool libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
     if (!libelf_ok) {
@@ -269,7 +269,8 @@ ObjectTables read_tables(const std::string& path) {
                                         ? dynsym_hdr.sh_entsize
                                         : gelf_fsize(f.elf, ELF_T_SYM, 1, EV_CURRENT);
         const std::size_t count = entsize && syms ? dynsym_hdr.sh_size / entsize : 0;
-        t.defined.reserve(count * 2);
+        if (with_defined)
+            t.defined.reserve(count * 2);
         for (std::size_t i = 1; i < count; ++i) {
             GElf_Sym sym;
             if (!gelf_getsym(syms, int(i), &sym))
@@ -294,6 +295,8 @@ ObjectTables read_tables(const std::string& path) {
                     t.undefined.push_back({raw, version});
                 continue;
             }
+            if (!with_defined)
+                continue;
             if (!version.empty())
                 t.defined.insert(std::string(raw) + "@" + version);
             if (!hidden)
@@ -303,21 +306,22 @@ ObjectTables read_tables(const std::string& path) {
     return t;
 }
 
-// Each object's tables, read once while the file is unchanged (path, size, mtime).
+// Each object's tables, read once while the file is unchanged (path, size, mtime); the set
+// of symbols it defines (a big library's is the costly part) only where a lookup needs it.
 class TablesCache {
 public:
-    std::shared_ptr<const ObjectTables> get(const std::string& path) {
+    std::shared_ptr<const ObjectTables> get(const std::string& path, bool with_defined = false) {
         struct stat st {};
-        Key key{path, 0, 0, 0};
+        Key key{path, 0, 0, 0, with_defined};
         if (::stat(path.c_str(), &st) == 0)
             key = {path, (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                   (long long)st.st_mtim.tv_nsec};
+                   (long long)st.st_mtim.tv_nsec, with_defined};
         {
             std::lock_guard lock(m_mutex);
             if (auto it = m_tables.find(key); it != m_tables.end())
                 return it->second;
         }
-        auto tables = std::make_shared<const ObjectTables>(read_tables(path));
+        auto tables = std::make_shared<const ObjectTables>(read_tables(path, with_defined));
         std::lock_guard lock(m_mutex);
         return m_tables.emplace(std::move(key), std::move(tables)).first->second;
     }
@@ -327,6 +331,7 @@ private:
         std::string path;
         unsigned long long size;
         long long sec, nsec;
+        bool with_defined;
         auto operator<=>(const Key&) const = default;
     };
     std::mutex m_mutex;
@@ -462,16 +467,25 @@ LoadSimulation simulate_load(const ElfDependencyReport& report) {
     if (!sim.problems.empty())
         return sim;
 
-    // Undefined symbols of the library: bound from its closure or what the process has
-    // loaded (the core, the executable's libraries).
-    std::vector<std::shared_ptr<const loadsim_detail::ObjectTables>> scope;
+    // Undefined symbols of the library: bound from its closure (in the loader's order) or
+    // what the process has loaded (the core, the executable's libraries). Each object's
+    // definitions are read only when a symbol is not found in the objects before it.
+    std::vector<std::string> scope_paths;
     for (const auto& [path, tables] : closure)
         if (path != report.library)
-            scope.push_back(tables);
+            scope_paths.push_back(path);
+    std::vector<std::shared_ptr<const loadsim_detail::ObjectTables>> scope;
     bool process_read = false;
     auto defined = [&](const std::string& key) {
-        return std::any_of(scope.begin(), scope.end(),
-                           [&](const auto& t) { return t->defined.count(key) > 0; });
+        for (std::size_t k = 0;; ++k) {
+            if (k == scope.size()) {
+                if (scope.size() == scope_paths.size())
+                    return false;
+                scope.push_back(cache.get(scope_paths[k], true));
+            }
+            if (scope[k]->defined.count(key))
+                return true;
+        }
     };
     for (const auto& u : root->undefined) {
         const std::string key = u.version.empty() ? u.name : u.name + "@" + u.version;
@@ -480,7 +494,8 @@ LoadSimulation simulate_load(const ElfDependencyReport& report) {
         if (!process_read) {
             process_read = true;
             for (const auto& path : loadsim_detail::process_objects())
-                scope.push_back(cache.get(path));
+                if (std::find(scope_paths.begin(), scope_paths.end(), path) == scope_paths.end())
+                    scope_paths.push_back(path);
             if (defined(key))
                 continue;
         }

@@ -746,7 +746,7 @@ void BackendRegistry::inspect(Entry& entry) {
     entry.fail(std::make_exception_ptr(error), cause, error.what());
 }
 
-BackendInfo BackendRegistry::snapshot_info(Entry& entry) {
+BackendInfo BackendRegistry::snapshot_info(Entry& entry, bool with_report) {
     std::lock_guard lock(entry.state_mutex);
     refresh_requirements(entry.info, entry.loaded, [&](BackendState to, Problem p) {
         entry.transition(to, p.cause, std::move(p.message));
@@ -755,7 +755,24 @@ BackendInfo BackendRegistry::snapshot_info(Entry& entry) {
     info.dependencies = check_dependencies(info.capabilities.optional_deps);
     info.diagnostics.insert(info.diagnostics.end(), entry.diagnostics.begin(),
                             entry.diagnostics.end());
-    info.library_report = entry.library_report;
+    if (with_report) {
+        info.library_report = entry.library_report;
+    } else if (entry.library_report &&
+               (!entry.library_report->ok() || entry.library_report->isa_level_needed > 0)) {
+        // What names the problem (the unresolved libraries, the load problems), not the
+        // whole walk: `list` of 1,000 plugins sharing one library copies no walk 1,000 times.
+        const auto& r = *entry.library_report;
+        ElfDependencyReport slim;
+        slim.library = r.library;
+        slim.readable = r.readable;
+        slim.error = r.error;
+        slim.load_problems = r.load_problems;
+        slim.isa_level_needed = r.isa_level_needed;
+        for (const auto& d : r.dependencies)
+            if (!d.found())
+                slim.dependencies.push_back(d);
+        info.library_report = std::move(slim);
+    }
     return info;
 }
 
@@ -820,9 +837,9 @@ std::vector<BackendInfo> BackendRegistry::infos(InfoDetail detail) {
     std::vector<BackendInfo> out;
     out.reserve(entries.size());
     for (const auto& e : entries) {
-        if (detail == InfoDetail::Full)
+        if (detail != InfoDetail::Summary)
             inspect(*e);
-        out.push_back(snapshot_info(*e));
+        out.push_back(snapshot_info(*e, detail != InfoDetail::States));
     }
     std::stable_sort(out.begin(), out.end(), [](const BackendInfo& a, const BackendInfo& b) {
         if (a.name != b.name)

@@ -109,7 +109,10 @@ predict_load_failure(const ElfDependencyReport& report);
 /// How much BackendRegistry::infos() finds out: Summary reads what is stored; Full also
 /// reads each plugin library's ELF dependencies (no library is opened) and stores what it
 /// finds (Discovered -> Failed on a missing DT_NEEDED or a library that is not ELF).
-enum class InfoDetail { Summary, Full };
+/// States: Full's reading of the libraries (the states and causes the loader's refusal
+/// would give), with only what names a problem of each library report copied into its
+/// BackendInfo (`list`).
+enum class InfoDetail { Summary, Full, States };
 
 /// A backend compiled into the process or registered through the API.
 struct SWITCHYARD_CORE_EXPORT BackendSpec {
@@ -276,7 +279,7 @@ private:
     };
     void publish_placeholders(const std::shared_ptr<Entry>& entry);
     void collect_placeholders(const std::shared_ptr<Entry>& entry, Placeholders& batch);
-    BackendInfo snapshot_info(Entry& entry);
+    BackendInfo snapshot_info(Entry& entry, bool with_report = true);
     /// Reads the library's ELF dependencies once and stores a failure they show.
     static void inspect(Entry& entry);
     /// Throws what using `entry` now would throw, before any of its code runs: a remembered
