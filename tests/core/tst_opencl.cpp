@@ -149,7 +149,8 @@ private slots:
         QVERIFY2(info.peak_gflops > 0, info.peak_gflops_source.c_str());
         QVERIFY(info.peak_gflops_source.find("OpenCL FMA probe") != std::string::npos);
         // The memory probe's working set is beyond the device's last cache, wherever the
-        // device allows buffers of 8x that cache.
+        // device allows buffers of 8x that cache: 16x a cache up to 128 MiB, at least 4x a
+        // larger one (a VM's report of the host's whole L3).
         const auto prop = [&](const char* key) { return info.properties[key].get<double>(); };
         const double cache = prop("global_memory_cache_bytes");
         const Ceiling* copy = nullptr;
@@ -160,7 +161,7 @@ private slots:
         QCOMPARE(copy->capacity_bytes, 0.0);
         if (std::min(prop("max_alloc_bytes"), prop("global_memory_bytes") / 4) >= 8 * cache)
             QVERIFY2(
-                copy->working_set_bytes >= 16 * cache,
+                copy->working_set_bytes >= (cache <= double(128 << 20) ? 16 : 4) * cache,
                 (std::to_string(copy->working_set_bytes) + " vs " + std::to_string(cache)).c_str());
     }
 
