@@ -273,7 +273,8 @@ private slots:
 
     // A row at DRAM size has its ceiling's probe timed beside it: the human table says what
     // memory gave then, and the JSON row holds it. The size comes from the measured DRAM
-    // ceiling's own working set (max(128 MiB, 4x the last level) on this machine).
+    // ceiling's own working set (max(128 MiB, 4x the last level), or less where the read sweep
+    // shows memory below that: a row that large is judged as memory either way).
     void dramRowShowsTheMemoryBesideIt() {
         QFile f(measuredReport());
         QVERIFY(f.open(QIODevice::ReadOnly));

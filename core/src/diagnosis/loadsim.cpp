@@ -378,8 +378,16 @@ std::vector<std::string> process_objects() {
     dl_iterate_phdr(
         [](dl_phdr_info* info, std::size_t, void* data) {
             auto* list = static_cast<std::vector<std::string>*>(data);
-            if (info->dlpi_name && info->dlpi_name[0] == '/')
+            if (info->dlpi_name && info->dlpi_name[0] == '/') {
                 list->emplace_back(info->dlpi_name);
+            } else if (info->dlpi_name && !info->dlpi_name[0] && list->empty()) {
+                // The executable itself (its name is empty): a sanitizer's runtime lives
+                // there, and the symbols an instrumented plugin imports from it.
+                char exe[4096];
+                const auto n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+                if (n > 0)
+                    list->emplace_back(exe, std::size_t(n));
+            }
             return 0;
         },
         &out);

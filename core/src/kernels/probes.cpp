@@ -497,6 +497,18 @@ CpuPeaks measure_all() {
             if (lv.level != "DRAM")
                 caches.push_back({lv.level, double(lv.capacity)});
         p.sweep = read_sweep();
+        // Where only the sweep can bring the DRAM set below 4 x the last level, a point a
+        // busy moment read low must not keep it there: up to two more sweeps, each point the
+        // best of its readings (a cache reads high every time, a neighbour's burst once).
+        const auto llc = cpu.last_level_cache_bytes();
+        for (int again = 0;
+             again < 2 && !p.sweep.empty() && dram_working_set(p.sweep, llc) >= 4 * llc &&
+             double(4 * llc) > p.sweep.back().working_set_bytes;
+             ++again) {
+            const auto more = read_sweep();
+            for (std::size_t i = 0; i < std::min(more.size(), p.sweep.size()); ++i)
+                p.sweep[i].gbs = std::max(p.sweep[i].gbs, more[i].gbs);
+        }
         p.plateaus = detect_plateaus(p.sweep, caches, "DRAM");
     }
     const std::vector<SweepPoint>& out_sweep = p.sweep;

@@ -88,9 +88,17 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
         const double cb = b->capacity_bytes > 0 ? b->capacity_bytes : 1e300;
         return ca < cb;
     });
+    // A row at least as large as the memory probe's own working set runs from memory, as
+    // the probe did, whatever cache size the machine reports (a VM's report of the host's
+    // 480 MiB L3, where the DRAM probe found memory from 256 MiB on).
+    double memory_ws = 0;
+    for (const auto* l : levels)
+        if (l->capacity_bytes <= 0 && l->working_set_bytes > 0)
+            memory_ws = l->working_set_bytes;
     const Ceiling* bw = nullptr;
     for (const auto* l : levels)
-        if (l->capacity_bytes <= 0 || working_set_bytes <= kLevelSlack * l->capacity_bytes) {
+        if (l->capacity_bytes <= 0 || (working_set_bytes <= kLevelSlack * l->capacity_bytes &&
+                                       !(memory_ws > 0 && working_set_bytes >= memory_ws))) {
             bw = l;
             break;
         }
