@@ -16,8 +16,8 @@
 #include <switchyard/sdk/plateaus.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <stdexcept>
 
 using namespace switchyard;
