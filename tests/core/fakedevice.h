@@ -15,7 +15,16 @@ namespace switchyard::test {
 // Its own "memory", a device timer, a peak from a spec sheet, and a clock per sample. A
 // throttling one runs every fourth sample at a third of its clock, and that sample takes
 // twice as long.
-class FakeDevice final : public Device, public SampleClock {
+// A device whose buffers are host memory.
+class HostMemoryDevice : public Device {
+public:
+    void* allocate(std::size_t bytes) override { return ::operator new(bytes); }
+    void release(void* p) noexcept override { ::operator delete(p); }
+    void upload(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
+    void download(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
+};
+
+class FakeDevice final : public HostMemoryDevice, public SampleClock {
 public:
     explicit FakeDevice(int n, bool throttles = false) : m_throttles(throttles) {
         m_info.id = "fake:" + std::to_string(n);
@@ -28,10 +37,6 @@ public:
         m_info.properties = {{"memory_bytes", 1 << 30}};
     }
     const DeviceInfo& info() const override { return m_info; }
-    void* allocate(std::size_t bytes) override { return ::operator new(bytes); }
-    void release(void* p) noexcept override { ::operator delete(p); }
-    void upload(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
-    void download(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
     double time_launches(const std::function<void()>& launch, int count) override {
         for (int i = 0; i < count; ++i)
             launch();
@@ -51,7 +56,7 @@ private:
 
 // A device with no clock of its own (no SampleClock), of an OpenCL-like `device_type`
 // ("CPU": it runs on the host's cores; "GPU": nothing can read its clock).
-class ClocklessDevice final : public Device {
+class ClocklessDevice final : public HostMemoryDevice {
 public:
     ClocklessDevice(std::string kind, std::string type, std::string arch = "generic") {
         m_info.id = kind + ":0";
@@ -62,10 +67,6 @@ public:
         m_info.properties = {{"device_type", std::move(type)}};
     }
     const DeviceInfo& info() const override { return m_info; }
-    void* allocate(std::size_t bytes) override { return ::operator new(bytes); }
-    void release(void* p) noexcept override { ::operator delete(p); }
-    void upload(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
-    void download(void* d, const void* s, std::size_t n) override { std::memcpy(d, s, n); }
     double time_launches(const std::function<void()>& launch, int count) override {
         for (int i = 0; i < count; ++i)
             launch();

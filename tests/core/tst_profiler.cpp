@@ -53,6 +53,19 @@ void put_test_kernel(const std::string& variant, KernelFn fn) {
     kernels().put(std::move(cell));
 }
 
+// A correct flow_match_step cell for (kind, generic, default), run on the host.
+void put_device_flow_cell(const std::string& kind) {
+    KernelCell cell;
+    cell.key = kernel_key(kFlowMatchStep, kind, "generic", "default");
+    cell.fn = [](const KernelArgs& a) {
+        for (std::int64_t i = 0; i < a.dims[0]; ++i)
+            a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
+    };
+    cell.source = CellSource::Registered;
+    cell.backend = "test";
+    kernels().put(std::move(cell));
+}
+
 RowSpec spec_for(const std::string& variant, std::int64_t n = 1023) {
     RowSpec r;
     r.op = std::string(kFlowMatchStep);
@@ -261,15 +274,7 @@ private slots:
     void everyRowHasAClockOrTheReason() {
         const char* kind = "opencl";
         for (const std::string type : {"CPU", "GPU"}) {
-            KernelCell cell;
-            cell.key = kernel_key(kFlowMatchStep, kind, "generic", "default");
-            cell.fn = [](const KernelArgs& a) {
-                for (std::int64_t i = 0; i < a.dims[0]; ++i)
-                    a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
-            };
-            cell.source = CellSource::Registered;
-            cell.backend = "test";
-            kernels().put(std::move(cell));
+            put_device_flow_cell(kind);
             DeviceRegistry devices;
             devices.add_provider(std::make_shared<test::ClocklessProvider>(kind, type));
             RowSpec spec = spec_for("default");
@@ -311,15 +316,7 @@ private slots:
     // A device that reports its clock per sample (SampleClock, as CUDA does): the samples
     // that ran below the throttle threshold of the best clock are dropped and counted.
     void throttledSamplesAreDropped() {
-        KernelCell cell;
-        cell.key = kernel_key(kFlowMatchStep, "fake", "generic", "default");
-        cell.fn = [](const KernelArgs& a) {
-            for (std::int64_t i = 0; i < a.dims[0]; ++i)
-                a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
-        };
-        cell.source = CellSource::Registered;
-        cell.backend = "test";
-        kernels().put(std::move(cell));
+        put_device_flow_cell("fake");
         DeviceRegistry devices;
         devices.add_provider(std::make_shared<test::FakeProvider>(true));
         RowSpec spec = spec_for("default");

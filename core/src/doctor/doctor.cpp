@@ -148,10 +148,9 @@ void add_icd_problems(const std::vector<IcdVendor>& vendors, std::vector<DoctorP
     for (const auto& vendor : vendors) {
         if (vendor.ok())
             continue;
-        std::string summary(row.summary);
-        if (const auto at = summary.find("{missing}"); at != std::string::npos)
-            summary.replace(at, 9,
-                            vendor.library.empty() ? "no library" : untrusted(vendor.library));
+        const std::string summary =
+            cause_summary(BackendCause::IcdLibraryMissing,
+                          vendor.library.empty() ? "no library" : vendor.library);
         problems.push_back(
             {row.severity, vendor.icd_file.empty() ? "OCL_ICD_VENDORS" : untrusted(vendor.icd_file),
              summary + ": " + vendor.problem, std::string(row.fix),
@@ -185,11 +184,9 @@ void add_gpu_code_problems(const std::vector<BackendInfo>& backends,
             continue;
         const auto code = read_cuda_gpu_code(info.library_path);
         for (const auto& m : gpu_code_missing(code, cuda)) {
-            std::string summary(row.summary);
-            if (const auto at = summary.find("{missing}"); at != std::string::npos)
-                summary.replace(at, 9, untrusted(m.message));
-            problems.push_back({row.severity, info.name, summary, std::string(row.fix),
-                                BackendCause::GpuCodeMissing});
+            problems.push_back({row.severity, info.name,
+                                cause_summary(BackendCause::GpuCodeMissing, m.message),
+                                std::string(row.fix), BackendCause::GpuCodeMissing});
         }
     }
 }

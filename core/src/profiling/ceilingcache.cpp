@@ -10,6 +10,7 @@
 #include "util/jsonread.h"
 #include "util/safefile.h"
 #include "util/sanitizer.h"
+#include "util/textutil.h"
 
 #include <elf.h>
 #include <link.h>
@@ -77,15 +78,6 @@ std::string core_build_id() {
         },
         &search);
     return search.id;
-}
-
-std::string iso8601_utc(std::int64_t unix_seconds) {
-    const std::time_t t = std::time_t(unix_seconds);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 std::string local_minutes(std::int64_t unix_seconds) {
@@ -329,7 +321,7 @@ void CeilingCache::record(CeilingSetChoice& choice, const CpuPeaks& peaks,
     CachedCeilings set;
     set.origin = choice.origin;
     set.measured_unix = now_unix;
-    set.measured = iso8601_utc(now_unix);
+    set.measured = text::utc_iso8601(std::time_t(now_unix));
     set.peaks = peaks;
     if (!choice.set.is_object())
         choice.set = nlohmann::json::object();

@@ -87,6 +87,10 @@ std::string json_text(const nlohmann::json& value, int indent) {
     return jsonread::dump(value, indent);
 }
 
+std::string cause_summary(BackendCause cause, std::string_view missing) {
+    return fill(cause_entry(cause).summary, {{"missing", e(missing)}});
+}
+
 std::string missing_library_fix(std::string_view soname) {
     return fill(cause_entry(BackendCause::LibraryDependencyMissing).fix, {{"soname", e(soname)}});
 }

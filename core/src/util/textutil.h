@@ -201,14 +201,18 @@ inline std::string read_first_line(const std::filesystem::path& path) {
     return line;
 }
 
-/// Now, as ISO 8601 in UTC: "2024-05-01T12:34:56Z".
-inline std::string utc_now_iso8601() {
-    const std::time_t now = std::time(nullptr);
+/// `t` as ISO 8601 in UTC: "2024-05-01T12:34:56Z".
+inline std::string utc_iso8601(std::time_t t) {
     std::tm tm{};
-    gmtime_r(&now, &tm);
+    gmtime_r(&t, &tm);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+/// Now, as ISO 8601 in UTC.
+inline std::string utc_now_iso8601() {
+    return utc_iso8601(std::time(nullptr));
 }
 
 } // namespace switchyard::text

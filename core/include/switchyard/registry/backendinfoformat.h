@@ -61,6 +61,9 @@ struct SWITCHYARD_CORE_EXPORT CauseText {
     bool empty() const noexcept { return summary.empty() && details.empty(); }
 };
 SWITCHYARD_CORE_EXPORT CauseText explain(const BackendInfo& info);
+/// The cause table's summary of `cause` with `{missing}` filled in by `missing` (escaped
+/// here): for problems that are not a backend's (an ICD file, a device's GPU code).
+SWITCHYARD_CORE_EXPORT std::string cause_summary(BackendCause cause, std::string_view missing);
 /// The cause table's fix for one missing shared library (`library_dependency_missing`).
 SWITCHYARD_CORE_EXPORT std::string missing_library_fix(std::string_view soname);
 
