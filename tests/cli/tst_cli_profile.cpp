@@ -481,7 +481,8 @@ private slots:
         const auto r =
             run_cli({"profile", "--op", "flow_match_step", "--sizes", "4096", "--device", "cpu",
                      "--budget", "0.02", "--json", "--ceilings-from", measuredReport()});
-        QVERIFY2(r.code == 0, r.err.constData());
+        // A row that is not ok says why in the JSON (stdout), not on stderr.
+        QVERIFY2(r.code == 0, (r.err + r.out.left(4000)).constData());
         const auto rows = QJsonDocument::fromJson(r.out).object().value("rows").toArray();
         QCOMPARE(rows.size(), 2);
         QCOMPARE(rows[0].toObject().value("variant").toString(), QString("reference"));
@@ -491,7 +492,7 @@ private slots:
         const auto none = run_cli({"profile", "--op", "flow_match_step", "--sizes", "4096",
                                    "--device", "cpu", "--budget", "0.02", "--json",
                                    "--reference-budget", "0", "--ceilings-from", measuredReport()});
-        QVERIFY2(none.code == 0, none.err.constData());
+        QVERIFY2(none.code == 0, (none.err + none.out.left(4000)).constData());
         QCOMPARE(QJsonDocument::fromJson(none.out).object().value("rows").toArray().size(), 1);
     }
 
@@ -699,8 +700,10 @@ private slots:
     // fixture plugin's rms_norm cell (generic/good) runs six times over in three reports
     // (three runs leave Welch's t two to four degrees of freedom: a 2.8x slowdown then missed
     // the false-discovery control over the table's 18 cells, q 0.06):
-    // A and B alike, C with the fixture slowed to four times its time
-    // (SWITCHYARD_FIXTURE_SLOWDOWN). B's row is not called different, C's is SLOWER;
+    // A and B alike, C with the fixture slowed to eight times its time
+    // (SWITCHYARD_FIXTURE_SLOWDOWN; at four times, an ASan build under ctest -j3 on 2 vCPUs
+    // read C 5.9x A with its runs 60 % apart, q 0.06: honestly AMBIGUOUS). B's row is not called
+    // different, C's is SLOWER;
     // --fail-on-regression and check gate on it.
     void repeatedRunsCompareAndCheck() {
         const QString fixture = QStringLiteral(SWITCHYARD_BUILD_DIR "/tests/fixtures/plugins/good");
@@ -717,7 +720,7 @@ private slots:
             return r.code == 0 ? path : QString::fromUtf8(r.err);
         };
         const QString a = profile("rep-a.json", "1"), b = profile("rep-b.json", "1"),
-                      c = profile("rep-c.json", "4");
+                      c = profile("rep-c.json", "8");
         for (const auto& p : {a, b, c})
             QVERIFY2(p.endsWith(".json"), qPrintable(p));
         // Every row holds its three runs, and the report its fingerprint.
@@ -745,7 +748,7 @@ private slots:
         // Identical runs on a shared machine, with other suites running beside this one, drift
         // between reports: by up to ~15 % on a Zen 3 guest, by 1.30x on a 2-vCPU Zen 5 guest
         // under ctest -j2 (16 us rows). Judged at a 100 % practical threshold they are never
-        // called different; the 4x slowdown below is twice beyond it.
+        // called different; the 8x slowdown below is four times beyond it.
         const auto ab = run_cli({"compare", a, b, "--json", "--min-effect", "100"});
         QCOMPARE(ab.code, 0);
         const auto same = fixtureCell(ab.out, 1);

@@ -58,13 +58,15 @@ private:
 // ("CPU": it runs on the host's cores; "GPU": nothing can read its clock).
 class ClocklessDevice final : public HostMemoryDevice {
 public:
-    ClocklessDevice(std::string kind, std::string type, std::string arch = "generic") {
+    ClocklessDevice(std::string kind, std::string type, std::string arch = "generic",
+                    nlohmann::json properties = nlohmann::json::object()) {
         m_info.id = kind + ":0";
         m_info.kind = std::move(kind);
         m_info.name = "Clockless " + type + " device";
         m_info.arch = std::move(arch);
         m_info.has_device_timer = true;
-        m_info.properties = {{"device_type", std::move(type)}};
+        m_info.properties = std::move(properties);
+        m_info.properties["device_type"] = std::move(type);
     }
     const DeviceInfo& info() const override { return m_info; }
     double time_launches(const std::function<void()>& launch, int count) override {
@@ -79,8 +81,10 @@ private:
 
 class ClocklessProvider final : public DeviceProvider {
 public:
-    ClocklessProvider(std::string kind, std::string type, std::string arch = "generic")
-        : m_device(std::make_shared<ClocklessDevice>(kind, std::move(type), std::move(arch))),
+    ClocklessProvider(std::string kind, std::string type, std::string arch = "generic",
+                      nlohmann::json properties = nlohmann::json::object())
+        : m_device(std::make_shared<ClocklessDevice>(kind, std::move(type), std::move(arch),
+                                                     std::move(properties))),
           m_kind(std::move(kind)) {}
     std::string kind() const override { return m_kind; }
     std::vector<std::shared_ptr<Device>> enumerate() override { return {m_device}; }
@@ -111,14 +115,15 @@ private:
 // on an H200 host, in a PID namespace: "cudaErrorOperatingSystem: ...").
 class BrokenProvider final : public DeviceProvider {
 public:
-    explicit BrokenProvider(std::string message) : m_message(std::move(message)) {}
-    std::string kind() const override { return "broken"; }
+    explicit BrokenProvider(std::string message, std::string kind = "broken")
+        : m_message(std::move(message)), m_kind(std::move(kind)) {}
+    std::string kind() const override { return m_kind; }
     std::vector<std::shared_ptr<Device>> enumerate() override {
         throw std::runtime_error(m_message);
     }
 
 private:
-    std::string m_message;
+    std::string m_message, m_kind;
 };
 
 } // namespace switchyard::test

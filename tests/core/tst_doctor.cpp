@@ -168,6 +168,67 @@ private slots:
         }
     }
 
+    // The same library on an sm_100 device whose driver supports CUDA 12.8: only its
+    // compute_90 PTX (PTX ISA 9.0, CUDA 13.0) reaches the device, and that driver cannot
+    // compile it. A driver of 13.0 can.
+    void driverTooOldForThePtxIsAProblem() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QFile::copy(
+            QStringLiteral(SWITCHYARD_FIXTURE_DIR "/gpucode/libswitchyard-fixture-fatbin.so"),
+            dir.filePath("libgpu.so")));
+        QFile manifest(dir.filePath("gpu.plugin.json"));
+        QVERIFY(manifest.open(QIODevice::WriteOnly));
+        manifest.write(R"({"schema": 1, "name": "gpu", "version": "1.0.0", "library": "libgpu.so",
+                           "provides_devices": []})");
+        manifest.close();
+        for (const std::string driver : {"12.8", "13.0"}) {
+            KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+            ComponentRegistry components{"components", {"kind", "device", "variant"}};
+            BackendRegistry registry{kernels, components, builtin_backends};
+            const auto path = PluginSearchPath::from_dirs({dir.path().toStdString()});
+            registry.set_plugin_discovery(path.discovery());
+            DeviceRegistry devices;
+            devices.add_provider(std::make_shared<test::ClocklessProvider>(
+                "cuda", "GPU", "sm_100", nlohmann::json{{"driver_version", driver}}));
+            const auto report = DoctorReport::collect(registry, devices, path);
+            const auto* p = find_problem(report, "gpu", "the driver supports CUDA");
+            if (driver == "12.8") {
+                QVERIFY2(p, report.to_text().c_str());
+                QCOMPARE(p->cause, BackendCause::DriverTooOld);
+                QCOMPARE(p->problem,
+                         std::string("it needs CUDA 13.0 on cuda:0 (its compute_90 PTX is PTX ISA "
+                                     "9.0, which the driver must compile there); the driver "
+                                     "supports CUDA 12.8"));
+                QVERIFY2(p->fix.find("Upgrade the NVIDIA driver") == 0, p->fix.c_str());
+            } else {
+                QVERIFY2(!p, p ? p->problem.c_str() : "");
+            }
+            // The PTX runs there: no gpu_code_missing either way.
+            for (const auto& q : report.problems)
+                QVERIFY2(q.cause != BackendCause::GpuCodeMissing, q.problem.c_str());
+        }
+    }
+
+    // A CUDA runtime newer than the driver refuses to list devices
+    // (cudaErrorInsufficientDriver, with both versions as the CUDA backend adds them): the
+    // problem is driver_too_old with its fix, not "check the driver".
+    void driverTooOldForTheRuntimeIsAProblem() {
+        Fixture f({"good"});
+        DeviceRegistry devices;
+        devices.add_provider(std::make_shared<test::BrokenProvider>(
+            "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime "
+            "version (this runtime is CUDA 13.0; the driver supports CUDA 12.4)",
+            "cuda"));
+        const auto report = DoctorReport::collect(f.registry, devices, f.path);
+        const auto* p = find_problem(report, "cuda devices", "insufficient");
+        QVERIFY2(p, report.to_text().c_str());
+        QCOMPARE(p->cause, BackendCause::DriverTooOld);
+        QVERIFY2(p->problem.find("it needs CUDA 13.0; the driver supports CUDA 12.4 (") == 0,
+                 p->problem.c_str());
+        QVERIFY2(p->fix.find("Upgrade the NVIDIA driver") == 0, p->fix.c_str());
+    }
+
     void deviceListingFailureIsAProblem() {
         Fixture f({"good"});
         DeviceRegistry devices;

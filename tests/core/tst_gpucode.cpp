@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include <dlfcn.h>
 #include <elf.h>
 
 using namespace switchyard;
@@ -33,6 +34,7 @@ struct Entry {
     int kind; // 1 PTX, 2 cubin
     int sm;
     std::uint64_t flags = 0x11;
+    int ptx_isa = 0; // major x 10 + minor, written as the header's minor and major
 };
 void put(std::string& out, std::uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i)
@@ -53,7 +55,8 @@ std::string fatbin(const std::vector<std::vector<Entry>>& containers) {
             put(h, 8, 8); // padded payload
             put(h, 0, 4);
             put(h, 0, 4);
-            put(h, 0, 4); // minor, major
+            put(h, e.ptx_isa % 10, 2); // minor
+            put(h, e.ptx_isa / 10, 2); // major
             put(h, e.sm, 4);
             put(h, 0, 8);
             put(h, e.flags, 8);
@@ -115,6 +118,118 @@ private slots:
         QCOMPARE(code.images[1].size, std::uint64_t(16));
         QCOMPARE(names(code.distinct()), std::string("sm_80@0 sm_90@0 compute_90@0"));
         QCOMPARE(code.summary(), std::string("sm_80 and sm_90 cubins and compute_90 PTX"));
+        // The PTX entries' headers say PTX ISA 9.0; a cubin has no PTX ISA.
+        QCOMPARE(code.images[1].ptx_isa, 90);
+        QCOMPARE(code.images[4].ptx_isa, 90);
+        QCOMPARE(code.images[0].ptx_isa, 0);
+    }
+
+    // What a device's driver must support: the runtime's major (its soname), and the CUDA
+    // release of the PTX the driver would JIT there (the fixture's compute_90 is PTX ISA 9.0,
+    // CUDA 13.0); the cubin a device runs needs only the runtime's major.
+    void driverTooOld_data() {
+        QTest::addColumn<int>("cc");
+        QTest::addColumn<QString>("driver");
+        QTest::addColumn<QString>("runtime"); // a soname of the closure, or empty
+        QTest::addColumn<QString>("message"); // empty: the driver is new enough
+        QTest::newRow("sm_100 JITs PTX 9.0 on a 12.8 driver")
+            << 100 << "12.8"
+            << "libcudart.so.12"
+            << "CUDA 13.0 on cuda:0 (its compute_90 PTX is PTX ISA 9.0, which the driver must "
+               "compile there); the driver supports CUDA 12.8";
+        QTest::newRow("sm_100 on a 13.0 driver") << 100 << "13.0"
+                                                 << "libcudart.so.13"
+                                                 << "";
+        QTest::newRow("sm_90 runs its cubin on 12.8") << 90 << "12.8"
+                                                      << "libcudart.so.12"
+                                                      << "";
+        QTest::newRow("sm_90 cubin, runtime 13 on a 12.8 driver")
+            << 90 << "12.8"
+            << "libcudart.so.13"
+            << "CUDA 13.0 on cuda:0 (its CUDA runtime is libcudart.so.13); the driver supports "
+               "CUDA 12.8";
+        QTest::newRow("sm_75 runs nothing: the runtime alone")
+            << 75 << "11.8"
+            << "libcudart.so.12"
+            << "CUDA 12.0 on cuda:0 (its CUDA runtime is libcudart.so.12); the driver supports "
+               "CUDA 11.8";
+        QTest::newRow("unknown driver version: not judged") << 100 << ""
+                                                            << "libcudart.so.13"
+                                                            << "";
+        QTest::newRow("statically linked runtime, cubin") << 90 << "11.8"
+                                                          << ""
+                                                          << "";
+    }
+    void driverTooOld() {
+        QFETCH(int, cc);
+        QFETCH(QString, driver);
+        QFETCH(QString, runtime);
+        QFETCH(QString, message);
+        const auto code = read_cuda_gpu_code(kFixture);
+        std::vector<std::string> sonames{"libstdc++.so.6"};
+        if (!runtime.isEmpty())
+            sonames.push_back(runtime.toStdString());
+        const std::vector<CudaDriverOfDevice> devices{
+            {"cuda:0", cc, parse_cuda_version(driver.toStdString())}};
+        const auto old = driver_too_old(code, sonames, devices);
+        if (message.isEmpty()) {
+            QVERIFY2(old.empty(), old.empty() ? "" : old[0].message.c_str());
+            return;
+        }
+        QCOMPARE(old.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(old[0].message), message);
+        QCOMPARE(old[0].driver, parse_cuda_version(driver.toStdString()));
+    }
+
+    void cudaVersions() {
+        QCOMPARE(parse_cuda_version("12.4"), 12040);
+        QCOMPARE(parse_cuda_version("13.0"), 13000);
+        QCOMPARE(parse_cuda_version("12"), 0);
+        QCOMPARE(parse_cuda_version("12.4x"), 0);
+        QCOMPARE(parse_cuda_version(""), 0);
+        QCOMPARE(cuda_version_text(12040), std::string("12.4"));
+        QCOMPARE(cuda_version_for_ptx_isa(84), 12040);
+        QCOMPARE(cuda_version_for_ptx_isa(86), 12070); // 12.5 and 12.6 both write PTX ISA 8.5
+        QCOMPARE(cuda_version_for_ptx_isa(90), 13000);
+        QCOMPARE(cuda_version_for_ptx_isa(99), 0);
+        // A custom section's PTX ISA, read back.
+        const auto code = code_of(fatbin({{{1, 80, 0x11, 84}, {2, 80}}}));
+        QCOMPARE(code.images.at(0).ptx_isa, 84);
+        QCOMPARE(code.images.at(1).ptx_isa, 0);
+    }
+
+    // The CUDA runtime's own words, typed. NVIDIA's strings come from the toolkit's
+    // libcudart where it is installed (no driver or GPU needed to ask it).
+    void cudaErrorsAreTyped() {
+        QCOMPARE(classify_cuda_error("cudaGetDeviceCount: cudaErrorInsufficientDriver: CUDA driver "
+                                     "version is insufficient for CUDA runtime version"),
+                 std::optional(BackendCause::DriverTooOld));
+        QCOMPARE(
+            classify_cuda_error("the provided PTX was compiled with an unsupported toolchain."),
+            std::optional(BackendCause::DriverTooOld));
+        QCOMPARE(classify_cuda_error("no kernel image is available for execution on the device"),
+                 std::optional(BackendCause::GpuCodeMissing));
+        QCOMPARE(classify_cuda_error("cudaErrorMemoryAllocation: out of memory"), std::nullopt);
+        void* cudart = nullptr;
+        for (const char* path : {"libcudart.so", "/usr/local/cuda/lib64/libcudart.so"})
+            if ((cudart = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+                break;
+        if (!cudart)
+            QSKIP("no libcudart here to ask for NVIDIA's error strings");
+        using Text = const char* (*)(int);
+        const auto name = reinterpret_cast<Text>(dlsym(cudart, "cudaGetErrorName"));
+        const auto text = reinterpret_cast<Text>(dlsym(cudart, "cudaGetErrorString"));
+        QVERIFY(name && text);
+        // cudaErrorInsufficientDriver 35, cudaErrorNoKernelImageForDevice 209,
+        // cudaErrorUnsupportedPtxVersion 222 (driver_types.h).
+        for (const auto& [code, cause] : {std::pair{35, BackendCause::DriverTooOld},
+                                          std::pair{209, BackendCause::GpuCodeMissing},
+                                          std::pair{222, BackendCause::DriverTooOld}}) {
+            QCOMPARE(classify_cuda_error(text(code)), std::optional(cause));
+            QCOMPARE(classify_cuda_error(std::string(name(code)) + ": " + text(code)),
+                     std::optional(cause));
+        }
+        dlclose(cudart);
     }
 
     void judge_data() {
@@ -271,6 +386,37 @@ private slots:
         QVERIFY(!notelf.readable);
         QCOMPARE(notelf.error, std::string("not an ELF file"));
         QVERIFY(!read_cuda_gpu_code(dir.path().toStdString()).readable); // a folder
+    }
+
+    // The real CUDA plugin's PTX says the PTX ISA of the nvcc that built it: the release
+    // `nvcc --version` names is the CUDA version an older driver would be measured against.
+    void realPluginPtxIsaIsItsToolkits() {
+        if (!QFileInfo::exists(kCudaPlugin))
+            QSKIP("the CUDA plugin was not built (SWITCHYARD_ENABLE_CUDA=OFF or no nvcc)");
+        const QString nvcc = QFileInfo::exists("/usr/local/cuda/bin/nvcc")
+                                 ? "/usr/local/cuda/bin/nvcc"
+                                 : QStandardPaths::findExecutable("nvcc");
+        if (nvcc.isEmpty())
+            QSKIP("nvcc is not installed");
+        const auto r = test::run_process(nvcc, {"--version"});
+        const auto m = QRegularExpression(R"(release (\d+\.\d+))").match(QString::fromUtf8(r.out));
+        QVERIFY2(m.hasMatch(), r.out.constData());
+        const int release = parse_cuda_version(m.captured(1).toStdString());
+        int ptx = 0;
+        for (const auto& image : read_cuda_gpu_code(kCudaPlugin.toStdString()).images)
+            if (image.kind == GpuCodeKind::Ptx) {
+                ++ptx;
+                // The same major and at most the same minor (12.5 and 12.6 write 8.5, the
+                // table names the first release that did).
+                const int cuda = cuda_version_for_ptx_isa(image.ptx_isa);
+                QVERIFY2(cuda / 1000 == release / 1000 && cuda <= release,
+                         qPrintable(QString("PTX ISA %1 -> %2, nvcc %3")
+                                        .arg(image.ptx_isa)
+                                        .arg(cuda)
+                                        .arg(release)));
+            }
+        if (ptx == 0)
+            QSKIP("the plugin carries no PTX (SWITCHYARD_CUDA_ARCHITECTURES names only -real)");
     }
 
     // The real CUDA plugin, built with nvcc: each cubin's own ELF header (written by
@@ -445,6 +591,40 @@ private slots:
         QVERIFY(find_icd_vendors(
                     IcdSearch::from_values(std::nullopt, dir.filePath("none").toStdString()))
                     .empty());
+    }
+
+    // Prediction and truth: ocl-icd dlopen()s each vendor's library as the .icd file names
+    // it, and a vendor whose dlopen fails is silently not a platform. The prediction (read
+    // without loading) is ok exactly where the real loader's dlopen succeeds.
+    void icdPredictionAgreesWithDlopen() {
+        const auto pocl = system_pocl_library();
+        if (pocl.empty())
+            QSKIP("/etc/OpenCL/vendors/pocl.icd is missing (Debian: pocl-opencl-icd)");
+        QTemporaryDir dir;
+        const auto notelf = dir.filePath("libswitchyard-notelf.so");
+        write_file(notelf, "this is not a library\n");
+        write_file(dir.filePath("good.icd"), QByteArray::fromStdString(pocl + "\n"));
+        write_file(dir.filePath("missing.icd"), "libswitchyard-no-such-icd.so.1\n");
+        write_file(dir.filePath("notelf.icd"), notelf.toUtf8() + "\n");
+        write_file(dir.filePath("missingdep.icd"),
+                   QByteArray(SWITCHYARD_FIXTURE_DIR) +
+                       "/plugins/missing_dep/libswitchyard-fixture-missing-dep.so\n");
+        const auto vendors =
+            find_icd_vendors(IcdSearch::from_values(dir.path().toStdString(), std::nullopt));
+        QCOMPARE(vendors.size(), std::size_t(4));
+        int agree = 0;
+        for (const auto& v : vendors) {
+            void* handle = dlopen(v.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+            const std::string truth = handle ? "loads" : dlerror();
+            if (handle)
+                dlclose(handle);
+            QVERIFY2(
+                v.ok() == (handle != nullptr),
+                (v.icd_file + ": predicted " + (v.ok() ? "ok" : v.problem) + "; dlopen: " + truth)
+                    .c_str());
+            ++agree;
+        }
+        QCOMPARE(agree, 4);
     }
 
     // The doctor (CLI): the broken vendors are problems with the cause table's fix, in JSON,

@@ -42,10 +42,6 @@ int attribute(cudaDeviceAttr attr, const char* name, int ordinal, std::string& m
     return value;
 }
 
-std::string version_text(int v) {
-    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
 DeviceInfo describe(int ordinal) {
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");

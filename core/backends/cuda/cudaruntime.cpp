@@ -10,6 +10,10 @@ std::string error_text(cudaError_t error) {
     return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
 }
 
+std::string version_text(int version) {
+    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
 void check(cudaError_t error, const char* what) {
     if (error != cudaSuccess)
         throw std::runtime_error(std::string(what) + ": " + error_text(error));
@@ -23,6 +27,13 @@ const RuntimeStatus& runtime_status() {
         if (e != cudaSuccess) {
             // No driver: cudaErrorInsufficientDriver; a driver but no GPU: cudaErrorNoDevice.
             s.error = error_text(e);
+            // Too old a driver (not none: the backend needs libcuda.so.1 to be loaded at all):
+            // both versions, for the doctor's driver_too_old.
+            int driver = 0, runtime = 0;
+            if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
+                driver > 0 && cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+                s.error += " (this runtime is CUDA " + version_text(runtime) +
+                           "; the driver supports CUDA " + version_text(driver) + ")";
             (void)cudaGetLastError();
             return s;
         }

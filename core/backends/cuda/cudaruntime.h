@@ -14,6 +14,8 @@ namespace switchyard::cuda {
 
 /// "cudaErrorNoDevice: no CUDA-capable device is detected".
 std::string error_text(cudaError_t error);
+/// "12.4" for the runtime's and driver's 12040.
+std::string version_text(int version);
 /// Throws std::runtime_error("<what>: <error_text>") unless error is cudaSuccess.
 void check(cudaError_t error, const char* what);
 

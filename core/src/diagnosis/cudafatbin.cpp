@@ -181,6 +181,8 @@ std::vector<GpuCodeImage> parse_cuda_fatbin(std::span<const unsigned char> secti
             const auto entry_header = static_cast<std::size_t>(fatbin::read_le(e + 4, 4));
             const std::uint64_t payload = fatbin::read_le(e + 8, 8);
             const auto sm = static_cast<int>(fatbin::read_le(e + 28, 4));
+            const auto isa_minor = static_cast<int>(fatbin::read_le(e + 24, 2));
+            const auto isa_major = static_cast<int>(fatbin::read_le(e + 26, 2));
             const std::uint64_t flags = fatbin::read_le(e + 40, 8);
             if (entry_header < fatbin::kEntryFieldsSize || entry_header > end - entry ||
                 payload > end - entry - entry_header) {
@@ -201,6 +203,8 @@ std::vector<GpuCodeImage> parse_cuda_fatbin(std::span<const unsigned char> secti
                 image.compressed = (flags & fatbin::kFlagCompressed) != 0;
                 image.size = payload;
                 image.container = count;
+                if (kind == fatbin::kKindPtx && isa_major > 0 && isa_minor < 10)
+                    image.ptx_isa = isa_major * 10 + isa_minor;
                 images.push_back(image);
             } // other kinds (LTO IR, ...) run on no device as they are
             entry += entry_header + static_cast<std::size_t>(payload);
@@ -315,6 +319,98 @@ std::vector<GpuCodeMismatch> gpu_code_missing(const CudaGpuCode& code,
         out.push_back(std::move(m));
     }
     return out;
+}
+
+int cuda_version_for_ptx_isa(int ptx_isa) noexcept {
+    // PTX ISA -> the CUDA release that introduced it (the PTX ISA manual's release notes).
+    struct Row {
+        int isa, cuda;
+    };
+    static constexpr Row kRows[] = {
+        {60, 9000},  {61, 9010},  {62, 9020},  {63, 10000}, {64, 10010}, {65, 10020}, {70, 11000},
+        {71, 11010}, {72, 11020}, {73, 11030}, {74, 11040}, {75, 11050}, {76, 11060}, {77, 11070},
+        {78, 11080}, {80, 12000}, {81, 12010}, {82, 12020}, {83, 12030}, {84, 12040}, {85, 12050},
+        {86, 12070}, {87, 12080}, {88, 12090}, {90, 13000},
+    };
+    for (const auto& row : kRows)
+        if (row.isa == ptx_isa)
+            return row.cuda;
+    return 0;
+}
+
+std::string cuda_version_text(int version) {
+    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+int parse_cuda_version(const std::string& text) noexcept {
+    int major = 0, minor = 0;
+    char tail = 0;
+    const int n = std::sscanf(text.c_str(), "%d.%d%c", &major, &minor, &tail);
+    if (n != 2 || major <= 0 || major > 99 || minor < 0 || minor > 99)
+        return 0;
+    return major * 1000 + minor * 10;
+}
+
+std::vector<DriverTooOld> driver_too_old(const CudaGpuCode& code,
+                                         const std::vector<std::string>& needed_sonames,
+                                         std::span<const CudaDriverOfDevice> devices) {
+    // The runtime's major from its soname: libcudart.so.12 -> 12.0.
+    int runtime = 0;
+    std::string runtime_soname;
+    for (const auto& soname : needed_sonames) {
+        constexpr std::string_view kPrefix = "libcudart.so.";
+        if (soname.rfind(kPrefix, 0) != 0)
+            continue;
+        const int major = std::atoi(soname.c_str() + kPrefix.size());
+        if (major > 0 && major * 1000 > runtime) {
+            runtime = major * 1000;
+            runtime_soname = soname;
+        }
+    }
+    std::vector<DriverTooOld> out;
+    for (const auto& device : devices) {
+        if (device.driver_version <= 0)
+            continue;
+        int needed = runtime;
+        std::string because = runtime > 0 ? "its CUDA runtime is " + runtime_soname : std::string();
+        if (device.compute_capability > 0)
+            if (const auto image = image_for_device(code, device.compute_capability);
+                image && image->kind == GpuCodeKind::Ptx) {
+                const int ptx = cuda_version_for_ptx_isa(image->ptx_isa);
+                if (ptx > needed) {
+                    needed = ptx;
+                    because = "its " + image->name() + " PTX is PTX ISA " +
+                              std::to_string(image->ptx_isa / 10) + "." +
+                              std::to_string(image->ptx_isa % 10) +
+                              ", which the driver must compile there";
+                }
+            }
+        if (needed <= device.driver_version)
+            continue;
+        DriverTooOld d;
+        d.device = device.device;
+        d.needed = needed;
+        d.driver = device.driver_version;
+        d.message = "CUDA " + cuda_version_text(needed) + " on " + device.device + " (" + because +
+                    "); the driver supports CUDA " + cuda_version_text(device.driver_version);
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+std::optional<BackendCause> classify_cuda_error(std::string_view message) {
+    for (std::string_view driver :
+         {"driver version is insufficient for CUDA runtime version",
+          "PTX was compiled with an unsupported toolchain", "cudaErrorInsufficientDriver",
+          "cudaErrorUnsupportedPtxVersion", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"})
+        if (message.find(driver) != std::string_view::npos)
+            return BackendCause::DriverTooOld;
+    for (std::string_view image :
+         {"no kernel image is available for execution on the device",
+          "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU"})
+        if (message.find(image) != std::string_view::npos)
+            return BackendCause::GpuCodeMissing;
+    return std::nullopt;
 }
 
 } // namespace switchyard

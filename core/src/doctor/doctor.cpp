@@ -172,22 +172,62 @@ void add_gpu_code_problems(const std::vector<BackendInfo>& backends,
                            const std::vector<DeviceInfo>& devices,
                            std::vector<DoctorProblem>& problems) {
     std::vector<CudaDeviceArch> cuda;
+    std::vector<CudaDriverOfDevice> drivers;
     for (const auto& d : devices)
-        if (const int cc = compute_capability(d); cc > 0)
+        if (const int cc = compute_capability(d); cc > 0) {
             cuda.push_back({d.id, cc});
+            const auto it = d.properties.find("driver_version");
+            drivers.push_back({d.id, cc,
+                               it != d.properties.end() && it->is_string()
+                                   ? parse_cuda_version(it->get<std::string>())
+                                   : 0});
+        }
     if (cuda.empty())
         return;
-    const auto& row = cause_entry(BackendCause::GpuCodeMissing);
+    auto add = [&](BackendCause cause, const std::string& subject, const std::string& missing) {
+        const auto& row = cause_entry(cause);
+        problems.push_back(
+            {row.severity, subject, cause_summary(cause, missing), std::string(row.fix), cause});
+    };
     for (const auto& info : backends) {
         if (info.source != BackendSource::Plugin || info.library_path.empty() ||
             info.state == BackendState::Shadowed)
             continue;
         const auto code = read_cuda_gpu_code(info.library_path);
-        for (const auto& m : gpu_code_missing(code, cuda)) {
-            problems.push_back({row.severity, info.name,
-                                cause_summary(BackendCause::GpuCodeMissing, m.message),
-                                std::string(row.fix), BackendCause::GpuCodeMissing});
+        for (const auto& m : gpu_code_missing(code, cuda))
+            add(BackendCause::GpuCodeMissing, info.name, m.message);
+        // What the driver must support: the runtime the library links, the PTX it JITs.
+        std::vector<std::string> sonames;
+        if (info.library_report)
+            for (const auto& dep : info.library_report->dependencies)
+                sonames.push_back(dep.soname);
+        for (const auto& d : driver_too_old(code, sonames, drivers))
+            add(BackendCause::DriverTooOld, info.name, d.message);
+    }
+}
+
+// A device runtime that cannot list its devices: typed where its message names a cause of
+// the table (a CUDA driver older than the runtime: driver_too_old), else the runtime's words.
+void add_enumeration_problems(DeviceRegistry& devices, std::vector<DoctorProblem>& problems) {
+    for (const auto& [kind, message] : devices.enumeration_errors()) {
+        const std::string listing =
+            "the " + kind + " backend is loaded but listing its devices failed: " + message;
+        if (const auto cause = kind == "cuda" ? classify_cuda_error(message) : std::nullopt) {
+            // "(this runtime is CUDA 13.0; the driver supports CUDA 12.4)", where the backend
+            // could read both.
+            std::string missing = "a newer driver than this one";
+            if (const auto at = message.find("(this runtime is "); at != std::string::npos)
+                missing = message.substr(at + 17, message.find(')', at) - at - 17);
+            const auto& row = cause_entry(*cause);
+            problems.push_back({row.severity, kind + " devices",
+                                cause_summary(*cause, missing) + " (" + listing + ")",
+                                std::string(row.fix), *cause});
+            continue;
         }
+        problems.push_back(
+            {Severity::Error, kind + " devices", listing,
+             "Check the device's driver and runtime (for CUDA: nvidia-smi, and that libcuda.so.1 "
+             "matches the kernel driver); the message above is the runtime's own"});
     }
 }
 
@@ -341,12 +381,7 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
         add_backend_problems(info, report.problems);
     add_icd_problems(report.icd_vendors, report.problems);
     add_gpu_code_problems(report.backends, report.devices, report.problems);
-    for (const auto& [kind, message] : devices.enumeration_errors())
-        report.problems.push_back(
-            {Severity::Error, kind + " devices",
-             "the " + kind + " backend is loaded but listing its devices failed: " + message,
-             "Check the device's driver and runtime (for CUDA: nvidia-smi, and that libcuda.so.1 "
-             "matches the kernel driver); the message above is the runtime's own"});
+    add_enumeration_problems(devices, report.problems);
     std::stable_sort(
         report.problems.begin(), report.problems.end(),
         [](const DoctorProblem& a, const DoctorProblem& b) { return a.severity < b.severity; });

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <switchyard/diagnosis/cudafatbin.h>
+#include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/plugins/pluginprovider.h>
 #include <switchyard/plugins/pluginsearchpath.h>
@@ -276,6 +278,12 @@ void PluginProvider::load(CellRegistrar& registrar) {
     try {
         m_entry->register_cells(context);
     } catch (const std::exception& e) {
+        // A CUDA runtime's refusal, typed: a driver older than the plugin's runtime (not an
+        // absent driver, which says the same), or no code for this GPU.
+        if (const auto cause = classify_cuda_error(e.what());
+            cause && (*cause != BackendCause::DriverTooOld ||
+                      check_dependency_cached({"libcuda.so.1", DependencyKind::Library, {}}).found))
+            fail(*cause, std::string("its register hook failed: ") + e.what());
         fail(BackendLoadError::Cause::RegisterHookThrew,
              std::string("its register hook threw: ") + e.what());
     } catch (...) {

@@ -3,10 +3,13 @@
 
 #include <switchyard/core_export.h>
 
+#include <switchyard/sdk/errors.h>
+
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard {
@@ -29,6 +32,9 @@ struct SWITCHYARD_CORE_EXPORT GpuCodeImage {
     bool compressed = false;
     std::uint64_t size = 0; // the payload's bytes in the file
     int container = 0;      // which container of the section (one per translation unit)
+    /// PTX only: its PTX ISA version, major x 10 + minor (84 for `.version 8.4`), read from
+    /// the entry header; 0 for a cubin, or where the header says none.
+    int ptx_isa = 0;
 
     /// "sm_80", "sm_90a" (a cubin); "compute_90", "compute_100f" (PTX).
     std::string name() const;
@@ -100,5 +106,52 @@ SWITCHYARD_CORE_EXPORT std::optional<GpuCodeImage> image_for_device(const CudaGp
 /// fatbin is no problem by itself, the caller decides.
 SWITCHYARD_CORE_EXPORT std::vector<GpuCodeMismatch>
 gpu_code_missing(const CudaGpuCode& code, std::span<const CudaDeviceArch> devices);
+
+/// The CUDA release that introduced PTX ISA `ptx_isa` (major x 10 + minor), in the driver's
+/// encoding (major x 1000 + minor x 10: 12040 for CUDA 12.4); 0 for an ISA this table does not
+/// know. A driver JIT-compiles PTX up to the ISA of its own CUDA version, no newer.
+SWITCHYARD_CORE_EXPORT int cuda_version_for_ptx_isa(int ptx_isa) noexcept;
+
+/// "12.4" for 12040.
+SWITCHYARD_CORE_EXPORT std::string cuda_version_text(int version);
+/// 12040 for "12.4" (a device's `driver_version` property), 0 for text that is not one.
+SWITCHYARD_CORE_EXPORT int parse_cuda_version(const std::string& text) noexcept;
+
+/// A CUDA device with the CUDA version its driver supports (cudaDriverGetVersion).
+struct SWITCHYARD_CORE_EXPORT CudaDriverOfDevice {
+    std::string device;         // "cuda:0"
+    int compute_capability = 0; // major x 10 + minor
+    int driver_version = 0;     // major x 1000 + minor x 10; 0: unknown (nothing is judged)
+};
+
+/// One device whose driver is older than what the library needs there.
+struct SWITCHYARD_CORE_EXPORT DriverTooOld {
+    std::string device;
+    int needed = 0; // CUDA version, the driver's encoding
+    int driver = 0;
+    /// "CUDA 12.4 on cuda:0 (its compute_90 PTX is PTX ISA 8.4, which the driver must
+    /// compile there); the driver supports CUDA 12.2" (the `{missing}` of `driver_too_old`).
+    std::string message;
+};
+
+/// What the library needs of each device's driver, against what the driver supports:
+///   - its CUDA runtime, from a `libcudart.so.N` among `needed_sonames` (the library's
+///     resolved closure): CUDA N.0 at least (a runtime runs on any driver of its major since
+///     CUDA 11's minor-version compatibility);
+///   - where the image the driver would use on the device (image_for_device) is PTX: the
+///     CUDA release of its PTX ISA (an older driver refuses it: "the provided PTX was
+///     compiled with an unsupported toolchain").
+/// A device whose driver version is unknown (0) is not judged.
+SWITCHYARD_CORE_EXPORT std::vector<DriverTooOld>
+driver_too_old(const CudaGpuCode& code, const std::vector<std::string>& needed_sonames,
+               std::span<const CudaDriverOfDevice> devices);
+
+/// The cause a CUDA runtime or driver error message names (a plugin's register hook, or a
+/// kernel launch, that reports it): "CUDA driver version is insufficient for CUDA runtime
+/// version" (cudaErrorInsufficientDriver) and "the provided PTX was compiled with an
+/// unsupported toolchain" (cudaErrorUnsupportedPtxVersion) -> driver_too_old; "no kernel
+/// image is available for execution on the device" (cudaErrorNoKernelImageForDevice) ->
+/// gpu_code_missing; nullopt otherwise.
+SWITCHYARD_CORE_EXPORT std::optional<BackendCause> classify_cuda_error(std::string_view message);
 
 } // namespace switchyard
