@@ -97,14 +97,17 @@ void print_dispatch(const Report& report) {
         threads_differ = threads_differ || f.same_threads.has_value();
     for (const auto& f : report.dispatch) {
         regrets += f.regret();
-        on_threads += f.regret() && f.same_threads && f.same_threads->verdict == "ok" &&
+        on_threads += f.regret() && f.same_threads &&
+                      f.same_threads->verdict == DispatchVerdict::Ok &&
                       f.fastest_threads > f.resolved_threads;
-        on_tolerance += f.regret() && f.same_tolerance && f.same_tolerance->verdict == "ok";
+        on_tolerance +=
+            f.regret() && f.same_tolerance && f.same_tolerance->verdict == DispatchVerdict::Ok;
         table.push_back({untrusted(f.op), untrusted(f.size), untrusted(f.device),
                          untrusted(f.resolved), untrusted(f.fastest), fmt("%.2fx", f.speedup),
                          fmt("%.0f%%", f.threshold * 100),
                          f.fastest == f.resolved ? "-" : fmt("%.2g", f.p_value),
-                         f.same_code ? f.verdict + " (same code)" : f.verdict});
+                         f.same_code ? std::string(to_string(f.verdict)) + " (same code)"
+                                     : std::string(to_string(f.verdict))});
         if (!threads_differ)
             continue;
         // The threads of the two cells, and the pick against the fastest on its own threads.
@@ -121,7 +124,8 @@ void print_dispatch(const Report& report) {
         const auto& s = *f.same_threads;
         row.push_back(s.fastest == f.resolved
                           ? std::string("the pick")
-                          : untrusted(s.fastest) + " " + fmt("%.2fx ", s.speedup) + s.verdict);
+                          : untrusted(s.fastest) + " " + fmt("%.2fx ", s.speedup) +
+                                std::string(to_string(s.verdict)));
     }
     std::vector<std::string> header{"op",      "size",      "device", "dispatch picks", "fastest",
                                     "speedup", "threshold", "p",      "verdict"};

@@ -426,7 +426,7 @@ private slots:
         const auto findings = dispatch_findings(rows);
         QCOMPARE(findings.size(), std::size_t(1));
         const auto& f = findings[0];
-        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.verdict, DispatchVerdict::Regret);
         QCOMPARE(f.resolved, std::string("x86-64-v4/default"));
         QCOMPARE(f.fastest, std::string("x86-64-v3/threaded")); // not the FAIL row
         QVERIFY(std::fabs(f.speedup - 2.7) < 0.01);
@@ -457,12 +457,12 @@ private slots:
                                         row(2, "sm_80", "cublas_tf32", 0.417e-3, 5e-3),
                                         row(3, "generic", "default", 22.0e-3, 4.1e-3)};
         auto f = dispatch_findings(rows)[0];
-        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.verdict, DispatchVerdict::Regret);
         QCOMPARE(f.fastest, std::string("sm_80/cublas_tf32"));
         QVERIFY(!f.same_threads);
         QVERIFY(f.same_tolerance.has_value());
         QCOMPARE(f.same_tolerance->fastest, std::string("generic/cublas"));
-        QCOMPARE(f.same_tolerance->verdict, std::string("regret"));
+        QCOMPARE(f.same_tolerance->verdict, DispatchVerdict::Regret);
         QVERIFY2(f.message().find("sm_80/cublas_tf32 (cuda-cublas) is 8.23x faster here; it "
                                   "passed a looser tolerance than the pick (its own); at the "
                                   "pick's tolerance, generic/cublas (cuda-cublas) is 1.26x "
@@ -500,13 +500,13 @@ private slots:
         auto findings = dispatch_findings(rows);
         QCOMPARE(findings.size(), std::size_t(1));
         auto f = findings[0];
-        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.verdict, DispatchVerdict::Regret);
         QCOMPARE(f.fastest, std::string("x86-64-v3/threaded"));
         QCOMPARE(f.resolved_threads, std::int64_t(1));
         QCOMPARE(f.fastest_threads, std::int64_t(2));
         QVERIFY(f.same_threads.has_value());
         QCOMPARE(f.same_threads->fastest, std::string("x86-64-v3/default"));
-        QCOMPARE(f.same_threads->verdict, std::string("ok"));
+        QCOMPARE(f.same_threads->verdict, DispatchVerdict::Ok);
         QVERIFY2(f.message().find("dispatch picks x86-64-v3/default (1 thread); "
                                   "x86-64-v3/threaded (cpu, 2 threads) is 2.00x faster here; "
                                   "at 1 thread the pick is the fastest") != std::string::npos,
@@ -518,20 +518,20 @@ private slots:
         f = dispatch_findings(rows)[0];
         QCOMPARE(f.fastest, std::string("x86-64-v3/threaded"));
         QCOMPARE(f.same_threads->fastest, std::string("x86-64-v4/default"));
-        QCOMPARE(f.same_threads->verdict, std::string("regret"));
+        QCOMPARE(f.same_threads->verdict, DispatchVerdict::Regret);
         QVERIFY(std::fabs(f.same_threads->speedup - 2.0 / 1.5) < 0.01);
         QVERIFY2(f.message().find("; at 1 thread, x86-64-v4/default (cpu) is 1.33x faster") !=
                      std::string::npos,
                  f.message().c_str());
         const auto back = DispatchFinding::from_json(f.to_json());
-        QCOMPARE(back.same_threads->verdict, std::string("regret"));
+        QCOMPARE(back.same_threads->verdict, DispatchVerdict::Regret);
         QCOMPARE(back.to_json(), f.to_json());
 
         // Within the threshold on more threads: ok, and the message still says both.
         rows[2] = row(2, "x86-64-v3", "threaded", 1.95e-3, 2);
         rows[4] = row(4, "x86-64-v4", "default", 2.5e-3, 1);
         f = dispatch_findings(rows)[0];
-        QCOMPARE(f.verdict, std::string("ok"));
+        QCOMPARE(f.verdict, DispatchVerdict::Ok);
         QCOMPARE(f.fastest, std::string("x86-64-v3/threaded"));
         QVERIFY2(f.message().find("dispatch picks x86-64-v3/default (1 thread); the fastest, "
                                   "x86-64-v3/threaded (2 threads), is within 5 % (1.03x); at 1 "
@@ -542,7 +542,7 @@ private slots:
         rows[2] = row(2, "x86-64-v3", "threaded", 4.0e-3, 2);
         rows[4] = row(4, "x86-64-v4", "default", 1.0e-3, 1);
         f = dispatch_findings(rows)[0];
-        QCOMPARE(f.verdict, std::string("regret"));
+        QCOMPARE(f.verdict, DispatchVerdict::Regret);
         QCOMPARE(f.resolved_threads, std::int64_t(2));
         QCOMPARE(f.fastest_threads, std::int64_t(1));
         QCOMPARE(f.same_threads->fastest, std::string("x86-64-v3/default"));
@@ -600,7 +600,7 @@ private slots:
                                         timed_row(3, "generic", "group", 1.2e-3)};
         auto findings = dispatch_findings(rows);
         QCOMPARE(findings.size(), std::size_t(1));
-        QCOMPARE(findings[0].verdict, std::string("ok"));
+        QCOMPARE(findings[0].verdict, DispatchVerdict::Ok);
         QVERIFY(findings[0].same_code);
         QVERIFY(std::fabs(findings[0].speedup - 1.4) < 0.01);
         QVERIFY2(findings[0].message().find("runs generic/row8's code on this device; the 1.40x "
@@ -617,20 +617,20 @@ private slots:
         // Without runs_as the same rows are a regret ...
         rows[1].spec.runs_as.clear();
         findings = dispatch_findings(rows);
-        QCOMPARE(findings[0].verdict, std::string("regret"));
+        QCOMPARE(findings[0].verdict, DispatchVerdict::Regret);
         QVERIFY(!findings[0].same_code);
         // ... and with it, a third cell clearly faster than both still is.
         rows[1].spec.runs_as = "generic/row8";
         rows[3] = timed_row(3, "generic", "group", 0.5e-3);
         findings = dispatch_findings(rows);
-        QCOMPARE(findings[0].verdict, std::string("regret"));
+        QCOMPARE(findings[0].verdict, DispatchVerdict::Regret);
         QCOMPARE(findings[0].fastest, std::string("generic/group"));
         // A third cell barely faster than the twin is judged against the twin, the resolved
         // code's better measurement: 2 % is no regret, though it is 1.43x the slow default.
         rows[3] = timed_row(3, "generic", "group", 0.98e-3);
         findings = dispatch_findings(rows);
         QCOMPARE(findings[0].fastest, std::string("generic/group"));
-        QCOMPARE(findings[0].verdict, std::string("ok"));
+        QCOMPARE(findings[0].verdict, DispatchVerdict::Ok);
         QVERIFY(!findings[0].same_code);
     }
 
@@ -652,7 +652,7 @@ private slots:
         const auto findings = dispatch_findings(rows);
         QCOMPARE(findings.size(), std::size_t(1));
         // Runs drifting together: the spread between runs is ~6 %, the gap 25 %.
-        QCOMPARE(findings[0].verdict, std::string("regret"));
+        QCOMPARE(findings[0].verdict, DispatchVerdict::Regret);
         QVERIFY(findings[0].threshold < 0.2);
         QVERIFY(findings[0].p_value < 0.01);
     }
@@ -675,7 +675,7 @@ private slots:
             timed_row(1, "x86-64-v3", "default", other, samples)};
         const auto findings = dispatch_findings(rows);
         QCOMPARE(findings.size(), std::size_t(1));
-        QCOMPARE(QString::fromStdString(findings[0].verdict), verdict);
+        QCOMPARE(QString::fromStdString(std::string(to_string(findings[0].verdict))), verdict);
     }
 
     void noisyRowsRaiseTheThreshold() {
@@ -687,7 +687,7 @@ private slots:
         const auto findings = dispatch_findings({a, b});
         QCOMPARE(findings.size(), std::size_t(1));
         QCOMPARE(findings[0].threshold, 0.4);
-        QCOMPARE(findings[0].verdict, std::string("ok"));
+        QCOMPARE(findings[0].verdict, DispatchVerdict::Ok);
     }
 
     void defaultRunHasNoFindings() {

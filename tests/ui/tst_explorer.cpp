@@ -264,7 +264,7 @@ private slots:
         QVERIFY(matrix.index(0, 0).data(ui::KernelMatrixModel::WinnerRole).toBool());
         // A profile run's dispatch regret flags the cell dispatch picked; "ok" flags nothing.
         DispatchFinding regret;
-        regret.verdict = "regret";
+        regret.verdict = DispatchVerdict::Regret;
         regret.op = "gemm";
         regret.size = "1024x1024x1024";
         regret.device = "cpu";
@@ -273,7 +273,7 @@ private slots:
         regret.fastest_backend = "cpu";
         regret.speedup = 2.7;
         DispatchFinding fine = regret;
-        fine.verdict = "ok";
+        fine.verdict = DispatchVerdict::Ok;
         fine.op = "rms_norm";
         matrix.setDispatch({regret, fine});
         QVERIFY(matrix.index(0, 0).data(Qt::DisplayRole).toString().contains(QStringLiteral("⚑")));

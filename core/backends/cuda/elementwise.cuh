@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The memory-bound ops' device code and launch geometry (DESIGN.md, "Kernels"), shared by
+// The memory-bound ops' device code and launch geometry (docs/kernels.md), shared by
 // elementwise.cu (nvcc) and the host-side emulation in tests/core/tst_cuda.cpp
 // (cudaemu.h): only CUDA built-ins that cudaemu.h provides may appear here.
 

@@ -36,7 +36,7 @@ std::string threads_text(std::int64_t n) {
 // repeated run's from the spread between its runs, the test Welch's t on their log medians,
 // as compare does; else the samples' U test) and the verdict.
 struct Judged {
-    std::string verdict = "ok";
+    DispatchVerdict verdict = DispatchVerdict::Ok;
     double p_value = 1, threshold = 0;
 };
 
@@ -52,7 +52,8 @@ Judged judge(const ProfileRow& code, const ProfileRow& other, const DispatchOpti
     const bool enough = runs || (code.samples.size() >= options.min_samples &&
                                  other.samples.size() >= options.min_samples);
     if (practical)
-        j.verdict = enough && j.p_value < options.alpha ? "regret" : "uncertain";
+        j.verdict = enough && j.p_value < options.alpha ? DispatchVerdict::Regret
+                                                        : DispatchVerdict::Uncertain;
     return j;
 }
 
@@ -62,10 +63,10 @@ std::string peer_clause(const DispatchFinding& f, const SameThreadsFinding& s,
     const std::string at = "; at " + at_what;
     if (s.fastest == f.resolved)
         return at + " the pick is the fastest";
-    if (s.verdict == "regret")
+    if (s.verdict == DispatchVerdict::Regret)
         return at + ", " + s.fastest + " (" + s.fastest_backend + ") is " + times(s.speedup) +
                " faster";
-    if (s.verdict == "uncertain")
+    if (s.verdict == DispatchVerdict::Uncertain)
         return at + ", " + s.fastest + " looks " + times(s.speedup) +
                " faster, but the samples cannot tell (p = " + p_text(s.p_value) + ")";
     return at + ", the fastest, " + s.fastest + ", is within " +
@@ -89,7 +90,7 @@ bool looser(const Tolerance& a, const Tolerance& b) {
 }
 
 nlohmann::json peer_json(const SameThreadsFinding& s) {
-    return {{"verdict", s.verdict},
+    return {{"verdict", to_string(s.verdict)},
             {"fastest", s.fastest},
             {"fastest_backend", s.fastest_backend},
             {"fastest_index", s.fastest_index},
@@ -100,11 +101,12 @@ nlohmann::json peer_json(const SameThreadsFinding& s) {
 }
 
 // The "verdict" of a finding or a peer: regret, ok or uncertain.
-std::string read_verdict(const jsonread::Value& v) {
-    auto verdict = v.str("verdict");
-    if (verdict != "regret" && verdict != "ok" && verdict != "uncertain")
+DispatchVerdict read_verdict(const jsonread::Value& v) {
+    const auto verdict = v.str("verdict");
+    const auto parsed = dispatch_verdict_from_string(verdict);
+    if (!parsed)
         v.at("verdict").fail("expected regret, ok or uncertain, got '" + verdict + "'");
-    return verdict;
+    return *parsed;
 }
 
 SameThreadsFinding peer_from_json(const jsonread::Value& st) {
@@ -123,6 +125,28 @@ SameThreadsFinding peer_from_json(const jsonread::Value& st) {
 
 } // namespace
 
+namespace {
+constexpr std::pair<DispatchVerdict, std::string_view> kVerdicts[] = {
+    {DispatchVerdict::Ok, "ok"},
+    {DispatchVerdict::Regret, "regret"},
+    {DispatchVerdict::Uncertain, "uncertain"},
+};
+} // namespace
+
+std::string_view to_string(DispatchVerdict verdict) noexcept {
+    for (const auto& [v, id] : kVerdicts)
+        if (v == verdict)
+            return id;
+    return "ok";
+}
+
+std::optional<DispatchVerdict> dispatch_verdict_from_string(std::string_view text) noexcept {
+    for (const auto& [v, id] : kVerdicts)
+        if (id == text)
+            return v;
+    return std::nullopt;
+}
+
 std::string DispatchFinding::message() const {
     const std::string ratio = times(speedup);
     const std::string where = op + " " + size + " on " + device;
@@ -133,9 +157,9 @@ std::string DispatchFinding::message() const {
     const std::string other =
         fastest + " (" + fastest_backend +
         (threads_differ ? ", " + threads_text(fastest_threads) : std::string()) + ")";
-    if (verdict == "regret")
+    if (verdict == DispatchVerdict::Regret)
         return picks + "; " + other + " is " + ratio + " faster here" + peer_clauses(*this);
-    if (verdict == "uncertain")
+    if (verdict == DispatchVerdict::Uncertain)
         return picks + "; " + other + " looks " + ratio +
                " faster, but the samples cannot tell (p = " + p_text(p_value) + ")" +
                peer_clauses(*this);
@@ -152,7 +176,7 @@ std::string DispatchFinding::message() const {
 }
 
 nlohmann::json DispatchFinding::to_json() const {
-    nlohmann::json j = {{"verdict", verdict},
+    nlohmann::json j = {{"verdict", to_string(verdict)},
                         {"op", op},
                         {"size", size},
                         {"device", device},
@@ -270,7 +294,7 @@ std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& ro
         const auto judged = judge(*code, *fastest, options);
         f.threshold = judged.threshold;
         f.p_value = judged.p_value;
-        f.verdict = f.same_code ? "ok" : judged.verdict;
+        f.verdict = f.same_code ? DispatchVerdict::Ok : judged.verdict;
         // The fastest of the rows `like` the resolved one, judged as the fastest was.
         const auto peer_of = [&](auto&& like) -> std::optional<SameThreadsFinding> {
             const ProfileRow* peer = nullptr;
@@ -289,7 +313,7 @@ std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& ro
             const auto j = judge(*code, *peer, options);
             s.threshold = j.threshold;
             s.p_value = j.p_value;
-            s.verdict = peer == twin ? "ok" : j.verdict;
+            s.verdict = peer == twin ? DispatchVerdict::Ok : j.verdict;
             return s;
         };
         // More threads, not a faster chain? The fastest cell on the resolved one's threads.

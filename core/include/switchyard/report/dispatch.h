@@ -9,9 +9,21 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace switchyard {
+
+/// A dispatch finding's verdict. JSON ids (stable): "ok", "regret", "uncertain".
+///  - Regret: another cell is faster beyond the threshold;
+///  - Ok: the resolved cell is the fastest, or none is faster beyond it;
+///  - Uncertain: faster beyond the threshold, but the samples cannot tell (too few, or
+///    p >= alpha).
+enum class DispatchVerdict { Ok, Regret, Uncertain };
+SWITCHYARD_CORE_EXPORT std::string_view to_string(DispatchVerdict verdict) noexcept;
+/// nullopt for text that names no verdict.
+SWITCHYARD_CORE_EXPORT std::optional<DispatchVerdict>
+dispatch_verdict_from_string(std::string_view text) noexcept;
 
 /// The fastest cell among those like the resolved one in some respect, judged the same way:
 ///  - on its CPU threads, where the fastest runs on another number (`threaded` or OpenBLAS
@@ -21,7 +33,7 @@ namespace switchyard {
 ///    own (TF32 gemm: on the H200, cuBLAS TF32 was 8.2x the own fp32 kernel, cuBLAS fp32
 ///    1.26x): a faster cell told from a cheaper numeric contract.
 struct SWITCHYARD_CORE_EXPORT SameThreadsFinding {
-    std::string verdict; // "regret", "ok" or "uncertain", as DispatchFinding's
+    DispatchVerdict verdict = DispatchVerdict::Ok; // as DispatchFinding's
     std::string fastest, fastest_backend;
     std::int64_t fastest_index = -1;
     double fastest_median_s = 0;
@@ -37,10 +49,7 @@ struct SWITCHYARD_CORE_EXPORT SameThreadsFinding {
 /// repeated run (profile --repeat, rows with runs) the runs are judged, as compare does:
 /// Welch's t on the log run medians, the noise the larger spread between runs.
 struct SWITCHYARD_CORE_EXPORT DispatchFinding {
-    /// "regret": another cell is faster beyond the threshold; "ok": the resolved cell is the
-    /// fastest, or none is faster beyond it; "uncertain": faster beyond the threshold, but
-    /// the samples cannot tell (too few, or p >= alpha).
-    std::string verdict;
+    DispatchVerdict verdict = DispatchVerdict::Ok;
     std::string op, size, device;
     std::string resolved, resolved_backend; // "x86-64-v4/default", its backend
     std::string fastest, fastest_backend;   // the fastest cell that passed parity
@@ -62,7 +71,7 @@ struct SWITCHYARD_CORE_EXPORT DispatchFinding {
     /// checked at the resolved one's tolerance or tighter.
     std::optional<SameThreadsFinding> same_tolerance;
 
-    bool regret() const { return verdict == "regret"; }
+    bool regret() const { return verdict == DispatchVerdict::Regret; }
     /// "dispatch picks x86-64-v4/default; x86-64-v3/threaded is 2.7x faster here"; where the
     /// threads differ, "dispatch picks x86-64-v3/default (1 thread); generic/openblas (cpu,
     /// 2 threads) is 1.70x faster here; at 1 thread the pick is the fastest"; where the

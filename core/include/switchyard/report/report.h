@@ -52,9 +52,10 @@ struct SWITCHYARD_CORE_EXPORT ReportContext {
 
 /// A profile report: the context it was measured in (Profiler::context()) and its rows.
 ///
-/// File format (JSON, docs/json.md): {"format": "switchyard.report", "format_version": 3,
-/// "context": {...}, "rows": [ProfileRow, ...], "dispatch": [DispatchFinding, ...]}.
-/// Version 4 added context.fingerprint and rows[].runs (profile --repeat). Version 2 reports (rows
+/// File format (JSON, docs/json.md): {"format": "switchyard.report", "format_version":
+/// kFormatVersion, "context": {...}, "rows": [ProfileRow, ...], "dispatch": [DispatchFinding,
+/// ...]}. Version 4 added context.fingerprint and rows[].runs (profile --repeat); version 3
+/// reports are read as they are. Version 2 reports (rows
 /// with bandwidth_fraction / flops_fraction, no dispatch) and version 1 reports (format
 /// "switchyard-profile-report") are still read.
 struct SWITCHYARD_CORE_EXPORT Report {
