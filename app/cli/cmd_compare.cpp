@@ -200,11 +200,8 @@ int run_check(const CheckArgs& a) {
         }
         std::cout << untrusted(result.report) << ": ";
         if (result.system.empty()) {
-            const auto& ctx = reports[i].context;
             std::cout << "no system of " << untrusted(a.references) << " matches it (host '"
-                      << untrusted(ctx.contains("host") && ctx["host"].is_object()
-                                       ? ctx["host"].value("hostname", std::string())
-                                       : std::string())
+                      << untrusted(reports[i].context.host.hostname)
                       << "'); add one with check --write-references\n";
             continue;
         }

@@ -192,7 +192,7 @@ void print_pinning(const Report& report) {
         }
     if (pinned == 0)
         return;
-    const int peaks_cpu = report.context_info().pinned_cpu;
+    const int peaks_cpu = report.context.pinned_cpu();
     std::string where;
     for (int c : cpus)
         where += (where.empty() ? "" : ", ") + std::to_string(c);
@@ -216,56 +216,25 @@ struct ProfileOptions {
     std::string ceilings_from;              // an earlier report whose CPU ceilings this run reuses
     bool fresh_ceilings = false;            // measure them, and refresh the cache
     std::optional<double> ceilings_max_age; // days; unset: SWITCHYARD_CEILINGS_MAX_AGE's
-    double timeout = 10, budget = 1.0, noise = 0.5, warmup = 0.05;
+    // The defaults are ProfileSettings' own (noise in percent).
+    double timeout = ProfileSettings{}.row_timeout_s, budget = ProfileSettings{}.time_budget_s,
+           noise = ProfileSettings{}.max_noise * 100, warmup = ProfileSettings{}.warmup_s;
     double reference_budget = ProfileSettings{}.reference_budget_s;
     double throttle_threshold = ProfileSettings{}.throttle_threshold;
-    std::int64_t min_samples = 10, seed = 0x5eed, repeat = 1;
+    std::int64_t min_samples = ProfileSettings{}.min_samples,
+                 seed = std::int64_t(ProfileSettings{}.seed), repeat = ProfileSettings{}.repeat;
 };
-
-// Every size token checked against the ops it applies to, and against this machine's
-// memory, before a worker starts: the usage error names --sizes (unknown op names are left
-// to the profiler, which suggests the close ones).
-void check_sizes(const ProfileOptions& o) {
-    for (const auto& token : o.sizes) {
-        const auto colon = token.find(':');
-        std::vector<const OpInfo*> targets;
-        if (colon != std::string::npos) {
-            if (const auto* op = find_op(token.substr(0, colon)))
-                targets.push_back(op);
-        } else if (!o.ops.empty()) {
-            for (const auto& name : o.ops)
-                if (const auto* op = find_op(name))
-                    targets.push_back(op);
-        } else {
-            for (const auto& op : ops())
-                targets.push_back(&op);
-        }
-        const std::string text = colon == std::string::npos ? token : token.substr(colon + 1);
-        for (const auto* op : targets) {
-            std::string error;
-            const auto dims = parse_dims(*op, text, &error);
-            if (!dims)
-                throw std::invalid_argument("--sizes: " + error);
-            try {
-                Workload::check_fits_in_memory(*op, *dims);
-            } catch (const std::length_error& e) {
-                throw std::invalid_argument("--sizes: " + std::string(e.what()));
-            }
-        }
-    }
-}
 
 ProfileSettings to_settings(const ProfileOptions& o) {
     ProfileSettings s;
     s.ops = o.ops;
     s.devices = o.devices;
-    check_sizes(o);
-    for (const auto& token : o.sizes) {
-        const auto colon = token.find(':');
-        if (colon == std::string::npos)
-            s.sizes["*"].push_back(token);
-        else
-            s.sizes[token.substr(0, colon)].push_back(token.substr(colon + 1));
+    // Every size checked against the ops it applies to and this machine's memory before a
+    // worker starts (the core's one grammar); the usage error names --sizes.
+    try {
+        s.sizes = parse_size_tokens(o.sizes, o.ops);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("--sizes: " + std::string(e.what()));
     }
     s.all_variants = o.all_variants;
     s.cells = o.cells;
@@ -286,14 +255,16 @@ ProfileSettings to_settings(const ProfileOptions& o) {
 
 // The CPU ceilings of --ceilings-from's report, checked to be this machine's; a usage error
 // (exit 2) otherwise. The run's context says where they came from.
-std::optional<CeilingSetChoice> reused_peaks(const ProfileOptions& o, json& provenance) {
+std::optional<CeilingSetChoice> reused_peaks(const ProfileOptions& o,
+                                             std::optional<CeilingsProvenance>& provenance) {
     if (o.ceilings_from.empty())
         return std::nullopt;
     try {
         const auto earlier = Report::load(o.ceilings_from);
         auto peaks = reusable_cpu_peaks(earlier, o.ceilings_from);
-        const std::string date = earlier.context.value("date", std::string("an unknown date"));
-        provenance = {{"report", o.ceilings_from}, {"date", date}};
+        const std::string date =
+            earlier.context.date.empty() ? "an unknown date" : earlier.context.date;
+        provenance = CeilingsProvenance{o.ceilings_from, date};
         return reported_ceiling_choice(o.ceilings_from, date, std::move(peaks));
     } catch (const ReportError& e) {
         throw std::invalid_argument("--ceilings-from: " + std::string(e.what()));
@@ -311,20 +282,17 @@ CeilingCachePolicy ceiling_policy(const ProfileOptions& o) {
 }
 
 // Marks a context whose CPU ceilings came from an earlier report.
-void note_reused(json& context, const json& provenance) {
-    if (provenance.is_null() || !context.is_object())
+void note_reused(RunContext& context, const std::optional<CeilingsProvenance>& provenance) {
+    if (!provenance)
         return;
-    context["ceilings_from"] = provenance;
-    if (!context.contains("warnings") || !context["warnings"].is_array())
-        context["warnings"] = json::array();
-    context["warnings"].push_back(
-        "CPU ceilings reused from " + provenance["report"].get<std::string>() + " (measured " +
-        provenance["date"].get<std::string>() + "), not measured in this run");
+    context.ceilings_from = provenance;
+    context.warnings.push_back("CPU ceilings reused from " + provenance->report + " (measured " +
+                               provenance->date + "), not measured in this run");
 }
 
 int run_profile(const ProfileOptions& o) {
     const auto settings = to_settings(o);
-    json provenance;
+    std::optional<CeilingsProvenance> provenance;
     const auto reused = reused_peaks(o, provenance);
     const auto policy = ceiling_policy(o);
     const auto cache = default_ceiling_cache();
@@ -349,13 +317,13 @@ int run_profile(const ProfileOptions& o) {
         Profiler profiler(settings, default_backends(), default_devices());
         const auto plan = profiler.plan();
         total = plan.size();
-        report.context = profiler.context();
+        report.context = run_context(profiler);
         if (cache)
             cache->record(ceilings, cpu_peaks(), std::int64_t(std::time(nullptr)));
-        report.context["ceiling_set"] = ceilings.set;
+        report.context.ceiling_set = ceilings.set;
         note_reused(report.context, provenance);
         if (o.jsonl) {
-            line(protocol::context_message(report.context));
+            line(protocol::context_message(&report.context));
             line(protocol::plan_message(plan));
         }
         // --repeat: pass after pass over the plan, as the worker controller does.
@@ -371,7 +339,7 @@ int run_profile(const ProfileOptions& o) {
             report.rows.push_back(std::move(row));
         }
         if (settings.repeat > 1)
-            report.context["repeat"] = settings.repeat;
+            report.context.repeat = int(settings.repeat);
         report.annotate();
     } else {
         WorkerController::Options wo;
@@ -388,10 +356,10 @@ int run_profile(const ProfileOptions& o) {
         WorkerController::Callbacks cb;
         cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
         if (o.jsonl) {
-            cb.on_context = [&](const json& c) {
-                json marked = c;
+            cb.on_context = [&](const RunContext& c) {
+                RunContext marked = c;
                 note_reused(marked, provenance);
-                line(protocol::context_message(marked));
+                line(protocol::context_message(&marked));
             };
             cb.on_plan = [&](const std::vector<RowSpec>& plan) {
                 total = plan.size();
@@ -423,7 +391,7 @@ int run_profile(const ProfileOptions& o) {
     // Which ceilings judged the rows (--ceilings-from says so in its warning): on stderr
     // where stdout is machine-readable.
     const std::string ceilings_note =
-        reused ? std::string() : ceiling_set_note(report.context.value("ceiling_set", json()));
+        reused ? std::string() : ceiling_set_note(report.context.ceiling_set);
     if (!human && !ceilings_note.empty())
         std::cerr << "switchyard-cli: note: " << ceilings_note << "\n";
     if (o.json)
@@ -443,10 +411,8 @@ int run_profile(const ProfileOptions& o) {
                 std::cout << r.spec.label() << " [" << r.spec.backend
                           << "]: " << to_string(r.status) << ": " << r.reason.substr(0, 400)
                           << "\n";
-        if (report.context.contains("warnings"))
-            for (const auto& w : report.context["warnings"])
-                if (w.is_string())
-                    std::cout << "warning: " << w.get<std::string>() << "\n";
+        for (const auto& w : report.context.warnings)
+            std::cout << "warning: " << w << "\n";
         // On a noisy machine one note says so, instead of a "noisy" warning per row.
         const auto noise = noise_verdict(report.rows, settings.max_noise);
         for (const auto& r : report.rows)
@@ -462,35 +428,6 @@ int run_profile(const ProfileOptions& o) {
     if (!o.output.empty())
         report.save(o.output);
     return bad ? Failure : Ok;
-}
-
-// The profile worker: its settings come on stdin ({"settings", "start", "peaks"?}), not in
-// argv, so any size of --sizes/--op list reaches it.
-int run_worker() {
-    // The protocol gets the real stdout; anything a kernel prints goes to stderr.
-    const int proto = dup(STDOUT_FILENO);
-    dup2(STDERR_FILENO, STDOUT_FILENO);
-    ProfileSettings settings;
-    CpuPeaks peaks;
-    bool have_peaks = false;
-    std::int64_t start = 0;
-    try {
-        const auto input = json::parse(std::string(std::istreambuf_iterator<char>(std::cin),
-                                                   std::istreambuf_iterator<char>()));
-        settings = ProfileSettings::from_json(input.at("settings"));
-        start = input.value("start", std::int64_t(0));
-        if (input.contains("peaks")) {
-            peaks = CpuPeaks::from_json(input.at("peaks"));
-            have_peaks = true;
-        }
-    } catch (const std::exception& e) {
-        const std::string msg = protocol::to_line(
-            protocol::fatal_message(std::string("worker: bad input: ") + e.what(), true));
-        (void)!::write(proto, msg.data(), msg.size());
-        return Usage;
-    }
-    return run_profile_worker(settings, start, have_peaks ? &peaks : nullptr, proto,
-                              default_backends(), default_devices());
 }
 
 int run_hardware(bool as_json, bool probe, double probe_timeout, double load_timeout) {
@@ -681,12 +618,6 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_flag("--in-process", o->in_process,
                       "Run the kernels in this process (no crash isolation)");
         set_action(cmd, context, [o] { return run_profile(*o); });
-    }
-    {
-        auto* cmd = app.add_subcommand("__profile-worker",
-                                       "internal: the profiling worker (settings on stdin)");
-        cmd->group(""); // hidden
-        cmd->callback([&context] { context.exit_code = run_worker(); });
     }
     {
         auto as_json = std::make_shared<bool>(false);

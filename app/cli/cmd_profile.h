@@ -5,7 +5,8 @@
 
 namespace switchyard::cli {
 
-/// profile, hardware, and the hidden __profile-worker the profile controller spawns.
+/// profile, hardware, and the hardware listing (the profile worker is `__worker profile`,
+/// worker/workermain.h).
 void add_profile_commands(CLI::App& app, Context& context);
 /// compare (two or more reports) and check (reports against references with tolerances).
 void add_compare_commands(CLI::App& app, Context& context);

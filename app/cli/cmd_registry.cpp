@@ -6,9 +6,11 @@
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/report/csv.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
+#include <switchyard/worker/workermain.h>
 
 #include <nlohmann/json.hpp>
 
@@ -282,20 +284,12 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
         return v.dump();
     };
     if (as_csv) {
-        std::cout << join(fields) << "\n";
+        std::cout << csv_line(fields);
         for (const auto& r : rows) {
             std::vector<std::string> cells;
-            for (const auto& f : fields) {
-                std::string s = r.contains(f) ? text(r[f]) : "";
-                if (s.find_first_of(",\"\n") != std::string::npos) {
-                    std::string q = "\"";
-                    for (char c : s)
-                        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-                    s = q + "\"";
-                }
-                cells.push_back(s);
-            }
-            std::cout << join(cells) << "\n";
+            for (const auto& f : fields)
+                cells.push_back(r.contains(f) ? text(r[f]) : "");
+            std::cout << csv_line(cells);
         }
         return Ok;
     }
@@ -379,33 +373,27 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
 
 // The inspection worker: the request on stdin, the protocol on the real stdout (anything a
 // plugin prints goes to stderr).
-int run_inspect_worker_mode() {
-    const int proto = dup(STDOUT_FILENO);
-    dup2(STDERR_FILENO, STDOUT_FILENO);
-    const json document = json::parse(
-        std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()),
-        nullptr, false);
-    protocol::InspectRequest request;
-    try {
-        request = protocol::inspect_request_from_json(document);
-    } catch (const std::exception&) {
-        // Answers with the fatal usage message that names the bad key.
-        return run_inspect_worker(document, proto, default_backends(), &default_devices());
-    }
-    // The caller's plugin folders, exactly (the GUI's search path may not be the default).
-    if (!request.plugin_dirs.empty())
-        default_backends().set_plugin_discovery(
-            PluginSearchPath::from_dirs(request.plugin_dirs).discovery());
-    return run_inspect_worker(request, proto, default_backends(), &default_devices());
-}
-
 void add_registry_commands(CLI::App& app, Context& context) {
     {
+        // The worker processes (worker/workermain.h): the request on stdin, the protocol on
+        // stdout. Hidden.
         auto* worker = app.add_subcommand("__worker", "internal: worker modes");
-        worker->group(""); // hidden
+        worker->group("");
         worker->require_subcommand(1);
-        auto* inspect = worker->add_subcommand("inspect", "load plugins, describe them (stdin)");
-        inspect->callback([&context] { context.exit_code = run_inspect_worker_mode(); });
+        for (const auto mode : {WorkerMode::Profile, WorkerMode::Inspect}) {
+            auto* sub = worker->add_subcommand(
+                std::string(to_string(mode)),
+                mode == WorkerMode::Profile ? "run rows of a plan (request on stdin)"
+                                            : "load plugins, describe them (request on stdin)");
+            sub->callback([&context, mode] {
+                context.exit_code =
+                    worker_main(mode, {default_backends(), default_devices(),
+                                       [](const std::vector<std::string>& dirs) {
+                                           default_backends().set_plugin_discovery(
+                                               PluginSearchPath::from_dirs(dirs).discovery());
+                                       }});
+            });
+        }
     }
     {
         auto* cmd = app.add_subcommand("list", "List the installed backends (sorted)");

@@ -215,7 +215,7 @@ private slots:
         const auto a = read_json(measuredReport());
         const auto rows = a.value("rows").toArray();
         QVERIFY(!rows.isEmpty());
-        QCOMPARE(a.value("format_version").toInt(), 4);
+        QCOMPARE(a.value("format_version").toInt(), 5);
         QMap<QString, int> resolved; // per device
         int references = 0;
         for (const auto& v : rows) {
@@ -725,7 +725,7 @@ private slots:
             QVERIFY2(p.endsWith(".json"), qPrintable(p));
         // Every row holds its three runs, and the report its fingerprint.
         const auto ra = read_json(a);
-        QCOMPARE(ra.value("format_version").toInt(), 4);
+        QCOMPARE(ra.value("format_version").toInt(), 5);
         QVERIFY(!ra.value("context")
                      .toObject()
                      .value("fingerprint")

@@ -336,7 +336,7 @@ private slots:
                                   {"ceilings", nlohmann::json::array({{{"id", "dram.copy.1t"},
                                                                        {"kind", "bandwidth"},
                                                                        {"value", 60.0}}})}}})}};
-            c["cpu_peaks"] = nlohmann::json::object();
+            c["cpu_peaks"] = CpuPeaks{}.to_json(); // as a report has them: every field
             if (cpu >= 0)
                 c["cpu_peaks"]["pinned_cpu"] = cpu;
             return c;
@@ -383,7 +383,8 @@ private slots:
         // least 10 %: noisy probes (25 % each) let 45 % pass ...
         auto with_spread = [&](double l2, double s) {
             auto c = context(l2, true);
-            c["cpu_peaks"] = {{"spread", {{"l2.triad.all", s}, {"fma.fp32.all", s}}}};
+            c["cpu_peaks"] = CpuPeaks{}.to_json();
+            c["cpu_peaks"]["spread"] = {{"l2.triad.all", s}, {"fma.fp32.all", s}};
             return c;
         };
         QVERIFY(ceiling_differences(with_spread(100, 0.25), with_spread(145, 0.25)).empty());

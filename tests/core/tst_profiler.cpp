@@ -18,6 +18,7 @@
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/registries.h>
+#include <switchyard/sdk/version.h>
 
 #include <pthread.h>
 #include <sched.h>
@@ -689,16 +690,26 @@ private slots:
 
     void contextDescribesTheMachine() {
         Profiler p(quick(), default_backends(), default_devices());
-        const auto c = p.context();
-        for (const char* key :
-             {"switchyard", "date", "host", "cpu", "devices", "settings", "warnings"})
+        const auto typed = run_context(p);
+        QCOMPARE(typed.switchyard.version, std::string(core_version()));
+        QCOMPARE(typed.host.hostname, host_info().hostname);
+        QCOMPARE(typed.cpu.brand, cpu_info().brand);
+        QVERIFY(!typed.date.empty());
+        QVERIFY(!typed.fingerprint.machine_id.empty());
+        QVERIFY(typed.cpu_peaks);
+        QCOMPARE(typed.settings.to_json(), quick().to_json());
+        // The JSON form has every part docs/json.md lists.
+        const auto c = typed.to_json();
+        for (const char* key : {"switchyard", "date", "host", "cpu", "cpu_peaks", "clock",
+                                "openblas", "devices", "fingerprint", "settings", "warnings"})
             QVERIFY2(c.contains(key), key);
         QVERIFY(c["switchyard"].contains("git_hash"));
         QVERIFY(c["devices"].size() >= 1);
         QCOMPARE(c["devices"][0]["id"].get<std::string>(), std::string("cpu"));
-        QVERIFY(c.contains("openblas"));
         QVERIFY(c["openblas"].contains("corename"));
         QVERIFY(c["openblas"].contains("threads"));
+        // And reads back to the same context.
+        QCOMPARE(RunContext::from_json(c).to_json(), c);
     }
 
     // The level a working set fits in, the thread count of the variant, and the ridge

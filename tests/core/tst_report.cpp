@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <switchyard/report/compare.h>
+#include <switchyard/report/csv.h>
 #include <switchyard/report/report.h>
 #include <switchyard/sdk/device.h>
 #include <switchyard/worker/protocol.h>
@@ -67,7 +68,8 @@ std::size_t csv_column(const std::vector<std::vector<std::string>>& lines,
 
 Report sample_report() {
     Report r;
-    r.context = {{"switchyard", {{"version", "0.1.0"}}}, {"date", "2024-01-01T00:00:00Z"}};
+    r.context = RunContext::from_json(
+        {{"switchyard", {{"version", "0.1.0"}}}, {"date", "2024-01-01T00:00:00Z"}});
     ProfileRow row;
     row.spec.index = 0;
     row.spec.op = "gemm";
@@ -400,10 +402,92 @@ private slots:
         }
     }
 
+    // A version 4 report's context, as the profiler wrote it field by field, reads into the
+    // typed record: every part a reader uses, the keys this core does not know kept and
+    // written back, a device entry its reader refuses and a part of the wrong type said,
+    // never thrown (a report is judged by its rows).
+    void olderContextsReadTyped() {
+        nlohmann::json peaks = CpuPeaks{}.to_json();
+        peaks["pinned_cpu"] = 1;
+        peaks["spread"] = {{"dram.triad.1t", 0.04}};
+        const nlohmann::json context = {
+            {"switchyard", {{"version", "0.1.0"}, {"git_hash", "abc123"}}},
+            {"date", "2026-11-30T10:00:00Z"},
+            {"host", {{"hostname", "bench-7"}, {"memory_bytes", 25769803776LL}}},
+            {"cpu", {{"brand", "Test CPU"}, {"logical_cpus", 16}, {"best_level", "x86-64-v3"}}},
+            {"cpu_peaks", peaks},
+            {"clock", {{"method", "rdtsc"}, {"per_sample", true}, {"chain_ghz", 3.1}}},
+            {"devices", nlohmann::json::array(
+                            {{{"id", "cpu"}, {"kind", "cpu"}, {"name", "Test"}}, {{"id", 7}}})},
+            {"fingerprint",
+             {{"machine", {{"cpu", {{"microcode", "0xa101144"}}}}}, {"machine_id", "5f0c"}}},
+            {"settings", {{"max_noise", 0.07}}},
+            {"warnings", {"the system is busy"}},
+            {"repeat", 3},
+            {"containment", "subreaper"},
+            {"ceilings_from", {{"report", "a.json"}, {"date", "2026-11-29T09:00:00Z"}}},
+            {"future_key", {{"x", 1}}}};
+        const nlohmann::json report = {{"format", "switchyard.report"},
+                                       {"format_version", 4},
+                                       {"context", context},
+                                       {"rows", nlohmann::json::array()}};
+        const auto r = Report::from_json(report);
+        const RunContext& c = r.context;
+        QCOMPARE(c.host.hostname, std::string("bench-7"));
+        QCOMPARE(c.cpu.brand, std::string("Test CPU"));
+        QCOMPARE(c.cpu.logical_cpus, 16u);
+        QCOMPARE(c.pinned_cpu(), 1);
+        QVERIFY(c.cpu_peaks);
+        QCOMPARE(c.cpu_peaks->spread.at("dram.triad.1t"), 0.04);
+        QCOMPARE(c.clock.chain_ghz, 3.1);
+        QCOMPARE(c.fingerprint.machine_id, std::string("5f0c"));
+        QCOMPARE(c.fingerprint.facts().microcode, std::string("0xa101144"));
+        QCOMPARE(c.settings.max_noise, 0.07);
+        QCOMPARE(c.warnings, std::vector<std::string>{"the system is busy"});
+        QCOMPARE(c.repeat, 3);
+        QCOMPARE(c.containment, std::string("subreaper"));
+        QVERIFY(c.ceilings_from);
+        QCOMPARE(c.ceilings_from->report, std::string("a.json"));
+        QCOMPARE(c.devices.size(), std::size_t(1));
+        QCOMPARE(c.read_warnings.size(), std::size_t(1));
+        QVERIFY2(c.read_warnings[0].rfind("context.devices[1] left out", 0) == 0,
+                 c.read_warnings[0].c_str());
+        // Written back: the unknown key as it was, the typed parts as read.
+        const auto back = r.to_json();
+        QCOMPARE(back.at("format_version").get<int>(), Report::kFormatVersion);
+        QCOMPARE(back["context"]["future_key"], context["future_key"]);
+        QCOMPARE(back["context"]["host"]["hostname"], context["host"]["hostname"]);
+        QCOMPARE(RunContext::from_json(back["context"]).to_json(), back["context"]);
+        // A part of the wrong type is said, not thrown.
+        auto bad = context;
+        bad["host"] = "bench-7";
+        bad["cpu_peaks"]["triad_gbs"] = "fast";
+        const auto b = RunContext::from_json(bad);
+        QVERIFY(b.host.hostname.empty());
+        QVERIFY(!b.cpu_peaks);
+        QCOMPARE(b.read_warnings.size(), std::size_t(3));
+        QVERIFY2(b.read_warnings[0].find("context.host left out: expected an object") == 0,
+                 b.read_warnings[0].c_str());
+        QVERIFY2(b.read_warnings[1].rfind("context.cpu_peaks", 0) == 0, b.read_warnings[1].c_str());
+    }
+
+    // The one CSV writer (report rows, matrix --csv, the GUI's export): RFC 4180 quoting,
+    // and a malformed byte written visibly, so the file stays valid UTF-8.
+    void csvFields() {
+        QCOMPARE(csv_field("plain"), std::string("plain"));
+        QCOMPARE(csv_field("a,b"), std::string("\"a,b\""));
+        QCOMPARE(csv_field("say \"hi\""), std::string("\"say \"\"hi\"\"\""));
+        QCOMPARE(csv_field("two\nlines"), std::string("\"two\nlines\""));
+        QCOMPARE(csv_field("cr\r"), std::string("\"cr\r\""));
+        QCOMPARE(csv_field(std::string("bad \xff byte")), std::string("bad \\xff byte"));
+        QCOMPARE(csv_line({"a", "b,c", ""}), std::string("a,\"b,c\",\n"));
+        QCOMPARE(csv_line({}), std::string("\n"));
+    }
+
     void formatKeys() {
         const auto j = sample_report().to_json();
         QCOMPARE(j.at("format").get<std::string>(), std::string("switchyard.report"));
-        QCOMPARE(j.at("format_version").get<int>(), 4);
+        QCOMPARE(j.at("format_version").get<int>(), 5);
         QVERIFY(j.at("dispatch").is_array());
         QVERIFY(!j.at("rows")[0].contains("bandwidth_fraction"));
         const auto c = Comparison::of(sample_report(), sample_report()).to_json();
@@ -809,11 +893,27 @@ private slots:
             QVERIFY(event_from_string(to_string(e)) == e);
         QCOMPARE(std::string(to_string(Event::RowStart)), std::string("row_start"));
 
-        auto m = round(context_message(report.context, nlohmann::json{{"triad_gbs", 1.5}}));
+        CpuPeaks peaks;
+        peaks.triad_gbs = 1.5;
+        auto m = round(context_message(&report.context, &peaks));
         QVERIFY(m.event == Event::Context);
-        QCOMPARE(m.context, report.context);
-        QCOMPARE(m.peaks.at("triad_gbs").get<double>(), 1.5);
-        QVERIFY(round(context_message(nullptr)).context.is_null());
+        QVERIFY(m.context);
+        QCOMPARE(m.context->to_json(), report.context.to_json());
+        QVERIFY(m.peaks);
+        QCOMPARE(m.peaks->triad_gbs, 1.5);
+        // The profile worker's request, typed both ways.
+        ProfileRequest request;
+        request.settings.ops = {"gemm"};
+        request.start = 3;
+        request.peaks = peaks;
+        const auto back = profile_request_from_json(nlohmann::json::parse(to_json(request).dump()));
+        QCOMPARE(back.settings.to_json(), request.settings.to_json());
+        QCOMPARE(back.start, std::int64_t(3));
+        QVERIFY(back.peaks);
+        QCOMPARE(back.peaks->triad_gbs, 1.5);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 profile_request_from_json(nlohmann::json{{"start", 1}}));
+        QVERIFY(!round(context_message(nullptr)).context);
 
         std::vector<RowSpec> plan = {report.rows[0].spec, report.rows[1].spec};
         m = round(plan_message(plan));

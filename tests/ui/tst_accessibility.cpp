@@ -72,7 +72,7 @@ ProfileRow noisyRow(std::int64_t n, double noise, const std::string& stop) {
 
 Report reportWith(const std::vector<double>& noises, double target) {
     Report report;
-    report.context = {{"settings", {{"max_noise", target}}}};
+    report.context.settings.max_noise = target;
     std::int64_t n = 1024;
     for (double noise : noises)
         report.rows.push_back(

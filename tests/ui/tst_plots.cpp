@@ -65,7 +65,7 @@ nlohmann::json cpuCeilings() {
     return c;
 }
 
-nlohmann::json twoDeviceContext() {
+RunContext twoDeviceContext() {
     auto device = [](const char* id, const char* kind, nlohmann::json ceilings) {
         return nlohmann::json{{"id", id},
                               {"kind", kind},
@@ -75,17 +75,17 @@ nlohmann::json twoDeviceContext() {
                               {"peak_gflops", 400.0},
                               {"ceilings", std::move(ceilings)}};
     };
-    return {
-        {"switchyard", {{"version", "0.1.0"}}},
-        {"host", {{"hostname", "vm"}, {"os", "Linux"}}},
-        {"cpu", {{"brand", "AMD EPYC"}, {"physical_cores", 2}, {"logical_cpus", 2}}},
-        {"devices",
-         nlohmann::json::array(
-             {device("cpu", "cpu", cpuCeilings()),
-              device("opencl:0", "opencl",
-                     nlohmann::json::array({ceilingJson("device.copy", "bandwidth", "device", 20),
-                                            ceilingJson("fma.fp32", "compute", "", 150)}))})},
-        {"warnings", nlohmann::json::array()}};
+    return RunContext::from_json(
+        {{"switchyard", {{"version", "0.1.0"}}},
+         {"host", {{"hostname", "vm"}, {"os", "Linux"}}},
+         {"cpu", {{"brand", "AMD EPYC"}, {"physical_cores", 2}, {"logical_cpus", 2}}},
+         {"devices",
+          nlohmann::json::array(
+              {device("cpu", "cpu", cpuCeilings()),
+               device("opencl:0", "opencl",
+                      nlohmann::json::array({ceilingJson("device.copy", "bandwidth", "device", 20),
+                                             ceilingJson("fma.fp32", "compute", "", 150)}))})},
+         {"warnings", nlohmann::json::array()}});
 }
 
 // A row judged against `ceiling` (its level, value and fraction as the profiler sets them).
@@ -330,10 +330,10 @@ private slots:
         QVERIFY(shown.exposed());
         PlotsView& plots = shown.plots;
         Report rep = defaultRun();
-        for (auto& d : rep.context["devices"])
-            if (d["id"] == "cpu")
-                d["ceilings"].push_back(
-                    ceilingJson("dram.copy.all", "bandwidth", "DRAM", 33, true, 0));
+        for (auto& d : rep.context.devices)
+            if (d.id == "cpu")
+                d.ceilings.push_back(
+                    ceilingJson("dram.copy.all", "bandwidth", "DRAM", 33, true, 0).get<Ceiling>());
         std::vector<ProfileRow> rows;
         for (const auto& r : rep.rows)
             if (r.spec.variant == "threaded")

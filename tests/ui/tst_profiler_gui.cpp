@@ -67,18 +67,19 @@ namespace {
 const QString kProfilingFixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/profiling");
 
 // A context as Profiler::context() writes it, with one CPU device and its ceilings.
-nlohmann::json contextWith(nlohmann::json ceilings, const std::string& host = "bench-a") {
-    return {{"switchyard", {{"version", "0.1.0"}, {"git_hash", "abc"}}},
-            {"host", {{"hostname", host}, {"os", "Linux"}}},
-            {"cpu", {{"brand", "Test CPU 9000"}, {"physical_cores", 8}, {"logical_cpus", 16}}},
-            {"devices", nlohmann::json::array({{{"id", "cpu"},
-                                                {"kind", "cpu"},
-                                                {"name", "Test CPU 9000"},
-                                                {"arch", "x86-64-v3"},
-                                                {"peak_bandwidth_gbs", 40.0},
-                                                {"peak_gflops", 900.0},
-                                                {"ceilings", std::move(ceilings)}}})},
-            {"warnings", nlohmann::json::array()}};
+RunContext contextWith(nlohmann::json ceilings, const std::string& host = "bench-a") {
+    return RunContext::from_json(
+        {{"switchyard", {{"version", "0.1.0"}, {"git_hash", "abc"}}},
+         {"host", {{"hostname", host}, {"os", "Linux"}}},
+         {"cpu", {{"brand", "Test CPU 9000"}, {"physical_cores", 8}, {"logical_cpus", 16}}},
+         {"devices", nlohmann::json::array({{{"id", "cpu"},
+                                             {"kind", "cpu"},
+                                             {"name", "Test CPU 9000"},
+                                             {"arch", "x86-64-v3"},
+                                             {"peak_bandwidth_gbs", 40.0},
+                                             {"peak_gflops", 900.0},
+                                             {"ceilings", std::move(ceilings)}}})},
+         {"warnings", nlohmann::json::array()}});
 }
 
 nlohmann::json threeCeilings() {
@@ -380,6 +381,18 @@ private slots:
         QVERIFY(!view.run());
         QVERIFY(child<QPlainTextEdit>(&view, "profileLog")->toPlainText().contains("12x"));
         QVERIFY(!view.isRunning());
+        // The core's one grammar (as --sizes): a misspelt op gets the close one, and a size
+        // larger than this machine's memory is refused here, not in a worker.
+        child<QLineEdit>(&view, "sizesEdit")->setText("rms_nrom:1024");
+        try {
+            (void)view.settings();
+            QFAIL("accepted an unknown op");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(std::string(e.what()).find("did you mean 'rms_norm'") != std::string::npos,
+                     e.what());
+        }
+        child<QLineEdit>(&view, "sizesEdit")->setText("4000000000x4000000000");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, view.settings());
     }
 
     void profileFixtureKernels() {
@@ -452,7 +465,7 @@ private slots:
         // The report to save carries the context.
         const Report rep = view.report();
         QCOMPARE(int(rep.rows.size()), view.model()->rowCount());
-        QVERIFY(rep.context.contains("devices"));
+        QVERIFY(!rep.context.devices.empty());
         QVERIFY(!child<QTextBrowser>(&view, "runContext")->toPlainText().isEmpty());
     }
 

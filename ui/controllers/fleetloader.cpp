@@ -97,10 +97,7 @@ Fleet FleetLoader::load(const QString& folder) {
         Report& r = *loaded[i];
         for (const auto& w : r.warnings)
             fleet.issues.push_back({file, qs(w), false});
-        QString host;
-        if (const auto h = r.context.find("host"); h != r.context.end() && h->is_object())
-            if (const auto n = h->find("hostname"); n != h->end() && n->is_string())
-                host = qs(n->get<std::string>());
+        const QString host = qs(r.context.host.hostname);
         fleet.hosts << (host.isEmpty() ? file : host);
         fleet.files << file;
         fleet.reports.push_back(std::move(r));

@@ -69,8 +69,8 @@ bool ProfileController::start(const ProfileSettings& settings) {
     auto worker = m_worker;
     m_thread = QThread::create([this, worker] {
         WorkerController::Callbacks cb;
-        cb.on_context = [this](const nlohmann::json& c) {
-            const auto note = ceiling_set_note(c.value("ceiling_set", nlohmann::json()));
+        cb.on_context = [this](const RunContext& c) {
+            const auto note = ceiling_set_note(c.ceiling_set);
             post([this, c, note] {
                 if (!note.empty())
                     emit logLine(QString::fromStdString(note));

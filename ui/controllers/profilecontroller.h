@@ -6,8 +6,6 @@
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/report/report.h>
 
-#include <nlohmann/json.hpp>
-
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
@@ -66,7 +64,7 @@ public:
     bool wait(int ms);
 
 signals:
-    void contextArrived(const nlohmann::json& context);
+    void contextArrived(const switchyard::RunContext& context);
     void planArrived(int total);
     /// A step before the plan (the CPU's or a device's ceilings being measured): the
     /// worker's heartbeat while it prepares, "preparing: CPU ceilings, DRAM triad, all

@@ -14,9 +14,6 @@ namespace {
 QString bytes(std::int64_t n) {
     return QLocale::system().formattedDataSize(n, 1, QLocale::DataSizeTraditionalFormat);
 }
-QString jsonValue(const nlohmann::json& v) {
-    return v.is_string() ? qs(v.get<std::string>()) : qs(v.dump());
-}
 } // namespace
 
 HardwareModel::HardwareModel(QObject* parent) : TreeModel({tr("Property"), tr("Value")}, parent) {}
@@ -100,8 +97,8 @@ void HardwareModel::setResults(const DoctorReport& report) {
                                                          : tr("not measured yet")});
         addNode(n,
                 {tr("Device timers"), dev.has_device_timer ? tr("yes") : tr("no (host timing)")});
-        for (const auto& [key, value] : dev.properties.items())
-            addNode(n, {qs(key), jsonValue(value)});
+        for (const auto& [key, value] : device_property_entries(dev))
+            addNode(n, {qs(key), qs(value)});
     }
     // Why a device class is absent: what the doctor found of its driver/runtime.
     for (const char* kind : {"cuda", "opencl"}) {

@@ -12,20 +12,11 @@ namespace switchyard::ui {
 
 namespace {
 
-QString str(const nlohmann::json& j, const char* key) {
-    return j.is_object() && j.contains(key) && j[key].is_string() ? qs(j[key].get<std::string>())
-                                                                  : QString();
-}
-double num(const nlohmann::json& j, const char* key) {
-    return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
-}
 QString esc(const QString& s) {
     return s.toHtmlEscaped();
 }
-QString scalar(const nlohmann::json& v) {
-    if (v.is_string())
-        return qs(v.get<std::string>());
-    return qs(v.dump());
+QString gib(std::int64_t bytes) {
+    return QStringLiteral("%1 GiB").arg(double(bytes) / double(1 << 30), 0, 'f', 1);
 }
 
 } // namespace
@@ -71,7 +62,7 @@ QString RooflineCeiling::roofLabel() const {
         .arg(isCompute() ? QStringLiteral("GFLOP/s") : QStringLiteral("GB/s"));
 }
 
-std::vector<RooflineCeiling> ceilingsOf(const ReportContext& context) {
+std::vector<RooflineCeiling> ceilingsOf(const RunContext& context) {
     std::vector<RooflineCeiling> out;
     for (const auto& [device, c] : context.ceilings())
         out.push_back({qs(device), qs(c.id), qs(c.kind), qs(c.level), c.value, c.measured,
@@ -79,89 +70,74 @@ std::vector<RooflineCeiling> ceilingsOf(const ReportContext& context) {
     return out;
 }
 
-std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context) {
-    return ceilingsOf(ReportContext::from_json(context));
-}
-
-std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& context) {
+std::vector<std::pair<QString, QString>> machineFacts(const RunContext& context) {
     std::vector<std::pair<QString, QString>> out;
     auto add = [&](const QString& k, const QString& v) {
         if (!v.trimmed().isEmpty())
             out.emplace_back(k, v);
     };
-    static const nlohmann::json none = nlohmann::json::object();
-    auto obj = [](const nlohmann::json& j, const char* key) -> const nlohmann::json& {
-        return j.is_object() && j.contains(key) && j[key].is_object() ? j[key] : none;
-    };
-    const auto& fp = obj(context, "fingerprint");
-    const auto& machine = obj(fp, "machine");
-    const auto& software = obj(fp, "software");
-    const auto& cpu = obj(machine, "cpu").empty() ? obj(context, "cpu") : obj(machine, "cpu");
+    // The fingerprint's machine part where the report has one (what makes the machine),
+    // else the rest of the context.
+    const auto fp = context.fingerprint.facts();
+    const auto& cpu = context.cpu;
+    const int physical = fp.physical_cores > 0 ? fp.physical_cores : int(cpu.physical_cores);
+    const int logical = fp.logical_cpus > 0 ? fp.logical_cpus : int(cpu.logical_cpus);
     QString cores;
-    if (num(cpu, "physical_cores") > 0)
-        cores = QObject::tr(" (%1 cores, %2 threads)")
-                    .arg(num(cpu, "physical_cores"))
-                    .arg(num(cpu, "logical_cpus"));
-    add(QObject::tr("CPU"), str(cpu, "brand") + cores);
-    if (const auto& c = obj(machine, "cpu"); !c.empty() && c.contains("microcode"))
-        add(QObject::tr("microcode"), scalar(c["microcode"]));
-    if (num(machine, "memory_gib") > 0)
-        add(QObject::tr("memory"), QStringLiteral("%1 GiB").arg(num(machine, "memory_gib")));
-    else if (num(obj(context, "host"), "memory_bytes") > 0)
-        add(QObject::tr("memory"),
-            QStringLiteral("%1 GiB").arg(num(obj(context, "host"), "memory_bytes") / (1 << 30), 0,
-                                         'f', 1));
-    if (const auto& isa = obj(machine, "isa"); !isa.empty()) {
-        QString v = str(isa, "best");
-        if (!str(isa, "cap").isEmpty())
+    if (physical > 0)
+        cores = QObject::tr(" (%1 cores, %2 threads)").arg(physical).arg(logical);
+    add(QObject::tr("CPU"), qs(fp.cpu_brand.empty() ? cpu.brand : fp.cpu_brand) + cores);
+    add(QObject::tr("microcode"), qs(fp.microcode));
+    if (fp.memory_gib > 0)
+        add(QObject::tr("memory"), QStringLiteral("%1 GiB").arg(fp.memory_gib));
+    else if (context.host.memory_bytes > 0)
+        add(QObject::tr("memory"), gib(context.host.memory_bytes));
+    if (!fp.isa_best.empty()) {
+        QString v = qs(fp.isa_best);
+        if (!fp.isa_cap.empty())
             v += QObject::tr(" (capped at %1; detected %2)")
-                     .arg(str(isa, "cap"), str(isa, "detected"));
+                     .arg(qs(fp.isa_cap), qs(fp.isa_detected));
         add(QObject::tr("ISA"), v);
     } else {
-        add(QObject::tr("ISA"), str(obj(context, "cpu"), "best_level"));
+        add(QObject::tr("ISA"), qs(cpu.best_level));
     }
     QStringList gpus;
-    if (machine.contains("gpus") && machine["gpus"].is_array()) {
-        for (const auto& g : machine["gpus"])
-            gpus << QStringLiteral("%1 %2 %3")
-                        .arg(str(g, "id"), str(g, "name"), str(g, "arch"))
-                        .simplified();
+    if (fp.has_gpus) {
+        for (const auto& g : fp.gpus)
+            gpus << QStringLiteral("%1 %2 %3").arg(qs(g.id), qs(g.name), qs(g.arch)).simplified();
     } else {
-        for (const auto& d : ReportContext::from_json(context).devices)
+        for (const auto& d : context.devices)
             if (d.kind != "cpu" && d.id != "cpu")
                 gpus << QStringLiteral("%1 %2").arg(qs(d.id), qs(d.name)).simplified();
     }
     add(QObject::tr("GPUs"),
         gpus.isEmpty() ? QObject::tr("none") : gpus.join(QStringLiteral(", ")));
-    if (const auto& b = obj(machine, "openblas"); !b.empty())
+    if (fp.has_openblas)
         add(QObject::tr("OpenBLAS core"),
-            str(b, "core").isEmpty()
+            fp.openblas_core.empty()
                 ? QObject::tr("none")
-                : QObject::tr("%1, %2 threads").arg(str(b, "core")).arg(num(b, "threads")));
+                : QObject::tr("%1, %2 threads").arg(qs(fp.openblas_core)).arg(fp.openblas_threads));
     else
-        add(QObject::tr("OpenBLAS core"), str(obj(context, "openblas"), "corename"));
-    const auto& sw = obj(software, "switchyard").empty() ? obj(context, "switchyard")
-                                                         : obj(software, "switchyard");
+        add(QObject::tr("OpenBLAS core"), qs(context.openblas.corename));
+    const auto& sw = context.switchyard;
     QStringList build;
-    if (!str(sw, "git_hash").isEmpty())
-        build << QStringLiteral("git ") + str(sw, "git_hash");
-    for (const char* k : {"build_type", "compiler"})
-        if (!str(sw, k).isEmpty())
-            build << str(sw, k);
+    if (!sw.git_hash.empty())
+        build << QStringLiteral("git ") + qs(sw.git_hash);
+    for (const auto* k : {&sw.build_type, &sw.compiler})
+        if (!k->empty())
+            build << qs(*k);
     add(QObject::tr("Switchyard"),
         build.isEmpty()
-            ? str(sw, "version")
-            : QStringLiteral("%1 (%2)").arg(str(sw, "version"), build.join(QStringLiteral(", "))));
-    add(QObject::tr("OS"),
-        !str(software, "os").isEmpty() ? str(software, "os") : str(obj(context, "host"), "os"));
-    add(QObject::tr("date"), str(context, "date"));
-    add(QObject::tr("machine id"), str(fp, "machine_id"));
+            ? qs(sw.version)
+            : QStringLiteral("%1 (%2)").arg(qs(sw.version), build.join(QStringLiteral(", "))));
+    add(QObject::tr("OS"), qs(fp.os.empty() ? context.host.os : fp.os));
+    add(QObject::tr("date"), qs(context.date));
+    add(QObject::tr("machine id"), qs(context.fingerprint.machine_id));
     return out;
 }
 
-QString machineName(const nlohmann::json& context) {
-    const QString host = qs(ReportContext::from_json(context).hostname);
-    const QString cpu = context.contains("cpu") ? str(context["cpu"], "brand") : QString();
+QString machineName(const RunContext& context) {
+    const QString host = qs(context.host.hostname);
+    const QString cpu = qs(context.cpu.brand);
     if (host.isEmpty() && cpu.isEmpty())
         return QObject::tr("unknown machine");
     if (cpu.isEmpty())
@@ -169,8 +145,9 @@ QString machineName(const nlohmann::json& context) {
     return host.isEmpty() ? cpu : QStringLiteral("%1 (%2)").arg(host, cpu);
 }
 
-QString contextHtml(const nlohmann::json& context) {
-    if (!context.is_object() || context.empty())
+QString contextHtml(const RunContext& context) {
+    if (context.date.empty() && context.host.hostname.empty() && context.cpu.brand.empty() &&
+        context.devices.empty())
         return QObject::tr("<p>The report has no context.</p>");
     QString html;
     auto row = [&](const QString& k, const QString& v) {
@@ -178,58 +155,43 @@ QString contextHtml(const nlohmann::json& context) {
             html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(esc(k), esc(v));
     };
     html += QStringLiteral("<h3>%1</h3><table cellspacing='2'>").arg(esc(machineName(context)));
-    row(QObject::tr("date"), str(context, "date"));
-    if (context.contains("switchyard")) {
-        const auto& s = context["switchyard"];
-        row(QObject::tr("Switchyard"), QStringLiteral("%1 (git %2, %3, %4)")
-                                           .arg(str(s, "version"), str(s, "git_hash"),
-                                                str(s, "build_type"), str(s, "compiler")));
-    }
-    if (context.contains("host")) {
-        const auto& h = context["host"];
-        row(QObject::tr("OS"),
-            QStringLiteral("%1 %2").arg(str(h, "os"), str(h, "distro")).trimmed());
-        row(QObject::tr("governor"), str(h, "governor"));
-        if (num(h, "memory_bytes") > 0)
-            row(QObject::tr("memory"),
-                QStringLiteral("%1 GiB").arg(num(h, "memory_bytes") / (1 << 30), 0, 'f', 1));
-    }
-    if (context.contains("cpu")) {
-        const auto& c = context["cpu"];
-        row(QObject::tr("CPU"), str(c, "brand"));
-        row(QObject::tr("microarchitecture"), str(c, "microarchitecture"));
-        if (num(c, "physical_cores") > 0)
-            row(QObject::tr("cores"), QStringLiteral("%1 physical, %2 logical")
-                                          .arg(num(c, "physical_cores"))
-                                          .arg(num(c, "logical_cpus")));
-        row(QObject::tr("ISA level"),
-            c.contains("isa_cap") && c["isa_cap"].is_string()
-                ? QObject::tr("%1 (capped at %2)").arg(str(c, "best_level"), str(c, "isa_cap"))
-                : str(c, "best_level"));
-        if (c.contains("caches") && c["caches"].is_array()) {
-            QStringList caches;
-            for (const auto& k : c["caches"])
-                caches << QStringLiteral("L%1 %2 %3 KiB")
-                              .arg(num(k, "level"))
-                              .arg(str(k, "type"))
-                              .arg(num(k, "size_bytes") / 1024);
-            row(QObject::tr("caches"), caches.join(QStringLiteral(", ")));
-        }
-        if (!str(c, "cache_note").isEmpty())
-            row(QObject::tr("caches assumed"), str(c, "cache_note"));
-    }
-    if (context.contains("clock") && context["clock"].is_object()) {
-        const auto& k = context["clock"];
-        row(QObject::tr("clock"), num(k, "chain_ghz") > 0
-                                      ? QObject::tr("%1 GHz when the run started; per row: %2")
-                                            .arg(num(k, "chain_ghz"), 0, 'f', 2)
-                                            .arg(str(k, "method"))
-                                      : str(k, "method"));
-    }
+    row(QObject::tr("date"), qs(context.date));
+    const auto& s = context.switchyard;
+    if (!s.version.empty())
+        row(QObject::tr("Switchyard"),
+            QStringLiteral("%1 (git %2, %3, %4)")
+                .arg(qs(s.version), qs(s.git_hash), qs(s.build_type), qs(s.compiler)));
+    const auto& h = context.host;
+    row(QObject::tr("OS"), QStringLiteral("%1 %2").arg(qs(h.os), qs(h.distro)).trimmed());
+    row(QObject::tr("governor"), qs(h.governor));
+    if (h.memory_bytes > 0)
+        row(QObject::tr("memory"), gib(h.memory_bytes));
+    const auto& c = context.cpu;
+    row(QObject::tr("CPU"), qs(c.brand));
+    row(QObject::tr("microarchitecture"), qs(c.microarchitecture));
+    if (c.physical_cores > 0)
+        row(QObject::tr("cores"),
+            QStringLiteral("%1 physical, %2 logical").arg(c.physical_cores).arg(c.logical_cpus));
+    row(QObject::tr("ISA level"),
+        !c.isa_cap.empty() ? QObject::tr("%1 (capped at %2)").arg(qs(c.best_level), qs(c.isa_cap))
+                           : qs(c.best_level));
+    QStringList caches;
+    for (const auto& k : c.caches)
+        caches << QStringLiteral("L%1 %2 %3 KiB")
+                      .arg(k.level)
+                      .arg(qs(k.type))
+                      .arg(k.size_bytes / 1024);
+    row(QObject::tr("caches"), caches.join(QStringLiteral(", ")));
+    row(QObject::tr("caches assumed"), qs(c.cache_note));
+    const auto& k = context.clock;
+    row(QObject::tr("clock"), k.chain_ghz > 0
+                                  ? QObject::tr("%1 GHz when the run started; per row: %2")
+                                        .arg(k.chain_ghz, 0, 'f', 2)
+                                        .arg(qs(k.method))
+                                  : qs(k.method));
     html += QStringLiteral("</table>");
-    const ReportContext typed = ReportContext::from_json(context);
-    const auto ceilings = ceilingsOf(typed);
-    for (const auto& d : typed.devices) {
+    const auto ceilings = ceilingsOf(context);
+    for (const auto& d : context.devices) {
         html += QStringLiteral("<h4>%1 — %2</h4><table cellspacing='2'>")
                     .arg(esc(qs(d.id)), esc(qs(d.name)));
         row(QObject::tr("arch"), qs(d.arch));
@@ -267,19 +229,16 @@ QString contextHtml(const nlohmann::json& context) {
         }
         html += QStringLiteral("</table>");
     }
-    for (const auto& w : typed.warnings)
+    for (const auto& w : context.read_warnings)
         html += QStringLiteral("<p><i>%1</i></p>").arg(esc(qs(w)));
-    if (context.contains("settings") && context["settings"].is_object()) {
-        html += QObject::tr("<h4>Settings</h4><table cellspacing='2'>");
-        for (const auto& [k, v] : context["settings"].items())
-            row(qs(k), scalar(v));
-        html += QStringLiteral("</table>");
-    }
-    if (context.contains("warnings") && context["warnings"].is_array() &&
-        !context["warnings"].empty()) {
+    html += QObject::tr("<h4>Settings</h4><table cellspacing='2'>");
+    for (const auto& [key, value] : context.settings.entries())
+        row(qs(key), qs(value));
+    html += QStringLiteral("</table>");
+    if (!context.warnings.empty()) {
         html += QObject::tr("<h4>Warnings</h4><ul>");
-        for (const auto& w : context["warnings"])
-            html += QStringLiteral("<li>%1</li>").arg(esc(scalar(w)));
+        for (const auto& w : context.warnings)
+            html += QStringLiteral("<li>%1</li>").arg(esc(qs(w)));
         html += QStringLiteral("</ul>");
     }
     return html;

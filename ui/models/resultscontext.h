@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What a report's context says (Profiler::context(): switchyard, host, cpu, devices with
-// their ceilings, settings, warnings), read for the GUI: the roofline's ceilings, the
+// What a report's context says (RunContext: switchyard, host, cpu, devices with their
+// ceilings, settings, warnings), read for the GUI: the roofline's ceilings, the
 // context pane of a report from another machine, and the ceiling check of a comparison.
 
 #include <switchyard/report/report.h>
-
-#include <nlohmann/json.hpp>
 
 #include <QString>
 #include <QStringList>
@@ -35,22 +33,20 @@ struct RooflineCeiling {
     bool isCompute() const { return kind == QLatin1String("compute"); }
 };
 
-/// Every ceiling of every device of the context (ReportContext::ceilings: a device without
+/// Every ceiling of every device of the context (RunContext::ceilings: a device without
 /// ceilings contributes its peak_bandwidth_gbs and peak_gflops instead).
-std::vector<RooflineCeiling> ceilingsOf(const ReportContext& context);
-std::vector<RooflineCeiling> ceilingsOf(const nlohmann::json& context);
+std::vector<RooflineCeiling> ceilingsOf(const RunContext& context);
 
 /// The context as HTML for the report pane: the machine (host, CPU), Switchyard's version
 /// and build, every device with its peaks and ceilings, the settings and the warnings.
-QString contextHtml(const nlohmann::json& context);
+QString contextHtml(const RunContext& context);
 
 /// One machine of a fleet in a few lines (label, value): CPU, memory, ISA level, GPUs,
-/// OpenBLAS core, Switchyard build, OS and date, from the report's hardware fingerprint
-/// (context.fingerprint) where it has one, else from the rest of its context. Empty
-/// values are left out.
-std::vector<std::pair<QString, QString>> machineFacts(const nlohmann::json& context);
+/// OpenBLAS core, Switchyard build, OS, date and the fingerprint's machine id, from the
+/// report's context. Empty values are left out.
+std::vector<std::pair<QString, QString>> machineFacts(const RunContext& context);
 
 /// "host (CPU model)" of a context: how a report's machine is named in the comparison.
-QString machineName(const nlohmann::json& context);
+QString machineName(const RunContext& context);
 
 } // namespace switchyard::ui

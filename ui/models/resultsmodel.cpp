@@ -7,6 +7,7 @@
 #include "models/tone.h"
 
 #include <switchyard/profiling/ceilingtext.h>
+#include <switchyard/report/csv.h>
 
 #include <QRegularExpression>
 
@@ -444,14 +445,7 @@ std::vector<const ProfileRow*> ResultsFilterProxy::visibleRows() const {
 }
 
 QString modelToCsv(const QAbstractItemModel* model) {
-    auto cell = [](QString s) {
-        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) ||
-            s.contains(QLatin1Char('\n'))) {
-            s.replace(QLatin1String("\""), QLatin1String("\"\""));
-            s = QLatin1Char('"') + s + QLatin1Char('"');
-        }
-        return s;
-    };
+    auto cell = [](const QString& s) { return QString::fromStdString(csv_field(s.toStdString())); };
     QString out;
     QStringList line;
     for (int c = 0; c < model->columnCount(); ++c)

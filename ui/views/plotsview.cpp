@@ -230,9 +230,9 @@ void PlotsView::setRows(const std::vector<const ProfileRow*>& rows, const std::v
     redraw();
 }
 
-void PlotsView::setContext(const nlohmann::json& context) {
+void PlotsView::setContext(const std::optional<RunContext>& context) {
     m_context = context;
-    m_ceilings = ceilingsOf(context);
+    m_ceilings = context ? ceilingsOf(*context) : std::vector<RooflineCeiling>();
     redraw();
 }
 
@@ -732,7 +732,7 @@ void PlotsView::drawRoofline() {
     p->yAxis->setRange(ylo, yhi);
     if (empty)
         setEmptyMessage(RooflinePlot,
-                        m_context.empty() && m_rows.empty()
+                        !m_context && m_rows.empty()
                             ? tr("No rows yet: run a profile (Ctrl+R) or open a report.")
                             : tr("No rows with FLOPs and no ceilings to draw."));
     else {

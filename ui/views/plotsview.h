@@ -5,11 +5,10 @@
 
 #include <switchyard/profiling/profilerow.h>
 
-#include <nlohmann/json.hpp>
-
 #include <QString>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QCheckBox;
@@ -42,7 +41,7 @@ public:
     /// Redraws every plot from `rows` (pointers into the caller's model, used at once).
     /// `ids[i]` is what rowClicked() says for rows[i] (default: i).
     void setRows(const std::vector<const ProfileRow*>& rows, const std::vector<int>& ids = {});
-    void setContext(const nlohmann::json& context);
+    void setContext(const std::optional<RunContext>& context);
 
     Plot currentPlot() const;
     void setCurrentPlot(Plot which);
@@ -96,7 +95,7 @@ private:
     RooflinePoints* m_points = nullptr;
     std::vector<ProfileRow> m_rows; // copies: the model may change before a redraw
     std::vector<int> m_ids;
-    nlohmann::json m_context;
+    std::optional<RunContext> m_context;
     std::vector<RooflineCeiling> m_ceilings; // every ceiling of the context
     std::vector<RooflineCeiling> m_drawn;
     std::vector<RoofLabel>

@@ -174,16 +174,13 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
 
     connect(m_run, &QPushButton::clicked, this, &ProfileView::run);
     connect(m_cancel, &QPushButton::clicked, this, &ProfileView::cancel);
-    connect(m_controller, &ProfileController::contextArrived, this,
-            [this](const nlohmann::json& c) {
-                m_context = c;
-                m_plots->setContext(c);
-                m_contextView->setHtml(contextHtml(c));
-                if (c.contains("warnings") && c["warnings"].is_array())
-                    for (const auto& w : c["warnings"])
-                        if (w.is_string())
-                            appendLog(tr("warning: %1").arg(qs(w.get<std::string>())));
-            });
+    connect(m_controller, &ProfileController::contextArrived, this, [this](const RunContext& c) {
+        m_context = c;
+        m_plots->setContext(m_context);
+        m_contextView->setHtml(contextHtml(c));
+        for (const auto& w : c.warnings)
+            appendLog(tr("warning: %1").arg(qs(w)));
+    });
     connect(m_controller, &ProfileController::planArrived, this, [this](int total) {
         m_progress->setRange(0, std::max(total, 1));
         appendLog(tr("%1 rows planned").arg(total));
@@ -212,10 +209,10 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
     connect(m_controller, &ProfileController::logLine, this, &ProfileView::appendLog);
     connect(m_controller, &ProfileController::finished, this,
             [this](const Report& report, bool cancelled) {
-                if (!report.context.empty() && m_context.empty()) {
+                if (!m_context) {
                     m_context = report.context;
                     m_plots->setContext(m_context);
-                    m_contextView->setHtml(contextHtml(m_context));
+                    m_contextView->setHtml(contextHtml(*m_context));
                 }
                 int bad = 0;
                 for (const auto& r : report.rows)
@@ -397,10 +394,8 @@ QString ProfileView::noiseBanner() const {
 void ProfileView::updateNoiseBanner() {
     // The target the shown rows were held to: the run's (or the report's) settings.
     double target = m_noise->value() / 100.0;
-    if (const auto st = m_context.find("settings"); st != m_context.end() && st->is_object() &&
-                                                    st->contains("max_noise") &&
-                                                    (*st)["max_noise"].is_number())
-        target = (*st)["max_noise"].get<double>();
+    if (m_context)
+        target = m_context->settings.max_noise;
     const auto verdict = noise_verdict(m_model->rows(), target);
     m_noiseBanner->setText(qs(verdict.message()));
     m_noiseBanner->setVisible(verdict.noisy_machine());
@@ -426,27 +421,14 @@ ProfileSettings ProfileView::settings() const {
             throw std::invalid_argument(
                 "Sizes: the custom list is empty; enter sizes such as 1048576 or 512x512x512, "
                 "or choose the default sweep");
-        for (const auto& t : tokens) {
-            const QString op = t.contains(QLatin1Char(':')) ? t.section(QLatin1Char(':'), 0, 0)
-                                                            : QStringLiteral("*");
-            const QString size = t.contains(QLatin1Char(':')) ? t.section(QLatin1Char(':'), 1) : t;
-            // Check the size against every op it applies to, so a typo is named here.
-            std::vector<std::string> targets;
-            if (op != QLatin1String("*"))
-                targets.push_back(op.toStdString());
-            else if (!s.ops.empty())
-                targets = s.ops;
-            for (const auto& name : targets) {
-                const auto* info = find_op(name);
-                if (!info)
-                    throw std::invalid_argument("Sizes: unknown op '" + name + "' in '" +
-                                                t.toStdString() + "'");
-                std::string why;
-                if (!parse_dims(*info, size.toStdString(), &why))
-                    throw std::invalid_argument("Sizes: '" + size.toStdString() + "' is not a " +
-                                                name + " size: " + why);
-            }
-            s.sizes[op.toStdString()].push_back(size.toStdString());
+        // The core's grammar, as --sizes reads it: a typo or a size too large is named here.
+        std::vector<std::string> list;
+        for (const auto& t : tokens)
+            list.push_back(t.toStdString());
+        try {
+            s.sizes = parse_size_tokens(list, s.ops);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument("Sizes: " + std::string(e.what()));
         }
     }
     return s;
@@ -464,7 +446,7 @@ bool ProfileView::run() {
         return false;
     }
     m_model->clear();
-    m_context = nlohmann::json::object();
+    m_context.reset();
     m_plots->setContext(m_context);
     m_contextView->clear();
     m_origin->setText(tr("Live run"));
@@ -497,8 +479,8 @@ void ProfileView::setReport(const Report& report, const QString& origin) {
     m_model->setDispatch(report.dispatch);
     m_context = report.context;
     m_plots->setContext(m_context);
-    m_contextView->setHtml(contextHtml(m_context));
-    m_origin->setText(tr("%1 — measured on %2").arg(origin, machineName(m_context)));
+    m_contextView->setHtml(contextHtml(report.context));
+    m_origin->setText(tr("%1 — measured on %2").arg(origin, machineName(report.context)));
     m_progress->setRange(0, std::max<int>(1, int(report.rows.size())));
     m_progress->setValue(int(report.rows.size()));
     m_progress->setFormat(tr("%1 rows (report)").arg(report.rows.size()));
@@ -510,7 +492,8 @@ void ProfileView::setReport(const Report& report, const QString& origin) {
 
 Report ProfileView::report() const {
     Report r;
-    r.context = m_context;
+    if (m_context)
+        r.context = *m_context;
     r.rows = m_model->rows();
     r.annotate();
     return r;

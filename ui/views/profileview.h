@@ -5,9 +5,9 @@
 #include <switchyard/report/report.h>
 #include <switchyard/sdk/device.h>
 
-#include <nlohmann/json.hpp>
-
 #include <QWidget>
+
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -124,7 +124,7 @@ private:
     QTextBrowser* m_contextView;
     QTabWidget* m_bottom;
     QTimer* m_plotTimer;
-    nlohmann::json m_context = nlohmann::json::object();
+    std::optional<RunContext> m_context; // the run's or the report's; none before either
 };
 
 } // namespace switchyard::ui

@@ -290,6 +290,15 @@ nlohmann::json HostInfo::to_json() const {
             {"governor", governor}, {"throttle_count", throttle_count}};
 }
 
+std::vector<std::pair<std::string, std::string>> device_property_entries(const DeviceInfo& device) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!device.properties.is_object())
+        return out;
+    for (const auto& [key, value] : device.properties.items())
+        out.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+    return out;
+}
+
 const CpuInfo& cpu_info() {
     static const CpuInfo info = detect_cpu();
     return info;

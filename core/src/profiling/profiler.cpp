@@ -518,23 +518,18 @@ std::vector<ProfileRow> Profiler::run(const std::function<void(const ProfileRow&
     return out;
 }
 
-namespace {
-
-// How rows' clocks are measured here, and the clock now (the report's context.clock).
-nlohmann::json clock_context() {
+RunClock run_clock() {
     const CpuClockCounter counter; // here for its method(): why there is none, if none
-    return {{"method", counter.available()
-                           ? counter.method()
-                           : std::string(kDependentAddChainMethod) +
-                                 " before and after each row (" + counter.method() + ")"},
-            {"per_sample", counter.available()},
-            {"chain_ghz", dependent_add_chain_ghz()}};
+    RunClock c;
+    c.method = counter.available() ? counter.method()
+                                   : std::string(kDependentAddChainMethod) +
+                                         " before and after each row (" + counter.method() + ")";
+    c.per_sample = counter.available();
+    c.chain_ghz = dependent_add_chain_ghz();
+    return c;
 }
 
-} // namespace
-
-nlohmann::json Profiler::context() const {
-    auto devices = nlohmann::json::array();
+std::vector<DeviceInfo> Profiler::context_devices() const {
     std::vector<DeviceInfo> infos;
     std::set<std::string> wanted(m_settings.devices.begin(), m_settings.devices.end());
     for (const auto& d : m_devices.devices()) {
@@ -545,26 +540,15 @@ nlohmann::json Profiler::context() const {
         announce_prepare_step("ceilings of " + info.id);
         d->prepare();
         infos.push_back(d->info());
-        devices.push_back(infos.back().to_json());
     }
+    return infos;
+}
+
+std::vector<std::string> Profiler::context_warnings() const {
     auto warnings = host_measurement_warnings();
     if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
         warnings.push_back(w);
-    return {{"switchyard",
-             {{"version", std::string(core_version())},
-              {"git_hash", std::string(core_git_hash())},
-              {"build_type", std::string(core_build_type())},
-              {"compiler", SWITCHYARD_COMPILER}}},
-            {"date", text::utc_now_iso8601()},
-            {"host", host_info().to_json()},
-            {"cpu", cpu_info().to_json()},
-            {"cpu_peaks", cpu_peaks().to_json()},
-            {"clock", clock_context()},
-            {"openblas", openblas_info().to_json()},
-            {"devices", devices},
-            {"fingerprint", machine_fingerprint(infos)},
-            {"settings", m_settings.to_json()},
-            {"warnings", warnings}};
+    return warnings;
 }
 
 } // namespace switchyard

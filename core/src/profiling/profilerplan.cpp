@@ -4,6 +4,8 @@
 
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/profiling/ops.h>
+#include <switchyard/profiling/workload.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/fallback.h>
 #include <switchyard/sdk/registries.h>
@@ -266,6 +268,47 @@ private:
 };
 
 } // namespace
+
+std::map<std::string, std::vector<std::string>>
+parse_size_tokens(const std::vector<std::string>& tokens, const std::vector<std::string>& ops) {
+    std::vector<std::string> known;
+    for (const auto& op : switchyard::ops())
+        known.emplace_back(op.name);
+    auto op_named = [&](const std::string& name) {
+        const auto* op = find_op(name);
+        if (!op)
+            throw std::invalid_argument(suggest("op", name, known));
+        return op;
+    };
+    std::map<std::string, std::vector<std::string>> sizes;
+    for (const auto& token : tokens) {
+        const auto colon = token.find(':');
+        const std::string key = colon == std::string::npos ? "*" : token.substr(0, colon);
+        const std::string size = colon == std::string::npos ? token : token.substr(colon + 1);
+        std::vector<const OpInfo*> targets;
+        if (key != "*")
+            targets.push_back(op_named(key));
+        else if (!ops.empty())
+            for (const auto& name : ops)
+                targets.push_back(op_named(name));
+        else
+            for (const auto& op : switchyard::ops())
+                targets.push_back(&op);
+        for (const auto* op : targets) {
+            std::string error;
+            const auto dims = parse_dims(*op, size, &error);
+            if (!dims)
+                throw std::invalid_argument(error);
+            try {
+                Workload::check_fits_in_memory(*op, *dims);
+            } catch (const std::length_error& e) {
+                throw std::invalid_argument(e.what());
+            }
+        }
+        sizes[key].push_back(size);
+    }
+    return sizes;
+}
 
 std::vector<RowSpec> Profiler::plan() const {
     m_backends.ensure_initialized();

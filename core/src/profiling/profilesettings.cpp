@@ -73,4 +73,12 @@ ProfileSettings ProfileSettings::from_json(const nlohmann::json& j) {
     return j.get<ProfileSettings>();
 }
 
+std::vector<std::pair<std::string, std::string>> ProfileSettings::entries() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    const auto j = to_json(); // items() of a temporary would dangle
+    for (const auto& [key, value] : j.items())
+        out.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+    return out;
+}
+
 } // namespace switchyard

@@ -321,10 +321,9 @@ struct CeilingValue {
     bool bandwidth = false;
 };
 
-// device id -> (ceiling id -> value), from the report context's devices (ReportContext: a
+// device id -> (ceiling id -> value), from the report context's devices (RunContext: a
 // device entry its reader refuses is left out, so a warning never makes compare fail).
-std::map<std::string, std::map<std::string, CeilingValue>>
-ceilings_of(const ReportContext& context) {
+std::map<std::string, std::map<std::string, CeilingValue>> ceilings_of(const RunContext& context) {
     std::map<std::string, std::map<std::string, CeilingValue>> out;
     for (const auto& d : context.devices)
         for (const auto& c : d.ceilings)
@@ -334,16 +333,13 @@ ceilings_of(const ReportContext& context) {
 
 // device id -> (ceiling id -> the probe's spread), where the context records it: the CPU's
 // probes do (context.cpu_peaks.spread, CpuPeaks::spread), for the device "cpu".
-std::map<std::string, std::map<std::string, double>> spreads_of(const nlohmann::json& context) {
+std::map<std::string, std::map<std::string, double>> spreads_of(const RunContext& context) {
     std::map<std::string, std::map<std::string, double>> out;
-    if (!context.is_object() || !context.contains("cpu_peaks"))
+    if (!context.cpu_peaks)
         return out;
-    const auto& peaks = context["cpu_peaks"];
-    if (!peaks.is_object() || !peaks.contains("spread") || !peaks["spread"].is_object())
-        return out;
-    for (const auto& [id, v] : peaks["spread"].items())
-        if (v.is_number() && v.get<double>() >= 0)
-            out["cpu"][id] = v.get<double>();
+    for (const auto& [id, v] : context.cpu_peaks->spread)
+        if (v >= 0)
+            out["cpu"][id] = v;
     return out;
 }
 
@@ -358,13 +354,11 @@ std::string list_ids(const std::vector<std::string>& ids) {
 
 } // namespace
 
-std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
-                                             const nlohmann::json& context_b, double tolerance,
+std::vector<std::string> ceiling_differences(const RunContext& context_a,
+                                             const RunContext& context_b, double tolerance,
                                              double bandwidth_tolerance) {
     std::vector<std::string> out;
-    const auto info_a = ReportContext::from_json(context_a),
-               info_b = ReportContext::from_json(context_b);
-    const auto a = ceilings_of(info_a), b = ceilings_of(info_b);
+    const auto a = ceilings_of(context_a), b = ceilings_of(context_b);
     const auto spread_a = spreads_of(context_a), spread_b = spreads_of(context_b);
     if (a.empty() && b.empty())
         return out;
@@ -419,7 +413,8 @@ std::vector<std::string> ceiling_differences(const nlohmann::json& context_a,
                           "times are not like for like; compare ceiling fractions");
     }
     // The CPU each report held its 1-thread probes and rows on (cpu_peaks.pinned_cpu).
-    if (const int pa = info_a.pinned_cpu, pb = info_b.pinned_cpu; pa >= 0 && pb >= 0 && pa != pb)
+    if (const int pa = context_a.pinned_cpu(), pb = context_b.pinned_cpu();
+        pa >= 0 && pb >= 0 && pa != pb)
         out.push_back("cpu: A's 1-thread probes and rows ran on CPU " + std::to_string(pa) +
                       ", B's on CPU " + std::to_string(pb) +
                       ": one CPU is not another (a VM's vCPUs, a hybrid part's P and E cores), "
@@ -444,34 +439,32 @@ void flatten(const nlohmann::json& j, const std::string& prefix,
     }
 }
 
-const nlohmann::json* fingerprint_of(const nlohmann::json& context) {
-    if (!context.is_object())
-        return nullptr;
-    const auto it = context.find("fingerprint");
-    return it != context.end() && it->is_object() ? &*it : nullptr;
+// The fingerprint as it was hashed and written (context.fingerprint); nullopt for a report
+// without one (older than format 4).
+std::optional<nlohmann::json> fingerprint_of(const RunContext& context) {
+    const auto& f = context.fingerprint;
+    if (f.machine_id.empty() && f.machine.empty() && f.software.empty())
+        return std::nullopt;
+    return nlohmann::json{
+        {"machine", f.machine}, {"software", f.software}, {"machine_id", f.machine_id}};
 }
 
 // The probe spread of `row`'s ceiling in `context` (CpuPeaks::spread): the CPU's probes
 // record it; an OpenCL CPU device judged against them has the id prefixed "cpu:".
-double probe_spread(const nlohmann::json& context, const ProfileRow& row) {
-    if (row.ceiling_id.empty() || !context.is_object())
-        return 0;
-    const auto peaks = context.find("cpu_peaks");
-    if (peaks == context.end() || !peaks->is_object())
-        return 0;
-    const auto spread = peaks->find("spread");
-    if (spread == peaks->end() || !spread->is_object())
+double probe_spread(const RunContext& context, const ProfileRow& row) {
+    if (row.ceiling_id.empty() || !context.cpu_peaks)
         return 0;
     std::string id = row.ceiling_id;
     if (id.rfind("cpu:", 0) == 0)
         id = id.substr(4);
     else if (row.spec.device_kind != "cpu" && row.spec.device != "cpu")
         return 0;
-    const auto v = spread->find(id);
-    return v != spread->end() && v->is_number() && v->get<double>() > 0 ? v->get<double>() : 0;
+    const auto& spread = context.cpu_peaks->spread;
+    const auto v = spread.find(id);
+    return v != spread.end() && v->second > 0 ? v->second : 0;
 }
 
-RowEvidence evidence(const ProfileRow& row, const nlohmann::json& context,
+RowEvidence evidence(const ProfileRow& row, const RunContext& context,
                      std::vector<double>& medians_storage) {
     medians_storage = row.run_medians();
     return {medians_storage, row.samples, row.stats.median, probe_spread(context, row)};
@@ -507,10 +500,10 @@ std::string esc(std::string_view s) {
 
 } // namespace
 
-std::vector<std::string> fingerprint_differences(const nlohmann::json& context_a,
-                                                 const nlohmann::json& context_b) {
-    const auto* fa = fingerprint_of(context_a);
-    const auto* fb = fingerprint_of(context_b);
+std::vector<std::string> fingerprint_differences(const RunContext& context_a,
+                                                 const RunContext& context_b) {
+    const auto fa = fingerprint_of(context_a);
+    const auto fb = fingerprint_of(context_b);
     if (!fa || !fb)
         return {std::string(!fa && !fb ? "neither report has"
                             : !fa      ? "A has"
@@ -536,12 +529,11 @@ std::vector<std::string> fingerprint_differences(const nlohmann::json& context_a
     return out;
 }
 
-bool same_machine(const nlohmann::json& context_a, const nlohmann::json& context_b) {
-    const auto* fa = fingerprint_of(context_a);
-    const auto* fb = fingerprint_of(context_b);
-    if (!fa || !fb || !fa->contains("machine") || !fb->contains("machine"))
-        return false;
-    return (*fa)["machine"] == (*fb)["machine"];
+bool same_machine(const RunContext& context_a, const RunContext& context_b) {
+    const auto& a = context_a.fingerprint.machine;
+    const auto& b = context_b.fingerprint.machine;
+    return fingerprint_of(context_a) && fingerprint_of(context_b) && !a.empty() && !b.empty() &&
+           a == b;
 }
 
 MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector<std::string> names,
@@ -563,9 +555,9 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
     for (std::size_t r = 0; r < reports.size(); ++r) {
         Source src;
         src.name = std::move(names[r]);
-        src.machine_id = reports[r].context_info().machine_id;
+        src.machine_id = reports[r].context.fingerprint.machine_id;
         if (r == baseline) {
-            src.same_machine = fingerprint_of(base.context) != nullptr;
+            src.same_machine = fingerprint_of(base.context).has_value();
         } else {
             src.fingerprint_differences = fingerprint_differences(base.context, reports[r].context);
             src.ceiling_differences =

@@ -50,12 +50,12 @@ std::string ReferenceRow::key() const {
 }
 
 bool ReferenceSystem::matches(const Report& report) const {
-    const ReportContext context = report.context_info();
-    if (!machine_id.empty() && context.machine_id != machine_id)
+    const RunContext& context = report.context;
+    if (!machine_id.empty() && context.fingerprint.machine_id != machine_id)
         return false;
     if (hostnames.empty())
         return true;
-    const auto& host = context.hostname;
+    const auto& host = context.host.hostname;
     return std::any_of(hostnames.begin(), hostnames.end(), [&](const std::string& pattern) {
         return ::fnmatch(pattern.c_str(), host.c_str(), 0) == 0;
     });
@@ -175,11 +175,11 @@ ReferenceSystem References::system_from(const Report& report, std::string name,
                                         std::vector<std::string> hostnames,
                                         std::optional<double> lower, std::optional<double> upper) {
     ReferenceSystem s;
-    const ReportContext context = report.context_info();
-    s.name = name.empty() ? context.hostname : std::move(name);
+    const RunContext& context = report.context;
+    s.name = name.empty() ? context.host.hostname : std::move(name);
     if (s.name.empty())
         s.name = "unnamed";
-    s.machine_id = context.machine_id;
+    s.machine_id = context.fingerprint.machine_id;
     s.hostnames = std::move(hostnames);
     for (const auto& r : report.rows) {
         if (r.status != RowStatus::Ok || !(r.stats.median > 0))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/report/report.h>
 
+#include <switchyard/report/csv.h>
+
 #include "util/jsonread.h"
 #include "util/safefile.h"
 #include "util/textutil.h"
@@ -14,7 +16,7 @@ namespace switchyard {
 void to_json(nlohmann::json& j, const Report& r) {
     j = {{"format", Report::kFormat},
          {"format_version", Report::kFormatVersion},
-         {"context", r.context},
+         {"context", r.context.to_json()},
          {"rows", r.rows}};
     auto dispatch = nlohmann::json::array();
     for (const auto& f : r.dispatch)
@@ -50,7 +52,7 @@ void from_json(const nlohmann::json& j, Report& r) {
         if (!j.is_object())
             v.fail("expected a JSON object");
         check_format(v);
-        r.context = v.at("context").expect(jsonread::Kind::Object).raw();
+        r.context = RunContext::from_json(v.at("context").expect(jsonread::Kind::Object).raw());
         // Row paths start at "rows" ("rows[3].samples[2]: ..."), as a reader of the file sees them.
         const auto* rows_json = j.contains("rows") ? &j["rows"] : nullptr;
         if (!rows_json || !rows_json->is_array())
@@ -79,67 +81,6 @@ void from_json(const nlohmann::json& j, Report& r) {
 
 nlohmann::json Report::to_json() const {
     return *this;
-}
-
-ReportContext ReportContext::from_json(const nlohmann::json& context) {
-    ReportContext out;
-    if (!context.is_object())
-        return out;
-    auto text = [](const nlohmann::json& j, const char* key) {
-        const auto it = j.find(key);
-        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    if (const auto host = context.find("host"); host != context.end() && host->is_object())
-        out.hostname = text(*host, "hostname");
-    if (const auto fp = context.find("fingerprint"); fp != context.end() && fp->is_object())
-        out.machine_id = text(*fp, "machine_id");
-    if (const auto p = context.find("cpu_peaks"); p != context.end() && p->is_object())
-        if (const auto c = p->find("pinned_cpu");
-            c != p->end() && c->is_number_integer() && c->get<std::int64_t>() >= 0)
-            out.pinned_cpu = c->get<int>();
-    const auto devices = context.find("devices");
-    if (devices == context.end() || !devices->is_array())
-        return out;
-    for (std::size_t i = 0; i < devices->size(); ++i) {
-        try {
-            out.devices.push_back(DeviceInfo::from_json((*devices)[i]));
-        } catch (const std::exception& e) {
-            out.warnings.push_back("context.devices[" + std::to_string(i) +
-                                   "] left out: " + e.what());
-        }
-    }
-    return out;
-}
-
-std::vector<ReportContext::DeviceCeiling> ReportContext::ceilings() const {
-    std::vector<DeviceCeiling> out;
-    for (const auto& d : devices) {
-        const auto before = out.size();
-        for (const auto& c : d.ceilings)
-            if (c.value > 0 && (c.kind == "bandwidth" || c.kind == "compute"))
-                out.push_back({d.id, c});
-        if (out.size() != before)
-            continue;
-        // A report from before ceilings: the device's headline peaks.
-        if (d.peak_bandwidth_gbs > 0) {
-            Ceiling c;
-            c.id = "peak_bandwidth";
-            c.kind = "bandwidth";
-            c.level = "peak";
-            c.value = d.peak_bandwidth_gbs;
-            c.method = d.peak_bandwidth_source;
-            out.push_back({d.id, c});
-        }
-        if (d.peak_gflops > 0) {
-            Ceiling c;
-            c.id = "peak_gflops";
-            c.kind = "compute";
-            c.value = d.peak_gflops;
-            c.method = d.peak_gflops_source;
-            out.push_back({d.id, c});
-        }
-    }
-    return out;
 }
 
 Report Report::from_json(const nlohmann::json& j) {
@@ -226,15 +167,7 @@ std::string Report::to_csv() const {
     std::ostringstream os;
     os.precision(9);
     // A field as RFC 4180 writes it, valid UTF-8 whatever a report or plugin put in it.
-    auto quote = [](const std::string& raw) {
-        const std::string s = text::valid_utf8(raw) ? raw : text::utf8_escaped(raw);
-        if (s.find_first_of(",\"\n\r") == std::string::npos)
-            return s;
-        std::string q = "\"";
-        for (char c : s)
-            q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
+    const auto quote = [](const std::string& raw) { return csv_field(raw); };
     os << "op,size,backend,device,arch,variant,status,samples,min_s,median_s,mean_s,p90_s,stddev_s,"
           "rel_noise,"
           "stop_reason,gbps,gflops,level,ceiling_id,ceiling_value,ceiling_fraction,"

@@ -29,9 +29,9 @@ void read_body(const jsonread::Value& v, Message& m) {
     switch (m.event) {
     case Event::Context:
         if (const auto c = v.find("context"))
-            m.context = c->expect(jsonread::Kind::Object).raw();
+            m.context = RunContext::from_json(c->expect(jsonread::Kind::Object).raw());
         if (const auto p = v.find("peaks"))
-            m.peaks = p->raw();
+            m.peaks = CpuPeaks::from_json(p->raw());
         break;
     case Event::Plan: {
         const auto rows = v.at("rows").expect(jsonread::Kind::Array);
@@ -79,12 +79,12 @@ std::optional<Event> event_from_string(std::string_view name) noexcept {
     return std::nullopt;
 }
 
-nlohmann::json context_message(const nlohmann::json& context, const nlohmann::json& peaks) {
+nlohmann::json context_message(const RunContext* context, const CpuPeaks* peaks) {
     auto j = event(Event::Context);
-    if (!context.is_null())
-        j["context"] = context;
-    if (!peaks.is_null())
-        j["peaks"] = peaks;
+    if (context)
+        j["context"] = context->to_json();
+    if (peaks)
+        j["peaks"] = peaks->to_json();
     return j;
 }
 
@@ -422,6 +422,24 @@ std::optional<InspectMessage> parse_inspect(const nlohmann::json& j) {
     m.event = found->first;
     read_inspect_body(jsonread::Value::at_path(j, ""), m);
     return m;
+}
+
+nlohmann::json to_json(const ProfileRequest& request) {
+    nlohmann::json j = {{"settings", request.settings.to_json()}, {"start", request.start}};
+    if (request.peaks)
+        j["peaks"] = request.peaks->to_json();
+    return j;
+}
+
+ProfileRequest profile_request_from_json(const nlohmann::json& j) {
+    const jsonread::Value v(j, "request");
+    v.expect(jsonread::Kind::Object);
+    ProfileRequest r;
+    r.settings = ProfileSettings::from_json(v.at("settings").expect(jsonread::Kind::Object).raw());
+    r.start = v.integer("start", 0, 0);
+    if (const auto p = v.find("peaks"))
+        r.peaks = CpuPeaks::from_json(p->raw());
+    return r;
 }
 
 } // namespace switchyard::protocol

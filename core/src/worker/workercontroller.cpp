@@ -62,8 +62,9 @@ struct WorkerController::RunState {
     bool have_plan = false;
     std::map<std::int64_t, ProfileRow> finished;
     std::int64_t start = 0;
-    std::string peaks_json;
+    std::optional<CpuPeaks> peaks; // the run's CPU ceilings, for every worker after the first
     std::int64_t last_failed_start = -1;
+    bool has_context = false; // the first worker's context arrived
 };
 
 // What one worker process did before it ended.
@@ -91,16 +92,17 @@ void WorkerController::apply(const protocol::Message& m, RunState& state, Attemp
     using protocol::Event;
     switch (m.event) {
     case Event::Context:
-        if (m.context.is_object() && state.report.context.empty()) {
-            state.report.context = m.context;
+        if (m.context && !state.has_context) {
+            state.has_context = true;
+            state.report.context = *m.context;
             if (attempt.containment)
-                state.report.context["containment"] = attempt.containment;
-            record_ceilings(state.report.context, m.peaks);
+                state.report.context.containment = attempt.containment;
+            record_ceilings(state.report.context, m.peaks ? &*m.peaks : nullptr);
             if (cb.on_context)
                 cb.on_context(state.report.context);
         }
-        if (!m.peaks.is_null() && state.peaks_json.empty())
-            state.peaks_json = m.peaks.dump();
+        if (m.peaks && !state.peaks)
+            state.peaks = m.peaks;
         break;
     case Event::Plan:
         if (!state.have_plan) {
@@ -159,12 +161,9 @@ void WorkerController::handle_line(const std::string& line, RunState& state, Att
     }
 }
 
-std::string WorkerController::worker_input(const RunState& state,
-                                           const nlohmann::json& settings) const {
-    nlohmann::json input = {{"settings", settings}, {"start", state.start}};
-    if (!state.peaks_json.empty())
-        input["peaks"] = nlohmann::json::parse(state.peaks_json);
-    return input.dump();
+std::string WorkerController::worker_input(const RunState& state) const {
+    return protocol::to_json(protocol::ProfileRequest{m_options.settings, state.start, state.peaks})
+        .dump();
 }
 
 // The silence allowed outside rows (each preparation step, planning, between rows).
@@ -174,11 +173,10 @@ double WorkerController::startup_silence_s() const {
 
 WorkerController::Attempt WorkerController::run_one_worker(RunState& state,
                                                            const std::vector<std::string>& env,
-                                                           const nlohmann::json& settings,
                                                            const Callbacks& cb) {
     std::vector<std::string> argv = {m_options.executable};
     argv.insert(argv.end(), m_options.worker_args.begin(), m_options.worker_args.end());
-    detail::WorkerProcess worker(argv, env, worker_input(state, settings));
+    detail::WorkerProcess worker(argv, env, worker_input(state));
     m_pid = worker.pid();
     Attempt attempt;
     attempt.containment = containment_name(worker.containment());
@@ -254,9 +252,9 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
 }
 
 Report WorkerController::run_pass(RunState& state, const std::vector<std::string>& env,
-                                  const nlohmann::json& settings, const Callbacks& cb) {
+                                  const Callbacks& cb) {
     while (!m_cancel) {
-        const Attempt attempt = run_one_worker(state, env, settings, cb);
+        const Attempt attempt = run_one_worker(state, env, cb);
         if (m_cancel)
             break;
         if (!attempt.fatal.empty()) {
@@ -269,17 +267,19 @@ Report WorkerController::run_pass(RunState& state, const std::vector<std::string
     }
     for (auto& [i, row] : state.finished)
         state.report.rows.push_back(std::move(row));
-    if (state.report.context.is_null())
-        state.report.context = nlohmann::json::object();
     return std::move(state.report);
 }
 
-void WorkerController::record_ceilings(nlohmann::json& context, const nlohmann::json& peaks) {
+void WorkerController::record_ceilings(RunContext& context, const CpuPeaks* peaks) {
     if (m_ceilings.store && m_options.ceiling_cache) {
         // What the worker measured: the peaks beside its context, else the context's own.
-        const auto& measured = peaks.is_object() ? peaks : context.value("cpu_peaks", peaks);
         try {
-            m_options.ceiling_cache->record(m_ceilings, CpuPeaks::from_json(measured),
+            const CpuPeaks* measured = peaks               ? peaks
+                                       : context.cpu_peaks ? &*context.cpu_peaks
+                                                           : nullptr;
+            if (!measured)
+                throw std::runtime_error("the worker sent no CPU ceilings");
+            m_options.ceiling_cache->record(m_ceilings, *measured,
                                             std::int64_t(std::time(nullptr)));
         } catch (const std::exception& e) {
             m_ceilings.store = false;
@@ -287,12 +287,11 @@ void WorkerController::record_ceilings(nlohmann::json& context, const nlohmann::
         }
     }
     if (!m_ceilings.set.is_null())
-        context["ceiling_set"] = m_ceilings.set;
+        context.ceiling_set = m_ceilings.set;
 }
 
 Report WorkerController::run(const Callbacks& cb) {
     const auto env = detail::worker_environment(m_options.environment);
-    const nlohmann::json settings = m_options.settings.to_json();
     const std::int64_t passes = std::max<std::int64_t>(1, m_options.settings.repeat);
     // The CPU ceilings every worker of the run shares: given, cached, or measured by the
     // first worker (and then kept in the cache).
@@ -310,13 +309,11 @@ Report WorkerController::run(const Callbacks& cb) {
     } else {
         m_ceilings = uncached_ceiling_choice("no cache of ceilings in use");
     }
-    std::string peaks_json;
-    if (m_ceilings.peaks)
-        peaks_json = m_ceilings.peaks->to_json().dump();
+    std::optional<CpuPeaks> peaks = m_ceilings.peaks;
     if (passes == 1) {
         RunState state;
-        state.peaks_json = peaks_json;
-        Report report = run_pass(state, env, settings, cb);
+        state.peaks = peaks;
+        Report report = run_pass(state, env, cb);
         report.annotate();
         return report;
     }
@@ -366,10 +363,10 @@ Report WorkerController::run(const Callbacks& cb) {
                     cb.on_row(done);
             };
         RunState state;
-        state.peaks_json = peaks_json;
-        Report report = run_pass(state, env, settings, pcb);
+        state.peaks = peaks;
+        Report report = run_pass(state, env, pcb);
         if (pass == 0) {
-            peaks_json = state.peaks_json;
+            peaks = state.peaks;
             first.context = std::move(report.context);
         }
         if (!last)
@@ -382,32 +379,26 @@ Report WorkerController::run(const Callbacks& cb) {
             merged[index] = merge_runs(std::move(rows), m_options.settings.keep_samples);
     for (auto& [index, row] : merged)
         first.rows.push_back(std::move(row));
-    if (first.context.is_object())
-        first.context["repeat"] = passes;
+    first.context.repeat = int(passes);
     first.annotate();
     return first;
 }
 
 CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
     const auto& ctx = earlier.context;
-    const auto peaks = ctx.find("cpu_peaks");
-    if (peaks == ctx.end() || !peaks->is_object())
+    if (!ctx.cpu_peaks) {
+        // Present but unreadable, or absent: the decoder said which.
+        for (const auto& w : ctx.read_warnings)
+            if (w.rfind("context.cpu_peaks", 0) == 0)
+                throw ReportError(origin + ": " + w);
         throw ReportError(origin + ": has no CPU ceilings (context.cpu_peaks) to reuse");
+    }
     // Ceilings belong to one machine: its CPU, and its memory and load around the CPU.
-    auto field = [&](const char* object, const char* key) -> std::string {
-        const auto o = ctx.find(object);
-        if (o == ctx.end() || !o->is_object())
-            return {};
-        const auto v = o->find(key);
-        if (v == o->end())
-            return {};
-        return v->is_string() ? v->get<std::string>() : v->dump();
-    };
     const auto& cpu = cpu_info();
     const std::pair<std::string, std::string> checks[] = {
-        {field("host", "hostname"), host_info().hostname},
-        {field("cpu", "brand"), cpu.brand},
-        {field("cpu", "logical_cpus"), std::to_string(cpu.logical_cpus)},
+        {ctx.host.hostname, host_info().hostname},
+        {ctx.cpu.brand, cpu.brand},
+        {std::to_string(ctx.cpu.logical_cpus), std::to_string(cpu.logical_cpus)},
     };
     const char* names[] = {"host", "CPU", "logical CPUs"};
     for (std::size_t i = 0; i < std::size(checks); ++i)
@@ -417,19 +408,13 @@ CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
                               "'); measure them in this run instead");
     // And to one ISA level: a run capped below it (--max-isa) judges its rows against what a
     // machine of the capped level measures, probes it could not run otherwise.
-    const auto level = field("cpu", "best_level"); // empty in reports older than the cap
+    const auto& level = ctx.cpu.best_level; // empty in reports older than the cap
     if (!level.empty() && level != cpu.best_level)
         throw ReportError(origin + ": its ceilings were measured at ISA level '" + level +
                           "', and this run's is '" + cpu.best_level +
                           "' (--max-isa, SWITCHYARD_MAX_ISA); measure them in this run instead, "
                           "or give this run the cap that one had");
-    try {
-        return CpuPeaks::from_json(*peaks);
-    } catch (const std::exception& e) {
-        const std::string what = e.what(); // "peaks.ceilings[0]: ..." names the key
-        throw ReportError(origin + ": context." +
-                          (what.rfind("peaks", 0) == 0 ? "cpu_" + what : "cpu_peaks: " + what));
-    }
+    return *ctx.cpu_peaks;
 }
 
 int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
@@ -442,7 +427,8 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
         // Inside a row, the row's own progress messages are the heartbeat.
         Profiler profiler(settings, backends, devices);
         std::vector<RowSpec> plan;
-        nlohmann::json context, peaks_now;
+        std::optional<RunContext> context;
+        CpuPeaks peaks_now;
         {
             std::int64_t steps = 0;
             const PrepareStepScope heartbeat([&](const std::string& step) {
@@ -457,10 +443,10 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
                 return 2;
             }
             if (start == 0)
-                context = profiler.context();
-            peaks_now = cpu_peaks().to_json();
+                context = run_context(profiler);
+            peaks_now = cpu_peaks();
         }
-        detail::emit_line(fd, protocol::context_message(context, peaks_now));
+        detail::emit_line(fd, protocol::context_message(context ? &*context : nullptr, &peaks_now));
         detail::emit_line(fd, protocol::plan_message(plan));
         for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());
              ++i) {

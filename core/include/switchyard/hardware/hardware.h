@@ -3,11 +3,14 @@
 
 #include <switchyard/core_export.h>
 
+#include <switchyard/sdk/device.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace switchyard {
@@ -76,6 +79,11 @@ SWITCHYARD_CORE_EXPORT std::string pin_cpu_value_error(std::string_view value);
 
 /// Detected once per process.
 SWITCHYARD_CORE_EXPORT const CpuInfo& cpu_info();
+
+/// A device's free-form properties (DeviceInfo::properties) as (key, value as text), in key
+/// order: a string as it is, anything else as its JSON text. For front ends that list them.
+SWITCHYARD_CORE_EXPORT std::vector<std::pair<std::string, std::string>>
+device_property_entries(const DeviceInfo& device);
 /// Read afresh on every call (the governor and throttle counters change).
 SWITCHYARD_CORE_EXPORT HostInfo host_info();
 

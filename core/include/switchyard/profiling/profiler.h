@@ -25,6 +25,16 @@ class DeviceRegistry;
 /// The profiling engine, in-process: plans rows (ops x sizes x devices x cells) and
 /// measures one row at a time. The worker process (switchyard-cli) runs it; the
 /// WorkerController (workercontroller.h) isolates it from the caller.
+/// How a run's rows have their clocks measured, and the clock when it began (the report's
+/// context.clock).
+struct SWITCHYARD_CORE_EXPORT RunClock {
+    std::string method;
+    bool per_sample = false; // a cycle counter per sample; else a chain before and after rows
+    double chain_ghz = 0;    // the dependent-add chain's clock at the start (0: not read)
+};
+/// This process's: the counter's method where there is one, and a dependent-add chain now.
+SWITCHYARD_CORE_EXPORT RunClock run_clock();
+
 class SWITCHYARD_CORE_EXPORT Profiler {
 public:
     /// Called while a row runs: phase ("inputs", "reference", "parity", "warmup",
@@ -48,9 +58,12 @@ public:
     /// plan() + run_row() for each, in this process (no isolation).
     std::vector<ProfileRow> run(const std::function<void(const ProfileRow&)>& on_row = {});
 
-    /// The report's context: version, git hash, build type, host, OS, CPU, devices with
-    /// their properties and peaks, date, settings, and run-level warnings.
-    nlohmann::json context() const;
+    /// The devices of the run (those the settings name, and the CPU), each prepared: their
+    /// properties and ceilings, for the report's context (report/runcontext.h, run_context()).
+    std::vector<DeviceInfo> context_devices() const;
+    /// The run-level warnings: what makes this host's measurements suspect (governor,
+    /// pinning, a Debug build, a busy system) and an OpenBLAS core that is a fallback.
+    std::vector<std::string> context_warnings() const;
 
 private:
     // run_row without the catch: fills `row` (spec set) or throws.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace switchyard {
@@ -55,9 +56,21 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     static constexpr std::int64_t kMaxRepeat = 1000;
 
     nlohmann::json to_json() const;
+    /// Each setting as (its JSON key, its value as text), in the JSON's order: for a
+    /// front end that lists them.
+    std::vector<std::pair<std::string, std::string>> entries() const;
     /// Throws std::runtime_error naming the bad key.
     static ProfileSettings from_json(const nlohmann::json& j);
 };
+/// The `[op:]size` grammar of `--sizes` and of the GUI's size list, one rule for both
+/// front ends: "SIZE" applies to every op of `ops` (every op when `ops` is empty) and goes
+/// under the key "*"; "OP:SIZE" to OP alone. Each size is checked against every op it applies
+/// to (parse_dims) and against this machine's memory (Workload::check_fits_in_memory).
+/// Returns ProfileSettings::sizes. Throws std::invalid_argument: an unknown op (the close
+/// one suggested), a size that is not one of the op's, or one larger than memory.
+SWITCHYARD_CORE_EXPORT std::map<std::string, std::vector<std::string>>
+parse_size_tokens(const std::vector<std::string>& tokens, const std::vector<std::string>& ops);
+
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ProfileSettings& settings);
 SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, ProfileSettings& settings);
 

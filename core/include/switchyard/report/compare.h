@@ -66,7 +66,7 @@ struct SWITCHYARD_CORE_EXPORT CompareOptions {
 /// "bandwidth"). Empty when the ceilings agree, or when neither report has any (reports
 /// older than the ceilings).
 SWITCHYARD_CORE_EXPORT std::vector<std::string>
-ceiling_differences(const nlohmann::json& context_a, const nlohmann::json& context_b,
+ceiling_differences(const RunContext& context_a, const RunContext& context_b,
                     double tolerance = 0.10, double bandwidth_tolerance = 0.35);
 
 /// What differs between two reports' hardware fingerprints (context.fingerprint, see
@@ -74,10 +74,9 @@ ceiling_differences(const nlohmann::json& context_a, const nlohmann::json& conte
 /// 0xa101148". Empty when they match. A report without a fingerprint (older than format 4)
 /// gives one line saying so: such reports are never taken to be the same machine.
 SWITCHYARD_CORE_EXPORT std::vector<std::string>
-fingerprint_differences(const nlohmann::json& context_a, const nlohmann::json& context_b);
+fingerprint_differences(const RunContext& context_a, const RunContext& context_b);
 /// Both contexts have fingerprints whose machine parts match (the software may differ).
-SWITCHYARD_CORE_EXPORT bool same_machine(const nlohmann::json& context_a,
-                                         const nlohmann::json& context_b);
+SWITCHYARD_CORE_EXPORT bool same_machine(const RunContext& context_a, const RunContext& context_b);
 
 enum class Verdict { Same, Faster, Slower, Ambiguous };
 SWITCHYARD_CORE_EXPORT const char*

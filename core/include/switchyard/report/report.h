@@ -5,6 +5,7 @@
 
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/report/dispatch.h>
+#include <switchyard/report/runcontext.h>
 #include <switchyard/sdk/device.h>
 #include <switchyard/sdk/errors.h>
 
@@ -24,43 +25,18 @@ public:
     using Error::Error;
 };
 
-/// The parts of a report's context that core types describe, read from its JSON by the
-/// types' own readers (DeviceInfo, Ceiling): what `compare`, `check` and the GUI use, so none
-/// of them picks the JSON apart by hand. Lenient: a device entry its reader refuses is left
-/// out and said in `warnings` (a report is judged by its rows; its context must never make a
-/// comparison fail).
-struct SWITCHYARD_CORE_EXPORT ReportContext {
-    /// context.devices, each with its ceilings.
-    std::vector<DeviceInfo> devices;
-    std::string hostname;   // context.host.hostname
-    std::string machine_id; // context.fingerprint.machine_id ("" before format 4)
-    int pinned_cpu = -1;    // context.cpu_peaks.pinned_cpu: the 1-thread probes' CPU (-1: none)
-    std::vector<std::string> warnings; // device entries left out, and why
-
-    /// One roofline ceiling of one device.
-    struct DeviceCeiling {
-        std::string device; // DeviceInfo::id
-        Ceiling ceiling;
-    };
-    /// Every device's ceilings (bandwidth and compute, value > 0); for a device without
-    /// ceilings (a report from before them) its headline peaks as "peak_bandwidth" and
-    /// "peak_gflops", the source they give as the method.
-    std::vector<DeviceCeiling> ceilings() const;
-
-    static ReportContext from_json(const nlohmann::json& context);
-};
-
 /// A profile report: the context it was measured in (Profiler::context()) and its rows.
 ///
 /// File format (JSON, docs/json.md): {"format": "switchyard.report", "format_version":
 /// kFormatVersion, "context": {...}, "rows": [ProfileRow, ...], "dispatch": [DispatchFinding,
-/// ...]}. Version 4 added context.fingerprint and rows[].runs (profile --repeat); version 3
-/// reports are read as they are. Version 2 reports (rows
+/// ...]}. Version 5 writes the context through RunContext (context.repeat and
+/// context.warnings always present); version 4 added context.fingerprint and rows[].runs
+/// (profile --repeat); versions 3 and 4 are read as they are. Version 2 reports (rows
 /// with bandwidth_fraction / flops_fraction, no dispatch) and version 1 reports (format
 /// "switchyard-profile-report") are still read.
 struct SWITCHYARD_CORE_EXPORT Report {
     static constexpr const char* kFormat = "switchyard.report";
-    static constexpr int kFormatVersion = 4;
+    static constexpr int kFormatVersion = 5;
     /// The format id of version 1 reports.
     static constexpr const char* kFormatV1 = "switchyard-profile-report";
     /// Reports larger than this are refused before parsing.
@@ -71,8 +47,9 @@ struct SWITCHYARD_CORE_EXPORT Report {
     /// are read, dropped and said in `warnings`, so memory follows what is kept.
     static constexpr std::size_t kMaxSamplesPerRow = 100000;
 
-    /// The context as written (Profiler::context()); its typed parts: context_info().
-    nlohmann::json context = nlohmann::json::object();
+    /// What the run was measured in (run_context(), then the worker controller's and the
+    /// front end's additions): typed, read and written only through RunContext.
+    RunContext context;
     std::vector<ProfileRow> rows;
     /// The dispatch-regret findings of an --all-variants run (annotate()).
     std::vector<DispatchFinding> dispatch;
@@ -82,9 +59,6 @@ struct SWITCHYARD_CORE_EXPORT Report {
     /// Derives what follows from the rows: each row's speedup over the reference, and the
     /// dispatch findings. Run once the rows are all there (the profile run does).
     void annotate();
-    /// The typed parts of `context` (ReportContext::from_json).
-    ReportContext context_info() const { return ReportContext::from_json(context); }
-
     nlohmann::json to_json() const;
     /// Throws ReportError naming the bad key ("rows[2].stats.median: expected a number,
     /// got string").

@@ -9,10 +9,13 @@
 // (docs/json.md describes them). The inspection worker (worker/inspect.h) reads an
 // `InspectRequest` on its stdin and writes `InspectMessage`s.
 
+#include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/profilerow.h>
+#include <switchyard/profiling/profilesettings.h>
 #include <switchyard/registry/backendcause.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/report/runcontext.h>
 #include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
@@ -43,20 +46,32 @@ SWITCHYARD_CORE_EXPORT std::optional<Event> event_from_string(std::string_view n
 /// One protocol message, parsed. Only the fields of its event are meaningful.
 struct SWITCHYARD_CORE_EXPORT Message {
     Event event = Event::Done;
-    nlohmann::json context;    // Context: null when the worker did not send one
-    nlohmann::json peaks;      // Context: null when absent
-    std::vector<RowSpec> plan; // Plan
-    std::int64_t index = -1;   // RowStart, Progress
-    std::string phase;         // Progress
-    std::int64_t samples = 0;  // Progress
-    ProfileRow row;            // Row
+    std::optional<RunContext> context; // Context: none when the worker did not send one
+    std::optional<CpuPeaks> peaks;     // Context: the CPU ceilings the worker used
+    std::vector<RowSpec> plan;         // Plan
+    std::int64_t index = -1;           // RowStart, Progress
+    std::string phase;                 // Progress
+    std::int64_t samples = 0;          // Progress
+    ProfileRow row;                    // Row
     std::optional<std::int64_t> rows_total, not_ok; // Done (from --jsonl)
     std::string message;                            // Fatal
     bool usage = false;                             // Fatal: a usage problem in the settings
 };
 
-SWITCHYARD_CORE_EXPORT nlohmann::json context_message(const nlohmann::json& context,
-                                                      const nlohmann::json& peaks = nullptr);
+/// `context` null: a worker past the first, which sends its peaks only.
+SWITCHYARD_CORE_EXPORT nlohmann::json context_message(const RunContext* context,
+                                                      const CpuPeaks* peaks = nullptr);
+
+/// What the profile worker is asked: one JSON document on its stdin
+/// ({"settings", "start", "peaks"?}), so any size of plan reaches it.
+struct SWITCHYARD_CORE_EXPORT ProfileRequest {
+    ProfileSettings settings;
+    std::int64_t start = 0;        // the first row of the plan to run
+    std::optional<CpuPeaks> peaks; // the run's CPU ceilings (every worker shares them)
+};
+SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const ProfileRequest& request);
+/// Throws std::runtime_error naming the key path when malformed.
+SWITCHYARD_CORE_EXPORT ProfileRequest profile_request_from_json(const nlohmann::json& j);
 SWITCHYARD_CORE_EXPORT nlohmann::json plan_message(const std::vector<RowSpec>& plan);
 SWITCHYARD_CORE_EXPORT nlohmann::json row_start_message(std::int64_t index);
 SWITCHYARD_CORE_EXPORT nlohmann::json progress_message(std::int64_t index, const std::string& phase,

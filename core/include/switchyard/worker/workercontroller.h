@@ -61,7 +61,7 @@ class SWITCHYARD_CORE_EXPORT WorkerController {
 public:
     struct Options {
         std::string executable; // switchyard-cli ("/proc/self/exe" from the CLI)
-        std::vector<std::string> worker_args = {"__profile-worker"}; // the hidden subcommand
+        std::vector<std::string> worker_args = {"__worker", "profile"}; // the hidden subcommand
         ProfileSettings settings;
         std::vector<std::pair<std::string, std::string>> environment; // added to the worker's
         double startup_timeout_s = 60; // silence allowed outside rows (probes, planning)
@@ -78,7 +78,7 @@ public:
         CeilingCachePolicy ceiling_policy;
     };
     struct Callbacks {
-        std::function<void(const nlohmann::json& context)> on_context;
+        std::function<void(const RunContext& context)> on_context;
         std::function<void(const std::vector<RowSpec>& plan)> on_plan;
         std::function<void(const RowSpec& row)> on_row_start;
         std::function<void(std::int64_t index, const std::string& phase, std::int64_t samples)>
@@ -101,18 +101,17 @@ private:
     struct RunState;
     struct Attempt;
     // process: one worker from spawn to reap; its pipes read until it ends or hangs
-    Report run_pass(RunState& state, const std::vector<std::string>& env,
-                    const nlohmann::json& settings, const Callbacks& cb);
+    Report run_pass(RunState& state, const std::vector<std::string>& env, const Callbacks& cb);
     Attempt run_one_worker(RunState& state, const std::vector<std::string>& env,
-                           const nlohmann::json& settings, const Callbacks& cb);
-    std::string worker_input(const RunState& state, const nlohmann::json& settings) const;
+                           const Callbacks& cb);
+    std::string worker_input(const RunState& state) const;
     double startup_silence_s() const;
     // protocol: one line, one message
     void handle_line(const std::string& line, RunState& state, Attempt& attempt,
                      const Callbacks& cb);
     void apply(const protocol::Message& m, RunState& state, Attempt& attempt, const Callbacks& cb);
     // the run's CPU ceilings: kept in the cache when measured, recorded in the context
-    void record_ceilings(nlohmann::json& context, const nlohmann::json& peaks);
+    void record_ceilings(RunContext& context, const CpuPeaks* peaks);
     // bookkeeping: the row a dead worker takes with it, where the next one starts
     ProfileRow failed_row(const RowSpec& spec, const Attempt& attempt) const;
     bool recover(RunState& state, const Attempt& attempt, const Callbacks& cb) const;

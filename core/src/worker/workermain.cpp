@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/worker/workermain.h>
+
+#include <switchyard/worker/inspect.h>
+#include <switchyard/worker/protocol.h>
+#include <switchyard/worker/workercontroller.h>
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <iterator>
+
+#include <unistd.h>
+
+namespace switchyard {
+
+std::string_view to_string(WorkerMode mode) noexcept {
+    return mode == WorkerMode::Profile ? "profile" : "inspect";
+}
+
+std::optional<WorkerMode> worker_mode_from_string(std::string_view text) noexcept {
+    if (text == "profile")
+        return WorkerMode::Profile;
+    if (text == "inspect")
+        return WorkerMode::Inspect;
+    return std::nullopt;
+}
+
+int worker_main(WorkerMode mode, const WorkerHost& host) {
+    // The protocol gets the real stdout; anything a kernel or a plugin prints goes to stderr.
+    const int proto = ::dup(STDOUT_FILENO);
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    const std::string input{std::istreambuf_iterator<char>(std::cin),
+                            std::istreambuf_iterator<char>()};
+    const nlohmann::json document = nlohmann::json::parse(input, nullptr, false);
+    if (mode == WorkerMode::Inspect) {
+        protocol::InspectRequest request;
+        try {
+            request = protocol::inspect_request_from_json(document);
+        } catch (const std::exception&) {
+            // Answers with the fatal usage message that names the bad key.
+            return run_inspect_worker(document, proto, host.backends, &host.devices);
+        }
+        // The caller's plugin folders, exactly (the GUI's search path may not be the default).
+        if (!request.plugin_dirs.empty() && host.use_plugin_dirs)
+            host.use_plugin_dirs(request.plugin_dirs);
+        return run_inspect_worker(request, proto, host.backends, &host.devices);
+    }
+    protocol::ProfileRequest request;
+    try {
+        if (document.is_discarded())
+            throw std::runtime_error("not valid JSON");
+        request = protocol::profile_request_from_json(document);
+    } catch (const std::exception& e) {
+        const std::string line = protocol::to_line(
+            protocol::fatal_message(std::string("worker: bad input: ") + e.what(), true));
+        (void)!::write(proto, line.data(), line.size());
+        return 2;
+    }
+    return run_profile_worker(request.settings, request.start,
+                              request.peaks ? &*request.peaks : nullptr, proto, host.backends,
+                              host.devices);
+}
+
+} // namespace switchyard
