@@ -52,6 +52,40 @@ const DoctorProblem* find_problem(const DoctorReport& r, const std::string& subj
     return nullptr;
 }
 
+// A plugin folder holding one plugin, "gpu", whose library is the fatbin fixture (sm_80 and
+// sm_90 cubins, compute_90 PTX of PTX ISA 9.0), and the doctor's report of it beside one
+// device of `kind` and `arch` (with `properties`).
+class GpuPluginFolder {
+public:
+    GpuPluginFolder() {
+        m_ok = m_dir.isValid() &&
+               QFile::copy(QStringLiteral(SWITCHYARD_FIXTURE_DIR
+                                          "/gpucode/libswitchyard-fixture-fatbin.so"),
+                           m_dir.filePath("libgpu.so"));
+        QFile manifest(m_dir.filePath("gpu.plugin.json"));
+        m_ok = m_ok && manifest.open(QIODevice::WriteOnly) &&
+               manifest.write(R"({"schema": 1, "name": "gpu", "version": "1.0.0",
+                                  "library": "libgpu.so", "provides_devices": []})") > 0;
+    }
+    bool valid() const { return m_ok; }
+    DoctorReport doctor(const std::string& kind, const std::string& arch,
+                        nlohmann::json properties = nlohmann::json::object()) const {
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components, builtin_backends};
+        const auto path = PluginSearchPath::from_dirs({m_dir.path().toStdString()});
+        registry.set_plugin_discovery(path.discovery());
+        DeviceRegistry devices;
+        devices.add_provider(
+            std::make_shared<test::ClocklessProvider>(kind, "GPU", arch, std::move(properties)));
+        return DoctorReport::collect(registry, devices, path);
+    }
+
+private:
+    QTemporaryDir m_dir;
+    bool m_ok = false;
+};
+
 test::ProcessResult run_cli(const QStringList& args, const QString& plugin_path) {
     return test::run_cli(args, plugin_path, {.timeout_ms = 60000});
 }
@@ -135,25 +169,10 @@ private slots:
     // fatbin fixture) runs on no CUDA device here (an sm_75 one) is a problem with its own
     // cause and fix, found from the file alone; on an sm_90 device it is none.
     void gpuCodeThatRunsNowhereIsAProblem() {
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        QVERIFY(QFile::copy(
-            QStringLiteral(SWITCHYARD_FIXTURE_DIR "/gpucode/libswitchyard-fixture-fatbin.so"),
-            dir.filePath("libgpu.so")));
-        QFile manifest(dir.filePath("gpu.plugin.json"));
-        QVERIFY(manifest.open(QIODevice::WriteOnly));
-        manifest.write(R"({"schema": 1, "name": "gpu", "version": "1.0.0", "library": "libgpu.so",
-                           "provides_devices": []})");
-        manifest.close();
+        const GpuPluginFolder dir;
+        QVERIFY(dir.valid());
         for (const std::string arch : {"sm_75", "sm_90"}) {
-            KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
-            ComponentRegistry components{"components", {"kind", "device", "variant"}};
-            BackendRegistry registry{kernels, components, builtin_backends};
-            const auto path = PluginSearchPath::from_dirs({dir.path().toStdString()});
-            registry.set_plugin_discovery(path.discovery());
-            DeviceRegistry devices;
-            devices.add_provider(std::make_shared<test::ClocklessProvider>("cuda", "GPU", arch));
-            const auto report = DoctorReport::collect(registry, devices, path);
+            const auto report = dir.doctor("cuda", arch);
             const auto* p = find_problem(report, "gpu", "cuda:0 is sm_75");
             if (arch == "sm_75") {
                 QVERIFY2(p, report.to_text().c_str());
@@ -172,26 +191,11 @@ private slots:
     // compute_90 PTX (PTX ISA 9.0, CUDA 13.0) reaches the device, and that driver cannot
     // compile it. A driver of 13.0 can.
     void driverTooOldForThePtxIsAProblem() {
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        QVERIFY(QFile::copy(
-            QStringLiteral(SWITCHYARD_FIXTURE_DIR "/gpucode/libswitchyard-fixture-fatbin.so"),
-            dir.filePath("libgpu.so")));
-        QFile manifest(dir.filePath("gpu.plugin.json"));
-        QVERIFY(manifest.open(QIODevice::WriteOnly));
-        manifest.write(R"({"schema": 1, "name": "gpu", "version": "1.0.0", "library": "libgpu.so",
-                           "provides_devices": []})");
-        manifest.close();
+        const GpuPluginFolder dir;
+        QVERIFY(dir.valid());
         for (const std::string driver : {"12.8", "13.0"}) {
-            KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
-            ComponentRegistry components{"components", {"kind", "device", "variant"}};
-            BackendRegistry registry{kernels, components, builtin_backends};
-            const auto path = PluginSearchPath::from_dirs({dir.path().toStdString()});
-            registry.set_plugin_discovery(path.discovery());
-            DeviceRegistry devices;
-            devices.add_provider(std::make_shared<test::ClocklessProvider>(
-                "cuda", "GPU", "sm_100", nlohmann::json{{"driver_version", driver}}));
-            const auto report = DoctorReport::collect(registry, devices, path);
+            const auto report =
+                dir.doctor("cuda", "sm_100", nlohmann::json{{"driver_version", driver}});
             const auto* p = find_problem(report, "gpu", "the driver supports CUDA");
             if (driver == "12.8") {
                 QVERIFY2(p, report.to_text().c_str());

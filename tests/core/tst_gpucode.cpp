@@ -89,6 +89,18 @@ void write_file(const QString& path, const QByteArray& content) {
     f.write(content);
 }
 
+// An ICD folder: good.icd (PoCL's library, as this system names it), missing.icd (a library
+// that does not exist), notelf.icd (a text file named as a library; a second line ocl-icd
+// ignores). Returns the not-ELF file's path.
+QString write_icd_folder(const QTemporaryDir& dir, const std::string& pocl) {
+    const auto notelf = dir.filePath("libswitchyard-notelf.so");
+    write_file(notelf, "this is not a library\n");
+    write_file(dir.filePath("good.icd"), QByteArray::fromStdString(pocl + "\n"));
+    write_file(dir.filePath("missing.icd"), "libswitchyard-no-such-icd.so.1\n");
+    write_file(dir.filePath("notelf.icd"), notelf.toUtf8() + "\nsecond line ignored\n");
+    return notelf;
+}
+
 // The first line of /etc/OpenCL/vendors/pocl.icd: PoCL's library as this system names it.
 std::string system_pocl_library() {
     std::ifstream in("/etc/OpenCL/vendors/pocl.icd");
@@ -541,11 +553,7 @@ private slots:
         if (pocl.empty())
             QSKIP("/etc/OpenCL/vendors/pocl.icd is missing (Debian: pocl-opencl-icd)");
         QTemporaryDir dir;
-        const auto notelf = dir.filePath("libswitchyard-notelf.so");
-        write_file(notelf, "this is not a library\n");
-        write_file(dir.filePath("good.icd"), QByteArray::fromStdString(pocl + "\n"));
-        write_file(dir.filePath("missing.icd"), "libswitchyard-no-such-icd.so.1\n");
-        write_file(dir.filePath("notelf.icd"), notelf.toUtf8() + "\nsecond line ignored\n");
+        const auto notelf = write_icd_folder(dir, pocl);
         write_file(dir.filePath("empty.icd"), "");
         write_file(dir.filePath("readme.txt"), "libswitchyard-no-such-icd.so.1\n");
         write_file(dir.filePath(".icd"), "libswitchyard-no-such-icd.so.1\n");
@@ -601,11 +609,7 @@ private slots:
         if (pocl.empty())
             QSKIP("/etc/OpenCL/vendors/pocl.icd is missing (Debian: pocl-opencl-icd)");
         QTemporaryDir dir;
-        const auto notelf = dir.filePath("libswitchyard-notelf.so");
-        write_file(notelf, "this is not a library\n");
-        write_file(dir.filePath("good.icd"), QByteArray::fromStdString(pocl + "\n"));
-        write_file(dir.filePath("missing.icd"), "libswitchyard-no-such-icd.so.1\n");
-        write_file(dir.filePath("notelf.icd"), notelf.toUtf8() + "\n");
+        const auto notelf = write_icd_folder(dir, pocl);
         write_file(dir.filePath("missingdep.icd"),
                    QByteArray(SWITCHYARD_FIXTURE_DIR) +
                        "/plugins/missing_dep/libswitchyard-fixture-missing-dep.so\n");
