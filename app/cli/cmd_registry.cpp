@@ -317,12 +317,19 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
                 bool as_json, double load_timeout) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
-    // The chain is resolved in a worker, which loads only the plugins whose cells its rungs
-    // reach before it resolves and runs their availability checks; a plugin whose load ends
-    // that worker is Failed with its cause, and the rest still resolves.
+    registry.ensure_initialized();
+    // Where the core's one rule says (worker/inspect.h, resolve_place): a chain that reaches
+    // a plugin's cell before it resolves, in a worker, which loads only the plugins whose
+    // cells its rungs reach and runs their availability checks (a plugin whose load ends
+    // that worker is Failed with its cause, and the rest still resolves); one that resolves
+    // at a built-in cell first, here.
     InspectOptions options;
     options.timeout_s = load_timeout;
-    const auto inspected = inspect_resolution({}, op, target_text, variant, options);
+    InspectResult inspected;
+    if (resolve_place(registry, op, target, variant) == ResolvePlace::InProcess)
+        inspected.resolution = resolve_kernel(registry, op, target, variant);
+    else
+        inspected = inspect_resolution({}, op, target_text, variant, options);
     record_failed_loads(registry, inspected);
     for (const auto& f : inspected.failed)
         std::cerr << "switchyard-cli: backend '" << f.backend << "' failed to load ("

@@ -2,6 +2,8 @@
 // The inspection worker's protocol (worker/protocol.h): what one side encodes the
 // other parses back to the same typed values, and what is malformed is an error that names
 // the key, on either side of the pipe.
+#include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/runtime/runtime.h>
 #include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
 
@@ -9,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -45,6 +48,44 @@ std::vector<json> lines_of(int fd) {
 class TestInspectProtocol : public QObject {
     Q_OBJECT
 private slots:
+    // Where a chain is resolved (the one rule of both front ends): gemm's default chain ends
+    // at a built-in cell, so here; its "good" chain reaches the good fixture's cell first,
+    // which would load that plugin, so in a worker. Deciding loads nothing; once the plugin
+    // is loaded in this process, its cells resolve here too.
+    void resolvePlaceFollowsTheChain() {
+        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry components{"components", {"kind", "device", "variant"}};
+        BackendRegistry registry{kernels, components, builtin_backends};
+        registry.set_plugin_discovery(
+            PluginSearchPath::from_dirs({SWITCHYARD_FIXTURE_DIR "/plugins/good"}).discovery());
+        registry.ensure_initialized();
+        const Target cpu = parse_target("cpu");
+        QCOMPARE(int(resolve_place(registry, "gemm", cpu)), int(ResolvePlace::InProcess));
+        QCOMPARE(int(resolve_place(registry, "gemm", cpu, "good")), int(ResolvePlace::Worker));
+        QCOMPARE(int(registry.info("fixture-good").state), int(BackendState::Discovered));
+        registry.load("fixture-good");
+        QCOMPARE(int(resolve_place(registry, "gemm", cpu, "good")), int(ResolvePlace::InProcess));
+        // Without a worker, a chain that needs one is an error that says so; the others
+        // still resolve here.
+        KernelRegistry k2{"kernels", {"op", "device", "arch", "variant"}};
+        ComponentRegistry c2{"components", {"kind", "device", "variant"}};
+        BackendRegistry fresh{k2, c2, builtin_backends};
+        fresh.set_plugin_discovery(
+            PluginSearchPath::from_dirs({SWITCHYARD_FIXTURE_DIR "/plugins/good"}).discovery());
+        fresh.ensure_initialized();
+        InspectOptions none;
+        none.executable.clear();
+        const auto all = resolve_target(fresh, "cpu", none, "no worker here");
+        QVERIFY(!all.used_worker);
+        QVERIFY(!all.resolutions.empty());
+        for (const auto& e : all.errors)
+            QVERIFY2(e.find("no worker here") != std::string::npos, e.c_str());
+        QVERIFY(
+            std::is_sorted(all.resolutions.begin(), all.resolutions.end(),
+                           [](const Resolution& a, const Resolution& b) { return a.op < b.op; }));
+        QCOMPARE(int(fresh.info("fixture-good").state), int(BackendState::Discovered));
+    }
+
     void requestRoundTrips() {
         protocol::InspectRequest r;
         r.load = {"a", "b"};

@@ -129,59 +129,15 @@ TargetResolutionPtr CatalogController::resolve(BackendRegistry& registry, const 
                                                InspectionState& inspection) {
     auto result = std::make_shared<TargetResolution>();
     result->target = target;
-    const Target parsed = parse_target(target); // throws with the valid devices/arches
-    // A chain that reaches a plugin's cell before it resolves is resolved in an inspection
-    // worker, which loads that plugin (only the plugins its rungs reach) and runs its
-    // availability checks there; a load that ends it is Failed with its cause. A chain that
-    // resolves at a built-in or registered cell first only runs the application's own code,
-    // and is resolved here (registered backends exist in this process only).
-    std::set<std::string> plugins;
-    for (const auto& info : registry.infos())
-        if (info.source == BackendSource::Plugin)
-            plugins.insert(info.name);
-    auto& kernels = registry.kernel_registry();
-    const auto ops = known_ops(registry);
-    std::vector<ResolveRequest> remote;
-    for (const auto& op : ops) {
-        bool reachesPlugin = false;
-        for (const auto& key : fallback_chain(op, parsed, "default")) {
-            const auto cell = kernels.lookup(key);
-            if (!cell || !cell->is_available())
-                continue; // the chain goes on to the next rung
-            reachesPlugin = !cell->is_loaded() && plugins.count(cell->backend) > 0;
-            break; // resolve_first stops here
-        }
-        if (reachesPlugin) {
-            remote.push_back({op, target, "default"});
-            continue;
-        }
-        try {
-            result->resolutions.push_back(resolve_kernel(registry, op, parsed, "default", ops));
-        } catch (const std::exception& e) {
-            result->errors.push_back(op + ": " + e.what());
-        }
+    // Each chain resolved where the core's one rule says (worker/inspect.h, resolve_place).
+    auto resolved = resolve_target(registry, target, inspection.options, noWorkerMessage());
+    if (resolved.used_worker) {
+        record_failed_loads(registry, resolved.inspected);
+        remember(inspection, resolved.inspected);
     }
-    if (remote.empty())
-        return result;
-    if (inspection.options.executable.empty()) {
-        for (const auto& r : remote)
-            result->errors.push_back(r.op + ": " + noWorkerMessage());
-        return result;
-    }
-    const auto inspected = inspect_resolutions(remote, inspection.options);
-    record_failed_loads(registry, inspected);
-    remember(inspection, inspected);
-    for (const auto& f : inspected.failed)
-        result->errors.push_back("backend " + f.backend + " failed to load (" +
-                                 std::string(to_string(f.cause)) + "): " + f.reason);
-    if (!inspected.fatal.empty())
-        result->errors.push_back(inspected.fatal);
-    result->resolutions.insert(result->resolutions.end(), inspected.resolutions.begin(),
-                               inspected.resolutions.end());
-    result->errors.insert(result->errors.end(), inspected.resolution_errors.begin(),
-                          inspected.resolution_errors.end());
-    std::sort(result->resolutions.begin(), result->resolutions.end(),
-              [](const Resolution& a, const Resolution& b) { return a.op < b.op; });
+    result->resolutions = std::move(resolved.resolutions);
+    result->errors = std::move(resolved.errors);
+    const auto& inspected = resolved.inspected;
     result->loaded = !inspected.backends.empty() || !inspected.failed.empty();
     return result;
 }

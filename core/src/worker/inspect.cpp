@@ -475,4 +475,63 @@ int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendR
     }
 }
 
+ResolvePlace resolve_place(BackendRegistry& registry, std::string_view op, const Target& target,
+                           std::string_view variant) {
+    auto& kernels = registry.kernel_registry();
+    for (const auto& key : fallback_chain(op, target, variant)) {
+        const auto cell = kernels.lookup(key);
+        if (!cell || !cell->is_available())
+            continue; // the chain goes on to the next rung
+        // resolve_first stops here: a plugin's cell not loaded yet would load it.
+        if (cell->is_loaded())
+            return ResolvePlace::InProcess;
+        try {
+            return registry.info(cell->backend).source == BackendSource::Plugin
+                       ? ResolvePlace::Worker
+                       : ResolvePlace::InProcess;
+        } catch (const std::exception&) {
+            return ResolvePlace::InProcess; // a cell of no known backend: registered here
+        }
+    }
+    return ResolvePlace::InProcess;
+}
+
+TargetResolutions resolve_target(BackendRegistry& registry, const std::string& target,
+                                 const InspectOptions& options, const std::string& no_worker) {
+    TargetResolutions out;
+    const Target parsed = parse_target(target); // throws with the valid devices/arches
+    const auto ops = known_ops(registry);
+    std::vector<ResolveRequest> remote;
+    for (const auto& op : ops) {
+        if (resolve_place(registry, op, parsed) == ResolvePlace::Worker) {
+            remote.push_back({op, target, "default"});
+            continue;
+        }
+        try {
+            out.resolutions.push_back(resolve_kernel(registry, op, parsed, "default", ops));
+        } catch (const std::exception& e) {
+            out.errors.push_back(op + ": " + e.what());
+        }
+    }
+    if (!remote.empty() && options.executable.empty()) {
+        for (const auto& r : remote)
+            out.errors.push_back(r.op + ": " + no_worker);
+    } else if (!remote.empty()) {
+        out.used_worker = true;
+        out.inspected = inspect_resolutions(remote, options);
+        for (const auto& f : out.inspected.failed)
+            out.errors.push_back("backend " + f.backend + " failed to load (" +
+                                 std::string(to_string(f.cause)) + "): " + f.reason);
+        if (!out.inspected.fatal.empty())
+            out.errors.push_back(out.inspected.fatal);
+        out.resolutions.insert(out.resolutions.end(), out.inspected.resolutions.begin(),
+                               out.inspected.resolutions.end());
+        out.errors.insert(out.errors.end(), out.inspected.resolution_errors.begin(),
+                          out.inspected.resolution_errors.end());
+    }
+    std::sort(out.resolutions.begin(), out.resolutions.end(),
+              [](const Resolution& a, const Resolution& b) { return a.op < b.op; });
+    return out;
+}
+
 } // namespace switchyard

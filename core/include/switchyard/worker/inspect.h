@@ -25,6 +25,7 @@
 
 #include <switchyard/registry/backendcause.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/fallback.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/sdk/device.h>
 #include <switchyard/worker/protocol.h>
@@ -112,6 +113,33 @@ SWITCHYARD_CORE_EXPORT InspectResult inspect_devices(const std::vector<std::stri
 SWITCHYARD_CORE_EXPORT InspectResult inspect_device_backends(BackendRegistry& registry,
                                                              DeviceRegistry& devices, bool probe,
                                                              const InspectOptions& options = {});
+
+/// Where a chain is resolved, one rule for every front end: in an inspection worker when
+/// its first available rung is the cell of a plugin not loaded here (resolving would load
+/// that plugin: the worker loads only the plugins its rungs reach and runs their
+/// availability checks, and a load that ends it costs only the worker); here when it
+/// resolves at a built-in, registered or loaded cell first (only the application's own
+/// code runs; registered backends exist in this process only).
+enum class ResolvePlace { InProcess, Worker };
+SWITCHYARD_CORE_EXPORT ResolvePlace resolve_place(BackendRegistry& registry, std::string_view op,
+                                                  const Target& target,
+                                                  std::string_view variant = "default");
+
+/// Every known op's chain on `target` (variant "default"), each resolved where
+/// resolve_place() says: the in-process ones here, the others together in one inspection
+/// worker. Sorted by op. Without a worker executable (`options.executable` empty), each op
+/// that needs one is an error saying `no_worker`. Throws std::invalid_argument for a
+/// malformed target (parse_target, with the valid devices and arches).
+struct SWITCHYARD_CORE_EXPORT TargetResolutions {
+    std::vector<Resolution> resolutions;
+    std::vector<std::string> errors; // "op: why", and the plugins whose load ended a worker
+    InspectResult inspected;         // what the worker saw (its failed loads, its backends)
+    bool used_worker = false;
+};
+SWITCHYARD_CORE_EXPORT TargetResolutions resolve_target(BackendRegistry& registry,
+                                                        const std::string& target,
+                                                        const InspectOptions& options,
+                                                        const std::string& no_worker = {});
 
 /// Applies what inspection found to `registry` without loading anything: every failed
 /// load becomes Failed with its cause (BackendRegistry::mark_failed).
