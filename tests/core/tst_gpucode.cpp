@@ -181,7 +181,7 @@ private slots:
         std::vector<std::string> sonames{"libstdc++.so.6"};
         if (!runtime.isEmpty())
             sonames.push_back(runtime.toStdString());
-        const std::vector<CudaDriverOfDevice> devices{
+        const std::vector<CudaDeviceArch> devices{
             {"cuda:0", cc, parse_cuda_version(driver.toStdString())}};
         const auto old = driver_too_old(code, sonames, devices);
         if (message.isEmpty()) {

@@ -43,6 +43,18 @@ std::vector<json> lines_of(int fd) {
     return out;
 }
 
+// A registry of its own that discovers the good fixture plugin (nothing loaded).
+struct GoodFixtureRegistry {
+    KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
+    ComponentRegistry components{"components", {"kind", "device", "variant"}};
+    BackendRegistry registry{kernels, components, builtin_backends};
+    GoodFixtureRegistry() {
+        registry.set_plugin_discovery(
+            PluginSearchPath::from_dirs({SWITCHYARD_FIXTURE_DIR "/plugins/good"}).discovery());
+        registry.ensure_initialized();
+    }
+};
+
 } // namespace
 
 class TestInspectProtocol : public QObject {
@@ -53,12 +65,8 @@ private slots:
     // which would load that plugin, so in a worker. Deciding loads nothing; once the plugin
     // is loaded in this process, its cells resolve here too.
     void resolvePlaceFollowsTheChain() {
-        KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
-        ComponentRegistry components{"components", {"kind", "device", "variant"}};
-        BackendRegistry registry{kernels, components, builtin_backends};
-        registry.set_plugin_discovery(
-            PluginSearchPath::from_dirs({SWITCHYARD_FIXTURE_DIR "/plugins/good"}).discovery());
-        registry.ensure_initialized();
+        GoodFixtureRegistry good;
+        auto& registry = good.registry;
         const Target cpu = parse_target("cpu");
         QCOMPARE(int(resolve_place(registry, "gemm", cpu)), int(ResolvePlace::InProcess));
         QCOMPARE(int(resolve_place(registry, "gemm", cpu, "good")), int(ResolvePlace::Worker));
@@ -67,12 +75,8 @@ private slots:
         QCOMPARE(int(resolve_place(registry, "gemm", cpu, "good")), int(ResolvePlace::InProcess));
         // Without a worker, a chain that needs one is an error that says so; the others
         // still resolve here.
-        KernelRegistry k2{"kernels", {"op", "device", "arch", "variant"}};
-        ComponentRegistry c2{"components", {"kind", "device", "variant"}};
-        BackendRegistry fresh{k2, c2, builtin_backends};
-        fresh.set_plugin_discovery(
-            PluginSearchPath::from_dirs({SWITCHYARD_FIXTURE_DIR "/plugins/good"}).discovery());
-        fresh.ensure_initialized();
+        GoodFixtureRegistry other;
+        auto& fresh = other.registry;
         InspectOptions none;
         none.executable.clear();
         const auto all = resolve_target(fresh, "cpu", none, "no worker here");

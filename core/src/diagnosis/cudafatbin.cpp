@@ -353,7 +353,7 @@ int parse_cuda_version(const std::string& text) noexcept {
 
 std::vector<DriverTooOld> driver_too_old(const CudaGpuCode& code,
                                          const std::vector<std::string>& needed_sonames,
-                                         std::span<const CudaDriverOfDevice> devices) {
+                                         std::span<const CudaDeviceArch> devices) {
     // The runtime's major from its soname: libcudart.so.12 -> 12.0.
     int runtime = 0;
     std::string runtime_soname;

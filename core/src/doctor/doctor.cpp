@@ -172,15 +172,13 @@ void add_gpu_code_problems(const std::vector<BackendInfo>& backends,
                            const std::vector<DeviceInfo>& devices,
                            std::vector<DoctorProblem>& problems) {
     std::vector<CudaDeviceArch> cuda;
-    std::vector<CudaDriverOfDevice> drivers;
     for (const auto& d : devices)
         if (const int cc = compute_capability(d); cc > 0) {
-            cuda.push_back({d.id, cc});
             const auto it = d.properties.find("driver_version");
-            drivers.push_back({d.id, cc,
-                               it != d.properties.end() && it->is_string()
-                                   ? parse_cuda_version(it->get<std::string>())
-                                   : 0});
+            cuda.push_back({d.id, cc,
+                            it != d.properties.end() && it->is_string()
+                                ? parse_cuda_version(it->get<std::string>())
+                                : 0});
         }
     if (cuda.empty())
         return;
@@ -201,7 +199,7 @@ void add_gpu_code_problems(const std::vector<BackendInfo>& backends,
         if (info.library_report)
             for (const auto& dep : info.library_report->dependencies)
                 sonames.push_back(dep.soname);
-        for (const auto& d : driver_too_old(code, sonames, drivers))
+        for (const auto& d : driver_too_old(code, sonames, cuda))
             add(BackendCause::DriverTooOld, info.name, d.message);
     }
 }

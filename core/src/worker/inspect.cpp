@@ -483,15 +483,8 @@ ResolvePlace resolve_place(BackendRegistry& registry, std::string_view op, const
         if (!cell || !cell->is_available())
             continue; // the chain goes on to the next rung
         // resolve_first stops here: a plugin's cell not loaded yet would load it.
-        if (cell->is_loaded())
-            return ResolvePlace::InProcess;
-        try {
-            return registry.info(cell->backend).source == BackendSource::Plugin
-                       ? ResolvePlace::Worker
-                       : ResolvePlace::InProcess;
-        } catch (const std::exception&) {
-            return ResolvePlace::InProcess; // a cell of no known backend: registered here
-        }
+        return cell->source == CellSource::Plugin && !cell->is_loaded() ? ResolvePlace::Worker
+                                                                        : ResolvePlace::InProcess;
     }
     return ResolvePlace::InProcess;
 }

@@ -32,8 +32,8 @@ int worker_main(WorkerMode mode, const WorkerHost& host) {
     ::dup2(STDERR_FILENO, STDOUT_FILENO);
     const std::string input{std::istreambuf_iterator<char>(std::cin),
                             std::istreambuf_iterator<char>()};
-    const nlohmann::json document = nlohmann::json::parse(input, nullptr, false);
     if (mode == WorkerMode::Inspect) {
+        const nlohmann::json document = nlohmann::json::parse(input, nullptr, false);
         protocol::InspectRequest request;
         try {
             request = protocol::inspect_request_from_json(document);
@@ -48,9 +48,7 @@ int worker_main(WorkerMode mode, const WorkerHost& host) {
     }
     protocol::ProfileRequest request;
     try {
-        if (document.is_discarded())
-            throw std::runtime_error("not valid JSON");
-        request = protocol::profile_request_from_json(document);
+        request = protocol::profile_request_from_json(nlohmann::json::parse(input));
     } catch (const std::exception& e) {
         const std::string line = protocol::to_line(
             protocol::fatal_message(std::string("worker: bad input: ") + e.what(), true));

@@ -78,10 +78,13 @@ parse_cuda_fatbin(std::span<const unsigned char> section, std::string* error = n
 /// images: whether that matters is the caller's call.
 SWITCHYARD_CORE_EXPORT CudaGpuCode read_cuda_gpu_code(const std::string& path);
 
-/// A CUDA device as the judgement needs it.
+/// A CUDA device as the judgements need it.
 struct SWITCHYARD_CORE_EXPORT CudaDeviceArch {
     std::string device;         // "cuda:0"
     int compute_capability = 0; // major x 10 + minor: 75 for sm_75
+    /// The CUDA version its driver supports (cudaDriverGetVersion: major x 1000 + minor x 10);
+    /// 0: unknown, and driver_too_old() does not judge the device.
+    int driver_version = 0;
 };
 
 /// One device the library's GPU code does not reach.
@@ -117,13 +120,6 @@ SWITCHYARD_CORE_EXPORT std::string cuda_version_text(int version);
 /// 12040 for "12.4" (a device's `driver_version` property), 0 for text that is not one.
 SWITCHYARD_CORE_EXPORT int parse_cuda_version(const std::string& text) noexcept;
 
-/// A CUDA device with the CUDA version its driver supports (cudaDriverGetVersion).
-struct SWITCHYARD_CORE_EXPORT CudaDriverOfDevice {
-    std::string device;         // "cuda:0"
-    int compute_capability = 0; // major x 10 + minor
-    int driver_version = 0;     // major x 1000 + minor x 10; 0: unknown (nothing is judged)
-};
-
 /// One device whose driver is older than what the library needs there.
 struct SWITCHYARD_CORE_EXPORT DriverTooOld {
     std::string device;
@@ -144,7 +140,7 @@ struct SWITCHYARD_CORE_EXPORT DriverTooOld {
 /// A device whose driver version is unknown (0) is not judged.
 SWITCHYARD_CORE_EXPORT std::vector<DriverTooOld>
 driver_too_old(const CudaGpuCode& code, const std::vector<std::string>& needed_sonames,
-               std::span<const CudaDriverOfDevice> devices);
+               std::span<const CudaDeviceArch> devices);
 
 /// The cause a CUDA runtime or driver error message names (a plugin's register hook, or a
 /// kernel launch, that reports it): "CUDA driver version is insufficient for CUDA runtime

@@ -57,8 +57,8 @@ struct SWITCHYARD_CORE_EXPORT CeilingsProvenance {
     std::string date;   // that report's context.date
 };
 
-/// Everything a run was measured in, typed: what `Report::context` holds, written by
-/// Profiler::context() and the worker controller, read by compare, check, the fleet table,
+/// Everything a run was measured in, typed: what `Report::context` holds, built by
+/// run_context() and completed by the worker controller, read by compare, check, the fleet table,
 /// the CLI and the GUI. One encoder (to_json) and one decoder (from_json) for the JSON form
 /// of docs/json.md ("context"); no reader outside report/ picks that JSON apart by key.
 ///
