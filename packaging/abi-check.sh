@@ -26,7 +26,7 @@ die() {
     echo "abi-check: $*" >&2
     exit 2
 }
-for tool in abidw abidiff readelf nm; do
+for tool in abidw abidiff readelf nm c++filt; do
     command -v "$tool" >/dev/null 2>&1 ||
         die "$tool not found (Debian: abigail-tools for abidw/abidiff, binutils for readelf/nm)"
 done
@@ -53,6 +53,14 @@ while read -r obj; do
 done <"$objects" | sort -u >"$work/sdk-defined"
 comm -12 "$work/exported" "$work/sdk-defined" >"$work/sdk-symbols"
 [ -s "$work/sdk-symbols" ] || die "the library exports none of the sdk module's symbols"
+# The SDK depends on no JSON library (revision 5, docs/plugins.md): neither its headers nor
+# its symbols name nlohmann, whose release would otherwise be part of the plugin ABI.
+if grep -rln "nlohmann" "$root/core/include/switchyard/sdk" >"$work/json-headers"; then
+    die "SDK headers name nlohmann: $(tr '\n' ' ' <"$work/json-headers")(use switchyard::Value)"
+fi
+if c++filt <"$work/sdk-symbols" | grep -n "nlohmann" >"$work/json-symbols"; then
+    die "$(wc -l <"$work/json-symbols") SDK symbols name nlohmann, e.g. $(head -c 300 "$work/json-symbols")"
+fi
 {
     echo "[abi_whitelist]"
     sed 's/^/  /' "$work/sdk-symbols"

@@ -4,6 +4,7 @@
 
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/ceilingtext.h>
 #include <switchyard/profiling/ops.h>
@@ -463,7 +464,7 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
         if (probe)
             j["cpu_peaks"] = cpu_peaks().to_json();
         for (const auto& d : devices)
-            j["devices"].push_back(d->info().to_json());
+            j["devices"].push_back(d->info());
         std::cout << json_text(j, 1) << "\n";
         return Ok;
     }

@@ -5,6 +5,7 @@
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/manifestrows.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/report/csv.h>
 #include <switchyard/runtime/runtime.h>
@@ -141,22 +142,6 @@ int run_show(const std::string& name, bool as_json, double load_timeout) {
     return info.is_available() ? Ok : Failure;
 }
 
-// One row of TupleRegistry::manifest_json(), built the same way: the key fields, available,
-// source, backend, then the cell's metadata.
-template <class Registry>
-json manifest_row(const Registry& registry, const typename Registry::ManifestEntry& m) {
-    json row = json::object();
-    const auto& fields = registry.key_fields();
-    for (std::size_t i = 0; i < fields.size(); ++i)
-        row[fields[i]] = m.cell->key[i];
-    row["available"] = m.available;
-    row["source"] = std::string(to_string(m.cell->source));
-    row["backend"] = m.cell->backend;
-    for (auto it = m.cell->meta.begin(); it != m.cell->meta.end(); ++it)
-        row[it.key()] = it.value();
-    return row;
-}
-
 // A string as json::dump() writes it: printable ASCII without quotes or backslashes as it is,
 // anything else through nlohmann's own escaping.
 void append_json_string(std::string& text, std::string_view s) {
@@ -203,14 +188,15 @@ bool append_matrix_row(std::string& text, const Registry& registry,
     const std::string source(to_string(m.cell->source));
     set("source", {{}, &source, {}});
     set("backend", {{}, &m.cell->backend, {}});
-    for (auto it = m.cell->meta.begin(); it != m.cell->meta.end(); ++it) {
-        if (it.value().is_structured())
-            return false;
-        if (it.value().is_string())
-            set(it.key(), {{}, &it.value().template get_ref<const std::string&>(), {}});
-        else
-            set(it.key(), {{}, nullptr, it.value().dump()});
-    }
+    if (m.cell->meta.is_object())
+        for (const auto& [key, value] : m.cell->meta.members()) {
+            if (value.is_array() || value.is_object())
+                return false;
+            if (value.is_text())
+                set(key, {{}, &value.as_text(), {}});
+            else
+                set(key, {{}, nullptr, json(value).dump()});
+        }
     std::sort(members.begin(), members.end(),
               [](const Member& a, const Member& b) { return a.key < b.key; });
     text += "{";
@@ -228,8 +214,8 @@ bool append_matrix_row(std::string& text, const Registry& registry,
 }
 
 // `matrix --json`, written row by row: the same text as envelope(...).dump(2) of the whole
-// manifest_json(), without holding every row as JSON (100,000 cells would take hundreds of
-// MB). The envelope's keys are in dump()'s (sorted) order.
+// manifest_json() (registry/manifestrows.h), without holding every row as JSON (100,000 cells would
+// take hundreds of MB). The envelope's keys are in dump()'s (sorted) order.
 template <class Registry>
 void write_matrix_json(std::ostream& out, const Registry& registry, const char* which) {
     const auto entries = registry.manifest();
@@ -270,8 +256,8 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
             write_matrix_json(std::cout, registry.kernel_registry(), "kernels");
         return Ok;
     }
-    const json rows = show_components ? registry.component_registry().manifest_json()
-                                      : registry.kernel_registry().manifest_json();
+    const json rows = show_components ? manifest_json(registry.component_registry())
+                                      : manifest_json(registry.kernel_registry());
     const std::vector<std::string> fields =
         show_components ? std::vector<std::string>{"kind",      "device", "variant",
                                                    "available", "source", "backend"}

@@ -50,7 +50,7 @@ void run_cell(benchmark::State& state, const KernelCell* cell, Dims dims) {
     Workload w(op, dims);
     auto out = w.make_outputs();
     auto args = w.args(out);
-    std::vector<std::byte> ws(std::size_t(cell->meta.value("workspace_bytes", 0)) + 64);
+    std::vector<std::byte> ws(std::size_t(cell->meta.integer_or("workspace_bytes", 0)) + 64);
     args.workspace = ws.data() + (64 - reinterpret_cast<std::uintptr_t>(ws.data()) % 64) % 64;
     args.workspace_bytes = ws.size() - 64;
     for (auto _ : state) {

@@ -59,7 +59,7 @@ private:
 class ClocklessDevice final : public HostMemoryDevice {
 public:
     ClocklessDevice(std::string kind, std::string type, std::string arch = "generic",
-                    nlohmann::json properties = nlohmann::json::object()) {
+                    Value properties = Value::object()) {
         m_info.id = kind + ":0";
         m_info.kind = std::move(kind);
         m_info.name = "Clockless " + type + " device";
@@ -82,7 +82,7 @@ private:
 class ClocklessProvider final : public DeviceProvider {
 public:
     ClocklessProvider(std::string kind, std::string type, std::string arch = "generic",
-                      nlohmann::json properties = nlohmann::json::object())
+                      Value properties = Value::object())
         : m_device(std::make_shared<ClocklessDevice>(kind, std::move(type), std::move(arch),
                                                      std::move(properties))),
           m_kind(std::move(kind)) {}

@@ -5,6 +5,7 @@
 // cudaemu.h (threads as fibers) against the CPU reference. With a GPU: every op on cuda:0
 // against the CPU reference.
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/profiling/workload.h>
@@ -504,14 +505,16 @@ private slots:
         probe.value = 9000;
         info.ceilings.push_back(probe);
         add_sweep_results(info, points, caches);
-        const auto& plateaus = info.properties["sweep"]["plateaus"];
+        const nlohmann::json sweep =
+            info.properties.find("sweep") ? *info.properties.find("sweep") : Value();
+        const auto& plateaus = sweep["plateaus"];
         QCOMPARE(plateaus.size(), std::size_t(3));
         QCOMPARE(plateaus[0]["level"].get<std::string>(), std::string("L1"));
         QCOMPARE(plateaus[0]["gbs"].get<double>(), 30000.0);
         QCOMPARE(plateaus[1]["level"].get<std::string>(), std::string("L2"));
         QCOMPARE(plateaus[1]["gbs"].get<double>(), 10000.0);
         QCOMPARE(plateaus[2]["level"].get<std::string>(), std::string("HBM"));
-        QCOMPARE(info.properties["sweep"]["points"].size(), points.size());
+        QCOMPARE(sweep["points"].size(), points.size());
         QCOMPARE(info.ceilings.size(), std::size_t(2));
         QCOMPARE(info.ceilings[0].value, 9000.0); // the directed L2 probe stays
         QCOMPARE(info.ceilings[1].id, std::string("l1.copy"));

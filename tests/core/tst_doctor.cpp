@@ -69,7 +69,7 @@ public:
     }
     bool valid() const { return m_ok; }
     DoctorReport doctor(const std::string& kind, const std::string& arch,
-                        nlohmann::json properties = nlohmann::json::object()) const {
+                        Value properties = Value::object()) const {
         KernelRegistry kernels{"kernels", {"op", "device", "arch", "variant"}};
         ComponentRegistry components{"components", {"kind", "device", "variant"}};
         BackendRegistry registry{kernels, components, builtin_backends};
@@ -194,8 +194,7 @@ private slots:
         const GpuPluginFolder dir;
         QVERIFY(dir.valid());
         for (const std::string driver : {"12.8", "13.0"}) {
-            const auto report =
-                dir.doctor("cuda", "sm_100", nlohmann::json{{"driver_version", driver}});
+            const auto report = dir.doctor("cuda", "sm_100", Value{{"driver_version", driver}});
             const auto* p = find_problem(report, "gpu", "the driver supports CUDA");
             if (driver == "12.8") {
                 QVERIFY2(p, report.to_text().c_str());

@@ -9,6 +9,7 @@
 
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/registry/fallback.h>
@@ -420,14 +421,53 @@ private slots:
         QCOMPARE(reg.devices().size(), std::size_t(1));
     }
 
+    // The SDK's JSON-free value (sdk/value.h): what a plugin builds with braces reads back
+    // the same, and its JSON form is the document it came from.
+    void sdkValueAndItsJson() {
+        const Value meta = {{"requires", "CUDA 12"},
+                            {"threads", 4},
+                            {"ratio", 0.5},
+                            {"ecc", true},
+                            {"runs_as", {{"CPU", "x86-64-v3/default"}, {"GPU", "default"}}},
+                            {"threads", 8}}; // a later member of the same key replaces it
+        QVERIFY(meta.is_object());
+        QCOMPARE(meta.size(), std::size_t(5));
+        QCOMPARE(meta.text_or("requires", ""), std::string("CUDA 12"));
+        QCOMPARE(meta.integer_or("threads", 0), std::int64_t(8));
+        QCOMPARE(meta.number_or("threads", 0), 8.0);              // an integer is a number too
+        QCOMPARE(meta.integer_or("ratio", -1), std::int64_t(-1)); // but not the reverse
+        QCOMPARE(meta.text_or("threads", "none"), std::string("none"));
+        QVERIFY(meta.find("ecc")->as_bool());
+        QCOMPARE(meta.find("runs_as")->text_or("GPU", ""), std::string("default"));
+        QVERIFY(!meta.find("absent"));
+        QVERIFY(!Value(3).find("x")); // not an object: nothing to find
+
+        Value built; // null until written: [] makes an object, push_back an array
+        built["list"].push_back(1);
+        built["list"].push_back("two");
+        QCOMPARE(built.find("list")->size(), std::size_t(2));
+        QVERIFY_THROWS_EXCEPTION(std::bad_variant_access, Value(1)["key"]);
+
+        const auto doc = nlohmann::json::parse(R"({"z": 1, "a": [true, null, 2.5, "x"],
+            "big": 18446744073709551615, "neg": -3, "nested": {"k": {"deep": []}}})");
+        const auto value = doc.get<Value>();
+        auto expected = doc;
+        expected["big"] = 18446744073709551615.0;
+        QCOMPARE(nlohmann::json(value), expected);
+        QVERIFY(value.find("big")->type() == Value::Type::Number); // beyond int64: a number
+        QCOMPARE(value.find("neg")->as_integer(), std::int64_t(-3));
+        QCOMPARE(nlohmann::json(meta)["runs_as"]["CPU"].get<std::string>(),
+                 std::string("x86-64-v3/default"));
+        QCOMPARE(nlohmann::json(meta).get<Value>(), nlohmann::json(meta).get<Value>());
+    }
+
     void deviceInfoJson() {
         FakeDevice d(3);
-        const auto back = DeviceInfo::from_json(d.info().to_json());
-        QCOMPARE(back.to_json(), d.info().to_json());
+        const auto back = nlohmann::json(d.info()).get<DeviceInfo>();
+        QCOMPARE(nlohmann::json(back), nlohmann::json(d.info()));
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                                 DeviceInfo::from_json(nlohmann::json{{"name", "x"}}));
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                                 DeviceInfo::from_json(nlohmann::json{{"id", 5}}));
+                                 nlohmann::json({{"name", "x"}}).get<DeviceInfo>());
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, nlohmann::json({{"id", 5}}).get<DeviceInfo>());
     }
 
     // The host-timer default times what it launches: 3 launches of a 20 ms sleep read

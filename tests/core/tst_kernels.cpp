@@ -172,7 +172,7 @@ private slots:
             bool has_reference = false;
             for (const auto& c : cpu_cells()) {
                 QVERIFY2(c.meta.contains("workspace_bytes") &&
-                             c.meta["workspace_bytes"].is_number_integer(),
+                             c.meta.find("workspace_bytes")->is_integer(),
                          c.key.to_string().c_str());
                 QCOMPARE(c.key[1], std::string("cpu"));
                 if (c.key[0] == op.name && c.key[2] == "generic" && c.key[3] == "reference")
@@ -197,7 +197,8 @@ private slots:
                 if (c.key[0] == op.name && c.key[2] == "x86-64-v4") {
                     variants.insert(c.key[3]);
                     QCOMPARE(c.is_available(), cpu_supports_x86_64_v4());
-                    QCOMPARE(c.meta.value("isa", std::string()), std::string("avx512f+bw+vl+fma"));
+                    QCOMPARE(c.meta.text_or("isa", std::string()),
+                             std::string("avx512f+bw+vl+fma"));
                 }
             QCOMPARE(variants, (std::set<std::string>{"default", "threaded"}));
         }
@@ -262,7 +263,7 @@ private slots:
         const auto& cells = cpu_cells();
         for (int i = 0; i < int(cells.size()); ++i) {
             const auto& c = cells[std::size_t(i)];
-            if (c.key[0] != kGemm || c.meta.value("workspace_bytes", std::int64_t{0}) == 0)
+            if (c.key[0] != kGemm || c.meta.integer_or("workspace_bytes", 0) == 0)
                 continue;
             for (const Dims& d : {Dims{300, 257, 401}, Dims{5, 2051, 3}, Dims{2100, 70, 33}}) {
                 const auto name =
@@ -277,7 +278,7 @@ private slots:
         const auto& c = cpu_cells()[std::size_t(cell)];
         if (!c.is_available())
             QSKIP("this CPU cannot run the variant (runtime ISA check)");
-        const auto bytes = std::size_t(c.meta.value("workspace_bytes", std::int64_t{0}));
+        const auto bytes = std::size_t(c.meta.integer_or("workspace_bytes", 0));
         constexpr std::size_t guard = 256;
         constexpr unsigned char canary = 0xa5;
         std::vector<unsigned char> buf(bytes + 2 * guard + 64, canary);

@@ -12,6 +12,7 @@
 
 #include "support/childprocess.h"
 
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/profiling/profiler.h>
@@ -114,7 +115,7 @@ private slots:
             const auto cell = kernels().lookup(kernel_key(kGemm, "opencl", "generic", "default"));
             QVERIFY(!cell->is_available());
             m_skip = QString::fromStdString("no OpenCL device here: " +
-                                            cell->meta["requires"].get<std::string>());
+                                            cell->meta.text_or("requires", "?"));
         }
     }
 
@@ -131,7 +132,7 @@ private slots:
              {"platform", "vendor", "version", "driver_version", "compute_units",
               "global_memory_bytes", "local_memory_bytes", "max_work_group_size", "max_clock_mhz"})
             QVERIFY2(info.properties.contains(key), key);
-        QVERIFY(info.properties["compute_units"].get<int>() > 0);
+        QVERIFY(info.properties.integer_or("compute_units", 0) > 0);
         // Every cell is available when there is a device.
         for (const auto& m : kernels().manifest())
             if (m.cell->key[1] == "opencl")
@@ -151,7 +152,7 @@ private slots:
         // The memory probe's working set is beyond the device's last cache, wherever the
         // device allows buffers of 8x that cache: 16x a cache up to 128 MiB, at least 4x a
         // larger one (a VM's report of the host's whole L3).
-        const auto prop = [&](const char* key) { return info.properties[key].get<double>(); };
+        const auto prop = [&](const char* key) { return info.properties.number_or(key, -1.0); };
         const double cache = prop("global_memory_cache_bytes");
         const Ceiling* copy = nullptr;
         for (const auto& c : info.ceilings)
@@ -174,7 +175,7 @@ private slots:
         m_device->prepare();
         const auto& info = m_device->info();
         QVERIFY(info.properties.contains("sweep"));
-        const auto& sweep = info.properties["sweep"];
+        const nlohmann::json sweep = *info.properties.find("sweep");
         QVERIFY2(!sweep.contains("error"), sweep.dump().c_str());
         const auto& points = sweep["points"];
         QVERIFY(points.size() >= 4);
@@ -270,7 +271,7 @@ private slots:
             // the host's cores, so the host's clock (the chain around the row) applies; a GPU
             // device has no clock query in core OpenCL, and the row says so.
             const bool onHost =
-                m_device->info().properties.value("device_type", std::string()) == "CPU";
+                m_device->info().properties.text_or("device_type", std::string()) == "CPU";
             const auto clock = row.to_json().at("clock");
             if (onHost) {
                 QVERIFY2(row.clock.measured() && row.clock.median_ghz > 0, what.c_str());
@@ -291,7 +292,7 @@ private slots:
         // `default` says which form's code it runs on this device, by the device's type
         // (the dispatch findings then take a gap between the two for noise); no other
         // cell says anything.
-        const bool cpu = m_device->info().properties.value("device_type", std::string()) == "CPU";
+        const bool cpu = m_device->info().properties.text_or("device_type", std::string()) == "CPU";
         const std::map<QString, std::pair<std::string, std::string>> forms = {
             {"flow_match_step", {"generic/vec4", "generic/element"}},
             {"flow_sde_step", {"generic/row8", "generic/group"}},
@@ -400,7 +401,7 @@ private slots:
         if (!m_device)
             QSKIP(qPrintable(m_skip));
         const bool cpu =
-            m_device->info().properties.value("device_type", std::string()).find("CPU") !=
+            m_device->info().properties.text_or("device_type", std::string()).find("CPU") !=
             std::string::npos;
         constexpr std::int64_t rows = 64, d = 1001;
         std::vector<float> x(rows * d), w(d);

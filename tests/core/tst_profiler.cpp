@@ -10,6 +10,7 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/profiling/ceilingtext.h>
@@ -261,8 +262,7 @@ private slots:
                 continue;
             const auto cell = kernels().lookup(kernel_key(r.op, "cpu", r.arch, r.variant));
             QVERIFY(cell);
-            const auto t = cell->meta.find("threads");
-            QCOMPARE(r.threads, t != cell->meta.end() ? t->get<std::int64_t>() : 0);
+            QCOMPARE(r.threads, cell->meta.integer_or("threads", 0));
             if (r.backend == "cpu")
                 QVERIFY2(r.threads >= 1, r.label().c_str());
         }
@@ -809,7 +809,7 @@ private slots:
         QVERIFY(c.ceiling);
         QCOMPARE(c.ceiling->id, std::string("device.copy"));
         // Without a stated cache every row is judged against memory, as before.
-        ocl.properties = nlohmann::json::object();
+        ocl.properties = Value::object();
         QVERIFY(choose_ceiling(ocl, 512 << 10, 0, true).ceiling);
     }
 

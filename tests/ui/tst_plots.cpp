@@ -14,6 +14,7 @@
 #include "views/profileview.h"
 #include "views/rooflinepoints.h"
 
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/profiling/ceilingtext.h>
 
 #include <qcustomplot.h>

@@ -176,9 +176,8 @@ inline SweepPlan sweep_plan(int multiprocessors, std::int64_t memory_bytes, int 
 /// measured keeps the probe's ceiling; the sweep's value stays in properties.sweep.
 inline void add_sweep_results(DeviceInfo& info, const std::vector<SweepPoint>& points,
                               const std::vector<SweepCache>& caches) {
-    const auto plateaus =
-        detect_plateaus(points, caches, info.properties.value("memory_level", std::string("HBM")),
-                        0.9, kSweepReach);
+    const auto plateaus = detect_plateaus(
+        points, caches, info.properties.text_or("memory_level", "HBM"), 0.9, kSweepReach);
     for (auto& c : plateau_ceilings(plateaus, "x = a x + b in place, read+write")) {
         const bool probed = std::any_of(info.ceilings.begin(), info.ceilings.end(),
                                         [&](const Ceiling& have) { return have.id == c.id; });

@@ -116,10 +116,10 @@ public:
     void prepare() override {
         std::call_once(m_probe_once, [this] {
             select();
-            const int sms = m_info.properties.value("multiprocessors", 0);
-            const std::int64_t l2 = m_info.properties.value("l2_cache_bytes", std::int64_t(0));
-            const std::int64_t mem = m_info.properties.value("memory_bytes", std::int64_t(0));
-            const std::string level = m_info.properties.value("memory_level", std::string("HBM"));
+            const int sms = int(m_info.properties.integer_or("multiprocessors", 0));
+            const std::int64_t l2 = m_info.properties.integer_or("l2_cache_bytes", 0);
+            const std::int64_t mem = m_info.properties.integer_or("memory_bytes", 0);
+            const std::string level = m_info.properties.text_or("memory_level", "HBM");
             std::vector<Ceiling> measured;
             auto add = [&](std::string id, std::string kind, std::string lvl, double value,
                            std::string method, double ws, double capacity) {
@@ -218,8 +218,8 @@ public:
             check(cudaEventCreate(&m_start), "cudaEventCreate");
             check(cudaEventCreate(&m_stop), "cudaEventCreate");
             try {
-                m_clock =
-                    std::make_unique<ClockStamps>(m_info.properties.value("multiprocessors", 1));
+                m_clock = std::make_unique<ClockStamps>(
+                    int(m_info.properties.integer_or("multiprocessors", 1)));
             } catch (const std::exception&) {
                 (void)cudaGetLastError(); // no per-sample clock; the timing still works
             }
@@ -254,8 +254,8 @@ public:
         // kernel, so it goes through L2), on the stream, before the timed launches.
         select();
         std::call_once(m_flush_once, [this] {
-            const auto l2 = m_info.properties.value("l2_cache_bytes", 0);
-            m_flush_bytes = std::size_t(std::max(l2, 1 << 20)) * 2;
+            const auto l2 = m_info.properties.integer_or("l2_cache_bytes", 0);
+            m_flush_bytes = std::size_t(std::max<std::int64_t>(l2, 1 << 20)) * 2;
             check(cudaMalloc(&m_flush, m_flush_bytes), "cudaMalloc (cache flush buffer)");
         });
         check(cudaMemsetAsync(m_flush, int(++m_flush_value & 0xff), m_flush_bytes, queue()),
@@ -270,7 +270,7 @@ private:
         const auto plan = sweep_plan(sms, mem, kProbeBlockThreads);
         if (plan.working_sets.empty())
             return;
-        const std::string cc = m_info.properties.value("compute_capability", std::string("0.0"));
+        const std::string cc = m_info.properties.text_or("compute_capability", "0.0");
         const auto dot = cc.find('.');
         const int major = std::atoi(cc.c_str());
         const int minor = dot == std::string::npos ? 0 : std::atoi(cc.c_str() + dot + 1);

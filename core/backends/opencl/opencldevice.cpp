@@ -413,7 +413,7 @@ void OpenClDevice::probe_bandwidth() {
     double best = std::numeric_limits<double>::infinity();
     Shape best_shape = shapes.front();
     // Every form and shape's figure, for properties.copy_probe.
-    nlohmann::json tried = nlohmann::json::array();
+    Value tried = Value::array();
     auto note = [&](const char* form, const Shape& shape, double s) {
         tried.push_back({{"form", form},
                          {"local", shape.local},

@@ -29,7 +29,7 @@ void register_cells(PluginContext& ctx) {
                                   ? std::string("an OpenCL device")
                                   : "an OpenCL device (" + inventory.unavailable_reason + ")";
     for (auto& cell : kernel_cells()) {
-        nlohmann::json meta = {{"requires", needs}, {"kernel", cell.description}};
+        Value meta = {{"requires", needs}, {"kernel", cell.description}};
         // The dispatch findings of an --all-variants run then know default and its form on
         // a device are one kernel: a gap between them is the run's noise.
         if (!cell.on_cpu.empty())

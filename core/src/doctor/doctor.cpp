@@ -5,6 +5,7 @@
 #include <switchyard/doctor/doctor.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/sdk/version.h>
 
@@ -87,7 +88,7 @@ std::vector<DoctorRuntime> collect_runtimes(const std::vector<IcdVendor>& icd_ve
 
 // A device without the peak figures nobody has measured yet.
 json device_json(const DeviceInfo& d) {
-    auto j = d.to_json();
+    json j = d;
     if (d.peak_bandwidth_gbs <= 0) {
         j.erase("peak_bandwidth_gbs");
         j.erase("peak_bandwidth_source");
@@ -174,11 +175,8 @@ void add_gpu_code_problems(const std::vector<BackendInfo>& backends,
     std::vector<CudaDeviceArch> cuda;
     for (const auto& d : devices)
         if (const int cc = compute_capability(d); cc > 0) {
-            const auto it = d.properties.find("driver_version");
-            cuda.push_back({d.id, cc,
-                            it != d.properties.end() && it->is_string()
-                                ? parse_cuda_version(it->get<std::string>())
-                                : 0});
+            const std::string driver = d.properties.text_or("driver_version", std::string());
+            cuda.push_back({d.id, cc, driver.empty() ? 0 : parse_cuda_version(driver)});
         }
     if (cuda.empty())
         return;

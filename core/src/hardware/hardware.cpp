@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/sdkjson.h>
 
 #include <switchyard/hardware/isa.h>
 
@@ -294,7 +295,8 @@ std::vector<std::pair<std::string, std::string>> device_property_entries(const D
     std::vector<std::pair<std::string, std::string>> out;
     if (!device.properties.is_object())
         return out;
-    for (const auto& [key, value] : device.properties.items())
+    const nlohmann::json properties = device.properties; // its members in key order
+    for (const auto& [key, value] : properties.items())
         out.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
     return out;
 }

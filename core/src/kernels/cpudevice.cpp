@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The built-in host CPU device: host memory, host timers, peaks from the probes.
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/kernels/cpudevice.h>
 
 #include <switchyard/hardware/hardware.h>
@@ -95,7 +96,7 @@ public:
         m_info.kind = "cpu";
         m_info.name = cpu.brand.empty() ? cpu.vendor : cpu.brand;
         m_info.arch = cpu.best_level;
-        m_info.properties = cpu.to_json();
+        m_info.properties = cpu.to_json().get<Value>();
         // The peaks are probed in prepare() so listing devices stays cheap.
     }
 

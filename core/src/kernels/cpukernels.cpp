@@ -375,18 +375,17 @@ void register_cpu_cells(CellRegistrar& r) {
     const std::function<bool()> v3 = [] { return cpu_supports_x86_64_v3(); };
     const std::function<bool()> v4 = [] { return cpu_supports_x86_64_v4(); };
     auto add = [&](std::string_view op, const char* arch, const char* variant, KernelFn fn,
-                   std::function<bool()> available, std::int64_t workspace, nlohmann::json meta) {
+                   std::function<bool()> available, std::int64_t workspace, Value meta) {
         r.add_kernel({std::string(op), "cpu", arch, variant, std::move(fn), std::move(available),
                       workspace, std::move(meta)});
     };
-    const nlohmann::json ref_meta = {
-        {"isa", "scalar"}, {"threads", 1}, {"precision", "fp64 accumulate"}};
-    const nlohmann::json gen_meta = {{"isa", "baseline"}, {"threads", 1}};
-    const nlohmann::json gen_mt_meta = {{"isa", "baseline"}, {"threads", threads}};
-    const nlohmann::json v3_meta = {{"isa", "avx2+fma"}, {"threads", 1}};
-    const nlohmann::json v3_mt_meta = {{"isa", "avx2+fma"}, {"threads", threads}};
-    const nlohmann::json v4_meta = {{"isa", "avx512f+bw+vl+fma"}, {"threads", 1}};
-    const nlohmann::json v4_mt_meta = {{"isa", "avx512f+bw+vl+fma"}, {"threads", threads}};
+    const Value ref_meta = {{"isa", "scalar"}, {"threads", 1}, {"precision", "fp64 accumulate"}};
+    const Value gen_meta = {{"isa", "baseline"}, {"threads", 1}};
+    const Value gen_mt_meta = {{"isa", "baseline"}, {"threads", threads}};
+    const Value v3_meta = {{"isa", "avx2+fma"}, {"threads", 1}};
+    const Value v3_mt_meta = {{"isa", "avx2+fma"}, {"threads", threads}};
+    const Value v4_meta = {{"isa", "avx512f+bw+vl+fma"}, {"threads", 1}};
+    const Value v4_mt_meta = {{"isa", "avx512f+bw+vl+fma"}, {"threads", threads}};
 
     add(kFlowMatchStep, "generic", "reference", reference::flow_match_step_kernel, {}, 0, ref_meta);
     add(kFlowMatchStep, "generic", "default", fm_generic, {}, 0, gen_meta);
@@ -416,10 +415,10 @@ void register_cpu_cells(CellRegistrar& r) {
     add(kGemm, "x86-64-v4", "default", gemm_simd<IsaV4>, v4, v4_slice, v4_meta);
     add(kGemm, "x86-64-v4", "threaded", gemm_simd_mt<IsaV4>, v4, v4_slice * threads, v4_mt_meta);
 #if defined(SWITCHYARD_HAVE_OPENBLAS)
-    nlohmann::json blas_meta = {{"isa", "OpenBLAS dispatch"},
-                                {"library", "OpenBLAS"},
-                                {"threads", openblas_get_num_threads()},
-                                {"config", openblas_get_config()}};
+    Value blas_meta = {{"isa", "OpenBLAS dispatch"},
+                       {"library", "OpenBLAS"},
+                       {"threads", openblas_get_num_threads()},
+                       {"config", openblas_get_config()}};
     // The level its kernels need: OpenBLAS picks them itself, whatever SWITCHYARD_MAX_ISA
     // says (the profiler does not judge it against a capped level's ceilings).
     if (const char* core = openblas_get_corename(); core) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The CPU's ceilings, measured by small probes built from the CPU kernels' own loops.
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/kernels/probes.h>
 
 #include <switchyard/hardware/hardware.h>

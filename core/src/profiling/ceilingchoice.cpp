@@ -26,8 +26,7 @@ bool preferred_ceiling(const Ceiling& c, const Ceiling& than) {
 bool shares_host_caches(const DeviceInfo& info) {
     if (info.kind == "cpu")
         return false;
-    const auto it = info.properties.find("device_type");
-    return it != info.properties.end() && it->is_string() && it->get<std::string>() == "CPU";
+    return info.properties.text_or("device_type", std::string()) == "CPU";
 }
 
 namespace {
@@ -110,9 +109,8 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
     // nothing here bounds it. Such a row is not judged; its level says why.
     bool unmeasured_cache = false;
     if (bw && bw->capacity_bytes <= 0) {
-        const auto it = info.properties.find("global_memory_cache_bytes");
-        if (it != info.properties.end() && it->is_number() && it->get<double>() > 0 &&
-            working_set_bytes <= kLevelSlack * it->get<double>()) {
+        const double cache = info.properties.number_or("global_memory_cache_bytes", 0.0);
+        if (cache > 0 && working_set_bytes <= kLevelSlack * cache) {
             unmeasured_cache = true;
             bw = nullptr;
         }
@@ -146,10 +144,7 @@ CeilingChoice choose_ceiling(const DeviceInfo& info, double working_set_bytes, d
 }
 
 std::int64_t detail::stated_threads(const KernelCell& cell) {
-    const auto it = cell.meta.find("threads");
-    if (it == cell.meta.end() || !it->is_number_integer())
-        return 0;
-    const auto n = it->get<std::int64_t>();
+    const auto n = cell.meta.integer_or("threads", 0);
     return n > 0 && n <= RowSpec::kMaxThreads ? n : 0;
 }
 
@@ -165,10 +160,8 @@ namespace {
 
 // The arithmetic a cell states in its metadata ("compute": "tf32"), "fp32" when none.
 std::string stated_compute(const KernelCell& cell) {
-    const auto it = cell.meta.find("compute");
-    return it != cell.meta.end() && it->is_string() && !it->get<std::string>().empty()
-               ? it->get<std::string>()
-               : std::string("fp32");
+    const std::string compute = cell.meta.text_or("compute", std::string());
+    return compute.empty() ? std::string("fp32") : compute;
 }
 
 // The ISA level a cell's code needs (meta "isa_level") where the SWITCHYARD_MAX_ISA cap in
@@ -176,10 +169,7 @@ std::string stated_compute(const KernelCell& cell) {
 std::string level_above_isa_cap(const KernelCell& cell) {
     if (cpu_isa_cap().level.empty())
         return {};
-    const auto it = cell.meta.find("isa_level");
-    if (it == cell.meta.end() || !it->is_string())
-        return {};
-    const auto level = it->get<std::string>();
+    const std::string level = cell.meta.text_or("isa_level", std::string());
     return !level.empty() && !cpu_supports(level) ? level : std::string();
 }
 

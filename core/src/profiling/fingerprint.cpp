@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/profiling/fingerprint.h>
 
 #include <switchyard/buildinfo.h>
@@ -40,9 +41,8 @@ std::string caches_text(const CpuInfo& cpu) {
 // The driver a device reports, under the names the backends use for it.
 std::string driver_of(const DeviceInfo& d) {
     for (const char* key : {"driver_version", "driver", "runtime_version"})
-        if (const auto it = d.properties.find(key);
-            it != d.properties.end() && (it->is_string() || it->is_number()))
-            return it->is_string() ? it->get<std::string>() : it->dump();
+        if (const Value* v = d.properties.find(key); v && (v->is_text() || v->is_number()))
+            return v->is_text() ? v->as_text() : nlohmann::json(*v).dump();
     return {};
 }
 

@@ -88,10 +88,9 @@ namespace {
 // The op's tolerance, unless the cell states its own ("tolerance": {"atol", "rtol"}).
 Tolerance tolerance_of(const KernelCell& cell, const OpInfo& op, const Dims& dims) {
     Tolerance t = op.tolerance(dims);
-    const auto it = cell.meta.find("tolerance");
-    if (it != cell.meta.end() && it->is_object()) {
-        t.atol = it->value("atol", t.atol);
-        t.rtol = it->value("rtol", t.rtol);
+    if (const Value* stated = cell.meta.find("tolerance")) {
+        t.atol = stated->number_or("atol", t.atol);
+        t.rtol = stated->number_or("rtol", t.rtol);
     }
     return t;
 }
@@ -131,8 +130,7 @@ std::int64_t warm_up(Device& device, const std::function<void()>& launch,
 // Whether a device other than the CPU runs its kernels on the host's own cores (an OpenCL
 // CPU device: PoCL), so the host's clock is the clock its rows ran at.
 bool runs_on_host_cpu(const DeviceInfo& info) {
-    const auto type = info.properties.find("device_type");
-    return type != info.properties.end() && type->is_string() && type->get<std::string>() == "CPU";
+    return info.properties.text_or("device_type", std::string()) == "CPU";
 }
 
 // Where a row's clock comes from: the calling thread's cycle counter (CPU rows on a PMU),

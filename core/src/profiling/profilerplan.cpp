@@ -217,14 +217,13 @@ std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
 // to a variant of the same (op, device kind, arch), "arch/variant" when it names the arch;
 // empty when the cell says nothing for that type. Malformed meta names nothing.
 std::string runs_as(const KernelCell& cell, const DeviceInfo& device) {
-    const auto m = cell.meta.find("runs_as");
-    const auto t = device.properties.find("device_type");
-    if (m == cell.meta.end() || !m->is_object() || t == device.properties.end() || !t->is_string())
+    const Value* m = cell.meta.find("runs_as");
+    const Value* t = device.properties.find("device_type");
+    if (!m || !t || !t->is_text())
         return {};
-    const auto v = m->find(t->get<std::string>());
-    if (v == m->end() || !v->is_string() || v->get<std::string>().empty())
+    const std::string name = m->text_or(t->as_text(), std::string());
+    if (name.empty())
         return {};
-    const auto name = v->get<std::string>();
     return name.find('/') == std::string::npos ? cell.key[2] + "/" + name : name;
 }
 

@@ -96,9 +96,9 @@ Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const 
                              std::string(to_string(info.state)) + ": " + info.error;
             } catch (const std::exception&) {
             }
-            if (reason.empty() && cell->meta.contains("requires"))
-                reason = "needs " + cell->meta["requires"].get<std::string>() +
-                         ", which this machine lacks";
+            if (const Value* needs = cell->meta.find("requires");
+                reason.empty() && needs && needs->is_text())
+                reason = "needs " + needs->as_text() + ", which this machine lacks";
             if (reason.empty())
                 reason = cell->is_loaded() ? "its availability check says no on this machine"
                                            : "backend '" + cell->backend + "' has not loaded";

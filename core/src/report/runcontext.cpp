@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/report/runcontext.h>
 
 #include <switchyard/buildinfo.h>
@@ -220,7 +221,7 @@ nlohmann::json RunContext::to_json() const {
     using nlohmann::json;
     auto device_list = json::array();
     for (const auto& d : devices)
-        device_list.push_back(d.to_json());
+        device_list.push_back(d);
     json j = extra.is_object() ? extra : json::object();
     j["switchyard"] = {{"version", switchyard.version},
                        {"git_hash", switchyard.git_hash},
@@ -289,7 +290,7 @@ RunContext RunContext::from_json(const nlohmann::json& context) {
     if (const auto* devices = r.find("devices", &nlohmann::json::is_array))
         for (std::size_t i = 0; i < devices->size(); ++i) {
             try {
-                c.devices.push_back(DeviceInfo::from_json((*devices)[i]));
+                c.devices.push_back((*devices)[i].get<DeviceInfo>());
             } catch (const std::exception& e) {
                 c.read_warnings.push_back("context.devices[" + std::to_string(i) +
                                           "] left out: " + e.what());

@@ -37,6 +37,16 @@ AvailabilityEpoch::~AvailabilityEpoch() {
     t_epoch = m_saved;
 }
 
+ChainMemo* thread_chain_memos() noexcept {
+    thread_local constinit ChainMemo memos[kChainMemos];
+    return memos;
+}
+
+TableCache& thread_table_cache() noexcept {
+    thread_local TableCache cache;
+    return cache;
+}
+
 namespace {
 
 // The intern table: every distinct tuple once (a deque never moves its elements), found
@@ -273,7 +283,7 @@ void CellRegistrar::add_kernel(KernelSpec spec) {
     cell.backend = m_backend;
     cell.meta = std::move(spec.meta);
     if (!cell.meta.is_object())
-        cell.meta = nlohmann::json::object();
+        cell.meta = Value::object();
     cell.meta["workspace_bytes"] = spec.workspace_bytes;
     cell.workspace_bytes = std::max<std::int64_t>(0, spec.workspace_bytes);
     if (!cell.fn)
@@ -289,7 +299,7 @@ void CellRegistrar::add_component(ComponentSpec spec) {
     cell.available = std::move(spec.available);
     cell.source = m_source;
     cell.backend = m_backend;
-    cell.meta = spec.meta.is_object() ? std::move(spec.meta) : nlohmann::json::object();
+    cell.meta = spec.meta.is_object() ? std::move(spec.meta) : Value::object();
     if (!cell.fn)
         throw std::invalid_argument("component " + cell.key.to_string() + " of backend '" +
                                     m_backend + "' has no implementation");

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/worker/protocol.h>
 
 #include "util/jsonread.h"
@@ -243,7 +244,7 @@ void read_inspect_body(const jsonread::Value& v, InspectMessage& m) {
         const auto devices = v.at("devices").expect(jsonread::Kind::Array);
         for (std::size_t i = 0; i < devices.size(); ++i) {
             try {
-                m.devices.push_back(DeviceInfo::from_json(devices[i].raw()));
+                m.devices.push_back(devices[i].raw().get<DeviceInfo>());
             } catch (const std::exception& e) {
                 // A device the worker could not describe is not listed; the error says why.
                 const auto& raw = devices[i].raw();
@@ -396,7 +397,7 @@ nlohmann::json devices_message(const std::vector<DeviceInfo>& devices,
     auto j = event(InspectEvent::Devices);
     auto list = nlohmann::json::array();
     for (const auto& d : devices)
-        list.push_back(d.to_json());
+        list.push_back(d);
     j["devices"] = std::move(list);
     if (!errors.empty()) {
         auto rows = nlohmann::json::array();

@@ -3,7 +3,7 @@
 
 #include <switchyard/core_export.h>
 
-#include <nlohmann/json.hpp>
+#include <switchyard/sdk/value.h>
 
 #include <cstddef>
 #include <functional>
@@ -34,18 +34,16 @@ struct SWITCHYARD_CORE_EXPORT Ceiling {
     /// smallest level a row's working set fits in by it. JSON key "capacity_bytes".
     double capacity_bytes = 0;
 };
-SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const Ceiling& c);
-/// Throws std::runtime_error naming the bad key.
-SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, Ceiling& c);
 
-/// What the profiler and the GUI know about one device.
+/// What the profiler and the GUI know about one device. (Its JSON form, and Ceiling's, are the
+/// core's: switchyard/hardware/json.h.)
 struct SWITCHYARD_CORE_EXPORT DeviceInfo {
     std::string id;   // "cpu", "cuda:0", "opencl:0"
     std::string kind; // the kernel key's device field: "cpu", "cuda", "opencl"
     std::string name; // "AMD EPYC 7B13", "NVIDIA H100 80GB HBM3"
     std::string arch; // most specific arch: where the fallback chain starts ("x86-64-v3", "sm_90")
-    nlohmann::json properties = nlohmann::json::object(); // free-form (memory, clocks, CUs, ...)
-    double peak_bandwidth_gbs = 0;                        // 0: unknown
+    Value properties = Value::object(); // free-form (memory, clocks, CUs, ...)
+    double peak_bandwidth_gbs = 0;      // 0: unknown
     std::string peak_bandwidth_source;
     double peak_gflops = 0; // fp32; 0: unknown
     std::string peak_gflops_source;
@@ -53,13 +51,7 @@ struct SWITCHYARD_CORE_EXPORT DeviceInfo {
     /// Every ceiling known for this device (measured by prepare(), plus theoretical ones);
     /// empty until prepare() ran. JSON key "ceilings".
     std::vector<Ceiling> ceilings;
-
-    nlohmann::json to_json() const;
-    /// Throws std::runtime_error naming the bad key.
-    static DeviceInfo from_json(const nlohmann::json& j);
 };
-SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const DeviceInfo& info);
-SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, DeviceInfo& info);
 
 /// One device the profiler can run kernels on. The CPU is built in; the OpenCL and CUDA
 /// backends provide theirs through a DeviceProvider (deviceregistry.h).

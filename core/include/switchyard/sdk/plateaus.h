@@ -3,8 +3,7 @@
 
 #include <switchyard/core_export.h>
 #include <switchyard/sdk/device.h>
-
-#include <nlohmann/json.hpp>
+#include <switchyard/sdk/value.h>
 
 #include <algorithm>
 #include <cctype>
@@ -111,10 +110,9 @@ inline std::vector<Plateau> detect_plateaus(const std::vector<SweepPoint>& point
 
 /// A device's sweep as its `properties.sweep`: the points, the plateaus and (when given) the
 /// caches they were matched to, the way every device (CPU cross-check, OpenCL, CUDA) records it.
-inline nlohmann::json sweep_json(const std::vector<SweepPoint>& points,
-                                 const std::vector<Plateau>& plateaus,
-                                 const std::vector<SweepCache>& caches) {
-    nlohmann::json jp = nlohmann::json::array(), jl = nlohmann::json::array();
+inline Value sweep_json(const std::vector<SweepPoint>& points, const std::vector<Plateau>& plateaus,
+                        const std::vector<SweepCache>& caches) {
+    Value jp = Value::array(), jl = Value::array();
     for (const auto& p : points)
         jp.push_back({{"working_set_bytes", p.working_set_bytes}, {"gbs", p.gbs}});
     for (const auto& p : plateaus)
@@ -123,9 +121,9 @@ inline nlohmann::json sweep_json(const std::vector<SweepPoint>& points,
                       {"first_bytes", p.first_bytes},
                       {"last_bytes", p.last_bytes},
                       {"capacity_bytes", p.capacity_bytes}});
-    nlohmann::json j = {{"points", jp}, {"plateaus", jl}};
+    Value j = {{"points", std::move(jp)}, {"plateaus", std::move(jl)}};
     if (!caches.empty()) {
-        auto& jc = j["caches"] = nlohmann::json::array();
+        auto& jc = j["caches"] = Value::array();
         for (const auto& c : caches)
             jc.push_back({{"level", c.level}, {"capacity_bytes", c.capacity_bytes}});
     }

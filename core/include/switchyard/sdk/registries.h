@@ -6,8 +6,7 @@
 #include <switchyard/sdk/device.h>
 #include <switchyard/sdk/kernel.h>
 #include <switchyard/sdk/tupleregistry.h>
-
-#include <nlohmann/json.hpp>
+#include <switchyard/sdk/value.h>
 
 #include <cstdint>
 #include <functional>
@@ -17,8 +16,8 @@
 
 namespace switchyard {
 
-/// A component builder: materializes a weight-bearing component from a config.
-using ComponentFn = std::function<std::shared_ptr<void>(const nlohmann::json& config)>;
+/// A component builder: materializes a weight-bearing component from a config (an object).
+using ComponentFn = std::function<std::shared_ptr<void>(const Value& config)>;
 
 using KernelRegistry = TupleRegistry<KernelFn>;       // (op, device, arch, variant)
 using ComponentRegistry = TupleRegistry<ComponentFn>; // (kind, device, variant)
@@ -107,13 +106,13 @@ public:
         KernelFn fn;
         std::function<bool()> available; // empty: always available
         std::int64_t workspace_bytes = 0;
-        nlohmann::json meta = nlohmann::json::object(); // extra metadata shown in the matrix
+        Value meta = Value::object(); // extra metadata shown in the matrix (an object)
     };
     struct ComponentSpec {
         std::string kind, device, variant = "default";
         ComponentFn fn;
         std::function<bool()> available;
-        nlohmann::json meta = nlohmann::json::object();
+        Value meta = Value::object();
     };
 
     CellRegistrar(std::string backend, CellSource source)

@@ -7,8 +7,7 @@
 #include <switchyard/sdk/detail/chainmemo.h>
 #include <switchyard/sdk/detail/reclaim.h>
 #include <switchyard/sdk/tuplekey.h>
-
-#include <nlohmann/json.hpp>
+#include <switchyard/sdk/value.h>
 
 #include <algorithm>
 #include <atomic>
@@ -65,11 +64,13 @@ template <class Fn> struct Registration {
     std::function<bool()> available; // empty means always available
     CellSource source = CellSource::Registered;
     std::string backend; // owning backend's name
-    nlohmann::json meta = nlohmann::json::object();
+    /// What the matrix shows beside the key ("requires", "isa", "threads", "runs_as", ...):
+    /// an object.
+    Value meta = Value::object();
     std::function<void()> loader; // only for declared-but-not-loaded cells
     /// Kernels: the scratch bytes the kernel needs (KernelSpec::workspace_bytes, or the
     /// manifest's); 0 for components. `meta` holds the same value under "workspace_bytes"
-    /// for the seed's flat manifest rows (manifest_json()).
+    /// for the seed's flat manifest rows (registry/manifestrows.h).
     std::int64_t workspace_bytes = 0;
 
     bool is_loaded() const noexcept { return static_cast<bool>(fn); }
@@ -316,8 +317,8 @@ public:
         if (!memo || memo->has_placeholder) [[unlikely]]
             return resolve_walk(chain, pin);
         for (std::uint32_t i = 0; i < memo->declared_count; ++i)
-            if (memo->cells[i]->is_available())
-                return Ref(memo->owners[i], pin.release());
+            if (memo_cell(*memo, i)->is_available())
+                return Ref(memo_owner(*memo, i), pin.release());
         return Ref();
     }
 
@@ -392,23 +393,6 @@ public:
         return rows;
     }
 
-    /// The seed's manifest(): flat objects with the key fields, available, source and meta.
-    nlohmann::json manifest_json() const {
-        auto rows = nlohmann::json::array();
-        for (const auto& m : manifest()) {
-            nlohmann::json row = nlohmann::json::object();
-            for (std::size_t i = 0; i < m_fields.size(); ++i)
-                row[m_fields[i]] = m.cell->key[i];
-            row["available"] = m.available;
-            row["source"] = std::string(to_string(m.cell->source));
-            row["backend"] = m.cell->backend;
-            for (auto it = m.cell->meta.begin(); it != m.cell->meta.end(); ++it)
-                row[it.key()] = it.value();
-            rows.push_back(std::move(row));
-        }
-        return rows;
-    }
-
     std::size_t size() const { return snapshot()->size(); }
 
     /// How many cells this registry holds: declared, or retired and not yet freed.
@@ -449,14 +433,20 @@ private:
     }
 
     static constexpr std::size_t kMemoRungs = detail::kMemoRungs;
-    static constexpr std::size_t kMemos = 8;
-    using ChainMemo = detail::ChainMemo<Cell, CellPtr>; // sdk/detail/chainmemo.h
+    static constexpr std::size_t kMemos = detail::kChainMemos;
+    using ChainMemo = detail::ChainMemo; // sdk/detail/chainmemo.h
+    static const Cell* memo_cell(const ChainMemo& memo, std::uint32_t i) noexcept {
+        return static_cast<const Cell*>(memo.cells[i]);
+    }
+    static const CellPtr* memo_owner(const ChainMemo& memo, std::uint32_t i) noexcept {
+        return static_cast<const CellPtr*>(memo.owners[i]);
+    }
 
     // nullptr when the chain is too long to remember.
     [[gnu::always_inline]] const ChainMemo* chain_memo(std::span<const TupleKey> chain) const {
         if (chain.size() > kMemoRungs)
             return nullptr;
-        thread_local constinit ChainMemo memos[kMemos];
+        ChainMemo* memos = detail::thread_chain_memos();
         // The slot: from the ends of the chain (chains differ there; ids are sequential, so
         // their low bits spread), with no multiply on the path to the memo's address.
         const std::uint64_t fingerprint =
@@ -491,8 +481,8 @@ private:
         for (std::size_t i = 0; i < chain.size(); ++i) {
             memo.ids[i] = chain[i].id();
             if (const CellPtr* owner = table->find_slot(chain[i])) {
-                memo.cells[memo.declared_count] = owner->get();
-                memo.owners[memo.declared_count++] = owner;
+                memo.cells[memo.declared_count] = static_cast<const void*>(owner->get());
+                memo.owners[memo.declared_count++] = static_cast<const void*>(owner);
                 memo.has_placeholder |= !(*owner)->is_loaded();
             }
         }
@@ -553,30 +543,24 @@ private:
 
     // The calling thread's cached snapshot: one atomic load when nothing changed.
     const Table& current() const {
-        struct CacheEntry {
-            std::uint64_t id = 0;
-            std::uint64_t generation = ~0ull;
-            std::shared_ptr<const Table> table;
-        };
-        thread_local CacheEntry cache[4];
-        thread_local unsigned next_victim = 0;
+        auto& cache = detail::thread_table_cache();
         const auto gen = m_generation.load(std::memory_order_acquire);
-        for (auto& c : cache) {
+        for (auto& c : cache.entries) {
             if (c.id == m_id) {
                 if (c.generation != gen) {
                     std::lock_guard lock(m_mutex);
                     c.table = m_table;
                     c.generation = m_generation.load(std::memory_order_relaxed);
                 }
-                return *c.table;
+                return *static_cast<const Table*>(c.table.get());
             }
         }
-        auto& c = cache[next_victim++ % 4];
+        auto& c = cache.entries[cache.next_victim++ % std::size(cache.entries)];
         std::lock_guard lock(m_mutex);
         c.id = m_id;
         c.table = m_table;
         c.generation = m_generation.load(std::memory_order_relaxed);
-        return *c.table;
+        return *static_cast<const Table*>(c.table.get());
     }
 
     std::string m_name;

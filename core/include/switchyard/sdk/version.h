@@ -13,7 +13,7 @@ namespace switchyard {
 /// Revision of the backend contract this core implements. A backend declaring a higher
 /// revision needs a newer Switchyard; a manifest declaring a lower one stays loadable (what a
 /// manifest may say is additive).
-inline constexpr int kContractVersion = 4;
+inline constexpr int kContractVersion = 5;
 /// The oldest revision a plugin *library* may have been built against (its entry's
 /// contract_version). Plugins use the SDK's inline code and layouts (TupleKey, Registration,
 /// TupleRegistry, CellRegistrar), so a library built against headers whose layout changed
@@ -22,10 +22,13 @@ inline constexpr int kContractVersion = 4;
 /// `workspace_bytes` and made BackendLoadError carry the registry's BackendCause (the
 /// change packaging/abi-check.sh reported against the revision 2 baseline); revision 4 made
 /// TupleRegistry free the cells it retires (epoch-based reclamation: CellRef pins its
-/// thread's reader record, two pointers instead of one, and the tables own their cells).
+/// thread's reader record, two pointers instead of one, and the tables own their cells);
+/// revision 5 took nlohmann::json out of the SDK (Registration::meta, the specs' meta,
+/// DeviceInfo::properties and a component's config are a switchyard::Value, sdk/value.h) and
+/// moved TupleRegistry's per-thread memos and snapshots into the core.
 /// Such a library is refused before its register hook runs, with a message saying to rebuild
 /// it against this Switchyard.
-inline constexpr int kMinBinaryContractVersion = 4;
+inline constexpr int kMinBinaryContractVersion = 5;
 
 /// This core's release, "0.1.0".
 SWITCHYARD_CORE_EXPORT std::string_view core_version() noexcept;

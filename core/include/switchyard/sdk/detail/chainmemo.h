@@ -5,29 +5,51 @@
 // code compiles it (TupleRegistry is a template) but never names it; it may change with any
 // contract revision (docs/plugins.md, "Compatibility").
 
+#include <switchyard/core_export.h>
 #include <switchyard/sdk/tuplekey.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace switchyard::detail {
 
 // What one thread knows about a chain it resolved: which rungs are declared in one
-// generation of one registry. Constant-initialized plain data, so the hot path reads it
-// without a TLS guard. The cells are the registry's: read only while the generation is the
-// memo's and the thread is pinned (detail/reclaim.h), so a retired cell is never reached; a
-// memo of a destroyed registry is never read again (registry ids are never reused).
+// generation of one registry. Plain data, so the hot path reads it without a TLS guard. The
+// cells are the registry's: read only while the generation is the memo's and the thread is
+// pinned (detail/reclaim.h), so a retired cell is never reached; a memo of a destroyed
+// registry is never read again (registry ids are never reused). Untyped (every registry's
+// memos share the thread's slots, told apart by the registry id): the registry casts its
+// cells back.
 inline constexpr std::size_t kMemoRungs = 16; // longer chains take the general path
-template <class Cell, class CellPtr> struct ChainMemo {
+inline constexpr std::size_t kChainMemos = 8; // per thread, for all registries
+struct ChainMemo {
     std::uint64_t registry = 0; // 0: no registry has this id
     std::uint64_t generation = 0;
     std::uint32_t size = 0;
     std::uint32_t declared_count = 0;
     bool has_placeholder = false;
-    const Cell* cells[kMemoRungs] = {};     // the declared rungs, in chain order
-    const CellPtr* owners[kMemoRungs] = {}; // the same, as the registry's owning pointers
-    std::uint64_t ids[kMemoRungs] = {};     // the chain's key ids
+    const void* cells[kMemoRungs] = {};  // the declared rungs (const Cell*), in chain order
+    const void* owners[kMemoRungs] = {}; // the same, as the registry's owning `const CellPtr*`
+    std::uint64_t ids[kMemoRungs] = {};  // the chain's key ids
 };
+
+/// The calling thread's kChainMemos memos. They live in the core, not in the SDK's inline
+/// code: a plugin's instantiation of TupleRegistry holds no state of its own.
+SWITCHYARD_CORE_EXPORT ChainMemo* thread_chain_memos() noexcept;
+
+/// The calling thread's most recent snapshots of registry tables (TupleRegistry::current()),
+/// untyped like the memos; in the core for the same reason.
+struct TableCache {
+    struct Entry {
+        std::uint64_t id = 0; // the registry's id; 0: none
+        std::uint64_t generation = ~0ull;
+        std::shared_ptr<const void> table;
+    };
+    Entry entries[4];
+    unsigned next_victim = 0;
+};
+SWITCHYARD_CORE_EXPORT TableCache& thread_table_cache() noexcept;
 
 /// Nonzero when the first `size` ids differ from the keys' ids (size <= kMemoRungs).
 [[gnu::always_inline]] inline std::uint64_t
