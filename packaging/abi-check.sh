@@ -55,8 +55,8 @@ comm -12 "$work/exported" "$work/sdk-defined" >"$work/sdk-symbols"
 [ -s "$work/sdk-symbols" ] || die "the library exports none of the sdk module's symbols"
 # The SDK depends on no JSON library (revision 5, docs/plugins.md): neither its headers nor
 # its symbols name nlohmann, whose release would otherwise be part of the plugin ABI.
-if grep -rln "nlohmann" "$root/core/include/switchyard/sdk" >"$work/json-headers"; then
-    die "SDK headers name nlohmann: $(tr '\n' ' ' <"$work/json-headers")(use switchyard::Value)"
+if grep -rlE "#[[:space:]]*include[[:space:]]*[<\"]nlohmann" "$root/core/include/switchyard/sdk" >"$work/json-headers"; then
+    die "SDK headers include nlohmann: $(tr '\n' ' ' <"$work/json-headers")(use switchyard::Value)"
 fi
 if c++filt <"$work/sdk-symbols" | grep -n "nlohmann" >"$work/json-symbols"; then
     die "$(wc -l <"$work/json-symbols") SDK symbols name nlohmann, e.g. $(head -c 300 "$work/json-symbols")"
