@@ -5,6 +5,7 @@
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/sdkjson.h>
+#include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/ceilingtext.h>
 #include <switchyard/profiling/ops.h>
@@ -313,14 +314,14 @@ int run_profile(const ProfileOptions& o) {
         auto ceilings = reused  ? *reused
                         : cache ? cache->choose(policy, std::int64_t(std::time(nullptr)))
                                 : uncached_ceiling_choice("no cache of ceilings in use");
-        if (ceilings.peaks)
-            set_cpu_peaks(*ceilings.peaks);
+        if (const auto cpu = find_cpu_device(default_devices()); cpu && ceilings.peaks)
+            cpu->set_peaks(*ceilings.peaks);
         Profiler profiler(settings, default_backends(), default_devices());
         const auto plan = profiler.plan();
         total = plan.size();
         report.context = run_context(profiler);
-        if (cache)
-            cache->record(ceilings, cpu_peaks(), std::int64_t(std::time(nullptr)));
+        if (cache && report.context.cpu_peaks)
+            cache->record(ceilings, *report.context.cpu_peaks, std::int64_t(std::time(nullptr)));
         report.context.ceiling_set = ceilings.set;
         note_reused(report.context, provenance);
         if (o.jsonl) {
@@ -447,10 +448,11 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
     if (!inspected.fatal.empty())
         std::cerr << "switchyard-cli: " << inspected.fatal << "\n";
     auto devices = default_devices().devices();
-    if (probe)
-        for (auto& d : devices)
-            if (d->info().kind == "cpu")
-                d->prepare();
+    const auto cpu_device = find_cpu_device(default_devices());
+    if (probe && cpu_device)
+        cpu_device->prepare();
+    const auto peaks = cpu_device ? cpu_device->peaks() : std::nullopt;
+    const int ceilings_cpu = peaks ? peaks->pinned_cpu : -1;
     if (as_json) {
         json j = {{"format", "switchyard.hardware"},
                   {"format_version", 1},
@@ -458,11 +460,11 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
                   {"host", host.to_json()},
                   {"devices", json::array()},
                   {"openblas", openblas_info().to_json()},
-                  {"warnings", host_measurement_warnings()}};
+                  {"warnings", host_measurement_warnings(ceilings_cpu)}};
         if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
             j["warnings"].push_back(w);
-        if (probe)
-            j["cpu_peaks"] = cpu_peaks().to_json();
+        if (peaks)
+            j["cpu_peaks"] = peaks->to_json();
         for (const auto& d : devices)
             j["devices"].push_back(d->info());
         std::cout << json_text(j, 1) << "\n";
@@ -521,7 +523,7 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
             std::cout << "\nOpenBLAS: core " << blas.corename << ", " << blas.threads
                       << " threads (" << blas.config << ")\n";
     }
-    auto warnings = host_measurement_warnings();
+    auto warnings = host_measurement_warnings(ceilings_cpu);
     if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
         warnings.push_back(w);
     for (const auto& w : warnings)

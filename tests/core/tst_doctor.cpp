@@ -4,7 +4,7 @@
 #include <switchyard/doctor/doctor.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
-#include <switchyard/kernels/probes.h>
+#include <switchyard/kernels/cpudevice.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/version.h>
 
@@ -281,7 +281,7 @@ private slots:
         QVERIFY(QString::fromStdString(report.to_markdown()).contains("| not measured |"));
 
         // Once measured (here: set, as a profile worker does), they are reported.
-        set_cpu_peaks({12.5, 1 << 20, 3.0});
+        find_cpu_device(devices)->set_peaks({12.5, 1 << 20, 3.0});
         devices.find("cpu")->prepare();
         report = DoctorReport::collect(f.registry, default_devices(), f.path);
         j = report.to_json();

@@ -391,14 +391,19 @@ private slots:
         QVERIFY(openblas_core_warning(info).empty());
     }
 
-    void peaksAreCachedAndReplaceable() {
-        set_cpu_peaks({12.5, 1 << 20, 3.0});
-        QCOMPARE(cpu_peaks().triad_gbs, 12.5);
-        auto cpu = default_devices().find("cpu");
-        QVERIFY(cpu);
-        cpu->prepare();
+    // A CPU device's ceilings are its own: given or set (in info() at once), kept by
+    // prepare(), which measures only on a device that has none, and no other device's.
+    void peaksAreTheDevicesOwn() {
+        auto cpu = make_cpu_device(CpuPeaks{12.5, 1 << 20, 3.0});
         QCOMPARE(cpu->info().peak_bandwidth_gbs, 12.5);
+        cpu->prepare();
+        QCOMPARE(cpu->peaks().value().triad_gbs, 12.5);
         QVERIFY(!cpu->info().has_device_timer);
+        cpu->set_peaks({20.0, 1 << 20, 4.0});
+        QCOMPARE(cpu->info().peak_gflops, 4.0);
+        QVERIFY(!make_cpu_device()->peaks());
+        const auto listed = find_cpu_device(default_devices());
+        QVERIFY(listed && listed == default_devices().find("cpu"));
     }
 
     void providersPlugIn() {

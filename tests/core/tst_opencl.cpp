@@ -13,6 +13,7 @@
 #include "support/childprocess.h"
 
 #include <switchyard/hardware/sdkjson.h>
+#include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/profiling/profiler.h>
@@ -70,7 +71,8 @@ private:
 
 private slots:
     void initTestCase() {
-        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0}); // no CPU probes: nothing here measures it
+        // No CPU probes: nothing here measures them.
+        find_cpu_device(default_devices())->set_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
         auto& registry = default_backends();
         registry.set_plugin_discovery(PluginSearchPath::from_dirs({kPluginDir}).discovery());
         registry.ensure_initialized();

@@ -11,6 +11,7 @@
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/hardware/sdkjson.h>
+#include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/profiling/ceilingtext.h>
@@ -95,8 +96,17 @@ CpuPeaks cached_peaks() {
     c.value = 12.5;
     c.method = "test";
     p.ceilings.push_back(c);
-    p.pinned_cpu = one_thread_cpu(); // the CPU this process measures on (-1: unpinned)
+    p.pinned_cpu = one_thread_cpu(-1); // the CPU this process measures on (-1: unpinned)
     return p;
+}
+
+// The ceilings the runtime's CPU device (so every Profiler here) judges rows by.
+void use_peaks(const CpuPeaks& peaks) {
+    find_cpu_device(default_devices())->set_peaks(peaks);
+}
+
+CpuPeaks peaks_in_use() {
+    return find_cpu_device(default_devices())->peaks().value();
 }
 
 nlohmann::json read_json_file(const std::string& path) {
@@ -118,7 +128,7 @@ class TestProfiler : public QObject {
 private slots:
     void initTestCase() {
         // Skip the probes: tests do not measure peaks.
-        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        use_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
         default_backends().ensure_initialized();
         put_test_kernel("wrong", [](const KernelArgs& a) {
             for (std::int64_t i = 0; i < a.dims[0]; ++i)
@@ -888,13 +898,13 @@ private slots:
             c.method = "a ceiling set far too low by the test";
             low.ceilings.push_back(c);
         }
-        set_cpu_peaks(low);
+        use_peaks(low);
         auto s = quick();
         s.ops = {"flow_match_step"};
         s.sizes["*"] = {"4099"};
         Profiler p(s, default_backends(), default_devices());
         const auto row = p.run_row(p.plan().at(0));
-        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        use_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
         QVERIFY(row.status == RowStatus::Ok);
         QVERIFY(row.ceiling_id.rfind("fake.", 0) == 0);
         QVERIFY(row.ceiling_fraction > kCeilingTolerance);
@@ -913,7 +923,7 @@ private slots:
         CpuPeaks low = measure_cpu_peaks();
         for (auto& c : low.ceilings)
             c.value *= 0.1;
-        set_cpu_peaks(low);
+        use_peaks(low);
         auto s = quick();
         s.ops = {"flow_match_step"};
         s.sizes["*"] = {"4099"};
@@ -940,9 +950,10 @@ private slots:
         for (const auto& w : row.warnings)
             said = said || w.find("measured again") != std::string::npos;
         QVERIFY2(said, "the row does not say its ceilings were measured again");
-        const auto* now = cpu_peaks().find(row.ceiling_id);
+        const auto in_use = peaks_in_use();
+        const auto* now = in_use.find(row.ceiling_id);
         QVERIFY(now && now->value == row.ceiling_value);
-        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        use_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
     }
 
     // Each measured ceiling records its probe's spread ((best - median) / best of its
@@ -994,19 +1005,19 @@ private slots:
             add("dram.triad." + t, "DRAM", 30);
             add("dram.copy." + t, "DRAM", 25);
         }
-        set_cpu_peaks(peaks);
+        use_peaks(peaks);
 
         // The probe on its own: timings of each DRAM ceiling's pattern; nothing for the ids
         // of other levels, of no pattern, or of a ceiling that was not measured.
         for (const char* id : {"dram.copy.1t", "dram.triad.all", "dram.read.1t"}) {
-            const auto t = CpuMemoryProbe(id).time(3);
+            const auto t = CpuMemoryProbe(id, peaks).time(3);
             QVERIFY2(t.size() == 3, id);
             for (double g : t)
                 QVERIFY2(g > 0 && std::isfinite(g), id);
         }
         for (const char* id : {"l1.read.1t", "dram.copy", "dram.fma.1t", "dram.copy.2t", ""})
-            QVERIFY2(CpuMemoryProbe(id).time(3).empty(), id);
-        QVERIFY(CpuMemoryProbe("dram.copy.1t").time(0).empty());
+            QVERIFY2(CpuMemoryProbe(id, peaks).time(3).empty(), id);
+        QVERIFY(CpuMemoryProbe("dram.copy.1t", peaks).time(0).empty());
 
         auto s = quick();
         s.ops = {"rms_norm"};
@@ -1058,9 +1069,8 @@ private slots:
         for (auto& c : peaks.ceilings)
             if (c.level == "DRAM")
                 c.value = 0;
-        set_cpu_peaks(peaks);
-        QVERIFY(CpuMemoryProbe("dram.copy.1t").time(3).empty());
-        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        QVERIFY(CpuMemoryProbe("dram.copy.1t", peaks).time(3).empty());
+        use_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
     }
 
     // A 1-thread CPU row runs on the CPU its 1-thread ceilings were measured on
@@ -1108,8 +1118,8 @@ private slots:
 
         CpuPeaks peaks{20.0, 64 << 20, 100.0};
         peaks.pinned_cpu = allowed.back();
-        set_cpu_peaks(peaks);
-        QCOMPARE(one_thread_cpu(), allowed.back());
+        use_peaks(peaks);
+        QCOMPARE(one_thread_cpu(peaks.pinned_cpu), allowed.back());
 
         Profiler p(quick(), default_backends(), default_devices());
         const auto row = p.run_row(spec_for("cpuspy"));
@@ -1131,13 +1141,9 @@ private slots:
 
         // Ceilings without a CPU (older reports) or with one this process may not run on:
         // the process's own choice, one it may run on, the same on every ask.
-        peaks.pinned_cpu = -1;
-        set_cpu_peaks(peaks);
-        const int own = one_thread_cpu();
+        const int own = one_thread_cpu(-1);
         QVERIFY(std::find(allowed.begin(), allowed.end(), own) != allowed.end());
-        peaks.pinned_cpu = allowed.back() + 4096;
-        set_cpu_peaks(peaks);
-        QCOMPARE(one_thread_cpu(), own);
+        QCOMPARE(one_thread_cpu(allowed.back() + 4096), own);
 
         // The figures carry the CPU through JSON; a bad one is refused by name.
         peaks.pinned_cpu = allowed.back();
@@ -1157,7 +1163,7 @@ private slots:
         }
         kernels().erase(kernel_key(kFlowMatchStep, "cpu", "generic", "cpuspy"));
         kernels().erase(kernel_key(kFlowMatchStep, "cpu", "generic", "threaded_cpuspy"));
-        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        use_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
     }
 
     void noCpuRowAboveItsCeiling() {
@@ -1179,7 +1185,7 @@ private slots:
             pinned = measured.pinned_cpu;
             QVERIFY2(pinned >= 0 && pinned < CPU_SETSIZE && CPU_ISSET(pinned, &set),
                      std::to_string(pinned).c_str());
-            QCOMPARE(one_thread_cpu(), pinned);
+            QCOMPARE(one_thread_cpu(-1), pinned); // the process's own choice
             int one_thread = 0;
             for (const auto& c : measured.ceilings)
                 if (c.id.size() > 3 && c.id.substr(c.id.size() - 3) == ".1t") {
@@ -1190,7 +1196,7 @@ private slots:
                 }
             QVERIFY(one_thread >= 2); // at least a cache level's and the FMA peak
         }
-        set_cpu_peaks(measured);
+        use_peaks(measured);
         auto s = quick();
         s.all_variants = true;
         s.devices = {"cpu"};
@@ -1217,12 +1223,12 @@ private slots:
                  ++retry) {
                 // The higher of each ceiling's values is kept, as the profiler's own
                 // re-probe keeps them: a fresh probe a neighbour slowed must not lower one.
-                auto raised = cpu_peaks();
-                const auto fresh = measure_cpu_peaks();
+                auto raised = peaks_in_use();
+                const auto fresh = measure_cpu_peaks(raised.pinned_cpu);
                 for (auto& c : raised.ceilings)
                     if (const auto* f = fresh.find(c.id); f && f->value > c.value)
                         c.value = f->value;
-                set_cpu_peaks(raised);
+                use_peaks(raised);
                 Profiler again(s, default_backends(), default_devices());
                 row = again.run_row(spec);
             }
@@ -1255,7 +1261,7 @@ private slots:
             QVERIFY2(kSanitized || row.ceiling_fraction <= kCeilingTolerance, what.c_str());
             ++judged;
         }
-        set_cpu_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
+        use_peaks(CpuPeaks{20.0, 64 << 20, 100.0});
         // Every op has generic default and threaded cells, and both again per SIMD level the
         // (capped) detection allows.
         const int cells =

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The built-in host CPU device: host memory, host timers, peaks from the probes.
-#include <switchyard/hardware/sdkjson.h>
+// The built-in host CPU device: host memory, host timers, the run's ceilings from the probes.
 #include <switchyard/kernels/cpudevice.h>
 
+#include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
-#include <switchyard/kernels/probes.h>
+#include <switchyard/hardware/sdkjson.h>
 
 #include "kernels/cpukernels.h"
 
@@ -86,83 +86,96 @@ void host_release(void* buffer) noexcept {
     std::free(buffer);
 }
 
-namespace {
-
-class CpuDevice final : public Device {
-public:
-    CpuDevice() {
-        const auto& cpu = cpu_info();
-        m_info.id = "cpu";
-        m_info.kind = "cpu";
-        m_info.name = cpu.brand.empty() ? cpu.vendor : cpu.brand;
-        m_info.arch = cpu.best_level;
-        m_info.properties = cpu.to_json().get<Value>();
-        // The peaks are probed in prepare() so listing devices stays cheap.
-    }
-
-    const DeviceInfo& info() const override { return m_info; }
-
-    void prepare() override {
+CpuDevice::CpuDevice(std::optional<CpuPeaks> peaks) {
+    const auto& cpu = cpu_info();
+    m_info.id = "cpu";
+    m_info.kind = "cpu";
+    m_info.name = cpu.brand.empty() ? cpu.vendor : cpu.brand;
+    m_info.arch = cpu.best_level;
+    m_info.properties = cpu.to_json().get<Value>();
+    if (peaks) {
         std::lock_guard lock(m_peaks_mutex);
-        const auto& p = cpu_peaks(); // measures on first use
-        const auto generation = cpu_peaks_generation();
-        if (generation == m_peaks_generation)
-            return;
-        m_peaks_generation = generation;
-        {
-            m_info.peak_bandwidth_gbs = p.triad_gbs;
-            m_info.peak_bandwidth_source = p.triad_gbs > 0
-                                               ? "measured: STREAM triad, fp32, all threads, " +
-                                                     std::to_string(p.triad_bytes >> 20) + " MiB"
-                                               : "";
-            m_info.peak_gflops = p.fma_gflops;
-            const auto* fma = p.find("fma.fp32.all");
-            m_info.peak_gflops_source =
-                p.fma_gflops > 0
-                    ? "measured: " + (fma ? fma->method : p.fma_isa + " FMA loop, all threads")
-                    : "";
-            m_info.ceilings = p.ceilings;
-        }
+        apply_locked(std::move(*peaks));
     }
+}
 
-    void* allocate(std::size_t bytes) override { return host_allocate(bytes); }
-    void release(void* buffer) noexcept override { host_release(buffer); }
-    void upload(void* dst, const void* src, std::size_t bytes) override {
-        std::memcpy(dst, src, bytes);
-    }
-    void download(void* dst, const void* src, std::size_t bytes) override {
-        std::memcpy(dst, src, bytes);
-    }
+void CpuDevice::prepare() {
+    std::lock_guard lock(m_peaks_mutex);
+    if (!m_peaks)
+        apply_locked(measure_cpu_peaks());
+}
 
-    void flush_caches() override {
-        // Write then read a buffer twice the size of the last-level cache.
-        if (m_flush.empty()) {
-            const auto llc = std::max<std::int64_t>(cpu_info().last_level_cache_bytes(), 8 << 20);
-            m_flush.assign(std::size_t(2 * llc / 8), 0);
-        }
-        std::uint64_t sum = 0;
-        for (std::size_t i = 0; i < m_flush.size(); i += 8) {
-            m_flush[i] += 1;
-            sum += m_flush[i];
-        }
-        m_sink = sum;
-    }
+std::optional<CpuPeaks> CpuDevice::peaks() const {
+    std::lock_guard lock(m_peaks_mutex);
+    return m_peaks;
+}
 
-private:
-    DeviceInfo m_info;
-    std::mutex m_peaks_mutex;
-    std::uint64_t m_peaks_generation = 0; // cpu_peaks_generation() last copied (0: never)
-    std::vector<std::uint64_t> m_flush;
-    volatile std::uint64_t m_sink = 0;
-};
+void CpuDevice::set_peaks(CpuPeaks peaks) {
+    std::lock_guard lock(m_peaks_mutex);
+    apply_locked(std::move(peaks));
+}
+
+void CpuDevice::apply_locked(CpuPeaks p) {
+    m_info.peak_bandwidth_gbs = p.triad_gbs;
+    m_info.peak_bandwidth_source = p.triad_gbs > 0
+                                       ? "measured: STREAM triad, fp32, all threads, " +
+                                             std::to_string(p.triad_bytes >> 20) + " MiB"
+                                       : "";
+    m_info.peak_gflops = p.fma_gflops;
+    const auto* fma = p.find("fma.fp32.all");
+    m_info.peak_gflops_source =
+        p.fma_gflops > 0 ? "measured: " + (fma ? fma->method : p.fma_isa + " FMA loop, all threads")
+                         : "";
+    m_info.ceilings = p.ceilings;
+    m_peaks = std::move(p);
+}
+
+void* CpuDevice::allocate(std::size_t bytes) {
+    return host_allocate(bytes);
+}
+
+void CpuDevice::release(void* buffer) noexcept {
+    host_release(buffer);
+}
+
+void CpuDevice::upload(void* dst, const void* src, std::size_t bytes) {
+    std::memcpy(dst, src, bytes);
+}
+
+void CpuDevice::download(void* dst, const void* src, std::size_t bytes) {
+    std::memcpy(dst, src, bytes);
+}
+
+void CpuDevice::flush_caches() {
+    // Write then read a buffer twice the size of the last-level cache.
+    if (m_flush.empty()) {
+        const auto llc = std::max<std::int64_t>(cpu_info().last_level_cache_bytes(), 8 << 20);
+        m_flush.assign(std::size_t(2 * llc / 8), 0);
+    }
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < m_flush.size(); i += 8) {
+        m_flush[i] += 1;
+        sum += m_flush[i];
+    }
+    m_sink = sum;
+}
+
+namespace {
 
 class CpuProvider final : public DeviceProvider {
 public:
     std::string kind() const override { return "cpu"; }
     std::vector<std::shared_ptr<Device>> enumerate() override {
-        static auto device = make_cpu_device();
-        return {device};
+        std::lock_guard lock(m_mutex);
+        if (!m_device)
+            m_device =
+                make_cpu_device(); // on the first listing: a registry never listed reads no CPU
+        return {m_device};
     }
+
+private:
+    std::mutex m_mutex;
+    std::shared_ptr<CpuDevice> m_device;
 };
 
 } // namespace
@@ -171,8 +184,12 @@ std::shared_ptr<DeviceProvider> make_cpu_device_provider() {
     return std::make_shared<CpuProvider>();
 }
 
-std::shared_ptr<Device> make_cpu_device() {
-    return std::make_shared<CpuDevice>();
+std::shared_ptr<CpuDevice> make_cpu_device(std::optional<CpuPeaks> peaks) {
+    return std::make_shared<CpuDevice>(std::move(peaks));
+}
+
+std::shared_ptr<CpuDevice> find_cpu_device(DeviceRegistry& devices) {
+    return std::dynamic_pointer_cast<CpuDevice>(devices.find("cpu"));
 }
 
 } // namespace switchyard

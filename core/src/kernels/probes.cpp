@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -47,12 +46,6 @@ double thread_cpu_seconds() {
 // thread's half of the set as if the other half were not in the last-level cache.
 constexpr double kUndisturbed = 0.9;
 
-std::mutex g_peaks_mutex;
-std::optional<CpuPeaks> g_peaks;
-std::atomic<std::uint64_t> g_generation{0};
-// The cached figures' pinned_cpu (read without g_peaks_mutex: measure_all runs under it).
-std::atomic<int> g_peaks_pinned_cpu{-1};
-
 // "1 thread on CPU 3", "1 thread" (not pinned), "all threads": a ceiling's method.
 std::string threads_text(std::int64_t threads, int cpu) {
     if (threads != 1)
@@ -60,13 +53,13 @@ std::string threads_text(std::int64_t threads, int cpu) {
     return cpu >= 0 ? "1 thread on CPU " + std::to_string(cpu) : std::string("1 thread");
 }
 
-// The calling thread held on one_thread_cpu() for a 1-thread probe (threads == 1), for the
-// scope's life; nothing for an all-thread one.
+// The calling thread held on one_thread_cpu(ceilings_cpu) for a 1-thread probe (threads ==
+// 1), for the scope's life; nothing for an all-thread one.
 class OneThreadPin {
 public:
-    explicit OneThreadPin(std::int64_t threads) {
+    OneThreadPin(std::int64_t threads, int ceilings_cpu) {
         if (threads == 1)
-            m_pin.emplace(one_thread_cpu());
+            m_pin.emplace(one_thread_cpu(ceilings_cpu));
     }
     int cpu() const { return m_pin ? m_pin->cpu() : -1; }
 
@@ -414,7 +407,7 @@ std::string lower(std::string s) {
 
 // The 1-thread read probe over a doubling working set, on one arena (the largest set's):
 // each point ~16 MiB per timing, 5 timings (3 from 64 MiB on, a pass each).
-std::vector<SweepPoint> read_sweep() {
+std::vector<SweepPoint> read_sweep(int ceilings_cpu) {
     std::vector<SweepPoint> points;
     constexpr std::int64_t kMin = std::int64_t(16) << 10;
     std::int64_t max_bytes = std::int64_t(512) << 20;
@@ -422,7 +415,7 @@ std::vector<SweepPoint> read_sweep() {
         max_bytes = std::min<std::int64_t>(max_bytes, std::int64_t(mem) / 8);
     if (max_bytes < 4 * kMin)
         return points;
-    const OneThreadPin pin(1);
+    const OneThreadPin pin(1, ceilings_cpu);
     const Arena arena(max_bytes / 4, 1);
     for (std::int64_t ws = kMin; ws <= max_bytes; ws *= 2) {
         announce_prepare_step("CPU ceilings, read sweep at " + mib_or_kib(double(ws)));
@@ -483,7 +476,7 @@ void keep_best(CpuPeaks& p, const CpuPeaks& again) {
     }
 }
 
-CpuPeaks measure_all() {
+CpuPeaks measure_all(int ceilings_cpu) {
     CpuPeaks p;
     const int isa = probe_isa();
     auto& pool = ThreadPool::instance();
@@ -503,7 +496,7 @@ CpuPeaks measure_all() {
         for (const auto& lv : cpu_probe_levels())
             if (lv.level != "DRAM")
                 caches.push_back({lv.level, double(lv.capacity)});
-        p.sweep = read_sweep();
+        p.sweep = read_sweep(ceilings_cpu);
         // Where only the sweep can bring the DRAM set below 4 x the last level, a point a
         // busy moment read low must not keep it there: up to two more sweeps, each point the
         // best of its readings (a cache reads high every time, a neighbour's burst once).
@@ -512,7 +505,7 @@ CpuPeaks measure_all() {
              again < 2 && !p.sweep.empty() && dram_working_set(p.sweep, llc) >= 4 * llc &&
              double(4 * llc) > p.sweep.back().working_set_bytes;
              ++again) {
-            const auto more = read_sweep();
+            const auto more = read_sweep(ceilings_cpu);
             for (std::size_t i = 0; i < std::min(more.size(), p.sweep.size()); ++i)
                 p.sweep[i].gbs = std::max(p.sweep[i].gbs, more[i].gbs);
         }
@@ -551,7 +544,7 @@ CpuPeaks measure_all() {
             }
             const std::string id = lower(lv.level);
             for (std::int64_t threads : {std::int64_t(1), all}) {
-                const OneThreadPin pin(threads);
+                const OneThreadPin pin(threads, ceilings_cpu);
                 if (pin.cpu() >= 0)
                     out.pinned_cpu = pin.cpu();
                 const std::int64_t ws = threads == 1 ? ws_1t : ws_all;
@@ -630,7 +623,7 @@ CpuPeaks measure_all() {
     probe_levels(p);
     auto probe_fma = [&](CpuPeaks& out) {
         for (std::int64_t threads : {std::int64_t(1), all}) {
-            const OneThreadPin pin(threads);
+            const OneThreadPin pin(threads, ceilings_cpu);
             Ceiling c;
             c.id = threads == 1 ? "fma.fp32.1t" : "fma.fp32.all";
             c.kind = "compute";
@@ -712,11 +705,12 @@ void cpu_copy_probe(int form, std::int64_t n, float* a, const float* b) {
 struct CpuMemoryProbe::State {
     Probe probe;
     std::int64_t threads;
+    int ceilings_cpu; // the set's pinned_cpu
     Arena arena;
 };
 
-CpuMemoryProbe::CpuMemoryProbe(std::string_view id) {
-    // "dram.<pattern>.<1t|all>", a measured ceiling of the cached figures.
+CpuMemoryProbe::CpuMemoryProbe(std::string_view id, const CpuPeaks& peaks) {
+    // "dram.<pattern>.<1t|all>", a measured ceiling of `peaks`.
     const auto parts = text::split(id, ".");
     if (parts.size() != 3 || parts[0] != "dram" || (parts[2] != "1t" && parts[2] != "all"))
         return;
@@ -729,13 +723,13 @@ CpuMemoryProbe::CpuMemoryProbe(std::string_view id) {
         probe = Probe::Copy;
     if (!probe)
         return;
-    const auto* c = cpu_peaks().find(id);
+    const auto* c = peaks.find(id);
     if (!c || !c->measured || !(c->value > 0) || !(c->working_set_bytes > 0))
         return;
     const std::int64_t threads = parts[2] == "1t" ? 1 : ThreadPool::instance().size();
     // The ceiling's own working set and slices (measure_all).
-    m_state.reset(
-        new State{*probe, threads, Arena(std::int64_t(c->working_set_bytes) / 4, threads)});
+    m_state.reset(new State{*probe, threads, peaks.pinned_cpu,
+                            Arena(std::int64_t(c->working_set_bytes) / 4, threads)});
 }
 
 CpuMemoryProbe::~CpuMemoryProbe() = default;
@@ -745,7 +739,7 @@ std::vector<double> CpuMemoryProbe::time(int timings) const {
         return {};
     // One pass a timing: a row's sample is one call, one pass over its buffers. A 1-thread
     // probe on its ceiling's CPU (inside a pinned row this is the row's already).
-    const OneThreadPin pin(m_state->threads);
+    const OneThreadPin pin(m_state->threads, m_state->ceilings_cpu);
     return run_probe(m_state->probe, m_state->arena, m_state->threads, true, timings, 0.0).timings;
 }
 
@@ -860,31 +854,20 @@ double measure_triad_gbs(std::int64_t bytes, int repeats) {
     return run_probe(Probe::Triad, arena, all, true, std::max(1, repeats), 0.0).best;
 }
 
-const CpuPeaks& cpu_peaks() {
-    std::lock_guard lock(g_peaks_mutex);
-    if (!g_peaks) {
-        g_peaks = measure_all();
-        g_peaks_pinned_cpu = g_peaks->pinned_cpu;
-        ++g_generation;
-    }
-    return *g_peaks;
-}
-
-int one_thread_cpu() {
+int one_thread_cpu(int ceilings_cpu) {
     const int own = detail::measurement_cpu();
     if (own < 0)
         return -1; // SWITCHYARD_PIN_CPU=off
-    const int peaks = g_peaks_pinned_cpu.load();
-    return detail::process_may_run_on(peaks) ? peaks : own;
+    return detail::process_may_run_on(ceilings_cpu) ? ceilings_cpu : own;
 }
 
-std::string pin_cpu_problem() {
+std::string pin_cpu_problem(int ceilings_cpu) {
     if (auto problem = detail::measurement_cpu_problem(); !problem.empty())
         return problem;
     // A CPU named by the user that the ceilings in use overrule (one_thread_cpu()): say so,
     // or the rows would run on another CPU than the one asked for without a word.
     const int named = detail::measurement_cpu();
-    const int peaks = g_peaks_pinned_cpu.load();
+    const int peaks = ceilings_cpu;
     if (detail::measurement_cpu_named() && detail::process_may_run_on(peaks) && peaks != named)
         return "SWITCHYARD_PIN_CPU=" + std::to_string(named) +
                " (--pin-cpu) is not followed for rows: the 1-thread ceilings in use were "
@@ -896,19 +879,8 @@ std::string pin_cpu_problem() {
     return {};
 }
 
-CpuPeaks measure_cpu_peaks() {
-    return measure_all();
-}
-
-std::uint64_t cpu_peaks_generation() {
-    return g_generation.load();
-}
-
-void set_cpu_peaks(const CpuPeaks& peaks) {
-    std::lock_guard lock(g_peaks_mutex);
-    g_peaks = peaks;
-    g_peaks_pinned_cpu = peaks.pinned_cpu;
-    ++g_generation;
+CpuPeaks measure_cpu_peaks(int ceilings_cpu) {
+    return measure_all(ceilings_cpu);
 }
 
 } // namespace switchyard

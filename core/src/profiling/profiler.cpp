@@ -4,6 +4,7 @@
 #include <switchyard/buildinfo.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/fingerprint.h>
@@ -38,9 +39,14 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The pinned_cpu of a set of ceilings, -1 without one.
+int pinned_cpu_of(const std::optional<CpuPeaks>& peaks) {
+    return peaks ? peaks->pinned_cpu : -1;
+}
+
 } // namespace
 
-std::vector<std::string> host_measurement_warnings() {
+std::vector<std::string> host_measurement_warnings(int ceilings_cpu) {
     std::vector<std::string> w;
     const auto host = host_info();
     if (host.governor.empty())
@@ -51,7 +57,7 @@ std::vector<std::string> host_measurement_warnings() {
         w.push_back(
             "CPU frequency governor is '" + host.governor +
             "', not 'performance': timings may drift (cpupower frequency-set -g performance)");
-    if (const auto pin = pin_cpu_problem(); !pin.empty())
+    if (const auto pin = pin_cpu_problem(ceilings_cpu); !pin.empty())
         w.push_back(pin);
     if (std::string_view(core_build_type()) == "Debug")
         w.push_back("this is a Debug build: kernels are not optimised");
@@ -278,6 +284,25 @@ void add_warnings(ProfileRow& row, const StoppingRule& rule, const ProfileSettin
         row.warnings.push_back("samples are shorter than the host timer resolves reliably");
 }
 
+// Measures `cpu`'s ceilings again (1-thread probes on the CPU of the set's) and keeps each
+// ceiling's higher value.
+void raise_ceilings(CpuDevice& cpu) {
+    CpuPeaks merged = cpu.peaks().value(); // prepared: the row ran on it
+    const CpuPeaks fresh = measure_cpu_peaks(merged.pinned_cpu);
+    for (auto& c : merged.ceilings)
+        if (const auto* f = fresh.find(c.id); f && f->value > c.value) {
+            c.value = f->value;
+            c.method = f->method + "; re-measured during the run";
+            if (const auto it = fresh.spread.find(c.id); it != fresh.spread.end())
+                merged.spread[c.id] = it->second;
+        }
+    if (const auto* t = merged.find("dram.triad.all"); t && t->value > merged.triad_gbs)
+        merged.triad_gbs = t->value;
+    if (const auto* f = merged.find("fma.fp32.all"); f && f->value > merged.fma_gflops)
+        merged.fma_gflops = f->value;
+    cpu.set_peaks(std::move(merged)); // and so into its info(): dinfo
+}
+
 } // namespace
 
 ProfileRow Profiler::run_row(const RowSpec& spec, const Progress& progress) {
@@ -357,13 +382,18 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         return;
     }
     const bool all_threads = detail::row_uses_all_threads(spec, *cell);
+    const bool host_caches = shares_host_caches(dinfo);
+    // The host CPU's ceilings, where the row runs on its cores: their CPU and memory probes.
+    std::optional<CpuPeaks> host_peaks;
+    if (spec.device_kind == "cpu" || host_caches)
+        host_peaks = cpu_peaks();
     // A 1-thread CPU row runs on its ceilings' CPU (one_thread_cpu()), from its buffers'
     // first touch to its last sample: one CPU is not another (a VM's vCPUs differed by 12 %
     // in DRAM bandwidth, a hybrid part's cores by more), and unpinned samples land on either.
     // Released before a re-probe, whose all-thread probes must not start from one CPU.
     std::optional<detail::ScopedCpuPin> pin;
     if (spec.device_kind == "cpu" && !all_threads) {
-        pin.emplace(one_thread_cpu());
+        pin.emplace(one_thread_cpu(pinned_cpu_of(host_peaks)));
         row.pinned_cpu = pin->cpu();
     }
     detail::DeviceBuffers bufs(*device);
@@ -385,7 +415,6 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         working_set_bytes(*op, spec.dims) +
         double(std::max<std::int64_t>(spec.workspace_bytes, detail::workspace_of(*cell)));
     const double share = read_share(*op, spec.dims);
-    const bool host_caches = shares_host_caches(dinfo);
     // Judges a row of this spec against the ceiling its working set and intensity pick.
     auto judge_row = [&](ProfileRow& r) {
         if (host_caches) {
@@ -418,8 +447,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     const std::string host_probe =
         memory_probe.rfind("cpu:", 0) == 0 ? memory_probe.substr(4) : memory_probe;
     std::optional<CpuMemoryProbe> memory;
-    if (host_probe.rfind("dram.", 0) == 0)
-        memory.emplace(host_probe); // its working set allocated once, for both sides
+    if (host_probe.rfind("dram.", 0) == 0 && host_peaks)
+        memory.emplace(host_probe, *host_peaks); // its working set allocated once, for both sides
     std::vector<double> memory_windows;
     auto time_memory = [&] {
         if (!memory || !memory->valid())
@@ -461,8 +490,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     summarize(row, rule, std::move(samples), m_settings.keep_samples);
     const auto warnings_before = row.warnings.size();
     judge_row(row);
-    if (row.ceiling_fraction > kCeilingTolerance && spec.device_kind == "cpu" &&
-        m_reprobes < kMaxReprobes) {
+    const auto cpu = std::dynamic_pointer_cast<CpuDevice>(device);
+    if (row.ceiling_fraction > kCeilingTolerance && cpu && m_reprobes < kMaxReprobes) {
         ++m_reprobes;
         const std::string first_id = row.ceiling_id;
         const double first_value = row.ceiling_value, first_fraction = row.ceiling_fraction;
@@ -473,21 +502,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
             if (progress)
                 progress("re-measuring the CPU ceilings: " + step, ++steps);
         });
-        CpuPeaks merged = cpu_peaks();
-        const CpuPeaks fresh = measure_cpu_peaks();
-        for (auto& c : merged.ceilings)
-            if (const auto* f = fresh.find(c.id); f && f->value > c.value) {
-                c.value = f->value;
-                c.method = f->method + "; re-measured during the run";
-                if (const auto it = fresh.spread.find(c.id); it != fresh.spread.end())
-                    merged.spread[c.id] = it->second;
-            }
-        if (const auto* t = merged.find("dram.triad.all"); t && t->value > merged.triad_gbs)
-            merged.triad_gbs = t->value;
-        if (const auto* f = merged.find("fma.fp32.all"); f && f->value > merged.fma_gflops)
-            merged.fma_gflops = f->value;
-        set_cpu_peaks(merged);
-        device->prepare(); // copies the raised ceilings into dinfo
+        raise_ceilings(*cpu);
         row.warnings.resize(warnings_before);
         judge_row(row);
         char buf[320];
@@ -542,8 +557,17 @@ std::vector<DeviceInfo> Profiler::context_devices() const {
     return infos;
 }
 
+std::optional<CpuPeaks> Profiler::cpu_peaks() const {
+    const auto cpu = find_cpu_device(m_devices);
+    if (!cpu)
+        return std::nullopt;
+    cpu->prepare();
+    return cpu->peaks();
+}
+
 std::vector<std::string> Profiler::context_warnings() const {
-    auto warnings = host_measurement_warnings();
+    const auto cpu = find_cpu_device(m_devices);
+    auto warnings = host_measurement_warnings(pinned_cpu_of(cpu ? cpu->peaks() : std::nullopt));
     if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
         warnings.push_back(w);
     return warnings;

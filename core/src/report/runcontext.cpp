@@ -334,7 +334,7 @@ RunContext run_context(const Profiler& profiler) {
     c.date = text::utc_now_iso8601();
     c.host = host_info();
     c.cpu = cpu_info();
-    c.cpu_peaks = cpu_peaks();
+    c.cpu_peaks = profiler.cpu_peaks();
     c.clock = run_clock();
     c.openblas = openblas_info();
     c.devices = profiler.context_devices();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/worker/workercontroller.h>
 
+#include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/profiler.h>
@@ -420,15 +421,15 @@ CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
 int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
                        int fd, BackendRegistry& backends, DeviceRegistry& devices) {
     try {
-        if (peaks)
-            set_cpu_peaks(*peaks);
+        if (const auto cpu = find_cpu_device(devices); cpu && peaks)
+            cpu->set_peaks(*peaks);
         // Before the plan: one heartbeat per step (index -1), so a loaded machine that takes
         // minutes over its probes is not taken for a hung worker, and a hang names its step.
         // Inside a row, the row's own progress messages are the heartbeat.
         Profiler profiler(settings, backends, devices);
         std::vector<RowSpec> plan;
         std::optional<RunContext> context;
-        CpuPeaks peaks_now;
+        std::optional<CpuPeaks> peaks_now;
         {
             std::int64_t steps = 0;
             const PrepareStepScope heartbeat([&](const std::string& step) {
@@ -444,9 +445,10 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
             }
             if (start == 0)
                 context = run_context(profiler);
-            peaks_now = cpu_peaks();
+            peaks_now = profiler.cpu_peaks();
         }
-        detail::emit_line(fd, protocol::context_message(context ? &*context : nullptr, &peaks_now));
+        detail::emit_line(fd, protocol::context_message(context ? &*context : nullptr,
+                                                        peaks_now ? &*peaks_now : nullptr));
         detail::emit_line(fd, protocol::plan_message(plan));
         for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());
              ++i) {

@@ -3,16 +3,62 @@
 
 #include <switchyard/core_export.h>
 
+#include <switchyard/kernels/probes.h>
 #include <switchyard/sdk/device.h>
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 namespace switchyard {
 
-/// The built-in host CPU device ("cpu"): host memory, host timers, its peak bandwidth
-/// from the triad probe and its peak FLOP/s from the FMA probe (probes.h).
-SWITCHYARD_CORE_EXPORT std::shared_ptr<Device> make_cpu_device();
-/// The provider of the one CPU device (the same device object on every enumerate()).
+class DeviceRegistry;
+
+/// The built-in host CPU device ("cpu"): host memory, host timers, and one set of CPU
+/// ceilings (probes.h), the run's: its peak bandwidth from the triad probe, its peak FLOP/s
+/// from the FMA probe, every ceiling in info().ceilings. The set is the device's own, so two
+/// devices (two registries: a test's, the runtime's) never share one behind their backs.
+class SWITCHYARD_CORE_EXPORT CpuDevice final : public Device {
+public:
+    /// `peaks`: the set to use (a cache's, an earlier report's, the run's first worker's);
+    /// without one, prepare() measures it. Listing devices stays cheap either way.
+    explicit CpuDevice(std::optional<CpuPeaks> peaks = std::nullopt);
+
+    const DeviceInfo& info() const override { return m_info; }
+    /// Measures the ceilings (measure_cpu_peaks(): seconds) when the device has none yet;
+    /// they are kept, so only the first call measures.
+    void prepare() override;
+    /// The ceilings in use: given, set, or measured by prepare(); none before.
+    std::optional<CpuPeaks> peaks() const;
+    /// Uses `peaks` from now on, info() included: a worker handed the run's set, a profiler
+    /// that measured them again.
+    void set_peaks(CpuPeaks peaks);
+
+    void* allocate(std::size_t bytes) override;
+    void release(void* buffer) noexcept override;
+    void upload(void* dst, const void* src, std::size_t bytes) override;
+    void download(void* dst, const void* src, std::size_t bytes) override;
+    void flush_caches() override;
+
+private:
+    void apply_locked(CpuPeaks peaks); // m_peaks_mutex held
+
+    DeviceInfo m_info;
+    mutable std::mutex m_peaks_mutex;
+    std::optional<CpuPeaks> m_peaks;
+    std::vector<std::uint64_t> m_flush;
+    volatile std::uint64_t m_sink = 0;
+};
+
+/// A CPU device of its own (see CpuDevice(peaks)).
+SWITCHYARD_CORE_EXPORT std::shared_ptr<CpuDevice>
+make_cpu_device(std::optional<CpuPeaks> peaks = std::nullopt);
+/// The provider of one CPU device, its own (the same device object on every enumerate(), so
+/// the ceilings it measured stay with the registry that holds the provider).
 SWITCHYARD_CORE_EXPORT std::shared_ptr<DeviceProvider> make_cpu_device_provider();
+/// `devices`' device "cpu" when it is a CpuDevice; nullptr when there is none.
+SWITCHYARD_CORE_EXPORT std::shared_ptr<CpuDevice> find_cpu_device(DeviceRegistry& devices);
 
 } // namespace switchyard

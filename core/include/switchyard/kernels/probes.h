@@ -17,7 +17,8 @@
 
 namespace switchyard {
 
-/// The host CPU's ceilings, measured by small probes and cached for the process.
+/// The host CPU's ceilings, measured by small probes (measure_cpu_peaks()). A run keeps one
+/// set in its CPU device (cpudevice.h); a cache that outlives runs belongs to the front end.
 ///
 /// `ceilings` is the cache-aware roofline: read and triad bandwidth at working sets
 /// sized for L1, L2, L3 and DRAM (from cpu_info()'s cache sizes; DRAM at 4x the last
@@ -72,43 +73,38 @@ struct SWITCHYARD_CORE_EXPORT CpuPeaks {
     /// Throws std::runtime_error naming the bad key ("peaks.ceilings[2].value: ...").
     static CpuPeaks from_json(const nlohmann::json& j);
 };
-/// Runs the probes on first use (about 25 s on a quiet 2-core Zen 4, most of it the DRAM
-/// working sets; each step is announced: announce_prepare_step()), then returns the cached
-/// result.
-SWITCHYARD_CORE_EXPORT const CpuPeaks& cpu_peaks();
-/// Runs every probe now (not cached).
-SWITCHYARD_CORE_EXPORT CpuPeaks measure_cpu_peaks();
-/// Changes whenever the cached figures do (set_cpu_peaks, the first measurement): the CPU
-/// device re-reads them in prepare() when it moved.
-SWITCHYARD_CORE_EXPORT std::uint64_t cpu_peaks_generation();
-/// Replaces the cached figures (a worker process reuses the controller's measurement so
-/// every row of a run shares one set of ceilings).
-SWITCHYARD_CORE_EXPORT void set_cpu_peaks(const CpuPeaks& peaks);
-/// The CPU 1-thread probes and rows run on: the cached figures' pinned_cpu where this process
-/// may run there (rows then share their ceilings' CPU, also with --ceilings-from), else the
-/// one SWITCHYARD_PIN_CPU names, else the CPU this process was running on when it first
-/// asked (kept from then on); -1 with SWITCHYARD_PIN_CPU=off. Never measures.
-SWITCHYARD_CORE_EXPORT int one_thread_cpu();
+/// Runs every probe now (about 25 s on a quiet 2-core Zen 4, most of it the DRAM working
+/// sets; each step is announced: announce_prepare_step()); nothing is kept. The 1-thread
+/// probes run on one_thread_cpu(ceilings_cpu): a set measured again passes its own
+/// pinned_cpu, so the fresh figures are of the CPU its rows run on.
+SWITCHYARD_CORE_EXPORT CpuPeaks measure_cpu_peaks(int ceilings_cpu = -1);
+/// The CPU 1-thread probes and rows run on: `ceilings_cpu` (the pinned_cpu of the ceilings
+/// in use; -1: none, or figures from before it) where this process may run there (rows then
+/// share their ceilings' CPU, also with --ceilings-from), else the one SWITCHYARD_PIN_CPU
+/// names, else the CPU this process was running on when it first asked (kept from then on);
+/// -1 with SWITCHYARD_PIN_CPU=off. Never measures.
+SWITCHYARD_CORE_EXPORT int one_thread_cpu(int ceilings_cpu);
 /// Why SWITCHYARD_PIN_CPU was not followed as given ("" when it was, or is unset): a
-/// warning for the report's context. Also when the CPU it names is overruled by the cached
-/// figures' pinned_cpu (ceilings from an earlier report, measured on another CPU).
-SWITCHYARD_CORE_EXPORT std::string pin_cpu_problem();
+/// warning for the report's context. Also when the CPU it names is overruled by
+/// `ceilings_cpu`, the pinned_cpu of the ceilings in use (ceilings from an earlier report,
+/// measured on another CPU).
+SWITCHYARD_CORE_EXPORT std::string pin_cpu_problem(int ceilings_cpu);
 /// Runs the triad probe now over `bytes` of working set on all threads; best of
 /// `repeats` passes in GB/s.
 SWITCHYARD_CORE_EXPORT double measure_triad_gbs(std::int64_t bytes, int repeats = 10);
 
 /// The probe of a measured CPU DRAM ceiling ("dram.copy.1t", "dram.triad.all",
-/// "dram.read.1t"; of cpu_peaks()), ready to time what memory gives it now: that pattern on
-/// that ceiling's threads and working set (allocated once, at construction), every form of
-/// it the ceiling tried. The profiler times it beside every row judged against such a ceiling
-/// (ProfileRow::memory), before and after the samples: on a shared host other tenants take a
-/// share of the memory's bandwidth from moment to moment, and the ceiling is the best the
-/// probe ever got.
+/// "dram.read.1t"; of the run's ceilings), ready to time what memory gives it now: that
+/// pattern on that ceiling's threads (1 thread on one_thread_cpu() of the set's pinned_cpu)
+/// and working set (allocated once, at construction), every form of it the ceiling tried.
+/// The profiler times it beside every row judged against such a ceiling (ProfileRow::memory),
+/// before and after the samples: on a shared host other tenants take a share of the memory's
+/// bandwidth from moment to moment, and the ceiling is the best the probe ever got.
 class SWITCHYARD_CORE_EXPORT CpuMemoryProbe {
 public:
-    /// Nothing to time (!valid()) when `id` names no such ceiling or it was not measured (too
-    /// little memory).
-    explicit CpuMemoryProbe(std::string_view id);
+    /// Nothing to time (!valid()) when `id` names no such ceiling of `peaks` or it was not
+    /// measured (too little memory).
+    CpuMemoryProbe(std::string_view id, const CpuPeaks& peaks);
     ~CpuMemoryProbe();
     CpuMemoryProbe(const CpuMemoryProbe&) = delete;
     CpuMemoryProbe& operator=(const CpuMemoryProbe&) = delete;

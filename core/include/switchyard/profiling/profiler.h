@@ -3,6 +3,7 @@
 
 #include <switchyard/core_export.h>
 
+#include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/sdk/device.h>
@@ -12,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +63,9 @@ public:
     /// The devices of the run (those the settings name, and the CPU), each prepared: their
     /// properties and ceilings, for the report's context (report/runcontext.h, run_context()).
     std::vector<DeviceInfo> context_devices() const;
+    /// The run's CPU ceilings: those of the devices' CPU device (find_cpu_device), prepared
+    /// first, so measured when it has none yet; none when the registry has no CPU device.
+    std::optional<CpuPeaks> cpu_peaks() const;
     /// The run-level warnings: what makes this host's measurements suspect (governor,
     /// pinning, a Debug build, a busy system) and an OpenBLAS core that is a fallback.
     std::vector<std::string> context_warnings() const;
@@ -140,6 +145,8 @@ SWITCHYARD_CORE_EXPORT bool preferred_ceiling(const Ceiling& c, const Ceiling& t
 SWITCHYARD_CORE_EXPORT bool shares_host_caches(const DeviceInfo& info);
 
 /// Measurement warnings about the host (governor not `performance`, debug build, ...).
-SWITCHYARD_CORE_EXPORT std::vector<std::string> host_measurement_warnings();
+/// `ceilings_cpu`: the pinned_cpu of the CPU ceilings in use (-1: none), which may overrule
+/// the CPU SWITCHYARD_PIN_CPU names (pin_cpu_problem()).
+SWITCHYARD_CORE_EXPORT std::vector<std::string> host_measurement_warnings(int ceilings_cpu);
 
 } // namespace switchyard

@@ -109,8 +109,8 @@ struct SWITCHYARD_CORE_EXPORT RunContext {
 };
 
 /// The context of a run `profiler` is about to measure, here and now: this build, the date,
-/// host, CPU, the CPU ceilings in use (cpu_peaks()), the clock, OpenBLAS, the run's devices
-/// (prepared: their ceilings), the fingerprint, the settings and the run-level warnings.
+/// host, CPU, the CPU ceilings in use (Profiler::cpu_peaks()), the clock, OpenBLAS, the run's
+/// devices (prepared: their ceilings), the fingerprint, the settings and the run-level warnings.
 SWITCHYARD_CORE_EXPORT RunContext run_context(const Profiler& profiler);
 
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RunContext& context);

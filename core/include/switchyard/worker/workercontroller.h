@@ -130,7 +130,8 @@ SWITCHYARD_CORE_EXPORT CpuPeaks reusable_cpu_peaks(const Report& earlier,
                                                    const std::string& origin);
 
 /// The worker side: plans, then runs rows from `start` on, writing the protocol to `fd`.
-/// `peaks` (when set) replaces the CPU probes so every worker of a run shares them.
+/// `peaks` (when set) are given to `devices`' CPU device instead of probing, so every worker
+/// of a run shares them.
 /// Returns the process exit code (0 done, 2 bad settings).
 SWITCHYARD_CORE_EXPORT int run_profile_worker(const ProfileSettings& settings, std::int64_t start,
                                               const CpuPeaks* peaks, int fd,
