@@ -13,6 +13,7 @@
 #include <switchyard/profiling/workload.h>
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/tuning/tune.h>
 #include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workercontroller.h>
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -292,7 +294,15 @@ void note_reused(RunContext& context, const std::optional<CeilingsProvenance>& p
                                provenance->date + "), not measured in this run");
 }
 
-int run_profile(const ProfileOptions& o) {
+// A profile run as the options ask, its rows streamed as they finish (progress on stderr in
+// human mode, the protocol's lines with --jsonl); what profile and tune print from.
+struct Measured {
+    Report report;
+    ProfileSettings settings;
+    bool reused_ceilings = false; // --ceilings-from (its warning says so)
+};
+
+Measured measure(const ProfileOptions& o) {
     const auto settings = to_settings(o);
     std::optional<CeilingsProvenance> provenance;
     const auto reused = reused_peaks(o, provenance);
@@ -385,6 +395,13 @@ int run_profile(const ProfileOptions& o) {
         }
         note_reused(report.context, provenance);
     }
+    return {std::move(report), settings, reused.has_value()};
+}
+
+int run_profile(const ProfileOptions& o) {
+    auto [report, settings, reused] = measure(o);
+    const bool human = !o.json && !o.jsonl && !o.csv;
+    auto line = [](const json& j) { std::cout << json_text(j) << std::endl; };
     std::int64_t bad = 0;
     for (const auto& r : report.rows)
         bad += r.status != RowStatus::Ok;
@@ -533,30 +550,185 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
 
 } // namespace
 
+// tune's own options (the run's are ProfileOptions').
+struct TuneOptions {
+    std::string from;   // an --all-variants report to tune from, instead of a run
+    std::string output; // the tuning file (default: the user's, by machine)
+    std::string report; // where the run's report goes (default: beside the tuning)
+    bool json = false, dry_run = false;
+};
+
+// Where `tune` writes by default: the user's tuning folder, one file per machine.
+std::string default_tuning_file(const Tuning& t) {
+    const auto dir = user_tuning_dir();
+    if (dir.empty())
+        throw std::invalid_argument("no home folder to keep the tuning in: give -o FILE");
+    return dir + "/" + (t.machine_id.empty() ? std::string("unknown") : t.machine_id) + ".tuning";
+}
+
+// The file's entries of other (op, device, variant)s kept beside the new ones: tuning gemm
+// does not forget what an earlier run found for rms_norm. A file of another machine, or one
+// that cannot be read, is replaced (the note says so).
+Tuning merge_with_file(Tuning fresh, const std::string& file, std::vector<std::string>& notes) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+        return fresh;
+    try {
+        const auto old = Tuning::load(file);
+        if (old.machine_id != fresh.machine_id) {
+            notes.push_back(file + " held a tuning of another machine (" + old.machine_id +
+                            "); replaced");
+            return fresh;
+        }
+        std::set<std::string> tuned;
+        const auto key = [](const std::string& op, const std::string& device,
+                            const std::string& variant) {
+            return op + "|" + device + "|" + variant;
+        };
+        for (const auto& e : fresh.entries)
+            tuned.insert(key(e.op, e.device, e.variant));
+        std::size_t kept = 0;
+        for (const auto& e : old.entries)
+            if (!tuned.count(key(e.op, e.device, e.variant))) {
+                fresh.entries.push_back(e);
+                ++kept;
+            }
+        if (kept)
+            notes.push_back("kept " + std::to_string(kept) + " entr" + (kept == 1 ? "y" : "ies") +
+                            " of other ops from " + file);
+    } catch (const std::exception& e) {
+        notes.push_back(std::string(e.what()) + "; replaced");
+    }
+    return fresh;
+}
+
+// "<tuning file without .tuning>.<date>.report.json": the run's report beside its tuning.
+std::string report_beside(const std::string& tuning_file, const std::string& date) {
+    std::string stem = tuning_file;
+    if (stem.ends_with(".tuning"))
+        stem.resize(stem.size() - 7);
+    return stem + "." + date.substr(0, 10) + ".report.json";
+}
+
+std::string entry_line(const TuningEntry& e) {
+    return e.label() + ": " + e.chosen.cell + " instead of " + e.overrides.cell + " (" +
+           fmt("%.2fx", e.speedup()) + " at least, " + e.chosen.code.text() + ")";
+}
+
+int run_tune(ProfileOptions o, const TuneOptions& t) {
+    Report report;
+    std::string report_path = t.from;
+    if (!t.from.empty()) {
+        try {
+            report = Report::load(t.from);
+        } catch (const ReportError& e) {
+            throw std::invalid_argument("--from: " + std::string(e.what()));
+        }
+    } else {
+        o.all_variants = true; // every cell competes with the chain's pick
+        report = measure(o).report;
+    }
+    auto result = tune_report(report, report_path);
+    const std::string file = t.output.empty() ? default_tuning_file(result.tuning) : t.output;
+    if (t.from.empty()) {
+        report_path = t.report.empty() ? report_beside(file, report.context.date) : t.report;
+        for (auto& e : result.tuning.entries)
+            e.report = report_path;
+        if (!t.dry_run)
+            report.save(report_path);
+    }
+    auto tuning = merge_with_file(std::move(result.tuning), file, result.notes);
+    if (!t.dry_run)
+        tuning.save(file);
+    if (t.json) {
+        json decisions = json::array();
+        for (const auto& d : result.decisions)
+            decisions.push_back({{"op", d.op},
+                                 {"device", d.device},
+                                 {"size", d.size},
+                                 {"pick", d.pick},
+                                 {"winner", d.winner},
+                                 {"verdict", std::string(to_string(d.verdict))},
+                                 {"message", d.message}});
+        std::cout << json_text(envelope("tune", {{"file", t.dry_run ? "" : file},
+                                                 {"report", t.dry_run ? "" : report_path},
+                                                 {"tuning", tuning.to_json()},
+                                                 {"decisions", decisions},
+                                                 {"notes", result.notes}}),
+                               1)
+                  << "\n";
+        return Ok;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& d : result.decisions)
+        rows.push_back({d.op, d.device, d.size, d.pick,
+                        d.winner == d.pick ? std::string("(the pick)") : d.winner,
+                        std::string(to_string(d.verdict))});
+    std::cout << format_table({"OP", "DEVICE", "SIZE", "CHAIN PICKS", "KEPT", "VERDICT"}, rows);
+    std::size_t fresh = 0;
+    for (const auto& e : tuning.entries)
+        fresh += e.report == report_path;
+    std::cout << "\n"
+              << fresh << " tuned entr" << (fresh == 1 ? "y" : "ies")
+              << (t.dry_run ? " (not written: --dry-run)" : " written to " + file) << "\n";
+    for (const auto& e : tuning.entries)
+        if (e.report == report_path)
+            std::cout << "  " << entry_line(e) << "\n";
+    for (const auto& n : result.notes)
+        std::cout << "note: " << n << "\n";
+    if (fresh)
+        std::cout << "resolve and profile follow it now (switchyard-cli resolve OP --size SIZE; "
+                     "--no-tuning for the chain alone)\n";
+    return Ok;
+}
+
+// The options profile and tune share: what to run, and how long each row may take.
+void add_run_options(CLI::App* cmd, ProfileOptions& options) {
+    ProfileOptions* o = &options;
+    // Every numeric option has a range; the limits match what ProfileSettings accepts (a week
+    // of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
+    constexpr double week = 7 * 24 * 3600;
+    cmd->add_option("--op", o->ops, "Ops to profile (default: all)")->delimiter(',');
+    cmd->add_option("--device", o->devices, "Device ids or kinds: cpu, cuda, cuda:0 (default: all)")
+        ->delimiter(',');
+    cmd->add_option(
+           "--sizes", o->sizes,
+           "Sizes: N, BxD, MxNxK or a single number (K/M suffixes); OP:SIZE for one op only "
+           "(default: a sweep per op)")
+        ->delimiter(',');
+    cmd->add_option("--cells", o->cells,
+                    "Only these cells, as ARCH/VARIANT (x86-64-v4/default) or VARIANT (of "
+                    "every arch): each available one that matches, resolved or not; with "
+                    "--repeat they alternate pass after pass, an A/B in one run")
+        ->delimiter(',');
+    cmd->add_option("--variant", o->variant, "The variant resolution asks for")
+        ->capture_default_str();
+    cmd->add_option("--timeout", o->timeout,
+                    "Seconds a row may go without progress before it is killed")
+        ->check(number_in(0, true, week, "a finite number of seconds"))
+        ->capture_default_str();
+    cmd->add_option("--budget", o->budget, "Sampling time budget per row, seconds")
+        ->check(number_in(0, false, week, "a finite number of seconds"))
+        ->capture_default_str();
+    cmd->add_option("--repeat", o->repeat,
+                    "Independent runs of every row, pass after pass over the plan so drift "
+                    "hits every cell alike; compare tests the variation between them (use "
+                    "3 or more where reports will be compared)")
+        ->check(integer_in(1, ProfileSettings::kMaxRepeat))
+        ->capture_default_str();
+    cmd->add_flag("--in-process", o->in_process,
+                  "Run the kernels in this process (no crash isolation)");
+}
+
 void add_profile_commands(CLI::App& app, Context& context) {
     {
         auto o = std::make_shared<ProfileOptions>();
         auto* cmd =
             app.add_subcommand("profile", "Measure kernels (ops x sizes x devices x cells) in a "
                                           "worker process; compare with the CPU reference");
-        cmd->add_option("--op", o->ops, "Ops to profile (default: all)")->delimiter(',');
-        cmd->add_option("--device", o->devices,
-                        "Device ids or kinds: cpu, cuda, cuda:0 (default: all)")
-            ->delimiter(',');
-        cmd->add_option(
-               "--sizes", o->sizes,
-               "Sizes: N, BxD, MxNxK or a single number (K/M suffixes); OP:SIZE for one op only "
-               "(default: a sweep per op)")
-            ->delimiter(',');
+        add_run_options(cmd, *o);
         cmd->add_flag("--all-variants", o->all_variants,
                       "Every available variant, not only the resolved cell");
-        cmd->add_option("--cells", o->cells,
-                        "Only these cells, as ARCH/VARIANT (x86-64-v4/default) or VARIANT (of "
-                        "every arch): each available one that matches, resolved or not; with "
-                        "--repeat they alternate pass after pass, an A/B in one run")
-            ->delimiter(',');
-        cmd->add_option("--variant", o->variant, "The variant resolution asks for")
-            ->capture_default_str();
         cmd->add_flag("--cold", o->cold, "Evict the caches before every sample");
         auto* j = cmd->add_flag("--json", o->json, "Print the report as JSON at the end");
         auto* jl = cmd->add_flag("--jsonl", o->jsonl,
@@ -582,13 +754,6 @@ void add_profile_commands(CLI::App& app, Context& context) {
         // Every numeric option has a range; the limits match what ProfileSettings accepts
         // (a week of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
         constexpr double week = 7 * 24 * 3600;
-        cmd->add_option("--timeout", o->timeout,
-                        "Seconds a row may go without progress before it is killed")
-            ->check(number_in(0, true, week, "a finite number of seconds"))
-            ->capture_default_str();
-        cmd->add_option("--budget", o->budget, "Sampling time budget per row, seconds")
-            ->check(number_in(0, false, week, "a finite number of seconds"))
-            ->capture_default_str();
         cmd->add_option("--reference-budget", o->reference_budget,
                         "Sampling time for the CPU reference of each (op, size), which every "
                         "row's speedup (xref) is measured against; 0: time it only where the "
@@ -612,15 +777,27 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_option("--seed", o->seed, "Input seed")
             ->check(integer_in(0, std::int64_t(1) << 53))
             ->capture_default_str();
-        cmd->add_option("--repeat", o->repeat,
-                        "Independent runs of every row, pass after pass over the plan so drift "
-                        "hits every cell alike; compare tests the variation between them (use "
-                        "3 or more where reports will be compared)")
-            ->check(integer_in(1, ProfileSettings::kMaxRepeat))
-            ->capture_default_str();
-        cmd->add_flag("--in-process", o->in_process,
-                      "Run the kernels in this process (no crash isolation)");
         set_action(cmd, context, [o] { return run_profile(*o); });
+    }
+    {
+        auto o = std::make_shared<ProfileOptions>();
+        o->repeat = 3; // a winner is kept on repeated runs (the regret rule tests their spread)
+        auto t = std::make_shared<TuneOptions>();
+        auto* cmd = app.add_subcommand(
+            "tune", "Measure every variant and keep, per op, device and size range, the cell "
+                    "that beats the chain's pick (a tuning file resolve and profile follow)");
+        add_run_options(cmd, *o);
+        cmd->add_option("--from", t->from,
+                        "Tune from this report of a profile --all-variants run instead of "
+                        "running one");
+        cmd->add_option("-o,--output", t->output,
+                        "The tuning file to write (default: the user's, "
+                        "~/.local/share/switchyard/tuning/MACHINE_ID.tuning)");
+        cmd->add_option("--report", t->report,
+                        "Where the run's report goes (default: beside the tuning file)");
+        cmd->add_flag("--dry-run", t->dry_run, "Say what would be kept; write nothing");
+        cmd->add_flag("--json", t->json, "Machine-readable output");
+        set_action(cmd, context, [o, t] { return run_tune(*o, *t); });
     }
     {
         auto as_json = std::make_shared<bool>(false);

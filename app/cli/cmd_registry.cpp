@@ -3,12 +3,15 @@
 #include "command.h"
 
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/profiling/fingerprint.h>
+#include <switchyard/profiling/ops.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/manifestrows.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/report/csv.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/tuning/tunedresolve.h>
 #include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workermain.h>
@@ -31,14 +34,6 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
     std::string out;
     for (const auto& i : items)
         out += (out.empty() ? "" : sep) + i;
-    return out;
-}
-
-// The envelope of every --json output: {"format": "switchyard.<command>", "format_version": 1,
-// ...}.
-json envelope(const std::string& command, json body = json::object()) {
-    json out = {{"format", "switchyard." + command}, {"format_version", 1}};
-    out.update(body);
     return out;
 }
 
@@ -299,8 +294,48 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
     return Ok;
 }
 
+// Whether any tuning has an entry for (op, device, variant).
+bool mentions(const TuningSet& set, const std::string& op, const std::string& device,
+              const std::string& variant) {
+    for (const auto& t : set.tunings)
+        for (const auto& e : t.entries)
+            if (e.op == op && e.device == device && e.variant == variant)
+                return true;
+    return false;
+}
+
+// What the tuning files say of this resolution (tuning/tunedresolve.h): nothing is read or
+// measured beyond the files unless one of them has an entry for this op and device.
+TuningDecision tuned_choice(const Resolution& r, const std::string& op, const Target& target,
+                            const std::string& variant, const std::string& size) {
+    TuningQuery q{op, target.device, variant};
+    q.size = size;
+    if (!size.empty()) {
+        const OpInfo* info = find_op(op);
+        std::string error;
+        const auto dims = info ? parse_dims(*info, size, &error) : std::nullopt;
+        if (!dims)
+            throw std::invalid_argument("--size: " + (info ? error : "unknown op '" + op + "'"));
+        q.size = dims_to_string(*info, *dims);
+        q.work = size_work(*dims);
+    }
+    const auto set = load_tunings(tuning_paths());
+    if (!mentions(set, op, target.device, variant))
+        return {{}, set.problems};
+    if (r.winner) {
+        const auto& key = r.rungs[*r.winner].key;
+        q.pick = key[2] + "/" + key[3];
+    }
+    std::vector<DeviceInfo> devices; // the machine as a tuning for this device kind sees it
+    if (target.device != "cpu")
+        for (const auto& d : default_devices().devices())
+            devices.push_back(d->info());
+    q.machine = machine_fingerprint(devices)["machine"];
+    return decide_tuning(default_backends(), set, q);
+}
+
 int run_resolve(const std::string& op, const std::string& target_text, const std::string& variant,
-                bool as_json, double load_timeout) {
+                const std::string& size, bool use_tuning, bool as_json, double load_timeout) {
     auto& registry = default_backends();
     const Target target = parse_target(target_text);
     registry.ensure_initialized();
@@ -328,8 +363,18 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
     if (!inspected.resolution)
         throw std::runtime_error("the inspection worker gave no resolution");
     const Resolution& r = *inspected.resolution;
+    const auto tuned = use_tuning ? tuned_choice(r, op, target, variant, size) : TuningDecision{};
     if (as_json) {
         json j = envelope("resolve", to_json(r));
+        json tuning = {{"used", use_tuning}, {"applied", nullptr}, {"ignored", tuned.ignored}};
+        if (tuned.use)
+            tuning["applied"] = {{"file", tuned.use->file},
+                                 {"cell", tuned.use->entry.chosen.cell},
+                                 {"overrides", tuned.use->entry.overrides.cell},
+                                 {"sizes", tuned.use->entry.sizes},
+                                 {"speedup", tuned.use->entry.speedup()},
+                                 {"explanation", tuned.use->explanation()}};
+        j["tuning"] = std::move(tuning);
         json failed = json::array();
         for (const auto& f : inspected.failed)
             failed.push_back({{"backend", f.backend}, {"cause", f.cause}, {"error", f.reason}});
@@ -350,7 +395,12 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
                         rung.backend, win ? "selected" : rung.why_not});
     }
     std::cout << format_table({"", "#", "KEY", "DECLARED", "HERE", "BACKEND", "NOTE"}, rows);
-    if (r.winner) {
+    if (tuned.use) {
+        const auto& cell = *tuned.use->cell;
+        std::cout << "\nSelected: " << cell.key.to_string() << " from backend '" << cell.backend
+                  << "', " << tuned.use->explanation() << "\n  (tuning " << tuned.use->file
+                  << "; --no-tuning resolves by the chain alone)\n";
+    } else if (r.winner) {
         std::cout << "\nSelected: " << r.rungs[*r.winner].key.to_string() << " from backend '"
                   << r.rungs[*r.winner].backend << "'\n";
     } else {
@@ -359,6 +409,8 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
     if (r.first_declared && (!r.winner || *r.first_declared != *r.winner))
         std::cout << "On hardware that has it, " << r.rungs[*r.first_declared].key.to_string()
                   << " would be selected.\n";
+    for (const auto& why : tuned.ignored)
+        std::cout << "note: tuning ignored: " << why << "\n";
     return r.winner ? Ok : Failure;
 }
 
@@ -441,8 +493,16 @@ void add_registry_commands(CLI::App& app, Context& context) {
         auto target = std::make_shared<std::string>("cpu");
         auto variant = std::make_shared<std::string>("default");
         auto json_out = std::make_shared<bool>(false);
+        auto size = std::make_shared<std::string>();
+        auto no_tuning = std::make_shared<bool>(false);
         cmd->add_option("OP", *op, "Op name (flow_match_step, flow_sde_step, gemm, rms_norm, ...)")
             ->required();
+        cmd->add_option("--size", *size,
+                        "The size to resolve for (N, BxD, MxNxK): a tuning's entry applies to "
+                        "the sizes it was measured for");
+        cmd->add_flag("--no-tuning", *no_tuning,
+                      "Resolve by the fallback chain alone (ignore the tuning files: "
+                      "SWITCHYARD_TUNING, ~/.local/share/switchyard/tuning)");
         cmd->add_option("--target", *target,
                         "DEVICE[:ARCH], e.g. cuda:sm_90, cpu:x86-64-v2, opencl (default: cpu)");
         cmd->add_option("--variant", *variant,
@@ -450,8 +510,10 @@ void add_registry_commands(CLI::App& app, Context& context) {
         cmd->add_flag("--json", *json_out, "Machine-readable output");
         auto load_timeout = std::make_shared<double>(InspectOptions{}.timeout_s);
         add_load_timeout_option(cmd, *load_timeout);
-        set_action(cmd, context,
-                   [=] { return run_resolve(*op, *target, *variant, *json_out, *load_timeout); });
+        set_action(cmd, context, [=] {
+            return run_resolve(*op, *target, *variant, *size, !*no_tuning, *json_out,
+                               *load_timeout);
+        });
     }
 }
 

@@ -209,4 +209,10 @@ void add_probe_timeout_option(CLI::App* cmd, double& seconds) {
         ->capture_default_str();
 }
 
+nlohmann::json envelope(const std::string& command, nlohmann::json body) {
+    nlohmann::json out = {{"format", "switchyard." + command}, {"format_version", 1}};
+    out.update(body);
+    return out;
+}
+
 } // namespace switchyard::cli

@@ -4,6 +4,7 @@
 #include <switchyard/registry/backendinfoformat.h> // untrusted(): the one escaper
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -45,6 +46,10 @@ CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
 /// A plain-text table with aligned columns.
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows);
+
+/// The envelope of every --json output: {"format": "switchyard.<command>", "format_version": 1,
+/// ...body}.
+nlohmann::json envelope(const std::string& command, nlohmann::json body = nlohmann::json::object());
 
 void add_registry_commands(CLI::App& app, Context& context);
 

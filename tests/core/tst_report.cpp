@@ -8,6 +8,7 @@
 #include <switchyard/report/csv.h>
 #include <switchyard/report/report.h>
 #include <switchyard/sdk/device.h>
+#include <switchyard/tuning/tune.h>
 #include <switchyard/worker/protocol.h>
 
 #include <QTemporaryDir>
@@ -116,6 +117,60 @@ class TestReport : public QObject {
     Q_OBJECT
 
 private slots:
+    // tune_report: the winner per size by the dispatch-regret rule, ranges of consecutive sizes
+    // with the same winner, an entry for each range whose winner is not the chain's pick.
+    void tuneRangesFollowTheWinner() {
+        Report report;
+        report.context.fingerprint.machine_id = "0123456789abcdef";
+        report.context.date = "2026-12-06T07:00:00Z";
+        std::int64_t index = 0;
+        // rows of 1024 floats: 4, 8, 16 and 32 of them; the threaded cell wins at 4, 8 and
+        // 32, not at 16 (within the noise threshold there).
+        for (const auto& [n, threaded] : std::vector<std::pair<int, double>>{
+                 {4, 1.0e-3}, {8, 1.0e-3}, {16, 2.68e-3}, {32, 1.0e-3}}) {
+            const std::string size = std::to_string(n) + "x1024";
+            auto pick = timed_row(index++, "x86-64-v4", "default", 2.7e-3, 20, true, size);
+            auto fast = timed_row(index++, "x86-64-v3", "threaded", threaded, 20, false, size);
+            pick.spec.dims = fast.spec.dims = {n, 1024, 0};
+            pick.spec.code = fast.spec.code = {"cpu", "0.1.0", "abc123"};
+            report.rows.push_back(pick);
+            report.rows.push_back(fast);
+        }
+        report.annotate();
+        QCOMPARE(report.dispatch.size(), std::size_t(4));
+        const auto result = tune_report(report, "r.json");
+        QCOMPARE(result.decisions.size(), std::size_t(4));
+        QCOMPARE(result.decisions[2].winner, std::string("x86-64-v4/default"));
+        const auto& entries = result.tuning.entries;
+        QCOMPARE(entries.size(), std::size_t(2));
+        QCOMPARE(entries[0].sizes, (std::vector<std::string>{"4x1024", "8x1024"}));
+        QCOMPARE(entries[0].min_work, 4096.0);
+        QCOMPARE(entries[0].max_work, 8192.0);
+        QCOMPARE(entries[0].chosen.cell, std::string("x86-64-v3/threaded"));
+        QCOMPARE(entries[0].overrides.cell, std::string("x86-64-v4/default"));
+        QCOMPARE(entries[0].chosen.code.build_id, std::string("abc123"));
+        QVERIFY(std::abs(entries[0].speedup() - 2.7) < 0.01);
+        QCOMPARE(entries[1].sizes, (std::vector<std::string>{"32x1024"}));
+        QCOMPARE(entries[1].report, std::string("r.json"));
+        QCOMPARE(result.tuning.machine_id, std::string("0123456789abcdef"));
+        // The file form reads back as written; a malformed entry is dropped alone.
+        auto j = result.tuning.to_json();
+        QCOMPARE(Tuning::from_json(j).to_json(), j);
+        j["entries"][0].erase("chosen");
+        const auto partial = Tuning::from_json(j, "t.tuning");
+        QCOMPARE(partial.entries.size(), std::size_t(1));
+        QCOMPARE(partial.read_warnings.size(), std::size_t(1));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 Tuning::from_json(nlohmann::json{{"format", "x"}}));
+        // No dispatch findings (a default run): nothing to tune, and the note says what to run.
+        Report plain;
+        plain.rows.push_back(timed_row(0, "x86-64-v4", "default", 2.7e-3, 20, true));
+        plain.annotate();
+        const auto none = tune_report(plain, "");
+        QVERIFY(none.tuning.entries.empty());
+        QVERIFY(!none.notes.empty() && none.notes[0].find("--all-variants") != std::string::npos);
+    }
+
     void roundTrip() {
         const auto r = sample_report();
         QTemporaryDir dir;

@@ -2,6 +2,7 @@
 #include <switchyard/profiling/ceilingcache.h>
 
 #include <switchyard/buildinfo.h>
+#include <switchyard/diagnosis/buildid.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/sdk/version.h>
@@ -11,9 +12,6 @@
 #include "util/safefile.h"
 #include "util/sanitizer.h"
 #include "util/textutil.h"
-
-#include <elf.h>
-#include <link.h>
 
 #include <cctype>
 #include <cmath>
@@ -30,55 +28,6 @@ namespace {
 constexpr const char* kCeilingCacheFormat = "switchyard.ceilings";
 constexpr int kCeilingCacheFormatVersion = 1;
 constexpr std::size_t kCeilingCacheMaxBytes = std::size_t(16) << 20;
-
-// The GNU build ID of the object this code is in (libswitchyard-core), as hex: it changes
-// with every build of the core, where the version and commit may not (a rebuilt working
-// tree). "" where the linker wrote none.
-std::string core_build_id() {
-    struct Search {
-        const void* address;
-        std::string id;
-    } search{reinterpret_cast<const void*>(&core_build_id), {}};
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* data) -> int {
-            auto* s = static_cast<Search*>(data);
-            const auto address = reinterpret_cast<ElfW(Addr)>(s->address);
-            bool contains = false;
-            for (int i = 0; i < info->dlpi_phnum && !contains; ++i) {
-                const auto& ph = info->dlpi_phdr[i];
-                const auto start = info->dlpi_addr + ph.p_vaddr;
-                contains = ph.p_type == PT_LOAD && address >= start && address < start + ph.p_memsz;
-            }
-            if (!contains)
-                return 0;
-            for (int i = 0; i < info->dlpi_phnum; ++i) {
-                const auto& ph = info->dlpi_phdr[i];
-                if (ph.p_type != PT_NOTE)
-                    continue;
-                const auto* p =
-                    reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
-                const auto* end = p + ph.p_memsz;
-                while (p + sizeof(ElfW(Nhdr)) <= end) {
-                    const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
-                    const auto* name = p + sizeof(ElfW(Nhdr));
-                    const auto* desc = name + ((note->n_namesz + 3) & ~3u);
-                    if (desc + note->n_descsz > end)
-                        break;
-                    if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-                        std::string_view(reinterpret_cast<const char*>(name), 3) == "GNU") {
-                        static const char hex[] = "0123456789abcdef";
-                        for (std::uint32_t b = 0; b < note->n_descsz; ++b)
-                            s->id += {hex[desc[b] >> 4], hex[desc[b] & 15]};
-                        return 1;
-                    }
-                    p = desc + ((note->n_descsz + 3) & ~3u);
-                }
-            }
-            return 1;
-        },
-        &search);
-    return search.id;
-}
 
 std::string local_minutes(std::int64_t unix_seconds) {
     const std::time_t t = std::time_t(unix_seconds);

@@ -128,6 +128,10 @@ void to_json(nlohmann::json& j, const RowSpec& r) {
         j["runs_as"] = r.runs_as;
     if (r.threads > 0)
         j["threads"] = r.threads;
+    if (!r.code.backend.empty())
+        j["code"] = {{"backend", r.code.backend},
+                     {"version", r.code.version},
+                     {"build_id", r.code.build_id}};
 }
 
 void from_json(const nlohmann::json& j, RowSpec& r) {
@@ -149,6 +153,12 @@ void from_json(const nlohmann::json& j, RowSpec& r) {
     r.resolved = v.boolean("resolved", false);
     r.runs_as = v.str("runs_as", std::string());
     r.threads = v.integer("threads", 0, 0, RowSpec::kMaxThreads);
+    if (const auto code = v.find("code")) {
+        code->expect(jsonread::Kind::Object);
+        r.code.backend = code->str("backend");
+        r.code.version = code->str("version", std::string());
+        r.code.build_id = code->str("build_id", std::string());
+    }
 }
 
 nlohmann::json RowSpec::to_json() const {

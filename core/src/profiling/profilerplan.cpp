@@ -230,6 +230,8 @@ std::string runs_as(const KernelCell& cell, const DeviceInfo& device) {
 // The rows of a plan, each (op, size, device, cell) once, numbered in order.
 class RowList {
 public:
+    explicit RowList(BackendRegistry& backends) : m_backends(backends) {}
+
     void add(const OpInfo& op, const Dims& dims, const KernelCell& cell,
              const std::string& device_id, const std::string& resolved_for, bool resolved,
              const DeviceInfo* device = nullptr) {
@@ -251,6 +253,7 @@ public:
             r.threads = detail::stated_threads(cell);
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;
+        r.code = identity(cell);
         const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
         if (const auto [it, added] = m_seen.emplace(id, m_rows.size()); added) {
             r.index = std::int64_t(m_rows.size());
@@ -262,8 +265,18 @@ public:
     std::vector<RowSpec> take() { return std::move(m_rows); }
 
 private:
+    // One identity per backend (reading a plugin's build ID reads its file).
+    const CodeIdentity& identity(const KernelCell& cell) {
+        const auto key = cell.backend + "|" + std::string(to_string(cell.source));
+        if (auto it = m_identities.find(key); it != m_identities.end())
+            return it->second;
+        return m_identities.emplace(key, code_identity(m_backends, cell)).first->second;
+    }
+
+    BackendRegistry& m_backends;
     std::vector<RowSpec> m_rows;
     std::map<std::string, std::size_t> m_seen; // row id -> position
+    std::map<std::string, CodeIdentity> m_identities;
 };
 
 } // namespace
@@ -320,7 +333,7 @@ std::vector<RowSpec> Profiler::plan() const {
     const auto llc = cpu_info().last_level_cache_bytes();
     const auto& registry = m_backends.kernel_registry();
     check_cell_names(m_settings, op_list, registry);
-    RowList rows;
+    RowList rows(m_backends);
     for (const auto* op : op_list) {
         // Every (op, size) times the CPU reference first, so each row of it has a speedup
         // over the reference (the rows stream in order: the reference is there before them).

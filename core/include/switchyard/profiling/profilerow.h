@@ -2,6 +2,7 @@
 #pragma once
 
 #include <switchyard/core_export.h>
+#include <switchyard/registry/codeidentity.h>
 
 #include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/ops.h>
@@ -68,6 +69,10 @@ struct SWITCHYARD_CORE_EXPORT RowSpec {
     /// than kMaxThreads (every non-CPU cell, older reports). JSON "threads", absent when 0.
     /// Dispatch findings say when the fastest cell runs on other threads than the resolved
     /// one.
+    /// The identity of the cell's code (its backend, version and library's build ID): two
+    /// rows with the same cell key and the same code measured identical code (compare says
+    /// so, a tuning records it). JSON "code", absent where unknown.
+    CodeIdentity code;
     std::int64_t threads = 0;
     static constexpr std::int64_t kMaxThreads = std::int64_t(1) << 20;
 

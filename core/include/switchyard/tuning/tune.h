@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <switchyard/core_export.h>
+
+#include <switchyard/report/report.h>
+#include <switchyard/tuning/tuning.h>
+
+#include <string>
+#include <vector>
+
+namespace switchyard {
+
+/// What tune_report() decided for one measured (op, device, size).
+struct SWITCHYARD_CORE_EXPORT TuneDecision {
+    std::string op, device, size;
+    std::string pick;   // the chain's pick, "arch/variant"
+    std::string winner; // the cell the tuning keeps: the pick where nothing beat it
+    DispatchVerdict verdict = DispatchVerdict::Ok;
+    std::string message; // the dispatch finding's message
+};
+
+/// A tuning and how it was reached.
+struct SWITCHYARD_CORE_EXPORT TuneResult {
+    Tuning tuning;
+    std::vector<TuneDecision> decisions; // every measured (op, device, size), in order
+    std::vector<std::string> notes;      // what could not be tuned, and why
+};
+
+/// The tuning an --all-variants report supports (`switchyard-cli tune`). For each (op,
+/// device kind, size) with a dispatch finding, the winner is the fastest cell that passed
+/// parity at the chain pick's tolerance when it beats the pick by the dispatch-regret rule
+/// (DispatchVerdict::Regret), else the pick. Sizes are ordered by work; a run of consecutive
+/// sizes with the same winner is one range, and each range whose winner is not the pick is an
+/// entry (so the ranges follow the sizes where the winner changes, not fixed buckets). The
+/// entry's cells carry the code identity the report's rows recorded. `report_path` is named
+/// in each entry ("" when the report was not saved).
+SWITCHYARD_CORE_EXPORT TuneResult tune_report(const Report& report, const std::string& report_path);
+
+} // namespace switchyard

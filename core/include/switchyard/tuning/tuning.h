@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Tuned dispatch: a measured winner kept per (op, device, size range), with the evidence and
+// the identity of the code measured (docs/json.md, "switchyard.tuning"). `tune` writes it from
+// an --all-variants run (tuning/tune.h); resolution follows it entry by entry, each entry
+// only where its machine and both cells' code still match (tuning/tunedresolve.h).
+
+#include <switchyard/core_export.h>
+
+#include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/codeidentity.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace switchyard {
+
+/// One cell of an entry: "arch/variant" and its code.
+struct SWITCHYARD_CORE_EXPORT TunedCell {
+    std::string cell; // "x86-64-v4/threaded"
+    CodeIdentity code;
+};
+
+/// What one measured size said: the chosen cell against the one the chain picked.
+struct SWITCHYARD_CORE_EXPORT TuningEvidence {
+    std::string size; // "2048x2048x2048"
+    double chosen_median_s = 0, overridden_median_s = 0;
+    double speedup = 1;                // overridden / chosen (> 1: the chosen is faster)
+    double p_value = 1, threshold = 0; // the dispatch-regret rule's test and threshold
+    int runs = 1;                      // runs per row (profile --repeat)
+};
+
+/// One (op, device, variant, size range): use `chosen` instead of the chain's `overrides`.
+struct SWITCHYARD_CORE_EXPORT TuningEntry {
+    std::string op, device, variant = "default"; // device: the kernel key's device kind
+    /// The sizes measured in the range, and the range by work (the product of the dims):
+    /// the entry applies to a size whose work is within [min_work, max_work].
+    std::vector<std::string> sizes;
+    double min_work = 0, max_work = 0;
+    TunedCell chosen, overrides;
+    std::vector<TuningEvidence> evidence; // one per size
+    std::string date;                     // UTC ISO 8601, of the run
+    std::string report;                   // the report it came from ("" when none was saved)
+
+    /// "gemm on cpu, 1024x1024x1024 - 2048x2048x2048".
+    std::string label() const;
+    /// The smallest speedup of the evidence (what the entry promises at least).
+    double speedup() const;
+};
+
+/// A tuning file: one machine's entries.
+struct SWITCHYARD_CORE_EXPORT Tuning {
+    std::string machine_id;                            // of the machine it was measured on
+    nlohmann::json machine = nlohmann::json::object(); // that fingerprint's machine part
+    std::string core_version;
+    std::string created; // UTC ISO 8601
+    std::vector<TuningEntry> entries;
+    /// Read back: where it was read from, and the entries that could not be read (each
+    /// with its index and why; the others are kept).
+    std::string source;
+    std::vector<std::string> read_warnings;
+
+    nlohmann::json to_json() const;
+    /// A malformed entry is dropped with a warning, not the whole file; a document that is
+    /// not a tuning at all throws std::runtime_error saying what it is.
+    static Tuning from_json(const nlohmann::json& j, std::string source = {});
+    /// Reads and parses a file (jsonread's limits); throws std::runtime_error naming it.
+    static Tuning load(const std::string& path);
+    /// Writes atomically (a crash leaves the old file); throws std::runtime_error.
+    void save(const std::string& path) const;
+};
+
+/// Where tuning files are read from: every file named in SWITCHYARD_TUNING (colon-separated;
+/// a folder stands for its *.tuning files), then the *.tuning files of the user's data folder
+/// ($XDG_DATA_HOME/switchyard/tuning, else ~/.local/share/switchyard/tuning).
+SWITCHYARD_CORE_EXPORT std::vector<std::string> tuning_paths();
+/// The user's tuning folder (where `tune` writes by default).
+SWITCHYARD_CORE_EXPORT std::string user_tuning_dir();
+
+/// The tunings of tuning_paths(), each read on its own: a file that cannot be read is a
+/// problem of that file, said in `problems` ("<path>: why"), never of the others.
+struct SWITCHYARD_CORE_EXPORT TuningSet {
+    std::vector<Tuning> tunings;
+    std::vector<std::string> problems;
+    bool empty() const noexcept { return tunings.empty(); }
+};
+SWITCHYARD_CORE_EXPORT TuningSet load_tunings(const std::vector<std::string>& paths);
+
+/// The identity of a machine as a tuning for `device_kind` needs it: the fingerprint id
+/// (profiling/fingerprint.h) of the machine part with only the GPUs of that kind (none for
+/// "cpu"). A CPU tuning then still applies after an OpenCL device was added, and a run over
+/// some devices matches a resolution that sees them all.
+SWITCHYARD_CORE_EXPORT std::string machine_id_for(const nlohmann::json& machine,
+                                                  std::string_view device_kind);
+
+/// The work of a size: the product of its nonzero dims.
+SWITCHYARD_CORE_EXPORT double size_work(const std::array<std::int64_t, 3>& dims) noexcept;
+
+} // namespace switchyard

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+#include <switchyard/tuning/tune.h>
+
+#include <switchyard/profiling/ops.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace switchyard {
+
+namespace {
+
+std::string cell_of(const RowSpec& r) {
+    return r.arch + "/" + r.variant;
+}
+
+// One measured size of an (op, device kind): the winner and the evidence for it.
+struct Point {
+    double work = 0;
+    std::string size;
+    std::string pick, winner;
+    TunedCell chosen, overrides; // set where the winner is not the pick
+    TuningEvidence evidence;
+    bool agreed = true; // every device of the kind had the same winner
+};
+
+const ProfileRow* row_at(const Report& report, std::int64_t index) {
+    for (const auto& r : report.rows)
+        if (r.spec.index == index)
+            return &r;
+    return nullptr;
+}
+
+int runs_of(const ProfileRow& r) {
+    return std::max<int>(1, int(r.runs.size()));
+}
+
+// The winner of one finding: the fastest at the pick's tolerance, when it beats the pick by
+// the dispatch-regret rule.
+struct Winner {
+    std::string cell;
+    std::int64_t index = -1;
+    double median_s = 0, speedup = 1, p_value = 1, threshold = 0;
+};
+std::optional<Winner> winner_of(const DispatchFinding& f) {
+    if (f.same_code)
+        return std::nullopt;
+    if (f.same_tolerance) { // the fastest passed only a looser tolerance than the pick's
+        const auto& s = *f.same_tolerance;
+        if (s.verdict != DispatchVerdict::Regret || s.fastest == f.resolved)
+            return std::nullopt;
+        return Winner{s.fastest, s.fastest_index, s.fastest_median_s,
+                      s.speedup, s.p_value,       s.threshold};
+    }
+    if (f.verdict != DispatchVerdict::Regret)
+        return std::nullopt;
+    return Winner{f.fastest, f.fastest_index, f.fastest_median_s,
+                  f.speedup, f.p_value,       f.threshold};
+}
+
+} // namespace
+
+TuneResult tune_report(const Report& report, const std::string& report_path) {
+    TuneResult out;
+    Tuning& t = out.tuning;
+    t.machine_id = report.context.fingerprint.machine_id;
+    t.machine = report.context.fingerprint.machine;
+    t.core_version = report.context.switchyard.version;
+    t.created = report.context.date;
+    const std::string variant = report.context.settings.variant;
+
+    // (op, device kind) -> size -> point
+    std::map<std::pair<std::string, std::string>, std::map<std::string, Point>> points;
+    for (const auto& f : report.dispatch) {
+        const ProfileRow* pick = row_at(report, f.resolved_index);
+        if (!pick)
+            continue;
+        const auto& spec = pick->spec;
+        TuneDecision d{f.op, f.device, f.size, f.resolved, f.resolved, f.verdict, f.message()};
+        const auto won = winner_of(f);
+        const ProfileRow* fastest = won ? row_at(report, won->index) : nullptr;
+        if (won && fastest)
+            d.winner = won->cell;
+        out.decisions.push_back(d);
+
+        Point p;
+        p.work = size_work(spec.dims);
+        p.size = spec.size;
+        p.pick = f.resolved;
+        p.winner = d.winner;
+        if (won && fastest) {
+            p.chosen = {won->cell, fastest->spec.code};
+            p.overrides = {f.resolved, spec.code};
+            p.evidence = {spec.size,
+                          won->median_s,
+                          f.resolved_median_s,
+                          won->speedup,
+                          won->p_value,
+                          won->threshold,
+                          std::min(runs_of(*pick), runs_of(*fastest))};
+        }
+        auto& by_size = points[{spec.op, spec.device_kind}];
+        if (auto it = by_size.find(spec.size); it == by_size.end()) {
+            by_size.emplace(spec.size, std::move(p));
+        } else if (it->second.winner != p.winner) {
+            // Two devices of one kind disagree: that size keeps the chain's pick.
+            it->second.agreed = false;
+            out.notes.push_back(spec.op + " " + spec.size + " on " + spec.device_kind +
+                                ": the devices disagree (" + it->second.winner + " against " +
+                                p.winner + "); the chain's pick stays");
+        }
+    }
+    if (report.dispatch.empty())
+        out.notes.push_back("the report has no dispatch findings: tune needs a run of every "
+                            "variant (profile --all-variants), best repeated (--repeat 3)");
+
+    for (auto& [key, by_size] : points) {
+        std::vector<Point*> ordered;
+        for (auto& [size, p] : by_size)
+            ordered.push_back(&p);
+        std::sort(ordered.begin(), ordered.end(),
+                  [](const Point* a, const Point* b) { return a->work < b->work; });
+        // Runs of consecutive sizes with the same winner; each that is not the pick, an entry.
+        for (std::size_t i = 0; i < ordered.size();) {
+            std::size_t j = i;
+            const Point& first = *ordered[i];
+            const bool tuned = first.agreed && first.winner != first.pick;
+            while (j < ordered.size() && ordered[j]->agreed == first.agreed &&
+                   ordered[j]->winner == first.winner && ordered[j]->pick == first.pick)
+                ++j;
+            if (tuned) {
+                TuningEntry e;
+                e.op = key.first;
+                e.device = key.second;
+                e.variant = variant;
+                e.chosen = first.chosen;
+                e.overrides = first.overrides;
+                e.min_work = ordered[i]->work;
+                e.max_work = ordered[j - 1]->work;
+                for (std::size_t k = i; k < j; ++k) {
+                    e.sizes.push_back(ordered[k]->size);
+                    e.evidence.push_back(ordered[k]->evidence);
+                }
+                e.date = report.context.date;
+                e.report = report_path;
+                t.entries.push_back(std::move(e));
+            }
+            i = j;
+        }
+    }
+    return out;
+}
+
+} // namespace switchyard

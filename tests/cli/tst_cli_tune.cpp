@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// switchyard-cli tune and the resolution that follows a tuning, run as a user would, on a real
+// plugin whose preferred cell is deliberately slow (tests/fixtures/tuning): tune keeps the
+// fast cell, resolve follows it for the sizes measured, and an entry whose plugin was rebuilt,
+// or that comes from another machine, is ignored alone with its reason.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <switchyard/diagnosis/buildid.h>
+#include <switchyard/sdk/version.h>
+
+#include "support/childprocess.h"
+
+namespace {
+
+const QString kTuningFixture = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/tuning");
+const QString kRebuiltFixture = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/tuning-rebuilt");
+
+QJsonObject parse(const QByteArray& text) {
+    return QJsonDocument::fromJson(text).object();
+}
+
+} // namespace
+
+class TestCliTune : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QJsonObject m_tuned; // tune --json's output
+
+    QString tuningFile() const { return m_dir.filePath("this-machine.tuning"); }
+
+    // The suite's own data folder and ceiling cache; tunings only from SWITCHYARD_TUNING.
+    QMap<QString, QString> env(const QString& tuning) const {
+        return {{"XDG_DATA_HOME", m_dir.filePath("xdg")},
+                {"SWITCHYARD_CEILINGS_CACHE", m_dir.filePath("ceilings")},
+                {"SWITCHYARD_TUNING", tuning}};
+    }
+
+    switchyard::test::ProcessResult cli(const QStringList& args, const QString& tuning,
+                                        const QString& plugins = kTuningFixture) {
+        return switchyard::test::run_cli(args, plugins, {.env = env(tuning)});
+    }
+
+    // resolve --json of flow_match_step's `tunable` chain at `size`.
+    QJsonObject resolve(const QString& size, const QString& tuning,
+                        const QString& plugins = kTuningFixture, const QStringList& extra = {}) {
+        const auto r = cli(QStringList{"resolve", "flow_match_step", "--variant", "tunable",
+                                       "--size", size, "--json"} +
+                               extra,
+                           tuning, plugins);
+        if (r.code != 0)
+            qWarning("resolve exited %d: %s", r.code, r.err.constData());
+        return parse(r.out);
+    }
+
+    static QString selected(const QJsonObject& resolved) {
+        const auto applied = resolved["tuning"].toObject()["applied"];
+        if (applied.isObject())
+            return applied.toObject()["cell"].toString();
+        const auto winner = resolved["winner"].toObject();
+        return winner.isEmpty() ? QString()
+                                : winner["arch"].toString() + "/" + winner["variant"].toString();
+    }
+
+    static QStringList ignored(const QJsonObject& resolved) {
+        QStringList out;
+        for (const auto& w : resolved["tuning"].toObject()["ignored"].toArray())
+            out << w.toString();
+        return out;
+    }
+
+    // A copy of the tuning with `edit` applied to its document, written to `name`.
+    QString editedTuning(const QString& name, const std::function<void(QJsonObject&)>& edit) {
+        QFile in(tuningFile());
+        if (!in.open(QIODevice::ReadOnly))
+            return {};
+        auto doc = parse(in.readAll());
+        edit(doc);
+        const QString path = m_dir.filePath(name);
+        QFile out(path);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            return {};
+        out.write(QJsonDocument(doc).toJson());
+        return path;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        if (!QFile::exists(kTuningFixture + "/tuning.plugin.json"))
+            QSKIP("the tuning fixture plugin is not built");
+        // Before tuning, the chain picks the slow cell.
+        QCOMPARE(selected(resolve("4096", QString())), QStringLiteral("x86-64-v2/tunable"));
+        // The chain's two cells (--cells: the built-in cells of other variants would win
+        // otherwise), two sizes, three runs each: the fast generic cell beats the 1 ms one.
+        const auto r = cli({"tune", "--op", "flow_match_step", "--variant", "tunable", "--cells",
+                            "tunable", "--device", "cpu", "--sizes", "4096,65536", "--budget",
+                            "0.05", "--repeat", "3", "-o", tuningFile(), "--json"},
+                           QString());
+        QVERIFY2(r.code == 0, r.err.constData());
+        m_tuned = parse(r.out);
+        QCOMPARE(m_tuned["format"].toString(), QStringLiteral("switchyard.tune"));
+    }
+
+    // The slow preferred cell is tuned away from: one entry over both sizes, with its evidence
+    // and both cells' code identity.
+    void slowPreferredCellIsTunedAway() {
+        const auto entries = m_tuned["tuning"].toObject()["entries"].toArray();
+        QCOMPARE(entries.size(), 1);
+        const auto e = entries[0].toObject();
+        QCOMPARE(e["op"].toString(), QStringLiteral("flow_match_step"));
+        QCOMPARE(e["device"].toString(), QStringLiteral("cpu"));
+        QCOMPARE(e["variant"].toString(), QStringLiteral("tunable"));
+        QCOMPARE(e["chosen"].toObject()["cell"].toString(), QStringLiteral("generic/tunable"));
+        QCOMPARE(e["overrides"].toObject()["cell"].toString(), QStringLiteral("x86-64-v2/tunable"));
+        QCOMPARE(e["sizes"].toArray().size(), 2);
+        const auto chosen = e["chosen"].toObject();
+        QCOMPARE(chosen["backend"].toString(), QStringLiteral("fixture-tuning"));
+        QCOMPARE(chosen["version"].toString(), QStringLiteral("1.0.0"));
+        QCOMPARE(chosen["build_id"].toString().toStdString(),
+                 switchyard::file_build_id(
+                     (kTuningFixture + "/libswitchyard-fixture-tuning.so").toStdString()));
+        for (const auto& ev : e["evidence"].toArray()) {
+            const auto x = ev.toObject();
+            QVERIFY2(x["speedup"].toDouble() > 1.5, qPrintable(x["size"].toString()));
+            QVERIFY(x["p_value"].toDouble() < 0.05);
+            QCOMPARE(x["runs"].toInt(), 3);
+        }
+        QVERIFY(QFile::exists(tuningFile()));
+        QVERIFY(QFile::exists(m_tuned["report"].toString()));
+    }
+
+    // resolve follows the entry for the sizes it covers, says why, and --no-tuning or a size
+    // outside the range resolves by the chain.
+    void resolveFollowsTheTuning() {
+        const auto tuned = resolve("8192", tuningFile());
+        QCOMPARE(selected(tuned), QStringLiteral("generic/tunable"));
+        const auto why = tuned["tuning"].toObject()["applied"].toObject()["explanation"].toString();
+        QVERIFY2(why.startsWith("tuned -> generic/tunable") &&
+                     why.contains("the chain would pick x86-64-v2/tunable"),
+                 qPrintable(why));
+        QCOMPARE(selected(resolve("8192", tuningFile(), kTuningFixture, {"--no-tuning"})),
+                 QStringLiteral("x86-64-v2/tunable"));
+        const auto outside = resolve("16M", tuningFile());
+        QCOMPARE(selected(outside), QStringLiteral("x86-64-v2/tunable"));
+        QVERIFY2(ignored(outside).join("\n").contains("tuned for"),
+                 qPrintable(ignored(outside).join("\n")));
+        // The human output says it too.
+        const auto text = cli(
+            {"resolve", "flow_match_step", "--variant", "tunable", "--size", "8192"}, tuningFile());
+        QVERIFY2(text.out.contains("Selected: (flow_match_step, cpu, generic, tunable)") &&
+                     text.out.contains("tuned -> generic/tunable"),
+                 text.out.constData());
+    }
+
+    // The same plugin rebuilt (another build ID): its entry is ignored with the reason, and an
+    // entry of a built-in cell in the same file still applies.
+    void rebuiltPluginsEntryIsIgnoredAlone() {
+        const auto builtin_id = QString::fromStdString(switchyard::core_build_id());
+        const auto core = QString::fromStdString(std::string(switchyard::core_version()));
+        // rms_norm's chain pick on this machine, from resolve itself.
+        const auto r = cli({"resolve", "rms_norm", "--json", "--no-tuning"}, QString());
+        const QString pick = selected(parse(r.out));
+        QVERIFY(!pick.isEmpty());
+        const QString path = editedTuning("two.tuning", [&](QJsonObject& doc) {
+            auto entries = doc["entries"].toArray();
+            auto e = entries[0].toObject();
+            e["op"] = "rms_norm";
+            e["variant"] = "default";
+            e["sizes"] = QJsonArray{"4x1024"};
+            e["min_work"] = 4096;
+            e["max_work"] = 4096;
+            const QJsonObject builtin{
+                {"backend", "cpu"}, {"version", core}, {"build_id", builtin_id}};
+            auto chosen = builtin;
+            chosen["cell"] = "generic/reference";
+            auto overrides = builtin;
+            overrides["cell"] = pick;
+            e["chosen"] = chosen;
+            e["overrides"] = overrides;
+            entries.append(e);
+            doc["entries"] = entries;
+        });
+        QVERIFY(!path.isEmpty());
+        const auto rebuilt = resolve("8192", path, kRebuiltFixture);
+        QCOMPARE(selected(rebuilt), QStringLiteral("x86-64-v2/tunable"));
+        QVERIFY2(ignored(rebuilt).join("\n").contains("fixture-tuning's library was rebuilt"),
+                 qPrintable(ignored(rebuilt).join("\n")));
+        const auto other =
+            cli({"resolve", "rms_norm", "--size", "4x1024", "--json"}, path, kRebuiltFixture);
+        QCOMPARE(selected(parse(other.out)), QStringLiteral("generic/reference"));
+    }
+
+    // A tuning measured on another machine is ignored, and says so.
+    void otherMachinesTuningIsIgnored() {
+        const QString path = editedTuning("other.tuning", [](QJsonObject& doc) {
+            auto machine = doc["machine"].toObject();
+            auto cpu = machine["cpu"].toObject();
+            cpu["brand"] = "Another CPU";
+            machine["cpu"] = cpu;
+            doc["machine"] = machine;
+        });
+        const auto resolved = resolve("8192", path);
+        QCOMPARE(selected(resolved), QStringLiteral("x86-64-v2/tunable"));
+        QVERIFY2(ignored(resolved).join("\n").contains("tuned on another machine"),
+                 qPrintable(ignored(resolved).join("\n")));
+    }
+
+    // A file that is not a tuning, and a malformed entry, cost themselves only.
+    void badFilesCostThemselvesOnly() {
+        const QString junk = m_dir.filePath("junk.tuning");
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"something.else\"}");
+        f.close();
+        const QString broken = editedTuning("broken.tuning", [](QJsonObject& doc) {
+            auto entries = doc["entries"].toArray();
+            entries.prepend(QJsonObject{{"op", "flow_match_step"}});
+            doc["entries"] = entries;
+        });
+        const auto resolved = resolve("8192", junk + ":" + broken);
+        QCOMPARE(selected(resolved), QStringLiteral("generic/tunable"));
+        const auto notes = ignored(resolved).join("\n");
+        QVERIFY2(notes.contains("not a tuning file") && notes.contains("entry 0 ignored"),
+                 qPrintable(notes));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliTune)
+#include "tst_cli_tune.moc"
