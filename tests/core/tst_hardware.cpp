@@ -7,6 +7,7 @@
 #include "kernels/cpukernels.h"
 #include "util/sanitizer.h"
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/sdkjson.h>
@@ -389,6 +390,22 @@ private slots:
         info.present = false;
         info.corename = "Prescott";
         QVERIFY(openblas_core_warning(info).empty());
+    }
+
+    // The core's device kinds and their text, one table both ways: every kind's text reads
+    // back as that kind; any other text (a plugin's own kind, a device id, another case) is
+    // Other, which has no text of its own.
+    void deviceKindsRoundTrip() {
+        for (const auto kind : {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::OpenCl}) {
+            QVERIFY(!to_string(kind).empty());
+            QVERIFY(device_kind(to_string(kind)) == kind);
+        }
+        QCOMPARE(std::string(to_string(DeviceKind::Cpu)), std::string("cpu"));
+        QCOMPARE(std::string(to_string(DeviceKind::Cuda)), std::string("cuda"));
+        QCOMPARE(std::string(to_string(DeviceKind::OpenCl)), std::string("opencl"));
+        for (const char* other : {"", "fake", "CUDA", "cuda:0", "rocm"})
+            QVERIFY2(device_kind(other) == DeviceKind::Other, other);
+        QVERIFY(to_string(DeviceKind::Other).empty());
     }
 
     // A CPU device's ceilings are its own: given or set (in info() at once), kept by

@@ -3,6 +3,8 @@
 
 #include "models/qtstring.h"
 
+#include <switchyard/hardware/devicekind.h>
+
 #include <QObject>
 
 #include <cmath>
@@ -106,7 +108,7 @@ std::vector<std::pair<QString, QString>> machineFacts(const RunContext& context)
             gpus << QStringLiteral("%1 %2 %3").arg(qs(g.id), qs(g.name), qs(g.arch)).simplified();
     } else {
         for (const auto& d : context.devices)
-            if (d.kind != "cpu" && d.id != "cpu")
+            if (device_kind(d.kind) != DeviceKind::Cpu && d.id != "cpu")
                 gpus << QStringLiteral("%1 %2").arg(qs(d.id), qs(d.name)).simplified();
     }
     add(QObject::tr("GPUs"),

@@ -3,6 +3,7 @@
 #include <switchyard/diagnosis/cudafatbin.h>
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/doctor/doctor.h>
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/sdkjson.h>
@@ -161,7 +162,7 @@ void add_icd_problems(const std::vector<IcdVendor>& vendors, std::vector<DoctorP
 
 // The compute capability a CUDA device's arch names ("sm_90", "sm_90a" -> 90); 0 otherwise.
 int compute_capability(const DeviceInfo& d) {
-    if (d.kind != "cuda" || d.arch.rfind("sm_", 0) != 0)
+    if (device_kind(d.kind) != DeviceKind::Cuda || d.arch.rfind("sm_", 0) != 0)
         return 0;
     return std::atoi(d.arch.c_str() + 3);
 }
@@ -208,7 +209,8 @@ void add_enumeration_problems(DeviceRegistry& devices, std::vector<DoctorProblem
     for (const auto& [kind, message] : devices.enumeration_errors()) {
         const std::string listing =
             "the " + kind + " backend is loaded but listing its devices failed: " + message;
-        if (const auto cause = kind == "cuda" ? classify_cuda_error(message) : std::nullopt) {
+        if (const auto cause = device_kind(kind) == DeviceKind::Cuda ? classify_cuda_error(message)
+                                                                     : std::nullopt) {
             // "(this runtime is CUDA 13.0; the driver supports CUDA 12.4)", where the backend
             // could read both.
             std::string missing = "a newer driver than this one";

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/plugins/manifest.h>
+
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/sdk/version.h>
 
 #include "util/jsonread.h"
@@ -88,7 +90,7 @@ private:
 std::string device_kind_problem(const std::string& kind) {
     if (kind.empty())
         return "a device kind must not be empty";
-    if (kind == "cpu")
+    if (device_kind(kind) == DeviceKind::Cpu)
         return "'cpu' is built in; a plugin cannot provide it (list only the kinds whose devices "
                "its library adds, e.g. [\"cuda\"])";
     if (kind.find_first_of(":\0", 0, 2) != std::string::npos)

@@ -6,6 +6,7 @@
 #include "profiling/profilerdetail.h"
 #include "util/textutil.h"
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/isa.h>
 
 #include <algorithm>
@@ -24,7 +25,7 @@ bool preferred_ceiling(const Ceiling& c, const Ceiling& than) {
 }
 
 bool shares_host_caches(const DeviceInfo& info) {
-    if (info.kind == "cpu")
+    if (device_kind(info.kind) == DeviceKind::Cpu)
         return false;
     return info.properties.text_or("device_type", std::string()) == "CPU";
 }
@@ -149,7 +150,7 @@ std::int64_t detail::stated_threads(const KernelCell& cell) {
 }
 
 bool detail::row_uses_all_threads(const RowSpec& spec, const KernelCell& cell) {
-    if (spec.device_kind != "cpu")
+    if (device_kind(spec.device_kind) != DeviceKind::Cpu)
         return true;
     if (const auto n = stated_threads(cell); n > 0)
         return n > 1;

@@ -3,6 +3,7 @@
 #include <switchyard/profiling/fingerprint.h>
 
 #include <switchyard/buildinfo.h>
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/sdk/version.h>
@@ -79,7 +80,7 @@ nlohmann::json machine_fingerprint(const std::vector<DeviceInfo>& devices) {
     const auto blas = openblas_info();
     auto gpus = nlohmann::json::array();
     for (const auto& d : devices)
-        if (d.kind != "cpu")
+        if (device_kind(d.kind) != DeviceKind::Cpu)
             gpus.push_back(
                 {{"id", d.id}, {"name", d.name}, {"arch", d.arch}, {"driver", driver_of(d)}});
     nlohmann::json machine = {

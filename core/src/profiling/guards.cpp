@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "profiling/guards.h"
 
+#include <switchyard/hardware/devicekind.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +10,12 @@
 namespace switchyard::detail {
 
 namespace {
+
+// Whether a device of `kind` hands out buffers as addresses (host memory, CUDA's device
+// pointers) that an offset can be added to; others hand out handles.
+bool by_address(DeviceKind kind) {
+    return kind == DeviceKind::Cpu || kind == DeviceKind::Cuda;
+}
 
 // How a device's buffers are reached at an offset, for the guard zones.
 struct Offsets {
@@ -17,7 +25,7 @@ struct Offsets {
 
     Offsets(Device& d, const std::string& kind)
         : device(d), views(dynamic_cast<BufferViews*>(&d)),
-          addresses(kind == "cpu" || kind == "cuda") {}
+          addresses(by_address(device_kind(kind))) {}
     bool usable() const { return addresses || views; }
     void upload(void* base, std::size_t offset, const void* src, std::size_t bytes) {
         if (addresses)

@@ -2,6 +2,7 @@
 #include <switchyard/profiling/profiler.h>
 
 #include <switchyard/buildinfo.h>
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/cpudevice.h>
@@ -167,7 +168,7 @@ struct RowClockSource {
         if (runs_on_host_cpu(info)) {
             chain = true;
             host_device = info.id;
-        } else if (info.kind == "opencl") {
+        } else if (device_kind(info.kind) == DeviceKind::OpenCl) {
             none_reason = "core OpenCL has no query for a device's clock while a kernel runs (" +
                           info.id + " is not a CPU device, so the host's clock does not apply)";
         } else {
@@ -354,7 +355,8 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         return;
     }
     const Workload& w = workload(spec.op, spec.dims, progress);
-    const auto throttle_before = spec.device_kind == "cpu" ? host_info().throttle_count : -1;
+    const bool on_cpu = device_kind(spec.device_kind) == DeviceKind::Cpu;
+    const auto throttle_before = on_cpu ? host_info().throttle_count : -1;
 
     // The reference rung is timed for the speedups on its own small budget. Where computing
     // the reference for the parity checks took ProfileSettings::kReferenceOnceFactor times
@@ -385,14 +387,14 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     const bool host_caches = shares_host_caches(dinfo);
     // The host CPU's ceilings, where the row runs on its cores: their CPU and memory probes.
     std::optional<CpuPeaks> host_peaks;
-    if (spec.device_kind == "cpu" || host_caches)
+    if (on_cpu || host_caches)
         host_peaks = cpu_peaks();
     // A 1-thread CPU row runs on its ceilings' CPU (one_thread_cpu()), from its buffers'
     // first touch to its last sample: one CPU is not another (a VM's vCPUs differed by 12 %
     // in DRAM bandwidth, a hybrid part's cores by more), and unpinned samples land on either.
     // Released before a re-probe, whose all-thread probes must not start from one CPU.
     std::optional<detail::ScopedCpuPin> pin;
-    if (spec.device_kind == "cpu" && !all_threads) {
+    if (on_cpu && !all_threads) {
         pin.emplace(one_thread_cpu(pinned_cpu_of(host_peaks)));
         row.pinned_cpu = pin->cpu();
     }
@@ -437,7 +439,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     // choice depends on the op's bytes, flops and working set, not on the timings): that
     // ceiling's probe, timed before and after the samples (ProfileRow::memory).
     std::string memory_probe;
-    if (spec.device_kind == "cpu" || host_caches) {
+    if (on_cpu || host_caches) {
         ProfileRow planned;
         planned.bytes = row.bytes;
         planned.flops = row.flops;
@@ -467,7 +469,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                        m_settings.max_samples});
     // The effective clock: per sample from the cycle counter where the kernel has one, else a
     // dependent-add chain before and after the samples (CPU rows: this thread runs them).
-    RowClockSource clock(*device, spec.device_kind == "cpu");
+    RowClockSource clock(*device, on_cpu);
     RowClockReadings clocks;
     clocks.method = clock.method();
     if (clock.chain)

@@ -2,6 +2,7 @@
 // Planning: the rows of a run (ops x sizes x devices x cells), Profiler::plan.
 #include <switchyard/profiling/profiler.h>
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/profiling/ops.h>
@@ -249,7 +250,7 @@ public:
         r.resolved = resolved;
         if (device && device->id == device_id)
             r.runs_as = runs_as(cell, *device);
-        if (r.device_kind == "cpu")
+        if (device_kind(r.device_kind) == DeviceKind::Cpu)
             r.threads = detail::stated_threads(cell);
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;

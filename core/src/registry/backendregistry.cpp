@@ -2,6 +2,7 @@
 #include <switchyard/diagnosis/dependencies.h>
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/diagnosis/loadsim.h>
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/devicebackends.h>
@@ -889,7 +890,7 @@ void BackendRegistry::load(std::string_view name) {
 namespace {
 
 bool wanted_kind(const std::string& kind, const std::vector<std::string>& kinds) {
-    if (kind == "cpu")
+    if (device_kind(kind) == DeviceKind::Cpu)
         return false;
     if (kinds.empty())
         return true;

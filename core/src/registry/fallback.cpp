@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/registry/fallback.h>
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/isa.h>
 
 #include "util/textutil.h"
@@ -40,24 +41,34 @@ bool host_is_aarch64() {
 } // namespace
 
 const std::vector<std::string>& known_devices() {
-    static const std::vector<std::string> devices = {"cpu", "cuda", "opencl"};
+    static const std::vector<std::string> devices = [] {
+        std::vector<std::string> names;
+        for (const auto kind : {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::OpenCl})
+            names.emplace_back(to_string(kind));
+        return names;
+    }();
     return devices;
 }
 
 std::vector<std::string> arch_ladder(std::string_view device) {
-    if (device == "cuda")
+    switch (device_kind(device)) {
+    case DeviceKind::Cuda:
         return kCudaLadder;
-    if (device == "cpu")
+    case DeviceKind::Cpu:
         return host_is_aarch64() ? kArmLadder : kX86Ladder;
-    if (device == "opencl")
+    case DeviceKind::OpenCl:
         return kOpenclLadder;
+    case DeviceKind::Other:
+        break;
+    }
     throw std::invalid_argument("unknown device '" + std::string(device) +
                                 "'; known devices: " + text::join(known_devices()));
 }
 
 std::vector<std::string> arch_chain(std::string_view device, std::string_view start) {
     auto ladder = arch_ladder(device);
-    if (device == "cpu") {
+    const DeviceKind kind = device_kind(device);
+    if (kind == DeviceKind::Cpu) {
         // Either ladder may be asked about on any host ("what would resolve on an ARM box?").
         const auto& other = host_is_aarch64() ? kX86Ladder : kArmLadder;
         if (std::find(ladder.begin(), ladder.end(), start) == ladder.end() &&
@@ -67,7 +78,7 @@ std::vector<std::string> arch_chain(std::string_view device, std::string_view st
     auto it = std::find(ladder.begin(), ladder.end(), start);
     if (it != ladder.end())
         return {it, ladder.end()};
-    if (device == "cuda") {
+    if (kind == DeviceKind::Cuda) {
         const int wanted = sm_number(start);
         if (wanted >= 0) {
             // Never above the device's compute capability.
@@ -80,7 +91,7 @@ std::vector<std::string> arch_chain(std::string_view device, std::string_view st
     }
     throw std::invalid_argument("unknown arch '" + std::string(start) + "' for device '" +
                                 std::string(device) + "'; known arches: " + text::join(ladder) +
-                                (device == "cuda" ? " (or any sm_NN)" : ""));
+                                (kind == DeviceKind::Cuda ? " (or any sm_NN)" : ""));
 }
 
 std::string host_cpu_arch() {
@@ -106,7 +117,8 @@ std::vector<TupleKey> fallback_chain(std::string_view op, const Target& target,
                                      std::string_view variant) {
     std::string start = target.arch;
     if (start.empty())
-        start = target.device == "cpu" ? host_cpu_arch() : arch_ladder(target.device).front();
+        start = device_kind(target.device) == DeviceKind::Cpu ? host_cpu_arch()
+                                                              : arch_ladder(target.device).front();
     std::vector<TupleKey> chain;
     for (const auto& arch : arch_chain(target.device, start))
         chain.push_back(TupleKey{op, target.device, arch, variant});

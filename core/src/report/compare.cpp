@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/profiling/stats.h>
 #include <switchyard/report/compare.h>
 
@@ -457,7 +458,7 @@ double probe_spread(const RunContext& context, const ProfileRow& row) {
     std::string id = row.ceiling_id;
     if (id.rfind("cpu:", 0) == 0)
         id = id.substr(4);
-    else if (row.spec.device_kind != "cpu" && row.spec.device != "cpu")
+    else if (device_kind(row.spec.device_kind) != DeviceKind::Cpu && row.spec.device != "cpu")
         return 0;
     const auto& spread = context.cpu_peaks->spread;
     const auto v = spread.find(id);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/worker/inspect.h>
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
@@ -310,17 +311,17 @@ void record_devices(DeviceRegistry& devices, const InspectResult& result) {
         return;
     std::map<std::string, std::vector<std::shared_ptr<Device>>> by_kind;
     for (const auto& d : result.devices)
-        if (d.kind != "cpu")
+        if (device_kind(d.kind) != DeviceKind::Cpu)
             by_kind[d.kind].push_back(std::make_shared<InspectedDevice>(d));
     std::map<std::string, std::string> errors;
     for (const auto& [kind, message] : result.device_errors)
-        if (kind != "cpu") {
+        if (device_kind(kind) != DeviceKind::Cpu) {
             auto& text = errors[kind];
             text += (text.empty() ? "" : "; ") + message;
             by_kind[kind]; // listed below, as a provider that says why it has no device
         }
     for (const auto& kind : known_devices())
-        if (kind != "cpu" && !by_kind.count(kind)) {
+        if (device_kind(kind) != DeviceKind::Cpu && !by_kind.count(kind)) {
             if (const auto p = devices.provider(kind);
                 p && dynamic_cast<InspectedProvider*>(p.get()))
                 devices.remove_provider(kind);
@@ -437,7 +438,7 @@ int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendR
             std::vector<DeviceInfo> listed;
             std::vector<std::pair<std::string, std::string>> errors;
             for (const auto& kind : devices->kinds()) {
-                if (kind == "cpu")
+                if (device_kind(kind) == DeviceKind::Cpu)
                     continue; // built in: the caller has its own
                 const auto provider = devices->provider(kind);
                 if (!provider)

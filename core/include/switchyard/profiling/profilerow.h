@@ -4,6 +4,7 @@
 #include <switchyard/core_export.h>
 #include <switchyard/registry/codeidentity.h>
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/profiling/clocks.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/parity.h>
@@ -78,7 +79,8 @@ struct SWITCHYARD_CORE_EXPORT RowSpec {
 
     /// The CPU reference rung (cpu, generic, reference): every row's speedup is against it.
     bool is_reference() const noexcept {
-        return device_kind == "cpu" && arch == "generic" && variant == "reference";
+        return switchyard::device_kind(device_kind) == DeviceKind::Cpu && arch == "generic" &&
+               variant == "reference";
     }
 
     /// "gemm 512x512x512 cpu x86-64-v3/default"
