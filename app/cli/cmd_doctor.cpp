@@ -49,6 +49,7 @@ void add_doctor_command(CLI::App& app, Context& context) {
         auto report = DoctorReport::collect(default_backends(), default_devices(),
                                             PluginSearchPath::from_environment());
         apply_inspection(report, inspected);
+        apply_tunings(report, default_backends());
         if (options->json)
             std::cout << json_text(report.to_json(), 2) << "\n";
         else if (options->markdown)

@@ -14,6 +14,7 @@
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/tuning/tune.h>
+#include <switchyard/tuning/tunedresolve.h>
 #include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workercontroller.h>
@@ -215,7 +216,7 @@ void print_pinning(const Report& report) {
 struct ProfileOptions {
     std::vector<std::string> ops, devices, sizes, cells;
     bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
-         in_process = false;
+         in_process = false, no_tuning = false;
     std::string variant = "default", output;
     std::string ceilings_from;              // an earlier report whose CPU ceilings this run reuses
     bool fresh_ceilings = false;            // measure them, and refresh the cache
@@ -243,6 +244,7 @@ ProfileSettings to_settings(const ProfileOptions& o) {
     s.all_variants = o.all_variants;
     s.cells = o.cells;
     s.variant = o.variant;
+    s.use_tuning = !o.no_tuning;
     s.cold = o.cold;
     // The ranges are checked as the options are parsed (add_profile_commands).
     s.row_timeout_s = o.timeout;
@@ -327,9 +329,12 @@ Measured measure(const ProfileOptions& o) {
         if (const auto cpu = find_cpu_device(default_devices()); cpu && ceilings.peaks)
             cpu->set_peaks(*ceilings.peaks);
         Profiler profiler(settings, default_backends(), default_devices());
+        const auto tuning_ignored = follow_tunings(profiler, default_backends(), default_devices());
         const auto plan = profiler.plan();
         total = plan.size();
         report.context = run_context(profiler);
+        for (const auto& why : *tuning_ignored)
+            report.context.warnings.push_back("tuning ignored: " + why);
         if (cache && report.context.cpu_peaks)
             cache->record(ceilings, *report.context.cpu_peaks, std::int64_t(std::time(nullptr)));
         report.context.ceiling_set = ceilings.set;
@@ -625,7 +630,8 @@ int run_tune(ProfileOptions o, const TuneOptions& t) {
             throw std::invalid_argument("--from: " + std::string(e.what()));
         }
     } else {
-        o.all_variants = true; // every cell competes with the chain's pick
+        o.all_variants = true; // every cell competes with the chain's pick ...
+        o.no_tuning = true;    // ... the chain's own, not an earlier tuning's
         report = measure(o).report;
     }
     auto result = tune_report(report, report_path);
@@ -720,6 +726,13 @@ void add_run_options(CLI::App* cmd, ProfileOptions& options) {
                   "Run the kernels in this process (no crash isolation)");
 }
 
+// --no-tuning (profile): the resolved cells by the fallback chain alone.
+void add_no_tuning_option(CLI::App* cmd, ProfileOptions& o) {
+    cmd->add_flag("--no-tuning", o.no_tuning,
+                  "Resolve by the fallback chain alone: ignore the tuning files "
+                  "(SWITCHYARD_TUNING, ~/.local/share/switchyard/tuning)");
+}
+
 void add_profile_commands(CLI::App& app, Context& context) {
     {
         auto o = std::make_shared<ProfileOptions>();
@@ -727,6 +740,7 @@ void add_profile_commands(CLI::App& app, Context& context) {
             app.add_subcommand("profile", "Measure kernels (ops x sizes x devices x cells) in a "
                                           "worker process; compare with the CPU reference");
         add_run_options(cmd, *o);
+        add_no_tuning_option(cmd, *o);
         cmd->add_flag("--all-variants", o->all_variants,
                       "Every available variant, not only the resolved cell");
         cmd->add_flag("--cold", o->cold, "Evict the caches before every sample");

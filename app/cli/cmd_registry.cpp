@@ -2,6 +2,7 @@
 // list, show, matrix, resolve: what is installed, what each backend can do, what resolves.
 #include "command.h"
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/ops.h>
@@ -327,7 +328,7 @@ TuningDecision tuned_choice(const Resolution& r, const std::string& op, const Ta
         q.pick = key[2] + "/" + key[3];
     }
     std::vector<DeviceInfo> devices; // the machine as a tuning for this device kind sees it
-    if (target.device != "cpu")
+    if (device_kind(target.device) != DeviceKind::Cpu)
         for (const auto& d : default_devices().devices())
             devices.push_back(d->info());
     q.machine = machine_fingerprint(devices)["machine"];

@@ -159,6 +159,35 @@ private slots:
                  text.out.constData());
     }
 
+    // profile's resolved row runs the tuned cell and says which pick it replaced; --no-tuning
+    // runs the chain's.
+    void profileFollowsTheTuning() {
+        for (const bool follow : {true, false}) {
+            QStringList args{"profile", "--op",  "flow_match_step", "--variant", "tunable",
+                             "--sizes", "8192",  "--device",        "cpu",       "--budget",
+                             "0.02",    "--json"};
+            if (!follow)
+                args << "--no-tuning";
+            const auto r = cli(args, tuningFile());
+            QVERIFY2(r.code == 0, r.err.constData());
+            const auto report = parse(r.out);
+            QJsonObject resolved;
+            for (const auto& row : report["rows"].toArray())
+                if (row.toObject()["resolved"].toBool())
+                    resolved = row.toObject();
+            QVERIFY2(!resolved.isEmpty(), r.out.constData());
+            const QString cell = resolved["arch"].toString() + "/" + resolved["variant"].toString();
+            QCOMPARE(cell, follow ? QStringLiteral("generic/tunable")
+                                  : QStringLiteral("x86-64-v2/tunable"));
+            QCOMPARE(resolved["tuned_from"].toString(),
+                     follow ? QStringLiteral("x86-64-v2/tunable") : QString());
+            QCOMPARE(resolved["code"].toObject()["backend"].toString(),
+                     QStringLiteral("fixture-tuning"));
+            QCOMPARE(report["context"].toObject()["settings"].toObject()["use_tuning"].toBool(),
+                     follow);
+        }
+    }
+
     // The same plugin rebuilt (another build ID): its entry is ignored with the reason, and an
     // entry of a built-in cell in the same file still applies.
     void rebuiltPluginsEntryIsIgnoredAlone() {

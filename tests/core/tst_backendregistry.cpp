@@ -314,9 +314,10 @@ private slots:
         QTest::newRow("unparseable core skips range") << 1 << "99.0.0"
                                                       << "0.0.1"
                                                       << "dev" << 0 << "";
-        QTest::newRow("unparseable core keeps contract") << 5 << ""
-                                                         << ""
-                                                         << "dev" << 1 << "revision 5";
+        QTest::newRow("unparseable core keeps contract")
+            << kContractVersion + 1 << ""
+            << ""
+            << "dev" << 1 << QString("revision %1").arg(kContractVersion + 1);
         QTest::newRow("unparseable bound skipped") << 1 << "latest"
                                                    << ""
                                                    << "0.1.0" << 0 << "";

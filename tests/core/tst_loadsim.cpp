@@ -25,6 +25,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "support/versionneed.h"
+
 using namespace switchyard;
 
 namespace {
@@ -114,8 +116,7 @@ private slots:
         // libstdc++ does not define (a plugin built with a newer GCC).
         QTest::newRow("glibcxx") << patchedCopy(good, m_dir.filePath("libglibcxx.so"),
                                                 [](std::string& b) {
-                                                    const std::string from("GLIBCXX_3.4.21\0", 15);
-                                                    const auto at = b.find(from);
+                                                    const auto at = test::glibcxx_version_need(b);
                                                     if (at != std::string::npos)
                                                         b.replace(at, 14, "GLIBCXX_3.4.99");
                                                 })

@@ -102,6 +102,29 @@ Tolerance tolerance_of(const KernelCell& cell, const OpInfo& op, const Dims& dim
     return t;
 }
 
+} // namespace
+
+ParityResult check_cpu_cell(const KernelCell& cell, const OpInfo& op, const Dims& dims,
+                            const KernelCell* judged_as) {
+    if (device_kind(cell.key[1]) != DeviceKind::Cpu || !cell.is_loaded())
+        throw std::invalid_argument(cell.key.to_string() +
+                                    ": only a loaded CPU cell is checked in this process");
+    const Workload w(op, dims);
+    auto outputs = w.make_outputs();
+    auto args = w.args(outputs);
+    // The workspace it declares, 64-byte aligned as the profiler gives it.
+    std::vector<std::byte> workspace(std::size_t(std::max<std::int64_t>(0, cell.workspace_bytes)) +
+                                     64);
+    args.workspace =
+        workspace.data() + (64 - reinterpret_cast<std::uintptr_t>(workspace.data()) % 64) % 64;
+    args.workspace_bytes = workspace.size() - 64;
+    cell.fn(args);
+    return check_parity(op, dims, outputs, w.reference(),
+                        tolerance_of(judged_as ? *judged_as : cell, op, dims));
+}
+
+namespace {
+
 // One launch on fresh inputs, compared with the reference; then the guard zones and the
 // inputs are checked.
 ParityResult check_once(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,

@@ -128,6 +128,8 @@ void to_json(nlohmann::json& j, const RowSpec& r) {
         j["runs_as"] = r.runs_as;
     if (r.threads > 0)
         j["threads"] = r.threads;
+    if (!r.tuned_from.empty())
+        j["tuned_from"] = r.tuned_from;
     if (!r.code.backend.empty())
         j["code"] = {{"backend", r.code.backend},
                      {"version", r.code.version},
@@ -153,6 +155,7 @@ void from_json(const nlohmann::json& j, RowSpec& r) {
     r.resolved = v.boolean("resolved", false);
     r.runs_as = v.str("runs_as", std::string());
     r.threads = v.integer("threads", 0, 0, RowSpec::kMaxThreads);
+    r.tuned_from = v.str("tuned_from", std::string());
     if (const auto code = v.find("code")) {
         code->expect(jsonread::Kind::Object);
         r.code.backend = code->str("backend");

@@ -122,7 +122,8 @@ std::vector<Dims> sizes_for(const OpInfo& op, const ProfileSettings& st, std::in
 struct CellOnDevice {
     KernelRegistry::CellPtr cell;
     std::string run_on;
-    bool resolved = false; // the cell dispatch picks for this op on this device
+    bool resolved = false;  // the cell dispatch picks for this op on this device
+    std::string tuned_from; // the chain's pick, where a tuning picked `cell` instead
 };
 
 // What the fallback chain of `op` for device `info` resolves to (nullptr: nothing).
@@ -192,16 +193,24 @@ void check_cell_names(const ProfileSettings& st, const std::vector<const OpInfo*
 
 // The cells of `op` for device `info`: those named by --cells, or every available one with
 // --all-variants, else the first of its fallback chain (none when nothing resolves).
-std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
-                                    const KernelRegistry& registry, const ProfileSettings& st) {
+std::vector<CellOnDevice> cells_for(const OpInfo& op, const Dims& dims, const DeviceInfo& info,
+                                    const KernelRegistry& registry, const ProfileSettings& st,
+                                    const Profiler::TunedPicker& picker) {
     std::vector<CellOnDevice> cells;
     auto cell = resolved_cell(op, info, registry, st);
+    std::string tuned_from;
+    if (cell && picker)
+        if (auto tuned = picker(op, dims, info, *cell)) {
+            tuned_from = cell->key[2] + "/" + cell->key[3];
+            cell = std::move(tuned);
+        }
     if (st.all_variants || !st.cells.empty()) {
         for (const auto& entry : registry.manifest()) {
             const auto& key = entry.cell->key;
             if (key[0] == op.name && key[1] == info.kind && entry.available &&
                 (st.cells.empty() || named_cell(key, st.cells)))
-                cells.push_back({entry.cell, info.id, cell && cell->key == key});
+                cells.push_back({entry.cell, info.id, cell && cell->key == key,
+                                 cell && cell->key == key ? tuned_from : std::string()});
         }
         return cells;
     }
@@ -209,7 +218,7 @@ std::vector<CellOnDevice> cells_for(const OpInfo& op, const DeviceInfo& info,
         return cells;
     // The terminal rung runs on the host CPU whatever device asked.
     std::string run_on = cell->key[1] == info.kind ? info.id : std::string("cpu");
-    cells.push_back({std::move(cell), std::move(run_on), true});
+    cells.push_back({std::move(cell), std::move(run_on), true, std::move(tuned_from)});
     return cells;
 }
 
@@ -235,7 +244,7 @@ public:
 
     void add(const OpInfo& op, const Dims& dims, const KernelCell& cell,
              const std::string& device_id, const std::string& resolved_for, bool resolved,
-             const DeviceInfo* device = nullptr) {
+             const DeviceInfo* device = nullptr, const std::string& tuned_from = {}) {
         RowSpec r;
         r.op = std::string(op.name);
         r.dims = dims;
@@ -248,6 +257,7 @@ public:
         r.source = std::string(to_string(cell.source));
         r.workspace_bytes = detail::workspace_of(cell);
         r.resolved = resolved;
+        r.tuned_from = tuned_from;
         if (device && device->id == device_id)
             r.runs_as = runs_as(cell, *device);
         if (device_kind(r.device_kind) == DeviceKind::Cpu)
@@ -346,9 +356,11 @@ std::vector<RowSpec> Profiler::plan() const {
             if (reference)
                 rows.add(*op, dims, *reference, "cpu", "cpu", false);
             for (const auto& dev : devices)
-                for (const auto& c : cells_for(*op, dev->info(), registry, m_settings))
-                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id, c.resolved,
-                             &dev->info());
+                for (const auto& c :
+                     cells_for(*op, dims, dev->info(), registry, m_settings,
+                               m_settings.use_tuning ? m_tuned_picker : TunedPicker()))
+                    rows.add(*op, dims, *c.cell, c.run_on, dev->info().id, c.resolved, &dev->info(),
+                             c.tuned_from);
         }
     }
     return rows.take();

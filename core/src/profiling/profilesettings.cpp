@@ -13,6 +13,7 @@ void to_json(nlohmann::json& j, const ProfileSettings& p) {
          {"devices", p.devices},
          {"sizes", s},
          {"all_variants", p.all_variants},
+         {"use_tuning", p.use_tuning},
          {"cells", p.cells},
          {"variant", p.variant},
          {"cold", p.cold},
@@ -43,6 +44,7 @@ void from_json(const nlohmann::json& j, ProfileSettings& s) {
             s.sizes[it.key()] = sizes->strings(it.key());
     }
     s.all_variants = v.boolean("all_variants", false);
+    s.use_tuning = v.boolean("use_tuning", false);
     s.cells = v.strings("cells");
     s.variant = v.str("variant", std::string("default"));
     s.cold = v.boolean("cold", false);

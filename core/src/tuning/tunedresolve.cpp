@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/tuning/tunedresolve.h>
 
+#include <switchyard/hardware/devicekind.h>
+#include <switchyard/profiling/fingerprint.h>
+#include <switchyard/profiling/ops.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace switchyard {
 
@@ -92,6 +98,58 @@ TuningDecision decide_tuning(BackendRegistry& registry, const TuningSet& tunings
         }
     }
     return d;
+}
+
+Profiler::TunedPicker tuned_picker(BackendRegistry& registry, TuningSet tunings,
+                                   std::string variant,
+                                   std::function<nlohmann::json(const DeviceInfo&)> machine_of,
+                                   std::shared_ptr<std::vector<std::string>> ignored) {
+    if (tunings.tunings.empty())
+        return {};
+    auto machines = std::make_shared<std::map<std::string, nlohmann::json>>();
+    auto set = std::make_shared<const TuningSet>(std::move(tunings));
+    return
+        [&registry, set, machines, variant = std::move(variant), machine_of = std::move(machine_of),
+         ignored](const OpInfo& op, const Dims& dims, const DeviceInfo& device,
+                  const KernelCell& pick) -> KernelRegistry::CellPtr {
+            TuningQuery q{std::string(op.name), pick.key[1], variant};
+            q.pick = pick.key[2] + "/" + pick.key[3];
+            q.work = size_work(dims);
+            q.size = dims_to_string(op, dims);
+            auto [it, fresh] = machines->try_emplace(q.device);
+            if (fresh)
+                it->second = machine_of(device);
+            q.machine = it->second;
+            auto d = decide_tuning(registry, *set, q);
+            if (ignored)
+                for (auto& why : d.ignored)
+                    if (std::find(ignored->begin(), ignored->end(), why) == ignored->end())
+                        ignored->push_back(std::move(why));
+            if (!d.use)
+                return nullptr;
+            // The chosen cell loaded (a plugin's placeholder on the way), as a run needs it.
+            const std::array<TupleKey, 1> key{d.use->cell->key};
+            return registry.kernel_registry().resolve_first(key);
+        };
+}
+
+std::shared_ptr<std::vector<std::string>>
+follow_tunings(Profiler& profiler, BackendRegistry& registry, DeviceRegistry& devices) {
+    auto ignored = std::make_shared<std::vector<std::string>>();
+    if (!profiler.settings().use_tuning)
+        return ignored;
+    auto set = load_tunings(tuning_paths());
+    *ignored = set.problems;
+    auto machine_of = [&devices](const DeviceInfo& device) {
+        std::vector<DeviceInfo> infos;
+        if (device_kind(device.kind) != DeviceKind::Cpu)
+            for (const auto& d : devices.devices())
+                infos.push_back(d->info());
+        return machine_fingerprint(infos)["machine"];
+    };
+    profiler.set_tuned_picker(
+        tuned_picker(registry, std::move(set), profiler.settings().variant, machine_of, ignored));
+    return ignored;
 }
 
 } // namespace switchyard

@@ -5,6 +5,7 @@
 #include <switchyard/kernels/probes.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/profiler.h>
+#include <switchyard/tuning/tunedresolve.h>
 #include <switchyard/worker/protocol.h>
 
 #include "worker/workerprocess.h"
@@ -427,6 +428,7 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
         // minutes over its probes is not taken for a hung worker, and a hang names its step.
         // Inside a row, the row's own progress messages are the heartbeat.
         Profiler profiler(settings, backends, devices);
+        const auto tuning_ignored = follow_tunings(profiler, backends, devices);
         std::vector<RowSpec> plan;
         std::optional<RunContext> context;
         std::optional<CpuPeaks> peaks_now;
@@ -443,8 +445,11 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
                 detail::emit_line(fd, protocol::fatal_message(e.what(), true));
                 return 2;
             }
-            if (start == 0)
+            if (start == 0) {
                 context = run_context(profiler);
+                for (const auto& why : *tuning_ignored)
+                    context->warnings.push_back("tuning ignored: " + why);
+            }
             peaks_now = profiler.cpu_peaks();
         }
         detail::emit_line(fd, protocol::context_message(context ? &*context : nullptr,

@@ -50,6 +50,14 @@ public:
 
     const ProfileSettings& settings() const noexcept { return m_settings; }
 
+    /// The cell a tuning picks instead of the chain's `pick` for (op, dims) on `device`; null
+    /// for the chain's. The composition root sets it (tuning/tunedresolve.h, tuned_picker())
+    /// where ProfileSettings::use_tuning holds; the plan's resolved rows then run the tuned
+    /// cell (RowSpec::tuned_from names the pick it replaced).
+    using TunedPicker = std::function<KernelRegistry::CellPtr(
+        const OpInfo& op, const Dims& dims, const DeviceInfo& device, const KernelCell& pick)>;
+    void set_tuned_picker(TunedPicker picker) { m_tuned_picker = std::move(picker); }
+
     /// Every row of the run, in order. Loads the backend registry first. Throws
     /// std::invalid_argument for an unknown op, device or malformed size (with suggestions).
     std::vector<RowSpec> plan() const;
@@ -76,6 +84,7 @@ private:
     const Workload& workload(const std::string& op, const Dims& dims, const Progress& progress);
 
     ProfileSettings m_settings;
+    TunedPicker m_tuned_picker;
     BackendRegistry& m_backends;
     DeviceRegistry& m_devices;
     std::unique_ptr<Workload> m_workload; // the last (op, dims): consecutive rows share it
@@ -148,5 +157,15 @@ SWITCHYARD_CORE_EXPORT bool shares_host_caches(const DeviceInfo& info);
 /// `ceilings_cpu`: the pinned_cpu of the CPU ceilings in use (-1: none), which may overrule
 /// the CPU SWITCHYARD_PIN_CPU names (pin_cpu_problem()).
 SWITCHYARD_CORE_EXPORT std::vector<std::string> host_measurement_warnings(int ceilings_cpu);
+
+/// One launch of a CPU cell in this process on fresh inputs of (op, dims), its outputs
+/// checked against the reference at the tolerance of `judged_as` (its meta "tolerance", else
+/// the op's; `cell` itself when null), as a profile row checks them: what a tuned choice
+/// passes, at the overridden cell's tolerance, before it is first used (no timing, no
+/// ceilings). Throws std::invalid_argument for a cell of another device kind or one not
+/// loaded; what the kernel throws passes through.
+SWITCHYARD_CORE_EXPORT ParityResult check_cpu_cell(const KernelCell& cell, const OpInfo& op,
+                                                   const Dims& dims,
+                                                   const KernelCell* judged_as = nullptr);
 
 } // namespace switchyard

@@ -70,6 +70,9 @@ struct SWITCHYARD_CORE_EXPORT RowSpec {
     /// than kMaxThreads (every non-CPU cell, older reports). JSON "threads", absent when 0.
     /// Dispatch findings say when the fastest cell runs on other threads than the resolved
     /// one.
+    /// The chain's pick ("x86-64-v2/tunable") where a tuning chose this cell instead (a
+    /// resolved row of a run that followed tuning files); "" otherwise. JSON "tuned_from".
+    std::string tuned_from;
     /// The identity of the cell's code (its backend, version and library's build ID): two
     /// rows with the same cell key and the same code measured identical code (compare says
     /// so, a tuning records it). JSON "code", absent where unknown.

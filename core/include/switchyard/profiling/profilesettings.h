@@ -27,7 +27,11 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// `repeat` they alternate pass after pass). Empty: as all_variants and variant say.
     std::vector<std::string> cells;
     std::string variant = "default"; // the variant resolution asks for
-    bool cold = false;               // evict caches before every sample (one launch per sample)
+    /// The resolved cell follows the machine's tuning files where an entry applies (tuning/);
+    /// false: the fallback chain alone (profile --no-tuning, and tune itself). JSON
+    /// "use_tuning"; absent in a report from before tunings: false.
+    bool use_tuning = true;
+    bool cold = false; // evict caches before every sample (one launch per sample)
 
     double max_noise = 0.005;      // stop when the relative stddev falls under this...
     std::int64_t min_samples = 10; // ...with at least this many samples,

@@ -39,6 +39,12 @@ SWITCHYARD_CORE_EXPORT void use_builtins(BackendRegistry& registry);
 /// not finish (a device backend that crashed or hung while listing or probing devices).
 SWITCHYARD_CORE_EXPORT void apply_inspection(DoctorReport& report, const InspectResult& inspected);
 
+/// The tuning files (tuning/tuning.h, tuning_paths()) onto a doctor's report: a warning for
+/// each file that cannot be read and each entry that can never apply here as it stands (another
+/// machine, a chain that picks another cell now, a chosen cell that is missing, code rebuilt
+/// since it was tuned), with the command that re-tunes it. Nothing is loaded or run.
+SWITCHYARD_CORE_EXPORT void apply_tunings(DoctorReport& report, BackendRegistry& backends);
+
 /// The user's cache of measured CPU ceilings (profiling/ceilingcache.h), read from the
 /// environment on each call: SWITCHYARD_CEILINGS_CACHE's folder where it names one, none
 /// where it is "off" (every run measures), else the user's data folder's `ceilings/`

@@ -3,11 +3,15 @@
 
 #include <switchyard/core_export.h>
 
+#include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/profiling/profiler.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/tuning/tuning.h>
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,5 +60,21 @@ struct SWITCHYARD_CORE_EXPORT TuningQuery {
 SWITCHYARD_CORE_EXPORT TuningDecision decide_tuning(BackendRegistry& registry,
                                                     const TuningSet& tunings,
                                                     const TuningQuery& query);
+
+/// A profiler's tuned picker (Profiler::set_tuned_picker) over `tunings`, for a run asking for
+/// `variant`: each resolved row runs the cell decide_tuning() chooses for its size, where an
+/// entry applies. `machine_of`
+/// gives this machine's fingerprint part for a device kind's devices (asked once per kind).
+/// What was ignored, and why, is added to `ignored` (once per distinct reason) when given.
+SWITCHYARD_CORE_EXPORT Profiler::TunedPicker
+tuned_picker(BackendRegistry& registry, TuningSet tunings, std::string variant,
+             std::function<nlohmann::json(const DeviceInfo&)> machine_of,
+             std::shared_ptr<std::vector<std::string>> ignored = {});
+
+/// Makes `profiler` follow the tuning files (tuning_paths()) where its settings ask for it
+/// (ProfileSettings::use_tuning), this machine seen through `devices`. Returns the entries
+/// ignored while planning, and why (filled as plan() runs): the run's context says them.
+SWITCHYARD_CORE_EXPORT std::shared_ptr<std::vector<std::string>>
+follow_tunings(Profiler& profiler, BackendRegistry& registry, DeviceRegistry& devices);
 
 } // namespace switchyard
