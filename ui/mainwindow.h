@@ -38,6 +38,7 @@ inline constexpr const char* kPinCpuKey = "cpu/pin_cpu";
 /// ceilings): a number, 0 to measure every run. Absent: SWITCHYARD_CEILINGS_MAX_AGE, else the
 /// core's default.
 inline constexpr const char* kCeilingsMaxAgeKey = "profile/ceilings_max_age_days";
+inline constexpr const char* kFollowTuningKey = "profile/follow_tuning";
 
 /// The explorer: the backend tree (left dock) drives the capabilities and dependencies
 /// panels; the kernel matrix, hardware and problems are tabs beside them. All core work
@@ -84,6 +85,16 @@ public:
     void cancelProfile();
     bool isProfiling() const;
     bool hasProfileRows() const;
+    /// Profile ▸ Tune dispatch: a run of every variant of the panel's ops, devices and sizes
+    /// (at least 3 runs per row, the fallback chain's own picks); when it completes, the
+    /// tuning it supports is written to the user's tuning file (tuning/tune.h,
+    /// tune_and_write()) and tuningWritten follows with the summary. False when no run
+    /// starts.
+    bool tuneDispatch();
+    /// Profile ▸ Follow tuning files (kept in the settings): profile runs follow them.
+    void setFollowTuning(bool follow);
+    /// The last Tune dispatch's summary ("1 tuned entry written to …", each entry, notes).
+    QString tuningSummary() const { return m_tuningSummary; }
 
     // Reports (File menu, drag and drop, recent files). Each returns the error text (also
     // shown in the status bar and the profiler's log), or an empty string on success.
@@ -109,6 +120,8 @@ signals:
     void catalogShown();
     /// A profile run ended (or could not go on).
     void profileFinished(bool cancelled);
+    /// Tune dispatch wrote its tuning (or said why it could not): the summary.
+    void tuningWritten(const QString& summary);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -117,6 +130,8 @@ protected:
 private:
     void setupProfiler();
     void setupCeilingsMenu(QMenu* profileMenu);
+    void setupTuningMenu(QMenu* profileMenu);
+    void writeTuning(bool cancelled);
     void setupReportMenu(QMenu* file);
     void setupProfileMenu();
     void addRecentReport(const QString& path);
@@ -152,6 +167,8 @@ private:
     HardwarePanel* m_hardware;
     ProblemsView* m_problems;
     QLabel* m_status;
+    bool m_tuning = false; // the running profile is Tune dispatch's
+    QString m_tuningSummary;
     QLabel* m_busy;
     QString m_selected;
     ProfileView* m_profile = nullptr;

@@ -18,6 +18,7 @@
 
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/tuning/tune.h>
 
 #include <QAction>
 #include <QActionGroup>
@@ -39,6 +40,9 @@
 #include <QTabWidget>
 
 #include <qcustomplot.h>
+
+#include <algorithm>
+#include <utility>
 
 namespace switchyard::ui {
 
@@ -114,6 +118,71 @@ void MainWindow::setupProfileMenu() {
     connect(m_profile, &ProfileView::runFinished, this, update);
     connect(m_profile, &ProfileView::runFinished, this, &MainWindow::profileFinished);
     setupCeilingsMenu(menu);
+    setupTuningMenu(menu);
+}
+
+void MainWindow::setupTuningMenu(QMenu* profileMenu) {
+    profileMenu->addSeparator();
+    auto* tune = profileMenu->addAction(tr("&Tune dispatch"), this, [this] {
+        m_tabs->setCurrentIndex(ProfilerTab);
+        tuneDispatch();
+    });
+    tune->setObjectName(QStringLiteral("tuneDispatchAction"));
+    tune->setToolTip(tr("Measure every variant of the chosen ops and keep, per size range, the "
+                        "cell that beats the fallback chain's pick (a tuning file resolve and "
+                        "profile follow)"));
+    auto* follow = profileMenu->addAction(tr("&Follow tuning files"));
+    follow->setObjectName(QStringLiteral("followTuningAction"));
+    follow->setCheckable(true);
+    follow->setChecked(QSettings().value(QLatin1String(kFollowTuningKey), true).toBool());
+    m_profile->setFollowTuning(follow->isChecked());
+    connect(follow, &QAction::toggled, this, &MainWindow::setFollowTuning);
+    connect(m_profile, &ProfileView::runFinished, this, &MainWindow::writeTuning);
+}
+
+void MainWindow::setFollowTuning(bool follow) {
+    QSettings s;
+    s.setAtomicSyncRequired(true);
+    s.setValue(QLatin1String(kFollowTuningKey), follow);
+    m_profile->setFollowTuning(follow);
+    m_status->setText(follow ? tr("Profile runs follow the tuning files")
+                             : tr("Profile runs resolve by the fallback chain alone"));
+}
+
+bool MainWindow::tuneDispatch() {
+    m_tuning = m_profile->run([](ProfileSettings& s) {
+        s.all_variants = true; // every cell competes with the chain's pick ...
+        s.use_tuning = false;  // ... the chain's own, not an earlier tuning's
+        s.repeat = std::max<std::int64_t>(s.repeat, 3);
+    });
+    if (m_tuning)
+        m_status->setText(tr("Tuning: measuring every variant…"));
+    return m_tuning;
+}
+
+void MainWindow::writeTuning(bool cancelled) {
+    if (!std::exchange(m_tuning, false))
+        return;
+    if (cancelled) {
+        m_tuningSummary = tr("Tuning cancelled: nothing written");
+    } else {
+        try {
+            m_tuningSummary = qs(tune_and_write(m_profile->report(), {}, {}).summary());
+        } catch (const std::exception& e) {
+            m_tuningSummary = tr("Tuning not written: %1").arg(qs(e.what()));
+        }
+    }
+    for (const auto& line : m_tuningSummary.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        m_profile->appendLog(line);
+    m_status->setText(m_tuningSummary.section(QLatin1Char('\n'), 0, 0));
+    // Copyable, and not in the way: the window stays usable while it is open.
+    auto* box = new QMessageBox(QMessageBox::Information, tr("Tune dispatch"), m_tuningSummary,
+                                QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("tuningSummaryBox"));
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    emit tuningWritten(m_tuningSummary);
 }
 
 void MainWindow::setupCeilingsMenu(QMenu* profileMenu) {

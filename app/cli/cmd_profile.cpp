@@ -563,66 +563,8 @@ struct TuneOptions {
     bool json = false, dry_run = false;
 };
 
-// Where `tune` writes by default: the user's tuning folder, one file per machine.
-std::string default_tuning_file(const Tuning& t) {
-    const auto dir = user_tuning_dir();
-    if (dir.empty())
-        throw std::invalid_argument("no home folder to keep the tuning in: give -o FILE");
-    return dir + "/" + (t.machine_id.empty() ? std::string("unknown") : t.machine_id) + ".tuning";
-}
-
-// The file's entries of other (op, device, variant)s kept beside the new ones: tuning gemm
-// does not forget what an earlier run found for rms_norm. A file of another machine, or one
-// that cannot be read, is replaced (the note says so).
-Tuning merge_with_file(Tuning fresh, const std::string& file, std::vector<std::string>& notes) {
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec))
-        return fresh;
-    try {
-        const auto old = Tuning::load(file);
-        if (old.machine_id != fresh.machine_id) {
-            notes.push_back(file + " held a tuning of another machine (" + old.machine_id +
-                            "); replaced");
-            return fresh;
-        }
-        std::set<std::string> tuned;
-        const auto key = [](const std::string& op, const std::string& device,
-                            const std::string& variant) {
-            return op + "|" + device + "|" + variant;
-        };
-        for (const auto& e : fresh.entries)
-            tuned.insert(key(e.op, e.device, e.variant));
-        std::size_t kept = 0;
-        for (const auto& e : old.entries)
-            if (!tuned.count(key(e.op, e.device, e.variant))) {
-                fresh.entries.push_back(e);
-                ++kept;
-            }
-        if (kept)
-            notes.push_back("kept " + std::to_string(kept) + " entr" + (kept == 1 ? "y" : "ies") +
-                            " of other ops from " + file);
-    } catch (const std::exception& e) {
-        notes.push_back(std::string(e.what()) + "; replaced");
-    }
-    return fresh;
-}
-
-// "<tuning file without .tuning>.<date>.report.json": the run's report beside its tuning.
-std::string report_beside(const std::string& tuning_file, const std::string& date) {
-    std::string stem = tuning_file;
-    if (stem.ends_with(".tuning"))
-        stem.resize(stem.size() - 7);
-    return stem + "." + date.substr(0, 10) + ".report.json";
-}
-
-std::string entry_line(const TuningEntry& e) {
-    return e.label() + ": " + e.chosen.cell + " instead of " + e.overrides.cell + " (" +
-           fmt("%.2fx", e.speedup()) + " at least, " + e.chosen.code.text() + ")";
-}
-
 int run_tune(ProfileOptions o, const TuneOptions& t) {
     Report report;
-    std::string report_path = t.from;
     if (!t.from.empty()) {
         try {
             report = Report::load(t.from);
@@ -634,55 +576,36 @@ int run_tune(ProfileOptions o, const TuneOptions& t) {
         o.no_tuning = true;    // ... the chain's own, not an earlier tuning's
         report = measure(o).report;
     }
-    auto result = tune_report(report, report_path);
-    const std::string file = t.output.empty() ? default_tuning_file(result.tuning) : t.output;
-    if (t.from.empty()) {
-        report_path = t.report.empty() ? report_beside(file, report.context.date) : t.report;
-        for (auto& e : result.tuning.entries)
-            e.report = report_path;
-        if (!t.dry_run)
-            report.save(report_path);
-    }
-    auto tuning = merge_with_file(std::move(result.tuning), file, result.notes);
-    if (!t.dry_run)
-        tuning.save(file);
+    const auto w = tune_and_write(report, t.output, t.from.empty() ? t.report : t.from, t.dry_run);
+    const auto& decisions = w.result.decisions;
     if (t.json) {
-        json decisions = json::array();
-        for (const auto& d : result.decisions)
-            decisions.push_back({{"op", d.op},
-                                 {"device", d.device},
-                                 {"size", d.size},
-                                 {"pick", d.pick},
-                                 {"winner", d.winner},
-                                 {"verdict", std::string(to_string(d.verdict))},
-                                 {"message", d.message}});
-        std::cout << json_text(envelope("tune", {{"file", t.dry_run ? "" : file},
-                                                 {"report", t.dry_run ? "" : report_path},
-                                                 {"tuning", tuning.to_json()},
-                                                 {"decisions", decisions},
-                                                 {"notes", result.notes}}),
+        json list = json::array();
+        for (const auto& d : decisions)
+            list.push_back({{"op", d.op},
+                            {"device", d.device},
+                            {"size", d.size},
+                            {"pick", d.pick},
+                            {"winner", d.winner},
+                            {"verdict", std::string(to_string(d.verdict))},
+                            {"message", d.message}});
+        std::cout << json_text(envelope("tune", {{"file", t.dry_run ? "" : w.file},
+                                                 {"report", t.dry_run ? "" : w.report},
+                                                 {"tuning", w.written.to_json()},
+                                                 {"decisions", list},
+                                                 {"notes", w.result.notes}}),
                                1)
                   << "\n";
         return Ok;
     }
     std::vector<std::vector<std::string>> rows;
-    for (const auto& d : result.decisions)
+    for (const auto& d : decisions)
         rows.push_back({d.op, d.device, d.size, d.pick,
                         d.winner == d.pick ? std::string("(the pick)") : d.winner,
                         std::string(to_string(d.verdict))});
-    std::cout << format_table({"OP", "DEVICE", "SIZE", "CHAIN PICKS", "KEPT", "VERDICT"}, rows);
-    std::size_t fresh = 0;
-    for (const auto& e : tuning.entries)
-        fresh += e.report == report_path;
-    std::cout << "\n"
-              << fresh << " tuned entr" << (fresh == 1 ? "y" : "ies")
-              << (t.dry_run ? " (not written: --dry-run)" : " written to " + file) << "\n";
-    for (const auto& e : tuning.entries)
-        if (e.report == report_path)
-            std::cout << "  " << entry_line(e) << "\n";
-    for (const auto& n : result.notes)
-        std::cout << "note: " << n << "\n";
-    if (fresh)
+    std::cout << format_table({"OP", "DEVICE", "SIZE", "CHAIN PICKS", "KEPT", "VERDICT"}, rows)
+              << "\n"
+              << w.summary(t.dry_run);
+    if (w.fresh)
         std::cout << "resolve and profile follow it now (switchyard-cli resolve OP --size SIZE; "
                      "--no-tuning for the chain alone)\n";
     return Ok;

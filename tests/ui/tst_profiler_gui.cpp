@@ -20,10 +20,12 @@
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/tuning/tuning.h>
 
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -38,6 +40,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -652,6 +655,65 @@ private slots:
         QSettings again(file, QSettings::IniFormat);
         QCOMPARE(again.value("reports/recent").toStringList(), (QStringList{"/a.json", "/b.json"}));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
+    }
+
+    // Profile ▸ Tune dispatch: a run of every variant (3 runs a row, the chain's own picks),
+    // then the tuning it supports in the user's folder and its summary; Follow tuning files
+    // is what the panel's runs ask for; a tuned row is marked in the table.
+    void tuneDispatchWritesTheTuning() {
+        ResultsModel marks;
+        ProfileRow tuned;
+        tuned.spec.op = "flow_match_step";
+        tuned.spec.arch = "generic";
+        tuned.spec.variant = "tunable";
+        tuned.spec.tuned_from = "x86-64-v2/tunable";
+        marks.addRow(tuned);
+        const auto cell = marks.index(0, ResultsModel::VariantColumn);
+        QCOMPARE(cell.data().toString(), QStringLiteral("generic/tunable (tuned)"));
+        QVERIFY(cell.data(Qt::ToolTipRole).toString().contains("picks x86-64-v2/tunable"));
+
+        const QString xdg = m_dir.filePath("tune-xdg");
+        qputenv("XDG_DATA_HOME", xdg.toLocal8Bit());
+        Window w;
+        w.window.show();
+        auto* view = child<ui::ProfileView>(&w.window, "profileView");
+        view->controller()->setWorkerExecutable(QStringLiteral(SWITCHYARD_CLI_PATH));
+        view->controller()->setWorkerEnvironment(
+            {{"SWITCHYARD_PLUGIN_PATH", ""},
+             {"XDG_DATA_HOME", xdg.toStdString()},
+             {"SWITCHYARD_CEILINGS_CACHE", m_dir.filePath("tune-ceilings").toStdString()}});
+        view->setChoices({"rms_norm"}, {"cpu"}, false);
+        child<QLineEdit>(view, "sizesEdit")->setText("64x1024");
+        child<QDoubleSpinBox>(view, "budgetBox")->setValue(0.02);
+        auto* follow = child<QAction>(&w.window, "followTuningAction");
+        QVERIFY(follow->isChecked());
+        QVERIFY(view->settings().use_tuning);
+        follow->trigger();
+        QVERIFY(!view->settings().use_tuning);
+        QVERIFY(!QSettings().value(QLatin1String(ui::kFollowTuningKey)).toBool());
+        follow->trigger();
+        QVERIFY(view->settings().use_tuning);
+
+        QSignalSpy written(&w.window, &MainWindow::tuningWritten);
+        child<QAction>(&w.window, "tuneDispatchAction")->trigger();
+        QVERIFY(view->isRunning());
+        QVERIFY(written.wait(300000));
+        const QString summary = written.at(0).at(0).toString();
+        const QDir folder(xdg + "/switchyard/tuning");
+        const auto files = folder.entryList({QStringLiteral("*.tuning")});
+        QVERIFY2(files.size() == 1, qPrintable(summary));
+        const auto tuning = Tuning::load(folder.filePath(files[0]).toStdString());
+        QVERIFY2(summary.startsWith(QString::number(tuning.entries.size()) + " tuned entr") &&
+                     summary.contains(folder.filePath(files[0])),
+                 qPrintable(summary));
+        QCOMPARE(folder.entryList({QStringLiteral("*.report.json")}).size(), 1);
+        const auto settings = view->report().context.settings;
+        QVERIFY(settings.all_variants);
+        QCOMPARE(settings.repeat, std::int64_t(3));
+        QVERIFY(!settings.use_tuning);
+        QCOMPARE(w.window.tuningSummary(), summary);
+        QTRY_VERIFY(child<QMessageBox>(&w.window, "tuningSummaryBox")->isVisible());
+        qunsetenv("XDG_DATA_HOME");
     }
 
     void matrixContextMenuPrefillsTheRun() {

@@ -298,10 +298,15 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
                              .arg(r.clock.median_ghz, 0, 'f', 2)
                              .arg(r.clock.throttled ? QStringLiteral(" !") : QString())
                        : tr("none");
-        case VariantColumn:
+        case VariantColumn: {
+            // "(tuned)": a tuning chose this cell over the chain's pick; ⚑: a dispatch regret.
+            QString text = rowIdentityData(r, c, false).toString();
+            if (!r.spec.tuned_from.empty())
+                text += QStringLiteral(" (tuned)");
             if (const auto* f = findingFor(index.row()); f && f->regret())
-                return QStringLiteral("%1 ⚑").arg(qs(r.spec.arch + "/" + r.spec.variant));
-            return rowIdentityData(r, c, false);
+                text += QStringLiteral(" ⚑");
+            return text;
+        }
         case ParityColumn:
             return parityText(r.parity);
         case StatusColumn:
@@ -376,6 +381,10 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             tip << tr("ran on CPU %1, held there as the 1-thread ceilings were").arg(r.pinned_cpu);
         if (const auto* f = findingFor(index.row()); f && c == VariantColumn)
             tip << tr("dispatch: %1").arg(qs(f->message()));
+        if (c == VariantColumn && !r.spec.tuned_from.empty())
+            tip << tr("tuned: a tuning file chose this cell; the fallback chain picks %1 "
+                      "(Profile ▸ Follow tuning files off, or profile --no-tuning, runs it)")
+                       .arg(qs(r.spec.tuned_from));
         if (c == ClockColumn && !r.clock.none_reason.empty())
             tip << tr("no clock: %1").arg(qs(r.clock.none_reason));
         else if (c == ClockColumn && !r.clock.method.empty())

@@ -172,7 +172,7 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
         m_table->scrollTo(at);
     });
 
-    connect(m_run, &QPushButton::clicked, this, &ProfileView::run);
+    connect(m_run, &QPushButton::clicked, this, [this] { run(); });
     connect(m_cancel, &QPushButton::clicked, this, &ProfileView::cancel);
     connect(m_controller, &ProfileController::contextArrived, this, [this](const RunContext& c) {
         m_context = c;
@@ -414,6 +414,7 @@ ProfileSettings ProfileView::settings() const {
     s.max_noise = m_noise->value() / 100.0;
     s.row_timeout_s = m_timeout->value();
     s.repeat = m_repeat->value();
+    s.use_tuning = m_followTuning;
     if (m_sizeMode->currentIndex() == 1) {
         const auto tokens = m_sizes->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")),
                                                   Qt::SkipEmptyParts);
@@ -434,12 +435,14 @@ ProfileSettings ProfileView::settings() const {
     return s;
 }
 
-bool ProfileView::run() {
+bool ProfileView::run(const std::function<void(ProfileSettings&)>& adjust) {
     if (m_controller->isRunning())
         return false;
     ProfileSettings s;
     try {
         s = settings();
+        if (adjust)
+            adjust(s);
     } catch (const std::exception& e) {
         appendLog(tr("error: %1").arg(qs(e.what())));
         m_bottom->setCurrentWidget(m_log);

@@ -7,6 +7,8 @@
 
 #include <QWidget>
 
+#include <functional>
+
 #include <optional>
 
 class QCheckBox;
@@ -52,9 +54,13 @@ public:
     /// (an unreadable size) and what to do.
     ProfileSettings settings() const;
 
-    /// Starts a run with the panel's settings; false with the reason in the log when it
-    /// cannot start.
-    bool run();
+    /// Starts a run with the panel's settings (changed by `adjust` when given: Tune dispatch's
+    /// run of every variant); false with the reason in the log when it cannot start.
+    bool run(const std::function<void(ProfileSettings&)>& adjust = {});
+    /// Whether runs follow the machine's tuning files (ProfileSettings::use_tuning;
+    /// Profile ▸ Follow tuning files).
+    void setFollowTuning(bool follow) { m_followTuning = follow; }
+    bool followTuning() const { return m_followTuning; }
     void cancel();
     bool isRunning() const;
 
@@ -114,6 +120,7 @@ private:
     QDoubleSpinBox* m_noise;
     QDoubleSpinBox* m_timeout;
     QSpinBox* m_repeat;
+    bool m_followTuning = true;
     QPushButton* m_run;
     QPushButton* m_cancel;
     QProgressBar* m_progress;

@@ -4,6 +4,8 @@
 #include <switchyard/profiling/ops.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <tuple>
 
@@ -149,6 +151,42 @@ TuneResult tune_report(const Report& report, const std::string& report_path) {
             i = j;
         }
     }
+    return out;
+}
+
+TuneWrite tune_and_write(const Report& report, std::string file, std::string report_path,
+                         bool dry_run) {
+    TuneWrite w;
+    w.file = file.empty() ? default_tuning_file(report.context.fingerprint.machine_id) : file;
+    if (!dry_run) { // the user's tuning folder may not exist yet
+        std::error_code ec;
+        if (const auto folder = std::filesystem::path(w.file).parent_path(); !folder.empty())
+            std::filesystem::create_directories(folder, ec);
+    }
+    const bool save_report = report_path.empty();
+    w.report = save_report ? report_beside(w.file, report.context.date) : report_path;
+    if (save_report && !dry_run)
+        report.save(w.report);
+    w.result = tune_report(report, w.report);
+    w.fresh = w.result.tuning.entries.size();
+    w.written = merge_with_file(w.result.tuning, w.file, w.result.notes);
+    if (!dry_run)
+        w.written.save(w.file);
+    return w;
+}
+
+std::string TuneWrite::summary(bool dry_run) const {
+    char speedup[32];
+    std::string out = std::to_string(fresh) + (fresh == 1 ? " tuned entry" : " tuned entries") +
+                      (dry_run ? " (not written: dry run)" : " written to " + file) + "\n";
+    for (std::size_t i = 0; i < fresh && i < written.entries.size(); ++i) {
+        const auto& e = written.entries[i];
+        std::snprintf(speedup, sizeof speedup, "%.2fx", e.speedup());
+        out += "  " + e.label() + ": " + e.chosen.cell + " instead of " + e.overrides.cell + " (" +
+               speedup + " at least, " + e.chosen.code.text() + ")\n";
+    }
+    for (const auto& n : result.notes)
+        out += "note: " + n + "\n";
     return out;
 }
 

@@ -184,6 +184,52 @@ std::string user_tuning_dir() {
     return (std::filesystem::path(plugins).parent_path() / "tuning").string();
 }
 
+std::string default_tuning_file(const std::string& machine_id) {
+    const auto dir = user_tuning_dir();
+    if (dir.empty())
+        throw std::invalid_argument("no home folder to keep the tuning in: give a file");
+    return dir + "/" + (machine_id.empty() ? std::string("unknown") : machine_id) + ".tuning";
+}
+
+std::string report_beside(const std::string& tuning_file, const std::string& date) {
+    std::string stem = tuning_file;
+    if (stem.ends_with(".tuning"))
+        stem.resize(stem.size() - 7);
+    return stem + "." + date.substr(0, 10) + ".report.json";
+}
+
+Tuning merge_with_file(Tuning fresh, const std::string& file, std::vector<std::string>& notes) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+        return fresh;
+    try {
+        const auto old = Tuning::load(file);
+        if (old.machine_id != fresh.machine_id) {
+            notes.push_back(file + " held a tuning of another machine (" + old.machine_id +
+                            "); replaced");
+            return fresh;
+        }
+        const auto key = [](const TuningEntry& e) {
+            return e.op + "|" + e.device + "|" + e.variant;
+        };
+        std::vector<std::string> tuned;
+        for (const auto& e : fresh.entries)
+            tuned.push_back(key(e));
+        std::size_t kept = 0;
+        for (const auto& e : old.entries)
+            if (std::find(tuned.begin(), tuned.end(), key(e)) == tuned.end()) {
+                fresh.entries.push_back(e);
+                ++kept;
+            }
+        if (kept)
+            notes.push_back("kept " + std::to_string(kept) + (kept == 1 ? " entry" : " entries") +
+                            " of other ops from " + file);
+    } catch (const std::exception& e) {
+        notes.push_back(std::string(e.what()) + "; replaced");
+    }
+    return fresh;
+}
+
 std::vector<std::string> tuning_paths() {
     namespace fs = std::filesystem;
     std::vector<std::string> out;

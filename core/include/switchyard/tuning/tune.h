@@ -37,4 +37,24 @@ struct SWITCHYARD_CORE_EXPORT TuneResult {
 /// in each entry ("" when the report was not saved).
 SWITCHYARD_CORE_EXPORT TuneResult tune_report(const Report& report, const std::string& report_path);
 
+/// What tune_and_write() did: the tuning file and the report it names, the decisions, and
+/// the tuning as written (the new entries and the file's others).
+struct SWITCHYARD_CORE_EXPORT TuneWrite {
+    std::string file, report;
+    TuneResult result;
+    Tuning written;
+    std::size_t fresh = 0; // entries this run wrote
+    /// "2 tuned entries written to FILE", one line per entry, the notes: what `tune` and
+    /// Profile ▸ Tune dispatch print.
+    std::string summary(bool dry_run = false) const;
+};
+
+/// `tune` and Profile ▸ Tune dispatch, after the run: the report saved beside the tuning
+/// (report_beside(), unless `report_path` says where it already is), tune_report() of it,
+/// merged with the file's entries of other ops (merge_with_file()) and written. `file` empty:
+/// default_tuning_file() of the report's machine. `dry_run`: nothing is written. Throws
+/// std::runtime_error when a file cannot be written.
+SWITCHYARD_CORE_EXPORT TuneWrite tune_and_write(const Report& report, std::string file,
+                                                std::string report_path, bool dry_run = false);
+
 } // namespace switchyard

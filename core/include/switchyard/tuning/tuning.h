@@ -82,6 +82,17 @@ struct SWITCHYARD_CORE_EXPORT Tuning {
 SWITCHYARD_CORE_EXPORT std::vector<std::string> tuning_paths();
 /// The user's tuning folder (where `tune` writes by default).
 SWITCHYARD_CORE_EXPORT std::string user_tuning_dir();
+/// Where `tune` writes a machine's tuning by default: <user_tuning_dir()>/<machine_id>.tuning.
+/// Throws std::invalid_argument when there is no home folder to keep it in.
+SWITCHYARD_CORE_EXPORT std::string default_tuning_file(const std::string& machine_id);
+/// The run's report beside its tuning: "<file without .tuning>.<date>.report.json".
+SWITCHYARD_CORE_EXPORT std::string report_beside(const std::string& tuning_file,
+                                                 const std::string& date);
+/// `fresh` with the entries of `file` for other (op, device, variant)s kept beside its own:
+/// tuning gemm does not forget what an earlier run found for rms_norm. A file of another
+/// machine, or one that cannot be read, is replaced; `notes` says so.
+SWITCHYARD_CORE_EXPORT Tuning merge_with_file(Tuning fresh, const std::string& file,
+                                              std::vector<std::string>& notes);
 
 /// The tunings of tuning_paths(), each read on its own: a file that cannot be read is a
 /// problem of that file, said in `problems` ("<path>: why"), never of the others.
