@@ -63,7 +63,7 @@ std::vector<std::string> row_cells(const ProfileRow& r) {
             r.spec.size,
             r.spec.device,
             r.spec.backend,
-            r.spec.arch + "/" + r.spec.variant,
+            r.spec.arch + "/" + r.spec.variant + (r.spec.tuned_from.empty() ? "" : " (tuned)"),
             std::string(to_string(r.status)),
             m ? human_time(r.stats.median) : "-",
             m ? fmt("%.2f", r.gbps) : "-",

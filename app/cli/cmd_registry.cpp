@@ -389,11 +389,18 @@ int run_resolve(const std::string& op, const std::string& target_text, const std
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < r.rungs.size(); ++i) {
         const auto& rung = r.rungs[i];
-        const bool win = r.winner && *r.winner == i;
+        // With a tuning, "=>" is the tuned cell and the chain's pick says what it was.
+        const bool pick = r.winner && *r.winner == i;
+        const bool tuned_here = tuned.use && tuned.use->cell->key == rung.key;
+        const bool win = tuned.use ? tuned_here : pick;
+        const std::string note = tuned_here ? "selected (tuned)"
+                                 : win      ? "selected"
+                                 : pick     ? "the chain's pick (tuned away)"
+                                            : rung.why_not;
         rows.push_back({win ? "=>" : "", std::to_string(i + 1), rung.key.to_string(),
                         rung.declared ? "declared" : "-",
                         rung.declared ? (rung.available ? "available" : "unavailable") : "-",
-                        rung.backend, win ? "selected" : rung.why_not});
+                        rung.backend, note});
     }
     std::cout << format_table({"", "#", "KEY", "DECLARED", "HERE", "BACKEND", "NOTE"}, rows);
     if (tuned.use) {
