@@ -270,7 +270,10 @@ public:
             r.index = std::int64_t(m_rows.size());
             m_rows.push_back(std::move(r));
         } else if (resolved) {
-            m_rows[it->second].resolved = true; // planned already (the reference rung)
+            // Planned already (the reference rung; a tuning that chose the reference).
+            m_rows[it->second].resolved = true;
+            if (!tuned_from.empty())
+                m_rows[it->second].tuned_from = tuned_from;
         }
     }
     std::vector<RowSpec> take() { return std::move(m_rows); }
