@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/diagnosis/buildid.h>
 
+#include "diagnosis/elfnotes.h"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -55,24 +57,13 @@ std::string file_build_id(const std::string& path, std::string* error) {
         ::close(fd);
         return fail("not an ELF file");
     }
-    Elf_Scn* scn = nullptr;
-    while (id.empty() && (scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-            continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
-        if (!data || !data->d_buf)
-            continue;
-        std::size_t offset = 0, name_offset = 0, desc_offset = 0;
-        GElf_Nhdr note;
-        while ((offset = gelf_getnote(data, offset, &note, &name_offset, &desc_offset)) > 0) {
-            const auto* base = static_cast<const unsigned char*>(data->d_buf);
-            if (is_gnu_build_id(note.n_type, note.n_namesz, base + name_offset)) {
-                id = hex(base + desc_offset, note.n_descsz);
-                break;
-            }
-        }
-    }
+    diagnosis::find_note(
+        elf, [&](const GElf_Nhdr& note, const unsigned char* name, const unsigned char* desc) {
+            if (!diagnosis::gnu_note(note, name, NT_GNU_BUILD_ID))
+                return false;
+            id = hex(desc, note.n_descsz);
+            return true;
+        });
     elf_end(elf);
     ::close(fd);
     if (id.empty())

@@ -2,6 +2,7 @@
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/diagnosis/loadsim.h>
 
+#include "diagnosis/elfnotes.h"
 #include "util/textutil.h"
 
 #include <nlohmann/json.hpp>
@@ -117,21 +118,11 @@ int isa_level_of(unsigned bits) {
 
 // GNU_PROPERTY_X86_ISA_1_NEEDED from the .note.gnu.property section (NT_GNU_PROPERTY_TYPE_0).
 int read_isa_note(Elf* elf, int elf_class) {
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-            continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
-        if (!data || !data->d_buf)
-            continue;
-        std::size_t offset = 0, name_offset = 0, desc_offset = 0;
-        GElf_Nhdr note;
-        while ((offset = gelf_getnote(data, offset, &note, &name_offset, &desc_offset)) > 0) {
-            if (note.n_type != NT_GNU_PROPERTY_TYPE_0 || note.n_namesz != 4 ||
-                std::memcmp(static_cast<const char*>(data->d_buf) + name_offset, "GNU", 4) != 0)
-                continue;
-            const auto* desc = static_cast<const unsigned char*>(data->d_buf) + desc_offset;
+    int level = 0;
+    diagnosis::find_note(
+        elf, [&](const GElf_Nhdr& note, const unsigned char* name, const unsigned char* desc) {
+            if (!diagnosis::gnu_note(note, name, NT_GNU_PROPERTY_TYPE_0))
+                return false;
             const std::size_t align = elf_class == ELFCLASS64 ? 8 : 4;
             for (std::size_t p = 0; p + 8 <= note.n_descsz;) {
                 std::uint32_t type = 0, size = 0;
@@ -142,13 +133,14 @@ int read_isa_note(Elf* elf, int elf_class) {
                 if (type == GNU_PROPERTY_X86_ISA_1_NEEDED && size >= 4) {
                     std::uint32_t bits = 0;
                     std::memcpy(&bits, desc + p + 8, 4);
-                    return isa_level_of(bits);
+                    level = isa_level_of(bits);
+                    return true;
                 }
                 p += 8 + ((size + align - 1) / align) * align;
             }
-        }
-    }
-    return 0;
+            return false;
+        });
+    return level;
 }
 
 ObjectTables read_tables(const std::string& path, bool with_defined) {
