@@ -117,6 +117,29 @@ class TestReport : public QObject {
     Q_OBJECT
 
 private slots:
+    // A report's CPU caches as others may write them: numbers out of an int's range, floats,
+    // strings where numbers go. Read as unknown (0, ""), never converted with undefined
+    // behaviour (fuzz_report found 7e+124 as a line size; tests/fuzz/corpus/report keeps it).
+    void hostileCacheEntriesReadAsUnknown() {
+        auto j = sample_report().to_json();
+        j["context"]["cpu"]["caches"] =
+            nlohmann::json::array({{{"level", 7e124},
+                                    {"type", 5},
+                                    {"size_bytes", -1},
+                                    {"line_bytes", 18446744073709551615ull},
+                                    {"ways", "8"}},
+                                   {{"level", 2}, {"type", "unified"}, {"size_bytes", 1 << 20}}});
+        const auto r = Report::from_json(j);
+        QCOMPARE(r.context.cpu.caches.size(), std::size_t(2));
+        const auto& bad = r.context.cpu.caches[0];
+        QCOMPARE(bad.level, 0);
+        QCOMPARE(bad.type, std::string());
+        QCOMPARE(bad.size_bytes, std::int64_t(0));
+        QCOMPARE(bad.line_bytes, 0);
+        QCOMPARE(bad.ways, 0);
+        QCOMPARE(r.context.cpu.caches[1].size_bytes, std::int64_t(1 << 20));
+    }
+
     // tune_report: the winner per size by the dispatch-regret rule, ranges of consecutive sizes
     // with the same winner, an entry for each range whose winner is not the chain's pick.
     void tuneRangesFollowTheWinner() {

@@ -179,7 +179,7 @@ nlohmann::json CachedCeilings::to_json() const {
 CachedCeilings CachedCeilings::from_json(const nlohmann::json& j) {
     if (!j.is_object())
         throw std::runtime_error(std::string("expected an object, got ") + j.type_name());
-    if (j.value("format", std::string()) != kCeilingCacheFormat)
+    if (jsonread::text_or(j, "format") != kCeilingCacheFormat)
         throw std::runtime_error(std::string("format: expected \"") + kCeilingCacheFormat + "\"");
     const auto& version = member(j, "format_version", "");
     if (!version.is_number_integer() || version.get<std::int64_t>() != kCeilingCacheFormatVersion)
@@ -311,25 +311,25 @@ CeilingSetChoice reported_ceiling_choice(const std::string& report, const std::s
 std::string ceiling_set_note(const nlohmann::json& set) {
     if (!set.is_object())
         return {};
-    const std::string source = set.value("source", std::string());
+    const std::string source = jsonread::text_or(set, "source");
     if (source == "cache") {
         const auto when = set.find("measured_unix");
         const std::string date = when != set.end() && when->is_number_integer()
                                      ? local_minutes(when->get<std::int64_t>())
-                                     : set.value("measured", std::string("an unknown date"));
+                                     : jsonread::text_or(set, "measured", "an unknown date");
         return "ceilings from " + date + ", this machine; --fresh-ceilings re-measures";
     }
     if (source == "report")
-        return "ceilings from " + set.value("report", std::string("an earlier report")) +
-               " (measured " + set.value("measured", std::string("at an unknown date")) + ")";
+        return "ceilings from " + jsonread::text_or(set, "report", "an earlier report") +
+               " (measured " + jsonread::text_or(set, "measured", "at an unknown date") + ")";
     if (source != "measured")
         return {};
     std::string note = "ceilings measured in this run";
-    if (const auto why = set.value("why", std::string()); !why.empty())
+    if (const auto why = jsonread::text_or(set, "why"); !why.empty())
         note += " (" + why + ")";
-    if (const auto stored = set.value("stored", std::string()); !stored.empty())
+    if (const auto stored = jsonread::text_or(set, "stored"); !stored.empty())
         note += "; kept for the next runs in " + stored;
-    else if (const auto error = set.value("store_error", std::string()); !error.empty())
+    else if (const auto error = jsonread::text_or(set, "store_error"); !error.empty())
         note += "; not kept for the next runs: " + error;
     return note;
 }

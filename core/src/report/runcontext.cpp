@@ -113,11 +113,11 @@ CpuInfo read_cpu(const Reader& r, const json& raw) {
             if (!e.is_object())
                 continue;
             CacheLevel level;
-            level.level = e.value("level", 0);
-            level.type = e.value("type", std::string());
-            level.size_bytes = e.value("size_bytes", std::int64_t(0));
-            level.line_bytes = e.value("line_bytes", 0);
-            level.ways = e.value("ways", 0);
+            level.level = int(jsonread::integer_or(e, "level", 0, 16));
+            level.type = jsonread::text_or(e, "type");
+            level.size_bytes = jsonread::integer_or(e, "size_bytes", 0, std::int64_t(1) << 50);
+            level.line_bytes = int(jsonread::integer_or(e, "line_bytes", 0, 1 << 20));
+            level.ways = int(jsonread::integer_or(e, "ways", 0, 1 << 20));
             c.caches.push_back(level);
         }
     r.text("cache_source", c.cache_source);

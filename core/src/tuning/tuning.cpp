@@ -278,8 +278,7 @@ std::string machine_id_for(const nlohmann::json& machine, std::string_view devic
     auto gpus = nlohmann::json::array();
     if (const auto it = part.find("gpus"); it != part.end() && it->is_array())
         for (const auto& g : *it)
-            if (g.is_object() &&
-                g.value("id", std::string()).rfind(std::string(device_kind) + ":", 0) == 0)
+            if (jsonread::text_or(g, "id").rfind(std::string(device_kind) + ":", 0) == 0)
                 gpus.push_back(g);
     part["gpus"] = std::move(gpus);
     return fingerprint_id(part);

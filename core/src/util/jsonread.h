@@ -67,6 +67,34 @@ private:
 /// `stats`, when given, says what max_numbers_per_array dropped.
 json parse(std::string_view text, const ParseLimits& limits = {}, ParseStats* stats = nullptr);
 
+/// A member of an object others wrote, read leniently where a reader keeps going past a bad
+/// part: its text, or `fallback` where `object` is not an object, the member is absent or is
+/// not a string. (json::value() throws for a member of another type, and converts a number
+/// out of an integer's range with undefined behaviour.)
+inline std::string text_or(const json& object, std::string_view key, std::string fallback = {}) {
+    if (!object.is_object())
+        return fallback;
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+/// The same for an integer member within [lo, hi]; a float, a string or a number outside the
+/// range gives `fallback`.
+inline std::int64_t integer_or(const json& object, std::string_view key, std::int64_t lo,
+                               std::int64_t hi, std::int64_t fallback = 0) {
+    if (!object.is_object())
+        return fallback;
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number_integer())
+        return fallback;
+    if (it->is_number_unsigned()) {
+        const auto u = it->get<std::uint64_t>();
+        return hi >= 0 && u <= std::uint64_t(hi) && std::int64_t(u) >= lo ? std::int64_t(u)
+                                                                          : fallback;
+    }
+    const auto v = it->get<std::int64_t>();
+    return v >= lo && v <= hi ? v : fallback;
+}
+
 namespace detail {
 /// parse() without its fast path: the strict SAX parser alone, which every document the
 /// fast path does not accept goes through (tests compare the two).
