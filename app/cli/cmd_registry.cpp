@@ -2,9 +2,7 @@
 // list, show, matrix, resolve: what is installed, what each backend can do, what resolves.
 #include "command.h"
 
-#include <switchyard/hardware/devicekind.h>
 #include <switchyard/plugins/pluginsearchpath.h>
-#include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
@@ -327,11 +325,7 @@ TuningDecision tuned_choice(const Resolution& r, const std::string& op, const Ta
         const auto& key = r.rungs[*r.winner].key;
         q.pick = key[2] + "/" + key[3];
     }
-    std::vector<DeviceInfo> devices; // the machine as a tuning for this device kind sees it
-    if (device_kind(target.device) != DeviceKind::Cpu)
-        for (const auto& d : default_devices().devices())
-            devices.push_back(d->info());
-    q.machine = machine_fingerprint(devices)["machine"];
+    q.machine = this_machine(default_devices(), target.device);
     return decide_tuning(default_backends(), set, q);
 }
 

@@ -8,7 +8,6 @@
 
 #include <switchyard/doctor/doctor.h>
 #include <switchyard/hardware/hardware.h>
-#include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/registry/fallback.h>
@@ -84,11 +83,7 @@ TunedResolveResult runtime_resolve_tuned(const TunedResolveRequest& request) {
     q.pick = out.cell_name;
     q.work = size_work(request.dims);
     q.size = dims_to_string(*op, request.dims);
-    std::vector<DeviceInfo> devices; // the machine as a tuning for this device kind sees it
-    if (device_kind(target.device) != DeviceKind::Cpu)
-        for (const auto& d : default_devices().devices())
-            devices.push_back(d->info());
-    q.machine = machine_fingerprint(devices)["machine"];
+    q.machine = this_machine(default_devices(), target.device);
     const auto set =
         load_tunings(request.tuning_files.empty() ? tuning_paths() : request.tuning_files);
     auto decision = decide_tuning(backends, set, q);
@@ -147,13 +142,8 @@ void apply_tunings(DoctorReport& report, BackendRegistry& backends) {
             } catch (const std::exception&) {
             }
             auto [it, fresh] = machines.try_emplace(e.device);
-            if (fresh) {
-                std::vector<DeviceInfo> devices;
-                if (device_kind(e.device) != DeviceKind::Cpu)
-                    for (const auto& d : default_devices().devices())
-                        devices.push_back(d->info());
-                it->second = machine_fingerprint(devices)["machine"];
-            }
+            if (fresh)
+                it->second = this_machine(default_devices(), e.device);
             q.machine = it->second;
             TuningSet one;
             Tuning only = t;

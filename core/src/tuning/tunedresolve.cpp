@@ -133,6 +133,14 @@ Profiler::TunedPicker tuned_picker(BackendRegistry& registry, TuningSet tunings,
         };
 }
 
+nlohmann::json this_machine(DeviceRegistry& devices, std::string_view device_kind) {
+    std::vector<DeviceInfo> infos;
+    if (switchyard::device_kind(device_kind) != DeviceKind::Cpu)
+        for (const auto& d : devices.devices())
+            infos.push_back(d->info());
+    return machine_fingerprint(infos)["machine"];
+}
+
 std::shared_ptr<std::vector<std::string>>
 follow_tunings(Profiler& profiler, BackendRegistry& registry, DeviceRegistry& devices) {
     auto ignored = std::make_shared<std::vector<std::string>>();
@@ -141,11 +149,7 @@ follow_tunings(Profiler& profiler, BackendRegistry& registry, DeviceRegistry& de
     auto set = load_tunings(tuning_paths());
     *ignored = set.problems;
     auto machine_of = [&devices](const DeviceInfo& device) {
-        std::vector<DeviceInfo> infos;
-        if (device_kind(device.kind) != DeviceKind::Cpu)
-            for (const auto& d : devices.devices())
-                infos.push_back(d->info());
-        return machine_fingerprint(infos)["machine"];
+        return this_machine(devices, device.kind);
     };
     profiler.set_tuned_picker(
         tuned_picker(registry, std::move(set), profiler.settings().variant, machine_of, ignored));

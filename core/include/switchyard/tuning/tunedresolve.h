@@ -71,6 +71,13 @@ tuned_picker(BackendRegistry& registry, TuningSet tunings, std::string variant,
              std::function<nlohmann::json(const DeviceInfo&)> machine_of,
              std::shared_ptr<std::vector<std::string>> ignored = {});
 
+/// This machine as a tuning for `device_kind` sees it: the fingerprint's machine part
+/// (profiling/fingerprint.h) with the devices of `devices` for a GPU kind, none for "cpu"
+/// (listing them would cost a CPU query a device backend's load). What TuningQuery::machine
+/// holds.
+SWITCHYARD_CORE_EXPORT nlohmann::json this_machine(DeviceRegistry& devices,
+                                                   std::string_view device_kind);
+
 /// Makes `profiler` follow the tuning files (tuning_paths()) where its settings ask for it
 /// (ProfileSettings::use_tuning), this machine seen through `devices`. Returns the entries
 /// ignored while planning, and why (filled as plan() runs): the run's context says them.
