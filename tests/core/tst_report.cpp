@@ -17,6 +17,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 using namespace switchyard;
 
@@ -192,6 +193,45 @@ private slots:
         const auto none = tune_report(plain, "");
         QVERIFY(none.tuning.entries.empty());
         QVERIFY(!none.notes.empty() && none.notes[0].find("--all-variants") != std::string::npos);
+    }
+
+    // Two cells that both beat the pick and are within noise of each other: the range keeps
+    // one of them rather than an entry per size flipping between the two (and a gap between
+    // the sizes that neither entry covers); a cell really faster than the kept one starts a
+    // range of its own.
+    void tuneRangeKeepsOneOfTiedCells() {
+        Report report;
+        report.context.date = "2026-12-06T07:00:00Z";
+        std::int64_t index = 0;
+        for (const auto& [n, a, b] : std::vector<std::tuple<int, double, double>>{
+                 {4, 1.00e-3, 1.01e-3}, {8, 1.01e-3, 1.00e-3}, {16, 1.02e-3, 1.00e-3},
+                 {32, 1.00e-3, 0.40e-3}}) {
+            const std::string size = std::to_string(n) + "x1024";
+            for (auto row : {timed_row(index++, "x86-64-v2", "tunable", 2.7e-3, 20, true, size),
+                             timed_row(index++, "generic", "tunable", a, 20, false, size),
+                             timed_row(index++, "generic", "reference", b, 20, false, size)}) {
+                row.spec.dims = {n, 1024, 0};
+                report.rows.push_back(row);
+            }
+        }
+        report.annotate();
+        const auto result = tune_report(report, "");
+        QCOMPARE(result.decisions[1].winner, std::string("generic/reference"));
+        const auto& entries = result.tuning.entries;
+        QCOMPARE(entries.size(), std::size_t(2));
+        QCOMPARE(entries[0].chosen.cell, std::string("generic/tunable"));
+        QCOMPARE(entries[0].sizes, (std::vector<std::string>{"4x1024", "8x1024", "16x1024"}));
+        // The evidence at a kept size is the kept cell's own against the pick.
+        QCOMPARE(entries[0].evidence[1].chosen_median_s, report.rows[4].stats.median);
+        QVERIFY(std::abs(entries[0].evidence[1].speedup - 2.7 / 1.01) < 0.01);
+        QCOMPARE(entries[1].chosen.cell, std::string("generic/reference"));
+        QCOMPARE(entries[1].sizes, (std::vector<std::string>{"32x1024"}));
+        QCOMPARE(std::count_if(result.notes.begin(), result.notes.end(),
+                               [](const std::string& n) {
+                                   return n.find("within noise of generic/tunable") !=
+                                          std::string::npos;
+                               }),
+                 std::ptrdiff_t(2));
     }
 
     void roundTrip() {

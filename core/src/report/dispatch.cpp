@@ -234,6 +234,19 @@ DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
     return f;
 }
 
+CellJudgement judge_cells(const ProfileRow& pick, const ProfileRow& other,
+                          const DispatchOptions& options) {
+    const auto j = judge(pick, other, options);
+    const double speedup =
+        other.stats.median > 0 ? pick.stats.median / other.stats.median : 1.0;
+    return {j.verdict, speedup, j.p_value, j.threshold};
+}
+
+bool within_tolerance_of(const ProfileRow& row, const ProfileRow& pick) {
+    return !row.parity.checked || !pick.parity.checked ||
+           !looser(row.parity.tolerance, pick.parity.tolerance);
+}
+
 std::vector<DispatchFinding> dispatch_findings(const std::vector<ProfileRow>& rows,
                                                const DispatchOptions& options) {
     // Rows by (op, size, device), in the order they first appear.

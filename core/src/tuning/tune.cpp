@@ -25,6 +25,7 @@ struct Point {
     TunedCell chosen, overrides; // set where the winner is not the pick
     TuningEvidence evidence;
     bool agreed = true; // every device of the kind had the same winner
+    std::vector<const ProfileRow*> picks; // the pick's row on each device of the kind
 };
 
 const ProfileRow* row_at(const Report& report, std::int64_t index) {
@@ -36,6 +37,30 @@ const ProfileRow* row_at(const Report& report, std::int64_t index) {
 
 int runs_of(const ProfileRow& r) {
     return std::max<int>(1, int(r.runs.size()));
+}
+
+bool usable(const ProfileRow& r) {
+    return r.status == RowStatus::Ok && r.stats.median > 0;
+}
+
+// The measured rows beside `pick` (its op, size and device) that passed parity at its
+// tolerance: `cell`'s, and the fastest of all.
+struct Beside {
+    const ProfileRow* cell = nullptr;
+    const ProfileRow* fastest = nullptr;
+};
+Beside beside(const Report& report, const ProfileRow& pick, const std::string& cell) {
+    Beside b;
+    for (const auto& r : report.rows) {
+        if (r.spec.op != pick.spec.op || r.spec.size != pick.spec.size ||
+            r.spec.device != pick.spec.device || !usable(r) || !within_tolerance_of(r, pick))
+            continue;
+        if (cell_of(r.spec) == cell)
+            b.cell = &r;
+        if (!b.fastest || r.stats.median < b.fastest->stats.median)
+            b.fastest = &r;
+    }
+    return b;
 }
 
 // The winner of one finding: the fastest at the pick's tolerance, when it beats the pick by
@@ -59,6 +84,33 @@ std::optional<Winner> winner_of(const DispatchFinding& f) {
         return std::nullopt;
     return Winner{f.fastest, f.fastest_index, f.fastest_median_s,
                   f.speedup, f.p_value,       f.threshold};
+}
+
+// Whether `cell` holds at `p` too, where another cell measured fastest: on every device of the
+// kind it beats the pick by the dispatch-regret rule, and the fastest does not beat it by the
+// same rule (the two are within noise of each other). A range then keeps one cell rather than
+// flipping between two tied ones at each size. The evidence: `cell` against the pick.
+std::optional<TuningEvidence> holds_at(const Report& report, const Point& p,
+                                       const std::string& cell) {
+    std::optional<TuningEvidence> out;
+    for (const ProfileRow* pick : p.picks) {
+        const auto b = beside(report, *pick, cell);
+        if (!b.cell || !b.fastest || b.cell == pick)
+            return std::nullopt;
+        const auto against_pick = judge_cells(*pick, *b.cell);
+        if (against_pick.verdict != DispatchVerdict::Regret ||
+            judge_cells(*b.cell, *b.fastest).verdict == DispatchVerdict::Regret)
+            return std::nullopt;
+        if (!out)
+            out = TuningEvidence{p.size,
+                                 b.cell->stats.median,
+                                 pick->stats.median,
+                                 against_pick.speedup,
+                                 against_pick.p_value,
+                                 against_pick.threshold,
+                                 std::min(runs_of(*pick), runs_of(*b.cell))};
+    }
+    return out;
 }
 
 } // namespace
@@ -91,6 +143,7 @@ TuneResult tune_report(const Report& report, const std::string& report_path) {
         p.size = spec.size;
         p.pick = f.resolved;
         p.winner = d.winner;
+        p.picks.push_back(pick);
         if (won && fastest) {
             p.chosen = {won->cell, fastest->spec.code};
             p.overrides = {f.resolved, spec.code};
@@ -103,9 +156,13 @@ TuneResult tune_report(const Report& report, const std::string& report_path) {
                           std::min(runs_of(*pick), runs_of(*fastest))};
         }
         auto& by_size = points[{spec.op, spec.device_kind}];
-        if (auto it = by_size.find(spec.size); it == by_size.end()) {
+        auto it = by_size.find(spec.size);
+        if (it == by_size.end()) {
             by_size.emplace(spec.size, std::move(p));
-        } else if (it->second.winner != p.winner) {
+            continue;
+        }
+        it->second.picks.push_back(pick);
+        if (it->second.winner != p.winner) {
             // Two devices of one kind disagree: that size keeps the chain's pick.
             it->second.agreed = false;
             out.notes.push_back(spec.op + " " + spec.size + " on " + spec.device_kind +
@@ -123,31 +180,43 @@ TuneResult tune_report(const Report& report, const std::string& report_path) {
             ordered.push_back(&p);
         std::sort(ordered.begin(), ordered.end(),
                   [](const Point* a, const Point* b) { return a->work < b->work; });
-        // Runs of consecutive sizes with the same winner; each that is not the pick, an entry.
+        // Runs of consecutive sizes where one cell beats the pick; each, an entry.
         for (std::size_t i = 0; i < ordered.size();) {
-            std::size_t j = i;
             const Point& first = *ordered[i];
-            const bool tuned = first.agreed && first.winner != first.pick;
-            while (j < ordered.size() && ordered[j]->agreed == first.agreed &&
-                   ordered[j]->winner == first.winner && ordered[j]->pick == first.pick)
-                ++j;
-            if (tuned) {
-                TuningEntry e;
-                e.op = key.first;
-                e.device = key.second;
-                e.variant = variant;
-                e.chosen = first.chosen;
-                e.overrides = first.overrides;
-                e.min_work = ordered[i]->work;
-                e.max_work = ordered[j - 1]->work;
-                for (std::size_t k = i; k < j; ++k) {
-                    e.sizes.push_back(ordered[k]->size);
-                    e.evidence.push_back(ordered[k]->evidence);
-                }
-                e.date = report.context.date;
-                e.report = report_path;
-                t.entries.push_back(std::move(e));
+            std::size_t j = i + 1;
+            if (!first.agreed || first.winner == first.pick) {
+                i = j;
+                continue;
             }
+            std::vector<TuningEvidence> evidence{first.evidence};
+            while (j < ordered.size() && ordered[j]->agreed && ordered[j]->pick == first.pick) {
+                const Point& next = *ordered[j];
+                if (next.winner == first.winner) {
+                    evidence.push_back(next.evidence);
+                } else if (auto held = holds_at(report, next, first.winner)) {
+                    evidence.push_back(*held);
+                    out.notes.push_back(key.first + " " + next.size + " on " + key.second +
+                                        ": " + next.winner + " measured fastest, within noise "
+                                        "of " + first.winner + ", which the range keeps");
+                } else {
+                    break;
+                }
+                ++j;
+            }
+            TuningEntry e;
+            e.op = key.first;
+            e.device = key.second;
+            e.variant = variant;
+            e.chosen = first.chosen;
+            e.overrides = first.overrides;
+            e.min_work = ordered[i]->work;
+            e.max_work = ordered[j - 1]->work;
+            for (std::size_t k = i; k < j; ++k)
+                e.sizes.push_back(ordered[k]->size);
+            e.evidence = std::move(evidence);
+            e.date = report.context.date;
+            e.report = report_path;
+            t.entries.push_back(std::move(e));
             i = j;
         }
     }

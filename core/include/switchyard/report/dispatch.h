@@ -90,6 +90,20 @@ struct SWITCHYARD_CORE_EXPORT DispatchOptions {
     std::size_t min_samples = 3;
 };
 
+/// One cell's rows against another's, judged as a finding judges its fastest against the pick:
+/// `verdict` Regret when `other` is faster than `pick` beyond `threshold` and the samples (the
+/// runs, in a repeated run) tell; `speedup` is pick median / other median.
+struct SWITCHYARD_CORE_EXPORT CellJudgement {
+    DispatchVerdict verdict = DispatchVerdict::Ok;
+    double speedup = 1, p_value = 1, threshold = 0;
+};
+SWITCHYARD_CORE_EXPORT CellJudgement judge_cells(const ProfileRow& pick, const ProfileRow& other,
+                                                 const DispatchOptions& options = {});
+
+/// Whether `row` passed parity at `pick`'s tolerance or a tighter one (or either was not
+/// checked at all): a candidate for replacing `pick` without a cheaper numeric contract.
+SWITCHYARD_CORE_EXPORT bool within_tolerance_of(const ProfileRow& row, const ProfileRow& pick);
+
 /// One finding per (op, size, device) whose rows hold the resolved cell (RowSpec::resolved)
 /// and at least one other measured cell that passed parity besides the CPU reference; none
 /// for a default run (the resolved cell and the reference only).

@@ -31,8 +31,11 @@ struct SWITCHYARD_CORE_EXPORT TuneResult {
 /// device kind, size) with a dispatch finding, the winner is the fastest cell that passed
 /// parity at the chain pick's tolerance when it beats the pick by the dispatch-regret rule
 /// (DispatchVerdict::Regret), else the pick. Sizes are ordered by work; a run of consecutive
-/// sizes with the same winner is one range, and each range whose winner is not the pick is an
-/// entry (so the ranges follow the sizes where the winner changes, not fixed buckets). The
+/// sizes where one cell beats the pick is one range, and each range whose winner is not the
+/// pick is an entry (so the ranges follow the sizes where the winner changes, not fixed
+/// buckets). A range keeps its first size's winner through a size where another cell measured
+/// fastest if the kept cell beats the pick there too and the fastest does not beat it by the
+/// same rule (two tied cells are one range, with a note, not an entry per size). The
 /// entry's cells carry the code identity the report's rows recorded. `report_path` is named
 /// in each entry ("" when the report was not saved).
 SWITCHYARD_CORE_EXPORT TuneResult tune_report(const Report& report, const std::string& report_path);
