@@ -189,8 +189,9 @@ private slots:
         QVERIFY2(ignored(outside).join("\n").contains("tuned for"),
                  qPrintable(ignored(outside).join("\n")));
         // The human output says it too.
-        const auto text = cli(
-            {"resolve", "flow_match_step", "--variant", "tunable", "--size", m_inside}, tuningFile());
+        const auto text =
+            cli({"resolve", "flow_match_step", "--variant", "tunable", "--size", m_inside},
+                tuningFile());
         QVERIFY2(text.out.contains("Selected: (flow_match_step, cpu, generic, " +
                                    m_chosen.section('/', 1).toUtf8() + ")") &&
                      text.out.contains("tuned -> " + m_chosen.toUtf8()),
@@ -201,7 +202,7 @@ private slots:
     // runs the chain's.
     void profileFollowsTheTuning() {
         for (const bool follow : {true, false}) {
-            QStringList args{"profile", "--op",  "flow_match_step", "--variant", "tunable",
+            QStringList args{"profile", "--op",   "flow_match_step", "--variant", "tunable",
                              "--sizes", m_inside, "--device",        "cpu",       "--budget",
                              "0.02",    "--json"};
             if (!follow)

@@ -203,9 +203,11 @@ private slots:
         Report report;
         report.context.date = "2026-12-06T07:00:00Z";
         std::int64_t index = 0;
-        for (const auto& [n, a, b] : std::vector<std::tuple<int, double, double>>{
-                 {4, 1.00e-3, 1.01e-3}, {8, 1.01e-3, 1.00e-3}, {16, 1.02e-3, 1.00e-3},
-                 {32, 1.00e-3, 0.40e-3}}) {
+        for (const auto& [n, a, b] :
+             std::vector<std::tuple<int, double, double>>{{4, 1.00e-3, 1.01e-3},
+                                                          {8, 1.01e-3, 1.00e-3},
+                                                          {16, 1.02e-3, 1.00e-3},
+                                                          {32, 1.00e-3, 0.40e-3}}) {
             const std::string size = std::to_string(n) + "x1024";
             for (auto row : {timed_row(index++, "x86-64-v2", "tunable", 2.7e-3, 20, true, size),
                              timed_row(index++, "generic", "tunable", a, 20, false, size),

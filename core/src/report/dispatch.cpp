@@ -237,8 +237,7 @@ DispatchFinding DispatchFinding::from_json(const nlohmann::json& j) {
 CellJudgement judge_cells(const ProfileRow& pick, const ProfileRow& other,
                           const DispatchOptions& options) {
     const auto j = judge(pick, other, options);
-    const double speedup =
-        other.stats.median > 0 ? pick.stats.median / other.stats.median : 1.0;
+    const double speedup = other.stats.median > 0 ? pick.stats.median / other.stats.median : 1.0;
     return {j.verdict, speedup, j.p_value, j.threshold};
 }
 

@@ -24,7 +24,7 @@ struct Point {
     std::string pick, winner;
     TunedCell chosen, overrides; // set where the winner is not the pick
     TuningEvidence evidence;
-    bool agreed = true; // every device of the kind had the same winner
+    bool agreed = true;                   // every device of the kind had the same winner
     std::vector<const ProfileRow*> picks; // the pick's row on each device of the kind
 };
 
@@ -195,9 +195,11 @@ TuneResult tune_report(const Report& report, const std::string& report_path) {
                     evidence.push_back(next.evidence);
                 } else if (auto held = holds_at(report, next, first.winner)) {
                     evidence.push_back(*held);
-                    out.notes.push_back(key.first + " " + next.size + " on " + key.second +
-                                        ": " + next.winner + " measured fastest, within noise "
-                                        "of " + first.winner + ", which the range keeps");
+                    out.notes.push_back(key.first + " " + next.size + " on " + key.second + ": " +
+                                        next.winner +
+                                        " measured fastest, within noise "
+                                        "of " +
+                                        first.winner + ", which the range keeps");
                 } else {
                     break;
                 }
