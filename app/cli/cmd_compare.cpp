@@ -6,6 +6,7 @@
 #include <switchyard/report/compare.h>
 #include <switchyard/report/references.h>
 #include <switchyard/report/report.h>
+#include <switchyard/tuning/calibration.h>
 
 #include <nlohmann/json.hpp>
 
@@ -73,9 +74,104 @@ struct CompareArgs {
     double max_noise = CompareOptions{}.max_noise * 100;
     double single_run_floor = CompareOptions{}.single_run_floor * 100;
     std::int64_t baseline = 1;
+    // compare --calibrate: K reports of identical runs, or --runs K made here.
+    bool calibrate = false;
+    std::int64_t runs = 0;
+    std::string calibration_output; // default: the user's, by machine
+    ProfileOptions run;
+    bool run_options_given = false;
 };
 
+CompareOptions compare_options(const CompareArgs& a) {
+    CompareOptions options;
+    options.fdr = a.fdr;
+    options.min_effect = a.min_effect / 100;
+    options.max_noise = a.max_noise / 100;
+    options.single_run_floor = a.single_run_floor / 100;
+    return options;
+}
+
+// compare --calibrate: the false-positive rate of the verdict rule on this machine, from K
+// reports of identical runs (given, or made with --runs K), kept where compare finds it.
+int run_calibrate(const CompareArgs& a) {
+    std::vector<std::string> names;
+    std::vector<Report> reports;
+    // Where it goes, settled before any run: a folder that cannot be made fails now, not
+    // after minutes of runs.
+    // The default file is named by the machine, known once a run has ended; its folder is
+    // the same.
+    auto file = a.calibration_output;
+    const auto folder =
+        std::filesystem::path(file.empty() ? default_calibration_file("unknown") : file)
+            .parent_path();
+    std::error_code ec;
+    if (!folder.empty())
+        std::filesystem::create_directories(folder, ec);
+    if (ec)
+        throw std::invalid_argument("cannot make the folder " + folder.string() +
+                                    " for the calibration: " + ec.message());
+    const auto settle_file = [&](const Report& first) {
+        if (file.empty())
+            file = default_calibration_file(first.context.fingerprint.machine_id);
+    };
+    if (a.runs > 0) {
+        if (!a.reports.empty())
+            throw std::invalid_argument("--calibrate takes reports or --runs K, not both");
+        auto o = a.run;
+        o.json = a.json; // machine-readable output: no progress lines
+        for (std::int64_t k = 0; k < a.runs; ++k) {
+            if (!a.json)
+                std::cerr << "calibration run " << k + 1 << " of " << a.runs << "\n";
+            reports.push_back(measure_report(o));
+            settle_file(reports.front());
+            const auto stem = file.substr(0, file.size() - (file.ends_with(".json") ? 5 : 0));
+            // Each run kept beside the calibration as it ends, so the figure can be checked.
+            names.push_back(stem + "-run" + std::to_string(k + 1) + ".json");
+            reports.back().save(names.back());
+        }
+    } else {
+        if (a.run_options_given)
+            throw std::invalid_argument("the run options (--op, --sizes, --repeat, ...) need "
+                                        "--runs K: they say what the calibration runs measure");
+        names = expand_reports(a.reports);
+        if (names.size() < 2)
+            throw std::invalid_argument("--calibrate needs at least two reports of identical runs "
+                                        "(or --runs K to make them), got " +
+                                        std::to_string(names.size()));
+        reports = load_reports(names);
+        settle_file(reports.front());
+    }
+    const auto c = calibrate(reports, names, compare_options(a));
+    c.save(file);
+    if (a.json) {
+        auto j = c.to_json();
+        j["file"] = file;
+        std::cout << json_text(j, 1) << "\n";
+    } else {
+        std::cout << c.text() << "wrote " << untrusted(file)
+                  << " (compare shows it beside the verdict rule for this machine's reports)\n";
+    }
+    return Ok;
+}
+
+// "Measured on this machine: ..." under the rule, where a calibration is kept for the
+// baseline's machine (compare --calibrate).
+std::string calibration_line(const Report& baseline) {
+    const auto& id = baseline.context.fingerprint.machine_id;
+    if (id.empty())
+        return {};
+    const auto c = find_calibration(id);
+    if (!c)
+        return {};
+    return "Measured on this machine (compare --calibrate, " + c->date.substr(0, 10) +
+           "): " + c->summary() + ".\n";
+}
+
 int run_compare(const CompareArgs& a) {
+    if (a.calibrate)
+        return run_calibrate(a);
+    if (a.runs > 0 || a.run_options_given)
+        throw std::invalid_argument("--runs and the run options belong to --calibrate");
     const auto paths = expand_reports(a.reports);
     if (paths.size() < 2)
         throw std::invalid_argument(
@@ -86,12 +182,9 @@ int run_compare(const CompareArgs& a) {
                                     ": must name one of the " + std::to_string(paths.size()) +
                                     " reports (1 to " + std::to_string(paths.size()) + ")");
     const auto reports = load_reports(paths);
-    CompareOptions options;
-    options.fdr = a.fdr;
-    options.min_effect = a.min_effect / 100;
-    options.max_noise = a.max_noise / 100;
-    options.single_run_floor = a.single_run_floor / 100;
-    const auto m = MultiComparison::of(reports, paths, options, std::size_t(a.baseline - 1));
+    const auto m =
+        MultiComparison::of(reports, paths, compare_options(a), std::size_t(a.baseline - 1));
+    const auto calibrated = calibration_line(reports[m.baseline()]);
     const bool regression = m.count(Verdict::Slower) > 0;
     if (a.json) {
         auto j = m.to_json();
@@ -101,14 +194,16 @@ int run_compare(const CompareArgs& a) {
             j["a"] = paths[m.baseline()];
             j["b"] = paths[other];
         }
+        if (const auto c = find_calibration(reports[m.baseline()].context.fingerprint.machine_id))
+            j["calibration"] = c->to_json();
         std::cout << json_text(j, 1) << "\n";
     } else if (paths.size() == 2) {
         const std::size_t other = 1 - m.baseline();
         std::cout << "A: " << untrusted(paths[m.baseline()]) << "\nB: " << untrusted(paths[other])
                   << "\n"
-                  << Comparison::of(m, other).to_text();
+                  << calibrated << Comparison::of(m, other).to_text();
     } else {
-        std::cout << m.to_text();
+        std::cout << calibrated << m.to_text();
     }
     if (a.fail_on_regression && regression) {
         std::cerr << "switchyard-cli: " << m.count(Verdict::Slower)
@@ -242,9 +337,20 @@ void add_compare_commands(CLI::App& app, Context& context) {
             "SLOWER or AMBIGUOUS against the first, from the variation between runs "
             "(profile --repeat), with the false-discovery rate controlled over all rows");
         cmd->add_option("REPORTS", a->reports, "Reports (JSON) or folders of report*.json")
-            ->required()
-            ->expected(1, -1);
+            ->expected(0, -1);
         cmd->add_flag("--json", a->json, "Machine-readable output");
+        cmd->add_flag("--calibrate", a->calibrate,
+                      "Measure the verdict rule's false-positive rate on this machine (an A/A "
+                      "test): the REPORTS are identical runs, or --runs K makes them; the "
+                      "result is kept for this machine and shown beside the rule");
+        cmd->add_option("--runs", a->runs,
+                        "With --calibrate: make K identical profile runs (with the run options "
+                        "below: --op, --sizes, --repeat 3, ...) and calibrate on them")
+            ->check(integer_in(2, 100));
+        cmd->add_option("--calibration-output", a->calibration_output,
+                        "With --calibrate: the file to write (default: the user's, "
+                        "~/.local/share/switchyard/calibration/MACHINE_ID.json)");
+        add_run_options(cmd, a->run);
         cmd->add_option("--fdr,--alpha", a->fdr,
                         "False-discovery rate over all rows (Benjamini-Hochberg)")
             ->check(number_in(0, true, 0.5, "a rate"))
@@ -268,7 +374,14 @@ void add_compare_commands(CLI::App& app, Context& context) {
             ->capture_default_str();
         cmd->add_flag("--fail-on-regression", a->fail_on_regression,
                       "Exit 1 when any row is SLOWER than the baseline (for CI)");
-        set_action(cmd, context, [=] { return run_compare(*a); });
+        set_action(cmd, context, [=] {
+            for (const char* name : {"--op", "--device", "--sizes", "--cells", "--variant",
+                                     "--timeout", "--budget", "--repeat", "--in-process"})
+                a->run_options_given = a->run_options_given || cmd->count(name) > 0;
+            if (a->reports.empty() && !(a->calibrate && a->runs > 0))
+                throw std::invalid_argument("compare needs reports (or --calibrate --runs K)");
+            return run_compare(*a);
+        });
     }
     {
         auto a = std::make_shared<CheckArgs>();

@@ -213,23 +213,6 @@ void print_pinning(const Report& report) {
                  "unpinned)\n";
 }
 
-struct ProfileOptions {
-    std::vector<std::string> ops, devices, sizes, cells;
-    bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
-         in_process = false, no_tuning = false;
-    std::string variant = "default", output;
-    std::string ceilings_from;              // an earlier report whose CPU ceilings this run reuses
-    bool fresh_ceilings = false;            // measure them, and refresh the cache
-    std::optional<double> ceilings_max_age; // days; unset: SWITCHYARD_CEILINGS_MAX_AGE's
-    // The defaults are ProfileSettings' own (noise in percent).
-    double timeout = ProfileSettings{}.row_timeout_s, budget = ProfileSettings{}.time_budget_s,
-           noise = ProfileSettings{}.max_noise * 100, warmup = ProfileSettings{}.warmup_s;
-    double reference_budget = ProfileSettings{}.reference_budget_s;
-    double throttle_threshold = ProfileSettings{}.throttle_threshold;
-    std::int64_t min_samples = ProfileSettings{}.min_samples,
-                 seed = std::int64_t(ProfileSettings{}.seed), repeat = ProfileSettings{}.repeat;
-};
-
 ProfileSettings to_settings(const ProfileOptions& o) {
     ProfileSettings s;
     s.ops = o.ops;
@@ -609,6 +592,10 @@ int run_tune(ProfileOptions o, const TuneOptions& t) {
         std::cout << "resolve and profile follow it now (switchyard-cli resolve OP --size SIZE; "
                      "--no-tuning for the chain alone)\n";
     return Ok;
+}
+
+Report measure_report(const ProfileOptions& o) {
+    return measure(o).report;
 }
 
 // The options profile and tune share: what to run, and how long each row may take.

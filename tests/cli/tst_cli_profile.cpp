@@ -791,6 +791,43 @@ private slots:
         const auto bad = run_cli({"check", a, "--references", a});
         QCOMPARE(bad.code, 2);
         QVERIFY2(bad.err.contains("switchyard.references"), bad.err.constData());
+
+        // compare --calibrate: A and B ran identical code, every row of them counts; kept
+        // in the user's data folder, compare of this machine's reports then shows it.
+        const QMap<QString, QString> xdg{{"XDG_DATA_HOME", m_dir.filePath("xdg")}};
+        const auto cal =
+            switchyard::test::run_cli({"compare", "--calibrate", a, b, "--json"}, {}, {.env = xdg});
+        QVERIFY2(cal.code == 0, cal.err.constData());
+        const auto calibration = QJsonDocument::fromJson(cal.out).object();
+        QCOMPARE(calibration["format"].toString(), QStringLiteral("switchyard.calibration"));
+        QCOMPARE(calibration["reports"].toInt(), 2);
+        QCOMPARE(calibration["report_pairs"].toInt(), 1);
+        QCOMPARE(calibration["overall"].toObject()["judged"].toInt(), ra["rows"].toArray().size());
+        QCOMPARE(calibration["skipped_rows"].toInt(), 0);
+        const QString file = calibration["file"].toString();
+        QVERIFY2(file.startsWith(m_dir.filePath("xdg/switchyard/calibration/")) &&
+                     QFile::exists(file),
+                 qPrintable(file));
+        const auto shown = switchyard::test::run_cli({"compare", a, b}, {}, {.env = xdg});
+        QVERIFY2(shown.out.contains("Measured on this machine (compare --calibrate") &&
+                     shown.out.contains("rows of identical code called FASTER or SLOWER"),
+                 shown.out.constData());
+        // C ran the same code slowed 8x (SWITCHYARD_FIXTURE_SLOWDOWN): on identical code, its
+        // SLOWER row is what a calibration counts as a false positive.
+        const auto slowed = run_cli({"compare", "--calibrate", a, c, "--min-effect", "100",
+                                     "--calibration-output", m_dir.filePath("ac.json"), "--json"});
+        QVERIFY2(slowed.code == 0, slowed.err.constData());
+        QVERIFY(QJsonDocument::fromJson(slowed.out)
+                    .object()["overall"]
+                    .toObject()["false_positives"]
+                    .toInt() >= 1);
+        // Usage: one report is not a calibration; run options belong to --calibrate --runs.
+        auto usage = run_cli({"compare", "--calibrate", a});
+        QCOMPARE(usage.code, 2);
+        QVERIFY2(usage.err.contains("at least two reports"), usage.err.constData());
+        usage = run_cli({"compare", a, b, "--op", "rms_norm"});
+        QCOMPARE(usage.code, 2);
+        QVERIFY2(usage.err.contains("belong to --calibrate"), usage.err.constData());
     }
 
     void compareRejectsBadReports() {

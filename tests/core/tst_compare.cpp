@@ -4,6 +4,9 @@
 #include <QtTest>
 
 #include <switchyard/report/compare.h>
+#include <switchyard/tuning/calibration.h>
+
+#include <QTemporaryDir>
 
 #include <cmath>
 #include <map>
@@ -354,6 +357,180 @@ private slots:
     // Two reports from machines whose ceilings differ are flagged; the same ceilings (within
     // the probes' recorded spread, or else 10 % for compute and 35 % for bandwidth: probe
     // noise on a shared machine) are not; reports without ceilings say nothing.
+    // An AMBIGUOUS row between runs says how many runs a side would settle it, and those
+    // runs do: two identical machines' worth of rows (no effect, 4 % between-run noise, 3
+    // runs a side) are mostly AMBIGUOUS; measured again with the --repeat the advice names,
+    // most of them are SAME and none is called different.
+    void ambiguousRowsSayWhatWouldSettleThem() {
+        constexpr int kRows = 40;
+        const Report a = synthetic(kRows, 3, 0.0, 0.04, 51), b = synthetic(kRows, 3, 0.0, 0.04, 52);
+        const auto c = Comparison::of(a, b);
+        const auto advice = c.advice();
+        qInfo("%s", advice.text().c_str());
+        QVERIFY2(advice.ambiguous >= kRows / 2, advice.text().c_str());
+        QCOMPARE(advice.one_run, std::size_t(0));
+        QVERIFY2(advice.settleable >= advice.ambiguous * 3 / 4, advice.text().c_str());
+        QVERIFY(advice.repeat > 3 && advice.repeat <= SampleComparison::kMaxRunsToSettle);
+        QVERIFY(advice.median_repeat > 3 && advice.median_repeat <= advice.repeat);
+        QVERIFY2(advice.text().find("--repeat " + std::to_string(advice.repeat) +
+                                    " on both sides would settle") != std::string::npos,
+                 advice.text().c_str());
+        for (const auto& pair : c.pairs()) {
+            const auto& r = pair.result;
+            if (r.verdict != Verdict::Ambiguous) {
+                QCOMPARE(r.runs_to_settle, 0);
+            } else if (r.runs_to_settle > 0) {
+                QVERIFY(r.runs_to_settle > 3);
+                QVERIFY2(r.note.find("runs a side would settle it (--repeat " +
+                                     std::to_string(r.runs_to_settle) + ")") != std::string::npos,
+                         r.note.c_str());
+            }
+        }
+        QVERIFY(c.to_text().find(advice.text()) != std::string::npos);
+        QCOMPARE(c.to_json()["advice"]["repeat"].get<int>(), advice.repeat);
+        // The same machines measured with that many runs.
+        const Report a2 = synthetic(kRows, advice.repeat, 0.0, 0.04, 53),
+                     b2 = synthetic(kRows, advice.repeat, 0.0, 0.04, 54);
+        const auto again = Comparison::of(a2, b2);
+        std::size_t same = 0, called = 0;
+        for (const auto& pair : again.pairs()) {
+            same += pair.result.verdict == Verdict::Same;
+            called +=
+                pair.result.verdict == Verdict::Faster || pair.result.verdict == Verdict::Slower;
+        }
+        QCOMPARE(called, std::size_t(0));
+        QVERIFY2(same >= std::size_t(kRows) * 3 / 4, std::to_string(same).c_str());
+
+        // Runs that vary by 15 %, above the 10 % that can show sameness: no number of runs
+        // settles a row without a difference, and the row says so.
+        const Report x = synthetic(6, 3, 0.0, 0.15, 61), y = synthetic(6, 3, 0.0, 0.15, 62);
+        const auto noisy = Comparison::of(x, y);
+        bool said = false;
+        for (const auto& pair : noisy.pairs())
+            if (pair.result.runs_to_settle < 0 &&
+                pair.result.note.find("no number of runs can show sameness") != std::string::npos)
+                said = true;
+        QVERIFY(said);
+        QVERIFY2(noisy.advice().unsettleable > 0, noisy.advice().text().c_str());
+        QVERIFY(noisy.advice().text().find("cannot be settled by more runs") != std::string::npos);
+        // One run a side: the variation is unknown; the advice says what measures it.
+        const Report one_a = synthetic(4, 1, 0.0, 0.04, 71),
+                     one_b = synthetic(4, 1, 0.10, 0.04, 72);
+        const auto once = Comparison::of(one_a, one_b).advice();
+        QVERIFY2(once.one_run > 0 && once.text().find("profile --repeat 3") != std::string::npos,
+                 once.text().c_str());
+    }
+
+    // A pair whose rows ran the same build of the same cell is marked identical code; a
+    // verdict there measures the machine.
+    void identicalCodeIsSaid() {
+        Report a = synthetic(2, 5, 0.0, 0.01, 81), b = synthetic(2, 5, 0.30, 0.01, 82);
+        for (auto* r : {&a, &b})
+            r->rows[0].spec.code = {"cpu", "0.1.0", "abc123"};
+        b.rows[1].spec.code = {"cpu", "0.1.0", "abc123"};
+        a.rows[1].spec.code = {"cpu", "0.1.0", "def456"}; // rebuilt between the runs
+        const auto c = Comparison::of(a, b);
+        QVERIFY(c.pairs()[0].result.identical_code);
+        QVERIFY(!c.pairs()[1].result.identical_code);
+        QCOMPARE(c.pairs()[0].result.verdict, Verdict::Slower);
+        QVERIFY2(c.pairs()[0].result.note.find("identical code") != std::string::npos,
+                 c.pairs()[0].result.note.c_str());
+        QVERIFY(c.to_text().find("1 of 2 pairs ran identical code") != std::string::npos);
+        QCOMPARE(c.to_json()["pairs"][0]["identical_code"].get<bool>(), true);
+        // No build ID recorded (a report from before code identities): never identical.
+        Report old_a = synthetic(1, 5, 0.0, 0.01, 83), old_b = synthetic(1, 5, 0.0, 0.01, 84);
+        QVERIFY(!Comparison::of(old_a, old_b).pairs()[0].result.identical_code);
+    }
+
+    // Two reports of one machine whose ceilings moved beyond their probes' noise: the
+    // machine's capacity changed between the runs (a shared host), not another machine.
+    void sameMachineCeilingDriftIsSaidAsSuch() {
+        auto context = [](double dram, const std::string& id) {
+            nlohmann::json ceilings = nlohmann::json::array(
+                {{{"id", "dram.read.1t"}, {"kind", "bandwidth"}, {"value", dram}}});
+            nlohmann::json c{
+                {"devices", nlohmann::json::array({{{"id", "cpu"}, {"ceilings", ceilings}}})},
+                {"fingerprint", {{"machine", {{"cpu", {{"brand", "Xeon"}}}}}, {"machine_id", id}}}};
+            c["cpu_peaks"] = CpuPeaks{}.to_json();
+            c["cpu_peaks"]["spread"] = {{"dram.read.1t", 0.03}};
+            return c;
+        };
+        const auto w = ceiling_differences(context(52, "m1"), context(61, "m1"));
+        QCOMPARE(w.size(), std::size_t(1));
+        QVERIFY2(w[0].find("the same machine measured other ceilings") != std::string::npos &&
+                     w[0].find("shared host") != std::string::npos &&
+                     w[0].find("dram.read.1t 52.0 -> 61.0") != std::string::npos,
+                 w[0].c_str());
+        auto other = context(61, "m2");
+        other["fingerprint"]["machine"]["cpu"]["brand"] = "EPYC";
+        const auto w2 = ceiling_differences(context(52, "m1"), other);
+        QCOMPARE(w2.size(), std::size_t(1));
+        QVERIFY2(w2[0].find("machines with different ceilings") != std::string::npos,
+                 w2[0].c_str());
+    }
+
+    // calibrate(): every pair of K reports of identical code, the FASTER/SLOWER calls among
+    // them counted as false positives, per op and overall, with the bound; rows of other code
+    // are left out and said; reports of two machines are refused.
+    void calibrationCountsCallsOnIdenticalCode() {
+        std::vector<Report> runs;
+        for (std::uint64_t seed : {91, 92, 93}) {
+            auto r = synthetic(24, 5, 0.0, 0.02, seed);
+            r.context.fingerprint.machine = {{"cpu", {{"brand", "Xeon"}}}};
+            r.context.fingerprint.machine_id = "m1";
+            for (auto& row : r.rows)
+                row.spec.code = {"cpu", "0.1.0", "abc123"};
+            runs.push_back(std::move(r));
+        }
+        // One row of the third run 30 % slower on the same code: the machine, not the code.
+        runs[2].rows[0] = merge_runs(
+            [&] {
+                std::vector<ProfileRow> rs;
+                for (int k = 0; k < 5; ++k)
+                    rs.push_back(row("op0", "default", samples(1.3e-3, 0.01, 30, 900 + k)));
+                return rs;
+            }(),
+            2000);
+        runs[2].rows[0].spec.code = {"cpu", "0.1.0", "abc123"};
+        runs[1].rows[1].spec.code = {"cpu", "0.1.0", "rebuilt"}; // another build: left out
+        const auto c = calibrate(runs, {"r1", "r2", "r3"});
+        QCOMPARE(c.reports, std::size_t(3));
+        QCOMPARE(c.report_pairs, std::size_t(3));
+        QCOMPARE(c.skipped_rows, std::size_t(2)); // op1 in (r1, r2) and (r2, r3)
+        QCOMPARE(c.overall.judged, std::size_t(3 * 24 - 2));
+        QCOMPARE(c.overall.false_positives, std::size_t(2)); // op0 in (r1, r3) and (r2, r3)
+        QCOMPARE(c.per_op.at("op0").false_positives, std::size_t(2));
+        QCOMPARE(c.per_op.at("op5").false_positives, std::size_t(0));
+        QVERIFY(c.overall.upper_95() > c.overall.rate());
+        QVERIFY2(c.summary().find("2 of 70 rows of identical code called FASTER or SLOWER") == 0,
+                 c.summary().c_str());
+        QVERIFY(c.text().find("2 rows were left out") != std::string::npos);
+        // The bound: 0 of 72 is at most 4.1 % (1 - 0.05^(1/72)); 0 of 0 says nothing.
+        CalibrationCount none;
+        none.judged = 72;
+        QVERIFY(std::fabs(none.upper_95() - (1 - std::pow(0.05, 1.0 / 72))) < 1e-6);
+        QCOMPARE(CalibrationCount{}.upper_95(), 1.0);
+        // The file form reads back; a newer format is refused.
+        QTemporaryDir dir;
+        const auto path = dir.filePath("c.json").toStdString();
+        c.save(path);
+        QCOMPARE(Calibration::load(path).to_json(), c.to_json());
+        auto newer = c.to_json();
+        newer["format_version"] = 99;
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, Calibration::from_json(newer));
+        // Kept in the user's data folder by machine, found by it.
+        qputenv("XDG_DATA_HOME", dir.filePath("xdg").toUtf8());
+        QVERIFY(!find_calibration("m1"));
+        c.save(default_calibration_file("m1"));
+        QVERIFY(find_calibration("m1").has_value());
+        QVERIFY(!find_calibration("m2"));
+        qunsetenv("XDG_DATA_HOME");
+        // Two machines: refused, with what to give instead.
+        runs[1].context.fingerprint.machine = {{"cpu", {{"brand", "EPYC"}}}};
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, calibrate(runs, {"r1", "r2", "r3"}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, calibrate({runs.data(), 1}, {"r1"}));
+    }
+
     void ceilingsDifferAcrossMachines() {
         auto context = [](double l2, bool with_dram, double fma = 100.0) {
             nlohmann::json ceilings = nlohmann::json::array();

@@ -220,6 +220,54 @@ std::vector<double> benjamini_hochberg(std::span<const double> p) {
     return q;
 }
 
+namespace {
+
+// The runs per side that would settle an AMBIGUOUS verdict between runs (SampleComparison::
+// runs_to_settle): the smallest n for which the same rule, fed n runs a side with the ratio
+// and the noise measured, gives a verdict. A difference beyond the threshold needs Welch's p
+// (times this row's false-discovery adjustment, q / p) under the rate; a difference within
+// it needs the 90 % interval inside the threshold, which noise above max_noise never allows.
+int runs_needed(const SampleComparison& c, const CompareOptions& options) {
+    const double effect = std::fabs(std::log(c.ratio));
+    const double sigma = c.noise;
+    const double bound = std::log1p(c.threshold);
+    if (!(sigma > 0) || !std::isfinite(effect))
+        return 0;
+    const bool toward_difference = effect >= bound;
+    if (!toward_difference && sigma > options.max_noise)
+        return -1;
+    const double adjust = c.p_value > 0 ? std::max(1.0, c.q_value / c.p_value) : 1.0;
+    const int already = int(std::max(c.runs_a, c.runs_b));
+    for (int n = 2; n <= SampleComparison::kMaxRunsToSettle; ++n) {
+        const double se = sigma * std::sqrt(2.0 / n);
+        const double df = 2.0 * n - 2;
+        const bool settles = toward_difference
+                                 ? 2 * t_upper_tail(effect / se, df) * adjust < options.fdr
+                                 : effect + t_quantile_upper(0.05, df) * se <= bound;
+        if (settles) // never fewer than a side already has: those did not settle it
+            return std::min(std::max(n, already + 1), SampleComparison::kMaxRunsToSettle);
+    }
+    return -1;
+}
+
+// runs_needed() into the row and its note.
+void add_runs_advice(SampleComparison& c, const CompareOptions& options) {
+    c.runs_to_settle = runs_needed(c, options);
+    const std::string n = std::to_string(c.runs_to_settle);
+    if (c.runs_to_settle > 0)
+        c.note += "; at the variation measured, " + n + " runs a side would settle it (--repeat " +
+                  n + ")";
+    else if (c.runs_to_settle < 0 && c.noise > options.max_noise && c.ratio > 0 &&
+             std::fabs(std::log(c.ratio)) < std::log1p(c.threshold))
+        c.note += "; no number of runs can show sameness on a machine this noisy";
+    else if (c.runs_to_settle < 0)
+        c.note += "; no number of runs up to " +
+                  std::to_string(SampleComparison::kMaxRunsToSettle) +
+                  " a side would settle it: the difference sits on the threshold";
+}
+
+} // namespace
+
 std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
                                          std::span<const RowEvidence> b,
                                          const CompareOptions& options) {
@@ -303,8 +351,10 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
             } else {
                 c.note = "within the " + percent(c.threshold) +
                          " threshold, but the runs cannot show it: the 90 % interval reaches " +
-                         percent(std::expm1(effect + c.ci_half_width)) + " (more runs: --repeat)";
+                         percent(std::expm1(effect + c.ci_half_width));
             }
+            if (c.verdict == Verdict::Ambiguous)
+                add_runs_advice(c, options);
         } else if (effect < std::log1p(options.min_effect)) {
             c.verdict = Verdict::Same;
             c.note = "one run per side: within " + percent(options.min_effect);
@@ -407,7 +457,14 @@ std::vector<std::string> ceiling_differences(const RunContext& context_a,
                           (only_a.empty() ? "none" : list_ids(only_a)) +
                           "; only in B: " + (only_b.empty() ? "none" : list_ids(only_b)) +
                           "): they come from different machines or builds");
-        if (!differ.empty())
+        if (!differ.empty() && same_machine(context_a, context_b))
+            out.push_back(device + ": the same machine measured other ceilings in the two runs, " +
+                          "beyond their probes' noise (" + list_ids(differ) +
+                          "): its own capacity changed between the runs (a shared host: other "
+                          "tenants on its caches and memory), so times bound by those ceilings "
+                          "are not like for like; compare ceiling fractions, or run both again "
+                          "back to back");
+        else if (!differ.empty())
             out.push_back(device + ": ceilings differ by more than their probes' noise (" +
                           list_ids(differ) +
                           "): the reports come from machines with different ceilings, so "
@@ -487,7 +544,10 @@ nlohmann::json result_json(const SampleComparison& r) {
                         {"center_a", r.center_a},
                         {"center_b", r.center_b},
                         {"runs_a", r.runs_a},
-                        {"runs_b", r.runs_b}};
+                        {"runs_b", r.runs_b},
+                        {"identical_code", r.identical_code}};
+    if (r.runs_to_settle != 0)
+        j["runs_to_settle"] = r.runs_to_settle;
     if (!r.note.empty())
         j["note"] = r.note;
     return j;
@@ -628,6 +688,13 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
         auto& cell = out.m_lines[where[k].first].cells[where[k].second];
         cell.result = results[k];
         cell.judged = true;
+        const auto& ca = out.m_lines[where[k].first].cells[baseline].row->spec.code;
+        const auto& cb = cell.row->spec.code;
+        cell.result.identical_code = !ca.build_id.empty() && ca == cb;
+        if (cell.result.identical_code &&
+            (cell.result.verdict == Verdict::Faster || cell.result.verdict == Verdict::Slower))
+            cell.result.note += std::string(cell.result.note.empty() ? "" : "; ") +
+                                "identical code: the difference is the machine's, not the code's";
     }
     // Outliers: with three or more measured cells, a median far from the line's.
     for (auto& line : out.m_lines) {
@@ -665,6 +732,16 @@ bool MultiComparison::same_machine() const {
     return std::all_of(m_sources.begin(), m_sources.end(),
                        [](const Source& s) { return s.same_machine; });
 }
+
+namespace {
+std::size_t identical_code_count(const MultiComparison& m) {
+    std::size_t n = 0;
+    for (const auto& line : m.lines())
+        for (const auto& c : line.cells)
+            n += c.judged && c.result.identical_code;
+    return n;
+}
+} // namespace
 
 nlohmann::json MultiComparison::to_json() const {
     auto sources = nlohmann::json::array();
@@ -715,7 +792,9 @@ nlohmann::json MultiComparison::to_json() const {
              {{"same", count(Verdict::Same)},
               {"faster", count(Verdict::Faster)},
               {"slower", count(Verdict::Slower)},
-              {"ambiguous", count(Verdict::Ambiguous)}}}};
+              {"ambiguous", count(Verdict::Ambiguous)},
+              {"identical_code", identical_code_count(*this)}}},
+            {"advice", advice().to_json()}};
 }
 
 std::string MultiComparison::to_text() const {
@@ -776,7 +855,80 @@ std::string MultiComparison::to_text() const {
        << count(Verdict::Same) << " same, " << count(Verdict::Faster) << " faster, "
        << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous)
        << " ambiguous; '!' marks a cell far from the other machines (outlier).\n";
+    if (const auto n = identical_code_count(*this))
+        os << n << " of the judged cells ran identical code (the same build of the same cell).\n";
+    if (const auto advice_text = advice().text(); !advice_text.empty())
+        os << advice_text << ".\n";
     return os.str();
+}
+
+SettleAdvice settle_advice(std::span<const SampleComparison* const> rows) {
+    SettleAdvice a;
+    std::vector<int> needs;
+    for (const auto* r : rows) {
+        if (r->verdict != Verdict::Ambiguous)
+            continue;
+        ++a.ambiguous;
+        if (r->runs_to_settle > 0)
+            needs.push_back(r->runs_to_settle);
+        else if (r->runs_to_settle < 0)
+            ++a.unsettleable;
+        else if (r->runs_a <= 1 || r->runs_b <= 1)
+            ++a.one_run;
+    }
+    a.settleable = needs.size();
+    if (!needs.empty()) {
+        std::sort(needs.begin(), needs.end());
+        a.repeat = needs.back();
+        a.median_repeat = needs[(needs.size() - 1) / 2];
+    }
+    return a;
+}
+
+std::string SettleAdvice::text() const {
+    if (ambiguous == 0)
+        return {};
+    std::vector<std::string> parts;
+    if (settleable > 0)
+        parts.push_back("--repeat " + std::to_string(repeat) + " on both sides would settle " +
+                        std::to_string(settleable) + " of the " + std::to_string(ambiguous) +
+                        " at the variation measured" +
+                        (median_repeat < repeat
+                             ? " (half of them with --repeat " + std::to_string(median_repeat) + ")"
+                             : std::string()));
+    if (unsettleable > 0)
+        parts.push_back(std::to_string(unsettleable) +
+                        " cannot be settled by more runs: their runs vary beyond what can show "
+                        "sameness on this machine, or the difference sits on the threshold");
+    if (one_run > 0)
+        parts.push_back(std::to_string(one_run) +
+                        " have one run on a side: the variation between runs is unknown "
+                        "(profile --repeat 3 measures it)");
+    std::string out = "AMBIGUOUS: ";
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        out += (i ? "; " : "") + parts[i];
+    return parts.empty() ? std::string() : out;
+}
+
+nlohmann::json SettleAdvice::to_json() const {
+    return {{"ambiguous", ambiguous}, {"settleable", settleable}, {"unsettleable", unsettleable},
+            {"one_run", one_run},     {"repeat", repeat},         {"median_repeat", median_repeat}};
+}
+
+SettleAdvice MultiComparison::advice() const {
+    std::vector<const SampleComparison*> judged;
+    for (const auto& line : m_lines)
+        for (const auto& c : line.cells)
+            if (c.judged)
+                judged.push_back(&c.result);
+    return settle_advice(judged);
+}
+
+SettleAdvice Comparison::advice() const {
+    std::vector<const SampleComparison*> all;
+    for (const auto& p : m_pairs)
+        all.push_back(&p.result);
+    return settle_advice(all);
 }
 
 Comparison Comparison::of(const Report& a, const Report& b, const CompareOptions& options) {
@@ -852,7 +1004,8 @@ nlohmann::json Comparison::to_json() const {
             {"pairs", pairs},
             {"only_in_a", unmatched(m_only_a)},
             {"only_in_b", unmatched(m_only_b)},
-            {"warnings", m_warnings}};
+            {"warnings", m_warnings},
+            {"advice", advice().to_json()}};
 }
 
 std::string Comparison::to_text() const {
@@ -880,8 +1033,8 @@ std::string Comparison::to_text() const {
                      (p.result.center_b > 0 ? p.result.center_b : p.b.stats.median) * 1e6,
                      runs.c_str())
            << ratio << format(" %8.2g %6.1f%%  ", p.result.q_value, p.result.threshold * 100)
-           << to_string(p.result.verdict) << (p.result.note.empty() ? "" : " - ")
-           << esc(p.result.note) << "\n";
+           << to_string(p.result.verdict) << (p.result.identical_code ? " (identical code)" : "")
+           << (p.result.note.empty() ? "" : " - ") << esc(p.result.note) << "\n";
     }
     auto list = [&](const char* title, const std::vector<ProfileRow>& rows) {
         if (rows.empty())
@@ -896,8 +1049,15 @@ std::string Comparison::to_text() const {
     std::size_t n[4] = {};
     for (const auto& p : m_pairs)
         ++n[int(p.result.verdict)];
+    const auto identical = std::count_if(m_pairs.begin(), m_pairs.end(),
+                                         [](const Pair& p) { return p.result.identical_code; });
     os << "\n"
-       << n[0] << " same, " << n[1] << " faster, " << n[2] << " slower, " << n[3] << " ambiguous\n";
+       << n[0] << " same, " << n[1] << " faster, " << n[2] << " slower, " << n[3] << " ambiguous";
+    if (identical > 0)
+        os << "; " << identical << " of " << m_pairs.size() << " pairs ran identical code";
+    os << "\n";
+    if (const auto advice_text = advice().text(); !advice_text.empty())
+        os << advice_text << ".\n";
     return os.str();
 }
 

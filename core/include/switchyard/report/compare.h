@@ -106,6 +106,18 @@ struct SWITCHYARD_CORE_EXPORT SampleComparison {
     double center_a = 0, center_b = 0;
     std::size_t runs_a = 0, runs_b = 0;
     std::string note; // why AMBIGUOUS, or what the verdict rests on
+    /// AMBIGUOUS between runs: how many runs per side would settle the verdict, worked out
+    /// for the same rule with the ratio and the noise measured taken as true (a power
+    /// calculation): 0 where it does not apply (not AMBIGUOUS, or one run a side), -1 where
+    /// no number up to kMaxRunsToSettle can (noise above max_noise with a difference within
+    /// the threshold: sameness cannot be shown on a machine this noisy; or a difference
+    /// that sits on the threshold).
+    int runs_to_settle = 0;
+    static constexpr int kMaxRunsToSettle = 30;
+    /// Both rows ran the same code: the same cell of the same build of its library
+    /// (RowSpec::code, build IDs recorded and equal). A FASTER or SLOWER verdict then
+    /// measures the machine, not the code.
+    bool identical_code = false;
     /// The verdict as the text tables print it.
     std::string verdict_text() const { return to_string(verdict); }
 };
@@ -124,6 +136,24 @@ struct SWITCHYARD_CORE_EXPORT RowEvidence {
 SWITCHYARD_CORE_EXPORT std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
                                                                 std::span<const RowEvidence> b,
                                                                 const CompareOptions& options = {});
+
+/// What more runs would do for a comparison's AMBIGUOUS verdicts (SampleComparison::
+/// runs_to_settle): the one `--repeat N` that would settle every one that runs can settle,
+/// and how many cannot be settled by runs.
+struct SWITCHYARD_CORE_EXPORT SettleAdvice {
+    std::size_t ambiguous = 0;    // AMBIGUOUS verdicts
+    std::size_t settleable = 0;   // ... that N runs a side would settle at the noise measured
+    std::size_t unsettleable = 0; // ... that no number of runs would
+    std::size_t one_run = 0;      // ... with one run on a side: the variation is unknown
+    int repeat = 0;               // the N for all settleable ones (0: none)
+    int median_repeat = 0;        // the N for half of them
+    /// One line for a comparison's summary ("" where nothing is AMBIGUOUS): "--repeat 6 on
+    /// both sides would settle 20 of the 24 AMBIGUOUS rows at the variation measured (half
+    /// of them with --repeat 4); 4 cannot be settled by more runs: ...".
+    std::string text() const;
+    nlohmann::json to_json() const;
+};
+SWITCHYARD_CORE_EXPORT SettleAdvice settle_advice(std::span<const SampleComparison* const> rows);
 
 /// Benjamini-Hochberg adjusted p-values (q-values), in the order of `p`.
 SWITCHYARD_CORE_EXPORT std::vector<double> benjamini_hochberg(std::span<const double> p);
@@ -193,6 +223,8 @@ public:
     std::size_t count(Verdict v) const;
     /// True when every report's fingerprint matches the baseline's.
     bool same_machine() const;
+    /// settle_advice() over every judged cell.
+    SettleAdvice advice() const;
 
     nlohmann::json to_json() const;
     std::string to_text() const;
@@ -229,6 +261,8 @@ public:
     /// ceiling_differences(); JSON "warnings".
     const std::vector<std::string>& warnings() const noexcept { return m_warnings; }
     const CompareOptions& options() const noexcept { return m_options; }
+    /// settle_advice() over the pairs.
+    SettleAdvice advice() const;
 
     nlohmann::json to_json() const;
     std::string to_text() const;
