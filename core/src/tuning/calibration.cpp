@@ -44,8 +44,8 @@ CalibrationCount count_from_json(const jsonread::Value& v) {
     v.expect(jsonread::Kind::Object);
     CalibrationCount c;
     c.judged = std::size_t(v.integer("judged"));
-    c.false_positives = std::size_t(v.integer("false_positives", std::nullopt, 0,
-                                              std::int64_t(c.judged)));
+    c.false_positives =
+        std::size_t(v.integer("false_positives", std::nullopt, 0, std::int64_t(c.judged)));
     c.same = std::size_t(v.integer("same", 0));
     c.ambiguous = std::size_t(v.integer("ambiguous", 0));
     return c;
@@ -79,9 +79,9 @@ double CalibrationCount::upper_95() const {
 }
 
 nlohmann::json CalibrationCount::to_json() const {
-    return {{"judged", judged},       {"false_positives", false_positives},
-            {"same", same},           {"ambiguous", ambiguous},
-            {"rate", rate()},         {"upper_95", upper_95()}};
+    return {{"judged", judged}, {"false_positives", false_positives},
+            {"same", same},     {"ambiguous", ambiguous},
+            {"rate", rate()},   {"upper_95", upper_95()}};
 }
 
 Calibration calibrate(std::span<const Report> reports, std::vector<std::string> names,
@@ -91,8 +91,8 @@ Calibration calibrate(std::span<const Report> reports, std::vector<std::string> 
                                     "got " +
                                     std::to_string(reports.size()));
     if (names.size() != reports.size())
-        throw std::invalid_argument("calibrate: " + std::to_string(names.size()) +
-                                    " names for " + std::to_string(reports.size()) + " reports");
+        throw std::invalid_argument("calibrate: " + std::to_string(names.size()) + " names for " +
+                                    std::to_string(reports.size()) + " reports");
     for (std::size_t i = 1; i < reports.size(); ++i)
         if (!same_machine(reports[0].context, reports[i].context))
             throw std::invalid_argument(
@@ -134,9 +134,9 @@ Calibration calibrate(std::span<const Report> reports, std::vector<std::string> 
 std::string Calibration::summary() const {
     return std::to_string(overall.false_positives) + " of " + std::to_string(overall.judged) +
            " rows of identical code called FASTER or SLOWER (" + std::to_string(reports) +
-           " runs, " + std::to_string(report_pairs) +
-           (report_pairs == 1 ? " pair" : " pairs") + "): a false-positive rate of " +
-           percent(overall.rate()) + ", at most " + percent(overall.upper_95()) + " (95 %)";
+           " runs, " + std::to_string(report_pairs) + (report_pairs == 1 ? " pair" : " pairs") +
+           "): a false-positive rate of " + percent(overall.rate()) + ", at most " +
+           percent(overall.upper_95()) + " (95 %)";
 }
 
 std::string Calibration::text() const {

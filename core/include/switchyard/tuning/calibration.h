@@ -47,7 +47,7 @@ struct SWITCHYARD_CORE_EXPORT Calibration {
     std::size_t skipped_rows = 0; // rows whose code was not identical (or not recorded)
     CalibrationCount overall;
     std::map<std::string, CalibrationCount> per_op;
-    SettleAdvice advice; // over every judged row of every pair
+    SettleAdvice advice;              // over every judged row of every pair
     std::vector<std::string> sources; // the reports' names, in order
 
     /// "0 of 72 rows of identical code called FASTER or SLOWER (3 runs, 3 pairs): a false-
