@@ -217,9 +217,16 @@ struct CheckArgs {
     std::vector<std::string> reports;
     std::string references, write_references, system;
     std::vector<std::string> hostnames;
-    double lower = std::nan(""), upper = 0.10; // NaN: no lower bound
+    double lower = std::nan(""), upper = std::nan(""); // NaN: no lower bound; measured bands
+    double band_floor = BandRule{}.floor;
     bool json = false;
 };
+
+std::string fmt_percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f %%", fraction * 100);
+    return buf;
+}
 
 std::string us(double s) {
     char buf[32];
@@ -236,13 +243,36 @@ int write_references(const CheckArgs& a, const std::vector<std::string>& paths,
     if (!a.system.empty() && reports.size() > 1)
         throw std::invalid_argument("--system names one system: give one report with it, or leave "
                                     "it out (each report's host name is its system)");
+    BandRule rule;
+    if (!std::isnan(a.lower))
+        rule.lower = a.lower;
+    if (!std::isnan(a.upper))
+        rule.upper = a.upper;
+    rule.floor = a.band_floor;
     for (std::size_t i = 0; i < reports.size(); ++i) {
-        auto sys = References::system_from(
-            reports[i], a.system, a.hostnames,
-            std::isnan(a.lower) ? std::nullopt : std::optional<double>(a.lower), a.upper);
+        auto sys = References::system_from(reports[i], a.system, a.hostnames, rule);
         std::cout << "system '" << untrusted(sys.name) << "': " << sys.rows.size() << " rows from "
                   << untrusted(paths[i])
                   << (sys.machine_id.empty() ? "" : ", machine " + sys.machine_id) << "\n";
+        // How the bands were set: from the runs' variation, or the floor for one-run rows.
+        std::size_t by_runs = 0, by_floor = 0, by_memory = 0;
+        double widest = 0;
+        for (const auto& r : sys.rows) {
+            by_runs += r.band == "runs";
+            by_floor += r.band == "floor";
+            by_memory += r.memory_gbs.has_value();
+            if (r.band == "runs" && r.upper)
+                widest = std::max(widest, *r.upper);
+        }
+        if (by_runs)
+            std::cout << "  " << by_runs << " bands from the variation between the rows' runs ("
+                      << fmt_percent(rule.floor) << " to " << fmt_percent(widest) << ")\n";
+        if (by_floor)
+            std::cout << "  " << by_floor << " rows of one run get the " << fmt_percent(rule.floor)
+                      << " floor (profile --repeat 3 measures their variation)\n";
+        if (by_memory)
+            std::cout << "  " << by_memory
+                      << " rows with memory beside them are judged at the memory they got\n";
         refs.put(std::move(sys));
     }
     refs.save(a.write_references);
@@ -283,6 +313,8 @@ int run_check(const CheckArgs& a) {
                           {"reference", r.value},
                           {"low", r.low ? json(*r.low) : json()},
                           {"high", r.high ? json(*r.high) : json()}};
+                if (r.at_reference_memory)
+                    j["at_reference_memory"] = *r.at_reference_memory;
                 if (!r.message.empty())
                     j["message"] = r.message;
                 rows.push_back(std::move(j));
@@ -403,8 +435,13 @@ void add_compare_commands(CLI::App& app, Context& context) {
                         "With --write-references: host name patterns the system matches "
                         "(fnmatch, repeatable; default: any host with the same machine_id)");
         cmd->add_option("--upper", a->upper,
-                        "With --write-references: the tolerance above the value (0.10: 10 % "
-                        "slower still passes)")
+                        "With --write-references: one fixed tolerance above the value for every "
+                        "row (0.10: 10 % slower still passes); default: each row's from the "
+                        "variation between its runs (profile --repeat), at least --band-floor")
+            ->check(number_in(0, false, 1000, "a fraction >= 0"));
+        cmd->add_option("--band-floor", a->band_floor,
+                        "With --write-references: the narrowest band a row's runs can give, and "
+                        "the band of rows of one run")
             ->check(number_in(0, false, 1000, "a fraction >= 0"))
             ->capture_default_str();
         cmd->add_option("--lower", a->lower,

@@ -6,6 +6,7 @@
 #include <switchyard/hardware/sdkjson.h>
 #include <switchyard/report/compare.h>
 #include <switchyard/report/csv.h>
+#include <switchyard/report/references.h>
 #include <switchyard/report/report.h>
 #include <switchyard/sdk/device.h>
 #include <switchyard/tuning/tune.h>
@@ -42,6 +43,24 @@ ProfileRow timed_row(std::int64_t index, const std::string& arch, const std::str
     r.stats = SampleStats::from(r.samples);
     r.parity.checked = true;
     r.parity.pass = true;
+    return r;
+}
+
+// A row of `op` whose runs' medians are `center` x each factor; its median the runs' median.
+ProfileRow repeated_row(const std::string& op, double center, const std::vector<double>& factors) {
+    static std::int64_t index = 100;
+    ProfileRow r = timed_row(index++, "generic", "default", center);
+    r.spec.op = op;
+    std::vector<double> medians;
+    for (const double f : factors) {
+        RunSummary run;
+        run.median = center * f;
+        run.count = 20;
+        r.runs.push_back(run);
+        medians.push_back(run.median);
+    }
+    std::sort(medians.begin(), medians.end());
+    r.stats.median = medians[medians.size() / 2];
     return r;
 }
 
@@ -234,6 +253,124 @@ private slots:
                                           std::string::npos;
                                }),
                  std::ptrdiff_t(2));
+    }
+
+    // check --write-references: a row's band from the variation between its runs (at least
+    // the floor), the floor for a row of one run, a given tolerance for every row; the
+    // memory beside a row kept with it.
+    void referenceBandsComeFromTheRuns() {
+        Report report;
+        report.context.fingerprint.machine_id = "m1";
+        report.rows.push_back(repeated_row("flow_match_step", 1e-3, {0.95, 1.0, 1.05, 1.0, 1.02}));
+        report.rows.push_back(repeated_row("rms_norm", 1e-3, {1.0, 1.001, 0.999}));
+        report.rows.push_back(timed_row(2, "generic", "reference", 1e-3));
+        const auto sys = References::system_from(report, "here", {});
+        QCOMPARE(sys.rows.size(), std::size_t(3));
+        QCOMPARE(sys.rows[0].band, std::string("runs"));
+        // sigma of log(0.95, 1, 1.05, 1, 1.02) x sqrt(1 + 1/5) x 3.1
+        std::vector<double> logs;
+        for (double x : {0.95, 1.0, 1.05, 1.0, 1.02})
+            logs.push_back(std::log(x));
+        double mean = 0, var = 0;
+        for (double x : logs)
+            mean += x / 5;
+        for (double x : logs)
+            var += (x - mean) * (x - mean) / 4;
+        QVERIFY(std::fabs(*sys.rows[0].upper - std::expm1(3.1 * std::sqrt(var * 1.2))) < 1e-9);
+        QVERIFY(*sys.rows[0].upper > 0.10);
+        QCOMPARE(sys.rows[1].band, std::string("runs"));
+        QCOMPARE(*sys.rows[1].upper, 0.10); // steady runs: the floor
+        QCOMPARE(sys.rows[2].band, std::string("floor"));
+        QCOMPARE(*sys.rows[2].upper, 0.10);
+        QVERIFY(!sys.rows[0].lower);
+        const auto given = References::system_from(report, "here", {}, {.upper = 0.5});
+        for (const auto& r : given.rows)
+            QVERIFY(r.band == "given" && *r.upper == 0.5);
+        // The file form keeps the band and the memory; an older file (neither) still reads.
+        References refs;
+        refs.put(sys);
+        refs.systems[0].rows[0].memory_gbs = 47.5;
+        const auto back = References::from_json(refs.to_json());
+        QCOMPARE(back.to_json(), refs.to_json());
+        QCOMPARE(*back.systems[0].rows[0].memory_gbs, 47.5);
+        auto old = refs.to_json();
+        old["systems"][0]["rows"][0].erase("memory_gbs");
+        old["systems"][0]["rows"][0].erase("band");
+        QVERIFY(!References::from_json(old).systems[0].rows[0].memory_gbs);
+        old["systems"][0]["rows"][0]["memory_gbs"] = -1;
+        QVERIFY_THROWS_EXCEPTION(ReferenceError, References::from_json(old));
+    }
+
+    // A DRAM-bound row on a shared host: memory gave it less in the second run (43 GB/s
+    // against 50 when the reference was written), and the row is as much slower. By its raw
+    // time it fails a 10 % band (the failure seen on flow_match_step 11,184,810: 2,651 us
+    // against a 2,295 us reference); at the reference's memory it passes. A row slower at
+    // the same memory still fails.
+    void memoryRowsAreJudgedAtTheReferencesMemory() {
+        Report first;
+        first.context.fingerprint.machine_id = "m1";
+        auto row = timed_row(0, "x86-64-v4", "default", 2.295e-3);
+        row.memory = {"dram.copy.1t", 50.0, 8};
+        first.rows.push_back(row);
+        References refs;
+        refs.put(References::system_from(first, "here", {}));
+        QCOMPARE(*refs.systems[0].rows[0].memory_gbs, 50.0);
+        Report drifted = first;
+        drifted.rows[0] = timed_row(0, "x86-64-v4", "default", 2.651e-3);
+        drifted.rows[0].memory = {"dram.copy.1t", 43.0, 8};
+        auto result = check_report(drifted, refs, "drifted");
+        QCOMPARE(result.rows[0].status, CheckedRow::Status::Pass);
+        QVERIFY(std::fabs(*result.rows[0].at_reference_memory - 2.651e-3 * 43 / 50) < 1e-12);
+        QVERIFY2(result.rows[0].message.find("at the reference's 50.0 GB/s") != std::string::npos,
+                 result.rows[0].message.c_str());
+        // Without the memory beside it (an older report), by its time: FAIL.
+        drifted.rows[0].memory = {};
+        result = check_report(drifted, refs, "drifted");
+        QCOMPARE(result.rows[0].status, CheckedRow::Status::Fail);
+        // Slower at the same memory: FAIL, and the message says at which memory.
+        drifted.rows[0].memory = {"dram.copy.1t", 50.0, 8};
+        result = check_report(drifted, refs, "slower");
+        QCOMPARE(result.rows[0].status, CheckedRow::Status::Fail);
+        QVERIFY2(result.rows[0].message.find("is slower than the upper bound") != std::string::npos,
+                 result.rows[0].message.c_str());
+    }
+
+    // The goal: K identical runs (5 % noise between runs, 24 rows, 3 runs each), each checked
+    // against references written from the first. A fixed 10 % band fails some rows; bands
+    // from the runs fail none.
+    void identicalRunsPassTheirOwnReferences() {
+        std::uint64_t s = 12345;
+        auto gaussian = [&] {
+            auto uniform = [&] {
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                return (double(s >> 11) + 0.5) / double(1ULL << 53);
+            };
+            return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
+        };
+        auto run = [&] {
+            Report r;
+            r.context.fingerprint.machine_id = "m1";
+            for (int i = 0; i < 24; ++i) {
+                std::vector<double> factors;
+                for (int k = 0; k < 3; ++k)
+                    factors.push_back(std::exp(0.05 * gaussian()));
+                r.rows.push_back(repeated_row("op" + std::to_string(i), 1e-3, factors));
+            }
+            return r;
+        };
+        std::vector<Report> runs;
+        for (int k = 0; k < 8; ++k)
+            runs.push_back(run());
+        References fixed, measured;
+        fixed.put(References::system_from(runs[0], "here", {}, {.upper = 0.10}));
+        measured.put(References::system_from(runs[0], "here", {}));
+        std::size_t fixed_fails = 0, measured_fails = 0;
+        for (std::size_t k = 1; k < runs.size(); ++k) {
+            fixed_fails += check_report(runs[k], fixed, "r").failures();
+            measured_fails += check_report(runs[k], measured, "r").failures();
+        }
+        QVERIFY2(fixed_fails > 0, std::to_string(fixed_fails).c_str());
+        QCOMPARE(measured_fails, std::size_t(0));
     }
 
     void roundTrip() {

@@ -82,6 +82,12 @@ nlohmann::json References::to_json() const {
                             {"value", r.value},
                             {"lower", tolerance_json(r.lower)},
                             {"upper", tolerance_json(r.upper)}});
+        for (std::size_t i = 0; i < s.rows.size(); ++i) {
+            if (s.rows[i].memory_gbs)
+                rows[i]["memory_gbs"] = *s.rows[i].memory_gbs;
+            if (!s.rows[i].band.empty())
+                rows[i]["band"] = s.rows[i].band;
+        }
         nlohmann::json match = nlohmann::json::object();
         if (!s.machine_id.empty())
             match["machine_id"] = s.machine_id;
@@ -133,6 +139,12 @@ References References::from_json(const nlohmann::json& j, const std::string& ori
                     r.at("value").fail("expected a time > 0 (seconds per launch)");
                 row.lower = tolerance(r, "lower", true);
                 row.upper = tolerance(r, "upper", false);
+                if (const auto m = r.find("memory_gbs"); m && !m->raw().is_null()) {
+                    row.memory_gbs = m->num();
+                    if (!(*row.memory_gbs > 0))
+                        m->fail("expected a bandwidth > 0 (GB/s) or null");
+                }
+                row.band = r.str("band", std::string());
                 sys.rows.push_back(std::move(row));
             }
             out.systems.push_back(std::move(sys));
@@ -171,9 +183,32 @@ void References::save(const std::string& path) const {
     }
 }
 
+namespace {
+
+// The relative standard deviation of one row's run medians on the log scale, of its times at
+// the memory each run got where every run has it; nullopt with fewer than two runs.
+std::optional<double> between_runs(const ProfileRow& r, bool by_memory) {
+    std::vector<double> logs;
+    for (const auto& run : r.runs) {
+        if (!(run.median > 0) || (by_memory && !(run.memory_gbs > 0)))
+            return std::nullopt;
+        logs.push_back(std::log(run.median * (by_memory ? run.memory_gbs : 1.0)));
+    }
+    if (logs.size() < 2)
+        return std::nullopt;
+    double mean = 0;
+    for (const double x : logs)
+        mean += x / double(logs.size());
+    double var = 0;
+    for (const double x : logs)
+        var += (x - mean) * (x - mean) / double(logs.size() - 1);
+    return std::sqrt(var);
+}
+
+} // namespace
+
 ReferenceSystem References::system_from(const Report& report, std::string name,
-                                        std::vector<std::string> hostnames,
-                                        std::optional<double> lower, std::optional<double> upper) {
+                                        std::vector<std::string> hostnames, const BandRule& rule) {
     ReferenceSystem s;
     const RunContext& context = report.context;
     s.name = name.empty() ? context.host.hostname : std::move(name);
@@ -184,8 +219,23 @@ ReferenceSystem References::system_from(const Report& report, std::string name,
     for (const auto& r : report.rows) {
         if (r.status != RowStatus::Ok || !(r.stats.median > 0))
             continue;
-        s.rows.push_back({r.spec.op, r.spec.size, r.spec.device, r.spec.backend, r.spec.arch,
-                          r.spec.variant, r.stats.median, lower, upper});
+        ReferenceRow row{r.spec.op,      r.spec.size,    r.spec.device, r.spec.backend, r.spec.arch,
+                         r.spec.variant, r.stats.median, rule.lower,    rule.upper};
+        const bool by_memory = r.memory.measured();
+        if (by_memory)
+            row.memory_gbs = r.memory.median_gbs;
+        if (rule.upper) {
+            row.band = "given";
+        } else if (const auto sigma = between_runs(r, by_memory)) {
+            const double n = double(r.runs.size());
+            row.upper =
+                std::max(rule.floor, std::expm1(rule.sigmas * *sigma * std::sqrt(1 + 1 / n)));
+            row.band = "runs";
+        } else {
+            row.upper = rule.floor;
+            row.band = "floor";
+        }
+        s.rows.push_back(std::move(row));
     }
     return s;
 }
@@ -250,16 +300,32 @@ CheckResult check_report(const Report& report, const References& references, std
             c.message = std::string(to_string(it->second->status)) +
                         (it->second->reason.empty() ? "" : ": " + it->second->reason);
         } else {
-            const double m = it->second->stats.median;
-            c.measured = m;
+            const auto& row = *it->second;
+            c.measured = row.stats.median;
+            // A row with memory beside it, and a reference that has it too: its time at the
+            // reference's memory.
+            double m = c.measured;
+            std::string judged = seconds_text(m);
+            if (ref.memory_gbs && row.memory.measured()) {
+                m = c.measured * row.memory.median_gbs / *ref.memory_gbs;
+                c.at_reference_memory = m;
+                char gbs[96];
+                std::snprintf(gbs, sizeof gbs,
+                              " at %.1f GB/s of memory beside it, %.4g us at the "
+                              "reference's %.1f GB/s,",
+                              row.memory.median_gbs, m * 1e6, *ref.memory_gbs);
+                judged += gbs;
+                c.message = "judged at the reference's memory:" +
+                            std::string(gbs).substr(0, std::string(gbs).size() - 1);
+            }
             const bool below = c.low && m < *c.low, above = c.high && m > *c.high;
             c.status = below || above ? CheckedRow::Status::Fail : CheckedRow::Status::Pass;
             if (above)
-                c.message = seconds_text(m) + " is slower than the upper bound " +
-                            seconds_text(*c.high) + " (reference " + seconds_text(ref.value) + ")";
+                c.message = judged + " is slower than the upper bound " + seconds_text(*c.high) +
+                            " (reference " + seconds_text(ref.value) + ")";
             else if (below)
-                c.message = seconds_text(m) + " is faster than the lower bound " +
-                            seconds_text(*c.low) + " (reference " + seconds_text(ref.value) +
+                c.message = judged + " is faster than the lower bound " + seconds_text(*c.low) +
+                            " (reference " + seconds_text(ref.value) +
                             "): update the reference if the change is intended";
         }
         out.rows.push_back(std::move(c));

@@ -34,8 +34,29 @@ struct SWITCHYARD_CORE_EXPORT ReferenceRow {
     std::string op, size, device, backend, arch, variant;
     double value = 0; // seconds per launch
     std::optional<double> lower, upper;
+    /// The memory bandwidth the row's probe got beside it when the reference was measured
+    /// (ProfileRow::memory, GB/s; JSON "memory_gbs", absent for rows without it). A report
+    /// row with its own memory beside it is judged by its time at the reference's memory,
+    /// median x (its memory / this one): that follows a shared host whose memory other
+    /// tenants take a share of, where a raw time cannot.
+    std::optional<double> memory_gbs;
+    /// How `upper` was set (JSON "band"): "runs" (from the variation between the row's runs,
+    /// BandRule), "floor" (one run: the floor), "given" (--upper), "" (an older file).
+    std::string band;
     /// ProfileRow::key()'s form.
     std::string key() const;
+};
+
+/// How check --write-references sets each row's band. Given tolerances (`lower`, `upper`)
+/// make a fixed band for every row, as ReFrame's. Otherwise the upper tolerance comes from
+/// the variation measured between the row's runs (profile --repeat N; for a row with memory
+/// beside it, of its times at the memory each run got): `sigmas` standard deviations of one
+/// future run's median about the reference's (sigma x sqrt(1 + 1/N) on the log scale), at
+/// least `floor`; a row of one run gets the floor.
+struct SWITCHYARD_CORE_EXPORT BandRule {
+    std::optional<double> lower, upper;
+    double floor = 0.10;
+    double sigmas = 3.1; // one-sided, about 1 in 1,000 identical runs outside
 };
 
 struct SWITCHYARD_CORE_EXPORT ReferenceSystem {
@@ -72,10 +93,10 @@ struct SWITCHYARD_CORE_EXPORT References {
 
     /// The system a report's measured rows make: `name` (default: the report's host name),
     /// matched by the report's machine_id and, when given, `hostnames`; each row's median as
-    /// its value with the tolerances given.
+    /// its value, its memory beside it where measured, and the band `rule` sets.
     static ReferenceSystem system_from(const Report& report, std::string name,
                                        std::vector<std::string> hostnames,
-                                       std::optional<double> lower, std::optional<double> upper);
+                                       const BandRule& rule = {});
     /// Adds `system`, replacing one of the same name.
     void put(ReferenceSystem system);
 };
@@ -88,7 +109,10 @@ struct SWITCHYARD_CORE_EXPORT CheckedRow {
     double measured = 0;             // the report's median (0 when missing)
     double value = 0;                // the reference's
     std::optional<double> low, high; // the band, seconds
-    std::string message;             // why it failed
+    /// The median at the reference's memory (ReferenceRow::memory_gbs), which the band
+    /// judged instead of `measured`; unset where the row was judged by its time.
+    std::optional<double> at_reference_memory;
+    std::string message; // why it failed, or what it was judged by
     bool failed() const noexcept {
         return status == Status::Fail || status == Status::Missing || status == Status::NotMeasured;
     }
