@@ -82,7 +82,8 @@ private slots:
         QCOMPARE(e.min_work, 4096.0);
         QCOMPARE(e.max_work, 8192.0);
         QCOMPARE(e.evidence.size(), std::size_t(2));
-        QVERIFY2(near(e.evidence[0].speedup, 2.7 / 1.5), std::to_string(e.evidence[0].speedup).c_str());
+        QVERIFY2(near(e.evidence[0].speedup, 2.7 / 1.5),
+                 std::to_string(e.evidence[0].speedup).c_str());
         QVERIFY(near(e.evidence[1].speedup, 2.7 / 1.2));
         QVERIFY(near(e.speedup(), 1.8));
         QCOMPARE(e.report, std::string("b.json")); // the weaker node's report
@@ -114,14 +115,12 @@ private slots:
     // dropped with a note naming both nodes, and the range splits around it; another keeps
     // another cell at a size: dropped with what that node keeps.
     void oneNodeDisagrees() {
-        const auto a = tuning_report(kMachineA, {{4, 2.7e-3, 1.0e-3},
-                                                 {8, 2.7e-3, 1.0e-3},
-                                                 {16, 2.7e-3, 1.0e-3},
-                                                 {32, 2.7e-3, 1.0e-3}});
-        const auto b = tuning_report(kMachineA, {{4, 2.7e-3, 1.0e-3},
-                                                 {8, 2.7e-3, 2.7e-3},
-                                                 {16, 2.7e-3, 1.0e-3},
-                                                 {32, 2.7e-3, 1.0e-3}});
+        const auto a = tuning_report(
+            kMachineA,
+            {{4, 2.7e-3, 1.0e-3}, {8, 2.7e-3, 1.0e-3}, {16, 2.7e-3, 1.0e-3}, {32, 2.7e-3, 1.0e-3}});
+        const auto b = tuning_report(
+            kMachineA,
+            {{4, 2.7e-3, 1.0e-3}, {8, 2.7e-3, 2.7e-3}, {16, 2.7e-3, 1.0e-3}, {32, 2.7e-3, 1.0e-3}});
         const auto ft = tune_fleet({{"task 0 (a)", "a.json", &a}, {"task 1 (b)", "b.json", &b}});
         QCOMPARE(ft.classes.size(), std::size_t(1));
         const auto& c = ft.classes[0];
@@ -144,12 +143,10 @@ private slots:
         QVERIFY(ft.regret_map_text().find("1 of 2") != std::string::npos);
 
         // A third node keeps another cell everywhere: nothing is left that all three agree on.
-        const auto other = tuning_report(kMachineA,
-                                         {{4, 2.7e-3, 1.0e-3},
-                                          {8, 2.7e-3, 1.0e-3},
-                                          {16, 2.7e-3, 1.0e-3},
-                                          {32, 2.7e-3, 1.0e-3}},
-                                         "generic/openblas");
+        const auto other = tuning_report(
+            kMachineA,
+            {{4, 2.7e-3, 1.0e-3}, {8, 2.7e-3, 1.0e-3}, {16, 2.7e-3, 1.0e-3}, {32, 2.7e-3, 1.0e-3}},
+            "generic/openblas");
         const auto three = tune_fleet({{"task 0 (a)", "a.json", &a},
                                        {"task 1 (b)", "b.json", &b},
                                        {"task 2 (c)", "c.json", &other}});
@@ -191,8 +188,7 @@ private slots:
         QCOMPARE(ft.classes[0].nodes, (Strings{"task 0 (a)"}));
         QCOMPARE(ft.classes[1].machine_id, kMachineB);
         QCOMPARE(ft.classes[1].nodes, (Strings{"task 1 (b)", "task 2 (c)"}));
-        QCOMPARE(ft.classes[0].tuning.entries.at(0).chosen.cell,
-                 std::string("x86-64-v3/threaded"));
+        QCOMPARE(ft.classes[0].tuning.entries.at(0).chosen.cell, std::string("x86-64-v3/threaded"));
         QCOMPARE(ft.classes[1].tuning.entries.at(0).chosen.cell, std::string("generic/openblas"));
         QCOMPARE(ft.classes[1].tuning.entries.at(0).sizes, (Strings{"8x1024"}));
 
@@ -224,8 +220,7 @@ private slots:
         const auto a = tuning_report(kMachineA, {{4, 2.7e-3, 1.0e-3}});
         const auto plain = plain_report(kMachineA);
         QVERIFY(plain.dispatch.empty());
-        auto ft =
-            tune_fleet({{"task 0 (a)", "a.json", &a}, {"task 1 (b)", "b.json", &plain}});
+        auto ft = tune_fleet({{"task 0 (a)", "a.json", &a}, {"task 1 (b)", "b.json", &plain}});
         QCOMPARE(ft.classes.size(), std::size_t(1));
         const auto& c = ft.classes[0];
         QCOMPARE(c.nodes, (Strings{"task 0 (a)"}));
@@ -266,8 +261,7 @@ private slots:
         const auto ft = tune_fleet({{"task 0 (a\x1b[31m)", "a.json", &a}});
         const auto text = ft.regret_map_text();
         QVERIFY2(text.find("MACHINE           OP        DEVICE  SIZE    CHAIN PICKS        "
-                           "FASTER              MIN    MEDIAN  NODES   TUNED") !=
-                     std::string::npos,
+                           "FASTER              MIN    MEDIAN  NODES   TUNED") != std::string::npos,
                  text.c_str());
         QVERIFY2(text.find(kMachineA +
                            "  rms_norm  cpu     8x1024  x86-64-v4/default  x86-64-v3/threaded  "

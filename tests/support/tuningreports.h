@@ -15,9 +15,9 @@
 namespace switchyard::testing {
 
 /// A measured row of (rms_norm, size, cpu, arch/variant) whose samples are `median` ± 1 %.
-inline ProfileRow timed_row(std::int64_t index, const std::string& arch,
-                            const std::string& variant, double median, bool resolved,
-                            const std::string& size, std::int64_t rows_of_1024) {
+inline ProfileRow timed_row(std::int64_t index, const std::string& arch, const std::string& variant,
+                            double median, bool resolved, const std::string& size,
+                            std::int64_t rows_of_1024) {
     ProfileRow r;
     r.spec.index = index;
     r.spec.op = "rms_norm";

@@ -87,8 +87,8 @@ std::vector<Measured> measured_of(const Report& report) {
         const ProfileRow* pick = row_with_index(report, f.resolved_index);
         if (!pick)
             continue;
-        out.push_back({f.op, pick->spec.device_kind, pick->spec.size, size_work(pick->spec.dims),
-                       &f});
+        out.push_back(
+            {f.op, pick->spec.device_kind, pick->spec.size, size_work(pick->spec.dims), &f});
     }
     return out;
 }
@@ -307,8 +307,8 @@ void regrets_of(const std::vector<ClassNode>& nodes, const ClassTuning& cls,
                 it->second = std::min(it->second, f.speedup);
             auto& seen = lines[key];
             if (seen.entry.op.empty())
-                seen.entry = RegretEntry{cls.machine_id, m.op, m.size, m.device, m.work,
-                                         f.resolved, f.fastest};
+                seen.entry = RegretEntry{cls.machine_id, m.op,       m.size,   m.device,
+                                         m.work,         f.resolved, f.fastest};
         }
         for (const auto& [key, speedup] : mine) {
             auto& seen = lines[key];
@@ -403,9 +403,9 @@ std::string FleetTuning::regret_map_text() const {
                                                 "FASTER", "MIN", "MEDIAN", "NODES", "TUNED"}};
     for (const auto& e : regrets)
         rows.push_back({text::untrusted(e.machine_id), text::untrusted(e.op),
-                        text::untrusted(e.device), text::untrusted(e.size),
-                        text::untrusted(e.pick), text::untrusted(e.faster),
-                        speedup_text(e.min_speedup), speedup_text(e.median_speedup),
+                        text::untrusted(e.device), text::untrusted(e.size), text::untrusted(e.pick),
+                        text::untrusted(e.faster), speedup_text(e.min_speedup),
+                        speedup_text(e.median_speedup),
                         std::to_string(e.nodes.size()) + " of " + std::to_string(e.class_nodes),
                         e.tuned.empty() ? "-" : text::untrusted(e.tuned)});
     return "Regret map: where the chain's pick was slower than another cell (speedup of the "
@@ -419,11 +419,17 @@ std::string FleetTuning::summary() const {
         out += "machine class " + text::untrusted(c.machine_id);
         if (!c.description.empty())
             out += " (" + text::untrusted(c.description) + ")";
-        out += ": " + std::to_string(c.nodes.size()) + (c.nodes.size() == 1 ? " node" : " nodes");
+        out += ": ";
         if (!c.nodes.empty())
-            out += " (" + text::untrusted(text::join(c.nodes)) + ")";
+            out += std::to_string(c.nodes.size()) + (c.nodes.size() == 1 ? " node" : " nodes") +
+                   " (" + text::untrusted(text::join(c.nodes)) + ")";
+        else
+            out += "no node with dispatch findings";
+        if (!c.without_findings.empty())
+            out += "; left out, without dispatch findings: " +
+                   text::untrusted(text::join(c.without_findings));
         if (!c.tunable()) {
-            out += ", nothing to tune\n";
+            out += "; nothing to tune\n";
         } else {
             const auto n = c.tuning.entries.size();
             out += ", " + std::to_string(n) + (n == 1 ? " entry" : " entries") + " agreed" +
@@ -434,8 +440,8 @@ std::string FleetTuning::summary() const {
         for (const auto& e : c.tuning.entries)
             out += "  " + text::untrusted(e.label()) + ": " + text::untrusted(e.chosen.cell) +
                    " instead of " + text::untrusted(e.overrides.cell) + " (" +
-                   speedup_text(e.speedup()) + " at least, " + text::untrusted(e.chosen.code.text()) +
-                   ")\n";
+                   speedup_text(e.speedup()) + " at least, " +
+                   text::untrusted(e.chosen.code.text()) + ")\n";
         for (const auto& n : c.notes)
             out += "  note: " + text::untrusted(n) + "\n";
     }
@@ -468,8 +474,7 @@ FleetTuning tune_fleet(const std::vector<FleetNode>& nodes) {
     for (const auto& [id, members] : by_class) {
         ClassTuning cls;
         cls.machine_id = id;
-        cls.description =
-            machine_description(members.front()->report->context.fingerprint.machine);
+        cls.description = machine_description(members.front()->report->context.fingerprint.machine);
         std::vector<ClassNode> tuned;
         for (const FleetNode* n : members) {
             if (n->report->dispatch.empty()) {

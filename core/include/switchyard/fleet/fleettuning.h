@@ -48,9 +48,9 @@ struct SWITCHYARD_CORE_EXPORT ClassTuning {
 /// One line of the regret map: on `nodes` (n of `class_nodes`) of a class, the chain picked
 /// `pick` for (op, size, device kind) and `faster` was faster by the dispatch-regret rule.
 struct SWITCHYARD_CORE_EXPORT RegretEntry {
-    std::string machine_id, op, size, device; // device: the device kind
-    double work = 0;                          // of the size (size_work), for the order
-    std::string pick, faster;                 // "arch/variant"
+    std::string machine_id, op, size, device;   // device: the device kind
+    double work = 0;                            // of the size (size_work), for the order
+    std::string pick, faster;                   // "arch/variant"
     double min_speedup = 1, median_speedup = 1; // pick median / faster median, across `nodes`
     std::vector<std::string> nodes;             // the nodes where the pick was regretted so
     std::size_t class_nodes = 0;                // the class's nodes with dispatch findings
@@ -64,9 +64,9 @@ struct SWITCHYARD_CORE_EXPORT FleetTuning {
     static constexpr const char* kFormat = "switchyard.fleet-tuning";
     static constexpr int kFormatVersion = 1;
 
-    std::vector<ClassTuning> classes;  // by machine_id
-    std::vector<RegretEntry> regrets;  // by machine_id, op, device, work, size, pick, faster
-    std::vector<std::string> notes;    // nodes in no class (no machine id)
+    std::vector<ClassTuning> classes; // by machine_id
+    std::vector<RegretEntry> regrets; // by machine_id, op, device, work, size, pick, faster
+    std::vector<std::string> notes;   // nodes in no class (no machine id)
 
     nlohmann::json to_json() const;
     /// The regret map as an aligned text table, one line per RegretEntry in their order
