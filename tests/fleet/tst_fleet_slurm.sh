@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# fleet submit/status/collect + compare + check on a real single-node Slurm cluster.
+# fleet submit/status/collect + compare + check + collect --tune (the tuning per machine class
+# and the regret map) on a real single-node Slurm cluster.
 # Starts its own munged, slurmctld and slurmd (own socket, ports, state and spool in a
 # temporary folder; the system's services, if any, are neither used nor touched), runs a
 # two-task array pinned to this node, a failing one-task array, and tears it all down.
@@ -110,11 +111,14 @@ fi
 echo "cluster up: $HOST, slurmctld :$CTLD_PORT, slurmd :$SLURMD_PORT, $T"
 
 # 1. Two tasks pinned to this node (the per-task placement path: --hold, scontrol update
-#    NodeList=, scontrol release).
+#    NodeList=, scontrol release), each measuring every variant twice (--all-variants
+#    --repeat 2): the reports carry dispatch findings for collect --tune.
 F="$T/shared/run"
 "$CLI" fleet submit --folder "$F" --nodelist "$HOST,$HOST" --job-name sy-fixture --time 5 \
-  -- --op rms_norm --sizes 2x1024 --budget 0.05 --reference-budget 0 --warmup 0.01 \
+  -- --op rms_norm --sizes 2x1024,16x1024 --all-variants --repeat 2 --budget 0.05 \
+     --reference-budget 0 --warmup 0.01 \
   || fail "fleet submit exited $?"
+grep -q "'--all-variants' '--repeat' '2'" "$F/fleet.sbatch" || { cat "$F/fleet.sbatch"; fail "the batch script does not pass --all-variants --repeat 2"; }
 [ -f "$F/fleet.json" ] || fail "no $F/fleet.json"
 JOB=$(sed -n 's/^ *"job_id": "\([0-9]*\)".*/\1/p' "$F/fleet.json")
 [ -n "$JOB" ] || fail "no job_id in $F/fleet.json"
@@ -162,6 +166,66 @@ PY
 "$CLI" check "${REPORTS[1]}" --references "$T/refs.json" > "$T/check-fail.txt"; rc=$?
 [ $rc = 1 ] || { cat "$T/check-fail.txt"; fail "check against impossible references exited $rc, not 1"; }
 grep -q "FAIL" "$T/check-fail.txt" || fail "check does not say FAIL"
+
+# The fleet's tuning: both tasks ran on this node, so one machine class of two nodes, one
+# tuning file, and a regret map. What the tuning holds depends on this CPU; that it holds
+# exactly what both tasks' own tunings (tune --from) keep, and that the regret map is the
+# reports' regretted picks counted across the two, does not.
+"$CLI" fleet collect --folder "$F" --tune > "$T/tune.txt"; rc=$?
+cat "$T/tune.txt"
+[ $rc = 0 ] || fail "fleet collect --tune exited $rc"
+MID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["fingerprint"]["machine_id"])' "${REPORTS[0]}")
+[ -n "$MID" ] || fail "no machine_id in ${REPORTS[0]}"
+grep -qF "machine class $MID" "$T/tune.txt" || fail "collect --tune does not name the machine class $MID"
+grep -qF "2 nodes (task 0 ($HOST), task 1 ($HOST))" "$T/tune.txt" || fail "the class is not the two tasks"
+grep -qF "written to $F/tuning/$MID.tuning" "$T/tune.txt" || fail "collect --tune does not say where it wrote the tuning"
+[ -f "$F/tuning/$MID.tuning" ] || fail "no $F/tuning/$MID.tuning"
+grep -q "^Regret map" "$T/tune.txt" || fail "collect --tune shows no regret map"
+"$CLI" fleet collect --folder "$F" --regret-map --json > "$T/tune.json" || fail "collect --regret-map --json exited $?"
+for i in 0 1; do
+  "$CLI" tune --from "${REPORTS[$i]}" --dry-run -o "$T/own-$i.tuning" --json > "$T/tune-$i.json" || fail "tune --from report $i exited $?"
+done
+python3 - "$F/tuning/$MID.tuning" "$T/tune.json" "$MID" "${REPORTS[0]}" "${REPORTS[1]}" "$T/tune-0.json" "$T/tune-1.json" <<'PY' || fail "the fleet's tuning or regret map does not follow from the two reports"
+import json, sys
+tuning_file, collect_json, mid = sys.argv[1:4]
+reports = [json.load(open(p)) for p in sys.argv[4:6]]
+own = [json.load(open(p))["tuning"] for p in sys.argv[6:8]]
+tuning = json.load(open(tuning_file))
+assert tuning["format"] == "switchyard.tuning", tuning["format"]
+assert tuning["machine_id"] == mid, tuning["machine_id"]
+def cell(c):
+    return (c["cell"], c["backend"], c.get("version", ""), c.get("build_id", ""))
+def kept(t):  # (op, device, variant, chosen, overrides, size) of every entry's sizes
+    return {(e["op"], e["device"], e.get("variant", "default"), cell(e["chosen"]),
+             cell(e["overrides"]), s) for e in t["entries"] for s in e["sizes"]}
+both = kept(own[0]) & kept(own[1])
+fleet = kept(tuning)
+assert fleet == both, f"fleet tuning {sorted(fleet)} != what both tasks keep {sorted(both)}"
+ft = json.load(open(collect_json))["fleet_tuning"]
+assert [c["machine_id"] for c in ft["classes"]] == [mid], ft["classes"]
+assert ft["classes"][0]["entries"] == len(tuning["entries"])
+expected = {}
+for r in reports:
+    rows = {row["index"]: row for row in r["rows"]}
+    mine = {}
+    for f in r.get("dispatch", []):
+        if f["verdict"] != "regret":
+            continue
+        pick = rows[f["resolved_index"]]
+        key = (f["op"], pick["device_kind"], pick["size"], f["resolved"], f["fastest"])
+        mine[key] = min(mine.get(key, float("inf")), f["speedup"])
+    for key, s in mine.items():
+        expected.setdefault(key, []).append(s)
+got = {(e["op"], e["device"], e["size"], e["pick"], e["faster"]): e for e in ft["regret_map"]}
+assert set(got) == set(expected), f"regret map {sorted(got)} != the reports' {sorted(expected)}"
+for key, e in got.items():
+    assert e["machine_id"] == mid and e["class_nodes"] == 2, e
+    assert e["agree"] == len(expected[key]), (e, expected[key])
+    assert abs(e["min_speedup"] - min(expected[key])) < 1e-9, (e, expected[key])
+print(f"fleet tuning: {len(tuning['entries'])} entries, {len(fleet)} (entry, size) pairs, "
+      f"{len(kept(own[0]))} and {len(kept(own[1]))} in the tasks' own tunings; "
+      f"regret map: {len(got)} lines")
+PY
 
 # 2. A task that fails before writing its report: collect says which, why and the log's tail
 #    (escaped), and exits 3.
@@ -225,4 +289,4 @@ grep -q "cancelled before any task ran" "$T/badpart.txt" || fail "the refused pi
 [ ! -e "$T/shared/badpart/fleet.json" ] || fail "a cancelled fleet left its fleet.json"
 
 FAILED=0
-echo "PASS: fleet submit/status/collect/compare/check on a single-node Slurm cluster"
+echo "PASS: fleet submit/status/collect/compare/check/collect --tune on a single-node Slurm cluster"
