@@ -7,9 +7,12 @@
 # two-task array pinned to this node, a failing one-task array, and tears it all down.
 # Needs root and Debian's slurm-wlm + munge (packaging/dev.sh installs them); exits 77
 # (CTest's SKIP_RETURN_CODE) with the reason where Slurm cannot start.
-# Usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli   (KEEP=1 keeps the temporary folder)
+# Usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli [TUNING_FIXTURE_DIR]
+#   (KEEP=1 keeps the temporary folder; TUNING_FIXTURE_DIR: tests/fixtures/tuning of the build,
+#   whose chain picks a slow cell, for a tuning with an entry whatever the CPU's speed)
 set -u
-CLI=${1:?usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli}
+CLI=${1:?usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli [TUNING_FIXTURE_DIR]}
+FIXTURE=${2:-}
 SKIP=77
 
 skip() { echo "SKIP: $*"; exit $SKIP; }
@@ -226,6 +229,57 @@ print(f"fleet tuning: {len(tuning['entries'])} entries, {len(fleet)} (entry, siz
       f"{len(kept(own[0]))} and {len(kept(own[1]))} in the tasks' own tunings; "
       f"regret map: {len(got)} lines")
 PY
+
+# 1b. A chain whose pick is slow whatever the CPU: the tuning fixture plugin's
+#     flow_match_step, whose x86-64-v2/tunable cell sleeps 1 ms a call before the generic one
+#     does the same work. Both tasks (this node, run 1's ceilings) must keep generic/tunable at
+#     both sizes, so the class's tuning has that entry and the regret map says 2 of 2 at each.
+#     The fixture's chain is an x86-64 one; elsewhere, or where it is not built, this is skipped
+#     with the reason.
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "note: the fixture fleet (1b) is skipped: the tuning fixture's chain is an x86-64 one"
+elif [ -z "$FIXTURE" ] || [ ! -f "$FIXTURE/tuning.plugin.json" ]; then
+  echo "note: the fixture fleet (1b) is skipped: no tuning fixture plugin at '${FIXTURE}' (build switchyard-fixture-tuning)"
+else
+  H="$T/shared/tuned"
+  # sbatch passes the environment on (--export=ALL): the tasks load the fixture.
+  SWITCHYARD_PLUGIN_PATH="$FIXTURE" "$CLI" fleet submit --folder "$H" --nodelist "$HOST,$HOST" --time 5 \
+    -- --op flow_match_step --variant tunable --cells tunable --device cpu --sizes 4096,65536 \
+       --all-variants --repeat 3 --budget 0.05 --warmup 0.01 --ceilings-from "${REPORTS[0]}" > /dev/null \
+    || fail "fleet submit (fixture) exited $?"
+  "$CLI" fleet status --folder "$H" --wait --interval 1 --timeout 300 > /dev/null || fail "fleet status --wait (fixture) exited $?"
+  "$CLI" fleet collect --folder "$H" --tune > "$T/tuned.txt"; rc=$?
+  cat "$T/tuned.txt"
+  [ $rc = 0 ] || fail "fleet collect --tune (fixture) exited $rc"
+  grep -qF "2 nodes (task 0 ($HOST), task 1 ($HOST)), 1 entry agreed, written to $H/tuning/$MID.tuning" "$T/tuned.txt" \
+    || fail "the fixture fleet's class does not have the one entry both tasks keep"
+  grep -qF "flow_match_step on cpu (variant tunable), 4096 - 65536: generic/tunable instead of x86-64-v2/tunable" "$T/tuned.txt" \
+    || fail "the entry is not generic/tunable instead of x86-64-v2/tunable over both sizes"
+  for size in 4096 65536; do
+    grep -qE "^$MID  flow_match_step  cpu +$size +x86-64-v2/tunable +generic/tunable +[0-9.]+x +[0-9.]+x +2 of 2  generic/tunable\$" "$T/tuned.txt" \
+      || fail "the regret map has no line for $size: x86-64-v2/tunable regretted on 2 of 2, tuned to generic/tunable"
+  done
+  python3 - "$H/tuning/$MID.tuning" <<'PY' || fail "the fixture fleet's tuning file"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert len(t["entries"]) == 1, t["entries"]
+e = t["entries"][0]
+assert (e["op"], e["device"], e["variant"]) == ("flow_match_step", "cpu", "tunable"), e
+assert e["chosen"]["cell"] == "generic/tunable" and e["overrides"]["cell"] == "x86-64-v2/tunable", e
+assert e["chosen"]["backend"] == "fixture-tuning", e["chosen"]
+assert e["sizes"] == ["4096", "65536"], e["sizes"]
+assert all(ev["speedup"] > 1.05 for ev in e["evidence"]), e["evidence"]
+PY
+  # The tuning it wrote is one resolve follows: the slow pick is tuned away from.
+  SWITCHYARD_PLUGIN_PATH="$FIXTURE" SWITCHYARD_TUNING="$H/tuning" "$CLI" resolve flow_match_step --variant tunable --size 4096 --json > "$T/resolve.json" \
+    || fail "resolve with the fleet's tuning exited $?"
+  python3 - "$T/resolve.json" <<'PY' || fail "resolve does not follow the fleet's tuning"
+import json, sys
+applied = json.load(open(sys.argv[1])).get("tuning", {}).get("applied")
+assert isinstance(applied, dict) and applied.get("cell") == "generic/tunable", applied
+print("resolve flow_match_step 4096 with the fleet's tuning: " + applied.get("explanation", applied["cell"]))
+PY
+fi
 
 # 2. A task that fails before writing its report: collect says which, why and the log's tail
 #    (escaped), and exits 3.
