@@ -122,11 +122,11 @@ QVariant RegretMapModel::data(const QModelIndex& index, int role) const {
 QVariant RegretMapModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* const titles[ColumnCount] = {
-        QT_TR_NOOP("Machine"),     QT_TR_NOOP("Op"),         QT_TR_NOOP("Device"),
-        QT_TR_NOOP("Size"),        QT_TR_NOOP("Chain picks"), QT_TR_NOOP("Faster"),
-        QT_TR_NOOP("Min speedup"), QT_TR_NOOP("Median"),      QT_TR_NOOP("Nodes"),
-        QT_TR_NOOP("Tuned")};
+    static const char* const titles[ColumnCount] = {QT_TR_NOOP("Machine"),     QT_TR_NOOP("Op"),
+                                                    QT_TR_NOOP("Device"),      QT_TR_NOOP("Size"),
+                                                    QT_TR_NOOP("Chain picks"), QT_TR_NOOP("Faster"),
+                                                    QT_TR_NOOP("Min speedup"), QT_TR_NOOP("Median"),
+                                                    QT_TR_NOOP("Nodes"),       QT_TR_NOOP("Tuned")};
     if (role == Qt::DisplayRole)
         return tr(titles[section]);
     if (role == Qt::ToolTipRole) {

@@ -22,8 +22,8 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -54,10 +54,10 @@ FleetView::FleetView(QWidget* parent)
       m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView), m_title(new QLabel),
       m_summary(new QLabel), m_baselineBox(new QComboBox),
       m_copy(new QPushButton(tr("Co&py as text"))), m_issues(new QPlainTextEdit),
-      m_details(new QTextBrowser), m_pages(new QTabWidget),
-      m_regretModel(new RegretMapModel(this)), m_regretProxy(new QSortFilterProxyModel(this)),
-      m_regretTable(new QTableView), m_tuningSummary(new QPlainTextEdit),
-      m_tuningDir(new QLineEdit), m_writeTunings(new QPushButton(tr("&Write tunings"))),
+      m_details(new QTextBrowser), m_pages(new QTabWidget), m_regretModel(new RegretMapModel(this)),
+      m_regretProxy(new QSortFilterProxyModel(this)), m_regretTable(new QTableView),
+      m_tuningSummary(new QPlainTextEdit), m_tuningDir(new QLineEdit),
+      m_writeTunings(new QPushButton(tr("&Write tunings"))),
       m_copyRegret(new QPushButton(tr("Copy regret &map as text"))), m_tuningStatus(new QLabel) {
     identify(this, "fleetView", tr("Fleet"),
              tr("A folder of reports from many machines, one column per machine"));
