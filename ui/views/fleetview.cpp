@@ -171,7 +171,8 @@ FleetView::FleetView(QWidget* parent)
     tuningSplit->addWidget(m_tuningSummary);
     tuningSplit->addWidget(m_regretTable);
     tuningSplit->setStretchFactor(0, 1);
-    tuningSplit->setStretchFactor(1, 2);
+    tuningSplit->setStretchFactor(1, 3);
+    tuningSplit->setSizes({140, 600}); // the summary's few lines, the map below
     auto* tuningPage = new QWidget;
     auto* tuningLayout = new QVBoxLayout(tuningPage);
     tuningLayout->setContentsMargins(0, 0, 0, 0);
