@@ -61,6 +61,7 @@ void MainWindow::setupProfiler() {
     m_fleetView = new FleetView;
     m_fleetLoader = new FleetLoader(this);
     m_tabs->addTab(m_fleetView, tr("Fleet"));
+    m_fleetView->setLoader(m_fleetLoader);
     connect(m_fleetLoader, &FleetLoader::fleetAvailable, this, [this](const FleetPtr& fleet) {
         m_fleetView->setFleet(*fleet);
         int failed = 0;
@@ -467,7 +468,13 @@ QStringList MainWindow::saveProfilerScreenshots(const QString& dir, const QStrin
     }
     if (m_fleetView->model()->reportCount() > 0) {
         m_tabs->setCurrentIndex(FleetTab);
+        m_fleetView->showPage(FleetView::ComparisonPage);
         shot(QStringLiteral("fleet"));
+        if (!m_fleetView->tuning().classes.empty()) {
+            m_fleetView->showPage(FleetView::TuningPage);
+            shot(QStringLiteral("fleet-tuning"));
+            m_fleetView->showPage(FleetView::ComparisonPage);
+        }
     }
     return paths;
 }

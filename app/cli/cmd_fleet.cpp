@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 // fleet submit (one sbatch job array, one task per target), fleet status (squeue, sacct or
-// scontrol), fleet collect (the reports in the shared folder, and why any is missing).
+// scontrol), fleet collect (the reports in the shared folder, and why any is missing; with
+// --tune or --regret-map, the tuning per machine class and the regret map).
 #include "cmd_fleet.h"
 
 #include "cmd_profile.h"
 
 #include <switchyard/fleet/collect.h>
 #include <switchyard/fleet/fleet.h>
+#include <switchyard/fleet/fleettuning.h>
 #include <switchyard/fleet/slurm.h>
+#include <switchyard/report/report.h>
 
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <iostream>
@@ -196,8 +200,41 @@ int run_status(const StatusOptions& o) {
 struct CollectOptions {
     std::string folder;
     bool json = false, paths = false;
+    bool tune = false, regret_map = false;
+    std::string tuning_dir; // -o: where --tune writes (default: <folder>/tuning)
     std::int64_t tail = 10;
 };
+
+// --tune, --regret-map: the collected reports tuned per machine class (written with --tune).
+// Throws std::runtime_error when no collected report has dispatch findings.
+fleet::FleetTuning tune_collection(const fleet::Collection& c, const CollectOptions& o,
+                                   std::vector<Report>& reports) {
+    const auto paths = c.report_paths();
+    reports.reserve(paths.size()); // the nodes point into it
+    std::vector<fleet::FleetNode> nodes;
+    for (const auto& p : paths) {
+        reports.push_back(Report::load(p));
+        nodes.push_back({fleet::node_name(p), p, &reports.back()});
+    }
+    auto ft = fleet::tune_fleet(nodes);
+    const bool any = std::any_of(ft.classes.begin(), ft.classes.end(),
+                                 [](const fleet::ClassTuning& k) { return k.tunable(); });
+    if (!any) {
+        for (const auto& k : ft.classes)
+            for (const auto& n : k.notes)
+                std::cerr << "note: " << untrusted(n) << "\n";
+        for (const auto& n : ft.notes)
+            std::cerr << "note: " << untrusted(n) << "\n";
+        throw std::runtime_error(
+            "none of the " + std::to_string(paths.size()) +
+            " collected reports has dispatch findings, so there is nothing to tune or map: "
+            "submit the fleet again with every variant measured, fleet submit ... -- "
+            "--all-variants --repeat 3");
+    }
+    if (o.tune)
+        fleet::write_tunings(ft, o.tuning_dir.empty() ? o.folder + "/tuning" : o.tuning_dir);
+    return ft;
+}
 
 int run_collect(const CollectOptions& o) {
     const auto m = fleet::Manifest::load(o.folder);
@@ -217,8 +254,14 @@ int run_collect(const CollectOptions& o) {
         st.notes.push_back(std::string("Slurm could not be asked: ") + e.what());
     }
     const auto c = fleet::collect(m, st, std::size_t(o.tail));
+    const bool tuning = (o.tune || o.regret_map) && !c.report_paths().empty();
+    std::vector<Report> reports;
+    const auto ft = tuning ? tune_collection(c, o, reports) : fleet::FleetTuning{};
     if (o.json) {
-        std::cout << json_text(c.to_json(), 1) << "\n";
+        auto j = c.to_json();
+        if (tuning)
+            j["fleet_tuning"] = ft.to_json();
+        std::cout << json_text(j, 1) << "\n";
     } else if (o.paths) {
         for (const auto& p : c.report_paths())
             std::cout << untrusted(p) << "\n";
@@ -247,6 +290,13 @@ int run_collect(const CollectOptions& o) {
             std::cout << "note: " << untrusted(n) << "\n";
         std::cout << c.tasks.size() - c.missing() << " of " << c.tasks.size()
                   << " reports collected\n";
+        if (tuning)
+            std::cout << "\nTuning per machine class (the entries all its nodes agree on"
+                      << (o.tune ? "" : "; --tune writes them") << "):\n"
+                      << ft.summary() << "\n"
+                      << ft.regret_map_text();
+        else if (o.tune || o.regret_map)
+            std::cout << "no report collected: nothing to tune\n";
     }
     if (c.missing() > 0) {
         if (o.json || o.paths)
@@ -324,12 +374,27 @@ void add_fleet_commands(CLI::App& app, Context& context) {
         auto o = std::make_shared<CollectOptions>();
         auto* cmd = fleet_cmd->add_subcommand(
             "collect", "The reports in the shared folder; for each missing one the task's "
-                       "state, exit code and log tail (exit 3 when any is missing)");
+                       "state, exit code and log tail (exit 3 when any is missing); with --tune, "
+                       "a tuning per machine class and the regret map");
         cmd->add_option("--folder", o->folder, "The folder given to fleet submit")->required();
         auto* j = cmd->add_flag("--json", o->json, "Machine-readable output");
         auto* p = cmd->add_flag("--paths", o->paths,
                                 "Only the collected reports' paths, one a line (for compare)");
         j->excludes(p);
+        auto* tune = cmd->add_flag(
+            "--tune", o->tune,
+            "Write one tuning per machine class (the reports' machine_id), of the entries all "
+            "its nodes agree on, and show the regret map (needs profile --all-variants)");
+        auto* regret = cmd->add_flag(
+            "--regret-map", o->regret_map,
+            "Show, per machine class, where the chain's pick was slower than another cell and "
+            "by how much, on how many nodes (writes nothing)");
+        auto* out = cmd->add_option("-o,--output", o->tuning_dir,
+                                    "The folder --tune writes MACHINE_ID.tuning files to "
+                                    "(default: FOLDER/tuning)");
+        out->needs(tune);
+        tune->excludes(p);
+        regret->excludes(p);
         cmd->add_option("--tail", o->tail, "Log lines shown per missing report")
             ->check(integer_in(0, 1000))
             ->capture_default_str();

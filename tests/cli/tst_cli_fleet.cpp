@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 
 #include "support/childprocess.h"
+#include "support/tuningreports.h"
 
 using switchyard::test::ProcessOptions;
 using switchyard::test::ProcessResult;
@@ -185,6 +186,106 @@ private slots:
         r = cli({"fleet", "status", "--folder", folder}, bin);
         QCOMPARE(r.code, 1);
         QVERIFY2(QString::fromUtf8(r.err).contains("squeue"), r.err.constData());
+    }
+
+    // --tune and --regret-map on a fleet whose reports were written here (two nodes of one
+    // machine class that agree, one node of another class run without --all-variants).
+    void collect_tune_with_stand_ins() {
+        using switchyard::testing::plain_report;
+        using switchyard::testing::tuning_report;
+        const QString bin = fake_bin("slurm3");
+        write_file(bin + "/sbatch", fake("sbatch", "9\\n"), true);
+        const QString folder = m_dir.path() + "/tune";
+        auto r = cli({"fleet", "submit", "--folder", folder, "--tasks", "3", "--", "--op",
+                      "rms_norm", "--all-variants", "--repeat", "2"},
+                     bin);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QFile script(folder + "/fleet.sbatch");
+        QVERIFY(script.open(QIODevice::ReadOnly));
+        QVERIFY(script.readAll().contains("'--all-variants' '--repeat' '2'"));
+        QFile::remove(bin + "/sbatch"); // Slurm is gone: collect reads the folder alone
+        const std::string f = folder.toStdString();
+        const std::string a = "0123456789abcdef", b = "fedcba9876543210";
+        tuning_report(a, {{4, 2.7e-3, 1.0e-3}, {8, 2.7e-3, 1.0e-3}}, "x86-64-v3/threaded", "abc",
+                      "n1")
+            .save(f + "/report-n1-9_0.json");
+        tuning_report(a, {{4, 2.7e-3, 1.5e-3}, {8, 2.7e-3, 2.7e-3}}, "x86-64-v3/threaded", "abc",
+                      "n2")
+            .save(f + "/report-n2-9_1.json");
+        plain_report(b, "n3").save(f + "/report-n3-9_2.json");
+
+        r = cli({"fleet", "collect", "--folder", folder, "--tune"}, bin);
+        QVERIFY2(r.code == 0, (r.out + r.err).constData());
+        const QString out = QString::fromUtf8(r.out);
+        const QString tuning = folder + "/tuning/" + QString::fromStdString(a) + ".tuning";
+        for (const QString& line : QStringList{
+                 "3 of 3 reports collected",
+                 "machine class 0123456789abcdef (Test CPU 0123456789abcdef): 2 nodes (task 0 "
+                 "(n1), task 1 (n2)), 1 entry agreed, written to " +
+                     tuning,
+                 "  rms_norm on cpu, 4x1024: x86-64-v3/threaded instead of x86-64-v4/default "
+                 "(1.80x at least",
+                 "note: rms_norm on cpu at 8x1024: x86-64-v3/threaded instead of "
+                 "x86-64-v4/default is dropped: kept by task 0 (n1); not by task 1 (n2) (keeps "
+                 "the chain's pick)",
+                 "machine class fedcba9876543210: no node with dispatch findings; left out, "
+                 "without dispatch findings: task 2 (n3); nothing to tune",
+                 "note: task 2 (n3): its report has no dispatch findings", "Regret map:",
+                 "0123456789abcdef  rms_norm  cpu     4x1024  x86-64-v4/default  "
+                 "x86-64-v3/threaded  1.80x  2.25x   2 of 2  x86-64-v3/threaded",
+                 "0123456789abcdef  rms_norm  cpu     8x1024  x86-64-v4/default  "
+                 "x86-64-v3/threaded  2.70x  2.70x   1 of 2  -"})
+            QVERIFY2(out.contains(line), qPrintable(line + "\n---\n" + out));
+        QVERIFY(QFile::exists(tuning));
+        QVERIFY(!QFile::exists(folder + "/tuning/" + QString::fromStdString(b) + ".tuning"));
+        QFile written(tuning);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const auto t = QJsonDocument::fromJson(written.readAll()).object();
+        QCOMPARE(t["format"].toString(), QString("switchyard.tuning"));
+        QCOMPARE(t["machine_id"].toString(), QString::fromStdString(a));
+        QCOMPARE(t["entries"].toArray().size(), 1);
+
+        // -o DIR and --json: the collection with the fleet's tuning in it.
+        const QString dir = m_dir.path() + "/tunings";
+        r = cli({"fleet", "collect", "--folder", folder, "--tune", "-o", dir, "--json"}, bin);
+        QVERIFY2(r.code == 0, (r.out + r.err).constData());
+        const auto j = QJsonDocument::fromJson(r.out).object();
+        const auto ft = j["fleet_tuning"].toObject();
+        QCOMPARE(ft["format"].toString(), QString("switchyard.fleet-tuning"));
+        const auto classes = ft["classes"].toArray();
+        QCOMPARE(classes.size(), 2);
+        QCOMPARE(classes[0].toObject()["file"].toString(),
+                 dir + "/" + QString::fromStdString(a) + ".tuning");
+        QCOMPARE(classes[1].toObject()["without_findings"].toArray().at(0).toString(),
+                 QString("task 2 (n3)"));
+        const auto map = ft["regret_map"].toArray();
+        QCOMPARE(map.size(), 2);
+        QCOMPARE(map[1].toObject()["agree"].toInt(), 1);
+        QCOMPARE(map[1].toObject()["class_nodes"].toInt(), 2);
+        QVERIFY(QFile::exists(dir + "/" + QString::fromStdString(a) + ".tuning"));
+
+        // --regret-map alone writes nothing; -o needs --tune; --paths goes with neither.
+        QDir(folder + "/tuning").removeRecursively();
+        r = cli({"fleet", "collect", "--folder", folder, "--regret-map"}, bin);
+        QVERIFY2(r.code == 0, (r.out + r.err).constData());
+        QVERIFY(QString::fromUtf8(r.out).contains("1 entry agreed (not written)"));
+        QVERIFY(QString::fromUtf8(r.out).contains("2 of 2"));
+        QVERIFY(!QFile::exists(folder + "/tuning"));
+        for (const QStringList& bad :
+             {QStringList{"--regret-map", "-o", dir}, QStringList{"--tune", "--paths"},
+              QStringList{"--regret-map", "--paths"}}) {
+            r = cli(QStringList{"fleet", "collect", "--folder", folder} + bad, bin);
+            QVERIFY2(r.code == 2, qPrintable(bad.join(' ') + ": " + QString::number(r.code)));
+        }
+
+        // No report with dispatch findings: an error saying what to run.
+        QFile::remove(folder + "/report-n1-9_0.json");
+        QFile::remove(folder + "/report-n2-9_1.json");
+        r = cli({"fleet", "collect", "--folder", folder, "--tune"}, bin);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(QString::fromUtf8(r.err).contains("nothing to tune or map") &&
+                     QString::fromUtf8(r.err).contains("--all-variants --repeat 3"),
+                 r.err.constData());
     }
 
     void not_a_fleet_folder() {

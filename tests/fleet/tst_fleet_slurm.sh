@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# fleet submit/status/collect + compare + check on a real single-node Slurm cluster.
+# fleet submit/status/collect + compare + check + collect --tune (the tuning per machine class
+# and the regret map) on a real single-node Slurm cluster.
 # Starts its own munged, slurmctld and slurmd (own socket, ports, state and spool in a
 # temporary folder; the system's services, if any, are neither used nor touched), runs a
 # two-task array pinned to this node, a failing one-task array, and tears it all down.
 # Needs root and Debian's slurm-wlm + munge (packaging/dev.sh installs them); exits 77
 # (CTest's SKIP_RETURN_CODE) with the reason where Slurm cannot start.
-# Usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli   (KEEP=1 keeps the temporary folder)
+# Usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli [TUNING_FIXTURE_DIR]
+#   (KEEP=1 keeps the temporary folder; TUNING_FIXTURE_DIR: tests/fixtures/tuning of the build,
+#   whose chain picks a slow cell, for a tuning with an entry whatever the CPU's speed)
 set -u
-CLI=${1:?usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli}
+CLI=${1:?usage: tst_fleet_slurm.sh PATH/TO/switchyard-cli [TUNING_FIXTURE_DIR]}
+FIXTURE=${2:-}
 SKIP=77
 
 skip() { echo "SKIP: $*"; exit $SKIP; }
@@ -110,11 +114,14 @@ fi
 echo "cluster up: $HOST, slurmctld :$CTLD_PORT, slurmd :$SLURMD_PORT, $T"
 
 # 1. Two tasks pinned to this node (the per-task placement path: --hold, scontrol update
-#    NodeList=, scontrol release).
+#    NodeList=, scontrol release), each measuring every variant twice (--all-variants
+#    --repeat 2): the reports carry dispatch findings for collect --tune.
 F="$T/shared/run"
 "$CLI" fleet submit --folder "$F" --nodelist "$HOST,$HOST" --job-name sy-fixture --time 5 \
-  -- --op rms_norm --sizes 2x1024 --budget 0.05 --reference-budget 0 --warmup 0.01 \
+  -- --op rms_norm --sizes 2x1024,16x1024 --all-variants --repeat 2 --budget 0.05 \
+     --reference-budget 0 --warmup 0.01 \
   || fail "fleet submit exited $?"
+grep -q "'--all-variants' '--repeat' '2'" "$F/fleet.sbatch" || { cat "$F/fleet.sbatch"; fail "the batch script does not pass --all-variants --repeat 2"; }
 [ -f "$F/fleet.json" ] || fail "no $F/fleet.json"
 JOB=$(sed -n 's/^ *"job_id": "\([0-9]*\)".*/\1/p' "$F/fleet.json")
 [ -n "$JOB" ] || fail "no job_id in $F/fleet.json"
@@ -162,6 +169,117 @@ PY
 "$CLI" check "${REPORTS[1]}" --references "$T/refs.json" > "$T/check-fail.txt"; rc=$?
 [ $rc = 1 ] || { cat "$T/check-fail.txt"; fail "check against impossible references exited $rc, not 1"; }
 grep -q "FAIL" "$T/check-fail.txt" || fail "check does not say FAIL"
+
+# The fleet's tuning: both tasks ran on this node, so one machine class of two nodes, one
+# tuning file, and a regret map. What the tuning holds depends on this CPU; that it holds
+# exactly what both tasks' own tunings (tune --from) keep, and that the regret map is the
+# reports' regretted picks counted across the two, does not.
+"$CLI" fleet collect --folder "$F" --tune > "$T/tune.txt"; rc=$?
+cat "$T/tune.txt"
+[ $rc = 0 ] || fail "fleet collect --tune exited $rc"
+MID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["fingerprint"]["machine_id"])' "${REPORTS[0]}")
+[ -n "$MID" ] || fail "no machine_id in ${REPORTS[0]}"
+grep -qF "machine class $MID" "$T/tune.txt" || fail "collect --tune does not name the machine class $MID"
+grep -qF "2 nodes (task 0 ($HOST), task 1 ($HOST))" "$T/tune.txt" || fail "the class is not the two tasks"
+grep -qF "written to $F/tuning/$MID.tuning" "$T/tune.txt" || fail "collect --tune does not say where it wrote the tuning"
+[ -f "$F/tuning/$MID.tuning" ] || fail "no $F/tuning/$MID.tuning"
+grep -q "^Regret map" "$T/tune.txt" || fail "collect --tune shows no regret map"
+"$CLI" fleet collect --folder "$F" --regret-map --json > "$T/tune.json" || fail "collect --regret-map --json exited $?"
+for i in 0 1; do
+  "$CLI" tune --from "${REPORTS[$i]}" --dry-run -o "$T/own-$i.tuning" --json > "$T/tune-$i.json" || fail "tune --from report $i exited $?"
+done
+python3 - "$F/tuning/$MID.tuning" "$T/tune.json" "$MID" "${REPORTS[0]}" "${REPORTS[1]}" "$T/tune-0.json" "$T/tune-1.json" <<'PY' || fail "the fleet's tuning or regret map does not follow from the two reports"
+import json, sys
+tuning_file, collect_json, mid = sys.argv[1:4]
+reports = [json.load(open(p)) for p in sys.argv[4:6]]
+own = [json.load(open(p))["tuning"] for p in sys.argv[6:8]]
+tuning = json.load(open(tuning_file))
+assert tuning["format"] == "switchyard.tuning", tuning["format"]
+assert tuning["machine_id"] == mid, tuning["machine_id"]
+def cell(c):
+    return (c["cell"], c["backend"], c.get("version", ""), c.get("build_id", ""))
+def kept(t):  # (op, device, variant, chosen, overrides, size) of every entry's sizes
+    return {(e["op"], e["device"], e.get("variant", "default"), cell(e["chosen"]),
+             cell(e["overrides"]), s) for e in t["entries"] for s in e["sizes"]}
+both = kept(own[0]) & kept(own[1])
+fleet = kept(tuning)
+assert fleet == both, f"fleet tuning {sorted(fleet)} != what both tasks keep {sorted(both)}"
+ft = json.load(open(collect_json))["fleet_tuning"]
+assert [c["machine_id"] for c in ft["classes"]] == [mid], ft["classes"]
+assert ft["classes"][0]["entries"] == len(tuning["entries"])
+expected = {}
+for r in reports:
+    rows = {row["index"]: row for row in r["rows"]}
+    mine = {}
+    for f in r.get("dispatch", []):
+        if f["verdict"] != "regret":
+            continue
+        pick = rows[f["resolved_index"]]
+        key = (f["op"], pick["device_kind"], pick["size"], f["resolved"], f["fastest"])
+        mine[key] = min(mine.get(key, float("inf")), f["speedup"])
+    for key, s in mine.items():
+        expected.setdefault(key, []).append(s)
+got = {(e["op"], e["device"], e["size"], e["pick"], e["faster"]): e for e in ft["regret_map"]}
+assert set(got) == set(expected), f"regret map {sorted(got)} != the reports' {sorted(expected)}"
+for key, e in got.items():
+    assert e["machine_id"] == mid and e["class_nodes"] == 2, e
+    assert e["agree"] == len(expected[key]), (e, expected[key])
+    assert abs(e["min_speedup"] - min(expected[key])) < 1e-9, (e, expected[key])
+print(f"fleet tuning: {len(tuning['entries'])} entries, {len(fleet)} (entry, size) pairs, "
+      f"{len(kept(own[0]))} and {len(kept(own[1]))} in the tasks' own tunings; "
+      f"regret map: {len(got)} lines")
+PY
+
+# 1b. A chain whose pick is slow whatever the CPU: the tuning fixture plugin's
+#     flow_match_step, whose x86-64-v2/tunable cell sleeps 1 ms a call before the generic one
+#     does the same work. Both tasks (this node, run 1's ceilings) must keep generic/tunable at
+#     both sizes, so the class's tuning has that entry and the regret map says 2 of 2 at each.
+#     The fixture's chain is an x86-64 one; elsewhere, or where it is not built, this is skipped
+#     with the reason.
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "note: the fixture fleet (1b) is skipped: the tuning fixture's chain is an x86-64 one"
+elif [ -z "$FIXTURE" ] || [ ! -f "$FIXTURE/tuning.plugin.json" ]; then
+  echo "note: the fixture fleet (1b) is skipped: no tuning fixture plugin at '${FIXTURE}' (build switchyard-fixture-tuning)"
+else
+  H="$T/shared/tuned"
+  # sbatch passes the environment on (--export=ALL): the tasks load the fixture.
+  SWITCHYARD_PLUGIN_PATH="$FIXTURE" "$CLI" fleet submit --folder "$H" --nodelist "$HOST,$HOST" --time 5 \
+    -- --op flow_match_step --variant tunable --cells tunable --device cpu --sizes 4096,65536 \
+       --all-variants --repeat 3 --budget 0.05 --warmup 0.01 --ceilings-from "${REPORTS[0]}" > /dev/null \
+    || fail "fleet submit (fixture) exited $?"
+  "$CLI" fleet status --folder "$H" --wait --interval 1 --timeout 300 > /dev/null || fail "fleet status --wait (fixture) exited $?"
+  "$CLI" fleet collect --folder "$H" --tune > "$T/tuned.txt"; rc=$?
+  cat "$T/tuned.txt"
+  [ $rc = 0 ] || fail "fleet collect --tune (fixture) exited $rc"
+  grep -qF "2 nodes (task 0 ($HOST), task 1 ($HOST)), 1 entry agreed, written to $H/tuning/$MID.tuning" "$T/tuned.txt" \
+    || fail "the fixture fleet's class does not have the one entry both tasks keep"
+  grep -qF "flow_match_step on cpu (variant tunable), 4096 - 65536: generic/tunable instead of x86-64-v2/tunable" "$T/tuned.txt" \
+    || fail "the entry is not generic/tunable instead of x86-64-v2/tunable over both sizes"
+  for size in 4096 65536; do
+    grep -qE "^$MID  flow_match_step  cpu +$size +x86-64-v2/tunable +generic/tunable +[0-9.]+x +[0-9.]+x +2 of 2  generic/tunable\$" "$T/tuned.txt" \
+      || fail "the regret map has no line for $size: x86-64-v2/tunable regretted on 2 of 2, tuned to generic/tunable"
+  done
+  python3 - "$H/tuning/$MID.tuning" <<'PY' || fail "the fixture fleet's tuning file"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert len(t["entries"]) == 1, t["entries"]
+e = t["entries"][0]
+assert (e["op"], e["device"], e["variant"]) == ("flow_match_step", "cpu", "tunable"), e
+assert e["chosen"]["cell"] == "generic/tunable" and e["overrides"]["cell"] == "x86-64-v2/tunable", e
+assert e["chosen"]["backend"] == "fixture-tuning", e["chosen"]
+assert e["sizes"] == ["4096", "65536"], e["sizes"]
+assert all(ev["speedup"] > 1.05 for ev in e["evidence"]), e["evidence"]
+PY
+  # The tuning it wrote is one resolve follows: the slow pick is tuned away from.
+  SWITCHYARD_PLUGIN_PATH="$FIXTURE" SWITCHYARD_TUNING="$H/tuning" "$CLI" resolve flow_match_step --variant tunable --size 4096 --json > "$T/resolve.json" \
+    || fail "resolve with the fleet's tuning exited $?"
+  python3 - "$T/resolve.json" <<'PY' || fail "resolve does not follow the fleet's tuning"
+import json, sys
+applied = json.load(open(sys.argv[1])).get("tuning", {}).get("applied")
+assert isinstance(applied, dict) and applied.get("cell") == "generic/tunable", applied
+print("resolve flow_match_step 4096 with the fleet's tuning: " + applied.get("explanation", applied["cell"]))
+PY
+fi
 
 # 2. A task that fails before writing its report: collect says which, why and the log's tail
 #    (escaped), and exits 3.
@@ -225,4 +343,4 @@ grep -q "cancelled before any task ran" "$T/badpart.txt" || fail "the refused pi
 [ ! -e "$T/shared/badpart/fleet.json" ] || fail "a cancelled fleet left its fleet.json"
 
 FAILED=0
-echo "PASS: fleet submit/status/collect/compare/check on a single-node Slurm cluster"
+echo "PASS: fleet submit/status/collect/compare/check/collect --tune on a single-node Slurm cluster"

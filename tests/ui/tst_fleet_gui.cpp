@@ -3,15 +3,19 @@
 // verdicts are real) read off the GUI thread into the Fleet tab; its columns and lines;
 // every cell's verdict equal to MultiComparison's (the CLI's); the outlier machine's cells
 // marked; a broken file listed with its error; another baseline, other verdicts; the side
-// panel's context and fingerprint differences; Copy as text; a folder dropped on the window.
+// panel's context and fingerprint differences; Copy as text; a folder dropped on the window;
+// the Tuning page (the tuning per machine class, the regret map's table and text, Write
+// tunings through the loader).
 #include "controllers/fleetloader.h"
 #include "mainwindow.h"
 #include "models/comparemodel.h"
+#include "models/regretmapmodel.h"
 #include "support/builtinwindow.h"
 #include "support/findchild.h"
 #include "views/fleetview.h"
 
 #include "support/syntheticfleet.h"
+#include "support/tuningreports.h"
 
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/plugins/pluginsearchpath.h>
@@ -26,8 +30,10 @@
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -269,6 +275,124 @@ private slots:
                     ->toPlainText()
                     .contains(QStringLiteral("two or more")));
         QVERIFY(view.comparisonText().isEmpty());
+    }
+
+    // The Tuning page: the core's fleet tuning of the folder's reports, the regret map as a
+    // table (sortable) and as the CLI's text, Write tunings through the loader (off the GUI
+    // thread), a folder it cannot write, and a fleet with nothing to tune.
+    void tuningPage() {
+        using switchyard::testing::plain_report;
+        using switchyard::testing::tuning_report;
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string f = dir.path().toStdString();
+        const std::string a = "0123456789abcdef";
+        tuning_report(a, {{4, 2.7e-3, 1.0e-3}, {8, 2.7e-3, 1.0e-3}}, "x86-64-v3/threaded", "abc",
+                      "n1")
+            .save(f + "/report-n1-9_0.json");
+        tuning_report(a, {{4, 2.7e-3, 1.5e-3}, {8, 2.7e-3, 2.7e-3}}, "x86-64-v3/threaded", "abc",
+                      "n2")
+            .save(f + "/report-n2-9_1.json");
+        FleetLoader loader;
+        FleetView view;
+        view.setLoader(&loader);
+        QAbstractItemModelTester tester(view.regretModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Fleet fleet = FleetLoader::load(dir.path());
+        QCOMPARE(fleet.tuning.classes.size(), std::size_t(1));
+        const switchyard::fleet::FleetTuning expected = fleet.tuning; // setFleet takes it
+        view.setFleet(fleet);
+        view.showPage(FleetView::TuningPage);
+        QCOMPARE(child<QTabWidget>(&view, "fleetPages")->currentIndex(),
+                 int(FleetView::TuningPage));
+
+        const auto* model = view.regretModel();
+        QCOMPARE(model->rowCount(), 2);
+        QCOMPARE(model->columnCount(), int(RegretMapModel::ColumnCount));
+        auto cell = [&](int row, int column) {
+            return model->index(row, column).data().toString();
+        };
+        QCOMPARE(cell(0, RegretMapModel::MachineColumn), QString::fromStdString(a));
+        QCOMPARE(cell(0, RegretMapModel::SizeColumn), QStringLiteral("4x1024"));
+        QCOMPARE(cell(0, RegretMapModel::PickColumn), QStringLiteral("x86-64-v4/default"));
+        QCOMPARE(cell(0, RegretMapModel::FasterColumn), QStringLiteral("x86-64-v3/threaded"));
+        QCOMPARE(cell(0, RegretMapModel::MinSpeedupColumn), QStringLiteral("1.80x"));
+        QCOMPARE(cell(0, RegretMapModel::MedianSpeedupColumn), QStringLiteral("2.25x"));
+        QCOMPARE(cell(0, RegretMapModel::NodesColumn), QStringLiteral("2 of 2"));
+        QCOMPARE(cell(0, RegretMapModel::TunedColumn), QStringLiteral("x86-64-v3/threaded"));
+        // 8x1024: only task 0 regretted the pick, so the tuning keeps it there.
+        QCOMPARE(cell(1, RegretMapModel::SizeColumn), QStringLiteral("8x1024"));
+        QCOMPARE(cell(1, RegretMapModel::NodesColumn), QStringLiteral("1 of 2"));
+        QCOMPARE(cell(1, RegretMapModel::TunedColumn), QStringLiteral("-"));
+        QCOMPARE(model->index(1, 0).data(RegretMapModel::NodesRole).toStringList(),
+                 QStringList{QStringLiteral("task 0 (n1)")});
+        QVERIFY(model->index(1, RegretMapModel::NodesColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("1 of the class's 2")));
+        // Sorted by the smallest speedup, largest first: 8x1024 (2.70x) leads.
+        view.regretProxy()->sort(RegretMapModel::MinSpeedupColumn, Qt::DescendingOrder);
+        QCOMPARE(view.regretProxy()->index(0, RegretMapModel::SizeColumn).data().toString(),
+                 QStringLiteral("8x1024"));
+        const QString summary = child<QPlainTextEdit>(&view, "tuningSummary")->toPlainText();
+        QVERIFY2(summary.contains(QStringLiteral("2 nodes (task 0 (n1), task 1 (n2)), 1 entry "
+                                                 "agreed (not written)")),
+                 qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("is dropped: kept by task 0 (n1); not by task 1 "
+                                                 "(n2) (keeps the chain's pick)")),
+                 qPrintable(summary));
+
+        // Copy as text: the CLI's text, from the button.
+        QApplication::clipboard()->clear();
+        QTest::mouseClick(child<QPushButton>(&view, "regretCopy"), Qt::LeftButton);
+        QCOMPARE(QApplication::clipboard()->text(),
+                 QString::fromStdString(expected.regret_map_text()));
+        QCOMPARE(view.regretMapText(), QString::fromStdString(expected.regret_map_text()));
+
+        // Write tunings: one file for the class, in FOLDER/tuning.
+        auto* folder = child<QLineEdit>(&view, "tuningDir");
+        QCOMPARE(folder->text(), dir.path() + QStringLiteral("/tuning"));
+        auto* write = child<QPushButton>(&view, "tuningWrite");
+        QVERIFY(write->isEnabled());
+        QSignalSpy written(&view, &FleetView::tuningsWritten);
+        QTest::mouseClick(write, Qt::LeftButton);
+        QVERIFY(written.wait(20000));
+        QCOMPARE(written.at(0).at(0).toBool(), true);
+        const std::string file = f + "/tuning/" + a + ".tuning";
+        QCOMPARE(view.tuning().classes[0].file, file);
+        const auto back = Tuning::load(file);
+        QCOMPARE(back.machine_id, a);
+        QCOMPARE(back.entries.size(), std::size_t(1));
+        QCOMPARE(back.entries[0].sizes, (std::vector<std::string>{"4x1024"}));
+        QVERIFY(child<QPlainTextEdit>(&view, "tuningSummary")
+                    ->toPlainText()
+                    .contains(QString::fromStdString("written to " + file)));
+        QVERIFY(child<QLabel>(&view, "tuningStatus")
+                    ->text()
+                    .contains(QStringLiteral("Wrote 1 tuning file")));
+        QVERIFY(write->isEnabled());
+        // A folder it cannot make: the error, on the page.
+        folder->setText(QStringLiteral("/proc/no/such/tuning"));
+        QTest::mouseClick(write, Qt::LeftButton);
+        QVERIFY(written.wait(20000));
+        QCOMPARE(written.at(1).at(0).toBool(), false);
+        QVERIFY2(child<QLabel>(&view, "tuningStatus")
+                     ->text()
+                     .contains(QStringLiteral("Cannot write the tunings")),
+                 qPrintable(child<QLabel>(&view, "tuningStatus")->text()));
+
+        // Reports without dispatch findings: nothing to write, and what to run instead.
+        QTemporaryDir plainDir;
+        plain_report(a, "n1").save(plainDir.path().toStdString() + "/report-n1-3_0.json");
+        plain_report(a, "n2").save(plainDir.path().toStdString() + "/report-n2-3_1.json");
+        Fleet plain = FleetLoader::load(plainDir.path());
+        view.setFleet(plain);
+        QCOMPARE(model->rowCount(), 0);
+        QVERIFY(!write->isEnabled());
+        const QString none = child<QPlainTextEdit>(&view, "tuningSummary")->toPlainText();
+        QVERIFY2(none.contains(QStringLiteral("nothing to tune")) &&
+                     none.contains(QStringLiteral("--all-variants")),
+                 qPrintable(none));
     }
 
     // The window: a folder dropped on it opens in the Fleet tab, off the GUI thread.

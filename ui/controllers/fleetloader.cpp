@@ -17,6 +17,7 @@ namespace switchyard::ui {
 FleetLoader::FleetLoader(QObject* parent) : QObject(parent) {
     m_pool.setMaxThreadCount(1); // one job at a time, in order
     qRegisterMetaType<switchyard::ui::FleetPtr>();
+    qRegisterMetaType<switchyard::ui::TuningsWrittenPtr>();
 }
 
 FleetLoader::~FleetLoader() {
@@ -87,6 +88,12 @@ Fleet FleetLoader::load(const QString& folder) {
     work();
     for (auto& t : pool)
         t.join();
+    // The fleet's tuning, while the reports are still where their paths say.
+    std::vector<fleet::FleetNode> nodes;
+    for (std::size_t i = 0; i < paths.size(); ++i)
+        if (loaded[i])
+            nodes.push_back({fleet::node_name(paths[i]), paths[i], &*loaded[i]});
+    fleet.tuning = fleet::tune_fleet(nodes);
     fleet.reports.reserve(paths.size());
     for (std::size_t i = 0; i < paths.size(); ++i) {
         const QString file = qs(std::filesystem::path(paths[i]).filename().string());
@@ -104,6 +111,26 @@ Fleet FleetLoader::load(const QString& folder) {
     }
     fleet.seconds = double(timer.nsecsElapsed()) / 1e9;
     return fleet;
+}
+
+void FleetLoader::writeTunings(const fleet::FleetTuning& tuning, const QString& folder) {
+    m_pool.start([this, tuning, folder] {
+        auto result = std::make_shared<const TuningsWritten>(write(tuning, folder));
+        QMetaObject::invokeMethod(
+            this, [this, result] { emit tuningsWritten(result); }, Qt::QueuedConnection);
+    });
+}
+
+TuningsWritten FleetLoader::write(fleet::FleetTuning tuning, const QString& folder) {
+    TuningsWritten out;
+    out.folder = folder;
+    try {
+        fleet::write_tunings(tuning, folder.toStdString());
+    } catch (const std::exception& e) {
+        out.error = qs(e.what());
+    }
+    out.tuning = std::move(tuning);
+    return out;
 }
 
 } // namespace switchyard::ui

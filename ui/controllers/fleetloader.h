@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <switchyard/fleet/fleettuning.h>
 #include <switchyard/report/report.h>
 
 #include <QObject>
@@ -30,9 +31,19 @@ struct Fleet {
     std::vector<FleetFileIssue> issues; // files that failed (never skipped silently)
     QString error;                      // the folder itself could not be listed ("" when it could)
     double seconds = 0;                 // listing and parsing
+    /// The reports tuned per machine class and their regret map (fleet::tune_fleet, the
+    /// CLI's `fleet collect --tune`); nothing written yet.
+    fleet::FleetTuning tuning;
 };
 /// Not const: the receiver moves the reports into its model (MultiCompareModel::setReports).
 using FleetPtr = std::shared_ptr<Fleet>;
+/// The tunings as written (ClassTuning::file set), or the error that stopped the writing.
+struct TuningsWritten {
+    QString folder;
+    fleet::FleetTuning tuning;
+    QString error; // "" when every file was written
+};
+using TuningsWrittenPtr = std::shared_ptr<const TuningsWritten>;
 
 /// Reads a fleet folder off the GUI thread: every regular file whose name starts with
 /// "report" and ends in ".json", sorted by name (the files `switchyard-cli compare FOLDER`
@@ -55,9 +66,16 @@ public:
     /// The whole job, synchronous (the worker's; also for tools, tests and the benchmark).
     static Fleet load(const QString& folder);
 
+    /// Writes one tuning file per machine class of `tuning` into `folder`
+    /// (fleet::write_tunings) off the GUI thread; tuningsWritten() says how it went.
+    void writeTunings(const fleet::FleetTuning& tuning, const QString& folder);
+    /// The same, synchronous.
+    static TuningsWritten write(fleet::FleetTuning tuning, const QString& folder);
+
 signals:
     void fleetAvailable(const switchyard::ui::FleetPtr& fleet);
     void busyChanged(bool busy);
+    void tuningsWritten(const switchyard::ui::TuningsWrittenPtr& result);
 
 private:
     QThreadPool m_pool;

@@ -4,6 +4,7 @@
 
 #include "models/comparemodel.h"
 #include "models/qtstring.h"
+#include "models/regretmapmodel.h"
 #include "models/resultscontext.h"
 #include "models/tone.h"
 #include "views/outlierdelegate.h"
@@ -15,12 +16,14 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -51,7 +54,11 @@ FleetView::FleetView(QWidget* parent)
       m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView), m_title(new QLabel),
       m_summary(new QLabel), m_baselineBox(new QComboBox),
       m_copy(new QPushButton(tr("Co&py as text"))), m_issues(new QPlainTextEdit),
-      m_details(new QTextBrowser) {
+      m_details(new QTextBrowser), m_pages(new QTabWidget), m_regretModel(new RegretMapModel(this)),
+      m_regretProxy(new QSortFilterProxyModel(this)), m_regretTable(new QTableView),
+      m_tuningSummary(new QPlainTextEdit), m_tuningDir(new QLineEdit),
+      m_writeTunings(new QPushButton(tr("&Write tunings"))),
+      m_copyRegret(new QPushButton(tr("Copy regret &map as text"))), m_tuningStatus(new QLabel) {
     identify(this, "fleetView", tr("Fleet"),
              tr("A folder of reports from many machines, one column per machine"));
     identify(m_table, "fleetTable", tr("Fleet comparison"),
@@ -66,6 +73,20 @@ FleetView::FleetView(QWidget* parent)
     identify(m_issues, "fleetIssues", tr("Fleet problems"),
              tr("Reports that could not be read and jobs that did not finish"));
     identify(m_details, "fleetDetails", tr("Machine details"));
+    identify(m_pages, "fleetPages", tr("Fleet pages"));
+    identify(m_regretTable, "regretTable", tr("Regret map"),
+             tr("Per machine class, each op, size and device where the chain's pick was slower "
+                "than another cell: by how much, and on how many of the class's nodes"));
+    identify(m_tuningSummary, "tuningSummary", tr("Tuning per machine class"),
+             tr("The entries all nodes of a machine class agree on, and what was dropped"));
+    identify(m_tuningDir, "tuningDir", tr("Tuning folder"),
+             tr("Where Write tunings puts one MACHINE_ID.tuning file per machine class"));
+    identify(m_writeTunings, "tuningWrite", tr("Write tunings"),
+             tr("Write one tuning file per machine class (as switchyard-cli fleet collect "
+                "--tune does)"));
+    identify(m_copyRegret, "regretCopy", tr("Copy regret map as text"),
+             tr("Copy the regret map as switchyard-cli fleet collect --regret-map prints it"));
+    identify(m_tuningStatus, "tuningStatus", tr("Tuning status"));
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(MultiCompareModel::SortRole);
     m_table->setModel(m_proxy);
@@ -116,12 +137,59 @@ FleetView::FleetView(QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     split->setSizes({900, 320});
+    auto* comparison = new QWidget;
+    auto* comparisonLayout = new QVBoxLayout(comparison);
+    comparisonLayout->setContentsMargins(0, 0, 0, 0);
+    comparisonLayout->addWidget(legend);
+    comparisonLayout->addWidget(split, 1);
+
+    // The Tuning page: the tuning per machine class, the folder it goes to, the regret map.
+    m_regretProxy->setSourceModel(m_regretModel);
+    m_regretProxy->setSortRole(RegretMapModel::SortRole);
+    m_regretTable->setModel(m_regretProxy);
+    m_regretTable->setSortingEnabled(true);
+    m_regretTable->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_regretTable->verticalHeader()->hide();
+    m_regretTable->verticalHeader()->setDefaultSectionSize(22);
+    m_regretTable->setWordWrap(false);
+    m_tuningSummary->setReadOnly(true);
+    m_tuningSummary->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_tuningSummary->setPlaceholderText(tr("Open a fleet folder: its reports are grouped by "
+                                           "machine class and tuned here."));
+    m_writeTunings->setEnabled(false);
+    m_copyRegret->setEnabled(false);
+    m_tuningStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_tuningStatus->setWordWrap(true);
+    auto* tuningBar = new QHBoxLayout;
+    auto* dirLabel = new QLabel(tr("Tuning &folder:"));
+    dirLabel->setBuddy(m_tuningDir);
+    tuningBar->addWidget(dirLabel);
+    tuningBar->addWidget(m_tuningDir, 1);
+    tuningBar->addWidget(m_writeTunings);
+    tuningBar->addWidget(m_copyRegret);
+    auto* tuningSplit = new QSplitter(Qt::Vertical);
+    tuningSplit->addWidget(m_tuningSummary);
+    tuningSplit->addWidget(m_regretTable);
+    tuningSplit->setStretchFactor(0, 1);
+    tuningSplit->setStretchFactor(1, 3);
+    tuningSplit->setSizes({140, 600}); // the summary's few lines, the map below
+    auto* tuningPage = new QWidget;
+    auto* tuningLayout = new QVBoxLayout(tuningPage);
+    tuningLayout->setContentsMargins(0, 0, 0, 0);
+    tuningLayout->addLayout(tuningBar);
+    tuningLayout->addWidget(m_tuningStatus);
+    tuningLayout->addWidget(tuningSplit, 1);
+    m_pages->addTab(comparison, tr("Comparison"));
+    m_pages->addTab(tuningPage, tr("Tuning and regret map"));
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_summary);
     layout->addWidget(m_issues);
-    layout->addWidget(legend);
-    layout->addWidget(split, 1);
+    layout->addWidget(m_pages, 1);
+
+    connect(m_writeTunings, &QPushButton::clicked, this, &FleetView::writeTunings);
+    connect(m_copyRegret, &QPushButton::clicked, this, &FleetView::copyRegretMap);
 
     connect(m_baselineBox, &QComboBox::activated, this, [this](int i) { setBaseline(i); });
     connect(m_copy, &QPushButton::clicked, this, &FleetView::copyAsText);
@@ -199,7 +267,83 @@ void FleetView::setFleet(Fleet& fleet) {
     m_shown = -1;
     showMachine(first);
     updateSummary();
+    m_tuning = std::move(fleet.tuning);
+    m_tuningDir->setText(m_folder + QStringLiteral("/tuning"));
+    m_tuningStatus->clear();
+    showTuning();
     emit fleetShown();
+}
+
+void FleetView::setLoader(FleetLoader* loader) {
+    if (m_loader)
+        disconnect(m_loader, &FleetLoader::tuningsWritten, this, nullptr);
+    m_loader = loader;
+    if (m_loader)
+        connect(m_loader, &FleetLoader::tuningsWritten, this, &FleetView::onTuningsWritten);
+    showTuning();
+}
+
+void FleetView::showPage(Page page) {
+    m_pages->setCurrentIndex(int(page));
+}
+
+void FleetView::showTuning() {
+    std::size_t tunable = 0;
+    for (const auto& c : m_tuning.classes)
+        tunable += c.tunable();
+    QString text = qs(m_tuning.summary());
+    if (m_tuning.classes.empty() && m_tuning.notes.empty())
+        text.clear();
+    else if (tunable == 0)
+        text += tr("\nNo report has dispatch findings, so there is nothing to tune: profile the "
+                   "fleet with every variant (fleet submit ... -- --all-variants --repeat 3).");
+    m_tuningSummary->setPlainText(text);
+    m_regretModel->setResults(m_tuning.regrets);
+    m_regretTable->resizeColumnsToContents();
+    m_writeTunings->setEnabled(tunable > 0 && m_loader != nullptr);
+    m_copyRegret->setEnabled(!m_tuning.classes.empty());
+}
+
+QString FleetView::regretMapText() const {
+    return m_tuning.classes.empty() ? QString() : qs(m_tuning.regret_map_text());
+}
+
+void FleetView::copyRegretMap() {
+    if (const QString text = regretMapText(); !text.isEmpty())
+        QApplication::clipboard()->setText(text);
+}
+
+void FleetView::writeTunings() {
+    const QString folder = m_tuningDir->text().trimmed();
+    if (!m_loader || folder.isEmpty()) {
+        m_tuningStatus->setText(tr("Name the folder the tunings go to."));
+        return;
+    }
+    m_writeTunings->setEnabled(false);
+    m_tuningStatus->setText(tr("Writing the tunings to %1…").arg(folder));
+    m_loader->writeTunings(m_tuning, folder);
+}
+
+void FleetView::onTuningsWritten(const TuningsWrittenPtr& result) {
+    if (!result->error.isEmpty()) {
+        m_tuningStatus->setText(tr("<span style='color:%1'><b>Cannot write the tunings:</b> "
+                                   "%2</span>")
+                                    .arg(toneColor(Tone::Bad).name(), esc(result->error)));
+        m_writeTunings->setEnabled(true);
+        emit tuningsWritten(false);
+        return;
+    }
+    m_tuning = result->tuning;
+    int files = 0;
+    for (const auto& c : m_tuning.classes)
+        files += !c.file.empty();
+    showTuning();
+    m_tuningStatus->setText(tr("Wrote %n tuning file(s) to %1; resolve and profile follow them "
+                               "where SWITCHYARD_TUNING names the folder (or copy them to "
+                               "~/.local/share/switchyard/tuning)",
+                               nullptr, files)
+                                .arg(esc(result->folder)));
+    emit tuningsWritten(true);
 }
 
 void FleetView::setBaseline(int report) {
