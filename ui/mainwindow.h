@@ -132,6 +132,9 @@ private:
     void setupCeilingsMenu(QMenu* profileMenu);
     void setupTuningMenu(QMenu* profileMenu);
     void writeTuning(bool cancelled);
+    /// The kernel matrix's ⚙ marks: the tuning files' entries that apply here (none while
+    /// Profile ▸ Follow tuning files is off).
+    void markTunedCells();
     void setupReportMenu(QMenu* file);
     void setupProfileMenu();
     void addRecentReport(const QString& path);

@@ -19,6 +19,7 @@
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/tuning/tune.h>
+#include <switchyard/tuning/tunedresolve.h>
 
 #include <QAction>
 #include <QActionGroup>
@@ -139,6 +140,22 @@ void MainWindow::setupTuningMenu(QMenu* profileMenu) {
     m_profile->setFollowTuning(follow->isChecked());
     connect(follow, &QAction::toggled, this, &MainWindow::setFollowTuning);
     connect(m_profile, &ProfileView::runFinished, this, &MainWindow::writeTuning);
+    // The kernel matrix marks the cells the tuning files choose here.
+    connect(this, &MainWindow::tuningWritten, this, &MainWindow::markTunedCells);
+    connect(this, &MainWindow::catalogShown, this, &MainWindow::markTunedCells);
+}
+
+void MainWindow::markTunedCells() {
+    std::vector<TuningStanding> standings;
+    if (QSettings().value(QLatin1String(kFollowTuningKey), true).toBool()) {
+        try {
+            standings = tuning_standings(default_backends(), default_devices(),
+                                         load_tunings(tuning_paths()));
+        } catch (const std::exception& e) {
+            m_status->setText(tr("Tuning files not read: %1").arg(qs(e.what())));
+        }
+    }
+    m_matrix->model()->setTunings(standings);
 }
 
 void MainWindow::setFollowTuning(bool follow) {
@@ -146,6 +163,7 @@ void MainWindow::setFollowTuning(bool follow) {
     s.setAtomicSyncRequired(true);
     s.setValue(QLatin1String(kFollowTuningKey), follow);
     m_profile->setFollowTuning(follow);
+    markTunedCells();
     m_status->setText(follow ? tr("Profile runs follow the tuning files")
                              : tr("Profile runs resolve by the fallback chain alone"));
 }

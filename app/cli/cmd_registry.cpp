@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 namespace switchyard::cli {
@@ -163,7 +164,7 @@ struct MatrixMember {
 template <class Registry>
 bool append_matrix_row(std::string& text, const Registry& registry,
                        const typename Registry::ManifestEntry& m,
-                       std::vector<MatrixMember>& members) {
+                       std::vector<MatrixMember>& members, const std::string* tuning) {
     using Member = MatrixMember;
     members.clear();
     auto set = [&](std::string_view key, Member value) { // row[key] = value: the last one wins
@@ -191,6 +192,8 @@ bool append_matrix_row(std::string& text, const Registry& registry,
             else
                 set(key, {{}, nullptr, json(value).dump()});
         }
+    if (tuning)
+        set("tuning", {{}, tuning, {}});
     std::sort(members.begin(), members.end(),
               [](const Member& a, const Member& b) { return a.key < b.key; });
     text += "{";
@@ -210,8 +213,57 @@ bool append_matrix_row(std::string& text, const Registry& registry,
 // `matrix --json`, written row by row: the same text as envelope(...).dump(2) of the whole
 // manifest_json() (registry/manifestrows.h), without holding every row as JSON (100,000 cells would
 // take hundreds of MB). The envelope's keys are in dump()'s (sorted) order.
+// "op|device|arch|variant" -> what the tuning files do to that cell here (matrix's TUNING).
+using TuningMarks = std::map<std::string, std::string>;
+
+std::string cell_id(const std::vector<std::string>& key) {
+    std::string id;
+    for (const auto& part : key)
+        id += (id.empty() ? "" : "|") + part;
+    return id;
+}
+
+// The marks of the entries that apply here ("tuned for 4096 to 65536 (over x86-64-v2/tunable)"
+// on the chosen cell, "tuned away for ... (to generic/tunable)" on the one it overrides), and
+// why each other entry does not apply.
+TuningMarks tuning_marks(BackendRegistry& registry, std::vector<std::string>& ignored) {
+    TuningMarks marks;
+    const auto set = load_tunings(tuning_paths());
+    ignored = set.problems;
+    auto add = [&](const std::string& id, const std::string& text) {
+        auto& mark = marks[id];
+        mark += (mark.empty() ? "" : "; ") + text;
+    };
+    for (const auto& s : tuning_standings(registry, default_devices(), set)) {
+        ignored.insert(ignored.end(), s.ignored.begin(), s.ignored.end());
+        if (!s.applies)
+            continue;
+        const auto& e = s.entry;
+        const std::string sizes = e.sizes.empty()       ? std::string("its sizes")
+                                  : e.sizes.size() == 1 ? e.sizes.front()
+                                                        : e.sizes.front() + " to " + e.sizes.back();
+        auto id = [&](const std::string& cell) {
+            const auto slash = cell.find('/');
+            return cell_id({e.op, e.device, cell.substr(0, slash),
+                            slash == std::string::npos ? std::string() : cell.substr(slash + 1)});
+        };
+        add(id(e.chosen.cell), "tuned for " + sizes + " (over " + e.overrides.cell + ")");
+        add(id(e.overrides.cell), "tuned away for " + sizes + " (to " + e.chosen.cell + ")");
+    }
+    return marks;
+}
+
 template <class Registry>
-void write_matrix_json(std::ostream& out, const Registry& registry, const char* which) {
+const std::string* mark_of(const TuningMarks& marks, const typename Registry::ManifestEntry& m) {
+    if (marks.empty())
+        return nullptr;
+    const auto it = marks.find(cell_id(m.cell->key.parts()));
+    return it == marks.end() ? nullptr : &it->second;
+}
+
+template <class Registry>
+void write_matrix_json(std::ostream& out, const Registry& registry, const char* which,
+                       const TuningMarks& marks) {
     const auto entries = registry.manifest();
     std::string text = "{\n  \"cells\": [";
     bool first = true;
@@ -219,8 +271,12 @@ void write_matrix_json(std::ostream& out, const Registry& registry, const char* 
     for (const auto& m : entries) {
         text += first ? "\n    " : ",\n    ";
         first = false;
-        if (!append_matrix_row(text, registry, m, members)) {
-            const std::string row = json_text(manifest_row(registry, m), 2);
+        const auto* mark = mark_of<Registry>(marks, m);
+        if (!append_matrix_row(text, registry, m, members, mark)) {
+            auto row_json = manifest_row(registry, m);
+            if (mark)
+                row_json["tuning"] = *mark;
+            const std::string row = json_text(row_json, 2);
             for (char c : row) {
                 text += c;
                 if (c == '\n')
@@ -240,24 +296,36 @@ void write_matrix_json(std::ostream& out, const Registry& registry, const char* 
     out << text;
 }
 
-int run_matrix(bool as_json, bool as_csv, bool show_components) {
+int run_matrix(bool as_json, bool as_csv, bool show_components, bool no_tuning) {
     auto& registry = default_backends();
     registry.ensure_initialized();
+    // The kernel cells the tuning files choose or override here (components are not tuned).
+    std::vector<std::string> ignored;
+    const auto marks =
+        show_components || no_tuning ? TuningMarks{} : tuning_marks(registry, ignored);
     if (as_json) {
         if (show_components)
-            write_matrix_json(std::cout, registry.component_registry(), "components");
+            write_matrix_json(std::cout, registry.component_registry(), "components", marks);
         else
-            write_matrix_json(std::cout, registry.kernel_registry(), "kernels");
+            write_matrix_json(std::cout, registry.kernel_registry(), "kernels", marks);
         return Ok;
     }
-    const json rows = show_components ? manifest_json(registry.component_registry())
-                                      : manifest_json(registry.kernel_registry());
-    const std::vector<std::string> fields =
+    json rows = show_components ? manifest_json(registry.component_registry())
+                                : manifest_json(registry.kernel_registry());
+    if (!marks.empty())
+        for (auto& r : rows)
+            if (const auto it = marks.find(cell_id({r.value("op", ""), r.value("device", ""),
+                                                    r.value("arch", ""), r.value("variant", "")}));
+                it != marks.end())
+                r["tuning"] = it->second;
+    std::vector<std::string> fields =
         show_components ? std::vector<std::string>{"kind",      "device", "variant",
                                                    "available", "source", "backend"}
                         : std::vector<std::string>{
                               "op",     "device",          "arch",   "variant", "available",
                               "source", "workspace_bytes", "backend"};
+    if (!marks.empty())
+        fields.push_back("tuning");
     auto text = [](const json& v) {
         if (v.is_string())
             return v.get<std::string>();
@@ -290,6 +358,8 @@ int run_matrix(bool as_json, bool as_csv, bool show_components) {
         table.push_back(std::move(cells));
     }
     std::cout << format_table(header, table);
+    for (const auto& why : ignored)
+        std::cout << "note: tuning ignored: " << untrusted(why) << "\n";
     return Ok;
 }
 
@@ -486,7 +556,12 @@ void add_registry_commands(CLI::App& app, Context& context) {
         cmd->add_flag("--csv", *csv_out, "CSV rows")->excludes(j);
         cmd->add_flag("--components", *comps,
                       "The component registry instead of the kernel registry");
-        set_action(cmd, context, [=] { return run_matrix(*json_out, *csv_out, *comps); });
+        auto no_tuning = std::make_shared<bool>(false);
+        cmd->add_flag("--no-tuning", *no_tuning,
+                      "Leave out the TUNING column: which cells the tuning files choose or "
+                      "override on this machine");
+        set_action(cmd, context,
+                   [=] { return run_matrix(*json_out, *csv_out, *comps, *no_tuning); });
     }
     {
         auto* cmd = app.add_subcommand("resolve",

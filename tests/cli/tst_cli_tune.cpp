@@ -280,6 +280,42 @@ private slots:
                  qPrintable(ignored(resolved).join("\n")));
     }
 
+    // matrix marks the cells a tuning that applies here chooses and overrides; --no-tuning,
+    // or a tuning of another machine (said in a note), marks none.
+    void matrixMarksTheTunedCells() {
+        auto marks = [&](const QString& tuning, const QStringList& extra = {}) {
+            const auto r = cli(QStringList{"matrix", "--json"} + extra, tuning);
+            QMap<QString, QString> out;
+            for (const auto& c : parse(r.out)["cells"].toArray()) {
+                const auto cell = c.toObject();
+                if (cell.contains("tuning"))
+                    out[cell["op"].toString() + " " + cell["arch"].toString() + "/" +
+                        cell["variant"].toString()] = cell["tuning"].toString();
+            }
+            return out;
+        };
+        const auto tuned = marks(tuningFile());
+        QVERIFY2(tuned.value("flow_match_step " + m_chosen).startsWith("tuned for 4096") &&
+                     tuned.value("flow_match_step " + m_chosen).contains("over x86-64-v2/tunable"),
+                 qPrintable(QStringList(tuned.values()).join('\n')));
+        QVERIFY(tuned.value("flow_match_step x86-64-v2/tunable").startsWith("tuned away for 4096"));
+        QVERIFY(marks(tuningFile(), {"--no-tuning"}).isEmpty());
+        const QString other = editedTuning("other-matrix.tuning", [](QJsonObject& doc) {
+            auto machine = doc["machine"].toObject();
+            auto cpu = machine["cpu"].toObject();
+            cpu["brand"] = "Another CPU";
+            machine["cpu"] = cpu;
+            doc["machine"] = machine;
+        });
+        QVERIFY(marks(other).isEmpty());
+        const auto text = cli({"matrix"}, other);
+        QVERIFY2(text.out.contains("note: tuning ignored:") &&
+                     text.out.contains("tuned on another machine"),
+                 text.out.constData());
+        // The table has the column where a tuning applies.
+        QVERIFY(cli({"matrix"}, tuningFile()).out.contains("TUNING"));
+    }
+
     // A file that is not a tuning, and a malformed entry, cost themselves only.
     void badFilesCostThemselvesOnly() {
         const QString junk = m_dir.filePath("junk.tuning");

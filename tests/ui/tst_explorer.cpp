@@ -286,6 +286,39 @@ private slots:
         QVERIFY(matrix.index(1, 0).data(ui::KernelMatrixModel::RegretRole).toString().isEmpty());
         matrix.setDispatch({});
         QVERIFY(!matrix.index(0, 0).data(Qt::DisplayRole).toString().contains(QStringLiteral("⚑")));
+        // A tuning entry that applies here marks the cell it chooses (⚙) and says so in both
+        // cells' tooltips; one that does not apply marks nothing.
+        TuningStanding tuned;
+        tuned.entry.op = "gemm";
+        tuned.entry.device = "cuda";
+        tuned.entry.sizes = {"1024x1024x1024", "2048x2048x2048"};
+        tuned.entry.chosen.cell = "sm_90/default";
+        tuned.entry.overrides.cell = "generic/reference";
+        tuned.entry.date = "2026-12-06T07:00:00Z";
+        tuned.file = "this.tuning";
+        tuned.applies = true;
+        TuningStanding foreign = tuned;
+        foreign.entry.op = "rms_norm";
+        foreign.applies = false;
+        matrix.setTunings({tuned, foreign});
+        QVERIFY(matrix.index(0, cudaCol)
+                    .data(Qt::DisplayRole)
+                    .toString()
+                    .contains(QStringLiteral("⚙")));
+        QVERIFY2(
+            matrix.index(0, cudaCol)
+                .data(ui::KernelMatrixModel::TunedRole)
+                .toString()
+                .contains("chosen for 1024x1024x1024 to 2048x2048x2048 instead of "
+                          "generic/reference (this.tuning, 2026-12-06)"),
+            qPrintable(matrix.index(0, cudaCol).data(ui::KernelMatrixModel::TunedRole).toString()));
+        QVERIFY(
+            matrix.index(1, cudaCol).data(ui::KernelMatrixModel::TunedRole).toString().isEmpty());
+        matrix.setTunings({});
+        QVERIFY(!matrix.index(0, cudaCol)
+                     .data(Qt::DisplayRole)
+                     .toString()
+                     .contains(QStringLiteral("⚙")));
         chain.setResolution(std::nullopt);
         matrix.setResults(nullptr);
         QCOMPARE(matrix.rowCount(), 0);

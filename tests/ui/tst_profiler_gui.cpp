@@ -20,6 +20,7 @@
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/runtime/runtime.h>
+#include <switchyard/tuning/calibration.h>
 #include <switchyard/tuning/tuning.h>
 
 #include <qcustomplot.h>
@@ -519,6 +520,7 @@ private slots:
 
     void compareTwoSavedReports() {
         Report a = knownReport(), b = knownReport();
+        a.context.fingerprint.machine_id = "5f0c1e2a9b3d4c7e";
         b.rows[3] = makeRow("rms_norm", 1 << 20, "x86-64-v3", "avx2", 0.5e-3);
         auto other = threeCeilings();
         other[1]["value"] = 80; // B's machine has faster DRAM
@@ -546,6 +548,29 @@ private slots:
                     ->text()
                     .contains("bench-b"));
         QCOMPARE(child<ui::CompareView>(&w.window, "compareView")->multiModel()->reportCount(), 2);
+        // The verdict rule, and that this machine has no calibration yet (and how to make one).
+        const auto* rule =
+            child<QLabel>(child<ui::CompareView>(&w.window, "compareView"), "compareRule");
+        QVERIFY2(rule->text().contains("false-discovery rate") &&
+                     rule->text().contains("compare --calibrate"),
+                 qPrintable(rule->text()));
+        // A calibration kept for the reports' machine is shown beside the rule.
+        qputenv("XDG_DATA_HOME", m_dir.filePath("xdg-calibration").toLocal8Bit());
+        {
+            Calibration c;
+            c.machine_id = a.context.fingerprint.machine_id;
+            c.date = "2026-12-06T09:00:00Z";
+            c.reports = 3;
+            c.report_pairs = 3;
+            c.overall.judged = 72;
+            c.save(default_calibration_file(c.machine_id));
+        }
+        QCOMPARE(w.window.compareReports({pa, pb}), QString());
+        QVERIFY2(
+            rule->text().contains("Measured on this machine (compare --calibrate, 2026-12-06)") &&
+                rule->text().contains("0 of 72 rows of identical code"),
+            qPrintable(rule->text()));
+        qunsetenv("XDG_DATA_HOME");
         // A report that cannot be read is named with the reason.
         const QString bad = m_dir.filePath("bad.json");
         QFile f(bad);

@@ -135,6 +135,7 @@ void KernelMatrixModel::rebuild() {
     m_winner.assign(m_ops.size(), -1);
     m_rung.assign(m_columns.size(), 0);
     updateRegret();
+    updateTuned();
     endResetModel();
     updateMarks();
 }
@@ -219,6 +220,7 @@ int KernelMatrixModel::columnCount(const QModelIndex& parent) const {
 void KernelMatrixModel::setDispatch(const std::vector<DispatchFinding>& findings) {
     m_dispatch = findings;
     updateRegret();
+    updateTuned();
     if (rowCount() > 0 && columnCount() > 0)
         emit dataChanged(this->index(0, 0), this->index(rowCount() - 1, columnCount() - 1));
 }
@@ -239,6 +241,45 @@ void KernelMatrixModel::updateRegret() {
     }
 }
 
+void KernelMatrixModel::setTunings(const std::vector<TuningStanding>& standings) {
+    m_standings = standings;
+    updateTuned();
+    if (rowCount() > 0 && columnCount() > 0)
+        emit dataChanged(this->index(0, 0), this->index(rowCount() - 1, columnCount() - 1));
+}
+
+void KernelMatrixModel::updateTuned() {
+    m_tuned.clear();
+    m_chosen.clear();
+    for (const auto& s : m_standings) {
+        if (!s.applies)
+            continue;
+        const auto& e = s.entry;
+        const QString sizes = e.sizes.empty() ? tr("its sizes")
+                              : e.sizes.size() == 1
+                                  ? qs(e.sizes.front())
+                                  : tr("%1 to %2").arg(qs(e.sizes.front()), qs(e.sizes.back()));
+        const int row = rowOfOp(qs(e.op));
+        auto column = [&](const std::string& cell) {
+            const auto slash = cell.find('/');
+            return slash == std::string::npos
+                       ? -1
+                       : columnOf(e.device, cell.substr(0, slash), cell.substr(slash + 1));
+        };
+        if (row < 0)
+            continue;
+        if (const int c = column(e.chosen.cell); c >= 0) {
+            m_tuned[{row, c}] << tr("⚙ tuned: chosen for %1 instead of %2 (%3, %4)")
+                                     .arg(sizes, qs(e.overrides.cell), qs(s.file),
+                                          qs(e.date.substr(0, 10)));
+            m_chosen[{row, c}] = true;
+        }
+        if (const int c = column(e.overrides.cell); c >= 0)
+            m_tuned[{row, c}] << tr("tuned away from for %1: %2 is used instead (%3)")
+                                     .arg(sizes, qs(e.chosen.cell), qs(s.file));
+    }
+}
+
 QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.model() != this)
         return {};
@@ -248,9 +289,13 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
     const CellState state = !cell ? Empty : cell->available ? Available : Unavailable;
     const auto regret = m_regret.find({index.row(), index.column()});
     const bool regretted = regret != m_regret.end();
+    const auto tuned = m_tuned.find({index.row(), index.column()});
+    const bool chosen = m_chosen.count({index.row(), index.column()}) > 0;
     switch (role) {
     case RegretRole:
         return regretted ? regret->second.join(QLatin1Char('\n')) : QString();
+    case TunedRole:
+        return tuned != m_tuned.end() ? tuned->second.join(QLatin1Char('\n')) : QString();
     case Qt::DisplayRole: {
         QString text = state == Empty       ? QString()
                        : state == Available ? QStringLiteral("✓")
@@ -262,6 +307,8 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
                 QStringLiteral("%1 %2").arg(rung).arg(text.isEmpty() ? QStringLiteral("–") : text);
         if (regretted)
             text += QStringLiteral(" ⚑");
+        if (chosen)
+            text += QStringLiteral(" ⚙");
         return text;
     }
     case SortRole:
@@ -324,6 +371,8 @@ QVariant KernelMatrixModel::data(const QModelIndex& index, int role) const {
         if (regretted)
             tip += tr("\n⚑ the last profile run found a faster cell:\n%1")
                        .arg(regret->second.join(QLatin1Char('\n')));
+        if (tuned != m_tuned.end())
+            tip += QLatin1Char('\n') + tuned->second.join(QLatin1Char('\n'));
         return tip;
     }
     }

@@ -4,6 +4,7 @@
 #include "models/catalog.h"
 
 #include <switchyard/report/dispatch.h>
+#include <switchyard/tuning/tunedresolve.h>
 
 #include <QAbstractTableModel>
 
@@ -30,6 +31,7 @@ public:
         BackendRole,
         KeyRole,    // "(op, device, arch, variant)"
         RegretRole, // QString: the last profile run's dispatch-regret messages for this cell
+        TunedRole,  // QString: what the tuning files that apply here do to this cell
     };
     enum CellState { Empty, Available, Unavailable };
 
@@ -49,6 +51,10 @@ public:
     /// of each "regret" (the one dispatch picked there) is flagged, its tooltip says which
     /// cell is faster at which size.
     void setDispatch(const std::vector<DispatchFinding>& findings);
+    /// The tuning files' entries as they stand here (tuning_standings()): the cell each one
+    /// that applies chooses is marked ⚙, and both it and the cell it overrides say so in
+    /// their tooltips. Empty: none (Profile ▸ Follow tuning files off).
+    void setTunings(const std::vector<TuningStanding>& standings);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -76,6 +82,10 @@ private:
     std::vector<DispatchFinding> m_dispatch;
     std::map<std::pair<int, int>, QStringList> m_regret; // (row, column) -> messages
     void updateRegret();
+    std::vector<TuningStanding> m_standings;
+    std::map<std::pair<int, int>, QStringList> m_tuned; // (row, column) -> what tunings do
+    std::map<std::pair<int, int>, bool> m_chosen;       // ... cells a tuning chooses
+    void updateTuned();
 };
 
 /// The rungs of one op's fallback chain for the target: declared, available, who wins.

@@ -7,6 +7,8 @@
 #include "models/tone.h"
 #include "views/viewsupport.h"
 
+#include <switchyard/tuning/calibration.h>
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
@@ -36,10 +38,13 @@ QTableView* makeTable(QSortFilterProxyModel* proxy) {
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_pair(new CompareModel(this)), m_multi(new MultiCompareModel(this)),
       m_pairProxy(new QSortFilterProxyModel(this)), m_multiProxy(new QSortFilterProxyModel(this)),
-      m_pairTable(nullptr), m_multiTable(nullptr), m_summary(new QLabel),
+      m_pairTable(nullptr), m_multiTable(nullptr), m_summary(new QLabel), m_rule(new QLabel),
       m_warning(makeBanner(Tone::Warning)), m_tabs(new QTabWidget) {
     identify(this, "compareView", tr("Compare reports"));
     identify(m_summary, "compareSummary", tr("Compared reports"));
+    identify(m_rule, "compareRule", tr("Verdict rule"),
+             tr("How verdicts are made, how often the rule was wrong on identical code on this "
+                "machine (compare --calibrate), and what more runs would settle"));
     identify(m_warning, "compareWarning", tr("Ceiling differences"));
     identify(m_tabs, "compareTabs", tr("Comparison tables"));
     m_pairProxy->setSourceModel(m_pair);
@@ -59,19 +64,22 @@ CompareView::CompareView(QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setText(tr("Open two or more reports to compare them (File ▸ Compare reports…, or "
                           "drop the files on the window)."));
+    m_rule->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_rule->setWordWrap(true);
+    m_rule->hide();
     m_tabs->addTab(m_pairTable, tr("A vs B"));
     m_tabs->addTab(m_multiTable, tr("All reports"));
     auto* legend =
         new QLabel(tr("<span style='background:%1'>&nbsp;FASTER&nbsp;</span> "
                       "<span style='background:%2'>&nbsp;SLOWER&nbsp;</span> "
                       "<span style='background:%3'>&nbsp;AMBIGUOUS&nbsp;</span> "
-                      "&nbsp;SAME uncoloured · ratio = B/A (under 1: B is faster) · "
-                      "two-sided Mann–Whitney U, α = 0.05")
+                      "&nbsp;SAME uncoloured · ratio = B/A (under 1: B is faster)")
                        .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Bad, true).name(),
                             toneColor(Tone::Warning, true).name()));
     legend->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
+    layout->addWidget(m_rule);
     layout->addWidget(m_warning);
     layout->addWidget(legend);
     layout->addWidget(m_tabs, 1);
@@ -79,6 +87,23 @@ CompareView::CompareView(QWidget* parent)
 
 void CompareView::showPane(Pane pane) {
     m_tabs->setCurrentIndex(int(pane));
+}
+
+void CompareView::showRule(const Report& baseline) {
+    const auto& comparison = m_pair->comparison();
+    QString rule = tr("Verdict rule: %1.").arg(qs(comparison.options().describe()).toHtmlEscaped());
+    if (const auto c = find_calibration(baseline.context.fingerprint.machine_id))
+        rule +=
+            tr("<br>Measured on this machine (compare --calibrate, %1): %2.")
+                .arg(qs(c->date.substr(0, 10)).toHtmlEscaped(), qs(c->summary()).toHtmlEscaped());
+    else
+        rule += tr("<br>Not calibrated on this machine: <code>switchyard-cli compare --calibrate "
+                   "--runs 3 --repeat 3</code> measures how often the rule calls identical code "
+                   "different here.");
+    if (const auto advice = comparison.advice().text(); !advice.empty())
+        rule += "<br>" + qs(advice).toHtmlEscaped() + ".";
+    m_rule->setText(rule);
+    m_rule->show();
 }
 
 void CompareView::setReports(const std::vector<Report>& reports, const QStringList& names) {
@@ -104,6 +129,7 @@ void CompareView::setReports(const std::vector<Report>& reports, const QStringLi
                       "that has the row.")
                        .arg(reports.size());
     m_summary->setText(summary);
+    showRule(reports.front());
     QStringList diffs;
     for (std::size_t i = 1; i < reports.size(); ++i)
         for (const auto& d : ceiling_differences(reports[0].context, reports[i].context))

@@ -37,6 +37,7 @@ public:
     void showPane(Pane pane);
 
 private:
+    void showRule(const Report& baseline);
     CompareModel* m_pair;
     MultiCompareModel* m_multi;
     QSortFilterProxyModel* m_pairProxy;
@@ -44,6 +45,7 @@ private:
     QTableView* m_pairTable;
     QTableView* m_multiTable;
     QLabel* m_summary;
+    QLabel* m_rule; // the verdict rule, its calibration on this machine, what more runs would do
     QLabel* m_warning;
     QTabWidget* m_tabs;
 };

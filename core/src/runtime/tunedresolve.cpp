@@ -122,41 +122,16 @@ void apply_tunings(DoctorReport& report, BackendRegistry& backends) {
     };
     for (const auto& problem : set.problems)
         warn("tuning", problem, "Fix or remove the file; `switchyard-cli tune` writes a new one.");
-    std::map<std::string, nlohmann::json> machines; // this machine as each device kind sees it
-    for (const auto& t : set.tunings) {
+    for (const auto& t : set.tunings)
         for (const auto& w : t.read_warnings)
             warn("tuning", t.source + ": " + w, "`switchyard-cli tune` writes the entry anew.");
-        for (const auto& e : t.entries) {
-            TuningQuery q{e.op, e.device, e.variant};
-            q.work = e.min_work; // the size question aside: what else keeps it from applying
-            q.size = e.sizes.empty() ? std::string() : e.sizes.front();
-            try {
-                const auto chain = fallback_chain(e.op, parse_target(e.device), e.variant);
-                // The chain's pick as far as the manifests tell, loading nothing.
-                for (const auto& key : chain)
-                    if (const auto cell = backends.kernel_registry().lookup(key);
-                        cell && cell->is_available()) {
-                        q.pick = cell_name(cell->key);
-                        break;
-                    }
-            } catch (const std::exception&) {
-            }
-            auto [it, fresh] = machines.try_emplace(e.device);
-            if (fresh)
-                it->second = this_machine(default_devices(), e.device);
-            q.machine = it->second;
-            TuningSet one;
-            Tuning only = t;
-            only.read_warnings.clear();
-            only.entries = {e};
-            one.tunings.push_back(std::move(only));
-            const auto d = decide_tuning(backends, one, q);
-            for (const auto& why : d.ignored)
-                warn("tuning", why,
-                     "Re-tune on this machine: switchyard-cli tune --op " + e.op + " --device " +
-                         e.device + (e.variant == "default" ? "" : " --variant " + e.variant) +
-                         " (resolve ignores this entry meanwhile).");
-        }
+    for (const auto& standing : tuning_standings(backends, default_devices(), set)) {
+        const auto& e = standing.entry;
+        for (const auto& why : standing.ignored)
+            warn("tuning", why,
+                 "Re-tune on this machine: switchyard-cli tune --op " + e.op + " --device " +
+                     e.device + (e.variant == "default" ? "" : " --variant " + e.variant) +
+                     " (resolve ignores this entry meanwhile).");
     }
 }
 

@@ -258,6 +258,8 @@ std::string default_calibration_file(const std::string& machine_id) {
 }
 
 std::optional<Calibration> find_calibration(const std::string& machine_id) {
+    if (machine_id.empty()) // a report without a fingerprint: no machine to have measured
+        return std::nullopt;
     try {
         const auto path = default_calibration_file(machine_id);
         std::error_code ec;

@@ -4,6 +4,7 @@
 #include <switchyard/hardware/devicekind.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/ops.h>
+#include <switchyard/registry/fallback.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -154,6 +155,40 @@ follow_tunings(Profiler& profiler, BackendRegistry& registry, DeviceRegistry& de
     profiler.set_tuned_picker(
         tuned_picker(registry, std::move(set), profiler.settings().variant, machine_of, ignored));
     return ignored;
+}
+
+std::vector<TuningStanding> tuning_standings(BackendRegistry& registry, DeviceRegistry& devices,
+                                             const TuningSet& tunings) {
+    std::vector<TuningStanding> out;
+    std::map<std::string, nlohmann::json> machines; // this machine as each device kind sees it
+    for (const auto& t : tunings.tunings)
+        for (const auto& e : t.entries) {
+            TuningQuery q{e.op, e.device, e.variant};
+            q.work = e.min_work; // the size question aside: what else keeps it from applying
+            q.size = e.sizes.empty() ? std::string() : e.sizes.front();
+            try {
+                // The chain's pick as far as the manifests tell, loading nothing.
+                for (const auto& key : fallback_chain(e.op, parse_target(e.device), e.variant))
+                    if (const auto cell = registry.kernel_registry().lookup(key);
+                        cell && cell->is_available()) {
+                        q.pick = key[2] + "/" + key[3];
+                        break;
+                    }
+            } catch (const std::exception&) {
+            }
+            auto [it, fresh] = machines.try_emplace(e.device);
+            if (fresh)
+                it->second = this_machine(devices, e.device);
+            q.machine = it->second;
+            TuningSet one;
+            Tuning only = t;
+            only.read_warnings.clear();
+            only.entries = {e};
+            one.tunings.push_back(std::move(only));
+            auto d = decide_tuning(registry, one, q);
+            out.push_back({e, t.source, d.use.has_value(), std::move(d.ignored)});
+        }
+    return out;
 }
 
 } // namespace switchyard

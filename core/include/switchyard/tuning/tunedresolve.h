@@ -78,6 +78,21 @@ tuned_picker(BackendRegistry& registry, TuningSet tunings, std::string variant,
 SWITCHYARD_CORE_EXPORT nlohmann::json this_machine(DeviceRegistry& devices,
                                                    std::string_view device_kind);
 
+/// One entry of the tuning files as it stands on this machine, sizes aside.
+struct SWITCHYARD_CORE_EXPORT TuningStanding {
+    TuningEntry entry;
+    std::string file;
+    bool applies = false;             // for the sizes of its range
+    std::vector<std::string> ignored; // where not: why (decide_tuning()'s reasons)
+};
+
+/// Every entry of `tunings`, judged as decide_tuning() judges it at the smallest size of its
+/// range, against the chain's pick as far as the manifests tell (no plugin is loaded), this
+/// machine seen through `devices` (this_machine(), once per device kind). What `matrix`
+/// marks and `doctor` warns of.
+SWITCHYARD_CORE_EXPORT std::vector<TuningStanding>
+tuning_standings(BackendRegistry& registry, DeviceRegistry& devices, const TuningSet& tunings);
+
 /// Makes `profiler` follow the tuning files (tuning_paths()) where its settings ask for it
 /// (ProfileSettings::use_tuning), this machine seen through `devices`. Returns the entries
 /// ignored while planning, and why (filled as plan() runs): the run's context says them.
