@@ -222,6 +222,9 @@ struct CheckArgs {
     bool json = false;
 };
 
+// A band wider than this gates little: write_references names such rows.
+constexpr double kLooseBand = 0.5;
+
 std::string fmt_percent(double fraction) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.0f %%", fraction * 100);
@@ -257,12 +260,16 @@ int write_references(const CheckArgs& a, const std::vector<std::string>& paths,
         // How the bands were set: from the runs' variation, or the floor for one-run rows.
         std::size_t by_runs = 0, by_floor = 0, by_memory = 0;
         double widest = 0;
+        std::vector<std::string> loose; // rows whose runs vary too much to gate a regression
         for (const auto& r : sys.rows) {
             by_runs += r.band == "runs";
             by_floor += r.band == "floor";
             by_memory += r.memory_gbs.has_value();
             if (r.band == "runs" && r.upper)
                 widest = std::max(widest, *r.upper);
+            if (r.band == "runs" && r.upper && *r.upper > kLooseBand)
+                loose.push_back(r.op + " " + r.size + " " + r.device + " " + r.arch + "/" +
+                                r.variant + " (+" + fmt_percent(*r.upper) + ")");
         }
         if (by_runs)
             std::cout << "  " << by_runs << " bands from the variation between the rows' runs ("
@@ -273,6 +280,15 @@ int write_references(const CheckArgs& a, const std::vector<std::string>& paths,
         if (by_memory)
             std::cout << "  " << by_memory
                       << " rows with memory beside them are judged at the memory they got\n";
+        if (!loose.empty()) {
+            std::cout << "  note: " << loose.size()
+                      << " rows vary so much between runs that their bands catch only a "
+                         "regression beyond "
+                      << fmt_percent(kLooseBand)
+                      << ": more runs (--repeat), a quieter machine or --pin-cpu narrow them:\n";
+            for (const auto& l : loose)
+                std::cout << "    " << untrusted(l) << "\n";
+        }
         refs.put(std::move(sys));
     }
     refs.save(a.write_references);

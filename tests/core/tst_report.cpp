@@ -318,9 +318,18 @@ private slots:
         Report drifted = first;
         drifted.rows[0] = timed_row(0, "x86-64-v4", "default", 2.651e-3);
         drifted.rows[0].memory = {"dram.copy.1t", 43.0, 8};
+        drifted.rows[0].gbps = 43.0; // at the memory's limit: all its time is the memory's
         auto result = check_report(drifted, refs, "drifted");
         QCOMPARE(result.rows[0].status, CheckedRow::Status::Pass);
         QVERIFY(std::fabs(*result.rows[0].at_reference_memory - 2.651e-3 * 43 / 50) < 1e-12);
+        // A row that used a quarter of the memory beside it (a scalar loop): a quarter of its
+        // time follows the memory, and the same slowdown is a FAIL.
+        drifted.rows[0].gbps = 43.0 / 4;
+        result = check_report(drifted, refs, "scalar");
+        QVERIFY(std::fabs(*result.rows[0].at_reference_memory -
+                          2.651e-3 / (0.75 + 0.25 * 50.0 / 43.0)) < 1e-12);
+        QCOMPARE(result.rows[0].status, CheckedRow::Status::Fail);
+        drifted.rows[0].gbps = 43.0;
         QVERIFY2(result.rows[0].message.find("at the reference's 50.0 GB/s") != std::string::npos,
                  result.rows[0].message.c_str());
         // Without the memory beside it (an older report), by its time: FAIL.

@@ -224,9 +224,13 @@ namespace {
 
 // The runs per side that would settle an AMBIGUOUS verdict between runs (SampleComparison::
 // runs_to_settle): the smallest n for which the same rule, fed n runs a side with the ratio
-// and the noise measured, gives a verdict. A difference beyond the threshold needs Welch's p
+// and the noise measured, gives a verdict with 80 % power. A difference beyond the threshold
+// needs Welch's p
 // (times this row's false-discovery adjustment, q / p) under the rate; a difference within
 // it needs the 90 % interval inside the threshold, which noise above max_noise never allows.
+// The chance the advised runs still do not settle a row whose ratio and noise are as measured.
+constexpr double kMissRate = 0.20;
+
 int runs_needed(const SampleComparison& c, const CompareOptions& options) {
     const double effect = std::fabs(std::log(c.ratio));
     const double sigma = c.noise;
@@ -241,9 +245,13 @@ int runs_needed(const SampleComparison& c, const CompareOptions& options) {
     for (int n = 2; n <= SampleComparison::kMaxRunsToSettle; ++n) {
         const double se = sigma * std::sqrt(2.0 / n);
         const double df = 2.0 * n - 2;
-        const bool settles = toward_difference
-                                 ? 2 * t_upper_tail(effect / se, df) * adjust < options.fdr
-                                 : effect + t_quantile_upper(0.05, df) * se <= bound;
+        // With 80 % power: the runs would give the verdict four times in five, not one in two
+        // as a bare "the measured ratio just passes" would.
+        const double power = t_quantile_upper(kMissRate, df);
+        const bool settles =
+            toward_difference
+                ? effect / se >= t_quantile_upper(options.fdr / (2 * adjust), df) + power
+                : effect + (t_quantile_upper(0.05, df) + power) * se <= bound;
         if (settles) // never fewer than a side already has: those did not settle it
             return std::min(std::max(n, already + 1), SampleComparison::kMaxRunsToSettle);
     }

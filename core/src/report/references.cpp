@@ -307,7 +307,10 @@ CheckResult check_report(const Report& report, const References& references, std
             double m = c.measured;
             std::string judged = seconds_text(m);
             if (ref.memory_gbs && row.memory.measured()) {
-                m = c.measured * row.memory.median_gbs / *ref.memory_gbs;
+                // The part of its time the memory accounts for: its share of the memory
+                // beside it (1 at the memory's limit; a scalar loop over DRAM, less).
+                const double share = std::clamp(row.gbps / row.memory.median_gbs, 0.0, 1.0);
+                m = c.measured / (1 - share + share * *ref.memory_gbs / row.memory.median_gbs);
                 c.at_reference_memory = m;
                 char gbs[96];
                 std::snprintf(gbs, sizeof gbs,

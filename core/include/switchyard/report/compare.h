@@ -108,10 +108,10 @@ struct SWITCHYARD_CORE_EXPORT SampleComparison {
     std::string note; // why AMBIGUOUS, or what the verdict rests on
     /// AMBIGUOUS between runs: how many runs per side would settle the verdict, worked out
     /// for the same rule with the ratio and the noise measured taken as true (a power
-    /// calculation): 0 where it does not apply (not AMBIGUOUS, or one run a side), -1 where
-    /// no number up to kMaxRunsToSettle can (noise above max_noise with a difference within
-    /// the threshold: sameness cannot be shown on a machine this noisy; or a difference
-    /// that sits on the threshold).
+    /// calculation, for 80 % power): 0 where it does not apply (not AMBIGUOUS, or one run a side),
+    /// -1 where no number up to kMaxRunsToSettle can (noise above max_noise with a difference
+    /// within the threshold: sameness cannot be shown on a machine this noisy; or a difference that
+    /// sits on the threshold).
     int runs_to_settle = 0;
     static constexpr int kMaxRunsToSettle = 30;
     /// Both rows ran the same code: the same cell of the same build of its library

@@ -36,9 +36,11 @@ struct SWITCHYARD_CORE_EXPORT ReferenceRow {
     std::optional<double> lower, upper;
     /// The memory bandwidth the row's probe got beside it when the reference was measured
     /// (ProfileRow::memory, GB/s; JSON "memory_gbs", absent for rows without it). A report
-    /// row with its own memory beside it is judged by its time at the reference's memory,
-    /// median x (its memory / this one): that follows a shared host whose memory other
-    /// tenants take a share of, where a raw time cannot.
+    /// row with its own memory beside it is judged by its time at the reference's memory:
+    /// the part of its time the memory accounts for (its share s of the memory beside it,
+    /// gbps / memory, at most 1) scaled by the two memories, median / (1 - s + s x this /
+    /// its memory). That follows a shared host whose memory other tenants take a share of,
+    /// where a raw time cannot.
     std::optional<double> memory_gbs;
     /// How `upper` was set (JSON "band"): "runs" (from the variation between the row's runs,
     /// BandRule), "floor" (one run: the floor), "given" (--upper), "" (an older file).
