@@ -65,7 +65,8 @@ KernelMatrixView::KernelMatrixView(QWidget* parent)
         tr("<span style='background:%1'>&nbsp;✓ available&nbsp;</span> "
            "<span style='background:%2'>&nbsp;✗ declared, unavailable&nbsp;</span> "
            "<span style='background:%3'>&nbsp;★ resolved winner&nbsp;</span> &nbsp;n = rung of the "
-           "selected op's chain")
+           "selected op's chain · ⚑ a profile run found a faster cell · ⚙ a tuning file "
+           "chooses this cell here")
             .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Warning, true).name(),
                  toneColor(Tone::Winner, true).name()));
     legend->setWordWrap(true);

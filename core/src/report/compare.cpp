@@ -903,7 +903,11 @@ std::string SettleAdvice::text() const {
                         " at the variation measured" +
                         (median_repeat < repeat
                              ? " (half of them with --repeat " + std::to_string(median_repeat) + ")"
-                             : std::string()));
+                             : std::string()) +
+                        ", if the two reports differ only by their runs' noise: the machine's "
+                        "drift between two reports made apart is not removed by more runs (an "
+                        "A/B of cells in one run, profile --cells A,B --repeat N, alternates "
+                        "them)");
     if (unsettleable > 0)
         parts.push_back(std::to_string(unsettleable) +
                         " cannot be settled by more runs: their runs vary beyond what can show "

@@ -148,8 +148,11 @@ struct SWITCHYARD_CORE_EXPORT SettleAdvice {
     int repeat = 0;               // the N for all settleable ones (0: none)
     int median_repeat = 0;        // the N for half of them
     /// One line for a comparison's summary ("" where nothing is AMBIGUOUS): "--repeat 6 on
-    /// both sides would settle 20 of the 24 AMBIGUOUS rows at the variation measured (half
-    /// of them with --repeat 4); 4 cannot be settled by more runs: ...".
+    /// both sides would settle 20 of the 24 at the variation measured (half of them with
+    /// --repeat 4), if the two reports differ only by their runs' noise: ...; 4 cannot be
+    /// settled by more runs: ...". Measured on a shared 2-vCPU guest, two reports of 14 runs
+    /// made minutes apart still differed by 2-4 % on some rows: the runs of one report share
+    /// its moment, which the power calculation (independent runs) cannot see.
     std::string text() const;
     nlohmann::json to_json() const;
 };
