@@ -99,6 +99,17 @@ private:
         return path;
     }
 
+    // The tuning as another machine (another CPU brand) would have written it.
+    QString otherMachinesTuning(const QString& name) {
+        return editedTuning(name, [](QJsonObject& doc) {
+            auto machine = doc["machine"].toObject();
+            auto cpu = machine["cpu"].toObject();
+            cpu["brand"] = "Another CPU";
+            machine["cpu"] = cpu;
+            doc["machine"] = machine;
+        });
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
@@ -267,13 +278,7 @@ private slots:
 
     // A tuning measured on another machine is ignored, and says so.
     void otherMachinesTuningIsIgnored() {
-        const QString path = editedTuning("other.tuning", [](QJsonObject& doc) {
-            auto machine = doc["machine"].toObject();
-            auto cpu = machine["cpu"].toObject();
-            cpu["brand"] = "Another CPU";
-            machine["cpu"] = cpu;
-            doc["machine"] = machine;
-        });
+        const QString path = otherMachinesTuning("other.tuning");
         const auto resolved = resolve(m_inside, path);
         QCOMPARE(selected(resolved), QStringLiteral("x86-64-v2/tunable"));
         QVERIFY2(ignored(resolved).join("\n").contains("tuned on another machine"),
@@ -300,13 +305,7 @@ private slots:
                  qPrintable(QStringList(tuned.values()).join('\n')));
         QVERIFY(tuned.value("flow_match_step x86-64-v2/tunable").startsWith("tuned away for 4096"));
         QVERIFY(marks(tuningFile(), {"--no-tuning"}).isEmpty());
-        const QString other = editedTuning("other-matrix.tuning", [](QJsonObject& doc) {
-            auto machine = doc["machine"].toObject();
-            auto cpu = machine["cpu"].toObject();
-            cpu["brand"] = "Another CPU";
-            machine["cpu"] = cpu;
-            doc["machine"] = machine;
-        });
+        const QString other = otherMachinesTuning("other-matrix.tuning");
         QVERIFY(marks(other).isEmpty());
         const auto text = cli({"matrix"}, other);
         QVERIFY2(text.out.contains("note: tuning ignored:") &&
