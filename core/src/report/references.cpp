@@ -185,14 +185,28 @@ void References::save(const std::string& path) const {
 
 namespace {
 
+// A time measured beside `memory` GB/s, at `at` GB/s instead: the part of it the memory
+// accounts for (`share` of the memory, 0..1) scaled by the two.
+double at_memory(double seconds, double share, double memory, double at) {
+    return seconds / (1 - share + share * at / memory);
+}
+
+// The row's share of the memory beside it (gbps / memory, at most 1).
+double memory_share(const ProfileRow& r) {
+    return std::clamp(r.gbps / r.memory.median_gbs, 0.0, 1.0);
+}
+
 // The relative standard deviation of one row's run medians on the log scale, of its times at
-// the memory each run got where every run has it; nullopt with fewer than two runs.
+// the row's memory where every run has the memory it got (a shared host's drift is not the
+// row's noise); nullopt with fewer than two runs.
 std::optional<double> between_runs(const ProfileRow& r, bool by_memory) {
     std::vector<double> logs;
     for (const auto& run : r.runs) {
         if (!(run.median > 0) || (by_memory && !(run.memory_gbs > 0)))
             return std::nullopt;
-        logs.push_back(std::log(run.median * (by_memory ? run.memory_gbs : 1.0)));
+        logs.push_back(std::log(
+            by_memory ? at_memory(run.median, memory_share(r), run.memory_gbs, r.memory.median_gbs)
+                      : run.median));
     }
     if (logs.size() < 2)
         return std::nullopt;
@@ -309,8 +323,8 @@ CheckResult check_report(const Report& report, const References& references, std
             if (ref.memory_gbs && row.memory.measured()) {
                 // The part of its time the memory accounts for: its share of the memory
                 // beside it (1 at the memory's limit; a scalar loop over DRAM, less).
-                const double share = std::clamp(row.gbps / row.memory.median_gbs, 0.0, 1.0);
-                m = c.measured / (1 - share + share * *ref.memory_gbs / row.memory.median_gbs);
+                m = at_memory(c.measured, memory_share(row), row.memory.median_gbs,
+                              *ref.memory_gbs);
                 c.at_reference_memory = m;
                 char gbs[96];
                 std::snprintf(gbs, sizeof gbs,
