@@ -393,7 +393,8 @@ void add_compare_commands(CLI::App& app, Context& context) {
                       "result is kept for this machine and shown beside the rule");
         cmd->add_option("--runs", a->runs,
                         "With --calibrate: make K identical profile runs (with the run options "
-                        "below: --op, --sizes, --repeat 3, ...) and calibrate on them")
+                        "below: --op, --sizes, ...; --repeat 3 unless given) and calibrate on "
+                        "them")
             ->check(integer_in(2, 100));
         cmd->add_option("--calibration-output", a->calibration_output,
                         "With --calibrate: the file to write (default: the user's, "
@@ -426,6 +427,10 @@ void add_compare_commands(CLI::App& app, Context& context) {
             for (const char* name : {"--op", "--device", "--sizes", "--cells", "--variant",
                                      "--timeout", "--budget", "--repeat", "--in-process"})
                 a->run_options_given = a->run_options_given || cmd->count(name) > 0;
+            // The calibration's runs are judged as compare judges repeated runs: 3 a row
+            // unless --repeat says otherwise (one run a side calibrates the one-run floor).
+            if (a->runs > 0 && cmd->count("--repeat") == 0)
+                a->run.repeat = 3;
             if (a->reports.empty() && !(a->calibrate && a->runs > 0))
                 throw std::invalid_argument("compare needs reports (or --calibrate --runs K)");
             return run_compare(*a);
