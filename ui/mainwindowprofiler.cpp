@@ -19,7 +19,6 @@
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/tuning/tune.h>
-#include <switchyard/tuning/tunedresolve.h>
 
 #include <QAction>
 #include <QActionGroup>
@@ -140,22 +139,16 @@ void MainWindow::setupTuningMenu(QMenu* profileMenu) {
     m_profile->setFollowTuning(follow->isChecked());
     connect(follow, &QAction::toggled, this, &MainWindow::setFollowTuning);
     connect(m_profile, &ProfileView::runFinished, this, &MainWindow::writeTuning);
-    // The kernel matrix marks the cells the tuning files choose here.
-    connect(this, &MainWindow::tuningWritten, this, &MainWindow::markTunedCells);
+    // The kernel matrix marks the cells the tuning files choose here: the catalog reads them
+    // (off the GUI thread), so a new tuning file means a new snapshot.
+    connect(this, &MainWindow::tuningWritten, m_controller, [this] { m_controller->refresh(); });
     connect(this, &MainWindow::catalogShown, this, &MainWindow::markTunedCells);
 }
 
 void MainWindow::markTunedCells() {
-    std::vector<TuningStanding> standings;
-    if (QSettings().value(QLatin1String(kFollowTuningKey), true).toBool()) {
-        try {
-            standings = tuning_standings(default_backends(), default_devices(),
-                                         load_tunings(tuning_paths()));
-        } catch (const std::exception& e) {
-            m_status->setText(tr("Tuning files not read: %1").arg(qs(e.what())));
-        }
-    }
-    m_matrix->model()->setTunings(standings);
+    const bool follow = QSettings().value(QLatin1String(kFollowTuningKey), true).toBool();
+    m_matrix->model()->setTunings(follow && m_catalog ? m_catalog->tunings
+                                                      : std::vector<TuningStanding>{});
 }
 
 void MainWindow::setFollowTuning(bool follow) {

@@ -156,15 +156,8 @@ int run_calibrate(const CompareArgs& a) {
 
 // "Measured on this machine: ..." under the rule, where a calibration is kept for the
 // baseline's machine (compare --calibrate).
-std::string calibration_line(const Report& baseline) {
-    const auto& id = baseline.context.fingerprint.machine_id;
-    if (id.empty())
-        return {};
-    const auto c = find_calibration(id);
-    if (!c)
-        return {};
-    return "Measured on this machine (compare --calibrate, " + c->date.substr(0, 10) +
-           "): " + c->summary() + ".\n";
+std::string calibration_line(const std::optional<Calibration>& c) {
+    return c ? c->beside_the_rule() + ".\n" : std::string();
 }
 
 int run_compare(const CompareArgs& a) {
@@ -184,7 +177,8 @@ int run_compare(const CompareArgs& a) {
     const auto reports = load_reports(paths);
     const auto m =
         MultiComparison::of(reports, paths, compare_options(a), std::size_t(a.baseline - 1));
-    const auto calibrated = calibration_line(reports[m.baseline()]);
+    const auto calibration = find_calibration(reports[m.baseline()].context.fingerprint.machine_id);
+    const auto calibrated = calibration_line(calibration);
     const bool regression = m.count(Verdict::Slower) > 0;
     if (a.json) {
         auto j = m.to_json();
@@ -194,8 +188,8 @@ int run_compare(const CompareArgs& a) {
             j["a"] = paths[m.baseline()];
             j["b"] = paths[other];
         }
-        if (const auto c = find_calibration(reports[m.baseline()].context.fingerprint.machine_id))
-            j["calibration"] = c->to_json();
+        if (calibration)
+            j["calibration"] = calibration->to_json();
         std::cout << json_text(j, 1) << "\n";
     } else if (paths.size() == 2) {
         const std::size_t other = 1 - m.baseline();

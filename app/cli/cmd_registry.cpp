@@ -6,6 +6,7 @@
 #include <switchyard/profiling/ops.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/fallback.h>
 #include <switchyard/registry/manifestrows.h>
 #include <switchyard/registry/resolution.h>
 #include <switchyard/report/csv.h>
@@ -239,16 +240,11 @@ TuningMarks tuning_marks(BackendRegistry& registry, std::vector<std::string>& ig
         if (!s.applies)
             continue;
         const auto& e = s.entry;
-        const std::string sizes = e.sizes.empty()       ? std::string("its sizes")
-                                  : e.sizes.size() == 1 ? e.sizes.front()
-                                                        : e.sizes.front() + " to " + e.sizes.back();
-        auto id = [&](const std::string& cell) {
-            const auto slash = cell.find('/');
-            return cell_id({e.op, e.device, cell.substr(0, slash),
-                            slash == std::string::npos ? std::string() : cell.substr(slash + 1)});
+        auto id = [&](const TunedCell& cell) {
+            return cell_id({e.op, e.device, cell.arch(), cell.variant()});
         };
-        add(id(e.chosen.cell), "tuned for " + sizes + " (over " + e.overrides.cell + ")");
-        add(id(e.overrides.cell), "tuned away for " + sizes + " (to " + e.chosen.cell + ")");
+        add(id(e.chosen), "tuned for " + e.sizes_text() + " (over " + e.overrides.cell + ")");
+        add(id(e.overrides), "tuned away for " + e.sizes_text() + " (to " + e.chosen.cell + ")");
     }
     return marks;
 }
@@ -393,7 +389,7 @@ TuningDecision tuned_choice(const Resolution& r, const std::string& op, const Ta
         return {{}, set.problems};
     if (r.winner) {
         const auto& key = r.rungs[*r.winner].key;
-        q.pick = key[2] + "/" + key[3];
+        q.pick = cell_name(key);
     }
     q.machine = this_machine(default_devices(), target.device);
     return decide_tuning(default_backends(), set, q);

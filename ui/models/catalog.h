@@ -8,6 +8,7 @@
 #include <switchyard/doctor/doctor.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/resolution.h>
+#include <switchyard/tuning/tunedresolve.h>
 
 #include <cstdint>
 #include <memory>
@@ -33,6 +34,9 @@ struct CatalogSnapshot {
     std::vector<CellRow> components;
     DoctorReport doctor; // devices, CPU, runtimes, problems, build
     std::string doctorMarkdown;
+    /// The tuning files' entries as they stand here (tuning_standings(): files and build IDs
+    /// read on the controller's thread, never the GUI's); the kernel matrix marks them.
+    std::vector<TuningStanding> tunings;
 
     const BackendInfo* backend(const std::string& name) const;
 };

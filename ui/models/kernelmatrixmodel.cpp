@@ -255,26 +255,20 @@ void KernelMatrixModel::updateTuned() {
         if (!s.applies)
             continue;
         const auto& e = s.entry;
-        const QString sizes = e.sizes.empty() ? tr("its sizes")
-                              : e.sizes.size() == 1
-                                  ? qs(e.sizes.front())
-                                  : tr("%1 to %2").arg(qs(e.sizes.front()), qs(e.sizes.back()));
+        const QString sizes = qs(e.sizes_text());
         const int row = rowOfOp(qs(e.op));
-        auto column = [&](const std::string& cell) {
-            const auto slash = cell.find('/');
-            return slash == std::string::npos
-                       ? -1
-                       : columnOf(e.device, cell.substr(0, slash), cell.substr(slash + 1));
+        auto column = [&](const TunedCell& cell) {
+            return cell.arch().empty() ? -1 : columnOf(e.device, cell.arch(), cell.variant());
         };
         if (row < 0)
             continue;
-        if (const int c = column(e.chosen.cell); c >= 0) {
+        if (const int c = column(e.chosen); c >= 0) {
             m_tuned[{row, c}] << tr("⚙ tuned: chosen for %1 instead of %2 (%3, %4)")
                                      .arg(sizes, qs(e.overrides.cell), qs(s.file),
                                           qs(e.date.substr(0, 10)));
-            m_chosen[{row, c}] = true;
+            m_chosen.insert({row, c});
         }
-        if (const int c = column(e.overrides.cell); c >= 0)
+        if (const int c = column(e.overrides); c >= 0)
             m_tuned[{row, c}] << tr("tuned away from for %1: %2 is used instead (%3)")
                                      .arg(sizes, qs(e.chosen.cell), qs(s.file));
     }

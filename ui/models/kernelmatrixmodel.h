@@ -10,6 +10,7 @@
 
 #include <array>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -84,7 +85,7 @@ private:
     void updateRegret();
     std::vector<TuningStanding> m_standings;
     std::map<std::pair<int, int>, QStringList> m_tuned; // (row, column) -> what tunings do
-    std::map<std::pair<int, int>, bool> m_chosen;       // ... cells a tuning chooses
+    std::set<std::pair<int, int>> m_chosen;             // ... cells a tuning chooses
     void updateTuned();
 };
 

@@ -93,12 +93,10 @@ void CompareView::showRule(const Report& baseline) {
     const auto& comparison = m_pair->comparison();
     QString rule = tr("Verdict rule: %1.").arg(qs(comparison.options().describe()).toHtmlEscaped());
     if (const auto c = find_calibration(baseline.context.fingerprint.machine_id))
-        rule +=
-            tr("<br>Measured on this machine (compare --calibrate, %1): %2.")
-                .arg(qs(c->date.substr(0, 10)).toHtmlEscaped(), qs(c->summary()).toHtmlEscaped());
+        rule += "<br>" + qs(c->beside_the_rule()).toHtmlEscaped() + ".";
     else
         rule += tr("<br>Not calibrated on this machine: <code>switchyard-cli compare --calibrate "
-                   "--runs 3 --repeat 3</code> measures how often the rule calls identical code "
+                   "--runs 3</code> measures how often the rule calls identical code "
                    "different here.");
     if (const auto advice = comparison.advice().text(); !advice.empty())
         rule += "<br>" + qs(advice).toHtmlEscaped() + ".";

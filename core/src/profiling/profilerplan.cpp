@@ -165,7 +165,7 @@ void check_cell_names(const ProfileSettings& st, const std::vector<const OpInfo*
                          [&](const OpInfo* op) { return key[0] == op->name; }))
             continue;
         entries.push_back(entry);
-        const std::string arch_variant = key[2] + "/" + key[3];
+        const std::string arch_variant = cell_name(key);
         if (std::find(known.begin(), known.end(), arch_variant) == known.end())
             known.push_back(arch_variant);
     }
@@ -201,7 +201,7 @@ std::vector<CellOnDevice> cells_for(const OpInfo& op, const Dims& dims, const De
     std::string tuned_from;
     if (cell && picker)
         if (auto tuned = picker(op, dims, info, *cell)) {
-            tuned_from = cell->key[2] + "/" + cell->key[3];
+            tuned_from = cell_name(cell->key);
             cell = std::move(tuned);
         }
     if (st.all_variants || !st.cells.empty()) {

@@ -128,4 +128,8 @@ std::vector<TupleKey> fallback_chain(std::string_view op, const Target& target,
     return chain;
 }
 
+std::string cell_name(const TupleKey& kernel_key) {
+    return kernel_key[2] + "/" + kernel_key[3];
+}
+
 } // namespace switchyard

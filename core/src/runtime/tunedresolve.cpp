@@ -22,10 +22,6 @@ namespace switchyard {
 
 namespace {
 
-std::string cell_name(const TupleKey& key) {
-    return key[2] + "/" + key[3];
-}
-
 // Each tuned choice's parity verdict in this process ("" passed), by the entry and the code
 // it names: checked once, on first use. Owned here, at the composition root.
 std::mutex g_parity_mutex;

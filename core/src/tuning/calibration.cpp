@@ -3,6 +3,7 @@
 
 #include <switchyard/tuning/tuning.h>
 
+#include "jsonfile.h"
 #include "util/jsonread.h"
 #include "util/safefile.h"
 #include "util/textutil.h"
@@ -139,6 +140,11 @@ std::string Calibration::summary() const {
            percent(overall.upper_95()) + " (95 %)";
 }
 
+std::string Calibration::beside_the_rule() const {
+    return "Measured on this machine (compare --calibrate, " + date.substr(0, 10) +
+           "): " + summary();
+}
+
 std::string Calibration::text() const {
     std::ostringstream os;
     os << "Calibration of compare's verdict rule on machine "
@@ -229,23 +235,12 @@ Calibration Calibration::from_json(const nlohmann::json& j) {
 }
 
 void Calibration::save(const std::string& path) const {
-    try {
-        std::error_code ec;
-        if (const auto folder = std::filesystem::path(path).parent_path(); !folder.empty())
-            std::filesystem::create_directories(folder, ec);
-        safefile::write_file(path, jsonread::dump(to_json(), 1) + "\n");
-    } catch (const safefile::Error& e) {
-        throw std::runtime_error(e.what());
-    }
+    tuningfile::save(path, to_json());
 }
 
 Calibration Calibration::load(const std::string& path) {
-    try {
-        safefile::InputFile in(path, safefile::InputFile::Accept::RegularFileOrPipe);
-        return from_json(jsonread::parse(in.read_all(kCalibrationMaxBytes, "calibration")));
-    } catch (const std::exception& e) {
-        throw std::runtime_error(text::untrusted(path) + ": " + e.what());
-    }
+    return tuningfile::load(path, kCalibrationMaxBytes, "calibration",
+                            [](const nlohmann::json& j) { return from_json(j); });
 }
 
 std::string default_calibration_file(const std::string& machine_id) {

@@ -20,21 +20,14 @@ std::string times(double speedup) {
     return text;
 }
 
-std::string work_range(const TuningEntry& e) {
-    return e.sizes.empty()       ? std::string("its sizes")
-           : e.sizes.size() == 1 ? e.sizes.front()
-                                 : e.sizes.front() + " to " + e.sizes.back();
-}
-
 KernelRegistry::CellPtr cell_named(BackendRegistry& registry, const TuningEntry& e,
-                                   const std::string& cell) {
-    const auto slash = cell.find('/');
-    if (slash == std::string::npos)
+                                   const TunedCell& cell) {
+    if (cell.arch().empty())
         return nullptr;
     // Declared and available, without loading a plugin (a placeholder's availability is its
     // manifest's): deciding runs no plugin code.
-    auto found = registry.kernel_registry().lookup(
-        kernel_key(e.op, e.device, cell.substr(0, slash), cell.substr(slash + 1)));
+    auto found =
+        registry.kernel_registry().lookup(kernel_key(e.op, e.device, cell.arch(), cell.variant()));
     return found && found->is_available() ? found : nullptr;
 }
 
@@ -42,9 +35,9 @@ KernelRegistry::CellPtr cell_named(BackendRegistry& registry, const TuningEntry&
 std::string why_not(BackendRegistry& registry, const Tuning& t, const TuningEntry& e,
                     const TuningQuery& q, KernelRegistry::CellPtr& chosen) {
     if (!q.work)
-        return "tuned for " + work_range(e) + "; give a size to use it";
+        return "tuned for " + e.sizes_text() + "; give a size to use it";
     if (*q.work < e.min_work || *q.work > e.max_work)
-        return "tuned for " + work_range(e) + ", not " + q.size;
+        return "tuned for " + e.sizes_text() + ", not " + q.size;
     if (const auto then = machine_id_for(t.machine, q.device),
         now = machine_id_for(q.machine, q.device);
         then != now)
@@ -53,12 +46,12 @@ std::string why_not(BackendRegistry& registry, const Tuning& t, const TuningEntr
     if (e.overrides.cell != q.pick)
         return "it overrides " + e.overrides.cell + ", but the chain picks " +
                (q.pick.empty() ? std::string("nothing") : q.pick) + " now (tune again)";
-    chosen = cell_named(registry, e, e.chosen.cell);
+    chosen = cell_named(registry, e, e.chosen);
     if (!chosen)
         return e.chosen.cell + " is not available here";
     if (const auto d = e.chosen.code.difference(code_identity(registry, *chosen)); !d.empty())
         return "the chosen cell's code changed: " + d + " (tune again)";
-    if (const auto pick = cell_named(registry, e, e.overrides.cell)) {
+    if (const auto pick = cell_named(registry, e, e.overrides)) {
         if (const auto d = e.overrides.code.difference(code_identity(registry, *pick)); !d.empty())
             return "the overridden cell's code changed: " + d + " (tune again)";
     }
@@ -114,7 +107,7 @@ Profiler::TunedPicker tuned_picker(BackendRegistry& registry, TuningSet tunings,
          ignored](const OpInfo& op, const Dims& dims, const DeviceInfo& device,
                   const KernelCell& pick) -> KernelRegistry::CellPtr {
             TuningQuery q{std::string(op.name), pick.key[1], variant};
-            q.pick = pick.key[2] + "/" + pick.key[3];
+            q.pick = cell_name(pick.key);
             q.work = size_work(dims);
             q.size = dims_to_string(op, dims);
             auto [it, fresh] = machines->try_emplace(q.device);
@@ -171,7 +164,7 @@ std::vector<TuningStanding> tuning_standings(BackendRegistry& registry, DeviceRe
                 for (const auto& key : fallback_chain(e.op, parse_target(e.device), e.variant))
                     if (const auto cell = registry.kernel_registry().lookup(key);
                         cell && cell->is_available()) {
-                        q.pick = key[2] + "/" + key[3];
+                        q.pick = cell_name(key);
                         break;
                     }
             } catch (const std::exception&) {

@@ -5,6 +5,7 @@
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/sdk/version.h>
 
+#include "jsonfile.h"
 #include "util/jsonread.h"
 #include "util/safefile.h"
 #include "util/textutil.h"
@@ -93,6 +94,22 @@ std::string TuningEntry::label() const {
            (sizes_text.empty() ? "" : ", " + sizes_text);
 }
 
+std::string TuningEntry::sizes_text() const {
+    return sizes.empty()       ? std::string("its sizes")
+           : sizes.size() == 1 ? sizes.front()
+                               : sizes.front() + " to " + sizes.back();
+}
+
+std::string TunedCell::arch() const {
+    const auto slash = cell.find('/');
+    return slash == std::string::npos ? std::string() : cell.substr(0, slash);
+}
+
+std::string TunedCell::variant() const {
+    const auto slash = cell.find('/');
+    return slash == std::string::npos ? std::string() : cell.substr(slash + 1);
+}
+
 double TuningEntry::speedup() const {
     double least = 0;
     for (const auto& e : evidence)
@@ -157,24 +174,12 @@ Tuning Tuning::from_json(const nlohmann::json& j, std::string source) {
 }
 
 Tuning Tuning::load(const std::string& path) {
-    try {
-        safefile::InputFile in(path, safefile::InputFile::Accept::RegularFileOrPipe);
-        return from_json(jsonread::parse(in.read_all(kTuningMaxBytes, "tuning file")), path);
-    } catch (const std::exception& e) {
-        throw std::runtime_error(text::untrusted(path) + ": " + e.what());
-    }
+    return tuningfile::load(path, kTuningMaxBytes, "tuning file",
+                            [&](const nlohmann::json& j) { return from_json(j, path); });
 }
 
 void Tuning::save(const std::string& path) const {
-    try {
-        std::error_code ec;
-        const auto folder = std::filesystem::path(path).parent_path();
-        if (!folder.empty())
-            std::filesystem::create_directories(folder, ec);
-        safefile::write_file(path, jsonread::dump(to_json(), 1) + "\n");
-    } catch (const safefile::Error& e) {
-        throw std::runtime_error(e.what());
-    }
+    tuningfile::save(path, to_json());
 }
 
 std::string user_tuning_dir() {

@@ -47,4 +47,8 @@ SWITCHYARD_CORE_EXPORT std::string host_cpu_arch();
 SWITCHYARD_CORE_EXPORT std::vector<TupleKey>
 fallback_chain(std::string_view op, const Target& target, std::string_view variant = "default");
 
+/// A kernel key's cell as tunings, dispatch findings and reports name it: "arch/variant"
+/// ("x86-64-v4/default").
+SWITCHYARD_CORE_EXPORT std::string cell_name(const TupleKey& kernel_key);
+
 } // namespace switchyard

@@ -53,6 +53,9 @@ struct SWITCHYARD_CORE_EXPORT Calibration {
     /// "0 of 72 rows of identical code called FASTER or SLOWER (3 runs, 3 pairs): a false-
     /// positive rate of 0 %, at most 4.1 % (95 %)".
     std::string summary() const;
+    /// What compare prints under its rule for this machine's reports: "Measured on this
+    /// machine (compare --calibrate, 2026-12-06): <summary>".
+    std::string beside_the_rule() const;
     /// The summary, a table per op, the advice.
     std::string text() const;
     nlohmann::json to_json() const;

@@ -25,6 +25,10 @@ namespace switchyard {
 struct SWITCHYARD_CORE_EXPORT TunedCell {
     std::string cell; // "x86-64-v4/threaded"
     CodeIdentity code;
+    /// The cell's arch and variant ("x86-64-v4", "threaded"); both "" for a cell without
+    /// the slash.
+    std::string arch() const;
+    std::string variant() const;
 };
 
 /// What one measured size said: the chosen cell against the one the chain picked.
@@ -50,6 +54,9 @@ struct SWITCHYARD_CORE_EXPORT TuningEntry {
 
     /// "gemm on cpu, 1024x1024x1024 - 2048x2048x2048".
     std::string label() const;
+    /// The sizes it was tuned for: "1024x1024x1024 to 2048x2048x2048", the one size, or "its
+    /// sizes" where none is named.
+    std::string sizes_text() const;
     /// The smallest speedup of the evidence (what the entry promises at least).
     double speedup() const;
 };
