@@ -393,7 +393,7 @@ void add_compare_commands(CLI::App& app, Context& context) {
         cmd->add_option("--calibration-output", a->calibration_output,
                         "With --calibrate: the file to write (default: the user's, "
                         "~/.local/share/switchyard/calibration/MACHINE_ID.json)");
-        add_run_options(cmd, a->run);
+        const auto run_options = add_run_options(cmd, a->run);
         cmd->add_option("--fdr,--alpha", a->fdr,
                         "False-discovery rate over all rows (Benjamini-Hochberg)")
             ->check(number_in(0, true, 0.5, "a rate"))
@@ -418,9 +418,8 @@ void add_compare_commands(CLI::App& app, Context& context) {
         cmd->add_flag("--fail-on-regression", a->fail_on_regression,
                       "Exit 1 when any row is SLOWER than the baseline (for CI)");
         set_action(cmd, context, [=] {
-            for (const char* name : {"--op", "--device", "--sizes", "--cells", "--variant",
-                                     "--timeout", "--budget", "--repeat", "--in-process"})
-                a->run_options_given = a->run_options_given || cmd->count(name) > 0;
+            a->run_options_given = std::any_of(run_options.begin(), run_options.end(),
+                                               [](const CLI::Option* o) { return o->count() > 0; });
             // The calibration's runs are judged as compare judges repeated runs: 3 a row
             // unless --repeat says otherwise (one run a side calibrates the one-run floor).
             if (a->runs > 0 && cmd->count("--repeat") == 0)

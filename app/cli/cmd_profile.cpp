@@ -23,6 +23,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -33,6 +34,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace switchyard::cli {
 namespace {
@@ -599,7 +601,8 @@ Report measure_report(const ProfileOptions& o) {
 }
 
 // The options profile and tune share: what to run, and how long each row may take.
-void add_run_options(CLI::App* cmd, ProfileOptions& options) {
+std::vector<const CLI::Option*> add_run_options(CLI::App* cmd, ProfileOptions& options) {
+    const auto before = std::as_const(*cmd).get_options();
     ProfileOptions* o = &options;
     // Every numeric option has a range; the limits match what ProfileSettings accepts (a week
     // of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
@@ -634,6 +637,11 @@ void add_run_options(CLI::App* cmd, ProfileOptions& options) {
         ->capture_default_str();
     cmd->add_flag("--in-process", o->in_process,
                   "Run the kernels in this process (no crash isolation)");
+    std::vector<const CLI::Option*> added;
+    for (const auto* option : std::as_const(*cmd).get_options())
+        if (std::find(before.begin(), before.end(), option) == before.end())
+            added.push_back(option);
+    return added;
 }
 
 // --no-tuning (profile): the resolved cells by the fallback chain alone.

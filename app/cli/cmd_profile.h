@@ -33,7 +33,8 @@ struct ProfileOptions {
 
 /// The options profile, tune and compare --calibrate --runs share: what to run, and how long
 /// each row may take.
-void add_run_options(CLI::App* cmd, ProfileOptions& options);
+/// The options added, for a command that must tell whether any was given.
+std::vector<const CLI::Option*> add_run_options(CLI::App* cmd, ProfileOptions& options);
 /// One run as `profile` makes it (in a worker, or --in-process): the report; a line per
 /// finished row on stderr unless `o.json`.
 Report measure_report(const ProfileOptions& o);
