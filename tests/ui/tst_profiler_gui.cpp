@@ -58,6 +58,7 @@
 #include <QUrl>
 
 #include <csignal>
+#include <set>
 #include <sys/resource.h>
 
 using namespace switchyard;
@@ -738,6 +739,22 @@ private slots:
         QVERIFY(!settings.use_tuning);
         QCOMPARE(w.window.tuningSummary(), summary);
         QTRY_VERIFY(child<QMessageBox>(&w.window, "tuningSummaryBox")->isVisible());
+        // The catalog is read again with the new file (off the GUI thread): every entry
+        // applies here, and the kernel matrix marks each one's chosen cell ⚙.
+        QTRY_VERIFY_WITH_TIMEOUT(w.window.catalog() &&
+                                     w.window.catalog()->tunings.size() == tuning.entries.size(),
+                                 60000);
+        for (const auto& standing : w.window.catalog()->tunings)
+            QVERIFY2(standing.applies, standing.ignored.empty() ? "" : standing.ignored[0].c_str());
+        const auto* matrix = child<ui::KernelMatrixView>(&w.window, "matrixView")->model();
+        std::size_t marked = 0;
+        for (int r = 0; r < matrix->rowCount(); ++r)
+            for (int c = 0; c < matrix->columnCount(); ++c)
+                marked += matrix->index(r, c).data().toString().contains(QStringLiteral("⚙"));
+        std::set<std::string> chosen; // two ranges may choose one cell
+        for (const auto& e : tuning.entries)
+            chosen.insert(e.op + " " + e.chosen.cell);
+        QCOMPARE(marked, chosen.size());
         qunsetenv("XDG_DATA_HOME");
     }
 
