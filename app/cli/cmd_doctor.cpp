@@ -42,10 +42,10 @@ void add_doctor_command(CLI::App& app, Context& context) {
         InspectOptions inspect;
         inspect.probe_timeout_s = options->probe_timeout;
         inspect.timeout_s = options->load_timeout;
+        if (options->probe) // measured once and kept, as a profile keeps them
+            prepare_with_ceiling_cache(default_devices(), inspect);
         const auto inspected =
             inspect_device_backends(default_backends(), default_devices(), options->probe, inspect);
-        if (const auto cpu = default_devices().find("cpu"); cpu && options->probe)
-            cpu->prepare(); // built in: measured here
         auto report = DoctorReport::collect(default_backends(), default_devices(),
                                             PluginSearchPath::from_environment());
         apply_inspection(report, inspected);

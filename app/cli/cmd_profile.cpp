@@ -314,7 +314,8 @@ Measured measure(const ProfileOptions& o) {
         if (const auto cpu = find_cpu_device(default_devices()); cpu && ceilings.peaks)
             cpu->set_peaks(*ceilings.peaks);
         Profiler profiler(settings, default_backends(), default_devices());
-        const auto tuning_ignored = follow_tunings(profiler, default_backends(), default_devices());
+        profiler.set_ceiling_cache(cache, policy);
+        const auto tuning_ignored = follow_tunings(profiler, default_backends());
         const auto plan = profiler.plan();
         total = plan.size();
         report.context = run_context(profiler);
@@ -347,12 +348,13 @@ Measured measure(const ProfileOptions& o) {
         WorkerController::Options wo;
         wo.executable = "/proc/self/exe";
         wo.settings = settings;
+        // The cache serves the devices' figures in any case; the CPU's come from an earlier
+        // report where one is given.
+        wo.ceiling_cache = cache;
+        wo.ceiling_policy = policy;
         if (reused) {
             wo.cpu_peaks = reused->peaks;
             wo.ceiling_set = reused->set;
-        } else {
-            wo.ceiling_cache = cache;
-            wo.ceiling_policy = policy;
         }
         WorkerController controller(wo);
         WorkerController::Callbacks cb;
@@ -439,7 +441,8 @@ int run_profile(const ProfileOptions& o) {
     return bad ? Failure : Ok;
 }
 
-int run_hardware(bool as_json, bool probe, double probe_timeout, double load_timeout) {
+int run_hardware(bool as_json, bool probe, double probe_timeout, double load_timeout,
+                 const CeilingCachePolicy& policy) {
     const auto& cpu = cpu_info();
     const auto host = host_info();
     // Device backends publish their devices when loaded (opencl:0 needs the opencl plugin):
@@ -447,6 +450,11 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
     InspectOptions options;
     options.probe_timeout_s = probe_timeout;
     options.timeout_s = load_timeout;
+    // Measured once and kept, as a profile keeps them: the CPU's here, the devices' in the
+    // inspection worker.
+    nlohmann::json cpu_set;
+    if (probe)
+        cpu_set = prepare_with_ceiling_cache(default_devices(), options, policy);
     const auto inspected =
         inspect_device_backends(default_backends(), default_devices(), probe, options);
     for (const auto& f : inspected.failed)
@@ -456,8 +464,6 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
         std::cerr << "switchyard-cli: " << inspected.fatal << "\n";
     auto devices = default_devices().devices();
     const auto cpu_device = find_cpu_device(default_devices());
-    if (probe && cpu_device)
-        cpu_device->prepare();
     const auto peaks = cpu_device ? cpu_device->peaks() : std::nullopt;
     const int ceilings_cpu = peaks ? peaks->pinned_cpu : -1;
     if (as_json) {
@@ -472,6 +478,8 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
             j["warnings"].push_back(w);
         if (peaks)
             j["cpu_peaks"] = peaks->to_json();
+        if (!cpu_set.is_null())
+            j["ceiling_set"] = cpu_set;
         for (const auto& d : devices)
             j["devices"].push_back(d->info());
         std::cout << json_text(j, 1) << "\n";
@@ -535,6 +543,13 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
         warnings.push_back(w);
     for (const auto& w : warnings)
         std::cout << "warning: " << w << "\n";
+    // Where each device's ceilings came from: kept from an earlier run, or measured now.
+    if (const auto note = ceiling_set_note(cpu_set); !note.empty())
+        std::cout << "note: cpu: " << note << "\n";
+    for (const auto& d : devices)
+        if (const Value* set = d->info().properties.find("ceiling_set"))
+            if (const auto note = ceiling_set_note(nlohmann::json(*set)); !note.empty())
+                std::cout << "note: " << d->info().id << ": " << note << "\n";
     return Ok;
 }
 
@@ -674,12 +689,13 @@ void add_profile_commands(CLI::App& app, Context& context) {
                         "of measuring them again (refused when it comes from another machine; "
                         "overrides the cache)");
         cmd->add_flag("--fresh-ceilings", o->fresh_ceilings,
-                      "Measure the CPU ceilings in this run, and keep them in the cache for the "
-                      "next runs (by default a run uses the cached set of this machine, core "
-                      "and kernel when it is recent enough: --ceilings-max-age; "
-                      "SWITCHYARD_CEILINGS_CACHE=off or a folder)");
+                      "Measure every device's ceilings in this run (the CPU's, OpenCL's, "
+                      "CUDA's), and keep them in the cache for the next runs (by default a "
+                      "run uses the cached set of this machine, device, core and kernel when "
+                      "it is recent enough: --ceilings-max-age; SWITCHYARD_CEILINGS_CACHE=off "
+                      "or a folder)");
         cmd->add_option("--ceilings-max-age", o->ceilings_max_age,
-                        "Days a cached set of CPU ceilings is used for before a run measures "
+                        "Days a cached set of ceilings is used for before a run measures "
                         "them again (default: SWITCHYARD_CEILINGS_MAX_AGE, else " +
                             fmt("%g", kDefaultCeilingsMaxAgeDays) + "; 0: always measure)")
             ->check(number_in(0, false, 36500, "a number of days"));
@@ -744,8 +760,22 @@ void add_profile_commands(CLI::App& app, Context& context) {
         add_probe_timeout_option(cmd, *probe_timeout);
         auto load_timeout = std::make_shared<double>(InspectOptions{}.timeout_s);
         add_load_timeout_option(cmd, *load_timeout);
+        auto fresh = std::make_shared<bool>(false);
+        auto max_age = std::make_shared<std::optional<double>>();
+        cmd->add_flag("--fresh-ceilings", *fresh,
+                      "Measure every device's ceilings again, and keep them for the next runs "
+                      "(by default the cached set of this machine and device is shown, as "
+                      "profile uses it)");
+        cmd->add_option("--ceilings-max-age", *max_age,
+                        "Days a cached set of ceilings is used for before it is measured again "
+                        "(default: SWITCHYARD_CEILINGS_MAX_AGE, else " +
+                            fmt("%g", kDefaultCeilingsMaxAgeDays) + "; 0: always measure)")
+            ->check(number_in(0, false, 36500, "a number of days"));
         set_action(cmd, context, [=] {
-            return run_hardware(*as_json, !*no_probe, *probe_timeout, *load_timeout);
+            CeilingCachePolicy policy;
+            policy.fresh = *fresh;
+            policy.max_age_days = *max_age ? **max_age : default_ceilings_max_age_days();
+            return run_hardware(*as_json, !*no_probe, *probe_timeout, *load_timeout, policy);
         });
     }
 }

@@ -235,7 +235,7 @@ TuningMarks tuning_marks(BackendRegistry& registry, std::vector<std::string>& ig
         auto& mark = marks[id];
         mark += (mark.empty() ? "" : "; ") + text;
     };
-    for (const auto& s : tuning_standings(registry, default_devices(), set)) {
+    for (const auto& s : tuning_standings(registry, set)) {
         ignored.insert(ignored.end(), s.ignored.begin(), s.ignored.end());
         if (!s.applies)
             continue;
@@ -391,7 +391,7 @@ TuningDecision tuned_choice(const Resolution& r, const std::string& op, const Ta
         const auto& key = r.rungs[*r.winner].key;
         q.pick = cell_name(key);
     }
-    q.machine = this_machine(default_devices(), target.device);
+    q.machine = this_machine();
     return decide_tuning(default_backends(), set, q);
 }
 

@@ -609,6 +609,45 @@ private slots:
         QVERIFY2(bad.err.contains("SWITCHYARD_CEILINGS_MAX_AGE"), bad.err.constData());
     }
 
+    // One host, one identity: the machine id does not follow the devices a run selected nor
+    // the plugins on the path (tunings, calibrations and the ceiling cache are keyed by it).
+    void oneMachineIdPerHost() {
+        measuredReport(); // its CPU ceilings cached: the runs below probe nothing of the CPU
+        const QStringList quick = {"profile",  "--op", "rms_norm",           "--sizes", "3x64",
+                                   "--budget", "0.02", "--reference-budget", "0",       "--json"};
+        const QString fixtures = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/tuning");
+        struct Run {
+            const char* what;
+            QStringList extra;
+            QString plugin_path;
+        };
+        const Run runs[] = {{"the default devices", {}, {}},
+                            {"--device cpu", {"--device", "cpu"}, {}},
+                            {"another plugin path", {}, fixtures}};
+        QString first;
+        for (const auto& run : runs) {
+            const auto r = switchyard::test::run_cli(QStringList(quick) << run.extra,
+                                                     run.plugin_path, {.env = cacheEnv()});
+            QVERIFY2(r.code == 0, r.err.constData());
+            const auto fp = QJsonDocument::fromJson(r.out)
+                                .object()
+                                .value("context")
+                                .toObject()
+                                .value("fingerprint")
+                                .toObject();
+            const QString id = fp.value("machine_id").toString();
+            QVERIFY2(!id.isEmpty(), run.what);
+            // The machine part names the host's GPUs (PCI), never a run's OpenCL device.
+            for (const auto& g : fp.value("machine").toObject().value("gpus").toArray())
+                QVERIFY2(g.toObject().contains("model"), run.what);
+            if (first.isEmpty())
+                first = id;
+            QVERIFY2(id == first,
+                     qPrintable(QStringLiteral("%1: machine id %2, the default run's %3")
+                                    .arg(run.what, id, first)));
+        }
+    }
+
     // Ceilings from another machine (or none at all) are refused before anything runs: a
     // fraction of peak against another machine's ceiling would be wrong.
     void ceilingsFromIsChecked_data() {

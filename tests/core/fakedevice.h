@@ -126,4 +126,59 @@ private:
     std::string m_message, m_kind;
 };
 
+// A device whose prepare() "probes" (counted) and finds a bandwidth ceiling, and keeps its
+// figures between runs by an identity that names its driver (PreparedState).
+class ProbingDevice final : public HostMemoryDevice, public PreparedState {
+public:
+    explicit ProbingDevice(std::string driver) : m_driver(std::move(driver)) {
+        m_info.id = "probing:0";
+        m_info.kind = "probing";
+        m_info.name = "Probing accelerator";
+        m_info.arch = "generic";
+    }
+    const DeviceInfo& info() const override { return m_info; }
+    void prepare() override {
+        if (m_prepared)
+            return;
+        m_prepared = true;
+        ++m_probes;
+        m_info.peak_bandwidth_gbs = 123.5;
+        m_info.peak_bandwidth_source = "measured: copy probe";
+        Ceiling c;
+        c.id = "device.copy";
+        c.kind = "bandwidth";
+        c.level = "device";
+        c.value = 123.5;
+        c.method = "copy probe";
+        m_info.ceilings = {c};
+    }
+    std::string prepared_identity() const override { return "probing | " + m_driver; }
+    void adopt_prepared(const DeviceInfo& measured) override {
+        if (m_prepared)
+            return;
+        m_prepared = true;
+        m_info.peak_bandwidth_gbs = measured.peak_bandwidth_gbs;
+        m_info.peak_bandwidth_source = measured.peak_bandwidth_source;
+        m_info.ceilings = measured.ceilings;
+    }
+    int probes() const { return m_probes; }
+
+private:
+    DeviceInfo m_info;
+    std::string m_driver;
+    bool m_prepared = false;
+    int m_probes = 0;
+};
+
+// A provider of one given device.
+class SingleDeviceProvider final : public DeviceProvider {
+public:
+    explicit SingleDeviceProvider(std::shared_ptr<Device> device) : m_device(std::move(device)) {}
+    std::string kind() const override { return m_device->info().kind; }
+    std::vector<std::shared_ptr<Device>> enumerate() override { return {m_device}; }
+
+private:
+    std::shared_ptr<Device> m_device;
+};
+
 } // namespace switchyard::test

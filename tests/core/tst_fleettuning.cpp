@@ -129,9 +129,8 @@ private slots:
         QCOMPARE(entries[0].sizes, (Strings{"4x1024"}));
         QCOMPARE(entries[1].sizes, (Strings{"16x1024", "32x1024"}));
         QCOMPARE(entries[1].min_work, 16.0 * 1024);
-        QVERIFY2(has_note(c.notes, "rms_norm on cpu at 8x1024: x86-64-v3/threaded instead of "
-                                   "x86-64-v4/default is dropped: kept by task 0 (a); not by "
-                                   "task 1 (b) (keeps the chain's pick)"),
+        QVERIFY2(has_note(c.notes, "rms_norm 8x1024 on cpu: x86-64-v3/threaded beats "
+                                   "x86-64-v4/default on task 0 (a) cpu; not on task 1 (b) cpu"),
                  joined(c.notes).c_str());
         // The regret map: 8x1024 regretted on one node of two, not tuned.
         const auto it = std::find_if(ft.regrets.begin(), ft.regrets.end(),
@@ -151,11 +150,13 @@ private slots:
                                        {"task 1 (b)", "b.json", &b},
                                        {"task 2 (c)", "c.json", &other}});
         QVERIFY(three.classes[0].tuning.entries.empty());
-        QVERIFY2(has_note(three.classes[0].notes, "task 2 (c) (keeps generic/openblas)"),
+        QVERIFY2(has_note(three.classes[0].notes,
+                          "rms_norm 4x1024 on cpu: generic/openblas beats x86-64-v4/default on "
+                          "task 2 (c) cpu; not measured on task 0 (a) cpu, task 1 (b) cpu"),
                  joined(three.classes[0].notes).c_str());
-        QVERIFY(has_note(three.classes[0].notes, "generic/openblas instead of x86-64-v4/default "
-                                                 "is dropped: kept by task 2 (c); not by task 0 "
-                                                 "(a) (keeps x86-64-v3/threaded)"));
+        QVERIFY(has_note(three.classes[0].notes,
+                         "rms_norm 4x1024 on cpu: x86-64-v3/threaded beats x86-64-v4/default on "
+                         "task 0 (a) cpu, task 1 (b) cpu; not measured on task 2 (c) cpu"));
         // Two faster cells at one size are two lines of the regret map.
         const auto at4 = std::count_if(three.regrets.begin(), three.regrets.end(),
                                        [](const RegretEntry& r) { return r.size == "4x1024"; });
@@ -169,8 +170,53 @@ private slots:
             tuning_report(kMachineA, {{4, 2.7e-3, 1.0e-3}}, "x86-64-v3/threaded", "def456");
         const auto ft = tune_fleet({{"task 0 (a)", "a.json", &a}, {"task 1 (b)", "b.json", &b}});
         QVERIFY(ft.classes[0].tuning.entries.empty());
-        QVERIFY2(has_note(ft.classes[0].notes, "the same cells, other code"),
+        QVERIFY2(has_note(ft.classes[0].notes, "the pick runs other code on task 1 (b) cpu"),
                  joined(ft.classes[0].notes).c_str());
+    }
+
+    // Two cells that do the same work tie on both nodes, each node's faster one another (what
+    // noise does): the class gets one entry, the first of the two in the chain's order, and a
+    // note naming both; a cell that beats the other on every node is no tie.
+    void tiedCellsMakeOneEntry() {
+        const auto with_openblas = [](const std::string& id, const std::vector<double>& v3,
+                                      const std::vector<double>& blas) {
+            auto r =
+                tuning_report(id, {{4, 2.7e-3, v3[0]}, {8, 2.7e-3, v3[1]}}, "x86-64-v3/default");
+            const std::int64_t rows_of[] = {4, 8};
+            for (std::size_t i = 0; i < 2; ++i) {
+                auto row = switchyard::testing::timed_row(
+                    std::int64_t(r.rows.size()), "generic", "openblas", blas[i], false,
+                    std::to_string(rows_of[i]) + "x1024", rows_of[i]);
+                row.spec.code = {"cpu", "0.1.0", "abc123"};
+                r.rows.push_back(row);
+            }
+            r.annotate();
+            return r;
+        };
+        const auto a = with_openblas(kMachineA, {1.00e-3, 1.01e-3}, {1.01e-3, 1.00e-3});
+        const auto b = with_openblas(kMachineA, {1.01e-3, 1.00e-3}, {1.00e-3, 1.01e-3});
+        const auto ft = tune_fleet({{"task 0 (a)", "a.json", &a}, {"task 1 (b)", "b.json", &b}});
+        const auto& c = ft.classes.at(0);
+        QCOMPARE(c.tuning.entries.size(), std::size_t(1));
+        QCOMPARE(c.tuning.entries[0].chosen.cell, std::string("x86-64-v3/default"));
+        QCOMPARE(c.tuning.entries[0].sizes, (Strings{"4x1024", "8x1024"}));
+        QVERIFY2(has_note(c.notes, "rms_norm 4x1024 on cpu: x86-64-v3/default and "
+                                   "generic/openblas tie (no gap between them held on every "
+                                   "node); x86-64-v3/default is kept"),
+                 joined(c.notes).c_str());
+        // The nodes in the other order: the same class tuning.
+        const auto swapped =
+            tune_fleet({{"task 1 (b)", "b.json", &b}, {"task 0 (a)", "a.json", &a}});
+        QCOMPARE(swapped.classes.at(0).tuning.entries.at(0).chosen.cell,
+                 std::string("x86-64-v3/default"));
+        // OpenBLAS twice as fast on both nodes: no tie, it is the class's cell.
+        const auto fa = with_openblas(kMachineA, {1.00e-3, 1.00e-3}, {0.5e-3, 0.5e-3});
+        const auto fb = with_openblas(kMachineA, {1.00e-3, 1.00e-3}, {0.5e-3, 0.5e-3});
+        const auto faster =
+            tune_fleet({{"task 0 (a)", "a.json", &fa}, {"task 1 (b)", "b.json", &fb}});
+        QCOMPARE(faster.classes.at(0).tuning.entries.at(0).chosen.cell,
+                 std::string("generic/openblas"));
+        QVERIFY(!has_note(faster.classes.at(0).notes, " tie "));
     }
 
     // Two machine classes: two tunings, each from its own nodes, written to two files.

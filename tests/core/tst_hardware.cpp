@@ -10,6 +10,7 @@
 #include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/hostgpus.h>
 #include <switchyard/hardware/sdkjson.h>
 #include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
@@ -20,6 +21,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 using namespace switchyard;
@@ -76,6 +79,47 @@ class TestHardware : public QObject {
     Q_OBJECT
 
 private slots:
+    // The host's GPUs from a sysfs laid out as the kernel's: display controllers of compute
+    // vendors, with their driver and its version; a VM's emulated VGA, other classes and a
+    // missing bus are none.
+    void hostGpusFromThePciBus() {
+        QTemporaryDir dir;
+        namespace fs = std::filesystem;
+        const fs::path root = dir.path().toStdString();
+        const auto put = [](const fs::path& file, const std::string& text) {
+            fs::create_directories(file.parent_path());
+            std::ofstream(file) << text << "\n";
+        };
+        const auto device = [&](const std::string& pci, const std::string& cls,
+                                const std::string& vendor, const std::string& id,
+                                const std::string& driver) {
+            const fs::path d = root / "bus/pci/devices" / pci;
+            put(d / "class", cls);
+            put(d / "vendor", vendor);
+            put(d / "device", id);
+            if (!driver.empty()) {
+                fs::create_directories(root / "bus/pci/drivers" / driver);
+                fs::create_symlink(root / "bus/pci/drivers" / driver, d / "driver");
+            }
+        };
+        device("0000:41:00.0", "0x030200", "0x10de", "0x2330", "nvidia");
+        device("0000:00:02.0", "0x030000", "0x1234", "0x1111", "bochs-drm");  // QEMU's VGA
+        device("0000:00:03.0", "0x020000", "0x1af4", "0x1041", "virtio-pci"); // a NIC
+        device("0000:03:00.0", "0x030000", "0x1002", "0x744c", "");           // no driver
+        put(root / "module/nvidia/version", "580.159.04");
+        const auto gpus = host_gpus(root.string());
+        QCOMPARE(gpus.size(), std::size_t(2));
+        QCOMPARE(gpus[0].pci, std::string("0000:03:00.0"));
+        QCOMPARE(gpus[0].vendor, std::string("AMD"));
+        QCOMPARE(gpus[0].name, std::string("AMD 1002:744c"));
+        QCOMPARE(gpus[0].driver, std::string());
+        QCOMPARE(gpus[1].vendor_id, std::string("10de"));
+        QCOMPARE(gpus[1].device_id, std::string("2330"));
+        QCOMPARE(gpus[1].driver, std::string("nvidia"));
+        QCOMPARE(gpus[1].driver_version, std::string("580.159.04"));
+        QVERIFY(host_gpus((root / "nowhere").string()).empty());
+    }
+
     void cpuIsDetected() {
         const auto& cpu = cpu_info();
         QVERIFY(!cpu.architecture.empty());

@@ -569,6 +569,76 @@ private slots:
         QVERIFY(future.set.value("why", "").find("later than now") != std::string::npos);
     }
 
+    // A device other than the CPU keeps what its prepare() measured (PreparedState) in the
+    // same cache, by its identity: the first run measures and keeps it, the next adopts it
+    // and probes nothing; another driver, --fresh-ceilings or no cache measure again; a
+    // profile run's context names each device's set.
+    void deviceCeilingsAreMeasuredOnce() {
+        QTemporaryDir dir;
+        const CeilingCache cache(dir.filePath("cache").toStdString());
+        const CeilingCachePolicy policy;
+        switchyard::test::ProbingDevice cold("driver 1.0");
+        const auto measured = prepare_device(cold, &cache, policy);
+        QCOMPARE(cold.probes(), 1);
+        QCOMPARE(measured.value("source", ""), "measured");
+        QCOMPARE(measured.value("why", ""), "no cached set for this device");
+        const std::string file = measured.value("stored", "");
+        QCOMPARE(file, cache.file_for_device(CeilingSetOrigin::here(), "probing | driver 1.0"));
+        QVERIFY(QFile::exists(QString::fromStdString(file)));
+
+        switchyard::test::ProbingDevice warm("driver 1.0");
+        const auto kept = prepare_device(warm, &cache, policy);
+        QCOMPARE(warm.probes(), 0);
+        QCOMPARE(kept.value("source", ""), "cache");
+        QCOMPARE(kept.value("file", ""), file);
+        QCOMPARE(warm.info().peak_bandwidth_gbs, cold.info().peak_bandwidth_gbs);
+        QCOMPARE(warm.info().ceilings.size(), cold.info().ceilings.size());
+        QCOMPARE(warm.info().ceilings.at(0).value, cold.info().ceilings.at(0).value);
+        QVERIFY(ceiling_set_note(kept).rfind("ceilings from 20", 0) == 0);
+
+        switchyard::test::ProbingDevice updated("driver 2.0");
+        QCOMPARE(prepare_device(updated, &cache, policy).value("source", ""), "measured");
+        QCOMPARE(updated.probes(), 1);
+        auto fresh = policy;
+        fresh.fresh = true;
+        switchyard::test::ProbingDevice again("driver 1.0");
+        QCOMPARE(prepare_device(again, &cache, fresh).value("why", ""), "--fresh-ceilings");
+        QCOMPARE(again.probes(), 1);
+        switchyard::test::ProbingDevice uncached("driver 1.0");
+        QCOMPARE(prepare_device(uncached, nullptr, policy).value("why", ""),
+                 "no cache of ceilings in use");
+        QCOMPARE(uncached.probes(), 1);
+        // A device that keeps nothing just prepares, and no set is said for it.
+        switchyard::test::FakeDevice plain(0);
+        QVERIFY(prepare_device(plain, &cache, policy).is_null());
+        // A kept file that is not a set is measured again (never a crash).
+        {
+            QFile f(QString::fromStdString(file));
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write("{\"format\": \"switchyard.device-ceilings\", \"format_version\": 1}");
+        }
+        switchyard::test::ProbingDevice broken("driver 1.0");
+        const auto reread = prepare_device(broken, &cache, policy);
+        QVERIFY2(reread.value("why", "").find("could not be read") != std::string::npos,
+                 reread.dump().c_str());
+        QCOMPARE(broken.probes(), 1);
+
+        // Through a profiler: the run's context names the device's set beside the CPU's.
+        DeviceRegistry devices;
+        devices.add_provider(std::make_shared<switchyard::test::SingleDeviceProvider>(
+            std::make_shared<switchyard::test::ProbingDevice>("driver 1.0")));
+        auto settings = quick();
+        Profiler profiler(settings, default_backends(), devices);
+        profiler.set_ceiling_cache(cache, policy);
+        const auto context = run_context(profiler);
+        QCOMPARE(context.device_ceiling_sets.size(), std::size_t(1));
+        const auto& set = context.device_ceiling_sets.at("probing:0");
+        QCOMPARE(set.value("source", ""), "cache");
+        const auto j = context.to_json();
+        QCOMPARE(j.at("ceiling_set").at("devices").at("probing:0").value("source", ""), "cache");
+        QCOMPARE(RunContext::from_json(j).device_ceiling_sets.at("probing:0"), set);
+    }
+
     // A kept set that does not hold is measured again, and the run says why: another
     // machine, core or kernel, or a file that is not a set at all (never a crash).
     void ceilingCacheRefusesWhatDoesNotHold_data() {

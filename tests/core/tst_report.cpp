@@ -214,11 +214,12 @@ private slots:
         QVERIFY(!none.notes.empty() && none.notes[0].find("--all-variants") != std::string::npos);
     }
 
-    // Two cells that both beat the pick and are within noise of each other: the range keeps
-    // one of them rather than an entry per size flipping between the two (and a gap between
-    // the sizes that neither entry covers); a cell really faster than the kept one starts a
-    // range of its own.
-    void tuneRangeKeepsOneOfTiedCells() {
+    // Two cells that both beat the pick and are within noise of each other tie: the tie goes
+    // to the first in the chain's own order (generic/tunable, the chain's rung, before the
+    // terminal generic/reference), whichever measured faster, so the range keeps one cell
+    // rather than flipping between the two; a cell really faster than it starts a range of
+    // its own.
+    void tuneTieGoesByTheChainsOrder() {
         Report report;
         report.context.date = "2026-12-06T07:00:00Z";
         std::int64_t index = 0;
@@ -237,22 +238,38 @@ private slots:
         }
         report.annotate();
         const auto result = tune_report(report, "");
-        QCOMPARE(result.decisions[1].winner, std::string("generic/reference"));
+        // At 8x1024 the reference measured fastest; the tie still goes to generic/tunable.
+        QCOMPARE(report.dispatch[1].fastest, std::string("generic/reference"));
+        QCOMPARE(result.decisions[1].winner, std::string("generic/tunable"));
         const auto& entries = result.tuning.entries;
         QCOMPARE(entries.size(), std::size_t(2));
         QCOMPARE(entries[0].chosen.cell, std::string("generic/tunable"));
         QCOMPARE(entries[0].sizes, (std::vector<std::string>{"4x1024", "8x1024", "16x1024"}));
-        // The evidence at a kept size is the kept cell's own against the pick.
+        // The evidence at a size is the kept cell's own against the pick.
         QCOMPARE(entries[0].evidence[1].chosen_median_s, report.rows[4].stats.median);
         QVERIFY(std::abs(entries[0].evidence[1].speedup - 2.7 / 1.01) < 0.01);
         QCOMPARE(entries[1].chosen.cell, std::string("generic/reference"));
         QCOMPARE(entries[1].sizes, (std::vector<std::string>{"32x1024"}));
         QCOMPARE(std::count_if(result.notes.begin(), result.notes.end(),
                                [](const std::string& n) {
-                                   return n.find("within noise of generic/tunable") !=
-                                          std::string::npos;
+                                   return n.find("generic/tunable and generic/reference tie") !=
+                                              std::string::npos &&
+                                          n.find("generic/tunable is kept") != std::string::npos;
                                }),
-                 std::ptrdiff_t(2));
+                 std::ptrdiff_t(3));
+        // The order of ties: the chain's rungs most specific first, the terminal rung, then
+        // any other cell by name.
+        QVERIFY(tie_order("cpu", "tunable", "x86-64-v3/tunable", "generic/tunable"));
+        QVERIFY(tie_order("cpu", "tunable", "generic/tunable", "generic/reference"));
+        QVERIFY(tie_order("cpu", "tunable", "generic/reference", "generic/openblas"));
+        QVERIFY(tie_order("cpu", "tunable", "generic/openblas", "x86-64-v3/threaded"));
+        QVERIFY(!tie_order("cpu", "tunable", "generic/tunable", "generic/tunable"));
+        // The same rows in another order decide the same.
+        Report shuffled = report;
+        std::reverse(shuffled.rows.begin(), shuffled.rows.end());
+        shuffled.annotate();
+        const auto again = tune_report(shuffled, "");
+        QCOMPARE(again.tuning.to_json()["entries"], result.tuning.to_json()["entries"]);
     }
 
     // check --write-references: a row's band from the variation between its runs (at least

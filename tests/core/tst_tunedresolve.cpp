@@ -35,7 +35,7 @@ TunedCell tuned_cell(const std::string& arch, const std::string& variant) {
 // `chosen` instead of the chain's x86-64-v2/tunable.
 Tuning tuning_choosing(const TunedCell& chosen) {
     Tuning t;
-    t.machine = machine_fingerprint({})["machine"];
+    t.machine = machine_fingerprint()["machine"];
     t.machine_id = fingerprint_id(t.machine);
     TuningEntry e;
     e.op = "flow_match_step";

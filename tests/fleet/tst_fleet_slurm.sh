@@ -201,9 +201,23 @@ def cell(c):
 def kept(t):  # (op, device, variant, chosen, overrides, size) of every entry's sizes
     return {(e["op"], e["device"], e.get("variant", "default"), cell(e["chosen"]),
              cell(e["overrides"]), s) for e in t["entries"] for s in e["sizes"]}
-both = kept(own[0]) & kept(own[1])
 fleet = kept(tuning)
-assert fleet == both, f"fleet tuning {sorted(fleet)} != what both tasks keep {sorted(both)}"
+# The class decides from what both tasks measured, not from their own choices: every (entry,
+# size) it keeps is a cell both tasks measured passing parity and faster than the pick they
+# both resolved; and where both tasks' own tunings replace the same pick at a size with the
+# same cell, that cell is a candidate on both, so the class replaces the pick there too.
+def rows_at(r, op, size):
+    return [row for row in r["rows"] if row["op"] == op and row["size"] == size]
+for (op, device, variant, chosen, overrides, size) in fleet:
+    for r in reports:
+        rows = {f'{row["arch"]}/{row["variant"]}': row for row in rows_at(r, op, size)
+                if row.get("device_kind", row["device"]) == device}
+        assert chosen[0] in rows and overrides[0] in rows, (op, size, chosen, overrides)
+        c, p = rows[chosen[0]], rows[overrides[0]]
+        assert c["status"] == "ok" and c["stats"]["median"] < p["stats"]["median"], (op, size, c, p)
+both = {(k[0], k[1], k[2], k[4], k[5]) for k in kept(own[0]) & kept(own[1])}
+fleet_picks = {(k[0], k[1], k[2], k[4], k[5]) for k in fleet}
+assert both <= fleet_picks, f"both tasks replace {sorted(both - fleet_picks)}; the class does not"
 ft = json.load(open(collect_json))["fleet_tuning"]
 assert [c["machine_id"] for c in ft["classes"]] == [mid], ft["classes"]
 assert ft["classes"][0]["entries"] == len(tuning["entries"])
@@ -226,16 +240,20 @@ for key, e in got.items():
     assert e["agree"] == len(expected[key]), (e, expected[key])
     assert abs(e["min_speedup"] - min(expected[key])) < 1e-9, (e, expected[key])
 print(f"fleet tuning: {len(tuning['entries'])} entries, {len(fleet)} (entry, size) pairs, "
-      f"{len(kept(own[0]))} and {len(kept(own[1]))} in the tasks' own tunings; "
+      f"{len(kept(own[0]))} and {len(kept(own[1]))} in the tasks' own tunings, "
+      f"{len(both)} in both; "
       f"regret map: {len(got)} lines")
 PY
 
 # 1b. A chain whose pick is slow whatever the CPU: the tuning fixture plugin's
-#     flow_match_step, whose x86-64-v2/tunable cell sleeps 1 ms a call before the generic one
-#     does the same work. Both tasks (this node, run 1's ceilings) must keep generic/tunable at
-#     both sizes, so the class's tuning has that entry and the regret map says 2 of 2 at each.
-#     The fixture's chain is an x86-64 one; elsewhere, or where it is not built, this is skipped
-#     with the reason.
+#     flow_match_step and rms_norm, whose x86-64-v2/tunable cells sleep 1 ms a call before
+#     doing the work. flow_match_step's generic/tunable does the same work as the CPU
+#     reference; rms_norm's generic/tunable and generic/tied are one function (a tie by
+#     construction). Both tasks (this node, run 1's ceilings) measure them, so the class has
+#     one entry per op, generic/tunable over both sizes (a tie goes to the chain's own rung),
+#     the notes name rms_norm's tie, and the regret map says 2 of 2 at each size. The same
+#     host under another plugin path has run 1's machine id. The fixture's chain is an x86-64
+#     one; elsewhere, or where it is not built, this is skipped with the reason.
 if [ "$(uname -m)" != x86_64 ]; then
   echo "note: the fixture fleet (1b) is skipped: the tuning fixture's chain is an x86-64 one"
 elif [ -z "$FIXTURE" ] || [ ! -f "$FIXTURE/tuning.plugin.json" ]; then
@@ -244,35 +262,45 @@ else
   H="$T/shared/tuned"
   # sbatch passes the environment on (--export=ALL): the tasks load the fixture.
   SWITCHYARD_PLUGIN_PATH="$FIXTURE" "$CLI" fleet submit --folder "$H" --nodelist "$HOST,$HOST" --time 5 \
-    -- --op flow_match_step --variant tunable --cells tunable --device cpu --sizes 4096,65536 \
+    -- --op flow_match_step,rms_norm --variant tunable --cells tunable,tied --device cpu \
+       --sizes flow_match_step:4096,flow_match_step:65536,rms_norm:16x1024,rms_norm:64x1024 \
        --all-variants --repeat 3 --budget 0.05 --warmup 0.01 --ceilings-from "${REPORTS[0]}" > /dev/null \
     || fail "fleet submit (fixture) exited $?"
   "$CLI" fleet status --folder "$H" --wait --interval 1 --timeout 300 > /dev/null || fail "fleet status --wait (fixture) exited $?"
   "$CLI" fleet collect --folder "$H" --tune > "$T/tuned.txt"; rc=$?
   cat "$T/tuned.txt"
-  # This fleet's class: its tasks see only the fixture's plugins, so their fingerprints list
-  # none of the devices run 1's tasks saw (PoCL's OpenCL device where it is installed), and
-  # their machine_id can differ from run 1's.
-  MID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["fingerprint"]["machine_id"])' "$(ls "$H"/report-*_0.json | head -1)")
   [ $rc = 0 ] || fail "fleet collect --tune (fixture) exited $rc"
-  grep -qF "2 nodes (task 0 ($HOST), task 1 ($HOST)), 1 entry agreed, written to $H/tuning/$MID.tuning" "$T/tuned.txt" \
-    || fail "the fixture fleet's class does not have the one entry both tasks keep"
+  # One identity per host: another plugin path and device selection, the same machine id.
+  MID2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["fingerprint"]["machine_id"])' "$(ls "$H"/report-*_0.json | head -1)")
+  [ "$MID2" = "$MID" ] || fail "the same host has two machine ids: $MID (run 1) and $MID2 (the fixture fleet, another plugin path)"
+  grep -qF "2 nodes (task 0 ($HOST), task 1 ($HOST)), 2 entries agreed, written to $H/tuning/$MID.tuning" "$T/tuned.txt" \
+    || fail "the fixture fleet's class does not have the two entries both tasks measured"
   grep -qF "flow_match_step on cpu (variant tunable), 4096 - 65536: generic/tunable instead of x86-64-v2/tunable" "$T/tuned.txt" \
-    || fail "the entry is not generic/tunable instead of x86-64-v2/tunable over both sizes"
-  for size in 4096 65536; do
-    grep -qE "^$MID  flow_match_step  cpu +$size +x86-64-v2/tunable +generic/tunable +[0-9.]+x +[0-9.]+x +2 of 2  generic/tunable\$" "$T/tuned.txt" \
-      || fail "the regret map has no line for $size: x86-64-v2/tunable regretted on 2 of 2, tuned to generic/tunable"
-  done
+    || fail "the flow_match_step entry is not generic/tunable instead of x86-64-v2/tunable over both sizes"
+  grep -qF "rms_norm on cpu (variant tunable), 16x1024 - 64x1024: generic/tunable instead of x86-64-v2/tunable" "$T/tuned.txt" \
+    || fail "the rms_norm entry is not generic/tunable (the chain's rung of the tie) over both sizes"
+  grep -qE "note: rms_norm (16x1024|64x1024) on cpu: generic/tunable and .*generic/tied.* tie .*generic/tunable is kept" "$T/tuned.txt" \
+    || fail "the notes do not name rms_norm's tie (generic/tunable and generic/tied)"
+  # The regret map: at each size the pick regretted on both nodes (the faster cell each node
+  # saw may be either of two that do the same work), and tuned to generic/tunable.
+  python3 - "$T/tuned.txt" "$MID" <<'PY' || fail "the regret map does not say x86-64-v2/tunable regretted on both nodes, tuned to generic/tunable"
+import re, sys
+text, mid = open(sys.argv[1]).read(), sys.argv[2]
+for op, size in [("flow_match_step", "4096"), ("flow_match_step", "65536"),
+                 ("rms_norm", "16x1024"), ("rms_norm", "64x1024")]:
+    lines = re.findall(rf"^{mid} +{op} +cpu +{size} +x86-64-v2/tunable +(\S+) +[0-9.]+x +[0-9.]+x +([12]) of 2 +generic/tunable$", text, re.M)
+    assert lines and sum(int(n) for _, n in lines) >= 2, (op, size, lines)
+PY
   python3 - "$H/tuning/$MID.tuning" <<'PY' || fail "the fixture fleet's tuning file"
 import json, sys
 t = json.load(open(sys.argv[1]))
-assert len(t["entries"]) == 1, t["entries"]
-e = t["entries"][0]
-assert (e["op"], e["device"], e["variant"]) == ("flow_match_step", "cpu", "tunable"), e
-assert e["chosen"]["cell"] == "generic/tunable" and e["overrides"]["cell"] == "x86-64-v2/tunable", e
-assert e["chosen"]["backend"] == "fixture-tuning", e["chosen"]
-assert e["sizes"] == ["4096", "65536"], e["sizes"]
-assert all(ev["speedup"] > 1.05 for ev in e["evidence"]), e["evidence"]
+assert [e["op"] for e in t["entries"]] == ["flow_match_step", "rms_norm"], t["entries"]
+for e, sizes in zip(t["entries"], (["4096", "65536"], ["16x1024", "64x1024"])):
+    assert (e["device"], e["variant"]) == ("cpu", "tunable"), e
+    assert e["chosen"]["cell"] == "generic/tunable" and e["overrides"]["cell"] == "x86-64-v2/tunable", e
+    assert e["chosen"]["backend"] == "fixture-tuning", e["chosen"]
+    assert e["sizes"] == sizes, e["sizes"]
+    assert all(ev["speedup"] > 1.05 for ev in e["evidence"]), e["evidence"]
 PY
   # The tuning it wrote is one resolve follows: the slow pick is tuned away from.
   SWITCHYARD_PLUGIN_PATH="$FIXTURE" SWITCHYARD_TUNING="$H/tuning" "$CLI" resolve flow_match_step --variant tunable --size 4096 --json > "$T/resolve.json" \

@@ -113,7 +113,7 @@ CatalogPtr CatalogController::collect(BackendRegistry& registry, DeviceRegistry&
     apply_inspection(snapshot->doctor, seen);
     snapshot->backends = snapshot->doctor.backends;
     snapshot->doctorMarkdown = snapshot->doctor.to_markdown();
-    snapshot->tunings = tuning_standings(registry, devices, load_tunings(tuning_paths()));
+    snapshot->tunings = tuning_standings(registry, load_tunings(tuning_paths()));
     for (const auto& m : registry.kernel_registry().manifest()) {
         snapshot->kernels.push_back({m.cell->key.parts(), m.available, m.cell->is_loaded(),
                                      std::string(to_string(m.cell->source)), m.cell->backend,

@@ -104,7 +104,7 @@ DeviceInfo describe(int ordinal) {
     return info;
 }
 
-class CudaDevice final : public Device, public SampleClock {
+class CudaDevice final : public Device, public SampleClock, public PreparedState {
 public:
     CudaDevice(int ordinal, DeviceInfo info) : m_ordinal(ordinal), m_info(std::move(info)) {}
     // Nothing is released here: devices live until the process exits, when the static
@@ -169,6 +169,29 @@ public:
                 (void)cudaGetLastError();
                 m_info.properties["sweep"] = {{"error", e.what()}};
             }
+        });
+    }
+
+    // The GPU (its name, compute capability, SMs, memory and PCI slot) and the driver and
+    // runtime the probes ran on.
+    std::string prepared_identity() const override {
+        const auto& p = m_info.properties;
+        return "CUDA | " + m_info.name + " | sm " + p.text_or("compute_capability", "?") + ", " +
+               std::to_string(p.integer_or("multiprocessors", 0)) + " SMs, " +
+               std::to_string(p.integer_or("memory_bytes", 0)) + " bytes | PCI " +
+               p.text_or("pci_bus_id", "?") + " | driver " + p.text_or("driver_version", "?") +
+               ", runtime " + p.text_or("runtime_version", "?");
+    }
+
+    void adopt_prepared(const DeviceInfo& measured) override {
+        std::call_once(m_probe_once, [&] {
+            m_info.peak_bandwidth_gbs = measured.peak_bandwidth_gbs;
+            m_info.peak_bandwidth_source = measured.peak_bandwidth_source;
+            m_info.peak_gflops = measured.peak_gflops;
+            m_info.peak_gflops_source = measured.peak_gflops_source;
+            m_info.ceilings = measured.ceilings;
+            if (const Value* sweep = measured.properties.find("sweep"))
+                m_info.properties["sweep"] = *sweep;
         });
     }
 

@@ -301,6 +301,28 @@ void OpenClDevice::flush_caches() {
     synchronize();
 }
 
+std::string OpenClDevice::prepared_identity() const {
+    return "OpenCL | " + m_record.platform_name + " " + m_record.platform_version + " | " +
+           m_record.name + " | driver " + m_record.driver_version + " | " +
+           std::to_string(m_record.compute_units) + " CUs, " +
+           std::to_string(m_record.global_memory_bytes) + " bytes";
+}
+
+void OpenClDevice::adopt_prepared(const DeviceInfo& measured) {
+    std::call_once(m_peaks_once, [&] {
+        m_info.peak_bandwidth_gbs = measured.peak_bandwidth_gbs;
+        m_info.peak_bandwidth_source = measured.peak_bandwidth_source;
+        m_info.peak_gflops = measured.peak_gflops;
+        m_info.peak_gflops_source = measured.peak_gflops_source;
+        m_info.ceilings = measured.ceilings;
+        if (const Value* sweep = measured.properties.find("sweep"))
+            m_info.properties["sweep"] = *sweep;
+        for (const auto& c : m_info.ceilings)
+            if (c.id == "device.copy")
+                m_probe_copy_bytes = c.working_set_bytes;
+    });
+}
+
 void OpenClDevice::prepare() {
     std::call_once(m_peaks_once, [this] {
         try {

@@ -17,7 +17,7 @@ namespace switchyard::opencl {
 
 /// One OpenCL device: an in-order queue with profiling enabled (created on first use),
 /// buffers as cl_mem cast to void*, samples from profiling events.
-class OpenClDevice final : public Device, public BufferViews {
+class OpenClDevice final : public Device, public BufferViews, public PreparedState {
 public:
     OpenClDevice(std::string id, const DeviceRecord& record);
     ~OpenClDevice() override;
@@ -26,6 +26,11 @@ public:
     /// Measures the peaks through the device: a copy kernel (bandwidth) and an FMA
     /// kernel (fp32 FLOP/s). A failed probe leaves the peak at 0 and says why in its source.
     void prepare() override;
+    /// The platform, the device, its driver and OpenCL versions, its compute units and
+    /// memory: what the probes' figures depend on.
+    std::string prepared_identity() const override;
+    /// Takes an earlier prepare()'s peaks, ceilings and sweep instead of probing.
+    void adopt_prepared(const DeviceInfo& measured) override;
 
     void* allocate(std::size_t bytes) override;
     void release(void* buffer) noexcept override;

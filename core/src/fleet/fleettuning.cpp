@@ -93,59 +93,10 @@ std::vector<Measured> measured_of(const Report& report) {
     return out;
 }
 
-// What makes two nodes' entries the same entry: all but the sizes and the evidence.
-std::vector<std::string> entry_key(const TuningEntry& e) {
-    return {e.op,
-            e.device,
-            e.variant,
-            e.chosen.cell,
-            e.chosen.code.backend,
-            e.chosen.code.version,
-            e.chosen.code.build_id,
-            e.overrides.cell,
-            e.overrides.code.backend,
-            e.overrides.code.version,
-            e.overrides.code.build_id};
-}
-
-// A size's evidence in an entry (evidence is one per size, in the sizes' order).
-const TuningEvidence* evidence_at(const TuningEntry& e, const std::string& size) {
-    for (const auto& ev : e.evidence)
-        if (ev.size == size)
-            return &ev;
-    for (std::size_t i = 0; i < e.sizes.size() && i < e.evidence.size(); ++i)
-        if (e.sizes[i] == size)
-            return &e.evidence[i];
-    return nullptr;
-}
-
 // One node of a class being tuned.
 struct ClassNode {
     const FleetNode* node = nullptr;
-    TuneResult tuned;
-    std::map<OpDevice, std::set<std::string>> measured; // sizes it measured
-    // What it keeps at (op, device, variant, size): its entry there.
-    std::map<std::tuple<std::string, std::string, std::string, std::string>, const TuningEntry*>
-        keeps;
 };
-
-// Why `n` does not keep `e` at `size`.
-std::string why_not(const ClassNode& n, const TuningEntry& e, const std::string& size) {
-    const auto it = n.keeps.find({e.op, e.device, e.variant, size});
-    if (it != n.keeps.end()) {
-        const TuningEntry& other = *it->second;
-        if (other.chosen.cell == e.chosen.cell && other.overrides.cell == e.overrides.cell)
-            return "the same cells, other code: " + other.chosen.code.text() + " instead of " +
-                   other.overrides.code.text();
-        if (other.overrides.cell != e.overrides.cell)
-            return "its chain picks " + other.overrides.cell;
-        return "keeps " + other.chosen.cell;
-    }
-    const auto m = n.measured.find({e.op, e.device});
-    if (m != n.measured.end() && m->second.count(size))
-        return "keeps the chain's pick";
-    return "did not measure it";
-}
 
 double median_of(std::vector<double> v) {
     if (v.empty())
@@ -155,128 +106,47 @@ double median_of(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The entries every node of `nodes` keeps, into `out.tuning`; what is dropped, into its notes.
-void agree(std::vector<ClassNode>& nodes, ClassTuning& out) {
-    // Every size any node of the class measured, by (op, device kind), ordered by work.
-    std::map<OpDevice, std::map<std::string, double>> work;
-    for (const auto& n : nodes)
-        for (const auto& m : measured_of(*n.node->report))
-            work[{m.op, m.device}][m.size] = m.work;
-    auto by_work = [&](const OpDevice& od) {
-        std::vector<std::pair<double, std::string>> sizes;
-        for (const auto& [size, w] : work[od])
-            sizes.push_back({w, size});
-        std::sort(sizes.begin(), sizes.end());
-        return sizes;
-    };
-
-    // Each distinct entry (by key) and, per node, the sizes it keeps that entry at.
-    struct Candidate {
-        const TuningEntry* first = nullptr; // its cells, as the first node that keeps it has them
-        std::vector<std::map<std::string, std::pair<const TuningEntry*, const TuningEvidence*>>>
-            per_node;
-    };
-    std::map<std::vector<std::string>, Candidate> candidates;
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-        for (const auto& e : nodes[i].tuned.tuning.entries) {
-            auto& c = candidates[entry_key(e)];
-            if (!c.first)
-                c.first = &e;
-            c.per_node.resize(nodes.size());
-            for (const auto& size : e.sizes)
-                c.per_node[i][size] = {&e, evidence_at(e, size)};
-        }
-
-    for (auto& [key, c] : candidates) {
-        const TuningEntry& proto = *c.first;
-        const OpDevice od{proto.op, proto.device};
-        std::vector<std::string> agreed_sizes;
-        // Dropped sizes, grouped by what the nodes said there (in work order).
-        std::vector<std::pair<std::string, std::vector<std::string>>> dropped;
-        for (const auto& [w, size] : by_work(od)) {
-            std::vector<std::string> kept_by, not_by;
-            for (std::size_t i = 0; i < nodes.size(); ++i) {
-                if (c.per_node[i].count(size))
-                    kept_by.push_back(nodes[i].node->name);
-                else
-                    not_by.push_back(nodes[i].node->name + " (" + why_not(nodes[i], proto, size) +
-                                     ")");
-            }
-            if (kept_by.empty())
+// The class's entries from what its nodes measured (tuning/tune.h's choose_at() over every
+// node's observations of each size), into `out.tuning`; what is dropped, into its notes.
+void agree(const std::vector<ClassNode>& nodes, ClassTuning& out) {
+    using Key = std::tuple<std::string, std::string, std::string, std::string>;
+    std::vector<Key> order;
+    std::map<Key, TunePoint> points;
+    std::map<Key, std::set<std::size_t>> seen_by; // the nodes that measured each point
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const Report& report = *nodes[i].node->report;
+        for (const auto& m : measured_of(report)) {
+            const ProfileRow* pick = row_with_index(report, m.finding->resolved_index);
+            if (!pick || pick->status != RowStatus::Ok || !(pick->stats.median > 0))
                 continue;
-            if (not_by.empty()) {
-                agreed_sizes.push_back(size);
-                continue;
+            const Key key{m.op, m.device, pick->spec.variant, m.size};
+            auto [it, fresh] = points.try_emplace(key);
+            if (fresh) {
+                order.push_back(key);
+                it->second = {m.op, m.device, pick->spec.variant, m.size, m.work, {}};
             }
-            const std::string said =
-                "kept by " + text::join(kept_by) + "; not by " + text::join(not_by);
-            auto it = std::find_if(dropped.begin(), dropped.end(),
-                                   [&](const auto& d) { return d.first == said; });
-            if (it == dropped.end())
-                dropped.push_back({said, {size}});
-            else
-                it->second.push_back(size);
-        }
-        for (const auto& [said, sizes] : dropped)
-            out.notes.push_back(proto.op + " on " + proto.device + " at " + text::join(sizes) +
-                                ": " + proto.chosen.cell + " instead of " + proto.overrides.cell +
-                                " is dropped: " + said);
-
-        // The agreed sizes, in ranges of consecutive sizes the class measured.
-        const auto ordered = by_work(od);
-        std::vector<std::vector<std::size_t>> ranges;
-        bool open = false;
-        for (std::size_t k = 0; k < ordered.size(); ++k) {
-            const bool in = std::find(agreed_sizes.begin(), agreed_sizes.end(),
-                                      ordered[k].second) != agreed_sizes.end();
-            if (!in) {
-                open = false;
-                continue;
-            }
-            if (!open)
-                ranges.emplace_back();
-            ranges.back().push_back(k);
-            open = true;
-        }
-        for (const auto& range : ranges) {
-            TuningEntry e;
-            e.op = proto.op;
-            e.device = proto.device;
-            e.variant = proto.variant;
-            e.chosen = proto.chosen;
-            e.overrides = proto.overrides;
-            e.min_work = ordered[range.front()].first;
-            e.max_work = ordered[range.back()].first;
-            // Per size the weakest node's evidence: the entry promises what every node saw.
-            std::size_t weakest_node = 0;
-            double weakest = 0;
-            for (const auto k : range) {
-                const std::string& size = ordered[k].second;
-                e.sizes.push_back(size);
-                const TuningEvidence* least = nullptr;
-                std::size_t least_node = 0;
-                for (std::size_t i = 0; i < nodes.size(); ++i) {
-                    const auto* ev = c.per_node[i].at(size).second;
-                    if (ev && (!least || ev->speedup < least->speedup)) {
-                        least = ev;
-                        least_node = i;
-                    }
-                }
-                if (!least)
-                    continue;
-                e.evidence.push_back(*least);
-                if (weakest == 0 || least->speedup < weakest) {
-                    weakest = least->speedup;
-                    weakest_node = least_node;
-                }
-            }
-            // The report behind the entry's promise (its smallest speedup).
-            const auto* source = c.per_node[weakest_node].at(e.sizes.front()).first;
-            e.date = nodes[weakest_node].node->report->context.date;
-            e.report = source ? source->report : nodes[weakest_node].node->path;
-            out.tuning.entries.push_back(std::move(e));
+            it->second.observations.push_back(
+                {nodes[i].node->name, nodes[i].node->path, &report, pick});
+            seen_by[key].insert(i);
         }
     }
+    std::vector<TunePoint> everywhere;
+    for (const auto& key : order) {
+        const auto& by = seen_by[key];
+        if (by.size() == nodes.size()) {
+            everywhere.push_back(points[key]);
+            continue;
+        }
+        std::vector<std::string> with, without;
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            (by.count(i) ? with : without).push_back(nodes[i].node->name);
+        out.notes.push_back(std::get<0>(key) + " " + std::get<3>(key) + " on " + std::get<1>(key) +
+                            ": measured by " + text::join(with) + "; not by " +
+                            text::join(without) + ": the class does not tune it");
+    }
+    auto chosen = tune_points(everywhere);
+    out.notes.insert(out.notes.end(), chosen.notes.begin(), chosen.notes.end());
+    out.tuning.entries = std::move(chosen.entries);
     std::sort(out.tuning.entries.begin(), out.tuning.entries.end(),
               [](const TuningEntry& a, const TuningEntry& b) {
                   return std::tie(a.op, a.device, a.variant, a.min_work) <
@@ -486,32 +356,20 @@ FleetTuning tune_fleet(const std::vector<FleetNode>& nodes) {
                     "--repeat 3");
                 continue;
             }
-            ClassNode cn;
-            cn.node = n;
-            cn.tuned = tune_report(*n->report, n->path);
-            for (const auto& note : cn.tuned.notes)
-                cls.notes.push_back(n->name + ": " + note);
-            for (const auto& m : measured_of(*n->report))
-                cn.measured[{m.op, m.device}].insert(m.size);
-            tuned.push_back(std::move(cn));
+            tuned.push_back(ClassNode{n});
             cls.nodes.push_back(n->name);
         }
-        // `keeps` points into each node's own entries: filled once the vector stopped moving.
-        for (auto& cn : tuned)
-            for (const auto& e : cn.tuned.tuning.entries)
-                for (const auto& size : e.sizes)
-                    cn.keeps[{e.op, e.device, e.variant, size}] = &e;
         if (!tuned.empty()) {
-            const Tuning& first = tuned.front().tuned.tuning;
+            const RunContext& first = tuned.front().node->report->context;
             cls.tuning.machine_id = id;
-            cls.tuning.machine = first.machine;
-            cls.tuning.core_version = first.core_version;
+            cls.tuning.machine = first.fingerprint.machine;
+            cls.tuning.core_version = first.switchyard.version;
             cls.tuning.created = newest_date(tuned);
             for (const auto& cn : tuned)
-                if (cn.tuned.tuning.core_version != first.core_version)
+                if (cn.node->report->context.switchyard.version != first.switchyard.version)
                     cls.notes.push_back(cn.node->name + " ran Switchyard " +
-                                        cn.tuned.tuning.core_version + ", " +
-                                        tuned.front().node->name + " " + first.core_version +
+                                        cn.node->report->context.switchyard.version + ", " +
+                                        tuned.front().node->name + " " + first.switchyard.version +
                                         ": their cells' code identities tell whether they agree");
             agree(tuned, cls);
         } else {

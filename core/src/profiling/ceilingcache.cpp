@@ -4,6 +4,7 @@
 #include <switchyard/buildinfo.h>
 #include <switchyard/diagnosis/buildid.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/sdk/version.h>
 
@@ -26,6 +27,7 @@ namespace switchyard {
 namespace {
 
 constexpr const char* kCeilingCacheFormat = "switchyard.ceilings";
+constexpr const char* kDeviceCacheFormat = "switchyard.device-ceilings";
 constexpr int kCeilingCacheFormatVersion = 1;
 constexpr std::size_t kCeilingCacheMaxBytes = std::size_t(16) << 20;
 
@@ -124,7 +126,7 @@ nlohmann::json origin_fields(nlohmann::json set, const CeilingSetOrigin& o) {
 
 CeilingSetOrigin CeilingSetOrigin::here() {
     CeilingSetOrigin o;
-    auto machine = machine_fingerprint({})["machine"];
+    auto machine = machine_fingerprint()["machine"];
     machine.erase("gpus"); // the CPU's ceilings do not depend on them
     o.machine_id = fingerprint_id(machine);
     o.machine = std::move(machine);
@@ -210,6 +212,70 @@ std::string CeilingCache::file_for(const CeilingSetOrigin& origin) const {
         .string();
 }
 
+namespace {
+
+// Reads a cached set of `file` into `out` and says why it cannot be used now ("" when it
+// can): --fresh, an age limit of 0, none there, unreadable, another origin, too old.
+template <class Cached>
+std::string cached_set_problem(const std::string& file, const CeilingSetOrigin& here,
+                               const CeilingCachePolicy& policy, std::int64_t now_unix,
+                               const char* what, Cached& out, double& age_days) {
+    if (policy.fresh)
+        return "--fresh-ceilings";
+    if (!(policy.max_age_days > 0))
+        return "the age limit of cached ceilings is 0 days (--ceilings-max-age)";
+    std::error_code ec;
+    const auto status = std::filesystem::symlink_status(file, ec);
+    if (ec || status.type() == std::filesystem::file_type::not_found)
+        return std::string("no cached set for this ") + what;
+    try {
+        safefile::InputFile in(file, safefile::InputFile::Accept::RegularFile);
+        const auto text = in.read_all(kCeilingCacheMaxBytes, "cached set of ceilings");
+        out = Cached::from_json(jsonread::parse(text));
+    } catch (const std::exception& e) {
+        return "the cached set in " + file + " could not be read (" + std::string(e.what()) +
+               "), so it is measured again and replaced";
+    }
+    if (const auto d = out.origin.difference(here); !d.empty())
+        return "the cached set was " + d;
+    age_days = double(now_unix - out.measured_unix) / 86400.0;
+    if (age_days < -1.0 / 24)
+        return "the cached set is dated " + out.measured + ", later than now (the clock moved)";
+    if (age_days > policy.max_age_days)
+        return "the cached set is " + days_text(age_days) + " old, older than the " +
+               days_text(policy.max_age_days) + " limit (--ceilings-max-age)";
+    return {};
+}
+
+nlohmann::json cache_set(const std::string& file, const std::string& measured,
+                         std::int64_t measured_unix, double age_days, double max_age_days,
+                         const CeilingSetOrigin& origin) {
+    return origin_fields({{"source", "cache"},
+                          {"file", file},
+                          {"measured", measured},
+                          {"measured_unix", measured_unix},
+                          {"age_days", std::round(std::max(0.0, age_days) * 1000) / 1000},
+                          {"max_age_days", max_age_days}},
+                         origin);
+}
+
+// Writes `document` to `file` in `folder`; the set says where ("stored") or why not.
+void keep(const std::string& folder, const std::string& file, const nlohmann::json& document,
+          nlohmann::json& set) {
+    try {
+        std::error_code ec;
+        std::filesystem::create_directories(folder, ec);
+        if (ec)
+            throw std::runtime_error(folder + ": cannot create the folder: " + ec.message());
+        safefile::write_file(file, document.dump(1) + "\n");
+        set["stored"] = file;
+    } catch (const std::exception& e) {
+        set["store_error"] = e.what();
+    }
+}
+
+} // namespace
+
 CeilingSetChoice CeilingCache::choose(const CeilingCachePolicy& policy,
                                       std::int64_t now_unix) const {
     CeilingSetChoice c;
@@ -221,44 +287,19 @@ CeilingSetChoice CeilingCache::choose(const CeilingCachePolicy& policy,
         c.set = {{"source", "measured"}, {"why", why}, {"file", file}};
         return c;
     };
-    if (policy.fresh)
-        return measure("--fresh-ceilings");
-    if (!(policy.max_age_days > 0))
-        return measure("the age limit of cached ceilings is 0 days (--ceilings-max-age)");
-    std::error_code ec;
-    const auto status = std::filesystem::symlink_status(file, ec);
-    if (ec || status.type() == std::filesystem::file_type::not_found)
-        return measure("no cached set for this machine");
     CachedCeilings cached;
-    try {
-        safefile::InputFile in(file, safefile::InputFile::Accept::RegularFile);
-        const auto text = in.read_all(kCeilingCacheMaxBytes, "cached set of ceilings");
-        cached = CachedCeilings::from_json(jsonread::parse(text));
-    } catch (const std::exception& e) {
-        return measure("the cached set in " + file + " could not be read (" +
-                       std::string(e.what()) + "), so it is measured again and replaced");
-    }
-    if (const auto d = cached.origin.difference(c.origin); !d.empty())
-        return measure("the cached set was " + d);
+    double age_days = 0;
+    if (const auto why =
+            cached_set_problem(file, c.origin, policy, now_unix, "machine", cached, age_days);
+        !why.empty())
+        return measure(why);
     if (const auto p = pin_mismatch(cached.peaks.pinned_cpu); !p.empty())
         return measure("the cached set does not fit this run's CPU: " + p);
-    const double age_days = double(now_unix - cached.measured_unix) / 86400.0;
-    if (age_days < -1.0 / 24)
-        return measure("the cached set is dated " + cached.measured +
-                       ", later than now (the clock moved)");
-    if (age_days > policy.max_age_days)
-        return measure("the cached set is " + days_text(age_days) + " old, older than the " +
-                       days_text(policy.max_age_days) + " limit (--ceilings-max-age)");
     c.peaks = cached.peaks;
     c.store = false;
-    c.set = origin_fields({{"source", "cache"},
-                           {"file", file},
-                           {"measured", cached.measured},
-                           {"measured_unix", cached.measured_unix},
-                           {"age_days", std::round(std::max(0.0, age_days) * 1000) / 1000},
-                           {"max_age_days", policy.max_age_days},
-                           {"id", fingerprint_id(cached.peaks.to_json())}},
-                          cached.origin);
+    c.set = cache_set(file, cached.measured, cached.measured_unix, age_days, policy.max_age_days,
+                      cached.origin);
+    c.set["id"] = fingerprint_id(cached.peaks.to_json());
     return c;
 }
 
@@ -278,17 +319,117 @@ void CeilingCache::record(CeilingSetChoice& choice, const CpuPeaks& peaks,
     choice.set["measured"] = set.measured;
     choice.set["measured_unix"] = set.measured_unix;
     choice.set["id"] = fingerprint_id(peaks.to_json());
-    const std::string file = file_for(set.origin);
-    try {
-        std::error_code ec;
-        std::filesystem::create_directories(m_folder, ec);
-        if (ec)
-            throw std::runtime_error(m_folder + ": cannot create the folder: " + ec.message());
-        safefile::write_file(file, set.to_json().dump(1) + "\n");
-        choice.set["stored"] = file;
-    } catch (const std::exception& e) {
-        choice.set["store_error"] = e.what();
+    keep(m_folder, file_for(set.origin), set.to_json(), choice.set);
+}
+
+std::string CeilingCache::file_for_device(const CeilingSetOrigin& origin,
+                                          const std::string& identity) const {
+    return (std::filesystem::path(m_folder) /
+            ("device-" + file_name_part(origin.host) + "-" +
+             fingerprint_id(
+                 nlohmann::json{{"machine_id", origin.machine_id}, {"identity", identity}}) +
+             ".json"))
+        .string();
+}
+
+DeviceCeilingChoice CeilingCache::choose_device(const std::string& identity,
+                                                const CeilingCachePolicy& policy,
+                                                std::int64_t now_unix) const {
+    DeviceCeilingChoice c;
+    c.origin = CeilingSetOrigin::here();
+    c.identity = identity;
+    const std::string file = file_for_device(c.origin, identity);
+    CachedDeviceCeilings cached;
+    double age_days = 0;
+    auto why = cached_set_problem(file, c.origin, policy, now_unix, "device", cached, age_days);
+    if (why.empty() && cached.identity != identity)
+        why = "the cached set was measured on another device or driver (" + cached.identity +
+              ", now " + identity + ")";
+    if (!why.empty()) {
+        c.store = true;
+        c.set = {{"source", "measured"}, {"why", why}, {"file", file}, {"identity", identity}};
+        return c;
     }
+    c.prepared = std::move(cached.prepared);
+    c.set = cache_set(file, cached.measured, cached.measured_unix, age_days, policy.max_age_days,
+                      cached.origin);
+    c.set["identity"] = identity;
+    return c;
+}
+
+void CeilingCache::record_device(DeviceCeilingChoice& choice, const DeviceInfo& prepared,
+                                 std::int64_t now_unix) const {
+    if (!choice.store)
+        return;
+    choice.store = false;
+    CachedDeviceCeilings set;
+    set.origin = choice.origin;
+    set.identity = choice.identity;
+    set.measured_unix = now_unix;
+    set.measured = text::utc_iso8601(std::time_t(now_unix));
+    set.prepared = prepared;
+    if (!choice.set.is_object())
+        choice.set = nlohmann::json::object();
+    choice.set = origin_fields(std::move(choice.set), choice.origin);
+    choice.set["measured"] = set.measured;
+    choice.set["measured_unix"] = set.measured_unix;
+    keep(m_folder, file_for_device(set.origin, set.identity), set.to_json(), choice.set);
+}
+
+nlohmann::json CachedDeviceCeilings::to_json() const {
+    return {{"format", kDeviceCacheFormat},
+            {"format_version", kCeilingCacheFormatVersion},
+            {"origin", origin.to_json()},
+            {"identity", identity},
+            {"measured", measured},
+            {"measured_unix", measured_unix},
+            {"device", prepared}};
+}
+
+CachedDeviceCeilings CachedDeviceCeilings::from_json(const nlohmann::json& j) {
+    if (!j.is_object())
+        throw std::runtime_error(std::string("expected an object, got ") + j.type_name());
+    if (jsonread::text_or(j, "format") != kDeviceCacheFormat)
+        throw std::runtime_error(std::string("format: expected \"") + kDeviceCacheFormat + "\"");
+    const auto& version = member(j, "format_version", "");
+    if (!version.is_number_integer() || version.get<std::int64_t>() != kCeilingCacheFormatVersion)
+        throw std::runtime_error("format_version: " + version.dump() + ", this build reads " +
+                                 std::to_string(kCeilingCacheFormatVersion));
+    CachedDeviceCeilings c;
+    c.origin = CeilingSetOrigin::from_json(member(j, "origin", ""));
+    c.identity = string_member(j, "identity", "");
+    c.measured = string_member(j, "measured", "");
+    const auto& unix_time = member(j, "measured_unix", "");
+    if (!unix_time.is_number_integer())
+        throw std::runtime_error("measured_unix: expected an integer");
+    c.measured_unix = unix_time.get<std::int64_t>();
+    try {
+        c.prepared = member(j, "device", "").get<DeviceInfo>();
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("device: ") + e.what());
+    }
+    return c;
+}
+
+nlohmann::json prepare_device(Device& device, const CeilingCache* cache,
+                              const CeilingCachePolicy& policy) {
+    auto* state = dynamic_cast<PreparedState*>(&device);
+    const std::string identity = state ? state->prepared_identity() : std::string();
+    if (!cache || identity.empty()) {
+        device.prepare();
+        return state ? nlohmann::json{{"source", "measured"},
+                                      {"why", cache ? "the device names no identity to keep "
+                                                      "its figures by"
+                                                    : "no cache of ceilings in use"}}
+                     : nlohmann::json();
+    }
+    const auto now = [] { return std::int64_t(std::time(nullptr)); };
+    auto choice = cache->choose_device(identity, policy, now());
+    if (choice.prepared)
+        state->adopt_prepared(*choice.prepared);
+    device.prepare();
+    cache->record_device(choice, device.info(), now());
+    return choice.set;
 }
 
 CeilingSetChoice uncached_ceiling_choice(const std::string& why) {

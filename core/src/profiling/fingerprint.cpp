@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include <switchyard/hardware/sdkjson.h>
 #include <switchyard/profiling/fingerprint.h>
 
 #include <switchyard/buildinfo.h>
-#include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/hardware.h>
+#include <switchyard/hardware/hostgpus.h>
 #include <switchyard/kernels/probes.h>
 #include <switchyard/sdk/version.h>
 
@@ -39,14 +38,6 @@ std::string caches_text(const CpuInfo& cpu) {
     return out;
 }
 
-// The driver a device reports, under the names the backends use for it.
-std::string driver_of(const DeviceInfo& d) {
-    for (const char* key : {"driver_version", "driver", "runtime_version"})
-        if (const Value* v = d.properties.find(key); v && (v->is_text() || v->is_number()))
-            return v->is_text() ? v->as_text() : nlohmann::json(*v).dump();
-    return {};
-}
-
 } // namespace
 
 std::string cpu_microcode() {
@@ -74,15 +65,18 @@ std::string fingerprint_id(const nlohmann::json& machine) {
     return buf;
 }
 
-nlohmann::json machine_fingerprint(const std::vector<DeviceInfo>& devices) {
+nlohmann::json machine_fingerprint() {
     const auto& cpu = cpu_info();
     const auto host = host_info();
     const auto blas = openblas_info();
     auto gpus = nlohmann::json::array();
-    for (const auto& d : devices)
-        if (device_kind(d.kind) != DeviceKind::Cpu)
-            gpus.push_back(
-                {{"id", d.id}, {"name", d.name}, {"arch", d.arch}, {"driver", driver_of(d)}});
+    for (const auto& g : host_gpus())
+        gpus.push_back({{"vendor", g.vendor}, // not the PCI address: nodes of a class differ
+
+                        {"model", g.vendor_id + ":" + g.device_id},
+                        {"name", g.name},
+                        {"driver", g.driver},
+                        {"driver_version", g.driver_version}});
     nlohmann::json machine = {
         {"cpu",
          {{"vendor", cpu.vendor},

@@ -359,7 +359,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     auto device = m_devices.find(spec.device);
     if (!device)
         throw std::invalid_argument("unknown device '" + spec.device + "'");
-    device->prepare();
+    prepare(*device);
     const auto& dinfo = device->info();
     row.timer = dinfo.has_device_timer ? Timer::Device : Timer::Host;
     row.bytes = op->bytes(spec.dims);
@@ -576,10 +576,29 @@ std::vector<DeviceInfo> Profiler::context_devices() const {
             info.id != "cpu")
             continue;
         announce_prepare_step("ceilings of " + info.id);
-        d->prepare();
+        prepare(*d);
         infos.push_back(d->info());
     }
     return infos;
+}
+
+void Profiler::prepare(Device& device) const {
+    const auto& info = device.info();
+    if (device_kind(info.kind) == DeviceKind::Cpu || m_device_sets.count(info.id)) {
+        device.prepare(); // idempotent
+        return;
+    }
+    auto set =
+        prepare_device(device, m_ceiling_cache ? &*m_ceiling_cache : nullptr, m_ceiling_policy);
+    m_device_sets[info.id] = std::move(set);
+}
+
+std::map<std::string, nlohmann::json> Profiler::device_ceiling_sets() const {
+    std::map<std::string, nlohmann::json> out;
+    for (const auto& [id, set] : m_device_sets)
+        if (!set.is_null())
+            out.emplace(id, set);
+    return out;
 }
 
 std::optional<CpuPeaks> Profiler::cpu_peaks() const {

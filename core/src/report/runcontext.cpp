@@ -245,6 +245,11 @@ nlohmann::json RunContext::to_json() const {
         j["containment"] = containment;
     if (!ceiling_set.is_null())
         j["ceiling_set"] = ceiling_set;
+    if (!device_ceiling_sets.empty()) {
+        if (!j["ceiling_set"].is_object())
+            j["ceiling_set"] = nlohmann::json::object();
+        j["ceiling_set"]["devices"] = device_ceiling_sets;
+    }
     if (ceilings_from)
         j["ceilings_from"] = {{"report", ceilings_from->report}, {"date", ceilings_from->date}};
     return j;
@@ -312,8 +317,18 @@ RunContext RunContext::from_json(const nlohmann::json& context) {
     }
     r.texts("warnings", c.warnings);
     r.text("containment", c.containment);
-    if (const auto it = context.find("ceiling_set"); it != context.end())
+    if (const auto it = context.find("ceiling_set"); it != context.end()) {
         c.ceiling_set = *it;
+        if (c.ceiling_set.is_object()) {
+            if (const auto d = c.ceiling_set.find("devices");
+                d != c.ceiling_set.end() && d->is_object())
+                for (const auto& [id, set] : d->items())
+                    c.device_ceiling_sets[id] = set;
+            c.ceiling_set.erase("devices");
+            if (c.ceiling_set.empty())
+                c.ceiling_set = nullptr;
+        }
+    }
     r.integer("repeat", c.repeat);
     if (r.find("ceilings_from", &nlohmann::json::is_object)) {
         CeilingsProvenance p;
@@ -338,11 +353,12 @@ RunContext run_context(const Profiler& profiler) {
     c.clock = run_clock();
     c.openblas = openblas_info();
     c.devices = profiler.context_devices();
-    const auto fp = machine_fingerprint(c.devices);
+    const auto fp = machine_fingerprint();
     c.fingerprint.machine_id = fp.value("machine_id", std::string());
     c.fingerprint.machine = fp.value("machine", nlohmann::json::object());
     c.fingerprint.software = fp.value("software", nlohmann::json::object());
     c.settings = profiler.settings();
+    c.device_ceiling_sets = profiler.device_ceiling_sets();
     c.warnings = profiler.context_warnings();
     return c;
 }

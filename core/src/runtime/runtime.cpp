@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -80,6 +81,32 @@ std::optional<CeilingCache> default_ceiling_cache() {
     if (plugins.empty())
         return std::nullopt; // no home folder to keep it in
     return CeilingCache((std::filesystem::path(plugins).parent_path() / "ceilings").string());
+}
+
+nlohmann::json prepare_with_ceiling_cache(DeviceRegistry& devices, InspectOptions& inspect,
+                                          std::optional<CeilingCachePolicy> policy) {
+    if (!policy) {
+        policy.emplace();
+        policy->max_age_days = default_ceilings_max_age_days();
+    }
+    const auto cache = default_ceiling_cache();
+    if (cache) {
+        inspect.ceiling_cache = cache->folder();
+        inspect.ceiling_policy = *policy;
+    }
+    const auto cpu = find_cpu_device(devices);
+    if (!cpu)
+        return nullptr;
+    const auto now = [] { return std::int64_t(std::time(nullptr)); };
+    auto choice = cache ? cache->choose(*policy, now())
+                        : uncached_ceiling_choice("no cache of ceilings in use");
+    if (choice.peaks)
+        cpu->set_peaks(*choice.peaks);
+    cpu->prepare();
+    if (cache && choice.store)
+        if (const auto peaks = cpu->peaks())
+            cache->record(choice, *peaks, now());
+    return choice.set;
 }
 
 double default_ceilings_max_age_days() {

@@ -79,7 +79,7 @@ TunedResolveResult runtime_resolve_tuned(const TunedResolveRequest& request) {
     q.pick = out.cell_name;
     q.work = size_work(request.dims);
     q.size = dims_to_string(*op, request.dims);
-    q.machine = this_machine(default_devices(), target.device);
+    q.machine = this_machine();
     const auto set =
         load_tunings(request.tuning_files.empty() ? tuning_paths() : request.tuning_files);
     auto decision = decide_tuning(backends, set, q);
@@ -121,7 +121,7 @@ void apply_tunings(DoctorReport& report, BackendRegistry& backends) {
     for (const auto& t : set.tunings)
         for (const auto& w : t.read_warnings)
             warn("tuning", t.source + ": " + w, "`switchyard-cli tune` writes the entry anew.");
-    for (const auto& standing : tuning_standings(backends, default_devices(), set)) {
+    for (const auto& standing : tuning_standings(backends, set)) {
         const auto& e = standing.entry;
         for (const auto& why : standing.ignored)
             warn("tuning", why,

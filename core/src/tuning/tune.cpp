@@ -2,11 +2,15 @@
 #include <switchyard/tuning/tune.h>
 
 #include <switchyard/profiling/ops.h>
+#include <switchyard/registry/fallback.h>
+
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace switchyard {
@@ -17,24 +21,6 @@ std::string cell_of(const RowSpec& r) {
     return r.arch + "/" + r.variant;
 }
 
-// One measured size of an (op, device kind): the winner and the evidence for it.
-struct Point {
-    double work = 0;
-    std::string size;
-    std::string pick, winner;
-    TunedCell chosen, overrides; // set where the winner is not the pick
-    TuningEvidence evidence;
-    bool agreed = true;                   // every device of the kind had the same winner
-    std::vector<const ProfileRow*> picks; // the pick's row on each device of the kind
-};
-
-const ProfileRow* row_at(const Report& report, std::int64_t index) {
-    for (const auto& r : report.rows)
-        if (r.spec.index == index)
-            return &r;
-    return nullptr;
-}
-
 int runs_of(const ProfileRow& r) {
     return std::max<int>(1, int(r.runs.size()));
 }
@@ -43,77 +29,259 @@ bool usable(const ProfileRow& r) {
     return r.status == RowStatus::Ok && r.stats.median > 0;
 }
 
-// The measured rows beside `pick` (its op, size and device) that passed parity at its
-// tolerance: `cell`'s, and the fastest of all.
-struct Beside {
-    const ProfileRow* cell = nullptr;
-    const ProfileRow* fastest = nullptr;
+// "task 0 (vm) cpu", "cpu" on one machine.
+std::string where(const SizeObservation& o) {
+    return (o.node.empty() ? "" : o.node + " ") + o.pick->spec.device;
+}
+
+// One observation as the rule reads it: the row the pick's code measured best (the pick, or
+// the cell it runs as on this device where that measured faster: RowSpec::runs_as) and every
+// other cell measured beside it at the pick's tolerance.
+struct Seen {
+    const ProfileRow* code = nullptr;
+    std::map<std::string, const ProfileRow*> cells;
+    double fastest = 0; // the smallest median of them all, the pick's included
 };
-Beside beside(const Report& report, const ProfileRow& pick, const std::string& cell) {
-    Beside b;
-    for (const auto& r : report.rows) {
-        if (r.spec.op != pick.spec.op || r.spec.size != pick.spec.size ||
+Seen seen_at(const SizeObservation& o) {
+    const ProfileRow& pick = *o.pick;
+    Seen s;
+    s.code = &pick;
+    s.fastest = pick.stats.median;
+    for (const auto& r : o.report->rows) {
+        if (&r == &pick || r.spec.op != pick.spec.op || r.spec.size != pick.spec.size ||
             r.spec.device != pick.spec.device || !usable(r) || !within_tolerance_of(r, pick))
             continue;
-        if (cell_of(r.spec) == cell)
-            b.cell = &r;
-        if (!b.fastest || r.stats.median < b.fastest->stats.median)
-            b.fastest = &r;
+        s.fastest = std::min(s.fastest, r.stats.median);
+        const std::string cell = cell_of(r.spec);
+        if (!pick.spec.runs_as.empty() && cell == pick.spec.runs_as) {
+            if (r.stats.median < s.code->stats.median)
+                s.code = &r; // the same code: judged at its best, never a candidate
+            continue;
+        }
+        s.cells.emplace(cell, &r);
     }
-    return b;
+    return s;
 }
 
-// The winner of one finding: the fastest at the pick's tolerance, when it beats the pick by
-// the dispatch-regret rule.
-struct Winner {
-    std::string cell;
-    std::int64_t index = -1;
-    double median_s = 0, speedup = 1, p_value = 1, threshold = 0;
-};
-std::optional<Winner> winner_of(const DispatchFinding& f) {
-    if (f.same_code)
-        return std::nullopt;
-    if (f.same_tolerance) { // the fastest passed only a looser tolerance than the pick's
-        const auto& s = *f.same_tolerance;
-        if (s.verdict != DispatchVerdict::Regret || s.fastest == f.resolved)
-            return std::nullopt;
-        return Winner{s.fastest, s.fastest_index, s.fastest_median_s,
-                      s.speedup, s.p_value,       s.threshold};
-    }
-    if (f.verdict != DispatchVerdict::Regret)
-        return std::nullopt;
-    return Winner{f.fastest, f.fastest_index, f.fastest_median_s,
-                  f.speedup, f.p_value,       f.threshold};
-}
-
-// Whether `cell` holds at `p` too, where another cell measured fastest: on every device of the
-// kind it beats the pick by the dispatch-regret rule, and the fastest does not beat it by the
-// same rule (the two are within noise of each other). A range then keeps one cell rather than
-// flipping between two tied ones at each size. The evidence: `cell` against the pick.
-std::optional<TuningEvidence> holds_at(const Report& report, const Point& p,
-                                       const std::string& cell) {
-    std::optional<TuningEvidence> out;
-    for (const ProfileRow* pick : p.picks) {
-        const auto b = beside(report, *pick, cell);
-        if (!b.cell || !b.fastest || b.cell == pick)
-            return std::nullopt;
-        const auto against_pick = judge_cells(*pick, *b.cell);
-        if (against_pick.verdict != DispatchVerdict::Regret ||
-            judge_cells(*b.cell, *b.fastest).verdict == DispatchVerdict::Regret)
-            return std::nullopt;
-        if (!out)
-            out = TuningEvidence{p.size,
-                                 b.cell->stats.median,
-                                 pick->stats.median,
-                                 against_pick.speedup,
-                                 against_pick.p_value,
-                                 against_pick.threshold,
-                                 std::min(runs_of(*pick), runs_of(*b.cell))};
-    }
-    return out;
+bool beats(const ProfileRow& slower, const ProfileRow& faster) {
+    return judge_cells(slower, faster).verdict == DispatchVerdict::Regret;
 }
 
 } // namespace
+
+bool tie_order(std::string_view device_kind, std::string_view variant, const std::string& a,
+               const std::string& b) {
+    std::vector<std::string> ladder;
+    try {
+        ladder = arch_ladder(device_kind);
+    } catch (const std::exception&) {
+        // a kind without a ladder: names alone
+    }
+    const auto rank = [&](const std::string& cell) {
+        for (std::size_t i = 0; i < ladder.size(); ++i)
+            if (cell == ladder[i] + "/" + std::string(variant))
+                return i;
+        return cell == "generic/reference" ? ladder.size() : ladder.size() + 1;
+    };
+    const auto ra = rank(a), rb = rank(b);
+    return ra != rb ? ra < rb : a < b;
+}
+
+SizeChoice choose_at(const std::vector<SizeObservation>& observations) {
+    SizeChoice c;
+    if (observations.empty() || !observations.front().pick || !observations.front().report) {
+        c.why = "nothing was measured";
+        return c;
+    }
+    const ProfileRow& first = *observations.front().pick;
+    c.pick = cell_of(first.spec);
+    c.overrides = {c.pick, first.spec.code};
+    std::vector<Seen> seen;
+    for (const auto& o : observations) {
+        if (!o.pick || !o.report) {
+            c.why = "an observation has no row";
+            return c;
+        }
+        if (cell_of(o.pick->spec) != c.pick) {
+            c.why = "the chain picks " + c.pick + " on " + where(observations.front()) + " but " +
+                    cell_of(o.pick->spec) + " on " + where(o);
+            c.notes.push_back(c.why + "; the chain's pick stays");
+            return c;
+        }
+        if (!(o.pick->spec.code == first.spec.code)) {
+            c.why = "the pick runs other code on " + where(o) + " (" + o.pick->spec.code.text() +
+                    ") than on " + where(observations.front()) + " (" + first.spec.code.text() +
+                    ")";
+            c.notes.push_back(c.why + "; the chain's pick stays");
+            return c;
+        }
+        seen.push_back(seen_at(o));
+    }
+
+    // The candidates: measured everywhere, with one code, beating the pick everywhere. A cell
+    // that beats it on some observations only is said, with where it does not.
+    std::set<std::string> cells;
+    for (const auto& s : seen)
+        for (const auto& [cell, row] : s.cells)
+            cells.insert(cell);
+    std::vector<std::string> candidates;
+    for (const auto& cell : cells) {
+        std::vector<std::string> beat, missing, not_beat;
+        const ProfileRow* one = nullptr;
+        bool one_code = true;
+        for (std::size_t i = 0; i < seen.size(); ++i) {
+            const auto it = seen[i].cells.find(cell);
+            if (it == seen[i].cells.end()) {
+                missing.push_back(where(observations[i]));
+                continue;
+            }
+            if (!one)
+                one = it->second;
+            else if (!(it->second->spec.code == one->spec.code))
+                one_code = false;
+            (beats(*seen[i].code, *it->second) ? beat : not_beat).push_back(where(observations[i]));
+        }
+        if (!one_code) {
+            if (!beat.empty())
+                c.notes.push_back(cell + " runs other code on some observations: not a candidate");
+            continue;
+        }
+        if (beat.size() == seen.size()) {
+            candidates.push_back(cell);
+        } else if (!beat.empty()) {
+            std::string note = cell + " beats " + c.pick + " on " + text::join(beat);
+            if (!not_beat.empty())
+                note += "; not on " + text::join(not_beat);
+            if (!missing.empty())
+                note += "; not measured on " + text::join(missing);
+            c.notes.push_back(note);
+        }
+    }
+    if (candidates.empty()) {
+        c.why = seen.size() == 1 ? "no cell beats the pick beyond the noise"
+                                 : "no cell beats the pick beyond the noise on every observation";
+        return c;
+    }
+
+    const auto worst = [&](const std::string& cell) {
+        double w = 1;
+        for (const auto& s : seen)
+            w = std::max(w, s.cells.at(cell)->stats.median / s.fastest);
+        return w;
+    };
+    const std::string& kind = first.spec.device_kind;
+    const std::string& variant = first.spec.variant;
+    std::string best = candidates.front();
+    double best_worst = worst(best);
+    for (const auto& cell : candidates)
+        if (const double w = worst(cell);
+            w < best_worst || (w == best_worst && tie_order(kind, variant, cell, best))) {
+            best = cell;
+            best_worst = w;
+        }
+    // The tie: the candidates that the best does not beat on every observation, nor they it
+    // (one observation's burst of noise does not break a tie; a gap every node measured does).
+    const auto beats_everywhere = [&](const std::string& slower, const std::string& faster) {
+        for (const auto& s : seen)
+            if (!beats(*s.cells.at(slower), *s.cells.at(faster)))
+                return false;
+        return true;
+    };
+    std::vector<std::string> tie{best};
+    for (const auto& cell : candidates)
+        if (cell != best && !beats_everywhere(cell, best) && !beats_everywhere(best, cell))
+            tie.push_back(cell);
+    std::sort(tie.begin(), tie.end(), [&](const std::string& a, const std::string& b) {
+        return tie_order(kind, variant, a, b);
+    });
+    c.chosen = tie.front();
+    c.tied.assign(tie.begin() + 1, tie.end());
+    c.chosen_cell = {c.chosen, seen.front().cells.at(c.chosen)->spec.code};
+    c.worst_regret = worst(c.chosen);
+    // The evidence: where the chosen cell beat the pick least.
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        const ProfileRow& row = *seen[i].cells.at(c.chosen);
+        const ProfileRow& code = *seen[i].code;
+        const auto j = judge_cells(code, row);
+        if (i == 0 || j.speedup < c.evidence.speedup) {
+            c.evidence = {first.spec.size,
+                          row.stats.median,
+                          code.stats.median,
+                          j.speedup,
+                          j.p_value,
+                          j.threshold,
+                          std::min(runs_of(code), runs_of(row))};
+            c.weakest = i;
+        }
+    }
+    return c;
+}
+
+TuneChoices tune_points(const std::vector<TunePoint>& points) {
+    TuneChoices out;
+    for (const auto& p : points) {
+        auto choice = choose_at(p.observations);
+        const std::string at = p.op + " " + p.size + " on " + p.device_kind + ": ";
+        for (const auto& n : choice.notes)
+            out.notes.push_back(at + n);
+        if (!choice.tied.empty())
+            out.notes.push_back(
+                at + choice.chosen + " and " + text::join(choice.tied) +
+                (p.observations.size() > 1 ? " tie (no gap between them held on every node)"
+                                           : " tie (within noise of each other)") +
+                "; " + choice.chosen + " is kept (a tie goes by the chain's order, then the name)");
+        out.choices.emplace_back(p, std::move(choice));
+    }
+
+    // (op, device kind, variant) -> the choices, by work.
+    std::map<std::tuple<std::string, std::string, std::string>,
+             std::vector<const std::pair<TunePoint, SizeChoice>*>>
+        groups;
+    for (const auto& pc : out.choices)
+        groups[{pc.first.op, pc.first.device_kind, pc.first.variant}].push_back(&pc);
+    for (auto& [key, ordered] : groups) {
+        std::stable_sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
+            return a->first.work < b->first.work;
+        });
+        for (std::size_t i = 0; i < ordered.size();) {
+            const SizeChoice& head = ordered[i]->second;
+            std::size_t j = i + 1;
+            if (head.chosen.empty()) {
+                i = j;
+                continue;
+            }
+            while (j < ordered.size() && ordered[j]->second.chosen == head.chosen &&
+                   ordered[j]->second.chosen_cell.code == head.chosen_cell.code &&
+                   ordered[j]->second.pick == head.pick &&
+                   ordered[j]->second.overrides.code == head.overrides.code)
+                ++j;
+            TuningEntry e;
+            e.op = std::get<0>(key);
+            e.device = std::get<1>(key);
+            e.variant = std::get<2>(key);
+            e.chosen = head.chosen_cell;
+            e.overrides = head.overrides;
+            e.min_work = ordered[i]->first.work;
+            e.max_work = ordered[j - 1]->first.work;
+            // The entry names the report behind its weakest promise.
+            double weakest = 0;
+            for (std::size_t k = i; k < j; ++k) {
+                const auto& [point, choice] = *ordered[k];
+                e.sizes.push_back(point.size);
+                e.evidence.push_back(choice.evidence);
+                if (k == i || choice.evidence.speedup < weakest) {
+                    weakest = choice.evidence.speedup;
+                    const auto& o = point.observations.at(choice.weakest);
+                    e.date = o.report->context.date;
+                    e.report = o.path;
+                }
+            }
+            out.entries.push_back(std::move(e));
+            i = j;
+        }
+    }
+    return out;
+}
 
 TuneResult tune_report(const Report& report, const std::string& report_path) {
     TuneResult out;
@@ -122,105 +290,40 @@ TuneResult tune_report(const Report& report, const std::string& report_path) {
     t.machine = report.context.fingerprint.machine;
     t.core_version = report.context.switchyard.version;
     t.created = report.context.date;
-    const std::string variant = report.context.settings.variant;
 
-    // (op, device kind) -> size -> point
-    std::map<std::pair<std::string, std::string>, std::map<std::string, Point>> points;
+    // One point per (op, device kind, variant, size), one observation per device of the kind.
+    std::vector<TunePoint> points;
+    std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> at;
     for (const auto& f : report.dispatch) {
-        const ProfileRow* pick = row_at(report, f.resolved_index);
-        if (!pick)
+        const ProfileRow* pick = nullptr;
+        for (const auto& r : report.rows)
+            if (r.spec.index == f.resolved_index)
+                pick = &r;
+        if (!pick || !usable(*pick))
             continue;
         const auto& spec = pick->spec;
-        TuneDecision d{f.op, f.device, f.size, f.resolved, f.resolved, f.verdict, f.message()};
-        const auto won = winner_of(f);
-        const ProfileRow* fastest = won ? row_at(report, won->index) : nullptr;
-        if (won && fastest)
-            d.winner = won->cell;
-        out.decisions.push_back(d);
-
-        Point p;
-        p.work = size_work(spec.dims);
-        p.size = spec.size;
-        p.pick = f.resolved;
-        p.winner = d.winner;
-        p.picks.push_back(pick);
-        if (won && fastest) {
-            p.chosen = {won->cell, fastest->spec.code};
-            p.overrides = {f.resolved, spec.code};
-            p.evidence = {spec.size,
-                          won->median_s,
-                          f.resolved_median_s,
-                          won->speedup,
-                          won->p_value,
-                          won->threshold,
-                          std::min(runs_of(*pick), runs_of(*fastest))};
-        }
-        auto& by_size = points[{spec.op, spec.device_kind}];
-        auto it = by_size.find(spec.size);
-        if (it == by_size.end()) {
-            by_size.emplace(spec.size, std::move(p));
-            continue;
-        }
-        it->second.picks.push_back(pick);
-        if (it->second.winner != p.winner) {
-            // Two devices of one kind disagree: that size keeps the chain's pick.
-            it->second.agreed = false;
-            out.notes.push_back(spec.op + " " + spec.size + " on " + spec.device_kind +
-                                ": the devices disagree (" + it->second.winner + " against " +
-                                p.winner + "); the chain's pick stays");
-        }
+        const auto key = std::make_tuple(spec.op, spec.device_kind, spec.variant, spec.size);
+        auto [it, fresh] = at.emplace(key, points.size());
+        if (fresh)
+            points.push_back(
+                {spec.op, spec.device_kind, spec.variant, spec.size, size_work(spec.dims), {}});
+        points[it->second].observations.push_back({"", report_path, &report, pick});
     }
     if (report.dispatch.empty())
         out.notes.push_back("the report has no dispatch findings: tune needs a run of every "
                             "variant (profile --all-variants), best repeated (--repeat 3)");
 
-    for (auto& [key, by_size] : points) {
-        std::vector<Point*> ordered;
-        for (auto& [size, p] : by_size)
-            ordered.push_back(&p);
-        std::sort(ordered.begin(), ordered.end(),
-                  [](const Point* a, const Point* b) { return a->work < b->work; });
-        // Runs of consecutive sizes where one cell beats the pick; each, an entry.
-        for (std::size_t i = 0; i < ordered.size();) {
-            const Point& first = *ordered[i];
-            std::size_t j = i + 1;
-            if (!first.agreed || first.winner == first.pick) {
-                i = j;
-                continue;
-            }
-            std::vector<TuningEvidence> evidence{first.evidence};
-            while (j < ordered.size() && ordered[j]->agreed && ordered[j]->pick == first.pick) {
-                const Point& next = *ordered[j];
-                if (next.winner == first.winner) {
-                    evidence.push_back(next.evidence);
-                } else if (auto held = holds_at(report, next, first.winner)) {
-                    evidence.push_back(*held);
-                    out.notes.push_back(key.first + " " + next.size + " on " + key.second + ": " +
-                                        next.winner +
-                                        " measured fastest, within noise "
-                                        "of " +
-                                        first.winner + ", which the range keeps");
-                } else {
-                    break;
-                }
-                ++j;
-            }
-            TuningEntry e;
-            e.op = key.first;
-            e.device = key.second;
-            e.variant = variant;
-            e.chosen = first.chosen;
-            e.overrides = first.overrides;
-            e.min_work = ordered[i]->work;
-            e.max_work = ordered[j - 1]->work;
-            for (std::size_t k = i; k < j; ++k)
-                e.sizes.push_back(ordered[k]->size);
-            e.evidence = std::move(evidence);
-            e.date = report.context.date;
-            e.report = report_path;
-            t.entries.push_back(std::move(e));
-            i = j;
-        }
+    auto chosen = tune_points(points);
+    t.entries = std::move(chosen.entries);
+    out.notes.insert(out.notes.end(), chosen.notes.begin(), chosen.notes.end());
+    for (const auto& f : report.dispatch) {
+        TuneDecision d{f.op, f.device, f.size, f.resolved, f.resolved, f.verdict, f.message()};
+        for (const auto& [point, choice] : chosen.choices)
+            if (point.op == f.op && point.size == f.size && !choice.chosen.empty())
+                for (const auto& o : point.observations)
+                    if (o.pick->spec.device == f.device)
+                        d.winner = choice.chosen;
+        out.decisions.push_back(std::move(d));
     }
     return out;
 }

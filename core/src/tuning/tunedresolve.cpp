@@ -127,33 +127,26 @@ Profiler::TunedPicker tuned_picker(BackendRegistry& registry, TuningSet tunings,
         };
 }
 
-nlohmann::json this_machine(DeviceRegistry& devices, std::string_view device_kind) {
-    std::vector<DeviceInfo> infos;
-    if (switchyard::device_kind(device_kind) != DeviceKind::Cpu)
-        for (const auto& d : devices.devices())
-            infos.push_back(d->info());
-    return machine_fingerprint(infos)["machine"];
+nlohmann::json this_machine() {
+    return machine_fingerprint()["machine"];
 }
 
-std::shared_ptr<std::vector<std::string>>
-follow_tunings(Profiler& profiler, BackendRegistry& registry, DeviceRegistry& devices) {
+std::shared_ptr<std::vector<std::string>> follow_tunings(Profiler& profiler,
+                                                         BackendRegistry& registry) {
     auto ignored = std::make_shared<std::vector<std::string>>();
     if (!profiler.settings().use_tuning)
         return ignored;
     auto set = load_tunings(tuning_paths());
     *ignored = set.problems;
-    auto machine_of = [&devices](const DeviceInfo& device) {
-        return this_machine(devices, device.kind);
-    };
+    auto machine_of = [machine = this_machine()](const DeviceInfo&) { return machine; };
     profiler.set_tuned_picker(
         tuned_picker(registry, std::move(set), profiler.settings().variant, machine_of, ignored));
     return ignored;
 }
 
-std::vector<TuningStanding> tuning_standings(BackendRegistry& registry, DeviceRegistry& devices,
-                                             const TuningSet& tunings) {
+std::vector<TuningStanding> tuning_standings(BackendRegistry& registry, const TuningSet& tunings) {
     std::vector<TuningStanding> out;
-    std::map<std::string, nlohmann::json> machines; // this machine as each device kind sees it
+    const auto machine = this_machine();
     for (const auto& t : tunings.tunings)
         for (const auto& e : t.entries) {
             TuningQuery q{e.op, e.device, e.variant};
@@ -169,10 +162,7 @@ std::vector<TuningStanding> tuning_standings(BackendRegistry& registry, DeviceRe
                     }
             } catch (const std::exception&) {
             }
-            auto [it, fresh] = machines.try_emplace(e.device);
-            if (fresh)
-                it->second = this_machine(devices, e.device);
-            q.machine = it->second;
+            q.machine = machine;
             TuningSet one;
             Tuning only = t;
             only.read_warnings.clear();

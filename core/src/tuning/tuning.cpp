@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/tuning/tuning.h>
 
+#include <switchyard/hardware/devicekind.h>
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/sdk/version.h>
@@ -281,9 +282,13 @@ TuningSet load_tunings(const std::vector<std::string>& paths) {
 std::string machine_id_for(const nlohmann::json& machine, std::string_view device_kind) {
     nlohmann::json part = machine.is_object() ? machine : nlohmann::json::object();
     auto gpus = nlohmann::json::array();
-    if (const auto it = part.find("gpus"); it != part.end() && it->is_array())
+    // The host's GPUs (entries with a "model"), for a device kind other than the CPU. Entries
+    // without one are the devices a run selected, as fingerprints before one identity per
+    // host recorded them: never part of the identity, so those files still match this host.
+    if (const auto it = part.find("gpus"); it != part.end() && it->is_array() &&
+                                           switchyard::device_kind(device_kind) != DeviceKind::Cpu)
         for (const auto& g : *it)
-            if (jsonread::text_or(g, "id").rfind(std::string(device_kind) + ":", 0) == 0)
+            if (g.is_object() && g.contains("model"))
                 gpus.push_back(g);
     part["gpus"] = std::move(gpus);
     return fingerprint_id(part);

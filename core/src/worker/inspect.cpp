@@ -3,6 +3,8 @@
 
 #include <switchyard/hardware/devicekind.h>
 #include <switchyard/hardware/deviceregistry.h>
+#include <switchyard/hardware/sdkjson.h>
+#include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/devicebackends.h>
@@ -252,6 +254,8 @@ InspectResult inspect_devices(const std::vector<std::string>& names, bool probe,
     protocol::InspectRequest asked;
     asked.devices = true;
     asked.probe = probe;
+    asked.ceiling_cache = options.ceiling_cache;
+    asked.ceiling_policy = options.ceiling_policy;
     return run_inspection(names, std::move(asked), options);
 }
 
@@ -451,18 +455,26 @@ int run_inspect_worker(const protocol::InspectRequest& request, int fd, BackendR
                     errors.emplace_back(kind, e.what()); // a runtime that fails lists nothing
                     continue;
                 }
+                std::optional<CeilingCache> cache;
+                if (!request.ceiling_cache.empty())
+                    cache.emplace(request.ceiling_cache);
                 for (const auto& d : found) {
                     if (!d)
                         continue;
+                    nlohmann::json set;
                     if (request.probe) {
                         detail::emit_line(fd, protocol::probing_message(kind, d->info().id));
                         try {
-                            d->prepare();
+                            set = prepare_device(*d, cache ? &*cache : nullptr,
+                                                 request.ceiling_policy);
                         } catch (const std::exception&) {
                             // Listed with the ceilings it has; profiling says why.
                         }
                     }
                     listed.push_back(d->info());
+                    // Where its figures came from: the kept set, or measured now.
+                    if (!set.is_null())
+                        listed.back().properties["ceiling_set"] = set.get<Value>();
                 }
             }
             detail::emit_line(fd, protocol::devices_message(listed, errors));

@@ -12,6 +12,17 @@ namespace switchyard::protocol {
 
 namespace {
 
+// A request's ceiling cache: {"folder", "fresh", "max_age_days"}.
+nlohmann::json ceiling_cache_json(const std::string& folder, const CeilingCachePolicy& policy) {
+    return {{"folder", folder}, {"fresh", policy.fresh}, {"max_age_days", policy.max_age_days}};
+}
+void read_ceiling_cache(const jsonread::Value& c, std::string& folder, CeilingCachePolicy& policy) {
+    c.expect(jsonread::Kind::Object);
+    folder = c.str("folder");
+    policy.fresh = c.boolean("fresh", false);
+    policy.max_age_days = c.num("max_age_days", kDefaultCeilingsMaxAgeDays);
+}
+
 constexpr std::array<std::pair<Event, std::string_view>, 7> kNames = {{
     {Event::Context, "context"},
     {Event::Plan, "plan"},
@@ -311,8 +322,11 @@ nlohmann::json to_json(const InspectRequest& r) {
             all.push_back(to_json(q));
         j["resolve_all"] = std::move(all);
     }
-    if (r.devices)
+    if (r.devices) {
         j["devices"] = {{"probe", r.probe}};
+        if (!r.ceiling_cache.empty())
+            j["devices"]["ceiling_cache"] = ceiling_cache_json(r.ceiling_cache, r.ceiling_policy);
+    }
     return j;
 }
 
@@ -342,6 +356,8 @@ InspectRequest inspect_request_from_json(const nlohmann::json& j) {
         devices->expect(jsonread::Kind::Object);
         r.devices = true;
         r.probe = devices->boolean("probe", false);
+        if (const auto c = devices->find("ceiling_cache"))
+            read_ceiling_cache(*c, r.ceiling_cache, r.ceiling_policy);
     }
     return r;
 }
@@ -429,6 +445,8 @@ nlohmann::json to_json(const ProfileRequest& request) {
     nlohmann::json j = {{"settings", request.settings.to_json()}, {"start", request.start}};
     if (request.peaks)
         j["peaks"] = request.peaks->to_json();
+    if (!request.ceiling_cache.empty())
+        j["ceiling_cache"] = ceiling_cache_json(request.ceiling_cache, request.ceiling_policy);
     return j;
 }
 
@@ -440,6 +458,8 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
     r.start = v.integer("start", 0, 0);
     if (const auto p = v.find("peaks"))
         r.peaks = CpuPeaks::from_json(p->raw());
+    if (const auto c = v.find("ceiling_cache"))
+        read_ceiling_cache(*c, r.ceiling_cache, r.ceiling_policy);
     return r;
 }
 

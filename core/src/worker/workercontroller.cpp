@@ -164,8 +164,12 @@ void WorkerController::handle_line(const std::string& line, RunState& state, Att
 }
 
 std::string WorkerController::worker_input(const RunState& state) const {
-    return protocol::to_json(protocol::ProfileRequest{m_options.settings, state.start, state.peaks})
-        .dump();
+    protocol::ProfileRequest request{m_options.settings, state.start, state.peaks};
+    if (m_options.ceiling_cache) {
+        request.ceiling_cache = m_options.ceiling_cache->folder();
+        request.ceiling_policy = m_options.ceiling_policy;
+    }
+    return protocol::to_json(request).dump();
 }
 
 // The silence allowed outside rows (each preparation step, planning, between rows).
@@ -419,16 +423,20 @@ CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
     return *ctx.cpu_peaks;
 }
 
-int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
-                       int fd, BackendRegistry& backends, DeviceRegistry& devices) {
+int run_profile_worker(const protocol::ProfileRequest& request, int fd, BackendRegistry& backends,
+                       DeviceRegistry& devices) {
+    const ProfileSettings& settings = request.settings;
+    const std::int64_t start = request.start;
     try {
-        if (const auto cpu = find_cpu_device(devices); cpu && peaks)
-            cpu->set_peaks(*peaks);
+        if (const auto cpu = find_cpu_device(devices); cpu && request.peaks)
+            cpu->set_peaks(*request.peaks);
         // Before the plan: one heartbeat per step (index -1), so a loaded machine that takes
         // minutes over its probes is not taken for a hung worker, and a hang names its step.
         // Inside a row, the row's own progress messages are the heartbeat.
         Profiler profiler(settings, backends, devices);
-        const auto tuning_ignored = follow_tunings(profiler, backends, devices);
+        if (!request.ceiling_cache.empty())
+            profiler.set_ceiling_cache(CeilingCache(request.ceiling_cache), request.ceiling_policy);
+        const auto tuning_ignored = follow_tunings(profiler, backends);
         std::vector<RowSpec> plan;
         std::optional<RunContext> context;
         std::optional<CpuPeaks> peaks_now;

@@ -55,9 +55,7 @@ int worker_main(WorkerMode mode, const WorkerHost& host) {
         (void)!::write(proto, line.data(), line.size());
         return 2;
     }
-    return run_profile_worker(request.settings, request.start,
-                              request.peaks ? &*request.peaks : nullptr, proto, host.backends,
-                              host.devices);
+    return run_profile_worker(request, proto, host.backends, host.devices);
 }
 
 } // namespace switchyard

@@ -4,6 +4,7 @@
 #include <switchyard/core_export.h>
 
 #include <switchyard/kernels/probes.h>
+#include <switchyard/sdk/device.h>
 
 #include <nlohmann/json.hpp>
 
@@ -67,6 +68,32 @@ struct SWITCHYARD_CORE_EXPORT CeilingSetChoice {
     CeilingSetOrigin origin;       // this process's (what a stored set is keyed by)
 };
 
+/// What a device other than the CPU measured in its prepare() (sdk/device.h's PreparedState:
+/// its peaks, ceilings and sweep), kept like the CPU's ceilings: for the same host, core and
+/// kernel (`origin`, as the CPU's) and the same device identity (its runtime, device and
+/// driver).
+struct SWITCHYARD_CORE_EXPORT CachedDeviceCeilings {
+    CeilingSetOrigin origin;
+    std::string identity;           // PreparedState::prepared_identity()
+    std::int64_t measured_unix = 0; // seconds since the epoch
+    std::string measured;           // the same, ISO 8601 UTC
+    DeviceInfo prepared;            // the device's info() after prepare()
+    /// {"format": "switchyard.device-ceilings", "format_version": 1, "origin", "identity",
+    ///  "measured", "measured_unix", "device"}
+    nlohmann::json to_json() const;
+    static CachedDeviceCeilings from_json(const nlohmann::json& j); // throws std::runtime_error
+};
+
+/// A device's figures for a run: the cached ones it adopts, or why it measures them, and what
+/// the report records (`context.ceiling_set.devices[<id>]`).
+struct SWITCHYARD_CORE_EXPORT DeviceCeilingChoice {
+    std::optional<DeviceInfo> prepared; // set: the device adopts these instead of probing
+    nlohmann::json set;
+    bool store = false; // the device measures; keep what it measured
+    CeilingSetOrigin origin;
+    std::string identity;
+};
+
 /// Measured CPU ceilings kept between runs, one file per host and machine in `folder`
 /// (`ceilings-<host>-<machine_id>.json`; a shared home folder holds each node's). The
 /// front ends get theirs from the composition root (runtime.h, default_ceiling_cache()),
@@ -88,9 +115,27 @@ public:
     /// where ("stored") or why not ("store_error"). Never throws.
     void record(CeilingSetChoice& choice, const CpuPeaks& peaks, std::int64_t now_unix) const;
 
+    /// The file a device's figures measured at `origin` are kept in
+    /// (`device-<host>-<hash of the machine and the identity>.json`).
+    std::string file_for_device(const CeilingSetOrigin& origin, const std::string& identity) const;
+    /// As choose(), for a device of `identity` (PreparedState::prepared_identity()).
+    DeviceCeilingChoice choose_device(const std::string& identity, const CeilingCachePolicy& policy,
+                                      std::int64_t now_unix) const;
+    /// As record(), for what a device measured (its info() after prepare()).
+    void record_device(DeviceCeilingChoice& choice, const DeviceInfo& prepared,
+                       std::int64_t now_unix) const;
+
 private:
     std::string m_folder;
 };
+
+/// Prepares a device other than the CPU through `cache` (nullptr: no cache): a device that
+/// keeps its figures (PreparedState) adopts a cached set of its identity, or measures and the
+/// set is kept; any other device just prepares. Returns what the report records for it in
+/// `context.ceiling_set.devices[<id>]` ({"source": "cache" | "measured", ...}; null for a
+/// device that keeps nothing). Idempotent per device, like prepare().
+SWITCHYARD_CORE_EXPORT nlohmann::json prepare_device(Device& device, const CeilingCache* cache,
+                                                     const CeilingCachePolicy& policy);
 
 /// The choice of a run without a cache (SWITCHYARD_CEILINGS_CACHE=off): it measures.
 SWITCHYARD_CORE_EXPORT CeilingSetChoice uncached_ceiling_choice(const std::string& why);

@@ -4,6 +4,7 @@
 #include <switchyard/core_export.h>
 
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/profiling/profilerow.h>
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/sdk/device.h>
@@ -58,6 +59,17 @@ public:
         const OpInfo& op, const Dims& dims, const DeviceInfo& device, const KernelCell& pick)>;
     void set_tuned_picker(TunedPicker picker) { m_tuned_picker = std::move(picker); }
 
+    /// Where the devices other than the CPU keep what their prepare() measured between runs
+    /// (prepare_device()); without one they measure every run. The CPU's ceilings are given
+    /// to its device by the front end (CpuDevice::set_peaks()).
+    void set_ceiling_cache(std::optional<CeilingCache> cache, CeilingCachePolicy policy = {}) {
+        m_ceiling_cache = std::move(cache);
+        m_ceiling_policy = policy;
+    }
+    /// What prepare_device() said of each device prepared so far, by id (RunContext's
+    /// device_ceiling_sets).
+    std::map<std::string, nlohmann::json> device_ceiling_sets() const;
+
     /// Every row of the run, in order. Loads the backend registry first. Throws
     /// std::invalid_argument for an unknown op, device or malformed size (with suggestions).
     std::vector<RowSpec> plan() const;
@@ -82,6 +94,8 @@ private:
     // run_row without the catch: fills `row` (spec set) or throws.
     void measure(ProfileRow& row, const Progress& progress);
     const Workload& workload(const std::string& op, const Dims& dims, const Progress& progress);
+    // prepare() of a device, through the ceiling cache for one other than the CPU.
+    void prepare(Device& device) const;
 
     ProfileSettings m_settings;
     TunedPicker m_tuned_picker;
@@ -90,6 +104,10 @@ private:
     std::unique_ptr<Workload> m_workload; // the last (op, dims): consecutive rows share it
     std::string m_workload_key;
     int m_reprobes = 0; // CPU ceilings re-measured after a row read above them (kMaxReprobes)
+    std::optional<CeilingCache> m_ceiling_cache;
+    CeilingCachePolicy m_ceiling_policy;
+    // By device id, every device prepared through prepare() (null: it keeps nothing).
+    mutable std::map<std::string, nlohmann::json> m_device_sets;
 };
 
 /// A row may read up to this fraction of its ceiling before it is flagged: measured

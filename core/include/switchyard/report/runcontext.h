@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,6 +83,9 @@ struct SWITCHYARD_CORE_EXPORT RunContext {
     /// Which set of CPU ceilings the run used and why (profiling/ceilingcache.h writes it; its
     /// own schema, read by ceiling_set_note()). Null when none was chosen.
     nlohmann::json ceiling_set;
+    /// Which set of each other device's figures it used (profiling/ceilingcache.h,
+    /// prepare_device()), by device id. JSON: `ceiling_set.devices`, beside the CPU's.
+    std::map<std::string, nlohmann::json> device_ceiling_sets;
     int repeat = 0; // profile --repeat passes (0: not repeated)
     std::optional<CeilingsProvenance> ceilings_from;
     nlohmann::json extra = nlohmann::json::object(); // keys this core does not know

@@ -10,6 +10,8 @@
 #include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/registry/backendregistry.h>
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <vector>
 
@@ -17,6 +19,7 @@ namespace switchyard {
 
 struct DoctorReport;
 struct InspectResult;
+struct InspectOptions;
 
 /// The built-in backends ("cpu"), in one explicit function (not static initialisation).
 SWITCHYARD_CORE_EXPORT std::vector<BackendSpec> builtin_backends();
@@ -55,5 +58,16 @@ SWITCHYARD_CORE_EXPORT std::optional<CeilingCache> default_ceiling_cache();
 /// default of `profile --ceilings-max-age`. Throws std::invalid_argument naming the variable
 /// when it is not a number of days (0 or more).
 SWITCHYARD_CORE_EXPORT double default_ceilings_max_age_days();
+
+/// The devices' measured figures for a front end that lists them (`hardware`, `doctor
+/// --probe`), kept between runs as a profile keeps them: the CPU device of `devices` takes
+/// its ceilings from default_ceiling_cache() (or measures and keeps them there), and
+/// `inspect` is set so that the inspection worker's devices keep theirs there too
+/// (prepare_device()). `policy`: SWITCHYARD_CEILINGS_MAX_AGE's age limit unless given.
+/// Returns the CPU's set as a report's context.ceiling_set records it (null without a CPU
+/// device). Throws std::invalid_argument for a bad SWITCHYARD_CEILINGS_MAX_AGE.
+SWITCHYARD_CORE_EXPORT nlohmann::json
+prepare_with_ceiling_cache(DeviceRegistry& devices, InspectOptions& inspect,
+                           std::optional<CeilingCachePolicy> policy = std::nullopt);
 
 } // namespace switchyard

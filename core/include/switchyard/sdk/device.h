@@ -119,6 +119,24 @@ public:
     virtual std::string sample_clock_method() const = 0;
 };
 
+/// Optional: a device whose prepare() measures figures that outlive the run (its ceilings'
+/// probes and sweeps), so that the host can keep them between runs and hand them back, as it
+/// does the CPU's. Found by dynamic_cast, like BufferViews: a device without it is prepared
+/// every run.
+class SWITCHYARD_CORE_EXPORT PreparedState {
+public:
+    virtual ~PreparedState() = default;
+    /// What the measured figures depend on besides the host and the core: the runtime, the
+    /// device and its driver ("OpenCL | Portable Computing Language | pthread-haswell-AMD EPYC
+    /// | 5.0+debian"). Kept figures are used only for the same identity; "" keeps nothing.
+    /// Cheap: no probing.
+    virtual std::string prepared_identity() const = 0;
+    /// What an earlier prepare() of a device with the same identity measured (that device's
+    /// info() after it). prepare() then measures nothing and info() holds these figures.
+    /// Called before prepare(); once prepare() ran it changes nothing.
+    virtual void adopt_prepared(const DeviceInfo& measured) = 0;
+};
+
 /// The seam device backends plug into: enumerates the devices of one kind.
 class SWITCHYARD_CORE_EXPORT DeviceProvider {
 public:

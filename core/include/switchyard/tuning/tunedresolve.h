@@ -71,12 +71,10 @@ tuned_picker(BackendRegistry& registry, TuningSet tunings, std::string variant,
              std::function<nlohmann::json(const DeviceInfo&)> machine_of,
              std::shared_ptr<std::vector<std::string>> ignored = {});
 
-/// This machine as a tuning for `device_kind` sees it: the fingerprint's machine part
-/// (profiling/fingerprint.h) with the devices of `devices` for a GPU kind, none for "cpu"
-/// (listing them would cost a CPU query a device backend's load). What TuningQuery::machine
-/// holds.
-SWITCHYARD_CORE_EXPORT nlohmann::json this_machine(DeviceRegistry& devices,
-                                                   std::string_view device_kind);
+/// This machine as a tuning sees it: the fingerprint's machine part (profiling/fingerprint.h:
+/// the host's CPU and GPUs, no device backend loaded; machine_id_for() takes the part a device
+/// kind needs). What TuningQuery::machine holds.
+SWITCHYARD_CORE_EXPORT nlohmann::json this_machine();
 
 /// One entry of the tuning files as it stands on this machine, sizes aside.
 struct SWITCHYARD_CORE_EXPORT TuningStanding {
@@ -87,16 +85,15 @@ struct SWITCHYARD_CORE_EXPORT TuningStanding {
 };
 
 /// Every entry of `tunings`, judged as decide_tuning() judges it at the smallest size of its
-/// range, against the chain's pick as far as the manifests tell (no plugin is loaded), this
-/// machine seen through `devices` (this_machine(), once per device kind). What `matrix`
-/// marks and `doctor` warns of.
-SWITCHYARD_CORE_EXPORT std::vector<TuningStanding>
-tuning_standings(BackendRegistry& registry, DeviceRegistry& devices, const TuningSet& tunings);
+/// range, against the chain's pick as far as the manifests tell (no plugin is loaded), on
+/// this machine (this_machine()). What `matrix` marks and `doctor` warns of.
+SWITCHYARD_CORE_EXPORT std::vector<TuningStanding> tuning_standings(BackendRegistry& registry,
+                                                                    const TuningSet& tunings);
 
 /// Makes `profiler` follow the tuning files (tuning_paths()) where its settings ask for it
-/// (ProfileSettings::use_tuning), this machine seen through `devices`. Returns the entries
+/// (ProfileSettings::use_tuning), on this machine (this_machine()). Returns the entries
 /// ignored while planning, and why (filled as plan() runs): the run's context says them.
 SWITCHYARD_CORE_EXPORT std::shared_ptr<std::vector<std::string>>
-follow_tunings(Profiler& profiler, BackendRegistry& registry, DeviceRegistry& devices);
+follow_tunings(Profiler& profiler, BackendRegistry& registry);
 
 } // namespace switchyard

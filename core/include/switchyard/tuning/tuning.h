@@ -111,9 +111,10 @@ struct SWITCHYARD_CORE_EXPORT TuningSet {
 SWITCHYARD_CORE_EXPORT TuningSet load_tunings(const std::vector<std::string>& paths);
 
 /// The identity of a machine as a tuning for `device_kind` needs it: the fingerprint id
-/// (profiling/fingerprint.h) of the machine part with only the GPUs of that kind (none for
-/// "cpu"). A CPU tuning then still applies after an OpenCL device was added, and a run over
-/// some devices matches a resolution that sees them all.
+/// (profiling/fingerprint.h) of the machine part, with the host's GPUs for a device kind
+/// other than "cpu" and none for the CPU, whose tuning then still applies after a GPU was
+/// added. A fingerprint written before one identity per host (its "gpus" the devices a run
+/// selected, without "model") is read without them, so its tunings still apply here.
 SWITCHYARD_CORE_EXPORT std::string machine_id_for(const nlohmann::json& machine,
                                                   std::string_view device_kind);
 

@@ -23,6 +23,7 @@
 // asked for or reached, is announced ("loading") before the plugin's code runs, so a load
 // that ends the worker is blamed on its plugin.
 
+#include <switchyard/profiling/ceilingcache.h>
 #include <switchyard/registry/backendcause.h>
 #include <switchyard/registry/backendregistry.h>
 #include <switchyard/registry/fallback.h>
@@ -57,6 +58,10 @@ struct SWITCHYARD_CORE_EXPORT InspectOptions {
     /// The plugin folders the worker discovers, exactly (request key "plugin_dirs"); empty:
     /// the worker's default search path. The GUI passes its own path.
     std::vector<std::string> plugin_dirs;
+    /// Where the probed devices keep their figures between runs (profiling/ceilingcache.h;
+    /// "" none: they measure every time), and when a kept set is used.
+    std::string ceiling_cache;
+    CeilingCachePolicy ceiling_policy;
 };
 
 /// What the worker reported: one entry per backend it described, the loads that ended a

@@ -68,6 +68,10 @@ struct SWITCHYARD_CORE_EXPORT ProfileRequest {
     ProfileSettings settings;
     std::int64_t start = 0;        // the first row of the plan to run
     std::optional<CpuPeaks> peaks; // the run's CPU ceilings (every worker shares them)
+    /// The folder the other devices keep their measured figures in (profiling/ceilingcache.h);
+    /// "" for none. JSON "ceiling_cache" {"folder", "fresh", "max_age_days"}, absent for none.
+    std::string ceiling_cache;
+    CeilingCachePolicy ceiling_policy;
 };
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const ProfileRequest& request);
 /// Throws std::runtime_error naming the key path when malformed.
@@ -129,6 +133,9 @@ struct SWITCHYARD_CORE_EXPORT InspectRequest {
     std::vector<ResolveRequest> resolve_all; // chains whose errors are messages of their own
     bool devices = false;                    // list the devices (after the loads)
     bool probe = false;                      // ... measuring their ceilings
+    /// Where the devices keep what their probes measured ("" none), as ProfileRequest's.
+    std::string ceiling_cache;
+    CeilingCachePolicy ceiling_policy;
 };
 
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const InspectRequest& request);

@@ -27,7 +27,8 @@ class BackendRegistry;
 class DeviceRegistry;
 namespace protocol {
 struct Message;
-}
+struct ProfileRequest;
+} // namespace protocol
 
 /// The run could not go on: no worker starts, or it fails before planning. A usage
 /// problem in the settings (unknown op, bad size) is a WorkerUsageError.
@@ -129,12 +130,11 @@ private:
 SWITCHYARD_CORE_EXPORT CpuPeaks reusable_cpu_peaks(const Report& earlier,
                                                    const std::string& origin);
 
-/// The worker side: plans, then runs rows from `start` on, writing the protocol to `fd`.
-/// `peaks` (when set) are given to `devices`' CPU device instead of probing, so every worker
-/// of a run shares them.
-/// Returns the process exit code (0 done, 2 bad settings).
-SWITCHYARD_CORE_EXPORT int run_profile_worker(const ProfileSettings& settings, std::int64_t start,
-                                              const CpuPeaks* peaks, int fd,
+/// The worker side: plans, then runs rows from `request.start` on, writing the protocol to
+/// `fd`. `request.peaks` (when set) are given to `devices`' CPU device instead of probing, so
+/// every worker of a run shares them; the other devices keep their figures in
+/// `request.ceiling_cache` (when set). Returns the process exit code (0 done, 2 bad settings).
+SWITCHYARD_CORE_EXPORT int run_profile_worker(const protocol::ProfileRequest& request, int fd,
                                               BackendRegistry& backends, DeviceRegistry& devices);
 
 /// Ends every worker this process has running (profile and inspection workers) and
