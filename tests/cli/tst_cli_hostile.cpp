@@ -318,9 +318,9 @@ private slots:
         Elf64_Ehdr eh;
         std::memcpy(&eh, library.constData(), sizeof eh);
         const QByteArray cut = library.left(qsizetype(eh.e_phoff + eh.e_phnum * eh.e_phentsize));
-        for (const auto& [name, bytes] : {std::pair{QByteArray("newer-gcc"), glibcxx},
-                                          std::pair{QByteArray("foreign"), aarch64},
-                                          std::pair{QByteArray("cut"), cut}}) {
+        for (const auto& [name, bytes] :
+             {std::pair{QByteArray("newer-gcc"), glibcxx},
+              std::pair{QByteArray("foreign"), aarch64}, std::pair{QByteArray("cut"), cut}}) {
             QVERIFY(writeFile(d + "/lib" + name + ".so", bytes));
             QVERIFY(writeFile(d + "/" + name + ".plugin.json",
                               manifest(name, "\"capabilities\": {\"contract_version\": 1}")));

@@ -67,8 +67,8 @@ class TestLoadSim : public QObject {
     QTemporaryDir m_dir;
 
 private slots:
-    // The needs_version, truncated and static_tls fixtures on the plugin path of the process-wide registry, before its
-    // first use.
+    // The needs_version, truncated and static_tls fixtures on the plugin path of the process-wide
+    // registry, before its first use.
     void initTestCase() {
         qputenv("SWITCHYARD_PLUGIN_PATH",
                 (kPlugins + "/needs_version:" + kPlugins + "/truncated:" + kPlugins + "/static_tls")
@@ -104,10 +104,9 @@ private slots:
         QTest::newRow("big-endian") << patchedCopy(good, m_dir.filePath("libmsb.so"),
                                                    [](std::string& b) { b[EI_DATA] = ELFDATA2MSB; })
                                     << "wrong_architecture";
-        QTest::newRow("freebsd") << patchedCopy(good, m_dir.filePath("libfreebsd.so"),
-                                                [](std::string& b) {
-                                                    b[EI_OSABI] = ELFOSABI_FREEBSD;
-                                                })
+        QTest::newRow("freebsd") << patchedCopy(
+                                        good, m_dir.filePath("libfreebsd.so"),
+                                        [](std::string& b) { b[EI_OSABI] = ELFOSABI_FREEBSD; })
                                  << "wrong_architecture";
         // ELF for this machine, but no shared library the loader maps.
         QTest::newRow("ident version") << patchedCopy(good, m_dir.filePath("libident.so"),
@@ -131,10 +130,9 @@ private slots:
                                b.resize(eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr) + 64);
                            })
             << "library_truncated";
-        QTest::newRow("cut in its header")
-            << patchedCopy(good, m_dir.filePath("libcut40.so"),
-                           [](std::string& b) { b.resize(40); })
-            << "library_truncated";
+        QTest::newRow("cut in its header") << patchedCopy(good, m_dir.filePath("libcut40.so"),
+                                                          [](std::string& b) { b.resize(40); })
+                                           << "library_truncated";
         // Not ELF: short ("file too short") and long ("invalid ELF header").
         QTest::newRow("short text") << patchedCopy(good, m_dir.filePath("libshorttext.so"),
                                                    [](std::string& b) { b = "INPUT(libc.so.6)\n"; })
@@ -144,9 +142,8 @@ private slots:
                            [](std::string& b) { b = std::string(200, 'x') + "\n"; })
             << "library_not_elf";
         // More initial-exec TLS than the static TLS block has left.
-        QTest::newRow("static_tls")
-            << fixtureLibrary("static_tls", "switchyard-fixture-static-tls")
-            << "static_tls_exhausted";
+        QTest::newRow("static_tls") << fixtureLibrary("static_tls", "switchyard-fixture-static-tls")
+                                    << "static_tls_exhausted";
         // The GLIBCXX case of the report: one version need renamed to one the system's
         // libstdc++ does not define (a plugin built with a newer GCC).
         QTest::newRow("glibcxx") << patchedCopy(good, m_dir.filePath("libglibcxx.so"),

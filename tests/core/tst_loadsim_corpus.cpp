@@ -227,9 +227,9 @@ class TestLoadSimCorpus : public QObject {
             mutant("mutant: text file", base, "text", [&](std::string& b) {
                 // Half short ("file too short"), half long ("invalid ELF header").
                 const auto name = fs::path(base).filename().string();
-                b = made["mutant: text file"] % 2 ? "INPUT(" + name + ")\n"
-                                                  : "This text file is named as the library " +
-                                                        name + ", which it is not.\n";
+                b = made["mutant: text file"] % 2
+                        ? "INPUT(" + name + ")\n"
+                        : "This text file is named as the library " + name + ", which it is not.\n";
                 return true;
             });
         }
@@ -255,7 +255,8 @@ private slots:
             for (auto& f : shared_objects(multiarch / qtdir, true))
                 qt.push_back(std::move(f));
         if (python.empty())
-            m_notes << QStringLiteral("no Python extension modules (/usr/lib/python3*/lib-dynload)");
+            m_notes << QStringLiteral(
+                "no Python extension modules (/usr/lib/python3*/lib-dynload)");
         if (qt.empty())
             m_notes << QStringLiteral("no Qt plugins (%1/qt6/plugins, qt5/plugins)")
                            .arg(QString::fromStdString(multiarch.string()));
@@ -352,10 +353,9 @@ private slots:
         QVERIFY2(disagreements.isEmpty(), qPrintable(disagreements.join(QLatin1Char('\n'))));
         // Every kind of mutation was made (a machine whose libraries give none would test
         // less than it says).
-        for (const char* kind :
-             {"mutant: symbol version renamed", "mutant: undefined symbol renamed",
-              "mutant: e_machine aarch64", "mutant: class ELF32", "mutant: cut to 40 %",
-              "mutant: text file"})
+        for (const char* kind : {"mutant: symbol version renamed",
+                                 "mutant: undefined symbol renamed", "mutant: e_machine aarch64",
+                                 "mutant: class ELF32", "mutant: cut to 40 %", "mutant: text file"})
             QVERIFY2(tally[kind].count == kMutants, kind);
     }
 };

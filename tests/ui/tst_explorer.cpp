@@ -383,10 +383,10 @@ private slots:
         b.library_report = foreign;
         deps.setBackend(&b);
         QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "FAILS TO LOAD"));
-        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::WhereColumn,
-                             "built for aarch64 (ELF64)"));
-        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn,
-                             "not read by the loader"));
+        QVERIFY(
+            treeContains(&deps, {}, ui::DependencyModel::WhereColumn, "built for aarch64 (ELF64)"));
+        QVERIFY(
+            treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "not read by the loader"));
         QVERIFY(!treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "NOT FOUND"));
         deps.setBackend(nullptr);
         QCOMPARE(deps.rowCount(), 0);

@@ -103,8 +103,9 @@ void DependencyModel::setBackend(const BackendInfo* info) {
             // Refused itself: the loader never reads its DT_NEEDED entries, so none is shown
             // as missing.
             if (!r.dependencies_read)
-                addNode(lib, {tr("Dependencies (DT_NEEDED)"), tr("not read by the loader"),
-                              tr("the loader refuses the library itself first")},
+                addNode(lib,
+                        {tr("Dependencies (DT_NEEDED)"), tr("not read by the loader"),
+                         tr("the loader refuses the library itself first")},
                         {{SortRole, QString()}});
             // Each object's node, so a dependency of a dependency nests under it.
             std::map<std::string, int> nodeOf{{r.library, lib}};

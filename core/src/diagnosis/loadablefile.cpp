@@ -105,8 +105,7 @@ std::optional<LoadProblem> check_loadable_file(const std::string& path) {
     };
     auto foreign = [&](std::string what) {
         return problem(BackendCause::WrongArchitecture, what,
-                       "is built for " + what + "; this machine runs " +
-                           diagnosis::process_kind() +
+                       "is built for " + what + "; this machine runs " + diagnosis::process_kind() +
                            ", so the loader refuses it before reading any dependency");
     };
 
@@ -134,12 +133,11 @@ std::optional<LoadProblem> check_loadable_file(const std::string& path) {
     // "invalid ELF header"
     if (!magic)
         return problem(BackendCause::LibraryNotElf,
-                       "a file that begins with \"" + printable_start(raw, std::size_t(got)) +
-                           "\"",
+                       "a file that begins with \"" + printable_start(raw, std::size_t(got)) + "\"",
                        "is not an ELF file: it begins with \"" +
                            printable_start(raw, std::size_t(got)) + "\"");
-    const int machine = raw[EI_DATA] == ELFDATA2MSB ? (raw[18] << 8) | raw[19]
-                                                    : raw[18] | (raw[19] << 8);
+    const int machine =
+        raw[EI_DATA] == ELFDATA2MSB ? (raw[18] << 8) | raw[19] : raw[18] | (raw[19] << 8);
     const std::string kind =
         diagnosis::machine_name(machine) + " (" + diagnosis::class_name(raw[EI_CLASS]);
     // "wrong ELF class: ELFCLASS32"
@@ -147,8 +145,7 @@ std::optional<LoadProblem> check_loadable_file(const std::string& path) {
         return foreign(kind + ")");
     // "ELF file data encoding not little-endian"
     if (raw[EI_DATA] != kProcessData)
-        return foreign(kind + ", " + (raw[EI_DATA] == ELFDATA2MSB ? "big" : "little") +
-                       "-endian)");
+        return foreign(kind + ", " + (raw[EI_DATA] == ELFDATA2MSB ? "big" : "little") + "-endian)");
     // "ELF file version ident does not match current one"
     if (raw[EI_VERSION] != EV_CURRENT)
         return not_loadable("an ELF file with a damaged header (identification version " +

@@ -469,11 +469,10 @@ LoadSimulation simulate_load(const ElfDependencyReport& report) {
             LoadProblem p;
             p.cause = BackendCause::StaticTlsExhausted;
             p.object = path;
-            p.missing = loadsim_detail::grouped(tables->tls_memsz) +
-                        " bytes of static TLS for " + path + " (" +
-                        loadsim_detail::grouped(left) + " left)";
-            const std::size_t tunable = ((tables->tls_memsz + tables->tls_align + 512 + 1023) /
-                                         1024) * 1024;
+            p.missing = loadsim_detail::grouped(tables->tls_memsz) + " bytes of static TLS for " +
+                        path + " (" + loadsim_detail::grouped(left) + " left)";
+            const std::size_t tunable =
+                ((tables->tls_memsz + tables->tls_align + 512 + 1023) / 1024) * 1024;
             p.message = path + " uses initial-exec TLS (DF_STATIC_TLS): it needs " +
                         loadsim_detail::grouped(tables->tls_memsz) +
                         " bytes of the static TLS block, and " +

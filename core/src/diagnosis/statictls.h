@@ -15,11 +15,11 @@ namespace switchyard::diagnosis {
 constexpr std::size_t kDefaultStaticTlsSurplus = 1664;
 
 struct StaticTlsBlock {
-    bool measured = false;  // false: only the default surplus is judged
-    std::size_t size = 0;   // dl_tls_static_size (the TCB included)
-    std::size_t align = 0;  // dl_tls_static_align
-    std::size_t used = 0;   // dl_tls_static_used
-    std::size_t tcb = 0;    // TLS_TCB_SIZE
+    bool measured = false; // false: only the default surplus is judged
+    std::size_t size = 0;  // dl_tls_static_size (the TCB included)
+    std::size_t align = 0; // dl_tls_static_align
+    std::size_t used = 0;  // dl_tls_static_used
+    std::size_t tcb = 0;   // TLS_TCB_SIZE
 
     /// What _dl_try_allocate_static_tls(map, false) (elf/dl-reloc.c) does with a TLS segment
     /// of `memsz` bytes aligned to `align` whose image starts at `vaddr`: true with `used`

@@ -102,7 +102,8 @@ constexpr CauseEntry kCauses[] = {
      "the OpenCL ICD file names {missing}, which the ICD loader cannot load",
      "Install the vendor's OpenCL runtime package that provides the library, or remove the "
      "stale .icd file"},
-    {C::LibraryTruncated, "library_truncated", S::Error, "its library {library} is cut off: {missing}",
+    {C::LibraryTruncated, "library_truncated", S::Error,
+     "its library {library} is cut off: {missing}",
      "The file is shorter than its headers say: the copy or download was cut; reinstall the "
      "plugin"},
     {C::LibraryNotLoadable, "library_not_loadable", S::Error,

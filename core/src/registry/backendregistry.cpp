@@ -623,8 +623,7 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
              cause == BackendCause::LibraryLoadFailed ||
              cause == BackendCause::LibraryDependencyMissing ||
              cause == BackendCause::LibraryNotElf || cause == BackendCause::LibraryNotLoadable ||
-             cause == BackendCause::LibraryTruncated ||
-             cause == BackendCause::StaticTlsExhausted))
+             cause == BackendCause::LibraryTruncated || cause == BackendCause::StaticTlsExhausted))
             text += " [the static load simulation predicted " +
                     (predicted == BackendCause::None ? std::string("that it loads")
                                                      : std::string(to_string(predicted))) +
