@@ -50,15 +50,6 @@ QString patchedCopy(const QString& from, const QString& to, void (*patch)(std::s
     return to;
 }
 
-// The machine's x86-64 level before any SWITCHYARD_MAX_ISA cap (what the loader judges).
-int uncappedLevel() {
-    int level = 1;
-    for (const auto& l : cpu_isa_cap().detected)
-        if (l.rfind("x86-64-v", 0) == 0)
-            level = std::max(level, std::atoi(l.c_str() + 8));
-    return level;
-}
-
 } // namespace
 
 class TestLoadSim : public QObject {
@@ -173,7 +164,7 @@ private slots:
         // level, the tool's own refusal is the truth (the loader would run it).
         auto [truth, message] = test::real_load(library.toStdString());
         if (predicted == BackendCause::IsaUnsupported && truth == BackendCause::None &&
-            report.isa_level_needed <= uncappedLevel()) {
+            report.isa_level_needed <= test::uncapped_isa_level()) {
             truth = BackendCause::IsaUnsupported;
             message = "refused by the tool: SWITCHYARD_MAX_ISA=" + cpu_isa_cap().level;
         }

@@ -314,8 +314,13 @@ private slots:
             const auto [predicted, why] = predict_load_failure(report);
             predicting_ns += step.nsecsElapsed();
             step.restart();
-            const auto truth = test::real_load(c.path);
+            auto truth = test::real_load(c.path);
             loading_ns += step.nsecsElapsed();
+            // Where only SWITCHYARD_MAX_ISA stops below a library's x86-64 level, the tool's own
+            // refusal is the truth (the loader, judging the CPU, would load it).
+            if (predicted == BackendCause::IsaUnsupported && truth.cause == BackendCause::None &&
+                report.isa_level_needed <= test::uncapped_isa_level())
+                truth = {BackendCause::IsaUnsupported, "refused by the tool: SWITCHYARD_MAX_ISA"};
             if (!tally.count(c.kind))
                 order.push_back(c.kind);
             auto& t = tally[c.kind];

@@ -7,6 +7,7 @@
 // message classified the way the plugin loader classifies it.
 
 #include <switchyard/diagnosis/loadsim.h>
+#include <switchyard/hardware/isa.h>
 #include <switchyard/sdk/errors.h>
 
 #include <dlfcn.h>
@@ -14,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -81,6 +84,17 @@ inline RealLoad real_load(const std::string& path, unsigned timeout_s = 10) {
     if (message.find("cannot open shared object file") != std::string::npos)
         return {BackendCause::LibraryDependencyMissing, message};
     return {BackendCause::LibraryLoadFailed, message};
+}
+
+/// The machine's x86-64 level before any SWITCHYARD_MAX_ISA cap: what the loader judges a
+/// library's GNU_PROPERTY_X86_ISA_1_NEEDED against. Where only the cap stops below a library's
+/// level, the tool's own refusal (isa_unsupported) is the truth, not the loader's.
+inline int uncapped_isa_level() {
+    int level = 1;
+    for (const auto& l : cpu_isa_cap().detected)
+        if (l.rfind("x86-64-v", 0) == 0)
+            level = std::max(level, std::atoi(l.c_str() + 8));
+    return level;
 }
 
 } // namespace switchyard::test
