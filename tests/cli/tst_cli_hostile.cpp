@@ -15,9 +15,11 @@
 #include "support/childprocess.h"
 #include "support/versionneed.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -312,8 +314,13 @@ private slots:
         QByteArray aarch64 = library;
         aarch64[18] = char(183); // EM_AARCH64
         aarch64[19] = 0;
-        for (const auto& [name, bytes] : {std::pair{QByteArray("newer-gcc"), glibcxx},
-                                          std::pair{QByteArray("foreign"), aarch64}}) {
+        // Cut after its program headers: a copy or download that stopped early.
+        Elf64_Ehdr eh;
+        std::memcpy(&eh, library.constData(), sizeof eh);
+        const QByteArray cut = library.left(qsizetype(eh.e_phoff + eh.e_phnum * eh.e_phentsize));
+        for (const auto& [name, bytes] :
+             {std::pair{QByteArray("newer-gcc"), glibcxx},
+              std::pair{QByteArray("foreign"), aarch64}, std::pair{QByteArray("cut"), cut}}) {
             QVERIFY(writeFile(d + "/lib" + name + ".so", bytes));
             QVERIFY(writeFile(d + "/" + name + ".plugin.json",
                               manifest(name, "\"capabilities\": {\"contract_version\": 1}")));
@@ -347,15 +354,54 @@ private slots:
         const Run archText = cli({"show", "foreign"}, dir.path());
         QVERIFY2(!archText.out.contains("Install the package that provides"),
                  archText.out.constData());
+        // The loader never reads a foreign library's DT_NEEDED: neither does the report.
+        QVERIFY2(archText.out.contains("not read by the loader"), archText.out.constData());
+        QCOMPARE(doc.object()["library_dependencies"].toObject()["dependencies_read"].toBool(true),
+                 false);
+
+        // A cut-off library: its own cause and fix, refused before dlopen (no worker dies of
+        // SIGBUS: `show` loads it in an inspection worker).
+        const Run cutShow = cli({"show", "cut", "--json"}, dir.path());
+        QCOMPARE(cutShow.code, 1);
+        const auto cutDoc = parsedJson(cutShow.out, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(cutDoc.object()["cause"].toString(), QStringLiteral("library_truncated"));
+        QVERIFY2(!cutShow.out.contains("crashed the inspection worker") &&
+                     !cutShow.out.contains("hook_crashed"),
+                 cutShow.out.constData());
+        const Run cutText = cli({"show", "cut"}, dir.path());
+        QVERIFY2(cutText.out.contains("Problem (library_truncated)") &&
+                     cutText.out.contains("is cut off: its ") &&
+                     cutText.out.contains("The file is shorter than its headers say: the copy "
+                                          "or download was cut; reinstall"),
+                 cutText.out.constData());
 
         const Run doctor = cli({"doctor", "--json"}, dir.path());
         const auto report = parsedJson(doctor.out, &why);
         QVERIFY2(why.isEmpty(), qPrintable(why));
         QStringList causes;
-        for (const auto& p : report.object()["problems"].toArray())
-            if (p.toObject()["subject"].toString() == "newer-gcc")
+        QJsonArray foreignProblems, cutProblems;
+        for (const auto& p : report.object()["problems"].toArray()) {
+            const auto subject = p.toObject()["subject"].toString();
+            if (subject == "newer-gcc")
                 causes << p.toObject()["cause"].toString();
+            if (subject == "foreign")
+                foreignProblems.append(p);
+            if (subject == "cut")
+                cutProblems.append(p);
+        }
         QVERIFY2(causes.contains("symbol_version_missing"), qPrintable(causes.join(", ")));
+        // The aarch64 plugin: exactly one error (not one more per system library it "needs"),
+        // with the architecture's fix; the cut-off one: one, with its own.
+        QCOMPARE(foreignProblems.size(), 1);
+        QCOMPARE(foreignProblems[0].toObject()["cause"].toString(),
+                 QStringLiteral("wrong_architecture"));
+        QCOMPARE(foreignProblems[0].toObject()["fix"].toString(),
+                 QStringLiteral("Install the build of the plugin made for this machine's "
+                                "architecture"));
+        QCOMPARE(cutProblems.size(), 1);
+        QCOMPARE(cutProblems[0].toObject()["cause"].toString(),
+                 QStringLiteral("library_truncated"));
     }
 
     // Reports: a report that holds bytes that are not UTF-8 (in a key, a value, after an

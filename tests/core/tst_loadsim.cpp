@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The static load simulation (diagnosis/loadsim.h) against the real loader: for each fixture
-// (a missing symbol version, an undefined symbol, an aarch64 and an ELF32 copy of a good
-// library, an x86-64-v4 library, a healthy one), the cause predicted without loading equals the
-// cause the real dlopen() gives, classified from its message. The table is printed for the
-// closing note.
+// (a missing symbol version, an undefined symbol, an aarch64, ELF32, big-endian and FreeBSD
+// copy of a good library, copies with a damaged header, of another ELF type, cut off, a text
+// file, 64 KiB of initial-exec TLS, an x86-64-v4 library, a healthy one), the cause predicted
+// without loading equals the cause the real dlopen() gives (in a forked child: a cut-off file
+// kills it), classified from its message. The table is printed for the closing note.
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/diagnosis/loadsim.h>
 #include <switchyard/hardware/isa.h>
@@ -22,9 +23,11 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
+#include "support/realload.h"
 #include "support/versionneed.h"
 
 using namespace switchyard;
@@ -47,32 +50,6 @@ QString patchedCopy(const QString& from, const QString& to, void (*patch)(std::s
     return to;
 }
 
-// What the real loader says: None when it loads (then closed), else its message classified.
-std::pair<BackendCause, std::string> realLoad(const QString& path) {
-    ::dlerror();
-    void* handle = ::dlopen(path.toLocal8Bit().constData(), RTLD_NOW | RTLD_LOCAL);
-    if (handle) {
-        ::dlclose(handle);
-        return {BackendCause::None, "loads"};
-    }
-    const char* raw = ::dlerror();
-    const std::string message = raw ? raw : "";
-    if (const auto cause = classify_dlopen_error(message, path.toStdString()))
-        return {*cause, message};
-    if (message.find("cannot open shared object file") != std::string::npos)
-        return {BackendCause::LibraryDependencyMissing, message};
-    return {BackendCause::LibraryLoadFailed, message};
-}
-
-// The machine's x86-64 level before any SWITCHYARD_MAX_ISA cap (what the loader judges).
-int uncappedLevel() {
-    int level = 1;
-    for (const auto& l : cpu_isa_cap().detected)
-        if (l.rfind("x86-64-v", 0) == 0)
-            level = std::max(level, std::atoi(l.c_str() + 8));
-    return level;
-}
-
 } // namespace
 
 class TestLoadSim : public QObject {
@@ -81,10 +58,12 @@ class TestLoadSim : public QObject {
     QTemporaryDir m_dir;
 
 private slots:
-    // The needs_version fixture on the plugin path of the process-wide registry, before its
-    // first use.
+    // The needs_version, truncated and static_tls fixtures on the plugin path of the process-wide
+    // registry, before its first use.
     void initTestCase() {
-        qputenv("SWITCHYARD_PLUGIN_PATH", (kPlugins + "/needs_version").toLocal8Bit());
+        qputenv("SWITCHYARD_PLUGIN_PATH",
+                (kPlugins + "/needs_version:" + kPlugins + "/truncated:" + kPlugins + "/static_tls")
+                    .toLocal8Bit());
     }
 
     void table_data() {
@@ -112,6 +91,50 @@ private slots:
         QTest::newRow("elf32") << patchedCopy(good, m_dir.filePath("libelf32.so"),
                                               [](std::string& b) { b[EI_CLASS] = ELFCLASS32; })
                                << "wrong_architecture";
+        // "ELF file data encoding not little-endian", "ELF file OS ABI invalid".
+        QTest::newRow("big-endian") << patchedCopy(good, m_dir.filePath("libmsb.so"),
+                                                   [](std::string& b) { b[EI_DATA] = ELFDATA2MSB; })
+                                    << "wrong_architecture";
+        QTest::newRow("freebsd") << patchedCopy(
+                                        good, m_dir.filePath("libfreebsd.so"),
+                                        [](std::string& b) { b[EI_OSABI] = ELFOSABI_FREEBSD; })
+                                 << "wrong_architecture";
+        // ELF for this machine, but no shared library the loader maps.
+        QTest::newRow("ident version") << patchedCopy(good, m_dir.filePath("libident.so"),
+                                                      [](std::string& b) { b[EI_VERSION] = 2; })
+                                       << "library_not_loadable";
+        QTest::newRow("ET_REL") << patchedCopy(good, m_dir.filePath("librel.so"),
+                                               [](std::string& b) { b[16] = ET_REL; })
+                                << "library_not_loadable";
+        QTest::newRow("ET_EXEC") << patchedCopy(good, m_dir.filePath("libexec.so"),
+                                                [](std::string& b) { b[16] = ET_EXEC; })
+                                 << "library_not_loadable";
+        // Cut off: after its program headers (its segments past the end: SIGBUS in the
+        // loader; a cut that removes only the debug info of this unstripped build leaves
+        // every page the loader touches, which tst_loadsim_corpus's stripped libraries do
+        // not), inside its ELF header ("file too short").
+        QTest::newRow("cut after its program headers")
+            << patchedCopy(good, m_dir.filePath("libcut.so"),
+                           [](std::string& b) {
+                               Elf64_Ehdr eh;
+                               std::memcpy(&eh, b.data(), sizeof eh);
+                               b.resize(eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr) + 64);
+                           })
+            << "library_truncated";
+        QTest::newRow("cut in its header") << patchedCopy(good, m_dir.filePath("libcut40.so"),
+                                                          [](std::string& b) { b.resize(40); })
+                                           << "library_truncated";
+        // Not ELF: short ("file too short") and long ("invalid ELF header").
+        QTest::newRow("short text") << patchedCopy(good, m_dir.filePath("libshorttext.so"),
+                                                   [](std::string& b) { b = "INPUT(libc.so.6)\n"; })
+                                    << "library_not_elf";
+        QTest::newRow("long text")
+            << patchedCopy(good, m_dir.filePath("liblongtext.so"),
+                           [](std::string& b) { b = std::string(200, 'x') + "\n"; })
+            << "library_not_elf";
+        // More initial-exec TLS than the static TLS block has left.
+        QTest::newRow("static_tls") << fixtureLibrary("static_tls", "switchyard-fixture-static-tls")
+                                    << "static_tls_exhausted";
         // The GLIBCXX case of the report: one version need renamed to one the system's
         // libstdc++ does not define (a plugin built with a newer GCC).
         QTest::newRow("glibcxx") << patchedCopy(good, m_dir.filePath("libglibcxx.so"),
@@ -139,14 +162,12 @@ private slots:
         // The truth: the real loader, its message classified. For the ISA level, the loader
         // judges the CPU itself; where only SWITCHYARD_MAX_ISA stops below the library's
         // level, the tool's own refusal is the truth (the loader would run it).
-        auto [truth, message] = realLoad(library);
+        auto [truth, message] = test::real_load(library.toStdString());
         if (predicted == BackendCause::IsaUnsupported && truth == BackendCause::None &&
-            report.isa_level_needed <= uncappedLevel()) {
+            report.isa_level_needed <= test::uncapped_isa_level()) {
             truth = BackendCause::IsaUnsupported;
             message = "refused by the tool: SWITCHYARD_MAX_ISA=" + cpu_isa_cap().level;
         }
-        if (truth == BackendCause::LibraryNotElf)
-            truth = BackendCause::WrongArchitecture;
         qInfo("| %s | %s | %s | %s | %s |", QTest::currentDataTag(),
               std::string(to_string(predicted)).c_str(), message.c_str(),
               std::string(to_string(truth)).c_str(), truth == predicted ? "agree" : "DISAGREE");
@@ -174,12 +195,35 @@ private slots:
                          "switchyard::fixture_function_of_a_newer_sdk(int)") == 0,
                      report.load_problems.front().missing.c_str());
         } else if (expected == "wrong_architecture") {
-            QVERIFY2(
-                why.find(QTest::currentDataTag() == QByteArray("elf32") ? "ELF32" : "aarch64") !=
-                    std::string::npos,
-                why.c_str());
-            // One problem, not every dependency "not found" with five wrong fixes.
+            const QByteArray tag = QTest::currentDataTag();
+            const char* names = tag == "elf32"        ? "ELF32"
+                                : tag == "big-endian" ? "big-endian"
+                                : tag == "freebsd"    ? "OS ABI 9"
+                                                      : "aarch64";
+            QVERIFY2(why.find(names) != std::string::npos, why.c_str());
+        } else if (expected == "library_truncated") {
+            QVERIFY2(why.find("is cut off: ") != std::string::npos, why.c_str());
+            QVERIFY2(why.find(" the file has ") != std::string::npos ||
+                         why.find("less than an ELF header") != std::string::npos,
+                     why.c_str());
+        } else if (expected == "static_tls_exhausted") {
+            QVERIFY2(why.find("65,536 bytes of the static TLS block") != std::string::npos,
+                     why.c_str());
+            QVERIFY2(why.find("GLIBC_TUNABLES=glibc.rtld.optional_static_tls=") !=
+                         std::string::npos,
+                     why.c_str());
+        }
+        // Refused itself: one problem, and no dependency read (not every dependency "not
+        // found" with five wrong fixes).
+        if (expected == "wrong_architecture" || expected == "library_truncated" ||
+            expected == "library_not_elf" || expected == "library_not_loadable") {
             QCOMPARE(report.load_problems.size(), std::size_t(1));
+            QVERIFY(!report.dependencies_read);
+            QVERIFY(report.dependencies.empty());
+            QVERIFY2(report.to_text().find(kNotReadByLoader) != std::string::npos,
+                     report.to_text().c_str());
+        } else {
+            QVERIFY(report.dependencies_read);
         }
     }
 
@@ -192,6 +236,35 @@ private slots:
             {"/p/lib.so: wrong ELF class: ELFCLASS32", BackendCause::WrongArchitecture},
             {"/p/lib.so: CPU ISA level is lower than required", BackendCause::IsaUnsupported},
             {"/p/lib.so: cannot open shared object file: No such file or directory", std::nullopt},
+            {"/p/lib.so: cannot allocate memory in static TLS block",
+             BackendCause::StaticTlsExhausted},
+            // elf/dl-load.c's refusals of the file itself.
+            {"/nonexistent/lib.so: file too short", BackendCause::LibraryNotElf},
+            {"/p/lib.so: invalid ELF header", BackendCause::LibraryNotElf},
+            {"/p/lib.so: cannot read file data", BackendCause::LibraryTruncated},
+            {"/p/lib.so: cannot read file data: Input/output error", std::nullopt},
+            {"/p/lib.so: ELF file data encoding not little-endian",
+             BackendCause::WrongArchitecture},
+            {"/p/lib.so: ELF file OS ABI invalid", BackendCause::WrongArchitecture},
+            {"/p/lib.so: ELF file ABI version invalid", BackendCause::WrongArchitecture},
+            {"/p/lib.so: ELF file version ident does not match current one",
+             BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: nonzero padding in e_ident", BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: ELF file version does not match current one",
+             BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: only ET_DYN and ET_EXEC can be loaded", BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: ELF file's phentsize not the expected size",
+             BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: ELF load command address/offset not page-aligned",
+             BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: object file has no loadable segments", BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: cannot dynamically load executable", BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: cannot dynamically load position-independent executable",
+             BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: object file has no dynamic section", BackendCause::LibraryNotLoadable},
+            {"/p/lib.so: shared object cannot be dlopen()ed", BackendCause::LibraryNotLoadable},
+            // Unknown: library_load_failed, with the message.
+            {"/p/lib.so: failed to map segment from shared object", std::nullopt},
         };
         for (const auto& [message, cause] : cases)
             QCOMPARE(classify_dlopen_error(message), cause);
@@ -225,6 +298,49 @@ private slots:
                          std::string::npos,
                      e.what());
         }
+    }
+
+    // A cut-off library: its own cause and fix before anything is loaded, and a load refused
+    // before dlopen() (which would kill this process with SIGBUS).
+    void truncatedLibraryIsRefusedBeforeDlopen() {
+        BackendRegistry& registry = default_backends();
+        const auto info = registry.details("fixture-truncated");
+        QCOMPARE(info.state, BackendState::Failed);
+        QCOMPARE(info.cause, BackendCause::LibraryTruncated);
+        const auto why = explain(info);
+        QVERIFY2(why.summary.find("is cut off: its load segment") != std::string::npos,
+                 why.summary.c_str());
+        QVERIFY2(why.fix.find("The file is shorter than its headers say: the copy or download "
+                              "was cut; reinstall") == 0,
+                 why.fix.c_str());
+        QVERIFY(info.library_report && !info.library_report->dependencies_read);
+        try {
+            registry.load("fixture-truncated");
+            QFAIL("loaded");
+        } catch (const BackendLoadError& e) {
+            QCOMPARE(e.cause(), BackendCause::LibraryTruncated);
+        }
+    }
+
+    // Static TLS: predicted, and the loader's refusal classified with the same cause; the fix
+    // names both workarounds.
+    void staticTlsIsPredictedAndClassified() {
+        BackendRegistry& registry = default_backends();
+        const auto info = registry.details("fixture-static-tls");
+        QCOMPARE(info.state, BackendState::Failed);
+        QCOMPARE(info.cause, BackendCause::StaticTlsExhausted);
+        const auto why = explain(info);
+        QVERIFY2(why.summary.find("65,536 bytes of static TLS for ") != std::string::npos,
+                 why.summary.c_str());
+        QVERIFY2(why.fix.find("LD_PRELOAD") != std::string::npos &&
+                     why.fix.find("glibc.rtld.optional_static_tls") != std::string::npos,
+                 why.fix.c_str());
+        // The loader itself, in a child (a load here would keep the library if it succeeded).
+        const auto truth = test::real_load(info.library_path);
+        QCOMPARE(truth.cause, BackendCause::StaticTlsExhausted);
+        QVERIFY2(truth.message.find("cannot allocate memory in static TLS block") !=
+                     std::string::npos,
+                 truth.message.c_str());
     }
 };
 

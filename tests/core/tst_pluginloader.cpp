@@ -243,11 +243,12 @@ private slots:
             << "fixture-library-missing"
             << "load" << int(C::LibraryMissing) << "libswitchyard-fixture-never-built.so is missing"
             << int(BackendState::Failed) << "";
+        // The loader says "file too short" (48 bytes of text): library_not_elf, as predicted.
         QTest::newRow("library is not a library")
             << "library_garbage"
             << "fixture-library-garbage"
-            << "load" << int(C::LibraryLoadFailed)
-            << "fails to load. Reason: " << int(BackendState::Failed) << "";
+            << "load" << int(C::LibraryNotElf) << "is not an ELF file: it has 48 bytes"
+            << int(BackendState::Failed) << "";
         QTest::newRow("dependency missing")
             << "missing_dep"
             << "fixture-missing-dep"

@@ -368,6 +368,26 @@ private slots:
         QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "LACKS GLIBCXX_3.4.99"));
         QVERIFY(treeContains(&deps, {}, ui::DependencyModel::WhereColumn,
                              "provides GLIBCXX_3.4 … GLIBCXX_3.4.30"));
+        // A library the loader refuses itself (another architecture): its dependencies are
+        // not read, so none is shown missing; one reason.
+        ElfDependencyReport foreign;
+        foreign.library = report.library;
+        foreign.readable = true;
+        foreign.dependencies_read = false;
+        LoadProblem arch;
+        arch.cause = BackendCause::WrongArchitecture;
+        arch.object = foreign.library;
+        arch.missing = "aarch64 (ELF64)";
+        arch.message = foreign.library + " is built for aarch64 (ELF64)";
+        foreign.load_problems = {arch};
+        b.library_report = foreign;
+        deps.setBackend(&b);
+        QVERIFY(treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "FAILS TO LOAD"));
+        QVERIFY(
+            treeContains(&deps, {}, ui::DependencyModel::WhereColumn, "built for aarch64 (ELF64)"));
+        QVERIFY(
+            treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "not read by the loader"));
+        QVERIFY(!treeContains(&deps, {}, ui::DependencyModel::StatusColumn, "NOT FOUND"));
         deps.setBackend(nullptr);
         QCOMPARE(deps.rowCount(), 0);
         ui::HardwareModel hw;

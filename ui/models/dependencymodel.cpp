@@ -75,6 +75,11 @@ void DependencyModel::setBackend(const BackendInfo* info) {
                                     ? tr("imports %1, defined nowhere").arg(qs(p->missing))
                                 : p->cause == BackendCause::WrongArchitecture
                                     ? tr("built for %1").arg(qs(p->missing))
+                                : p->cause == BackendCause::LibraryTruncated
+                                    ? tr("cut off: %1").arg(qs(p->missing))
+                                : p->cause == BackendCause::LibraryNotElf ||
+                                        p->cause == BackendCause::LibraryNotLoadable
+                                    ? tr("is %1").arg(qs(p->missing))
                                     : tr("needs %1").arg(qs(p->missing)));
                 return out.join(whole ? QStringLiteral("\n") : QStringLiteral("; "));
             };
@@ -95,6 +100,13 @@ void DependencyModel::setBackend(const BackendInfo* info) {
             setCellRole(lib, NameColumn, Qt::FontRole, bold);
             if (!r.readable || !unresolved.empty() || !r.load_problems.empty())
                 setCellRole(lib, StatusColumn, Qt::ForegroundRole, toneColor(Tone::Bad));
+            // Refused itself: the loader never reads its DT_NEEDED entries, so none is shown
+            // as missing.
+            if (!r.dependencies_read)
+                addNode(lib,
+                        {tr("Dependencies (DT_NEEDED)"), tr("not read by the loader"),
+                         tr("the loader refuses the library itself first")},
+                        {{SortRole, QString()}});
             // Each object's node, so a dependency of a dependency nests under it.
             std::map<std::string, int> nodeOf{{r.library, lib}};
             for (const auto& d : r.dependencies) {

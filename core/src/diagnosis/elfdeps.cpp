@@ -391,6 +391,7 @@ void to_json(nlohmann::json& j, const ElfDependencyReport& r) {
          {"readable", r.readable},
          {"error", r.error},
          {"unresolved", r.unresolved()},
+         {"dependencies_read", r.dependencies_read},
          {"dependencies", r.dependencies},
          {"load_problems", r.load_problems},
          {"isa_level_needed", isa_level_name(r.isa_level_needed)}};
@@ -406,6 +407,12 @@ std::vector<std::string> ElfDependencyReport::unresolved() const {
 
 std::string ElfDependencyReport::to_text() const {
     std::ostringstream os;
+    if (!dependencies_read) {
+        os << kNotReadByLoader << "\n";
+        for (const auto& p : load_problems)
+            os << "FAILS: " << p.message << "\n";
+        return os.str();
+    }
     if (!readable) {
         os << library << ": cannot read: " << error << "\n";
         return os.str();
@@ -603,11 +610,20 @@ ResolvedLibrary ElfDependencyResolver::resolve_for_process(const std::string& so
 ElfDependencyReport ElfDependencyResolver::diagnose(const std::string& library_path) const {
     ElfDependencyReport report;
     report.library = library_path;
+    // A file the loader refuses itself: its dependencies are never read (nor resolved here).
+    if (auto refused = check_loadable_file(absolute(library_path))) {
+        report.dependencies_read = false;
+        report.readable = refused->cause != BackendCause::LibraryNotElf;
+        if (!report.readable)
+            report.error = "not an ELF file: " + refused->missing;
+        refused->object = library_path;
+        report.load_problems.push_back(std::move(*refused));
+        return report;
+    }
     std::string error;
     auto root = read_elf_dynamic(absolute(library_path), &error);
     if (!root) {
         report.error = error;
-        // A file of another class or machine may still say so (its identification).
         report.load_problems = simulate_load(report).problems;
         return report;
     }

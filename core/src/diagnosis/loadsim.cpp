@@ -2,7 +2,9 @@
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/diagnosis/loadsim.h>
 
+#include "diagnosis/elfident.h"
 #include "diagnosis/elfnotes.h"
+#include "diagnosis/statictls.h"
 #include "util/textutil.h"
 
 #include <nlohmann/json.hpp>
@@ -31,50 +33,8 @@
 namespace switchyard {
 namespace loadsim_detail { // named: the module's sources are compiled as one unity file
 
-// The ELF class and machine of this process: what dlopen() accepts.
-constexpr int kProcessClass = sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32;
-#if defined(__x86_64__)
-constexpr int kProcessMachine = EM_X86_64;
-#elif defined(__aarch64__)
-constexpr int kProcessMachine = EM_AARCH64;
-#elif defined(__i386__)
-constexpr int kProcessMachine = EM_386;
-#else
-constexpr int kProcessMachine = -1; // not judged
-#endif
-
-std::string machine_name(int machine) {
-    switch (machine) {
-    case EM_X86_64:
-        return "x86-64";
-    case EM_386:
-        return "i386";
-    case EM_AARCH64:
-        return "aarch64";
-    case EM_ARM:
-        return "arm";
-    case EM_RISCV:
-        return "riscv";
-    case EM_PPC64:
-        return "ppc64";
-    case EM_PPC:
-        return "ppc";
-    case EM_S390:
-        return "s390x";
-    case EM_MIPS:
-        return "mips";
-    case EM_SPARCV9:
-        return "sparc64";
-    case EM_LOONGARCH:
-        return "loongarch";
-    default:
-        return "machine " + std::to_string(machine);
-    }
-}
-
-std::string class_name(int elf_class) {
-    return elf_class == ELFCLASS64 ? "ELF64" : elf_class == ELFCLASS32 ? "ELF32" : "ELF class ?";
-}
+using diagnosis::kProcessClass;
+using diagnosis::kProcessMachine;
 
 // What the loader reads of one object to bind it: its header, its versions and its dynamic
 // symbols.
@@ -96,6 +56,8 @@ struct ObjectTables {
     };
     std::vector<Undefined> undefined;        // non-weak undefined dynamic symbols
     std::unordered_set<std::string> defined; // "name" (default or unversioned), "name@version"
+    bool static_tls = false; // DF_STATIC_TLS: initial-exec TLS, placed in the static block
+    std::size_t tls_memsz = 0, tls_align = 0, tls_vaddr = 0; // PT_TLS (memsz 0: none)
 };
 
 struct ElfFile {
@@ -187,6 +149,16 @@ ObjectTables read_tables(const std::string& path, bool with_defined) {
     if (t.elf_class != kProcessClass || t.machine != kProcessMachine)
         return t; // foreign: nothing below the header is judged
     t.isa_level = read_isa_note(f.elf, t.elf_class);
+    std::size_t phnum = 0;
+    if (elf_getphdrnum(f.elf, &phnum) == 0)
+        for (std::size_t i = 0; i < phnum; ++i) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(f.elf, int(i), &ph) && ph.p_type == PT_TLS) {
+                t.tls_memsz = ph.p_memsz;
+                t.tls_align = ph.p_align;
+                t.tls_vaddr = ph.p_vaddr;
+            }
+        }
 
     // Sections by type; the version tables' indices name versions for the symbols.
     Elf_Scn *dynsym = nullptr, *versym = nullptr, *verdef = nullptr, *verneed = nullptr;
@@ -203,6 +175,15 @@ ObjectTables read_tables(const std::string& path, bool with_defined) {
             verdef = scn, verdef_hdr = shdr;
         else if (shdr.sh_type == SHT_GNU_verneed)
             verneed = scn, verneed_hdr = shdr;
+        else if (shdr.sh_type == SHT_DYNAMIC)
+            if (Elf_Data* data = elf_getdata(scn, nullptr); data && shdr.sh_entsize)
+                for (std::size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; ++i) {
+                    GElf_Dyn dyn;
+                    if (!gelf_getdyn(data, int(i), &dyn) || dyn.d_tag == DT_NULL)
+                        break;
+                    if (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_STATIC_TLS))
+                        t.static_tls = true;
+                }
     }
     std::map<unsigned, std::string> version_names; // versym index -> name
     if (verdef) {
@@ -335,6 +316,18 @@ TablesCache& tables_cache() {
     return *cache;
 }
 
+// 56240 -> "56,240".
+std::string grouped(std::size_t n) {
+    const std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 // The numbers of a version name ("GLIBCXX_3.4.30" -> {3, 4, 30}) and its family prefix
 // ("GLIBCXX_").
 std::pair<std::string, std::vector<int>> version_parts(const std::string& name) {
@@ -407,28 +400,13 @@ LoadSimulation simulate_load(const ElfDependencyReport& report) {
     LoadSimulation sim;
     auto& cache = loadsim_detail::tables_cache();
     const auto root = cache.get(report.library);
-    if (!root->readable)
-        return sim; // not ELF: library_not_elf, found by the dependency walk
-    if (loadsim_detail::kProcessMachine >= 0 &&
-        (root->elf_class != loadsim_detail::kProcessClass ||
-         root->machine != loadsim_detail::kProcessMachine ||
-         (root->osabi != ELFOSABI_NONE && root->osabi != ELFOSABI_GNU))) {
-        LoadProblem p;
-        p.cause = BackendCause::WrongArchitecture;
-        p.object = report.library;
-        p.missing = loadsim_detail::machine_name(root->machine) + " (" +
-                    loadsim_detail::class_name(root->elf_class) +
-                    (root->osabi != ELFOSABI_NONE && root->osabi != ELFOSABI_GNU
-                         ? ", OS ABI " + std::to_string(root->osabi)
-                         : "") +
-                    ")";
-        p.message = report.library + " is built for " + p.missing + "; this machine runs " +
-                    loadsim_detail::machine_name(loadsim_detail::kProcessMachine) + " (" +
-                    loadsim_detail::class_name(loadsim_detail::kProcessClass) +
-                    "), so the loader refuses it before reading any dependency";
-        sim.problems.push_back(std::move(p));
+    // The file itself: another architecture, not ELF, not a shared library, cut off.
+    if (auto refused = check_loadable_file(report.library)) {
+        sim.problems.push_back(std::move(*refused));
         return sim;
     }
+    if (!root->readable)
+        return sim; // unreadable: the dependency walk says why
     sim.isa_level_needed = root->isa_level;
 
     // The closure in the loader's breadth-first order: the library, then its dependencies.
@@ -466,6 +444,47 @@ LoadSimulation simulate_load(const ElfDependencyReport& report) {
     }
     if (!sim.problems.empty())
         return sim;
+
+    // Initial-exec TLS: each object not loaded yet that has it takes its block from what is
+    // left of the static TLS block, in the loader's relocation order (dependencies first, the
+    // library last); the first that does not fit stops the load.
+    {
+        std::set<std::pair<dev_t, ino_t>> loaded;
+        for (const auto& path : loadsim_detail::process_objects()) {
+            struct stat st {};
+            if (::stat(path.c_str(), &st) == 0)
+                loaded.emplace(st.st_dev, st.st_ino);
+        }
+        auto block = diagnosis::process_static_tls();
+        for (auto it = closure.rbegin(); it != closure.rend(); ++it) {
+            const auto& [path, tables] = *it;
+            if (!tables->static_tls || tables->tls_memsz == 0)
+                continue;
+            struct stat st {};
+            if (::stat(path.c_str(), &st) == 0 && loaded.count({st.st_dev, st.st_ino}))
+                continue;
+            const std::size_t left = block.left();
+            if (block.allocate(tables->tls_memsz, tables->tls_align, tables->tls_vaddr))
+                continue;
+            LoadProblem p;
+            p.cause = BackendCause::StaticTlsExhausted;
+            p.object = path;
+            p.missing = loadsim_detail::grouped(tables->tls_memsz) + " bytes of static TLS for " +
+                        path + " (" + loadsim_detail::grouped(left) + " left)";
+            const std::size_t tunable =
+                ((tables->tls_memsz + tables->tls_align + 512 + 1023) / 1024) * 1024;
+            p.message = path + " uses initial-exec TLS (DF_STATIC_TLS): it needs " +
+                        loadsim_detail::grouped(tables->tls_memsz) +
+                        " bytes of the static TLS block, and " +
+                        (block.measured ? "this process has " : "glibc's default surplus is ") +
+                        loadsim_detail::grouped(left) +
+                        " bytes left; load it at start-up (LD_PRELOAD=" + path +
+                        ") or raise the surplus (GLIBC_TUNABLES=glibc.rtld.optional_static_tls=" +
+                        std::to_string(tunable) + ")";
+            sim.problems.push_back(std::move(p));
+            return sim;
+        }
+    }
 
     // Undefined symbols of the library: bound from its closure (in the loader's order) or
     // what the process has loaded (the core, the executable's libraries). Each object's
@@ -521,18 +540,47 @@ std::optional<BackendCause> classify_dlopen_error(std::string_view message,
                                  tables->machine != loadsim_detail::kProcessMachine))
             return BackendCause::WrongArchitecture;
     }
-    if (message.find("version `") != std::string_view::npos &&
-        message.find("' not found") != std::string_view::npos)
+    auto has = [&](std::string_view text) { return message.find(text) != std::string_view::npos; };
+    if (has("version `") && has("' not found"))
         return BackendCause::SymbolVersionMissing;
-    if (message.find("undefined symbol: ") != std::string_view::npos)
+    if (has("undefined symbol: "))
         return BackendCause::UndefinedSymbol;
-    if (message.find("CPU ISA level is lower than required") != std::string_view::npos)
+    if (has("cannot allocate memory in static TLS block"))
+        return BackendCause::StaticTlsExhausted;
+    if (has("CPU ISA level is lower than required"))
         return BackendCause::IsaUnsupported;
+    // elf/dl-load.c's refusals of the file itself: "OBJECT: MESSAGE[: ERRNO TEXT]".
+    if (const auto at = message.find(": file too short"); at != std::string_view::npos) {
+        // Cut inside its ELF header, or no ELF file at all.
+        unsigned char magic[SELFMAG] = {};
+        const std::string object(message.substr(0, at));
+        const int fd = ::open(object.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        const bool elf = fd >= 0 && ::pread(fd, magic, SELFMAG, 0) == SELFMAG &&
+                         std::memcmp(magic, ELFMAG, SELFMAG) == 0;
+        if (fd >= 0)
+            ::close(fd);
+        return elf ? BackendCause::LibraryTruncated : BackendCause::LibraryNotElf;
+    }
+    if (message.ends_with(": cannot read file data"))
+        return BackendCause::LibraryTruncated; // a short read, not an I/O error (no errno text)
+    if (has(": invalid ELF header"))
+        return BackendCause::LibraryNotElf;
     for (std::string_view arch :
-         {"wrong ELF class", "ELF file OS ABI invalid", "ELF file version does not match",
-          "invalid ELF header", "ELF file's machine", "wrong ELF machine"})
-        if (message.find(arch) != std::string_view::npos)
+         {"wrong ELF class", "ELF file data encoding not", "ELF file OS ABI invalid",
+          "ELF file ABI version invalid", "ELF file's machine", "wrong ELF machine"})
+        if (has(arch))
             return BackendCause::WrongArchitecture;
+    for (std::string_view refused :
+         {"ELF file version ident does not match current one", "nonzero padding in e_ident",
+          "ELF file version does not match current one", "only ET_DYN and ET_EXEC can be loaded",
+          "ELF file's phentsize not the expected size",
+          "ELF load command address/offset not page-aligned",
+          "ELF load command address/offset not properly aligned",
+          "object file has no loadable segments", "cannot dynamically load executable",
+          "cannot dynamically load position-independent executable",
+          "object file has no dynamic section", "shared object cannot be dlopen()ed"})
+        if (has(refused))
+            return BackendCause::LibraryNotLoadable;
     return std::nullopt;
 }
 
@@ -550,6 +598,14 @@ std::string_view cause_id(BackendCause cause) {
         return "undefined_symbol";
     case BackendCause::IsaUnsupported:
         return "isa_unsupported";
+    case BackendCause::LibraryNotElf:
+        return "library_not_elf";
+    case BackendCause::LibraryTruncated:
+        return "library_truncated";
+    case BackendCause::LibraryNotLoadable:
+        return "library_not_loadable";
+    case BackendCause::StaticTlsExhausted:
+        return "static_tls_exhausted";
     default:
         return "library_load_failed";
     }

@@ -102,9 +102,22 @@ constexpr CauseEntry kCauses[] = {
      "the OpenCL ICD file names {missing}, which the ICD loader cannot load",
      "Install the vendor's OpenCL runtime package that provides the library, or remove the "
      "stale .icd file"},
+    {C::LibraryTruncated, "library_truncated", S::Error,
+     "its library {library} is cut off: {missing}",
+     "The file is shorter than its headers say: the copy or download was cut; reinstall the "
+     "plugin"},
+    {C::LibraryNotLoadable, "library_not_loadable", S::Error,
+     "its library {library} is not a shared library the loader can open: it is {missing}",
+     "Reinstall the plugin: its manifest must name the plugin's shared library, built for this "
+     "machine"},
+    {C::StaticTlsExhausted, "static_tls_exhausted", S::Error,
+     "its library needs {missing}: more static TLS than the loader has left",
+     "Load the library named in the details when the process starts (`LD_PRELOAD=` it), or raise "
+     "glibc's static TLS surplus (`GLIBC_TUNABLES=glibc.rtld.optional_static_tls=` the bytes the "
+     "details give)"},
 };
 
-static_assert(std::size(kCauses) == std::size_t(C::IcdLibraryMissing) + 1,
+static_assert(std::size(kCauses) == std::size_t(C::StaticTlsExhausted) + 1,
               "one row per BackendCause, in declaration order");
 
 constexpr bool in_declaration_order() {

@@ -112,9 +112,12 @@ CauseText explain(const BackendInfo& info) {
             fixes.push_back(missing_library_fix(s));
     } else if (info.library_report && (info.cause == BackendCause::SymbolVersionMissing ||
                                        info.cause == BackendCause::UndefinedSymbol ||
-                                       info.cause == BackendCause::WrongArchitecture)) {
+                                       info.cause == BackendCause::WrongArchitecture ||
+                                       info.cause == BackendCause::LibraryTruncated ||
+                                       info.cause == BackendCause::LibraryNotLoadable ||
+                                       info.cause == BackendCause::StaticTlsExhausted)) {
         // What the static load simulation found missing, each once ("GLIBCXX_3.4.99 from
-        // libstdc++.so.6", a symbol, "aarch64 (ELF64)").
+        // libstdc++.so.6", a symbol, "aarch64 (ELF64)", where the file is cut, the TLS).
         for (const auto& p : info.library_report->load_problems)
             if (p.cause == info.cause &&
                 std::find(missing.begin(), missing.end(), e(p.missing)) == missing.end())
@@ -264,7 +267,9 @@ std::string render_text(const BackendInfo& info) {
     if (info.library_report) {
         const auto& report = *info.library_report;
         out << "\nLibrary dependencies (resolved like the dynamic loader, without loading):\n";
-        if (!report.readable)
+        if (!report.dependencies_read)
+            out << "  " << kNotReadByLoader << "\n";
+        else if (!report.readable)
             out << "  cannot read " << e(info.library_path) << ": " << e(report.error) << "\n";
         else if (report.dependencies.empty())
             out << "  (none)\n";

@@ -512,6 +512,10 @@ int machine_isa_level() {
 } // namespace
 
 std::pair<BackendCause, std::string> predict_load_failure(const ElfDependencyReport& r) {
+    // The file itself refused (another architecture, not ELF, not a shared library, cut off):
+    // its dependencies were never read.
+    if (!r.dependencies_read && !r.load_problems.empty())
+        return {r.load_problems.front().cause, "its library " + r.load_problems.front().message};
     for (const auto& p : r.load_problems)
         if (p.cause == BackendCause::WrongArchitecture)
             return {p.cause, "its library " + p.message};
@@ -571,12 +575,13 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
         }
     };
     // The static load simulation's prediction (no library opened): a library built for an
-    // x86-64 level this CPU does not reach is refused here, never run into SIGILL; every
-    // other prediction is compared with what the loader says.
+    // x86-64 level this CPU does not reach is refused here, never run into SIGILL, and a
+    // cut-off file never mapped (the loader dies of SIGBUS on it); every other prediction is
+    // compared with what the loader says.
     const auto report = entry->provider->inspect_library();
     const auto [predicted, why] =
         report ? predict_load_failure(*report) : std::pair<BackendCause, std::string>{};
-    if (predicted == BackendCause::IsaUnsupported) {
+    if (predicted == BackendCause::IsaUnsupported || predicted == BackendCause::LibraryTruncated) {
         const BackendLoadError error(info.name, predicted, why);
         std::lock_guard lock(entry->state_mutex);
         entry->fail(std::make_exception_ptr(error), predicted, error.what());
@@ -617,7 +622,8 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
              cause == BackendCause::UndefinedSymbol || cause == BackendCause::WrongArchitecture ||
              cause == BackendCause::LibraryLoadFailed ||
              cause == BackendCause::LibraryDependencyMissing ||
-             cause == BackendCause::LibraryNotElf))
+             cause == BackendCause::LibraryNotElf || cause == BackendCause::LibraryNotLoadable ||
+             cause == BackendCause::LibraryTruncated || cause == BackendCause::StaticTlsExhausted))
             text += " [the static load simulation predicted " +
                     (predicted == BackendCause::None ? std::string("that it loads")
                                                      : std::string(to_string(predicted))) +
@@ -767,6 +773,7 @@ BackendInfo BackendRegistry::snapshot_info(Entry& entry, bool with_report) {
         slim.library = r.library;
         slim.readable = r.readable;
         slim.error = r.error;
+        slim.dependencies_read = r.dependencies_read;
         slim.load_problems = r.load_problems;
         slim.isa_level_needed = r.isa_level_needed;
         for (const auto& d : r.dependencies)

@@ -58,15 +58,26 @@ struct SWITCHYARD_CORE_EXPORT ResolvedLibrary {
     bool found() const noexcept { return !path.empty(); }
 };
 
+/// What a report says of the dependencies of a library the loader refuses before it reads
+/// them (ElfDependencyReport::dependencies_read false): `show`, `doctor` and the GUI.
+inline constexpr std::string_view kNotReadByLoader =
+    "not read by the loader (it refuses the library itself first)";
+
 /// What `ldd` would print for one library, without loading it.
 struct SWITCHYARD_CORE_EXPORT ElfDependencyReport {
     std::string library;   // the library diagnosed
     bool readable = false; // false: `error` says why
     std::string error;
     std::vector<ResolvedLibrary> dependencies; // breadth-first, each soname once
+    /// false: the loader refuses the library file itself before it reads its DT_NEEDED
+    /// entries (check_loadable_file: another architecture or class, not ELF, not a shared
+    /// library, cut off), so nothing was resolved (`dependencies` is empty, and so is every
+    /// dependency problem): "not read by the loader". load_problems' only entry says why.
+    bool dependencies_read = true;
     /// What the static load simulation found (diagnosis/loadsim.h): where the loader would
-    /// refuse the library although every file is there (another architecture, a missing
-    /// symbol version, an undefined symbol); the first is where it would stop.
+    /// refuse the library although every file is there (another architecture, a cut-off file,
+    /// a missing symbol version, static TLS, an undefined symbol); the first is where it would
+    /// stop.
     std::vector<LoadProblem> load_problems;
     /// The library's GNU_PROPERTY_X86_ISA_1_NEEDED level (0: no note), for the caller to
     /// judge against the machine's detected (and capped) level.
@@ -78,7 +89,8 @@ struct SWITCHYARD_CORE_EXPORT ElfDependencyReport {
     /// needs it: what a message names.
     std::vector<std::string> unresolved_with_requester() const;
     bool ok() const { return readable && unresolved().empty() && load_problems.empty(); }
-    /// "libfoo.so.1 => /usr/lib/libfoo.so.1 (ld.so.cache)" lines, indented by depth.
+    /// "libfoo.so.1 => /usr/lib/libfoo.so.1 (ld.so.cache)" lines, indented by depth; for a
+    /// library refused itself, kNotReadByLoader and why.
     std::string to_text() const;
 };
 
@@ -119,7 +131,8 @@ private:
 
 /// The one JSON shape of a resolved library and of a report (`show --json`,
 /// `doctor --json`): {"soname", "path", "found", "source", "needed_by", "depth", "detail"};
-/// {"library", "readable", "error", "unresolved", "dependencies": [...]}.
+/// {"library", "readable", "error", "unresolved", "dependencies_read", "dependencies": [...],
+/// "load_problems": [...], "isa_level_needed"}.
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ResolvedLibrary& library);
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const ElfDependencyReport& report);
 

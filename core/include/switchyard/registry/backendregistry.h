@@ -98,11 +98,13 @@ struct SWITCHYARD_CORE_EXPORT BackendInfo {
 };
 
 /// What the static load simulation (diagnosis/loadsim.h) predicts the loader does with a
-/// plugin library, from its dependency report, in the loader's order: another architecture
-/// (wrong_architecture), not ELF (library_not_elf), a missing DT_NEEDED
-/// (library_dependency_missing), a missing symbol version or symbol (symbol_version_missing,
-/// undefined_symbol), then an x86-64 level above this CPU's, as detected and capped by
-/// SWITCHYARD_MAX_ISA (isa_unsupported). None (and "") when it would load.
+/// plugin library, from its dependency report, in the loader's order: the file itself refused
+/// (wrong_architecture, library_not_elf, library_not_loadable, library_truncated), a missing
+/// DT_NEEDED (library_dependency_missing), a missing symbol version, static TLS or a symbol
+/// (symbol_version_missing, static_tls_exhausted, undefined_symbol), then an x86-64 level
+/// above this CPU's, as detected and capped by SWITCHYARD_MAX_ISA (isa_unsupported). None
+/// (and "") when it would load. A load predicted isa_unsupported or library_truncated is
+/// refused before dlopen().
 SWITCHYARD_CORE_EXPORT std::pair<BackendCause, std::string>
 predict_load_failure(const ElfDependencyReport& report);
 

@@ -128,6 +128,15 @@ enum class BackendCause {
     DriverTooOld,
     /// An OpenCL ICD vendor file names a library the ICD loader cannot load.
     IcdLibraryMissing,
+    /// The library file is shorter than its headers say (a copy or download that was cut):
+    /// refused before dlopen, which would die of SIGBUS mapping it.
+    LibraryTruncated,
+    /// The library is ELF for this machine but no shared library the loader maps: an object
+    /// file, an executable, a debug-info file, a damaged header, DF_1_NOOPEN.
+    LibraryNotLoadable,
+    /// The library (or one of its closure) uses initial-exec TLS larger than what is left of
+    /// the process's static TLS block ("cannot allocate memory in static TLS block").
+    StaticTlsExhausted,
 };
 
 /// The backend is installed but cannot be used: its library or one of the library's own
