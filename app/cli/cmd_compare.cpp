@@ -68,7 +68,7 @@ std::vector<Report> load_reports(const std::vector<std::string>& paths) {
 
 struct CompareArgs {
     std::vector<std::string> reports;
-    bool json = false, fail_on_regression = false;
+    bool json = false, fail_on_regression = false, judge_environment = false;
     double fdr = CompareOptions{}.fdr;
     double min_effect = CompareOptions{}.min_effect * 100;
     double max_noise = CompareOptions{}.max_noise * 100;
@@ -88,6 +88,7 @@ CompareOptions compare_options(const CompareArgs& a) {
     options.min_effect = a.min_effect / 100;
     options.max_noise = a.max_noise / 100;
     options.single_run_floor = a.single_run_floor / 100;
+    options.judge_environment = a.judge_environment;
     return options;
 }
 
@@ -175,9 +176,13 @@ int run_compare(const CompareArgs& a) {
                                     ": must name one of the " + std::to_string(paths.size()) +
                                     " reports (1 to " + std::to_string(paths.size()) + ")");
     const auto reports = load_reports(paths);
-    const auto m =
-        MultiComparison::of(reports, paths, compare_options(a), std::size_t(a.baseline - 1));
-    const auto calibration = find_calibration(reports[m.baseline()].context.fingerprint.machine_id);
+    // The baseline machine's calibration, where one is kept, is part of the rule.
+    const auto calibration =
+        find_calibration(reports[std::size_t(a.baseline - 1)].context.fingerprint.machine_id);
+    auto options = compare_options(a);
+    if (calibration)
+        calibration->apply_to(options);
+    const auto m = MultiComparison::of(reports, paths, options, std::size_t(a.baseline - 1));
     const auto calibrated = calibration_line(calibration);
     const bool regression = m.count(Verdict::Slower) > 0;
     if (a.json) {
@@ -416,7 +421,12 @@ void add_compare_commands(CLI::App& app, Context& context) {
             ->check(integer_in(1, 1 << 20))
             ->capture_default_str();
         cmd->add_flag("--fail-on-regression", a->fail_on_regression,
-                      "Exit 1 when any row is SLOWER than the baseline (for CI)");
+                      "Exit 1 when any row is SLOWER than the baseline (for CI); a row whose "
+                      "two sides ran identical code is never SLOWER, but MACHINE");
+        cmd->add_flag("--judge-environment", a->judge_environment,
+                      "Judge the environment, not the code: rows of identical code (the same "
+                      "build of the same cell) get FASTER or SLOWER about the machine (a driver, "
+                      "kernel or VM change), and --fail-on-regression fails on them");
         set_action(cmd, context, [=] {
             a->run_options_given = std::any_of(run_options.begin(), run_options.end(),
                                                [](const CLI::Option* o) { return o->count() > 0; });

@@ -404,7 +404,7 @@ void FleetView::showMachine(int report) {
         html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(esc(k), esc(v));
     html += QStringLiteral("</table>");
     // The column's own verdicts.
-    std::size_t counts[4] = {0, 0, 0, 0};
+    std::size_t counts[kVerdictCount] = {};
     int outliers = 0, missing = 0;
     for (const auto& line : m->lines()) {
         const auto& c = line.cells[std::size_t(report)];
@@ -416,11 +416,12 @@ void FleetView::showMachine(int report) {
         html += tr("<h4>The baseline</h4><p>Every other column is judged against this one.</p>");
     } else {
         html += tr("<h4>Against the baseline, %1</h4>").arg(esc(m_model->reportName(base)));
-        html += tr("<p>%1 SAME · %2 FASTER · %3 SLOWER · %4 AMBIGUOUS</p>")
+        html += tr("<p>%1 SAME · %2 FASTER · %3 SLOWER · %4 AMBIGUOUS · %5 MACHINE</p>")
                     .arg(counts[int(Verdict::Same)])
                     .arg(counts[int(Verdict::Faster)])
                     .arg(counts[int(Verdict::Slower)])
-                    .arg(counts[int(Verdict::Ambiguous)]);
+                    .arg(counts[int(Verdict::Ambiguous)])
+                    .arg(counts[int(Verdict::Machine)]);
         if (src.same_machine && src.fingerprint_differences.empty())
             html += tr("<p>The same machine, the same software (fingerprints match).</p>");
         else if (src.same_machine)

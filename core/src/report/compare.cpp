@@ -129,6 +129,8 @@ const char* to_string(Verdict v) noexcept {
         return "FASTER";
     case Verdict::Slower:
         return "SLOWER";
+    case Verdict::Machine:
+        return "MACHINE";
     case Verdict::Ambiguous:
         break;
     }
@@ -143,7 +145,15 @@ std::string CompareOptions::describe() const {
            percent(max_noise) +
            "; with one run per side a difference must "
            "also exceed the probes' spread and " +
-           percent(single_run_floor);
+           percent(single_run_floor) +
+           "; between reports made apart a difference must also exceed what the machine's "
+           "drift (their drift controls)" +
+           (calibrated_floor > 0 ? " and its spread between identical reports, " +
+                                       percent(calibrated_floor) + " (" + calibration_note + "),"
+                                 : std::string()) +
+           " can explain" +
+           (judge_environment ? "; identical code is judged as the environment's verdict"
+                              : "; a difference on identical code is the machine's (MACHINE)");
 }
 
 nlohmann::json CompareOptions::to_json() const {
@@ -151,7 +161,9 @@ nlohmann::json CompareOptions::to_json() const {
             {"min_effect", min_effect},
             {"max_noise", max_noise},
             {"single_run_floor", single_run_floor},
-            {"min_samples", min_samples}};
+            {"min_samples", min_samples},
+            {"judge_environment", judge_environment},
+            {"calibrated_floor", calibrated_floor}};
 }
 
 namespace {
@@ -289,6 +301,9 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
         const auto& ea = a[i];
         const auto& eb = b[i];
         c.probe_floor = ea.probe_spread + eb.probe_spread;
+        if (ea.control && eb.control)
+            c.drift = MachineDrift::between(*ea.control, *eb.control);
+        c.machine_floor = std::max(c.drift.explains(), options.calibrated_floor);
         c.runs_a = ea.run_medians.size() >= 2 ? ea.run_medians.size() : 1;
         c.runs_b = eb.run_medians.size() >= 2 ? eb.run_medians.size() : 1;
         if (!(ea.median > 0) || !std::isfinite(ea.median) || !(eb.median > 0) ||
@@ -341,10 +356,26 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
         const bool significant = c.q_value < options.fdr;
         const bool runs = by_runs[where[k]];
         const double needed = runs ? c.threshold : std::max(c.threshold, options.single_run_floor);
-        if (significant && effect >= std::log1p(needed)) {
+        // Between reports made apart, the machine's own movement (drift control, calibration)
+        // can explain a difference up to machine_floor: only one beyond it is the code's.
+        if (significant && effect >= std::log1p(std::max(needed, c.machine_floor))) {
             c.verdict = c.ratio < 1 ? Verdict::Faster : Verdict::Slower;
             if (!runs)
                 c.note = "one run per side: beyond the one-run floor";
+            if (c.machine_floor > 0)
+                c.note += std::string(c.note.empty() ? "" : "; ") + "beyond the " +
+                          percent(c.machine_floor) + " the machine can explain";
+        } else if (significant && effect >= std::log1p(needed)) {
+            c.note = percent(std::fabs(c.ratio - 1)) + " apart, but within the " +
+                     percent(c.machine_floor) + " the machine alone can explain between these "
+                     "reports (" +
+                     (c.drift.known && c.drift.explains() >= options.calibrated_floor
+                          ? c.drift.text()
+                          : "this machine's identical reports differ by up to " +
+                                percent(options.calibrated_floor) + ", " +
+                                options.calibration_note) +
+                     "); more runs do not remove the drift between reports made apart: an A/B of "
+                     "both in one run alternates them";
         } else if (runs) {
             if (effect + c.ci_half_width <= std::log1p(c.threshold) &&
                 c.noise <= options.max_noise) {
@@ -371,6 +402,26 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
         }
     }
     return out;
+}
+
+void judge_identical_code(SampleComparison& c, const CompareOptions& options) {
+    if (!c.identical_code || (c.verdict != Verdict::Faster && c.verdict != Verdict::Slower))
+        return;
+    const bool slower = c.verdict == Verdict::Slower;
+    const double times = slower ? c.ratio : 1 / c.ratio;
+    const std::string moved =
+        "the machine ran this row " + format("%.2f", times) + "x " + (slower ? "slower" : "faster") +
+        " in B; the code is the same";
+    std::string note = c.note;
+    if (options.judge_environment) {
+        c.note = moved + ": judged as the environment's verdict (--judge-environment)";
+    } else {
+        c.verdict = Verdict::Machine;
+        c.note = moved + " (the difference is the machine's, not the code's; "
+                         "--judge-environment judges the machine)";
+    }
+    if (!note.empty())
+        c.note += "; " + note;
 }
 
 namespace {
@@ -533,7 +584,8 @@ double probe_spread(const RunContext& context, const ProfileRow& row) {
 RowEvidence evidence(const ProfileRow& row, const RunContext& context,
                      std::vector<double>& medians_storage) {
     medians_storage = row.run_medians();
-    return {medians_storage, row.samples, row.stats.median, probe_spread(context, row)};
+    return {medians_storage, row.samples, row.stats.median, probe_spread(context, row),
+            context.control ? &*context.control : nullptr};
 }
 
 nlohmann::json finite_or_null(double v) {
@@ -548,6 +600,7 @@ nlohmann::json result_json(const SampleComparison& r) {
                         {"threshold", r.threshold},
                         {"noise", r.noise},
                         {"probe_floor", r.probe_floor},
+                        {"machine_floor", r.machine_floor},
                         {"ci_half_width", r.ci_half_width},
                         {"center_a", r.center_a},
                         {"center_b", r.center_b},
@@ -559,6 +612,19 @@ nlohmann::json result_json(const SampleComparison& r) {
     if (!r.note.empty())
         j["note"] = r.note;
     return j;
+}
+
+// What the drift controls say, for the text outputs ("B" is the report judged).
+std::string drift_line(const MachineDrift& d) {
+    return d.known ? d.text()
+                   : "unknown (a report without a drift control, from before it): a difference "
+                     "cannot be told from the machine's drift";
+}
+
+nlohmann::json drift_json(const MachineDrift& d) {
+    if (!d.known)
+        return nullptr;
+    return {{"center", d.center}, {"low", d.low}, {"high", d.high}, {"explains", d.explains()}};
 }
 
 std::string esc(std::string_view s) {
@@ -633,6 +699,9 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
                 ceiling_differences(base.context, reports[r].context, options.ceiling_tolerance,
                                     options.bandwidth_ceiling_tolerance);
             src.same_machine = switchyard::same_machine(base.context, reports[r].context);
+            if (base.context.control && reports[r].context.control)
+                src.drift =
+                    MachineDrift::between(*base.context.control, *reports[r].context.control);
         }
         out.m_sources.push_back(std::move(src));
     }
@@ -699,10 +768,7 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
         const auto& ca = out.m_lines[where[k].first].cells[baseline].row->spec.code;
         const auto& cb = cell.row->spec.code;
         cell.result.identical_code = !ca.build_id.empty() && ca == cb;
-        if (cell.result.identical_code &&
-            (cell.result.verdict == Verdict::Faster || cell.result.verdict == Verdict::Slower))
-            cell.result.note += std::string(cell.result.note.empty() ? "" : "; ") +
-                                "identical code: the difference is the machine's, not the code's";
+        judge_identical_code(cell.result, options);
     }
     // Outliers: with three or more measured cells, a median far from the line's.
     for (auto& line : out.m_lines) {
@@ -760,7 +826,8 @@ nlohmann::json MultiComparison::to_json() const {
                            {"machine_id", s.machine_id},
                            {"same_machine", s.same_machine},
                            {"fingerprint_differences", s.fingerprint_differences},
-                           {"ceiling_differences", s.ceiling_differences}});
+                           {"ceiling_differences", s.ceiling_differences},
+                           {"drift", drift_json(s.drift)}});
     }
     auto lines = nlohmann::json::array();
     for (const auto& line : m_lines) {
@@ -801,6 +868,7 @@ nlohmann::json MultiComparison::to_json() const {
               {"faster", count(Verdict::Faster)},
               {"slower", count(Verdict::Slower)},
               {"ambiguous", count(Verdict::Ambiguous)},
+              {"machine", count(Verdict::Machine)},
               {"identical_code", identical_code_count(*this)}}},
             {"advice", advice().to_json()}};
 }
@@ -821,6 +889,7 @@ std::string MultiComparison::to_text() const {
             os << "  " << esc(d) << "\n";
         for (const auto& w : s.ceiling_differences)
             os << "warning: " << esc(s.name) << ": " << esc(w) << "\n";
+        os << "drift: " << esc(s.name) << ": " << drift_line(s.drift) << "\n";
     }
     os << "\n";
     // Columns: the row, the baseline's median, then per other report "ratio verdict".
@@ -861,8 +930,11 @@ std::string MultiComparison::to_text() const {
            << "\n";
     os << "\n"
        << count(Verdict::Same) << " same, " << count(Verdict::Faster) << " faster, "
-       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous)
-       << " ambiguous; '!' marks a cell far from the other machines (outlier).\n";
+       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous) << " ambiguous"
+       << (count(Verdict::Machine) > 0
+               ? ", " + std::to_string(count(Verdict::Machine)) + " machine (identical code)"
+               : std::string())
+       << "; '!' marks a cell far from the other machines (outlier).\n";
     if (const auto n = identical_code_count(*this))
         os << n << " of the judged cells ran identical code (the same build of the same cell).\n";
     if (const auto advice_text = advice().text(); !advice_text.empty())
@@ -877,7 +949,11 @@ SettleAdvice settle_advice(std::span<const SampleComparison* const> rows) {
         if (r->verdict != Verdict::Ambiguous)
             continue;
         ++a.ambiguous;
-        if (r->runs_to_settle > 0)
+        if (r->machine_floor > 0 && r->p_value < 1 &&
+            std::fabs(std::log(r->ratio)) >= std::log1p(r->threshold) &&
+            std::fabs(std::log(r->ratio)) < std::log1p(r->machine_floor))
+            ++a.machine;
+        else if (r->runs_to_settle > 0)
             needs.push_back(r->runs_to_settle);
         else if (r->runs_to_settle < 0)
             ++a.unsettleable;
@@ -912,6 +988,10 @@ std::string SettleAdvice::text() const {
         parts.push_back(std::to_string(unsettleable) +
                         " cannot be settled by more runs: their runs vary beyond what can show "
                         "sameness on this machine, or the difference sits on the threshold");
+    if (machine > 0)
+        parts.push_back(std::to_string(machine) +
+                        " differ by no more than the machine's drift between the reports can "
+                        "explain: more runs do not remove it; an A/B of both in one run does");
     if (one_run > 0)
         parts.push_back(std::to_string(one_run) +
                         " have one run on a side: the variation between runs is unknown "
@@ -924,7 +1004,8 @@ std::string SettleAdvice::text() const {
 
 nlohmann::json SettleAdvice::to_json() const {
     return {{"ambiguous", ambiguous}, {"settleable", settleable}, {"unsettleable", unsettleable},
-            {"one_run", one_run},     {"repeat", repeat},         {"median_repeat", median_repeat}};
+            {"one_run", one_run},     {"machine", machine},       {"repeat", repeat},
+            {"median_repeat", median_repeat}};
 }
 
 SettleAdvice MultiComparison::advice() const {
@@ -965,6 +1046,7 @@ Comparison Comparison::of(const MultiComparison& m, std::size_t other) {
     }
     out.m_warnings.insert(out.m_warnings.end(), src.ceiling_differences.begin(),
                           src.ceiling_differences.end());
+    out.m_drift = src.drift;
     for (const auto& line : m.lines()) {
         const auto& ca = line.cells[m.baseline()];
         const auto& cb = line.cells[other];
@@ -1017,6 +1099,7 @@ nlohmann::json Comparison::to_json() const {
             {"only_in_a", unmatched(m_only_a)},
             {"only_in_b", unmatched(m_only_b)},
             {"warnings", m_warnings},
+            {"drift", drift_json(m_drift)},
             {"advice", advice().to_json()}};
 }
 
@@ -1025,6 +1108,7 @@ std::string Comparison::to_text() const {
     os << "Verdicts: " << m_options.describe() << ".\n";
     for (const auto& w : m_warnings)
         os << "warning: " << esc(w) << "\n";
+    os << "Drift: " << drift_line(m_drift) << ".\n";
     os << "\n";
     // Columns are padded, never cut: a long op name widens its row instead.
     os << pad("op", 16) << ' ' << pad("size", 14) << ' ' << pad("device", 8) << ' '
@@ -1058,13 +1142,15 @@ std::string Comparison::to_text() const {
     };
     list("Only in A", m_only_a);
     list("Only in B", m_only_b);
-    std::size_t n[4] = {};
+    std::size_t n[kVerdictCount] = {};
     for (const auto& p : m_pairs)
         ++n[int(p.result.verdict)];
     const auto identical = std::count_if(m_pairs.begin(), m_pairs.end(),
                                          [](const Pair& p) { return p.result.identical_code; });
     os << "\n"
        << n[0] << " same, " << n[1] << " faster, " << n[2] << " slower, " << n[3] << " ambiguous";
+    if (n[int(Verdict::Machine)] > 0)
+        os << ", " << n[int(Verdict::Machine)] << " machine (identical code)";
     if (identical > 0)
         os << "; " << identical << " of " << m_pairs.size() << " pairs ran identical code";
     os << "\n";

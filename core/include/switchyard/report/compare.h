@@ -3,6 +3,7 @@
 
 #include <switchyard/core_export.h>
 
+#include <switchyard/profiling/driftcontrol.h>
 #include <switchyard/report/report.h>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,18 @@ struct SWITCHYARD_CORE_EXPORT CompareOptions {
     /// measured L3 and DRAM ceilings 20-50 % apart; a different machine class (another
     /// memory generation, another cache size) differs by more.
     double bandwidth_ceiling_tolerance = 0.35;
+    /// Rows whose two sides ran identical code (SampleComparison::identical_code): false, a
+    /// difference beyond the rule is the machine's (Verdict::Machine), never FASTER or SLOWER,
+    /// and --fail-on-regression never fails on it; true (compare --judge-environment), the
+    /// comparison judges the environment (a driver, a kernel, a VM type: what changed between
+    /// the runs is the machine), and such a row is FASTER or SLOWER, about the machine.
+    bool judge_environment = false;
+    /// Reports made apart carry the machine's drift between them. A difference must also
+    /// exceed what the two reports' drift controls (context.control, MachineDrift) can
+    /// explain, and this: the machine's own spread between identical reports, measured by
+    /// compare --calibrate (Calibration::apply_to sets it; 0: no calibration in use) ...
+    double calibrated_floor = 0;
+    std::string calibration_note; // ... and where it came from ("compare --calibrate, 2026-12-06")
     /// "fdr 0.05, min effect 2 %, max noise 10 %, one-run floor 30 %": what a comparison
     /// printed its verdicts under.
     std::string describe() const;
@@ -78,9 +91,12 @@ fingerprint_differences(const RunContext& context_a, const RunContext& context_b
 /// Both contexts have fingerprints whose machine parts match (the software may differ).
 SWITCHYARD_CORE_EXPORT bool same_machine(const RunContext& context_a, const RunContext& context_b);
 
-enum class Verdict { Same, Faster, Slower, Ambiguous };
+/// Machine: the rows differ beyond the rule, but both sides ran identical code, so the
+/// difference is the machine's, not the code's (CompareOptions::judge_environment unset).
+enum class Verdict { Same, Faster, Slower, Ambiguous, Machine };
+constexpr std::size_t kVerdictCount = 5;
 SWITCHYARD_CORE_EXPORT const char*
-to_string(Verdict v) noexcept; // "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
+to_string(Verdict v) noexcept; // "SAME", "FASTER", "SLOWER", "AMBIGUOUS", "MACHINE"
 
 /// The verdict on B's row against A's.
 struct SWITCHYARD_CORE_EXPORT SampleComparison {
@@ -98,6 +114,13 @@ struct SWITCHYARD_CORE_EXPORT SampleComparison {
     double noise = 0;
     /// The reports' probe spreads for the row's ceiling (CpuPeaks::spread, A's plus B's).
     double probe_floor = 0;
+    /// What the machine alone can explain between the two reports: the larger of the drift
+    /// their controls show (MachineDrift::explains()) and CompareOptions::calibrated_floor.
+    /// A FASTER or SLOWER verdict needs a difference beyond it too; one within it is
+    /// AMBIGUOUS, and says so. 0: neither is known.
+    double machine_floor = 0;
+    /// The drift between the two reports' controls (unknown without both controls).
+    MachineDrift drift;
     /// Between runs: the half width of the 90 % confidence interval of the log ratio
     /// (Welch). SAME needs |log ratio| + this within log(1 + threshold): two one-sided
     /// tests, so a 10 % change hidden in 9 % noise is AMBIGUOUS, not SAME.
@@ -115,8 +138,8 @@ struct SWITCHYARD_CORE_EXPORT SampleComparison {
     int runs_to_settle = 0;
     static constexpr int kMaxRunsToSettle = 30;
     /// Both rows ran the same code: the same cell of the same build of its library
-    /// (RowSpec::code, build IDs recorded and equal). A FASTER or SLOWER verdict then
-    /// measures the machine, not the code.
+    /// (RowSpec::code, build IDs recorded and equal). A difference then measures the
+    /// machine, not the code: judge_identical_code() makes it Verdict::Machine.
     bool identical_code = false;
     /// The verdict as the text tables print it.
     std::string verdict_text() const { return to_string(verdict); }
@@ -129,6 +152,7 @@ struct SWITCHYARD_CORE_EXPORT RowEvidence {
     std::span<const double> samples;
     double median = 0;
     double probe_spread = 0; // the report's probe spread for the row's ceiling
+    const DriftControl* control = nullptr; // the report's drift control (context.control)
 };
 
 /// Judges each (a, b) pair, then applies the false-discovery control across all of them
@@ -136,6 +160,12 @@ struct SWITCHYARD_CORE_EXPORT RowEvidence {
 SWITCHYARD_CORE_EXPORT std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
                                                                 std::span<const RowEvidence> b,
                                                                 const CompareOptions& options = {});
+
+/// The rule for a row of identical code (`c.identical_code` set): a FASTER or SLOWER verdict
+/// becomes Verdict::Machine ("the machine ran this row 2.10x slower in B; the code is the
+/// same"), unless `options.judge_environment` asks to judge the machine, where it stays and
+/// says so. Rows of other code are left as they are.
+SWITCHYARD_CORE_EXPORT void judge_identical_code(SampleComparison& c, const CompareOptions& options);
 
 /// What more runs would do for a comparison's AMBIGUOUS verdicts (SampleComparison::
 /// runs_to_settle): the one `--repeat N` that would settle every one that runs can settle,
@@ -145,6 +175,7 @@ struct SWITCHYARD_CORE_EXPORT SettleAdvice {
     std::size_t settleable = 0;   // ... that N runs a side would settle at the noise measured
     std::size_t unsettleable = 0; // ... that no number of runs would
     std::size_t one_run = 0;      // ... with one run on a side: the variation is unknown
+    std::size_t machine = 0; // ... whose difference the machine's drift can explain: runs cannot
     int repeat = 0;               // the N for all settleable ones (0: none)
     int median_repeat = 0;        // the N for half of them
     /// One line for a comparison's summary ("" where nothing is AMBIGUOUS): "--repeat 6 on
@@ -209,6 +240,8 @@ public:
         std::vector<std::string> ceiling_differences;
         /// The fingerprints' machine parts match the baseline's (software may differ).
         bool same_machine = false;
+        /// How far the machine moved from the baseline's run to this one (their controls).
+        MachineDrift drift;
         std::string machine_id; // context.fingerprint.machine_id ("" when none)
     };
 
@@ -264,6 +297,8 @@ public:
     /// ceiling_differences(); JSON "warnings".
     const std::vector<std::string>& warnings() const noexcept { return m_warnings; }
     const CompareOptions& options() const noexcept { return m_options; }
+    /// How far the machine moved between A's run and B's (their drift controls).
+    const MachineDrift& drift() const noexcept { return m_drift; }
     /// settle_advice() over the pairs.
     SettleAdvice advice() const;
 
@@ -275,6 +310,7 @@ private:
     std::vector<ProfileRow> m_only_a, m_only_b;
     std::vector<std::string> m_warnings;
     CompareOptions m_options;
+    MachineDrift m_drift;
 };
 
 } // namespace switchyard
