@@ -779,8 +779,8 @@ private slots:
                      machine.value("note").toString().contains("the code is the same"),
                  QJsonDocument(machine).toJson().constData());
         QCOMPARE(run_cli({"compare", a, c, "--fail-on-regression"}).code, 0);
-        const auto env = run_cli(
-            {"compare", a, b, c, "--json", "--min-effect", "100", "--judge-environment"});
+        const auto env =
+            run_cli({"compare", a, b, c, "--json", "--min-effect", "100", "--judge-environment"});
         QCOMPARE(env.code, 0);
         const auto slow = fixtureCell(env.out, 2);
         QVERIFY2(slow.value("verdict").toString() == "SLOWER",
@@ -789,8 +789,7 @@ private slots:
         const auto text = run_cli({"compare", a, c, "--judge-environment"});
         QVERIFY2(text.out.contains("SLOWER") && text.out.contains("false-discovery rate"),
                  text.out.constData());
-        QCOMPARE(run_cli({"compare", a, c, "--fail-on-regression", "--judge-environment"}).code,
-                 1);
+        QCOMPARE(run_cli({"compare", a, c, "--fail-on-regression", "--judge-environment"}).code, 1);
 
         // check: references written from A (2x tolerance above: a loaded machine), B passes
         // its fixture row, C fails it and the gate exits 1.

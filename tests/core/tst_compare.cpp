@@ -579,8 +579,8 @@ private slots:
         QVERIFY(std::fabs(a.range() - 1.05) < 1e-12);
         const auto d = MachineDrift::between(a, b);
         QVERIFY(d.known);
-        QVERIFY(std::fabs(d.high - 1.4) < 1e-12);          // B's slowest / A's fastest
-        QVERIFY(std::fabs(d.low - 13.0 / 10.5) < 1e-12);   // B's fastest / A's slowest
+        QVERIFY(std::fabs(d.high - 1.4) < 1e-12);        // B's slowest / A's fastest
+        QVERIFY(std::fabs(d.low - 13.0 / 10.5) < 1e-12); // B's fastest / A's slowest
         QVERIFY(std::fabs(d.explains() - 0.4) < 1e-12);
         QVERIFY2(d.text().find("a difference up to 40 %") != std::string::npos, d.text().c_str());
         // The other way round it explains as much.

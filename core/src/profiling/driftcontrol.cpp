@@ -126,8 +126,9 @@ double measure_sentinel() {
         x[i] = float(i % 97) * 0.01f;
         v[i] = float(i % 89) * -0.02f;
     }
-    auto launch = [&] { reference::flow_match_step(std::int64_t(n), x.data(), v.data(), 0.01,
-                                                   out.data()); };
+    auto launch = [&] {
+        reference::flow_match_step(std::int64_t(n), x.data(), v.data(), 0.01, out.data());
+    };
     // Warm up, then size a batch to about 0.5 ms so the clock's resolution does not matter.
     int per_batch = 1;
     for (;;) {

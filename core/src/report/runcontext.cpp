@@ -131,11 +131,10 @@ CpuInfo read_cpu(const Reader& r, const json& raw) {
 }
 
 // The keys the typed fields hold; anything else is `extra`.
-constexpr std::string_view kKnown[] = {"switchyard",  "date",     "host",         "cpu",
-                                       "cpu_peaks",   "clock",    "openblas",     "devices",
-                                       "fingerprint", "settings", "warnings",     "containment",
-                                       "ceiling_set", "repeat",   "ceilings_from",
-                                       "control"};
+constexpr std::string_view kKnown[] = {"switchyard",  "date",     "host",          "cpu",
+                                       "cpu_peaks",   "clock",    "openblas",      "devices",
+                                       "fingerprint", "settings", "warnings",      "containment",
+                                       "ceiling_set", "repeat",   "ceilings_from", "control"};
 
 } // namespace
 } // namespace runcontext

@@ -51,10 +51,10 @@ struct SWITCHYARD_CORE_EXPORT DriftControl {
 /// ratios of B's sentinel times over A's, from B's fastest over A's slowest to B's slowest
 /// over A's fastest. A row's ratio inside that range can be the machine's drift alone.
 struct SWITCHYARD_CORE_EXPORT MachineDrift {
-    bool known = false;  // both controls usable and of the same sentinel
-    double center = 1;   // B's center over A's
-    double low = 1;      // B's fastest over A's slowest
-    double high = 1;     // B's slowest over A's fastest
+    bool known = false; // both controls usable and of the same sentinel
+    double center = 1;  // B's center over A's
+    double low = 1;     // B's fastest over A's slowest
+    double high = 1;    // B's slowest over A's fastest
     /// The largest relative difference the drift can explain, either way: max(high, 1/low) - 1.
     double explains() const;
     /// "the machine's control ran 0.92-1.41x as long in B as in A (center 1.12x): a

@@ -47,7 +47,7 @@ struct SWITCHYARD_CORE_EXPORT Calibration {
     std::size_t skipped_rows = 0; // rows whose code was not identical (or not recorded)
     CalibrationCount overall;
     std::map<std::string, CalibrationCount> per_op;
-    SettleAdvice advice;              // over every judged row of every pair
+    SettleAdvice advice; // over every judged row of every pair
     /// How far apart identical reports of this machine put a row: the 95th percentile of
     /// |B/A - 1| over every judged row of identical code (its ratio of centers). compare
     /// uses it in its rule (apply_to): a difference between reports made apart must exceed
