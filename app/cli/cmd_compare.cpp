@@ -293,9 +293,9 @@ int write_references(const CheckArgs& a, const std::vector<std::string>& paths,
                                 r.variant + " (+" + fmt_percent(*r.upper) + ")");
         }
         if (by_reports)
-            std::cout << "  " << by_reports << " bands from the spread between the "
-                      << sys.reports << " reports (" << fmt_percent(rule.floor) << " to "
-                      << fmt_percent(widest) << ")\n";
+            std::cout << "  " << by_reports << " bands from the spread between the " << sys.reports
+                      << " reports (" << fmt_percent(rule.floor) << " to " << fmt_percent(widest)
+                      << ")\n";
         if (by_runs)
             std::cout << "  " << by_runs << " bands from the variation between the rows' runs ("
                       << fmt_percent(rule.floor) << " to " << fmt_percent(widest) << ")\n";

@@ -366,7 +366,8 @@ ReferenceSystem References::system_from(std::span<const Report> reports, std::st
             p.row.band = "given";
         } else {
             const double sigma = std::max(p.sigma.value_or(0), typical);
-            p.row.upper = std::max(rule.floor, std::expm1(rule.sigmas * sigma * std::sqrt(1 + 1 / k)));
+            p.row.upper =
+                std::max(rule.floor, std::expm1(rule.sigmas * sigma * std::sqrt(1 + 1 / k)));
             p.row.band = "reports";
         }
         s.rows.push_back(std::move(p.row));
@@ -504,7 +505,8 @@ CheckResult check_report(const Report& report, const References& references, std
                             " (reference " + seconds_text(ref.value) +
                             "): update the reference if the change is intended";
             if ((drift_high > 1 && c.high) || (drift_low < 1 && c.low))
-                c.message += (c.message.empty() ? "judged with the drift control" : "") + drift_note;
+                c.message +=
+                    (c.message.empty() ? "judged with the drift control" : "") + drift_note;
         }
         out.rows.push_back(std::move(c));
     }
