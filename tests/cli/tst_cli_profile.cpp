@@ -807,6 +807,18 @@ private slots:
                     return std::make_pair(r.code, row.toObject().value("status").toString());
             return std::make_pair(r.code, QString("no row: ") + QString::fromUtf8(r.out + r.err));
         };
+        // References from two reports of one host: one system, its bands from the spread
+        // between them, the drift control's range kept with it.
+        const QString refs2 = m_dir.filePath("refs2.json");
+        const auto w2 = run_cli({"check", a, b, "--write-references", refs2});
+        QVERIFY2(w2.code == 0 && w2.out.contains("rows from 2 reports") &&
+                     w2.out.contains("bands from the spread between the 2 reports") &&
+                     w2.out.contains("the drift control ran"),
+                 w2.out.constData());
+        const auto sys2 = read_json(refs2).value("systems").toArray();
+        QCOMPARE(sys2.size(), 1);
+        QCOMPARE(sys2[0].toObject().value("reports").toInt(), 2);
+        QVERIFY(sys2[0].toObject().value("control").toObject().value("slowest").toDouble() > 0);
         QCOMPARE(check(b).second, QString("pass"));
         const auto failed = check(c);
         QCOMPARE(failed.second, QString("FAIL"));
