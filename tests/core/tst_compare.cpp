@@ -617,6 +617,10 @@ private slots:
     void driftWidensTheRuleBetweenReports() {
         Report a = synthetic(24, 5, 0.0, 0.01, 61), b30 = synthetic(24, 5, 0.30, 0.01, 62),
                b80 = synthetic(24, 5, 0.80, 0.01, 63);
+        for (auto* r : {&a, &b30, &b80}) {
+            r->context.fingerprint.machine = {{"cpu", {{"brand", "Xeon"}}}};
+            r->context.fingerprint.machine_id = "m1";
+        }
         auto verdicts = [](const Comparison& c) {
             std::map<std::string, int> n;
             for (const auto& p : c.pairs())
@@ -669,6 +673,17 @@ private slots:
                      std::string::npos,
                  calibrated.pairs()[0].result.note.c_str());
         QCOMPARE(verdicts(Comparison::of(a, b80, options))["SLOWER"], 24);
+        // Two machines: their controls differ by the machines, which is what such a comparison
+        // measures, so the drift is not weighed.
+        a.context.control = control({10, 10.5, 10.2});
+        auto elsewhere = b30;
+        elsewhere.context.fingerprint.machine = {{"cpu", {{"brand", "EPYC"}}}};
+        const auto two = Comparison::of(a, elsewhere);
+        QCOMPARE(verdicts(two)["SLOWER"], 24);
+        QVERIFY(!two.drift().known);
+        QVERIFY(
+            two.to_text().find("Drift: not weighed: the reports come from different machines") !=
+            std::string::npos);
         // A calibration from before the spread was kept leaves the rule as it is.
         Calibration old;
         CompareOptions untouched;

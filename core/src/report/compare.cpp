@@ -213,7 +213,10 @@ nlohmann::json result_json(const SampleComparison& r) {
 }
 
 // What the drift controls say, for the text outputs ("B" is the report judged).
-std::string drift_line(const MachineDrift& d) {
+std::string drift_line(const MachineDrift& d, bool same_machine) {
+    if (!same_machine)
+        return "not weighed: the reports come from different machines (or lack fingerprints), "
+               "and a difference between machines is what such a comparison measures";
     return d.known ? d.text()
                    : "unknown (a report without a drift control, from before it): a difference "
                      "cannot be told from the machine's drift";
@@ -297,7 +300,9 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
                 ceiling_differences(base.context, reports[r].context, options.ceiling_tolerance,
                                     options.bandwidth_ceiling_tolerance);
             src.same_machine = switchyard::same_machine(base.context, reports[r].context);
-            if (base.context.control && reports[r].context.control)
+            // Drift is one machine's movement between its runs; between two machines the
+            // controls differ by the machines, which is what such a comparison measures.
+            if (src.same_machine && base.context.control && reports[r].context.control)
                 src.drift =
                     MachineDrift::between(*base.context.control, *reports[r].context.control);
         }
@@ -355,6 +360,8 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
             ea.push_back(evidence(*brow, base.context, storage.back()));
             storage.emplace_back();
             eb.push_back(evidence(*cell.row, reports[r].context, storage.back()));
+            if (!out.m_sources[r].same_machine)
+                ea.back().control = eb.back().control = nullptr;
             where.emplace_back(l, r);
         }
     }
@@ -487,7 +494,7 @@ std::string MultiComparison::to_text() const {
             os << "  " << esc(d) << "\n";
         for (const auto& w : s.ceiling_differences)
             os << "warning: " << esc(s.name) << ": " << esc(w) << "\n";
-        os << "drift: " << esc(s.name) << ": " << drift_line(s.drift) << "\n";
+        os << "drift: " << esc(s.name) << ": " << drift_line(s.drift, s.same_machine) << "\n";
     }
     os << "\n";
     // Columns: the row, the baseline's median, then per other report "ratio verdict".
@@ -579,6 +586,7 @@ Comparison Comparison::of(const MultiComparison& m, std::size_t other) {
     out.m_warnings.insert(out.m_warnings.end(), src.ceiling_differences.begin(),
                           src.ceiling_differences.end());
     out.m_drift = src.drift;
+    out.m_same_machine = src.same_machine;
     for (const auto& line : m.lines()) {
         const auto& ca = line.cells[m.baseline()];
         const auto& cb = line.cells[other];
@@ -640,7 +648,7 @@ std::string Comparison::to_text() const {
     os << "Verdicts: " << m_options.describe() << ".\n";
     for (const auto& w : m_warnings)
         os << "warning: " << esc(w) << "\n";
-    os << "Drift: " << drift_line(m_drift) << ".\n";
+    os << "Drift: " << drift_line(m_drift, m_same_machine) << ".\n";
     os << "\n";
     // Columns are padded, never cut: a long op name widens its row instead.
     os << pad("op", 16) << ' ' << pad("size", 14) << ' ' << pad("device", 8) << ' '

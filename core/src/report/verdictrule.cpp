@@ -42,12 +42,11 @@ std::string CompareOptions::describe() const {
            "; with one run per side a difference must "
            "also exceed the probes' spread and " +
            percent(single_run_floor) +
-           "; between reports made apart a difference must also exceed what the machine's "
-           "drift (their drift controls)" +
-           (calibrated_floor > 0 ? " and its spread between identical reports, " +
-                                       percent(calibrated_floor) + " (" + calibration_note + "),"
+           "; between reports of one machine made apart, a difference must exceed that "
+           "beyond what the machine's drift (their drift controls) can explain" +
+           (calibrated_floor > 0 ? ", and the machine's spread between identical reports, " +
+                                       percent(calibrated_floor) + " (" + calibration_note + ")"
                                  : std::string()) +
-           " can explain" +
            (judge_environment ? "; identical code is judged as the environment's verdict"
                               : "; a difference on identical code is the machine's (MACHINE)");
 }
@@ -186,9 +185,13 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
         const bool significant = c.q_value < options.fdr;
         const bool runs = by_runs[where[k]];
         const double needed = runs ? c.threshold : std::max(c.threshold, options.single_run_floor);
-        // Between reports made apart, the machine's own movement (drift control, calibration)
-        // can explain a difference up to machine_floor: only one beyond it is the code's.
-        if (significant && effect >= std::log1p(std::max(needed, c.machine_floor))) {
+        // Between reports made apart, the machine's own movement can explain a difference up
+        // to machine_floor: the drift its controls show, on top of which the rows' own noise
+        // (the threshold) still applies, and the calibrated spread between identical reports
+        // (which holds both). Only a difference beyond it is the code's.
+        const double beyond_machine = std::max(std::log1p(needed) + std::log1p(c.drift.explains()),
+                                               std::log1p(options.calibrated_floor));
+        if (significant && effect >= beyond_machine) {
             c.verdict = c.ratio < 1 ? Verdict::Faster : Verdict::Slower;
             if (!runs)
                 c.note = "one run per side: beyond the one-run floor";
@@ -196,6 +199,7 @@ std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
                 c.note += std::string(c.note.empty() ? "" : "; ") + "beyond the " +
                           percent(c.machine_floor) + " the machine can explain";
         } else if (significant && effect >= std::log1p(needed)) {
+            c.machine_explains = true;
             c.note =
                 percent(std::fabs(c.ratio - 1)) + " apart, but within the " +
                 percent(c.machine_floor) +
@@ -261,9 +265,7 @@ SettleAdvice settle_advice(std::span<const SampleComparison* const> rows) {
         if (r->verdict != Verdict::Ambiguous)
             continue;
         ++a.ambiguous;
-        if (r->machine_floor > 0 && r->p_value < 1 &&
-            std::fabs(std::log(r->ratio)) >= std::log1p(r->threshold) &&
-            std::fabs(std::log(r->ratio)) < std::log1p(r->machine_floor))
+        if (r->machine_explains)
             ++a.machine;
         else if (r->runs_to_settle > 0)
             needs.push_back(r->runs_to_settle);

@@ -71,7 +71,8 @@ public:
         std::vector<std::string> ceiling_differences;
         /// The fingerprints' machine parts match the baseline's (software may differ).
         bool same_machine = false;
-        /// How far the machine moved from the baseline's run to this one (their controls).
+        /// How far the machine moved from the baseline's run to this one (their controls;
+        /// unknown between two machines, whose controls differ by the machines).
         MachineDrift drift;
         std::string machine_id; // context.fingerprint.machine_id ("" when none)
     };
@@ -142,6 +143,7 @@ private:
     std::vector<std::string> m_warnings;
     CompareOptions m_options;
     MachineDrift m_drift;
+    bool m_same_machine = false;
 };
 
 } // namespace switchyard

@@ -97,11 +97,16 @@ struct SWITCHYARD_CORE_EXPORT SampleComparison {
     double probe_floor = 0;
     /// What the machine alone can explain between the two reports: the larger of the drift
     /// their controls show (MachineDrift::explains()) and CompareOptions::calibrated_floor.
-    /// A FASTER or SLOWER verdict needs a difference beyond it too; one within it is
-    /// AMBIGUOUS, and says so. 0: neither is known.
+    /// A FASTER or SLOWER verdict needs a ratio beyond (1 + threshold) x (1 + the drift), and
+    /// beyond the calibrated floor; a significant one short of that is AMBIGUOUS
+    /// (machine_explains), and says so. 0: neither is known.
     double machine_floor = 0;
     /// The drift between the two reports' controls (unknown without both controls).
     MachineDrift drift;
+    /// AMBIGUOUS because the difference, though beyond the threshold and significant, is
+    /// within what the machine can explain: its drift (compounded with the threshold) or
+    /// the calibrated spread. More runs do not settle it.
+    bool machine_explains = false;
     /// Between runs: the half width of the 90 % confidence interval of the log ratio
     /// (Welch). SAME needs |log ratio| + this within log(1 + threshold): two one-sided
     /// tests, so a 10 % change hidden in 9 % noise is AMBIGUOUS, not SAME.
