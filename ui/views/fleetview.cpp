@@ -233,7 +233,11 @@ void FleetView::setFleet(Fleet& fleet) {
     m_issues->setToolTip(
         failed ? tr("%1 file(s) could not be read; they are not in the table").arg(failed)
                : QString());
-    m_model->setReports(std::move(fleet.reports), fleet.hosts, {}, 0, fleet.files);
+    // A fleet's nodes run one build: comparing them judges the machines (the environment),
+    // so identical code is FASTER or SLOWER here, not MACHINE.
+    CompareOptions options;
+    options.judge_environment = true;
+    m_model->setReports(std::move(fleet.reports), fleet.hosts, options, 0, fleet.files);
     fleet.reports.clear();
     m_baselineBox->clear();
     for (int r = 0; r < m_model->reportCount(); ++r) {
