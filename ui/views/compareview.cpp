@@ -73,7 +73,8 @@ CompareView::CompareView(QWidget* parent)
         new QLabel(tr("<span style='background:%1'>&nbsp;FASTER&nbsp;</span> "
                       "<span style='background:%2'>&nbsp;SLOWER&nbsp;</span> "
                       "<span style='background:%3'>&nbsp;AMBIGUOUS&nbsp;</span> "
-                      "&nbsp;SAME uncoloured · ratio = B/A (under 1: B is faster)")
+                      "&nbsp;SAME uncoloured · MACHINE: identical code, the difference is the "
+                      "machine's · ratio = B/A (under 1: B is faster)")
                        .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Bad, true).name(),
                             toneColor(Tone::Warning, true).name()));
     legend->setWordWrap(true);
