@@ -68,7 +68,7 @@ std::vector<Report> load_reports(const std::vector<std::string>& paths) {
 
 struct CompareArgs {
     std::vector<std::string> reports;
-    bool json = false, fail_on_regression = false;
+    bool json = false, fail_on_regression = false, judge_environment = false;
     double fdr = CompareOptions{}.fdr;
     double min_effect = CompareOptions{}.min_effect * 100;
     double max_noise = CompareOptions{}.max_noise * 100;
@@ -88,6 +88,7 @@ CompareOptions compare_options(const CompareArgs& a) {
     options.min_effect = a.min_effect / 100;
     options.max_noise = a.max_noise / 100;
     options.single_run_floor = a.single_run_floor / 100;
+    options.judge_environment = a.judge_environment;
     return options;
 }
 
@@ -175,9 +176,13 @@ int run_compare(const CompareArgs& a) {
                                     ": must name one of the " + std::to_string(paths.size()) +
                                     " reports (1 to " + std::to_string(paths.size()) + ")");
     const auto reports = load_reports(paths);
-    const auto m =
-        MultiComparison::of(reports, paths, compare_options(a), std::size_t(a.baseline - 1));
-    const auto calibration = find_calibration(reports[m.baseline()].context.fingerprint.machine_id);
+    // The baseline machine's calibration, where one is kept, is part of the rule.
+    const auto calibration =
+        find_calibration(reports[std::size_t(a.baseline - 1)].context.fingerprint.machine_id);
+    auto options = compare_options(a);
+    if (calibration)
+        calibration->apply_to(options);
+    const auto m = MultiComparison::of(reports, paths, options, std::size_t(a.baseline - 1));
     const auto calibrated = calibration_line(calibration);
     const bool regression = m.count(Verdict::Slower) > 0;
     if (a.json) {
@@ -237,37 +242,68 @@ int write_references(const CheckArgs& a, const std::vector<std::string>& paths,
     std::error_code ec;
     if (std::filesystem::exists(a.write_references, ec))
         refs = References::load(a.write_references); // keep the other systems
-    if (!a.system.empty() && reports.size() > 1)
-        throw std::invalid_argument("--system names one system: give one report with it, or leave "
-                                    "it out (each report's host name is its system)");
     BandRule rule;
     if (!std::isnan(a.lower))
         rule.lower = a.lower;
     if (!std::isnan(a.upper))
         rule.upper = a.upper;
     rule.floor = a.band_floor;
+    // The reports of one system make one system: all of them with --system NAME, else those
+    // of one host name; K reports of a system give bands from the spread between them.
+    std::vector<std::pair<std::string, std::vector<Report>>> groups;
+    std::vector<std::vector<std::string>> group_paths;
     for (std::size_t i = 0; i < reports.size(); ++i) {
-        auto sys = References::system_from(reports[i], a.system, a.hostnames, rule);
+        const auto key = !a.system.empty() ? a.system : reports[i].context.host.hostname;
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const auto& g) { return g.first == key; });
+        if (it == groups.end()) {
+            groups.emplace_back(key, std::vector<Report>{});
+            group_paths.emplace_back();
+            it = groups.end() - 1;
+        }
+        it->second.push_back(reports[i]);
+        group_paths[std::size_t(it - groups.begin())].push_back(paths[i]);
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        ReferenceSystem sys;
+        try {
+            sys = References::system_from(groups[g].second, a.system, a.hostnames, rule);
+        } catch (const ReferenceError& e) {
+            throw std::invalid_argument(e.what());
+        }
+        const auto& from = group_paths[g];
         std::cout << "system '" << untrusted(sys.name) << "': " << sys.rows.size() << " rows from "
-                  << untrusted(paths[i])
+                  << (from.size() == 1 ? untrusted(from[0])
+                                       : std::to_string(from.size()) + " reports")
                   << (sys.machine_id.empty() ? "" : ", machine " + sys.machine_id) << "\n";
-        // How the bands were set: from the runs' variation, or the floor for one-run rows.
-        std::size_t by_runs = 0, by_floor = 0, by_memory = 0;
+        // How the bands were set: from the reports' spread, the runs' variation, or the floor.
+        std::size_t by_reports = 0, by_runs = 0, by_floor = 0, by_memory = 0;
         double widest = 0;
         std::vector<std::string> loose; // rows whose runs vary too much to gate a regression
         for (const auto& r : sys.rows) {
+            by_reports += r.band == "reports";
             by_runs += r.band == "runs";
             by_floor += r.band == "floor";
             by_memory += r.memory_gbs.has_value();
-            if (r.band == "runs" && r.upper)
+            const bool measured_band = r.band == "runs" || r.band == "reports";
+            if (measured_band && r.upper)
                 widest = std::max(widest, *r.upper);
-            if (r.band == "runs" && r.upper && *r.upper > kLooseBand)
+            if (measured_band && r.upper && *r.upper > kLooseBand)
                 loose.push_back(r.op + " " + r.size + " " + r.device + " " + r.arch + "/" +
                                 r.variant + " (+" + fmt_percent(*r.upper) + ")");
         }
+        if (by_reports)
+            std::cout << "  " << by_reports << " bands from the spread between the " << sys.reports
+                      << " reports (" << fmt_percent(rule.floor) << " to " << fmt_percent(widest)
+                      << ")\n";
         if (by_runs)
             std::cout << "  " << by_runs << " bands from the variation between the rows' runs ("
                       << fmt_percent(rule.floor) << " to " << fmt_percent(widest) << ")\n";
+        if (sys.control)
+            std::cout << "  the drift control ran " << us(sys.control->fastest) << "-"
+                      << us(sys.control->slowest)
+                      << " us: check widens a row's band by as far as its report's control "
+                         "goes beyond that\n";
         if (by_floor)
             std::cout << "  " << by_floor << " rows of one run get the " << fmt_percent(rule.floor)
                       << " floor (profile --repeat 3 measures their variation)\n";
@@ -325,6 +361,8 @@ int run_check(const CheckArgs& a) {
                           {"high", r.high ? json(*r.high) : json()}};
                 if (r.at_reference_memory)
                     j["at_reference_memory"] = *r.at_reference_memory;
+                if (r.drift_low != 1 || r.drift_high != 1)
+                    j["drift"] = {{"low", r.drift_low}, {"high", r.drift_high}};
                 if (!r.message.empty())
                     j["message"] = r.message;
                 rows.push_back(std::move(j));
@@ -416,7 +454,12 @@ void add_compare_commands(CLI::App& app, Context& context) {
             ->check(integer_in(1, 1 << 20))
             ->capture_default_str();
         cmd->add_flag("--fail-on-regression", a->fail_on_regression,
-                      "Exit 1 when any row is SLOWER than the baseline (for CI)");
+                      "Exit 1 when any row is SLOWER than the baseline (for CI); a row whose "
+                      "two sides ran identical code is never SLOWER, but MACHINE");
+        cmd->add_flag("--judge-environment", a->judge_environment,
+                      "Judge the environment, not the code: rows of identical code (the same "
+                      "build of the same cell) get FASTER or SLOWER about the machine (a driver, "
+                      "kernel or VM change), and --fail-on-regression fails on them");
         set_action(cmd, context, [=] {
             a->run_options_given = std::any_of(run_options.begin(), run_options.end(),
                                                [](const CLI::Option* o) { return o->count() > 0; });
@@ -441,10 +484,13 @@ void add_compare_commands(CLI::App& app, Context& context) {
                                   "The references file to check against (JSON)");
         auto* w = cmd->add_option("--write-references", a->write_references,
                                   "Write (or update) this references file from the reports: one "
-                                  "system per report, its measured rows' medians as values");
+                                  "system per host name (or --system), its rows' medians as "
+                                  "values; K reports of one system give bands from the spread "
+                                  "between them");
         r->excludes(w);
         cmd->add_option("--system", a->system,
-                        "With --write-references: the system's name (default: the host name)");
+                        "With --write-references: the system's name (default: the host name); "
+                        "every report given is one of its runs");
         cmd->add_option("--hostname", a->hostnames,
                         "With --write-references: host name patterns the system matches "
                         "(fnmatch, repeatable; default: any host with the same machine_id)");

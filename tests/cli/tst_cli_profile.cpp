@@ -774,6 +774,18 @@ private slots:
                      .isEmpty());
         for (const auto& v : ra.value("rows").toArray())
             QCOMPARE(v.toObject().value("runs").toArray().size(), 6);
+        // The drift control: the sentinel at the start, after each of the 6 passes but the
+        // last, and at the end, each a time.
+        const auto control = ra.value("context").toObject().value("control").toObject();
+        QCOMPARE(control.value("sentinel").toString(),
+                 QString::fromLatin1(switchyard::DriftControl::kSentinel));
+        const auto controlSamples = control.value("samples").toArray();
+        QCOMPARE(controlSamples.size(), 7);
+        QCOMPARE(controlSamples.first().toObject().value("when").toString(), QString("start"));
+        QCOMPARE(controlSamples[1].toObject().value("when").toString(), QString("after pass 1"));
+        QCOMPARE(controlSamples.last().toObject().value("when").toString(), QString("end"));
+        for (const auto& v : controlSamples)
+            QVERIFY(v.toObject().value("median").toDouble() > 0);
 
         auto fixtureCell = [](const QByteArray& json, int report) {
             const auto doc = QJsonDocument::fromJson(json).object();
@@ -795,16 +807,28 @@ private slots:
         QVERIFY2(same.value("verdict").toString() == "SAME" ||
                      same.value("verdict").toString() == "AMBIGUOUS",
                  QJsonDocument(same).toJson().constData());
+        // C ran the same build of the same cell as A: its 8x is the machine's (here, the
+        // fixture's slowdown variable), so it is MACHINE and never fails the build, unless the
+        // environment is what is judged (--judge-environment): then SLOWER, and it fails.
         const auto abc = run_cli({"compare", a, b, c, "--json", "--min-effect", "100"});
         QCOMPARE(abc.code, 0);
-        const auto slow = fixtureCell(abc.out, 2);
+        const auto machine = fixtureCell(abc.out, 2);
+        QVERIFY2(machine.value("verdict").toString() == "MACHINE" &&
+                     machine.value("identical_code").toBool() &&
+                     machine.value("note").toString().contains("the code is the same"),
+                 QJsonDocument(machine).toJson().constData());
+        QCOMPARE(run_cli({"compare", a, c, "--fail-on-regression"}).code, 0);
+        const auto env =
+            run_cli({"compare", a, b, c, "--json", "--min-effect", "100", "--judge-environment"});
+        QCOMPARE(env.code, 0);
+        const auto slow = fixtureCell(env.out, 2);
         QVERIFY2(slow.value("verdict").toString() == "SLOWER",
                  QJsonDocument(slow).toJson().constData());
         QVERIFY(slow.value("ratio").toDouble() > 2);
-        const auto text = run_cli({"compare", a, c});
+        const auto text = run_cli({"compare", a, c, "--judge-environment"});
         QVERIFY2(text.out.contains("SLOWER") && text.out.contains("false-discovery rate"),
                  text.out.constData());
-        QCOMPARE(run_cli({"compare", a, c, "--fail-on-regression"}).code, 1);
+        QCOMPARE(run_cli({"compare", a, c, "--fail-on-regression", "--judge-environment"}).code, 1);
 
         // check: references written from A (2x tolerance above: a loaded machine), B passes
         // its fixture row, C fails it and the gate exits 1.
@@ -822,6 +846,18 @@ private slots:
                     return std::make_pair(r.code, row.toObject().value("status").toString());
             return std::make_pair(r.code, QString("no row: ") + QString::fromUtf8(r.out + r.err));
         };
+        // References from two reports of one host: one system, its bands from the spread
+        // between them, the drift control's range kept with it.
+        const QString refs2 = m_dir.filePath("refs2.json");
+        const auto w2 = run_cli({"check", a, b, "--write-references", refs2});
+        QVERIFY2(w2.code == 0 && w2.out.contains("rows from 2 reports") &&
+                     w2.out.contains("bands from the spread between the 2 reports") &&
+                     w2.out.contains("the drift control ran"),
+                 w2.out.constData());
+        const auto sys2 = read_json(refs2).value("systems").toArray();
+        QCOMPARE(sys2.size(), 1);
+        QCOMPARE(sys2[0].toObject().value("reports").toInt(), 2);
+        QVERIFY(sys2[0].toObject().value("control").toObject().value("slowest").toDouble() > 0);
         QCOMPARE(check(b).second, QString("pass"));
         const auto failed = check(c);
         QCOMPARE(failed.second, QString("FAIL"));

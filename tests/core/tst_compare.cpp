@@ -67,6 +67,15 @@ Report synthetic(int rows, int runs, double effect, double noise, std::uint64_t 
     return r;
 }
 
+// A drift control whose sentinel took these times (microseconds) through the run.
+DriftControl control(std::initializer_list<double> us) {
+    DriftControl c;
+    double at = 0;
+    for (const double t : us)
+        c.samples.push_back({"pass", at += 1, t * 1e-6});
+    return c;
+}
+
 } // namespace
 
 class TestCompare : public QObject {
@@ -432,11 +441,36 @@ private slots:
         const auto c = Comparison::of(a, b);
         QVERIFY(c.pairs()[0].result.identical_code);
         QVERIFY(!c.pairs()[1].result.identical_code);
-        QCOMPARE(c.pairs()[0].result.verdict, Verdict::Slower);
-        QVERIFY2(c.pairs()[0].result.note.find("identical code") != std::string::npos,
-                 c.pairs()[0].result.note.c_str());
-        QVERIFY(c.to_text().find("1 of 2 pairs ran identical code") != std::string::npos);
+        // Identical code is never a regression: the difference is the machine's.
+        QCOMPARE(c.pairs()[0].result.verdict, Verdict::Machine);
+        QCOMPARE(c.pairs()[1].result.verdict, Verdict::Slower); // another build: the code's
+        const auto& note = c.pairs()[0].result.note;
+        QVERIFY2(note.find("the machine ran this row 1.3") == 0 &&
+                     note.find("x slower in B; the code is the same") != std::string::npos,
+                 note.c_str());
+        QVERIFY2(c.to_text().find("1 of 2 pairs ran identical code") != std::string::npos &&
+                     c.to_text().find("1 machine (identical code)") != std::string::npos,
+                 c.to_text().c_str());
         QCOMPARE(c.to_json()["pairs"][0]["identical_code"].get<bool>(), true);
+        QCOMPARE(c.to_json()["pairs"][0]["verdict"].get<std::string>(), std::string("MACHINE"));
+        const std::vector<Report> both{a, b};
+        const auto m = MultiComparison::of(both, {"a", "b"});
+        QCOMPARE(m.count(Verdict::Slower), std::size_t(1));
+        QCOMPARE(m.count(Verdict::Machine), std::size_t(1));
+        QCOMPARE(m.to_json()["summary"]["machine"].get<std::size_t>(), std::size_t(1));
+        // Judging the environment (a driver or kernel update): the verdict is about the machine.
+        CompareOptions environment;
+        environment.judge_environment = true;
+        const auto e = Comparison::of(a, b, environment);
+        QCOMPARE(e.pairs()[0].result.verdict, Verdict::Slower);
+        QVERIFY2(e.pairs()[0].result.note.find("environment") != std::string::npos,
+                 e.pairs()[0].result.note.c_str());
+        QCOMPARE(e.pairs()[1].result.verdict, Verdict::Slower);
+        // A faster machine on identical code reads as such.
+        const auto back = Comparison::of(b, a);
+        QCOMPARE(back.pairs()[0].result.verdict, Verdict::Machine);
+        QVERIFY2(back.pairs()[0].result.note.find("x faster in B") != std::string::npos,
+                 back.pairs()[0].result.note.c_str());
         // No build ID recorded (a report from before code identities): never identical.
         Report old_a = synthetic(1, 5, 0.0, 0.01, 83), old_b = synthetic(1, 5, 0.0, 0.01, 84);
         QVERIFY(!Comparison::of(old_a, old_b).pairs()[0].result.identical_code);
@@ -505,6 +539,11 @@ private slots:
         QVERIFY2(c.summary().find("2 of 70 rows of identical code called FASTER or SLOWER") == 0,
                  c.summary().c_str());
         QVERIFY(c.text().find("2 rows were left out") != std::string::npos);
+        // How far apart identical reports put a row: 2 % noise, about 5 %; the 30 % row
+        // is two of 70, under the 95th percentile.
+        QVERIFY2(c.spread_95 > 0.01 && c.spread_95 < 0.2, std::to_string(c.spread_95).c_str());
+        QVERIFY(c.beside_the_rule().find("which the rule requires a difference to exceed") !=
+                std::string::npos);
         // The bound: 0 of 72 is at most 4.1 % (1 - 0.05^(1/72)); 0 of 0 says nothing.
         CalibrationCount none;
         none.judged = 72;
@@ -529,6 +568,128 @@ private slots:
         runs[1].context.fingerprint.machine = {{"cpu", {{"brand", "EPYC"}}}};
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, calibrate(runs, {"r1", "r2", "r3"}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, calibrate({runs.data(), 1}, {"r1"}));
+    }
+
+    // The drift control: the range of B/A the machine alone gives, from the two reports'
+    // sentinels; JSON through the run context, a bad one said, never fatal.
+    void driftControlsSayHowFarTheMachineMoved() {
+        const auto a = control({10, 10.5, 10.2}), b = control({13, 14, 13.5});
+        QVERIFY(a.usable());
+        QCOMPARE(a.center(), 10.2e-6);
+        QVERIFY(std::fabs(a.range() - 1.05) < 1e-12);
+        const auto d = MachineDrift::between(a, b);
+        QVERIFY(d.known);
+        QVERIFY(std::fabs(d.high - 1.4) < 1e-12);        // B's slowest / A's fastest
+        QVERIFY(std::fabs(d.low - 13.0 / 10.5) < 1e-12); // B's fastest / A's slowest
+        QVERIFY(std::fabs(d.explains() - 0.4) < 1e-12);
+        QVERIFY2(d.text().find("a difference up to 40 %") != std::string::npos, d.text().c_str());
+        // The other way round it explains as much.
+        QVERIFY(std::fabs(MachineDrift::between(b, a).explains() - 0.4) < 1e-12);
+        // One sample, or another sentinel: unknown.
+        QVERIFY(!MachineDrift::between(control({10}), b).known);
+        auto other = b;
+        other.sentinel = "another kernel";
+        QVERIFY(!MachineDrift::between(a, other).known);
+        QCOMPARE(MachineDrift{}.explains(), 0.0);
+
+        RunContext context;
+        context.control = a;
+        const auto back = RunContext::from_json(context.to_json());
+        QVERIFY(back.control.has_value());
+        QCOMPARE(back.control->to_json(), a.to_json());
+        QVERIFY(back.read_warnings.empty());
+        auto bad = context.to_json();
+        bad["control"]["samples"][1]["median"] = "slow";
+        const auto read = RunContext::from_json(bad);
+        QVERIFY(!read.control);
+        QCOMPARE(read.read_warnings.size(), std::size_t(1));
+        QVERIFY2(read.read_warnings[0].find("context.control.samples[1].median") == 0,
+                 read.read_warnings[0].c_str());
+        QVERIFY(!RunContext::from_json(nlohmann::json::object()).control);
+
+        // The sentinel measures something (its time is the machine's: no bound on it).
+        const double t = measure_sentinel();
+        QVERIFY(t > 0 && std::isfinite(t));
+    }
+
+    // compare of reports made apart widens its rule by the drift their controls show, and by
+    // this machine's calibration; it says how much the drift can explain.
+    void driftWidensTheRuleBetweenReports() {
+        Report a = synthetic(24, 5, 0.0, 0.01, 61), b30 = synthetic(24, 5, 0.30, 0.01, 62),
+               b80 = synthetic(24, 5, 0.80, 0.01, 63);
+        for (auto* r : {&a, &b30, &b80}) {
+            r->context.fingerprint.machine = {{"cpu", {{"brand", "Xeon"}}}};
+            r->context.fingerprint.machine_id = "m1";
+        }
+        auto verdicts = [](const Comparison& c) {
+            std::map<std::string, int> n;
+            for (const auto& p : c.pairs())
+                ++n[to_string(p.result.verdict)];
+            return n;
+        };
+        // No controls: a 30 % slowdown in 1 % noise is SLOWER on every row.
+        QCOMPARE(verdicts(Comparison::of(a, b30))["SLOWER"], 24);
+        // The machine's control ran up to 1.4x as long in B: 30 % can be the machine's.
+        a.context.control = control({10, 10.5, 10.2});
+        for (auto* b : {&b30, &b80})
+            b->context.control = control({13, 14, 13.5});
+        const auto c30 = Comparison::of(a, b30);
+        QCOMPARE(verdicts(c30)["AMBIGUOUS"], 24);
+        const auto& r = c30.pairs()[0].result;
+        QVERIFY(std::fabs(r.machine_floor - 0.4) < 1e-12);
+        QVERIFY2(r.note.find("within the 40.0 % the machine alone can explain") !=
+                         std::string::npos &&
+                     r.note.find("in one run") != std::string::npos,
+                 r.note.c_str());
+        QVERIFY(c30.drift().known);
+        QVERIFY2(c30.to_text().find("Drift: the machine's control ran 1.24-1.40x") !=
+                     std::string::npos,
+                 c30.to_text().c_str());
+        QCOMPARE(c30.advice().machine, std::size_t(24));
+        QVERIFY(c30.advice().text().find("24 differ by no more than the machine's drift") !=
+                std::string::npos);
+        QCOMPARE(c30.to_json()["drift"]["high"].get<double>(), 1.4);
+        QCOMPARE(c30.to_json()["pairs"][0]["machine_floor"].get<double>(), r.machine_floor);
+        // 80 % is beyond what the drift explains: SLOWER, and said.
+        const auto c80 = Comparison::of(a, b80);
+        QCOMPARE(verdicts(c80)["SLOWER"], 24);
+        QVERIFY2(c80.pairs()[0].result.note.find("beyond the 40.0 % the machine can explain") !=
+                     std::string::npos,
+                 c80.pairs()[0].result.note.c_str());
+        // Without a drift control, this machine's calibration widens the rule instead.
+        a.context.control.reset();
+        Calibration cal;
+        cal.date = "2026-12-07T00:00:00Z";
+        cal.spread_95 = 0.5;
+        CompareOptions options;
+        cal.apply_to(options);
+        QCOMPARE(options.calibrated_floor, 0.5);
+        QVERIFY(options.describe().find("50.0 % (compare --calibrate, 2026-12-07)") !=
+                std::string::npos);
+        const auto calibrated = Comparison::of(a, b30, options);
+        QCOMPARE(verdicts(calibrated)["AMBIGUOUS"], 24);
+        QVERIFY2(calibrated.pairs()[0].result.note.find(
+                     "this machine's identical reports differ by up to 50.0 %") !=
+                     std::string::npos,
+                 calibrated.pairs()[0].result.note.c_str());
+        QCOMPARE(verdicts(Comparison::of(a, b80, options))["SLOWER"], 24);
+        // Two machines: their controls differ by the machines, which is what such a comparison
+        // measures, so the drift is not weighed.
+        a.context.control = control({10, 10.5, 10.2});
+        auto elsewhere = b30;
+        elsewhere.context.fingerprint.machine = {{"cpu", {{"brand", "EPYC"}}}};
+        const auto two = Comparison::of(a, elsewhere);
+        QCOMPARE(verdicts(two)["SLOWER"], 24);
+        QVERIFY(!two.drift().known);
+        QVERIFY(
+            two.to_text().find("Drift: not weighed: the reports come from different machines") !=
+            std::string::npos);
+        // A calibration from before the spread was kept leaves the rule as it is.
+        Calibration old;
+        CompareOptions untouched;
+        old.apply_to(untouched);
+        QCOMPARE(untouched.calibrated_floor, 0.0);
+        QVERIFY(old.beside_the_rule().find("compare --calibrate again") != std::string::npos);
     }
 
     void ceilingsDifferAcrossMachines() {

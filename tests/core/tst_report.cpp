@@ -399,6 +399,86 @@ private slots:
         QCOMPARE(measured_fails, std::size_t(0));
     }
 
+    // check --write-references from K reports of one system: the bands come from the spread
+    // between the reports (the machine drifts between runs, by 15 % here, while each run's
+    // own runs agree within 1 %), and a row is judged against its own report's drift control.
+    void referencesFromReportsOfOneSystem() {
+        // A report whose rows all ran `factor` x their time (the machine), each with three
+        // runs within 1 % of each other, and a drift control of these sentinel times (us).
+        auto report = [](double factor, std::initializer_list<double> control_us) {
+            Report r;
+            r.context.fingerprint.machine_id = "m1";
+            r.context.host.hostname = "node1";
+            for (int i = 0; i < 16; ++i)
+                r.rows.push_back(repeated_row("op" + std::to_string(i), 1e-3 * (1 + i) * factor,
+                                              {0.99, 1.0, 1.01}));
+            if (control_us.size() > 0) {
+                DriftControl c;
+                for (const double t : control_us)
+                    c.samples.push_back({"pass", 0, t * 1e-6});
+                r.context.control = c;
+            }
+            return r;
+        };
+        const std::vector<Report> refs_from{report(1.0, {10, 10.4}), report(1.15, {10.8, 11}),
+                                            report(0.9, {10.1, 10.5})};
+        const auto sys = References::system_from(refs_from, "", {});
+        QCOMPARE(sys.name, std::string("node1"));
+        QCOMPARE(sys.reports, std::size_t(3));
+        QCOMPARE(sys.rows.size(), std::size_t(16));
+        QCOMPARE(sys.rows[0].band, std::string("reports"));
+        // The value: the geometric mean of the reports' medians; the band: 3.1 sigma of their
+        // logs x sqrt(1 + 1/3).
+        const double gm = std::cbrt(1.0 * 1.15 * 0.9);
+        QVERIFY(std::fabs(sys.rows[0].value - 1e-3 * gm) < 1e-12);
+        std::vector<double> logs{0, std::log(1.15), std::log(0.9)};
+        const double mean = (logs[0] + logs[1] + logs[2]) / 3;
+        double var = 0;
+        for (const double x : logs)
+            var += (x - mean) * (x - mean) / 2;
+        QVERIFY(std::fabs(*sys.rows[0].upper - std::expm1(3.1 * std::sqrt(var * 4 / 3))) < 1e-9);
+        QVERIFY(sys.control.has_value());
+        QCOMPARE(sys.control->fastest, 10e-6);
+        QCOMPARE(sys.control->slowest, 11e-6);
+        References k, one;
+        k.put(sys);
+        one.put(References::system_from(refs_from[0], "", {}));
+        QCOMPARE(one.systems[0].reports, std::size_t(1));
+        // Five more runs of the unchanged machine, as far apart as the references: bands
+        // from one report (its runs agree within 1 %) fail them; bands from three pass them.
+        std::size_t k_fails = 0, one_fails = 0;
+        for (const double f : {1.2, 0.88, 1.1, 1.05, 0.95}) {
+            k_fails += check_report(report(f, {10.2, 10.9}), k, "r").failures();
+            one_fails += check_report(report(f, {10.2, 10.9}), one, "r").failures();
+        }
+        QCOMPARE(k_fails, std::size_t(0));
+        QVERIFY(one_fails > 0);
+        // A run whose machine ran its control 1.82x slower than any reference run: its rows,
+        // 1.9x slower, are the machine's; without a control they fail.
+        const auto slow_machine = check_report(report(1.9, {15, 20}), k, "slow");
+        QCOMPARE(slow_machine.failures(), std::size_t(0));
+        QVERIFY(std::fabs(slow_machine.rows[0].drift_high - 20.0 / 11.0) < 1e-12);
+        QVERIFY2(slow_machine.rows[0].message.find("drift control up to 1.82x slower") !=
+                     std::string::npos,
+                 slow_machine.rows[0].message.c_str());
+        QCOMPARE(check_report(report(1.9, {}), k, "no control").failures(), std::size_t(16));
+        // Slower code on an unchanged machine still fails.
+        QCOMPARE(check_report(report(2.5, {10.2, 10.9}), k, "slower code").failures(),
+                 std::size_t(16));
+        // The file keeps how many reports and the control; an older file reads as one.
+        const auto back = References::from_json(k.to_json());
+        QCOMPARE(back.to_json(), k.to_json());
+        QCOMPARE(back.systems[0].reports, std::size_t(3));
+        QCOMPARE(back.systems[0].control->slowest, 11e-6);
+        auto bad = k.to_json();
+        bad["systems"][0]["control"]["fastest"] = 0;
+        QVERIFY_THROWS_EXCEPTION(ReferenceError, References::from_json(bad));
+        // Reports of two machines are not one system.
+        auto other = refs_from;
+        other[1].context.fingerprint.machine_id = "m2";
+        QVERIFY_THROWS_EXCEPTION(ReferenceError, References::system_from(other, "", {}));
+    }
+
     void roundTrip() {
         const auto r = sample_report();
         QTemporaryDir dir;

@@ -185,7 +185,10 @@ private slots:
 
         std::vector<std::string> names;
         const auto reports = loadLikeTheCli(m_folder, names);
-        const auto expected = MultiComparison::of(reports, names, {}, 0);
+        // A fleet's comparison judges its machines (the environment): judge_environment.
+        CompareOptions fleetOptions;
+        fleetOptions.judge_environment = true;
+        const auto expected = MultiComparison::of(reports, names, fleetOptions, 0);
         checkVerdicts(*model, expected);
         // Real verdicts: the outlier machine is SLOWER everywhere, the others SAME.
         for (int l = 0; l < kRows; ++l) {
@@ -207,7 +210,7 @@ private slots:
                     .contains(QStringLiteral("%1 SLOWER").arg(kRows)));
         QVERIFY(child<QLabel>(&view, "fleetSummary")
                     ->text()
-                    .contains(QString::fromStdString(CompareOptions{}.describe()).toHtmlEscaped()));
+                    .contains(QString::fromStdString(fleetOptions.describe()).toHtmlEscaped()));
         // The side panel: the outlier's context and its fingerprint differences.
         view.showMachine(kOutlier);
         const QString details = child<QTextBrowser>(&view, "fleetDetails")->toPlainText();
@@ -224,8 +227,9 @@ private slots:
         for (const auto& n : names)
             files.push_back(std::filesystem::path(n).filename().string());
         view.copyAsText();
-        QCOMPARE(QApplication::clipboard()->text(),
-                 QString::fromStdString(MultiComparison::of(reports, files, {}, 0).to_text()));
+        QCOMPARE(
+            QApplication::clipboard()->text(),
+            QString::fromStdString(MultiComparison::of(reports, files, fleetOptions, 0).to_text()));
 
         // Another baseline (the combo box): every verdict follows.
         QCOMPARE(child<QComboBox>(&view, "baselineBox")->count(), kMachines);
@@ -236,7 +240,7 @@ private slots:
         QCOMPARE(
             model->headerData(MultiCompareModel::columnOf(kOutlier), Qt::Horizontal).toString(),
             QStringLiteral("node-02 (baseline)"));
-        checkVerdicts(*model, MultiComparison::of(reports, names, {}, kOutlier));
+        checkVerdicts(*model, MultiComparison::of(reports, names, fleetOptions, kOutlier));
         for (int l = 0; l < kRows; ++l) {
             QCOMPARE(model->verdictAt(l, 0), QStringLiteral("FASTER"));
             QCOMPARE(model->verdictAt(l, kOutlier), QString());

@@ -23,7 +23,7 @@ QVariant verdictBackground(const QString& v) {
         return toneColor(Tone::Bad, true);
     if (v == QLatin1String("AMBIGUOUS"))
         return toneColor(Tone::Warning, true);
-    if (v.startsWith(QLatin1String("only")))
+    if (v.startsWith(QLatin1String("only")) || v == QLatin1String("MACHINE"))
         return toneColor(Tone::Muted, true);
     return {};
 }

@@ -73,7 +73,8 @@ CompareView::CompareView(QWidget* parent)
         new QLabel(tr("<span style='background:%1'>&nbsp;FASTER&nbsp;</span> "
                       "<span style='background:%2'>&nbsp;SLOWER&nbsp;</span> "
                       "<span style='background:%3'>&nbsp;AMBIGUOUS&nbsp;</span> "
-                      "&nbsp;SAME uncoloured · ratio = B/A (under 1: B is faster)")
+                      "&nbsp;SAME uncoloured · MACHINE: identical code, the difference is the "
+                      "machine's · ratio = B/A (under 1: B is faster)")
                        .arg(toneColor(Tone::Good, true).name(), toneColor(Tone::Bad, true).name(),
                             toneColor(Tone::Warning, true).name()));
     legend->setWordWrap(true);
@@ -107,8 +108,13 @@ void CompareView::showRule(const Report& baseline) {
 void CompareView::setReports(const std::vector<Report>& reports, const QStringList& names) {
     if (reports.size() < 2)
         return;
-    m_pair->setReports(reports[0], reports[1]);
-    m_multi->setReports(reports, names);
+    // The baseline machine's calibration, where one is kept, is part of the rule (as in the
+    // CLI's compare).
+    CompareOptions options;
+    if (const auto c = find_calibration(reports[0].context.fingerprint.machine_id))
+        c->apply_to(options);
+    m_pair->setReports(reports[0], reports[1], options);
+    m_multi->setReports(reports, names, options);
     m_multiTable->resizeColumnsToContents();
     std::map<QString, int> counts;
     for (int r = 0; r < m_pair->rowCount(); ++r)

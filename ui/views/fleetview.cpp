@@ -233,7 +233,11 @@ void FleetView::setFleet(Fleet& fleet) {
     m_issues->setToolTip(
         failed ? tr("%1 file(s) could not be read; they are not in the table").arg(failed)
                : QString());
-    m_model->setReports(std::move(fleet.reports), fleet.hosts, {}, 0, fleet.files);
+    // A fleet's nodes run one build: comparing them judges the machines (the environment),
+    // so identical code is FASTER or SLOWER here, not MACHINE.
+    CompareOptions options;
+    options.judge_environment = true;
+    m_model->setReports(std::move(fleet.reports), fleet.hosts, options, 0, fleet.files);
     fleet.reports.clear();
     m_baselineBox->clear();
     for (int r = 0; r < m_model->reportCount(); ++r) {
@@ -404,7 +408,7 @@ void FleetView::showMachine(int report) {
         html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(esc(k), esc(v));
     html += QStringLiteral("</table>");
     // The column's own verdicts.
-    std::size_t counts[4] = {0, 0, 0, 0};
+    std::size_t counts[kVerdictCount] = {};
     int outliers = 0, missing = 0;
     for (const auto& line : m->lines()) {
         const auto& c = line.cells[std::size_t(report)];
@@ -416,11 +420,12 @@ void FleetView::showMachine(int report) {
         html += tr("<h4>The baseline</h4><p>Every other column is judged against this one.</p>");
     } else {
         html += tr("<h4>Against the baseline, %1</h4>").arg(esc(m_model->reportName(base)));
-        html += tr("<p>%1 SAME · %2 FASTER · %3 SLOWER · %4 AMBIGUOUS</p>")
+        html += tr("<p>%1 SAME · %2 FASTER · %3 SLOWER · %4 AMBIGUOUS · %5 MACHINE</p>")
                     .arg(counts[int(Verdict::Same)])
                     .arg(counts[int(Verdict::Faster)])
                     .arg(counts[int(Verdict::Slower)])
-                    .arg(counts[int(Verdict::Ambiguous)]);
+                    .arg(counts[int(Verdict::Ambiguous)])
+                    .arg(counts[int(Verdict::Machine)]);
         if (src.same_machine && src.fingerprint_differences.empty())
             html += tr("<p>The same machine, the same software (fingerprints match).</p>");
         else if (src.same_machine)

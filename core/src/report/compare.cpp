@@ -4,13 +4,12 @@
 #include <switchyard/report/compare.h>
 
 #include "util/textutil.h"
+#include "verdicttext.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -18,360 +17,10 @@
 namespace switchyard {
 
 namespace {
-
-// A number with at most one decimal ("12.5", "-33", "1203").
-std::string format_number(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f" : "%.1f", v);
-    return buf;
-}
-
-// printf-style formatting into a string of any length.
-template <class... Args> std::string format(const char* fmt, Args... args) {
-    const int n = std::snprintf(nullptr, 0, fmt, args...);
-    std::string out(std::size_t(n > 0 ? n : 0), '\0');
-    std::snprintf(out.data(), out.size() + 1, fmt, args...);
-    return out;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-
-std::string percent(double fraction) {
-    return format_number(fraction * 100) + " %";
-}
-
-// The regularized incomplete beta function I_x(a, b), by its continued fraction (modified
-// Lentz), for Student's t distribution.
-double incomplete_beta(double a, double b, double x) {
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return 1;
-    if (x > (a + 1) / (a + b + 2)) // the fraction converges fast below this point
-        return 1 - incomplete_beta(b, a, 1 - x);
-    const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
-                                  a * std::log(x) + b * std::log1p(-x)) /
-                         a;
-    constexpr double tiny = 1e-300;
-    double f = 1, c = 1, d = 0;
-    for (int i = 0; i <= 400; ++i) {
-        const int m = i / 2;
-        double numerator;
-        if (i == 0)
-            numerator = 1;
-        else if (i % 2 == 0)
-            numerator = (m * (b - m) * x) / ((a + 2.0 * m - 1) * (a + 2.0 * m));
-        else
-            numerator = -((a + m) * (a + b + m) * x) / ((a + 2.0 * m) * (a + 2.0 * m + 1));
-        d = 1 + numerator * d;
-        d = std::fabs(d) < tiny ? tiny : d;
-        d = 1 / d;
-        c = 1 + numerator / c;
-        c = std::fabs(c) < tiny ? tiny : c;
-        const double cd = c * d;
-        f *= cd;
-        if (std::fabs(1 - cd) < 1e-12)
-            break;
-    }
-    return front * (f - 1);
-}
-
-// Student's t distribution: P(T > t) for t >= 0.
-double t_upper_tail(double t, double df) {
-    return 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
-}
-
-// The t value with P(T > t) = p (0 < p < 0.5), by bisection on the tail.
-double t_quantile_upper(double p, double df) {
-    double lo = 0, hi = 1;
-    while (t_upper_tail(hi, df) > p && hi < 1e6)
-        hi *= 2;
-    for (int i = 0; i < 100; ++i) {
-        const double mid = (lo + hi) / 2;
-        (t_upper_tail(mid, df) > p ? lo : hi) = mid;
-    }
-    return (lo + hi) / 2;
-}
-
-double mean_of(std::span<const double> v) {
-    return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-}
-
-double variance_of(std::span<const double> v) { // sample variance (n - 1)
-    const double m = mean_of(v);
-    double s = 0;
-    for (const double x : v)
-        s += (x - m) * (x - m);
-    return v.size() > 1 ? s / double(v.size() - 1) : 0;
-}
-
-std::vector<double> logs_of(std::span<const double> v) {
-    std::vector<double> out;
-    out.reserve(v.size());
-    for (const double x : v)
-        out.push_back(std::log(x));
-    return out;
-}
-
-bool all_positive(std::span<const double> v) {
-    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0 && std::isfinite(x); });
-}
-
+using verdicttext::format;
+using verdicttext::format_number;
+using verdicttext::pad;
 } // namespace
-
-const char* to_string(Verdict v) noexcept {
-    switch (v) {
-    case Verdict::Same:
-        return "SAME";
-    case Verdict::Faster:
-        return "FASTER";
-    case Verdict::Slower:
-        return "SLOWER";
-    case Verdict::Ambiguous:
-        break;
-    }
-    return "AMBIGUOUS";
-}
-
-std::string CompareOptions::describe() const {
-    return "false-discovery rate " + format("%g", fdr) + " (Benjamini-Hochberg over all rows); " +
-           "a difference must exceed max(" + percent(min_effect) +
-           ", the rows' noise between runs); SAME needs the 90 % interval of the ratio within "
-           "that and noise under " +
-           percent(max_noise) +
-           "; with one run per side a difference must "
-           "also exceed the probes' spread and " +
-           percent(single_run_floor);
-}
-
-nlohmann::json CompareOptions::to_json() const {
-    return {{"fdr", fdr},
-            {"min_effect", min_effect},
-            {"max_noise", max_noise},
-            {"single_run_floor", single_run_floor},
-            {"min_samples", min_samples}};
-}
-
-namespace {
-
-// Welch's t statistic of b against a: the difference of the means over its standard error,
-// with the Welch-Satterthwaite degrees of freedom; se2 = 0 when neither side varies.
-struct Welch {
-    double difference = 0, se2 = 0, df = 0;
-};
-
-Welch welch(std::span<const double> a, std::span<const double> b) {
-    Welch w;
-    w.difference = mean_of(b) - mean_of(a);
-    const double va = variance_of(a) / double(a.size()), vb = variance_of(b) / double(b.size());
-    w.se2 = va + vb;
-    if (w.se2 > 0)
-        w.df = w.se2 * w.se2 / (va * va / double(a.size() - 1) + vb * vb / double(b.size() - 1));
-    return w;
-}
-
-double two_sided_p(const Welch& w) {
-    if (!(w.se2 > 0))
-        return w.difference == 0 ? 1.0 : 0.0;
-    const double t2 = w.difference * w.difference / w.se2;
-    return std::clamp(incomplete_beta(w.df / 2, 0.5, w.df / (w.df + t2)), 0.0, 1.0);
-}
-
-} // namespace
-
-double welch_t_p(std::span<const double> a, std::span<const double> b) {
-    if (a.size() < 2 || b.size() < 2)
-        return 1;
-    return two_sided_p(welch(a, b));
-}
-
-std::optional<RunsComparison> compare_runs(std::span<const double> a, std::span<const double> b) {
-    if (a.size() < 2 || b.size() < 2 || !all_positive(a) || !all_positive(b))
-        return std::nullopt;
-    const auto la = logs_of(a), lb = logs_of(b);
-    const Welch w = welch(la, lb);
-    RunsComparison c;
-    c.center_a = std::exp(mean_of(la));
-    c.center_b = std::exp(mean_of(lb));
-    c.ratio = std::exp(w.difference);
-    c.noise = std::sqrt((variance_of(la) + variance_of(lb)) / 2);
-    c.p_value = two_sided_p(w);
-    // The 90 % confidence interval of the log ratio (two one-sided tests at 5 %).
-    if (w.se2 > 0)
-        c.ci_half_width = t_quantile_upper(0.05, w.df) * std::sqrt(w.se2);
-    return c;
-}
-
-std::vector<double> benjamini_hochberg(std::span<const double> p) {
-    const std::size_t m = p.size();
-    std::vector<std::size_t> order(m);
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return p[x] < p[y]; });
-    std::vector<double> q(m, 1.0);
-    double running = 1.0;
-    for (std::size_t k = m; k-- > 0;) { // from the largest p down: q = min over j >= k
-        const std::size_t i = order[k];
-        running = std::min(running, p[i] * double(m) / double(k + 1));
-        q[i] = std::min(1.0, running);
-    }
-    return q;
-}
-
-namespace {
-
-// The runs per side that would settle an AMBIGUOUS verdict between runs (SampleComparison::
-// runs_to_settle): the smallest n for which the same rule, fed n runs a side with the ratio
-// and the noise measured, gives a verdict with 80 % power. A difference beyond the threshold
-// needs Welch's p
-// (times this row's false-discovery adjustment, q / p) under the rate; a difference within
-// it needs the 90 % interval inside the threshold, which noise above max_noise never allows.
-// The chance the advised runs still do not settle a row whose ratio and noise are as measured.
-constexpr double kMissRate = 0.20;
-
-int runs_needed(const SampleComparison& c, const CompareOptions& options) {
-    const double effect = std::fabs(std::log(c.ratio));
-    const double sigma = c.noise;
-    const double bound = std::log1p(c.threshold);
-    if (!(sigma > 0) || !std::isfinite(effect))
-        return 0;
-    const bool toward_difference = effect >= bound;
-    if (!toward_difference && sigma > options.max_noise)
-        return -1;
-    const double adjust = c.p_value > 0 ? std::max(1.0, c.q_value / c.p_value) : 1.0;
-    const int already = int(std::max(c.runs_a, c.runs_b));
-    for (int n = 2; n <= SampleComparison::kMaxRunsToSettle; ++n) {
-        const double se = sigma * std::sqrt(2.0 / n);
-        const double df = 2.0 * n - 2;
-        // With 80 % power: the runs would give the verdict four times in five, not one in two
-        // as a bare "the measured ratio just passes" would.
-        const double power = t_quantile_upper(kMissRate, df);
-        const bool settles =
-            toward_difference
-                ? effect / se >= t_quantile_upper(options.fdr / (2 * adjust), df) + power
-                : effect + (t_quantile_upper(0.05, df) + power) * se <= bound;
-        if (settles) // never fewer than a side already has: those did not settle it
-            return std::min(std::max(n, already + 1), SampleComparison::kMaxRunsToSettle);
-    }
-    return -1;
-}
-
-// runs_needed() into the row and its note.
-void add_runs_advice(SampleComparison& c, const CompareOptions& options) {
-    c.runs_to_settle = runs_needed(c, options);
-    const std::string n = std::to_string(c.runs_to_settle);
-    if (c.runs_to_settle > 0)
-        c.note += "; at the variation measured, " + n + " runs a side would settle it (--repeat " +
-                  n + ")";
-    else if (c.runs_to_settle < 0 && c.noise > options.max_noise && c.ratio > 0 &&
-             std::fabs(std::log(c.ratio)) < std::log1p(c.threshold))
-        c.note += "; no number of runs can show sameness on a machine this noisy";
-    else if (c.runs_to_settle < 0)
-        c.note += "; no number of runs up to " +
-                  std::to_string(SampleComparison::kMaxRunsToSettle) +
-                  " a side would settle it: the difference sits on the threshold";
-}
-
-} // namespace
-
-std::vector<SampleComparison> judge_rows(std::span<const RowEvidence> a,
-                                         std::span<const RowEvidence> b,
-                                         const CompareOptions& options) {
-    if (a.size() != b.size())
-        throw std::invalid_argument("judge_rows: " + std::to_string(a.size()) + " rows in A, " +
-                                    std::to_string(b.size()) + " in B");
-    std::vector<SampleComparison> out(a.size());
-    std::vector<bool> by_runs(a.size(), false), testable(a.size(), false);
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        auto& c = out[i];
-        const auto& ea = a[i];
-        const auto& eb = b[i];
-        c.probe_floor = ea.probe_spread + eb.probe_spread;
-        c.runs_a = ea.run_medians.size() >= 2 ? ea.run_medians.size() : 1;
-        c.runs_b = eb.run_medians.size() >= 2 ? eb.run_medians.size() : 1;
-        if (!(ea.median > 0) || !std::isfinite(ea.median) || !(eb.median > 0) ||
-            !std::isfinite(eb.median)) {
-            // A zero-time baseline makes any ratio meaningless: never FASTER at 0.000.
-            c.ratio = std::numeric_limits<double>::quiet_NaN();
-            c.note = "the ratio is undefined: a median time is 0";
-            continue;
-        }
-        if (const auto runs = compare_runs(ea.run_medians, eb.run_medians)) {
-            // Sameness is claimed only when all of the interval lies within the threshold.
-            c.ratio = runs->ratio;
-            c.noise = runs->noise;
-            c.p_value = runs->p_value;
-            c.ci_half_width = runs->ci_half_width;
-            c.center_a = runs->center_a;
-            c.center_b = runs->center_b;
-            by_runs[i] = testable[i] = true;
-        } else {
-            c.ratio = eb.median / ea.median;
-            c.center_a = ea.median;
-            c.center_b = eb.median;
-            if (ea.samples.size() < options.min_samples ||
-                eb.samples.size() < options.min_samples) {
-                c.note =
-                    "too few samples (need " + std::to_string(options.min_samples) + " per side)";
-                continue;
-            }
-            c.p_value = mann_whitney_p(ea.samples, eb.samples);
-            testable[i] = true;
-        }
-        // Between runs, the rows' own noise is measured for these very rows; with one run a
-        // side the reports' probe spreads stand in for it (how much the machine moved
-        // while it measured its ceilings).
-        c.threshold = by_runs[i] ? std::max(options.min_effect, c.noise)
-                                 : std::max(options.min_effect, c.probe_floor);
-    }
-    std::vector<double> p;
-    std::vector<std::size_t> where;
-    for (std::size_t i = 0; i < out.size(); ++i)
-        if (testable[i]) {
-            p.push_back(out[i].p_value);
-            where.push_back(i);
-        }
-    const auto q = benjamini_hochberg(p);
-    for (std::size_t k = 0; k < where.size(); ++k) {
-        auto& c = out[where[k]];
-        c.q_value = q[k];
-        const double effect = std::fabs(std::log(c.ratio));
-        const bool significant = c.q_value < options.fdr;
-        const bool runs = by_runs[where[k]];
-        const double needed = runs ? c.threshold : std::max(c.threshold, options.single_run_floor);
-        if (significant && effect >= std::log1p(needed)) {
-            c.verdict = c.ratio < 1 ? Verdict::Faster : Verdict::Slower;
-            if (!runs)
-                c.note = "one run per side: beyond the one-run floor";
-        } else if (runs) {
-            if (effect + c.ci_half_width <= std::log1p(c.threshold) &&
-                c.noise <= options.max_noise) {
-                c.verdict = Verdict::Same;
-            } else if (c.noise > options.max_noise) {
-                c.note = "the runs vary by " + percent(c.noise) + ", above the " +
-                         percent(options.max_noise) + " that can show sameness";
-            } else if (effect >= std::log1p(c.threshold)) {
-                c.note = percent(std::fabs(c.ratio - 1)) + " beyond the " + percent(c.threshold) +
-                         " threshold, but not significant after the false-discovery control (q " +
-                         format("%.3g", c.q_value) + ")";
-            } else {
-                c.note = "within the " + percent(c.threshold) +
-                         " threshold, but the runs cannot show it: the 90 % interval reaches " +
-                         percent(std::expm1(effect + c.ci_half_width));
-            }
-            if (c.verdict == Verdict::Ambiguous)
-                add_runs_advice(c, options);
-        } else if (effect < std::log1p(options.min_effect)) {
-            c.verdict = Verdict::Same;
-            c.note = "one run per side: within " + percent(options.min_effect);
-        } else {
-            c.note = "one run per side: the variation between runs is unknown (profile --repeat N)";
-        }
-    }
-    return out;
-}
 
 namespace {
 
@@ -533,7 +182,8 @@ double probe_spread(const RunContext& context, const ProfileRow& row) {
 RowEvidence evidence(const ProfileRow& row, const RunContext& context,
                      std::vector<double>& medians_storage) {
     medians_storage = row.run_medians();
-    return {medians_storage, row.samples, row.stats.median, probe_spread(context, row)};
+    return {medians_storage, row.samples, row.stats.median, probe_spread(context, row),
+            context.control ? &*context.control : nullptr};
 }
 
 nlohmann::json finite_or_null(double v) {
@@ -548,6 +198,7 @@ nlohmann::json result_json(const SampleComparison& r) {
                         {"threshold", r.threshold},
                         {"noise", r.noise},
                         {"probe_floor", r.probe_floor},
+                        {"machine_floor", r.machine_floor},
                         {"ci_half_width", r.ci_half_width},
                         {"center_a", r.center_a},
                         {"center_b", r.center_b},
@@ -559,6 +210,22 @@ nlohmann::json result_json(const SampleComparison& r) {
     if (!r.note.empty())
         j["note"] = r.note;
     return j;
+}
+
+// What the drift controls say, for the text outputs ("B" is the report judged).
+std::string drift_line(const MachineDrift& d, bool same_machine) {
+    if (!same_machine)
+        return "not weighed: the reports come from different machines (or lack fingerprints), "
+               "and a difference between machines is what such a comparison measures";
+    return d.known ? d.text()
+                   : "unknown (a report without a drift control, from before it): a difference "
+                     "cannot be told from the machine's drift";
+}
+
+nlohmann::json drift_json(const MachineDrift& d) {
+    if (!d.known)
+        return nullptr;
+    return {{"center", d.center}, {"low", d.low}, {"high", d.high}, {"explains", d.explains()}};
 }
 
 std::string esc(std::string_view s) {
@@ -633,6 +300,11 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
                 ceiling_differences(base.context, reports[r].context, options.ceiling_tolerance,
                                     options.bandwidth_ceiling_tolerance);
             src.same_machine = switchyard::same_machine(base.context, reports[r].context);
+            // Drift is one machine's movement between its runs; between two machines the
+            // controls differ by the machines, which is what such a comparison measures.
+            if (src.same_machine && base.context.control && reports[r].context.control)
+                src.drift =
+                    MachineDrift::between(*base.context.control, *reports[r].context.control);
         }
         out.m_sources.push_back(std::move(src));
     }
@@ -688,6 +360,8 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
             ea.push_back(evidence(*brow, base.context, storage.back()));
             storage.emplace_back();
             eb.push_back(evidence(*cell.row, reports[r].context, storage.back()));
+            if (!out.m_sources[r].same_machine)
+                ea.back().control = eb.back().control = nullptr;
             where.emplace_back(l, r);
         }
     }
@@ -699,10 +373,7 @@ MultiComparison MultiComparison::of(std::span<const Report> reports, std::vector
         const auto& ca = out.m_lines[where[k].first].cells[baseline].row->spec.code;
         const auto& cb = cell.row->spec.code;
         cell.result.identical_code = !ca.build_id.empty() && ca == cb;
-        if (cell.result.identical_code &&
-            (cell.result.verdict == Verdict::Faster || cell.result.verdict == Verdict::Slower))
-            cell.result.note += std::string(cell.result.note.empty() ? "" : "; ") +
-                                "identical code: the difference is the machine's, not the code's";
+        judge_identical_code(cell.result, options);
     }
     // Outliers: with three or more measured cells, a median far from the line's.
     for (auto& line : out.m_lines) {
@@ -760,7 +431,8 @@ nlohmann::json MultiComparison::to_json() const {
                            {"machine_id", s.machine_id},
                            {"same_machine", s.same_machine},
                            {"fingerprint_differences", s.fingerprint_differences},
-                           {"ceiling_differences", s.ceiling_differences}});
+                           {"ceiling_differences", s.ceiling_differences},
+                           {"drift", drift_json(s.drift)}});
     }
     auto lines = nlohmann::json::array();
     for (const auto& line : m_lines) {
@@ -801,6 +473,7 @@ nlohmann::json MultiComparison::to_json() const {
               {"faster", count(Verdict::Faster)},
               {"slower", count(Verdict::Slower)},
               {"ambiguous", count(Verdict::Ambiguous)},
+              {"machine", count(Verdict::Machine)},
               {"identical_code", identical_code_count(*this)}}},
             {"advice", advice().to_json()}};
 }
@@ -821,6 +494,7 @@ std::string MultiComparison::to_text() const {
             os << "  " << esc(d) << "\n";
         for (const auto& w : s.ceiling_differences)
             os << "warning: " << esc(s.name) << ": " << esc(w) << "\n";
+        os << "drift: " << esc(s.name) << ": " << drift_line(s.drift, s.same_machine) << "\n";
     }
     os << "\n";
     // Columns: the row, the baseline's median, then per other report "ratio verdict".
@@ -861,70 +535,16 @@ std::string MultiComparison::to_text() const {
            << "\n";
     os << "\n"
        << count(Verdict::Same) << " same, " << count(Verdict::Faster) << " faster, "
-       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous)
-       << " ambiguous; '!' marks a cell far from the other machines (outlier).\n";
+       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous) << " ambiguous"
+       << (count(Verdict::Machine) > 0
+               ? ", " + std::to_string(count(Verdict::Machine)) + " machine (identical code)"
+               : std::string())
+       << "; '!' marks a cell far from the other machines (outlier).\n";
     if (const auto n = identical_code_count(*this))
         os << n << " of the judged cells ran identical code (the same build of the same cell).\n";
     if (const auto advice_text = advice().text(); !advice_text.empty())
         os << advice_text << ".\n";
     return os.str();
-}
-
-SettleAdvice settle_advice(std::span<const SampleComparison* const> rows) {
-    SettleAdvice a;
-    std::vector<int> needs;
-    for (const auto* r : rows) {
-        if (r->verdict != Verdict::Ambiguous)
-            continue;
-        ++a.ambiguous;
-        if (r->runs_to_settle > 0)
-            needs.push_back(r->runs_to_settle);
-        else if (r->runs_to_settle < 0)
-            ++a.unsettleable;
-        else if (r->runs_a <= 1 || r->runs_b <= 1)
-            ++a.one_run;
-    }
-    a.settleable = needs.size();
-    if (!needs.empty()) {
-        std::sort(needs.begin(), needs.end());
-        a.repeat = needs.back();
-        a.median_repeat = needs[(needs.size() - 1) / 2];
-    }
-    return a;
-}
-
-std::string SettleAdvice::text() const {
-    if (ambiguous == 0)
-        return {};
-    std::vector<std::string> parts;
-    if (settleable > 0)
-        parts.push_back("--repeat " + std::to_string(repeat) + " on both sides would settle " +
-                        std::to_string(settleable) + " of the " + std::to_string(ambiguous) +
-                        " at the variation measured" +
-                        (median_repeat < repeat
-                             ? " (half of them with --repeat " + std::to_string(median_repeat) + ")"
-                             : std::string()) +
-                        ", if the two reports differ only by their runs' noise: the machine's "
-                        "drift between two reports made apart is not removed by more runs (an "
-                        "A/B of cells in one run, profile --cells A,B --repeat N, alternates "
-                        "them)");
-    if (unsettleable > 0)
-        parts.push_back(std::to_string(unsettleable) +
-                        " cannot be settled by more runs: their runs vary beyond what can show "
-                        "sameness on this machine, or the difference sits on the threshold");
-    if (one_run > 0)
-        parts.push_back(std::to_string(one_run) +
-                        " have one run on a side: the variation between runs is unknown "
-                        "(profile --repeat 3 measures it)");
-    std::string out = "AMBIGUOUS: ";
-    for (std::size_t i = 0; i < parts.size(); ++i)
-        out += (i ? "; " : "") + parts[i];
-    return parts.empty() ? std::string() : out;
-}
-
-nlohmann::json SettleAdvice::to_json() const {
-    return {{"ambiguous", ambiguous}, {"settleable", settleable}, {"unsettleable", unsettleable},
-            {"one_run", one_run},     {"repeat", repeat},         {"median_repeat", median_repeat}};
 }
 
 SettleAdvice MultiComparison::advice() const {
@@ -965,6 +585,8 @@ Comparison Comparison::of(const MultiComparison& m, std::size_t other) {
     }
     out.m_warnings.insert(out.m_warnings.end(), src.ceiling_differences.begin(),
                           src.ceiling_differences.end());
+    out.m_drift = src.drift;
+    out.m_same_machine = src.same_machine;
     for (const auto& line : m.lines()) {
         const auto& ca = line.cells[m.baseline()];
         const auto& cb = line.cells[other];
@@ -1017,6 +639,7 @@ nlohmann::json Comparison::to_json() const {
             {"only_in_a", unmatched(m_only_a)},
             {"only_in_b", unmatched(m_only_b)},
             {"warnings", m_warnings},
+            {"drift", drift_json(m_drift)},
             {"advice", advice().to_json()}};
 }
 
@@ -1025,6 +648,7 @@ std::string Comparison::to_text() const {
     os << "Verdicts: " << m_options.describe() << ".\n";
     for (const auto& w : m_warnings)
         os << "warning: " << esc(w) << "\n";
+    os << "Drift: " << drift_line(m_drift, m_same_machine) << ".\n";
     os << "\n";
     // Columns are padded, never cut: a long op name widens its row instead.
     os << pad("op", 16) << ' ' << pad("size", 14) << ' ' << pad("device", 8) << ' '
@@ -1058,13 +682,15 @@ std::string Comparison::to_text() const {
     };
     list("Only in A", m_only_a);
     list("Only in B", m_only_b);
-    std::size_t n[4] = {};
+    std::size_t n[kVerdictCount] = {};
     for (const auto& p : m_pairs)
         ++n[int(p.result.verdict)];
     const auto identical = std::count_if(m_pairs.begin(), m_pairs.end(),
                                          [](const Pair& p) { return p.result.identical_code; });
     os << "\n"
        << n[0] << " same, " << n[1] << " faster, " << n[2] << " slower, " << n[3] << " ambiguous";
+    if (n[int(Verdict::Machine)] > 0)
+        os << ", " << n[int(Verdict::Machine)] << " machine (identical code)";
     if (identical > 0)
         os << "; " << identical << " of " << m_pairs.size() << " pairs ran identical code";
     os << "\n";

@@ -93,7 +93,14 @@ nlohmann::json References::to_json() const {
             match["machine_id"] = s.machine_id;
         if (!s.hostnames.empty())
             match["hostnames"] = s.hostnames;
-        systems_json.push_back({{"name", s.name}, {"match", match}, {"rows", rows}});
+        nlohmann::json sys = {{"name", s.name}, {"match", match}, {"rows", rows}};
+        if (s.reports > 1)
+            sys["reports"] = s.reports;
+        if (s.control)
+            sys["control"] = {{"sentinel", s.control->sentinel},
+                              {"fastest", s.control->fastest},
+                              {"slowest", s.control->slowest}};
+        systems_json.push_back(std::move(sys));
     }
     return {{"format", kFormat}, {"format_version", kFormatVersion}, {"systems", systems_json}};
 }
@@ -122,6 +129,17 @@ References References::from_json(const nlohmann::json& j, const std::string& ori
                 m->expect(jsonread::Kind::Object);
                 sys.machine_id = m->str("machine_id", std::string());
                 sys.hostnames = m->strings("hostnames");
+            }
+            sys.reports = std::size_t(s.integer("reports", 1, 1, 1 << 20));
+            if (const auto c = s.find("control"); c && !c->raw().is_null()) {
+                c->expect(jsonread::Kind::Object);
+                ReferenceControl control;
+                control.sentinel = c->str("sentinel");
+                control.fastest = c->num("fastest");
+                control.slowest = c->num("slowest");
+                if (!(control.fastest > 0) || control.slowest < control.fastest)
+                    c->fail("expected times 0 < fastest <= slowest (seconds per launch)");
+                sys.control = control;
             }
             const auto rows = s.at("rows");
             rows.expect(jsonread::Kind::Array);
@@ -251,6 +269,123 @@ ReferenceSystem References::system_from(const Report& report, std::string name,
         }
         s.rows.push_back(std::move(row));
     }
+    if (const auto& c = context.control; c && c->usable())
+        s.control = ReferenceControl{c->sentinel, c->fastest(), c->slowest()};
+    return s;
+}
+
+namespace {
+
+// The standard deviation of `logs` (n - 1); nullopt for fewer than two.
+std::optional<double> sd_of(const std::vector<double>& logs) {
+    if (logs.size() < 2)
+        return std::nullopt;
+    double mean = 0;
+    for (const double x : logs)
+        mean += x / double(logs.size());
+    double var = 0;
+    for (const double x : logs)
+        var += (x - mean) * (x - mean) / double(logs.size() - 1);
+    return std::sqrt(var);
+}
+
+} // namespace
+
+ReferenceSystem References::system_from(std::span<const Report> reports, std::string name,
+                                        std::vector<std::string> hostnames, const BandRule& rule) {
+    if (reports.empty())
+        throw ReferenceError("references need at least one report");
+    if (reports.size() == 1)
+        return system_from(reports.front(), std::move(name), std::move(hostnames), rule);
+    const auto& first = reports.front().context;
+    for (std::size_t i = 1; i < reports.size(); ++i)
+        if (reports[i].context.fingerprint.machine_id != first.fingerprint.machine_id)
+            throw ReferenceError(
+                "the reports of one system must come from one machine: report " +
+                std::to_string(i + 1) + " has machine_id '" +
+                reports[i].context.fingerprint.machine_id + "', the first '" +
+                first.fingerprint.machine_id +
+                "' (give each machine's reports a system of their own: --system NAME)");
+    ReferenceSystem s = system_from(reports.front(), std::move(name), std::move(hostnames), rule);
+    s.rows.clear();
+    s.reports = reports.size();
+    // Every report's measured rows by key.
+    std::vector<std::map<std::string, const ProfileRow*>> by_key(reports.size());
+    for (std::size_t i = 0; i < reports.size(); ++i)
+        for (const auto& r : reports[i].rows)
+            if (r.status == RowStatus::Ok && r.stats.median > 0)
+                by_key[i].emplace(r.key(), &r);
+    struct Pending {
+        ReferenceRow row;
+        std::optional<double> sigma; // between the reports, on the log scale
+    };
+    std::vector<Pending> pending;
+    for (const auto& r : reports.front().rows) {
+        const auto key = r.key();
+        std::vector<const ProfileRow*> all;
+        for (const auto& m : by_key)
+            if (const auto it = m.find(key); it != m.end())
+                all.push_back(it->second);
+        if (all.size() != reports.size())
+            continue; // not measured in every report
+        ReferenceRow row{r.spec.op,      r.spec.size, r.spec.device, r.spec.backend, r.spec.arch,
+                         r.spec.variant, 0,           rule.lower,    rule.upper};
+        // With memory beside the row in every report: each report's time at the memories'
+        // geometric mean, as check judges it.
+        const bool by_memory = std::all_of(all.begin(), all.end(), [](const ProfileRow* x) {
+            return x->memory.measured() && x->memory.median_gbs > 0;
+        });
+        if (by_memory) {
+            double log_memory = 0;
+            for (const auto* x : all)
+                log_memory += std::log(x->memory.median_gbs) / double(all.size());
+            row.memory_gbs = std::exp(log_memory);
+        }
+        std::vector<double> logs;
+        for (const auto* x : all)
+            logs.push_back(std::log(by_memory ? at_memory(x->stats.median, memory_share(*x),
+                                                          x->memory.median_gbs, *row.memory_gbs)
+                                              : x->stats.median));
+        double mean = 0;
+        for (const double x : logs)
+            mean += x / double(logs.size());
+        row.value = std::exp(mean);
+        pending.push_back({std::move(row), sd_of(logs)});
+    }
+    // The machine's drift between reports is shared by its rows: a row's own sigma (K - 1
+    // degrees of freedom) is taken at least at the median over the system's rows.
+    std::vector<double> sigmas;
+    for (const auto& p : pending)
+        if (p.sigma)
+            sigmas.push_back(*p.sigma);
+    std::sort(sigmas.begin(), sigmas.end());
+    const double typical = sigmas.empty() ? 0 : sigmas[sigmas.size() / 2];
+    const double k = double(reports.size());
+    for (auto& p : pending) {
+        if (rule.upper) {
+            p.row.band = "given";
+        } else {
+            const double sigma = std::max(p.sigma.value_or(0), typical);
+            p.row.upper =
+                std::max(rule.floor, std::expm1(rule.sigmas * sigma * std::sqrt(1 + 1 / k)));
+            p.row.band = "reports";
+        }
+        s.rows.push_back(std::move(p.row));
+    }
+    // The range of the machine's drift control over every reference run.
+    std::optional<ReferenceControl> control;
+    for (const auto& rep : reports) {
+        const auto& c = rep.context.control;
+        if (!c || !c->usable() || (control && control->sentinel != c->sentinel)) {
+            control.reset();
+            break;
+        }
+        if (!control)
+            control = ReferenceControl{c->sentinel, c->fastest(), c->slowest()};
+        control->fastest = std::min(control->fastest, c->fastest());
+        control->slowest = std::max(control->slowest, c->slowest());
+    }
+    s.control = control;
     return s;
 }
 
@@ -291,6 +426,29 @@ CheckResult check_report(const Report& report, const References& references, std
     if (!system)
         return out;
     out.system = system->name;
+    // How far this report's machine went beyond the references' (their drift controls): the
+    // band follows it, since a row that much slower (or faster) is the machine's.
+    double drift_low = 1, drift_high = 1;
+    std::string drift_note;
+    if (const auto& c = report.context.control;
+        c && c->usable() && system->control && system->control->sentinel == c->sentinel) {
+        drift_high = std::max(1.0, c->slowest() / system->control->slowest);
+        drift_low = std::min(1.0, c->fastest() / system->control->fastest);
+        char buf[200];
+        if (drift_high > 1)
+            std::snprintf(buf, sizeof buf,
+                          "; its machine ran the drift control up to %.2fx slower than in any "
+                          "reference run, and the band's top follows it",
+                          drift_high);
+        else if (drift_low < 1)
+            std::snprintf(buf, sizeof buf,
+                          "; its machine ran the drift control up to %.2fx faster than in any "
+                          "reference run, and the band's bottom follows it",
+                          1 / drift_low);
+        else
+            buf[0] = '\0';
+        drift_note = buf;
+    }
     std::map<std::string, const ProfileRow*> rows;
     for (const auto& r : report.rows)
         rows.emplace(r.key(), &r);
@@ -300,10 +458,12 @@ CheckResult check_report(const Report& report, const References& references, std
         c.label = ref.op + " " + ref.size + " " + ref.device + " " + ref.arch + "/" + ref.variant +
                   " [" + ref.backend + "]";
         c.value = ref.value;
+        c.drift_low = drift_low;
+        c.drift_high = drift_high;
         if (ref.lower)
-            c.low = ref.value * (1 + *ref.lower);
+            c.low = ref.value * (1 + *ref.lower) * drift_low;
         if (ref.upper)
-            c.high = ref.value * (1 + *ref.upper);
+            c.high = ref.value * (1 + *ref.upper) * drift_high;
         referenced[ref.key()] = true;
         const auto it = rows.find(ref.key());
         if (it == rows.end()) {
@@ -344,6 +504,9 @@ CheckResult check_report(const Report& report, const References& references, std
                 c.message = judged + " is faster than the lower bound " + seconds_text(*c.low) +
                             " (reference " + seconds_text(ref.value) +
                             "): update the reference if the change is intended";
+            if ((drift_high > 1 && c.high) || (drift_low < 1 && c.low))
+                c.message +=
+                    (c.message.empty() ? "judged with the drift control" : "") + drift_note;
         }
         out.rows.push_back(std::move(c));
     }

@@ -131,10 +131,10 @@ CpuInfo read_cpu(const Reader& r, const json& raw) {
 }
 
 // The keys the typed fields hold; anything else is `extra`.
-constexpr std::string_view kKnown[] = {"switchyard",  "date",     "host",         "cpu",
-                                       "cpu_peaks",   "clock",    "openblas",     "devices",
-                                       "fingerprint", "settings", "warnings",     "containment",
-                                       "ceiling_set", "repeat",   "ceilings_from"};
+constexpr std::string_view kKnown[] = {"switchyard",  "date",     "host",          "cpu",
+                                       "cpu_peaks",   "clock",    "openblas",      "devices",
+                                       "fingerprint", "settings", "warnings",      "containment",
+                                       "ceiling_set", "repeat",   "ceilings_from", "control"};
 
 } // namespace
 } // namespace runcontext
@@ -252,6 +252,8 @@ nlohmann::json RunContext::to_json() const {
     }
     if (ceilings_from)
         j["ceilings_from"] = {{"report", ceilings_from->report}, {"date", ceilings_from->date}};
+    if (control)
+        j["control"] = control->to_json();
     return j;
 }
 
@@ -336,6 +338,13 @@ RunContext RunContext::from_json(const nlohmann::json& context) {
         from.text("report", p.report);
         from.text("date", p.date);
         c.ceilings_from = p;
+    }
+    if (const auto* control = r.find("control", &nlohmann::json::is_object)) {
+        try {
+            c.control = DriftControl::from_json(*control);
+        } catch (const std::exception& e) {
+            c.read_warnings.push_back(std::string("context.") + e.what());
+        }
     }
     for (const auto& [key, value] : context.items())
         if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown))

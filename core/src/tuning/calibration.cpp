@@ -54,7 +54,9 @@ CalibrationCount count_from_json(const jsonread::Value& v) {
 
 void add(CalibrationCount& c, const SampleComparison& r) {
     ++c.judged;
-    c.false_positives += r.verdict == Verdict::Faster || r.verdict == Verdict::Slower;
+    // MACHINE is the rule calling a difference on identical code: as false as FASTER/SLOWER.
+    c.false_positives += r.verdict == Verdict::Faster || r.verdict == Verdict::Slower ||
+                         r.verdict == Verdict::Machine;
     c.same += r.verdict == Verdict::Same;
     c.ambiguous += r.verdict == Verdict::Ambiguous;
 }
@@ -108,11 +110,15 @@ Calibration calibrate(std::span<const Report> reports, std::vector<std::string> 
     c.rule = options.describe();
     c.reports = reports.size();
     c.sources = std::move(names);
+    // The rule as it judges code that changed: on these rows of identical code every call
+    // (FASTER or SLOWER) is a false positive.
+    auto as_for_code = options;
+    as_for_code.judge_environment = true;
     std::vector<SampleComparison> judged;
     for (std::size_t i = 0; i < reports.size(); ++i)
         for (std::size_t j = i + 1; j < reports.size(); ++j) {
             ++c.report_pairs;
-            const auto pair = Comparison::of(reports[i], reports[j], options);
+            const auto pair = Comparison::of(reports[i], reports[j], as_for_code);
             for (const auto& p : pair.pairs()) {
                 if (!p.a.measured() || !p.b.measured())
                     continue;
@@ -126,9 +132,19 @@ Calibration calibrate(std::span<const Report> reports, std::vector<std::string> 
             }
         }
     std::vector<const SampleComparison*> all;
-    for (const auto& r : judged)
+    std::vector<double> apart;
+    for (const auto& r : judged) {
         all.push_back(&r);
+        if (r.ratio > 0 && std::isfinite(r.ratio))
+            apart.push_back(std::expm1(std::fabs(std::log(r.ratio))));
+    }
     c.advice = settle_advice(all);
+    if (!apart.empty()) {
+        std::sort(apart.begin(), apart.end());
+        // The 95th percentile, nearest rank.
+        const auto rank = std::size_t(std::ceil(0.95 * double(apart.size())));
+        c.spread_95 = apart[std::clamp<std::size_t>(rank, 1, apart.size()) - 1];
+    }
     return c;
 }
 
@@ -142,7 +158,18 @@ std::string Calibration::summary() const {
 
 std::string Calibration::beside_the_rule() const {
     return "Measured on this machine (compare --calibrate, " + date.substr(0, 10) +
-           "): " + summary();
+           "): " + summary() +
+           (spread_95 > 0 ? "; identical reports put 95 % of rows within " + percent(spread_95) +
+                                " of each other, which the rule requires a difference to exceed"
+                          : "; a calibration from before the rule used it: compare --calibrate "
+                            "again to put it in the rule");
+}
+
+void Calibration::apply_to(CompareOptions& options) const {
+    if (!(spread_95 > 0))
+        return;
+    options.calibrated_floor = spread_95;
+    options.calibration_note = "compare --calibrate, " + date.substr(0, 10);
 }
 
 std::string Calibration::text() const {
@@ -193,6 +220,7 @@ nlohmann::json Calibration::to_json() const {
             {"overall", overall.to_json()},
             {"per_op", ops},
             {"advice", advice.to_json()},
+            {"spread_95", spread_95},
             {"summary", summary()}};
 }
 
@@ -216,6 +244,9 @@ Calibration Calibration::from_json(const nlohmann::json& j) {
     if (v.contains("sources"))
         c.sources = v.strings("sources");
     c.overall = count_from_json(v.at("overall"));
+    c.spread_95 = v.num("spread_95", 0.0);
+    if (c.spread_95 < 0)
+        v.at("spread_95").fail("expected a fraction >= 0");
     if (const auto ops = v.find("per_op")) {
         ops->expect(jsonread::Kind::Object);
         for (const auto& [op, n] : ops->raw().items())

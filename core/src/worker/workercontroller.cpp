@@ -3,6 +3,7 @@
 
 #include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/driftcontrol.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/tuning/tunedresolve.h>
@@ -316,10 +317,23 @@ Report WorkerController::run(const Callbacks& cb) {
         m_ceilings = uncached_ceiling_choice("no cache of ceilings in use");
     }
     std::optional<CpuPeaks> peaks = m_ceilings.peaks;
+    // The drift control: the sentinel at the start, after every pass, at the end, measured
+    // here between the workers (none runs then), so the report says how the machine moved.
+    DriftControl control;
+    const auto started = Clock::now();
+    const auto measure_control = [&](std::string when) {
+        if (m_cancel)
+            return;
+        const double at = std::chrono::duration<double>(Clock::now() - started).count();
+        control.samples.push_back({std::move(when), at, measure_sentinel()});
+    };
+    measure_control("start");
     if (passes == 1) {
         RunState state;
         state.peaks = peaks;
         Report report = run_pass(state, env, cb);
+        measure_control("end");
+        report.context.control = std::move(control);
         report.annotate();
         return report;
     }
@@ -378,6 +392,7 @@ Report WorkerController::run(const Callbacks& cb) {
         if (!last)
             for (auto& row : report.rows)
                 runs[row.spec.index].push_back(std::move(row));
+        measure_control(last ? "end" : "after pass " + std::to_string(pass + 1));
     }
     // Rows the last pass did not reach (a cancelled run) are merged from the passes before.
     for (auto& [index, rows] : runs)
@@ -386,6 +401,7 @@ Report WorkerController::run(const Callbacks& cb) {
     for (auto& [index, row] : merged)
         first.rows.push_back(std::move(row));
     first.context.repeat = int(passes);
+    first.context.control = std::move(control);
     first.annotate();
     return first;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,8 @@ struct SWITCHYARD_CORE_EXPORT ReferenceRow {
     /// where a raw time cannot.
     std::optional<double> memory_gbs;
     /// How `upper` was set (JSON "band"): "runs" (from the variation between the row's runs,
-    /// BandRule), "floor" (one run: the floor), "given" (--upper), "" (an older file).
+    /// BandRule), "reports" (from the spread between K reports of the system), "floor" (one
+    /// run: the floor), "given" (--upper), "" (an older file).
     std::string band;
     /// ProfileRow::key()'s form.
     std::string key() const;
@@ -54,11 +56,24 @@ struct SWITCHYARD_CORE_EXPORT ReferenceRow {
 /// the variation measured between the row's runs (profile --repeat N; for a row with memory
 /// beside it, of its times at the memory each run got): `sigmas` standard deviations of one
 /// future run's median about the reference's (sigma x sqrt(1 + 1/N) on the log scale), at
-/// least `floor`; a row of one run gets the floor.
+/// least `floor`; a row of one run gets the floor. Written from K >= 2 reports of one system
+/// (References::system_from of several), the value is the geometric mean of the reports'
+/// medians and sigma the standard deviation of their logs *between the reports*, at least the
+/// median of that over the system's rows (with K = 3, one row's two degrees of freedom say
+/// little; the machine's drift between runs is shared by its rows), times sqrt(1 + 1/K).
 struct SWITCHYARD_CORE_EXPORT BandRule {
     std::optional<double> lower, upper;
     double floor = 0.10;
     double sigmas = 3.1; // one-sided, about 1 in 1,000 identical runs outside
+};
+
+/// The drift control of the reports a system was written from (their context.control): the
+/// fastest and the slowest sentinel time they saw. check widens a row's band by as far as its
+/// own report's control went beyond that range: the machine ran slower (or faster) than in
+/// any reference run, and a row slower by as much is the machine's.
+struct SWITCHYARD_CORE_EXPORT ReferenceControl {
+    std::string sentinel;
+    double fastest = 0, slowest = 0; // seconds per launch
 };
 
 struct SWITCHYARD_CORE_EXPORT ReferenceSystem {
@@ -66,6 +81,8 @@ struct SWITCHYARD_CORE_EXPORT ReferenceSystem {
     std::string machine_id;             // "" : any
     std::vector<std::string> hostnames; // fnmatch patterns; empty: any
     std::vector<ReferenceRow> rows;
+    std::size_t reports = 1; // how many reports the values and bands came from (JSON "reports")
+    std::optional<ReferenceControl> control; // JSON "control"; unset: none recorded
     /// Every criterion given holds for `report` (its context.fingerprint.machine_id and
     /// context.host.hostname). A system with no criterion matches every report.
     bool matches(const Report& report) const;
@@ -99,6 +116,13 @@ struct SWITCHYARD_CORE_EXPORT References {
     static ReferenceSystem system_from(const Report& report, std::string name,
                                        std::vector<std::string> hostnames,
                                        const BandRule& rule = {});
+    /// The system K reports of one machine make (BandRule: bands from the spread between
+    /// them), with their drift control's range. A row enters where every report measured
+    /// it. One report: as above. Throws ReferenceError for no reports, or reports of
+    /// different machines (fingerprints' machine_id).
+    static ReferenceSystem system_from(std::span<const Report> reports, std::string name,
+                                       std::vector<std::string> hostnames,
+                                       const BandRule& rule = {});
     /// Adds `system`, replacing one of the same name.
     void put(ReferenceSystem system);
 };
@@ -114,6 +138,9 @@ struct SWITCHYARD_CORE_EXPORT CheckedRow {
     /// The median at the reference's memory (ReferenceRow::memory_gbs), which the band
     /// judged instead of `measured`; unset where the row was judged by its time.
     std::optional<double> at_reference_memory;
+    /// How far the report's drift control went beyond the references' (ReferenceControl):
+    /// the band's top was multiplied by `drift_high` (>= 1), its bottom by `drift_low` (<= 1).
+    double drift_low = 1, drift_high = 1;
     std::string message; // why it failed, or what it was judged by
     bool failed() const noexcept {
         return status == Status::Fail || status == Status::Missing || status == Status::NotMeasured;

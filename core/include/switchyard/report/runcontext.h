@@ -5,6 +5,7 @@
 
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/probes.h>
+#include <switchyard/profiling/driftcontrol.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/profiling/profilesettings.h>
 #include <switchyard/sdk/device.h>
@@ -88,6 +89,10 @@ struct SWITCHYARD_CORE_EXPORT RunContext {
     std::map<std::string, nlohmann::json> device_ceiling_sets;
     int repeat = 0; // profile --repeat passes (0: not repeated)
     std::optional<CeilingsProvenance> ceilings_from;
+    /// The machine's drift through the run: the sentinel's times at its start, after each
+    /// pass and at its end (WorkerController measures them). Unset in reports older than
+    /// the control; compare then cannot say how far the machine moved.
+    std::optional<DriftControl> control;
     nlohmann::json extra = nlohmann::json::object(); // keys this core does not know
 
     /// What the decoder left out, and why: a device entry its reader refused, a part of the

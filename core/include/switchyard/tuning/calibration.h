@@ -47,7 +47,12 @@ struct SWITCHYARD_CORE_EXPORT Calibration {
     std::size_t skipped_rows = 0; // rows whose code was not identical (or not recorded)
     CalibrationCount overall;
     std::map<std::string, CalibrationCount> per_op;
-    SettleAdvice advice;              // over every judged row of every pair
+    SettleAdvice advice; // over every judged row of every pair
+    /// How far apart identical reports of this machine put a row: the 95th percentile of
+    /// |B/A - 1| over every judged row of identical code (its ratio of centers). compare
+    /// uses it in its rule (apply_to): a difference between reports made apart must exceed
+    /// it. 0 in a calibration from before it was kept (compare --calibrate again).
+    double spread_95 = 0;
     std::vector<std::string> sources; // the reports' names, in order
 
     /// "0 of 72 rows of identical code called FASTER or SLOWER (3 runs, 3 pairs): a false-
@@ -56,6 +61,9 @@ struct SWITCHYARD_CORE_EXPORT Calibration {
     /// What compare prints under its rule for this machine's reports: "Measured on this
     /// machine (compare --calibrate, 2026-12-06): <summary>".
     std::string beside_the_rule() const;
+    /// The rule with this machine's calibration in it: CompareOptions::calibrated_floor
+    /// = spread_95, and where it came from. Leaves `options` as it is without a spread.
+    void apply_to(CompareOptions& options) const;
     /// The summary, a table per op, the advice.
     std::string text() const;
     nlohmann::json to_json() const;
