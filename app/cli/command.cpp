@@ -239,8 +239,8 @@ std::string command_line_typo(CLI::App& app, const std::vector<std::string>& arg
                        " --help lists them)";
             }
             // Its value is the next word unless given with '=' (or glued to a short option).
-            if (option->get_expected_min() > 0 && (is_long ? eq == std::string::npos
-                                                           : arg.size() == 2))
+            if (option->get_expected_min() > 0 &&
+                (is_long ? eq == std::string::npos : arg.size() == 2))
                 ++i;
             continue;
         }

@@ -287,7 +287,8 @@ int main(int argc, char** argv) {
                                                 parser.value(budget).toStdString() + "'");
             }
         } catch (const std::invalid_argument& e) {
-            refuse(QStringLiteral("profile"), QStringLiteral("--profile: %1; nothing was run").arg(QString::fromStdString(e.what())));
+            refuse(QStringLiteral("profile"), QStringLiteral("--profile: %1; nothing was run")
+                                                  .arg(QString::fromStdString(e.what())));
             profiling = false;
         }
     } else {
@@ -303,14 +304,16 @@ int main(int argc, char** argv) {
         try {
             switchyard::check_profile_names(settings, backends, false);
         } catch (const std::invalid_argument& e) {
-            refuse(QStringLiteral("op"), QStringLiteral("--op: %1").arg(QString::fromStdString(e.what())));
+            refuse(QStringLiteral("op"),
+                   QStringLiteral("--op: %1").arg(QString::fromStdString(e.what())));
         }
     }
     if (parser.isSet(target)) {
         try {
             switchyard::parse_target(parser.value(target).toStdString());
         } catch (const std::invalid_argument& e) {
-            refuse(QStringLiteral("target"), QStringLiteral("--target: %1").arg(QString::fromStdString(e.what())));
+            refuse(QStringLiteral("target"),
+                   QStringLiteral("--target: %1").arg(QString::fromStdString(e.what())));
         }
     }
     if (parser.isSet(select)) {
@@ -319,11 +322,14 @@ int main(int argc, char** argv) {
             names.push_back(info.name);
         const auto name = parser.value(select).toStdString();
         if (std::find(names.begin(), names.end(), name) == names.end())
-            refuse(QStringLiteral("select"), QStringLiteral("--select: %1").arg(QString::fromStdString(
-                switchyard::unknown_name("backend", name, names))));
+            refuse(
+                QStringLiteral("select"),
+                QStringLiteral("--select: %1")
+                    .arg(QString::fromStdString(switchyard::unknown_name("backend", name, names))));
     }
     if (parser.isSet(compare) && split(compare).size() < 2)
-        refuse(QStringLiteral("compare"), QStringLiteral("--compare takes two or more reports, comma-separated; got '%1'")
+        refuse(QStringLiteral("compare"),
+               QStringLiteral("--compare takes two or more reports, comma-separated; got '%1'")
                    .arg(parser.value(compare)));
 
     switchyard::ui::MainWindow window(backends, switchyard::default_devices(),

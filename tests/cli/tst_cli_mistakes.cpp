@@ -49,29 +49,28 @@ private slots:
         const QStringList fleet{"fleet", "submit", "--dry-run", "--folder", fleetDir, "--"};
         const QString nosuch = path("nosuch.json");
         // Commands and options: a suggestion wherever a name is typed.
-        QTest::newRow("subcommand") << QStringList{"lst"}
-                                    << QStringList{"unknown command 'lst'", "did you mean 'list'"};
+        QTest::newRow("subcommand")
+            << QStringList{"lst"} << QStringList{"unknown command 'lst'", "did you mean 'list'"};
         QTest::newRow("fleet subcommand")
             << QStringList{"fleet", "sbumit"}
             << QStringList{"unknown command 'sbumit'", "did you mean 'submit'"};
         QTest::newRow("profile option")
             << QStringList{"profile", "--jsno"}
             << QStringList{"unknown option '--jsno'", "did you mean '--json'"};
-        QTest::newRow("doctor option")
-            << QStringList{"doctor", "--markdwn"}
-            << QStringList{"unknown option '--markdwn'", "'--markdown'"};
-        QTest::newRow("matrix option") << QStringList{"matrix", "--jsn"}
-                                       << QStringList{"unknown option '--jsn'", "'--json'"};
+        QTest::newRow("doctor option") << QStringList{"doctor", "--markdwn"}
+                                       << QStringList{"unknown option '--markdwn'", "'--markdown'"};
+        QTest::newRow("matrix option")
+            << QStringList{"matrix", "--jsn"} << QStringList{"unknown option '--jsn'", "'--json'"};
         QTest::newRow("global option value")
             << QStringList{"--max-isa", "x86-64-v5", "list"}
             << QStringList{"--max-isa 'x86-64-v5' is not an ISA level", "'x86-64-v4'"};
         QTest::newRow("pin cpu") << QStringList{"--pin-cpu", "abc", "profile"}
                                  << QStringList{"--pin-cpu", "abc"};
         // Registry names.
-        QTest::newRow("show backend") << QStringList{"show", "cpuu"}
-                                      << QStringList{"cpuu", "'cpu'"};
-        QTest::newRow("resolve op") << QStringList{"resolve", "gemmm"}
-                                    << QStringList{"unknown op 'gemmm'", "'gemm'"};
+        QTest::newRow("show backend")
+            << QStringList{"show", "cpuu"} << QStringList{"cpuu", "'cpu'"};
+        QTest::newRow("resolve op")
+            << QStringList{"resolve", "gemmm"} << QStringList{"unknown op 'gemmm'", "'gemm'"};
         QTest::newRow("resolve arch") << QStringList{"resolve", "gemm", "--target", "cuda:sm90"}
                                       << QStringList{"sm90", "sm_90"};
         QTest::newRow("resolve variant")
@@ -83,9 +82,8 @@ private slots:
         QTest::newRow("profile device")
             << QStringList{"profile", "--device", "cdua"}
             << QStringList{"unknown device 'cdua'", "did you mean 'cuda'"};
-        QTest::newRow("profile device number")
-            << QStringList{"profile", "--device", "opencl:x"}
-            << QStringList{"'opencl:x'", "device number"};
+        QTest::newRow("profile device number") << QStringList{"profile", "--device", "opencl:x"}
+                                               << QStringList{"'opencl:x'", "device number"};
         QTest::newRow("profile cells")
             << QStringList{"profile", "--op", "gemm", "--cells", "generic/refrence"}
             << QStringList{"--cells", "'generic/refrence'", "'generic/reference'"};
@@ -102,9 +100,8 @@ private slots:
         QTest::newRow("size for an op not in the run")
             << QStringList{"profile", "--op", "rms_norm", "--sizes", "gemm:64"}
             << QStringList{"'gemm:64'", "not in this run"};
-        QTest::newRow("size for an unknown op")
-            << QStringList{"profile", "--sizes", "gemmm:64"}
-            << QStringList{"unknown op 'gemmm'", "'gemm'"};
+        QTest::newRow("size for an unknown op") << QStringList{"profile", "--sizes", "gemmm:64"}
+                                                << QStringList{"unknown op 'gemmm'", "'gemm'"};
         QTest::newRow("output folder missing")
             << QStringList{"profile", "--op", "rms_norm", "-o", path("out/r.json")}
             << QStringList{"out/r.json", "nothing was measured"};
@@ -117,26 +114,25 @@ private slots:
                                  << QStringList{"--timeout", "'nan'"};
         QTest::newRow("repeat") << QStringList{"profile", "--repeat", "0"}
                                 << QStringList{"--repeat", "'0'"};
-        QTest::newRow("json and csv") << QStringList{"profile", "--json", "--csv"}
-                                      << QStringList{"--json", "--csv"};
-        QTest::newRow("ceilings from nothing")
-            << QStringList{"profile", "--ceilings-from", nosuch}
-            << QStringList{"--ceilings-from", "nosuch.json"};
+        QTest::newRow("json and csv")
+            << QStringList{"profile", "--json", "--csv"} << QStringList{"--json", "--csv"};
+        QTest::newRow("ceilings from nothing") << QStringList{"profile", "--ceilings-from", nosuch}
+                                               << QStringList{"--ceilings-from", "nosuch.json"};
         // Reports.
         QTest::newRow("compare missing report")
             << QStringList{"compare", nosuch, path("notareport.json")}
             << QStringList{"nosuch.json"};
-        QTest::newRow("tune from missing report") << QStringList{"tune", "--from", nosuch}
-                                                  << QStringList{"--from", "nosuch.json"};
+        QTest::newRow("tune from missing report")
+            << QStringList{"tune", "--from", nosuch} << QStringList{"--from", "nosuch.json"};
         // fleet submit: the settings after -- by profile's own parser, names included.
         QTest::newRow("fleet op") << fleet + QStringList{"--op", "gemmm"}
                                   << QStringList{"unknown op 'gemmm'", "'gemm'"};
-        QTest::newRow("fleet sizes") << fleet + QStringList{"--op", "gemm", "--sizes", "4O96"}
-                                     << QStringList{"'4O96'"};
+        QTest::newRow("fleet sizes")
+            << fleet + QStringList{"--op", "gemm", "--sizes", "4O96"} << QStringList{"'4O96'"};
         QTest::newRow("fleet device") << fleet + QStringList{"--device", "cdua"}
                                       << QStringList{"unknown device 'cdua'", "'cuda'"};
-        QTest::newRow("fleet option") << fleet + QStringList{"--jsno"}
-                                      << QStringList{"unknown option '--jsno'", "'--json'"};
+        QTest::newRow("fleet option")
+            << fleet + QStringList{"--jsno"} << QStringList{"unknown option '--jsno'", "'--json'"};
         QTest::newRow("fleet variant")
             << fleet + QStringList{"--op", "gemm", "--variant", "refrence"}
             << QStringList{"unknown variant 'refrence'", "'reference'"};
@@ -170,9 +166,8 @@ private slots:
         QCOMPARE(hw.code, 0);
         if (hw.out.contains("\"cuda:"))
             QSKIP("this machine has a CUDA device: the kind is available here");
-        const ProcessResult r =
-            switchyard::test::run_cli({"profile", "--device", "cuda", "--op", "rms_norm"}, {},
-                                      options);
+        const ProcessResult r = switchyard::test::run_cli(
+            {"profile", "--device", "cuda", "--op", "rms_norm"}, {}, options);
         const QString err = QString::fromUtf8(r.err);
         QVERIFY2(r.code == 2, qPrintable(err));
         QVERIFY2(err.contains("device 'cuda' is not available here"), qPrintable(err));
@@ -193,13 +188,12 @@ private slots:
             << QStringList{"--profile", "rms_norm", "--profile-devices", "cdua"}
             << QStringList{"unknown device 'cdua'", "'cuda'"};
         QTest::newRow("profile sizes")
-            << QStringList{"--profile", "rms_norm", "--sizes", "1,024"}
-            << QStringList{"'1,024'"};
+            << QStringList{"--profile", "rms_norm", "--sizes", "1,024"} << QStringList{"'1,024'"};
         QTest::newRow("open report") << QStringList{"--open-report", path("nosuch.json")}
                                      << QStringList{"--open-report", "nosuch.json"};
-        QTest::newRow("compare")
-            << QStringList{"--compare", path("nosuch.json") + "," + path("notareport.json")}
-            << QStringList{"--compare", "nosuch.json"};
+        QTest::newRow("compare") << QStringList{"--compare",
+                                                path("nosuch.json") + "," + path("notareport.json")}
+                                 << QStringList{"--compare", "nosuch.json"};
         QTest::newRow("select") << QStringList{"--select", "cpuu"}
                                 << QStringList{"unknown backend 'cpuu'", "'cpu'"};
         QTest::newRow("op") << QStringList{"--op", "gemmm"}

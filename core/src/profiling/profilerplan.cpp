@@ -339,8 +339,9 @@ void explain_missing_device(BackendRegistry& backends, DeviceRegistry& registry,
                               return std::find(k.begin(), k.end(), kind) != k.end();
                           })
                   ? "; its backend lists no such device here"
-                  : "; no installed backend provides " + kind + " devices (`switchyard-cli list "
-                                                                "--include-unavailable`)";
+                  : "; no installed backend provides " + kind +
+                        " devices (`switchyard-cli list "
+                        "--include-unavailable`)";
     throw std::invalid_argument("device '" + text::untrusted(want) + "' is not available here" +
                                 why + " (devices here: " + text::join(here) + ")");
 }
@@ -385,10 +386,10 @@ parse_size_tokens(const std::vector<std::string>& tokens, const std::vector<std:
         if (key != "*") {
             targets.push_back(op_named(key));
             if (!ops.empty() && std::find(ops.begin(), ops.end(), key) == ops.end())
-                throw std::invalid_argument("size '" + text::untrusted(token) + "' is for op '" +
-                                            key + "', which is not in this run (ops: " +
-                                            text::join(ops) + "); add it to the ops, or give '" +
-                                            text::untrusted(size) + "' without the op");
+                throw std::invalid_argument(
+                    "size '" + text::untrusted(token) + "' is for op '" + key +
+                    "', which is not in this run (ops: " + text::join(ops) +
+                    "); add it to the ops, or give '" + text::untrusted(size) + "' without the op");
         } else if (!ops.empty())
             for (const auto& name : ops)
                 targets.push_back(op_named(name));

@@ -178,8 +178,8 @@ std::string Report::save_with_fallback(const std::string& path, std::string& why
     try {
         save(fallback);
     } catch (const ReportError& e) {
-        throw ReportError(why + "; the fallback " + fallback + " could not be written either: " +
-                          e.what());
+        throw ReportError(why + "; the fallback " + fallback +
+                          " could not be written either: " + e.what());
     }
     return fallback;
 }
