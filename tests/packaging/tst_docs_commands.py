@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-CLI, SRC = sys.argv[1], sys.argv[2]
+CLI, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 DOCS = ["README.md"] + sorted(
     "docs/" + f for f in os.listdir(os.path.join(SRC, "docs")) if f.endswith(".md"))
 # Small budgets for a run (only the options the subcommand has are added).
