@@ -111,6 +111,9 @@ public:
     /// exported through QCustomPlot; returns the paths.
     QStringList saveProfilerScreenshots(const QString& dir, const QString& prefix);
     QString statusText() const;
+    /// What the command line asked for and was refused (an unknown op, backend, device, a
+    /// report that cannot be read): in the status bar, and each in the profiler's log.
+    void showCommandLineErrors(const QStringList& errors);
 
     /// Saves one PNG per tab (window-sized) into `dir` with `prefix`; returns the paths.
     QStringList saveScreenshots(const QString& dir, const QString& prefix);

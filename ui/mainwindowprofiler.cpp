@@ -386,6 +386,14 @@ void MainWindow::openFleetFolder(const QString& folder) {
     m_fleetLoader->open(folder);
 }
 
+void MainWindow::showCommandLineErrors(const QStringList& errors) {
+    if (errors.isEmpty())
+        return;
+    for (const auto& e : errors)
+        m_profile->appendLog(tr("error: %1").arg(e));
+    m_status->setText(tr("Command line refused: %1").arg(errors.join(QStringLiteral("; "))));
+}
+
 void MainWindow::reportError(const QString& error) {
     m_status->setText(error);
     m_profile->appendLog(tr("error: %1").arg(error));

@@ -291,6 +291,8 @@ struct Measured {
 
 Measured measure(const ProfileOptions& o) {
     const auto settings = to_settings(o);
+    // Every name the run uses, before a worker starts or anything is measured (exit 2).
+    check_profile_names(settings, default_backends(), true);
     std::optional<CeilingsProvenance> provenance;
     const auto reused = reused_peaks(o, provenance);
     const auto policy = ceiling_policy(o);
@@ -390,7 +392,33 @@ Measured measure(const ProfileOptions& o) {
     return {std::move(report), settings, reused.has_value()};
 }
 
+// -o, --report: a file that cannot be written is said before anything is measured.
+void check_output(const std::string& option, const std::string& path) {
+    if (path.empty())
+        return;
+    try {
+        Report::check_writable(path);
+    } catch (const ReportError& e) {
+        throw std::invalid_argument(option + ": " + e.what() +
+                                    "; nothing was measured (give a file in a folder you can "
+                                    "write)");
+    }
+}
+
+// Writes the report; one that cannot be written where asked (the folder went away during
+// the run) goes to a fallback file, named on stderr: the measurements are never lost.
+int save_report(const Report& report, const std::string& path) {
+    std::string why;
+    const auto fallback = report.save_with_fallback(path, why);
+    if (fallback.empty())
+        return Ok;
+    std::cerr << "switchyard-cli: " << why << "\nswitchyard-cli: the report was written to "
+              << fallback << " instead\n";
+    return Failure;
+}
+
 int run_profile(const ProfileOptions& o) {
+    check_output("-o", o.output);
     auto [report, settings, reused] = measure(o);
     const bool human = !o.json && !o.jsonl && !o.csv;
     auto line = [](const json& j) { std::cout << json_text(j) << std::endl; };
@@ -436,8 +464,8 @@ int run_profile(const ProfileOptions& o) {
             std::cout << "note: " << ceilings_note << "\n";
         std::cout << report.rows.size() << " rows, " << bad << " not ok\n";
     }
-    if (!o.output.empty())
-        report.save(o.output);
+    if (!o.output.empty() && save_report(report, o.output) != Ok)
+        return Failure;
     return bad ? Failure : Ok;
 }
 
@@ -572,6 +600,10 @@ int run_tune(ProfileOptions o, const TuneOptions& t) {
             throw std::invalid_argument("--from: " + std::string(e.what()));
         }
     } else {
+        if (!t.dry_run) {
+            check_output("-o", t.output);
+            check_output("--report", t.report);
+        }
         o.all_variants = true; // every cell competes with the chain's pick ...
         o.no_tuning = true;    // ... the chain's own, not an earlier tuning's
         report = measure(o).report;
@@ -666,67 +698,102 @@ void add_no_tuning_option(CLI::App* cmd, ProfileOptions& o) {
                   "(SWITCHYARD_TUNING, ~/.local/share/switchyard/tuning)");
 }
 
-void add_profile_commands(CLI::App& app, Context& context) {
-    {
-        auto o = std::make_shared<ProfileOptions>();
-        auto* cmd =
-            app.add_subcommand("profile", "Measure kernels (ops x sizes x devices x cells) in a "
-                                          "worker process; compare with the CPU reference");
-        add_run_options(cmd, *o);
-        add_no_tuning_option(cmd, *o);
-        cmd->add_flag("--all-variants", o->all_variants,
-                      "Every available variant, not only the resolved cell");
-        cmd->add_flag("--cold", o->cold, "Evict the caches before every sample");
-        auto* j = cmd->add_flag("--json", o->json, "Print the report as JSON at the end");
-        auto* jl = cmd->add_flag("--jsonl", o->jsonl,
-                                 "Stream JSON lines: context, plan, progress, one per row");
-        auto* c = cmd->add_flag("--csv", o->csv, "Print the rows as CSV at the end");
-        j->excludes(jl)->excludes(c);
-        jl->excludes(c);
-        cmd->add_option("-o,--output", o->output, "Write the JSON report to this file");
-        cmd->add_option("--ceilings-from", o->ceilings_from,
-                        "Reuse the CPU ceilings of an earlier report from this machine instead "
-                        "of measuring them again (refused when it comes from another machine; "
-                        "overrides the cache)");
-        cmd->add_flag("--fresh-ceilings", o->fresh_ceilings,
-                      "Measure every device's ceilings in this run (the CPU's, OpenCL's, "
-                      "CUDA's), and keep them in the cache for the next runs (by default a "
-                      "run uses the cached set of this machine, device, core and kernel when "
-                      "it is recent enough: --ceilings-max-age; SWITCHYARD_CEILINGS_CACHE=off "
-                      "or a folder)");
-        cmd->add_option("--ceilings-max-age", o->ceilings_max_age,
-                        "Days a cached set of ceilings is used for before a run measures "
-                        "them again (default: SWITCHYARD_CEILINGS_MAX_AGE, else " +
-                            fmt("%g", kDefaultCeilingsMaxAgeDays) + "; 0: always measure)")
-            ->check(number_in(0, false, 36500, "a number of days"));
-        // Every numeric option has a range; the limits match what ProfileSettings accepts
-        // (a week of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
-        constexpr double week = 7 * 24 * 3600;
-        cmd->add_option("--reference-budget", o->reference_budget,
-                        "Sampling time for the CPU reference of each (op, size), which every "
-                        "row's speedup (xref) is measured against; 0: time it only where the "
-                        "plan has it anyway (--all-variants)")
-            ->check(number_in(0, false, week, "a finite number of seconds"))
-            ->capture_default_str();
-        cmd->add_option("--throttle-threshold", o->throttle_threshold,
-                        "Drop samples whose effective clock is below this fraction of the row's "
-                        "best (0: keep all)")
-            ->check(number_in(0, false, 1, "a fraction between 0 and 1"))
-            ->capture_default_str();
-        cmd->add_option("--max-noise", o->noise, "Stop sampling under this relative noise, percent")
-            ->check(number_in(0, false, 100, "a percentage"))
-            ->capture_default_str();
-        cmd->add_option("--min-samples", o->min_samples, "At least this many samples")
-            ->check(integer_in(1, ProfileSettings{}.max_samples))
-            ->capture_default_str();
-        cmd->add_option("--warmup", o->warmup, "Warm-up seconds per row")
-            ->check(number_in(0, false, week, "a finite number of seconds"))
-            ->capture_default_str();
-        cmd->add_option("--seed", o->seed, "Input seed")
-            ->check(integer_in(0, std::int64_t(1) << 53))
-            ->capture_default_str();
-        set_action(cmd, context, [o] { return run_profile(*o); });
+namespace {
+
+// The profile command, its options parsed into `o`.
+void add_profile_command(CLI::App& app, Context& context, std::shared_ptr<ProfileOptions> o) {
+    auto* cmd =
+        app.add_subcommand("profile", "Measure kernels (ops x sizes x devices x cells) in a "
+                                      "worker process; compare with the CPU reference");
+    add_run_options(cmd, *o);
+    add_no_tuning_option(cmd, *o);
+    cmd->add_flag("--all-variants", o->all_variants,
+                  "Every available variant, not only the resolved cell");
+    cmd->add_flag("--cold", o->cold, "Evict the caches before every sample");
+    auto* j = cmd->add_flag("--json", o->json, "Print the report as JSON at the end");
+    auto* jl = cmd->add_flag("--jsonl", o->jsonl,
+                             "Stream JSON lines: context, plan, progress, one per row");
+    auto* c = cmd->add_flag("--csv", o->csv, "Print the rows as CSV at the end");
+    j->excludes(jl)->excludes(c);
+    jl->excludes(c);
+    cmd->add_option("-o,--output", o->output, "Write the JSON report to this file");
+    cmd->add_option("--ceilings-from", o->ceilings_from,
+                    "Reuse the CPU ceilings of an earlier report from this machine instead "
+                    "of measuring them again (refused when it comes from another machine; "
+                    "overrides the cache)");
+    cmd->add_flag("--fresh-ceilings", o->fresh_ceilings,
+                  "Measure every device's ceilings in this run (the CPU's, OpenCL's, "
+                  "CUDA's), and keep them in the cache for the next runs (by default a run "
+                  "uses the cached set of this machine, device, core and kernel when it is "
+                  "recent enough: --ceilings-max-age; SWITCHYARD_CEILINGS_CACHE=off or a "
+                  "folder)");
+    cmd->add_option("--ceilings-max-age", o->ceilings_max_age,
+                    "Days a cached set of ceilings is used for before a run measures "
+                    "them again (default: SWITCHYARD_CEILINGS_MAX_AGE, else " +
+                        fmt("%g", kDefaultCeilingsMaxAgeDays) + "; 0: always measure)")
+        ->check(number_in(0, false, 36500, "a number of days"));
+    // Every numeric option has a range; the limits match what ProfileSettings accepts
+    // (a week of seconds, ProfileSettings::max_samples, a seed exact in a JSON number).
+    constexpr double week = 7 * 24 * 3600;
+    cmd->add_option("--reference-budget", o->reference_budget,
+                    "Sampling time for the CPU reference of each (op, size), which every "
+                    "row's speedup (xref) is measured against; 0: time it only where the "
+                    "plan has it anyway (--all-variants)")
+        ->check(number_in(0, false, week, "a finite number of seconds"))
+        ->capture_default_str();
+    cmd->add_option("--throttle-threshold", o->throttle_threshold,
+                    "Drop samples whose effective clock is below this fraction of the row's "
+                    "best (0: keep all)")
+        ->check(number_in(0, false, 1, "a fraction between 0 and 1"))
+        ->capture_default_str();
+    cmd->add_option("--max-noise", o->noise, "Stop sampling under this relative noise, percent")
+        ->check(number_in(0, false, 100, "a percentage"))
+        ->capture_default_str();
+    cmd->add_option("--min-samples", o->min_samples, "At least this many samples")
+        ->check(integer_in(1, ProfileSettings{}.max_samples))
+        ->capture_default_str();
+    cmd->add_option("--warmup", o->warmup, "Warm-up seconds per row")
+        ->check(number_in(0, false, week, "a finite number of seconds"))
+        ->capture_default_str();
+    cmd->add_option("--seed", o->seed, "Input seed")
+        ->check(integer_in(0, std::int64_t(1) << 53))
+        ->capture_default_str();
+    set_action(cmd, context, [o] { return run_profile(*o); });
+}
+
+} // namespace
+
+ProfileSettings checked_profile_settings(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"profile"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    CLI::App app{"", "switchyard-cli"};
+    Context scratch;
+    auto o = std::make_shared<ProfileOptions>();
+    add_profile_command(app, scratch, o);
+    if (const auto typo = command_line_typo(app, argv); !typo.empty())
+        throw std::invalid_argument(typo);
+    // The root's parse-complete callback runs after every option is converted and checked
+    // and before any subcommand's action: it ends the parse there, so profile never runs.
+    struct Checked {};
+    app.parse_complete_callback([] { throw Checked{}; });
+    std::reverse(argv.begin(), argv.end());
+    try {
+        app.parse(argv);
+        throw std::logic_error("profile settings: the check did not run");
+    } catch (const Checked&) {
+    } catch (const CLI::CallForHelp&) {
+        throw std::invalid_argument("--help is not a profile setting; see switchyard-cli "
+                                    "profile --help");
+    } catch (const CLI::ParseError& e) {
+        throw std::invalid_argument(std::string(e.what()) + "; see switchyard-cli profile --help");
     }
+    auto settings = to_settings(*o);
+    check_profile_names(settings, default_backends(), false);
+    return settings;
+}
+
+void add_profile_commands(CLI::App& app, Context& context) {
+    add_profile_command(app, context, std::make_shared<ProfileOptions>());
     {
         auto o = std::make_shared<ProfileOptions>();
         o->repeat = 3; // a winner is kept on repeated runs (the regret rule tests their spread)

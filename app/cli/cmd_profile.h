@@ -39,6 +39,12 @@ std::vector<const CLI::Option*> add_run_options(CLI::App* cmd, ProfileOptions& o
 /// finished row on stderr unless `o.json`.
 Report measure_report(const ProfileOptions& o);
 
+/// The settings a `switchyard-cli profile ARGS...` run would use (fleet submit's, checked
+/// before it writes a script): ARGS parsed by the profile command's own options (names,
+/// ranges), then every name checked as a run elsewhere needs (check_profile_names, with
+/// declared cells enough). Nothing runs. std::invalid_argument naming the input otherwise.
+ProfileSettings checked_profile_settings(const std::vector<std::string>& args);
+
 /// profile, hardware, and the hardware listing (the profile worker is `__worker profile`,
 /// worker/workermain.h).
 void add_profile_commands(CLI::App& app, Context& context);

@@ -3,6 +3,7 @@
 
 #include <switchyard/plugins/pluginsearchpath.h>
 #include <switchyard/registry/backendinfoformat.h>
+#include <switchyard/registry/suggest.h>
 #include <switchyard/sdk/errors.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 #include <streambuf>
 #include <string_view>
+#include <utility>
 
 namespace switchyard::cli {
 
@@ -207,6 +209,66 @@ void add_probe_timeout_option(CLI::App* cmd, double& seconds) {
                     "device, in the inspection worker before it is killed and marked failed")
         ->check(number_in(0, true, 7 * 24 * 3600, "a finite number of seconds"))
         ->capture_default_str();
+}
+
+std::string command_line_typo(CLI::App& app, const std::vector<std::string>& args) {
+    CLI::App* at = &app;
+    std::string path = app.get_name();
+    bool past_subcommands = false; // a positional here is a value, not a subcommand
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--")
+            break;
+        if (arg.size() > 1 && arg[0] == '-') {
+            const bool is_long = arg.rfind("--", 0) == 0;
+            const auto eq = arg.find('=');
+            const std::string name = is_long ? arg.substr(0, eq) : arg.substr(0, 2);
+            const CLI::Option* option = at->get_option_no_throw(name);
+            if (!option) {
+                std::vector<std::string> known;
+                for (const auto* o : std::as_const(*at).get_options()) {
+                    for (const auto& n : o->get_lnames())
+                        known.push_back("--" + n);
+                    for (const auto& n : o->get_snames())
+                        known.push_back("-" + n);
+                }
+                // The program's name starts the line already: the subcommand's path names where.
+                const auto where = path.substr(std::min(path.size(), app.get_name().size() + 1));
+                return (where.empty() ? std::string() : where + ": ") +
+                       switchyard::unknown_name("option", name, known, false) + " (" + path +
+                       " --help lists them)";
+            }
+            // Its value is the next word unless given with '=' (or glued to a short option).
+            if (option->get_expected_min() > 0 &&
+                (is_long ? eq == std::string::npos : arg.size() == 2))
+                ++i;
+            continue;
+        }
+        if (past_subcommands)
+            continue;
+        const auto subs = at->get_subcommands([](CLI::App*) { return true; });
+        if (subs.empty()) {
+            past_subcommands = true;
+            continue;
+        }
+        CLI::App* found = nullptr;
+        std::vector<std::string> names; // the ones --help shows
+        for (auto* sub : subs) {
+            if (sub->check_name(arg))
+                found = sub;
+            if (!sub->get_group().empty())
+                names.push_back(sub->get_name());
+        }
+        if (!found)
+            return switchyard::unknown_name("command", arg, names) + " (" + path + " --help)";
+        at = found;
+        path += " " + arg;
+    }
+    return {};
+}
+
+std::string command_line_typo(CLI::App& app, int argc, char** argv) {
+    return command_line_typo(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
 }
 
 nlohmann::json envelope(const std::string& command, nlohmann::json body) {

@@ -53,4 +53,13 @@ nlohmann::json envelope(const std::string& command, nlohmann::json body = nlohma
 
 void add_registry_commands(CLI::App& app, Context& context);
 
+/// The first name typed on `args` (argv without the program) that `app` does not know: a
+/// subcommand at any level ("lst", "fleet sbumit") or an option of the command it reaches
+/// ("profile --jsno"), as a usage message with the close names (registry/suggest.h); "" when
+/// every name is known. Values are not judged here: each option's own check does that.
+/// What follows "--" belongs to another command (fleet submit's profile settings, checked on
+/// their own).
+std::string command_line_typo(CLI::App& app, const std::vector<std::string>& args);
+std::string command_line_typo(CLI::App& app, int argc, char** argv);
+
 } // namespace switchyard::cli

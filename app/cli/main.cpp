@@ -62,8 +62,13 @@ int main(int argc, char** argv) {
                    "Cap the detected CPU ISA level (generic, x86-64-v2, x86-64-v3, x86-64-v4) to "
                    "see what a smaller machine would pick; same as SWITCHYARD_MAX_ISA")
         ->type_name("LEVEL");
-    if (const char* v = global_option(argc, argv, "--max-isa"))
+    if (const char* v = global_option(argc, argv, "--max-isa")) {
+        if (const auto error = validate_isa_cap(v, "--max-isa"); !error.empty()) {
+            std::cerr << "switchyard-cli: " << error << "\n";
+            return cli::Usage;
+        }
         ::setenv("SWITCHYARD_MAX_ISA", v, 1);
+    }
     if (const auto& cap = cpu_isa_cap(); !cap.error.empty()) {
         std::cerr << "switchyard-cli: " << cap.error << "\n";
         return cli::Usage;
@@ -94,6 +99,11 @@ int main(int argc, char** argv) {
     cli::add_doctor_command(app, context);
     cli::add_fleet_commands(app, context);
 
+    // A mistyped subcommand or option is named with the close ones before CLI11's own words.
+    if (const auto typo = cli::command_line_typo(app, argc, argv); !typo.empty()) {
+        std::cerr << "switchyard-cli: " << typo << "\n";
+        return cli::Usage;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

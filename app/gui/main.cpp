@@ -9,6 +9,9 @@
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/isa.h>
 #include <switchyard/plugins/pluginsearchpath.h>
+#include <switchyard/profiling/profiler.h>
+#include <switchyard/registry/fallback.h>
+#include <switchyard/registry/suggest.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/sdk/version.h>
 
@@ -16,16 +19,21 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QPalette>
+#include <QSet>
 #include <QSettings>
 #include <QStringList>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -236,23 +244,113 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    switchyard::ui::MainWindow window(switchyard::default_backends(), switchyard::default_devices(),
+    // Every name the command line gives is checked before anything runs (the core's checks, as
+    // the CLI's): a refused one is said on stderr and in the window's status, its action is
+    // not taken (a misspelt --profile op never starts the default run), and the exit status
+    // is 2.
+    QStringList refused;
+    QSet<QString> refusedOptions; // their actions are not taken
+    const auto refuse = [&](const QString& option, const QString& error) {
+        std::fprintf(stderr, "switchyard: %s\n", qPrintable(error));
+        refused << error;
+        refusedOptions << option;
+    };
+    const auto split = [&](const QCommandLineOption& o) {
+        QStringList out;
+        for (const auto& v : parser.value(o).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            out << v.trimmed();
+        return out;
+    };
+    const auto toStd = [](const QStringList& list) {
+        std::vector<std::string> out;
+        for (const auto& v : list)
+            out.push_back(v.toStdString());
+        return out;
+    };
+    auto& backends = switchyard::default_backends();
+    bool profiling = parser.isSet(profile);
+    if (profiling) {
+        switchyard::ProfileSettings settings;
+        settings.ops = toStd(split(profile));
+        settings.devices = toStd(split(profileDevices));
+        try {
+            if (settings.ops.empty())
+                throw std::invalid_argument("--profile names no op");
+            settings.sizes = switchyard::parse_size_tokens(toStd(split(sizes)), settings.ops);
+            switchyard::check_profile_names(settings, backends, true);
+            if (parser.isSet(budget)) {
+                bool ok = false;
+                const double b = parser.value(budget).toDouble(&ok);
+                if (!ok || !(b > 0) || b > 7 * 24 * 3600)
+                    throw std::invalid_argument("--budget: must be a number of seconds > 0 and "
+                                                "at most 604800, got '" +
+                                                parser.value(budget).toStdString() + "'");
+            }
+        } catch (const std::invalid_argument& e) {
+            refuse(QStringLiteral("profile"), QStringLiteral("--profile: %1; nothing was run")
+                                                  .arg(QString::fromStdString(e.what())));
+            profiling = false;
+        }
+    } else {
+        for (const auto* o : {&profileDevices, &sizes, &budget, &allVariants})
+            if (parser.isSet(*o))
+                refuse(o->names().constFirst(),
+                       QStringLiteral("--%1 applies to --profile, which is not given")
+                           .arg(o->names().constFirst()));
+    }
+    if (parser.isSet(op)) {
+        switchyard::ProfileSettings settings;
+        settings.ops = {parser.value(op).toStdString()};
+        try {
+            switchyard::check_profile_names(settings, backends, false);
+        } catch (const std::invalid_argument& e) {
+            refuse(QStringLiteral("op"),
+                   QStringLiteral("--op: %1").arg(QString::fromStdString(e.what())));
+        }
+    }
+    if (parser.isSet(target)) {
+        try {
+            switchyard::parse_target(parser.value(target).toStdString());
+        } catch (const std::invalid_argument& e) {
+            refuse(QStringLiteral("target"),
+                   QStringLiteral("--target: %1").arg(QString::fromStdString(e.what())));
+        }
+    }
+    if (parser.isSet(select)) {
+        std::vector<std::string> names;
+        for (const auto& info : backends.infos())
+            names.push_back(info.name);
+        const auto name = parser.value(select).toStdString();
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            refuse(
+                QStringLiteral("select"),
+                QStringLiteral("--select: %1")
+                    .arg(QString::fromStdString(switchyard::unknown_name("backend", name, names))));
+    }
+    if (parser.isSet(compare) && split(compare).size() < 2)
+        refuse(QStringLiteral("compare"),
+               QStringLiteral("--compare takes two or more reports, comma-separated; got '%1'")
+                   .arg(parser.value(compare)));
+
+    switchyard::ui::MainWindow window(backends, switchyard::default_devices(),
                                       switchyard::PluginSearchPath::from_environment());
     window.show();
     if (parser.isSet(openReport))
-        window.openReport(parser.value(openReport));
-    if (parser.isSet(compare))
-        window.compareReports(parser.value(compare).split(QLatin1Char(','), Qt::SkipEmptyParts));
+        if (const auto error = window.openReport(parser.value(openReport)); !error.isEmpty())
+            refuse(QStringLiteral("open-report"), QStringLiteral("--open-report: %1").arg(error));
+    if (parser.isSet(compare) && split(compare).size() >= 2)
+        if (const auto error = window.compareReports(split(compare)); !error.isEmpty())
+            refuse(QStringLiteral("compare"), QStringLiteral("--compare: %1").arg(error));
     if (parser.isSet(compareFolder))
         window.openFleetFolder(parser.value(compareFolder));
-    const bool profiling = parser.isSet(profile);
     if (profiling) {
-        window.prepareProfile(
-            parser.value(profile).split(QLatin1Char(','), Qt::SkipEmptyParts),
-            parser.value(profileDevices).split(QLatin1Char(','), Qt::SkipEmptyParts),
-            parser.isSet(allVariants), parser.value(sizes),
-            parser.isSet(budget) ? parser.value(budget).toDouble() : 0.0);
+        window.prepareProfile(split(profile), split(profileDevices), parser.isSet(allVariants),
+                              parser.value(sizes),
+                              parser.isSet(budget) ? parser.value(budget).toDouble() : 0.0);
     }
+    // The refusals stay in the status bar once the catalog has arrived (it sets its own text).
+    QObject::connect(&window, &switchyard::ui::MainWindow::catalogShown, &window,
+                     [&window, refused] { window.showCommandLineErrors(refused); });
     std::function<void()> take; // lives as long as the event loop: its timers call it again
     if (parser.isSet(screenshot)) {
         const bool profilerPictures = profiling || parser.isSet(openReport) ||
@@ -280,11 +378,11 @@ int main(int argc, char** argv) {
             if (once)
                 return;
             once = true;
-            if (parser.isSet(select))
+            if (parser.isSet(select) && !refusedOptions.contains(QStringLiteral("select")))
                 window.selectBackend(parser.value(select));
-            if (parser.isSet(op))
+            if (parser.isSet(op) && !refusedOptions.contains(QStringLiteral("op")))
                 window.showOp(parser.value(op));
-            if (parser.isSet(target))
+            if (parser.isSet(target) && !refusedOptions.contains(QStringLiteral("target")))
                 window.setMatrixTarget(parser.value(target));
             if (profiling) {
                 QObject::connect(&window, &switchyard::ui::MainWindow::profileFinished, &window,
@@ -304,5 +402,6 @@ int main(int argc, char** argv) {
                 window.startProfile();
         });
     }
-    return QApplication::exec();
+    const int status = QApplication::exec();
+    return refused.isEmpty() ? status : 2;
 }

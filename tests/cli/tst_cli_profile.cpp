@@ -377,6 +377,11 @@ private slots:
                                     "\"off\""),
                  bogus.out.constData());
         QVERIFY(defaulted["rows"][0].contains("pinned_cpu"));
+        // The warning names the CPU the row ran on, as its pinned_cpu does.
+        const int ran_on = defaulted["rows"][0]["pinned_cpu"].get<int>();
+        QVERIFY2(
+            bogus.out.contains(QStringLiteral("rows run on CPU %1, where").arg(ran_on).toUtf8()),
+            bogus.out.constData());
 
         // --pin-cpu off, as the variable.
         const auto [flagOff, flagUnpinned] = profile("flag-off.json", QString(), "off");

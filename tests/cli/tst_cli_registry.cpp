@@ -53,8 +53,10 @@ private slots:
         QTest::newRow("resolve bad arch")
             << QStringList{"resolve", "gemm", "--target", "cuda:volta"} << 2
             << "unknown arch 'volta'";
-        QTest::newRow("resolve unknown variant falls back")
-            << QStringList{"resolve", "gemm", "--variant", "nope"} << 0 << "";
+        QTest::newRow("resolve unknown variant")
+            << QStringList{"resolve", "gemm", "--variant", "nope"} << 2 << "unknown variant 'nope'";
+        QTest::newRow("resolve variant of another arch falls back")
+            << QStringList{"resolve", "gemm", "--variant", "reference"} << 0 << "";
         QTest::newRow("matrix json and csv") << QStringList{"matrix", "--json", "--csv"} << 2 << "";
         QTest::newRow("help") << QStringList{"--help"} << 0 << "";
     }
@@ -114,7 +116,8 @@ private slots:
         }
         const Run bad = cli({"--max-isa", "x86-64-v9", "list"});
         QCOMPARE(bad.code, 2);
-        QVERIFY2(bad.err.contains("SWITCHYARD_MAX_ISA='x86-64-v9' is not an ISA level; use one of "
+        QVERIFY2(bad.err.contains("--max-isa 'x86-64-v9' is not an ISA level; did you mean "
+                                  "'x86-64-v4' or 'x86-64-v3'? use one of "
                                   "generic x86-64-v2 x86-64-v3 x86-64-v4"),
                  bad.err.constData());
     }

@@ -496,6 +496,45 @@ private slots:
         QCOMPARE(back.rows[0].intensity, 0.5);
     }
 
+    // A report starts with format and format_version (docs/json.md), the rest sorted.
+    void formatKeysFirst() {
+        QTemporaryDir dir;
+        const auto path = dir.filePath("r.json").toStdString();
+        sample_report().save(path);
+        std::ifstream in(path);
+        std::string first, second;
+        std::getline(in, first); // "{"
+        std::getline(in, first);
+        std::getline(in, second);
+        QVERIFY2(first.find("\"format\": \"switchyard.report\"") != std::string::npos,
+                 first.c_str());
+        QVERIFY2(second.find("\"format_version\": ") != std::string::npos, second.c_str());
+        QCOMPARE(Report::load(path).to_json(), sample_report().to_json());
+    }
+
+    // The output is checked before a run measures; a write that still fails at the end goes
+    // to a fallback file in TMPDIR, named, and nothing is lost.
+    void saveWithFallback() {
+        QTemporaryDir dir;
+        const auto folder = dir.path().toStdString();
+        QVERIFY_THROWS_EXCEPTION(ReportError, Report::check_writable(folder + "/nosuch/r.json"));
+        QVERIFY_THROWS_EXCEPTION(ReportError, Report::check_writable(folder));
+        Report::check_writable(folder + "/r.json");
+        QVERIFY(!QFile::exists(dir.filePath("r.json"))); // checked, not written
+        const QByteArray old = qgetenv("TMPDIR");
+        qputenv("TMPDIR", dir.path().toUtf8());
+        std::string why;
+        const auto r = sample_report();
+        const auto fallback = r.save_with_fallback(folder + "/gone/r.json", why);
+        qputenv("TMPDIR", old);
+        QVERIFY2(fallback.rfind(folder + "/switchyard-report-", 0) == 0, fallback.c_str());
+        QVERIFY2(why.find("gone") != std::string::npos, why.c_str());
+        QCOMPARE(Report::load(fallback).to_json(), r.to_json());
+        why.clear();
+        QCOMPARE(r.save_with_fallback(folder + "/r.json", why), std::string());
+        QVERIFY(why.empty());
+    }
+
     void deviceCeilingsRoundTrip() {
         DeviceInfo d;
         d.id = "cpu";

@@ -1,13 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs the build into a temporary prefix, builds packaging/example-plugin against it
-# with find_package(Switchyard) + switchyard_add_plugin(), and checks the installed CLI loads
-# it and its kernel passes parity. Usage: tst_out_of_tree.sh <build-dir> <source-dir>
+# Builds packaging/example-plugin with find_package(Switchyard) + switchyard_add_plugin() as
+# the README says, against the build folder itself (CMAKE_PREFIX_PATH=build, and with only
+# build/bin on PATH, which finds build/SwitchyardConfig.cmake), then against the build
+# installed into a temporary prefix; checks that each CLI loads it and, installed, that its
+# kernel passes parity. Usage: tst_out_of_tree.sh <build-dir> <source-dir>
 set -euo pipefail
 build=$1
 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+build=$(cd "$build" && pwd)
+# Against the build folder: CMAKE_PREFIX_PATH, then PATH alone (as a newcomer has it).
+for how in prefix path; do
+    if [ "$how" = prefix ]; then
+        cmake -S "$src/packaging/example-plugin" -B "$work/in-tree-$how" -G Ninja \
+            -DCMAKE_PREFIX_PATH="$build" >"$work/configure.log" 2>&1 ||
+            { cat "$work/configure.log"; exit 1; }
+    else
+        PATH="$build/bin:$PATH" cmake -S "$src/packaging/example-plugin" -B "$work/in-tree-$how" \
+            -G Ninja >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+    fi
+    cmake --build "$work/in-tree-$how" >/dev/null
+    SWITCHYARD_PLUGIN_PATH="$work/in-tree-$how/plugins" "$build/bin/switchyard-cli" show oot --json |
+        python3 -c 'import json, sys; info = json.load(sys.stdin); assert info["state"] == "loaded", info'
+    echo "out-of-tree plugin against the build folder ($how): built, loaded"
+done
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cmake -S "$src/packaging/example-plugin" -B "$work/plugin" -G Ninja \
     -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null

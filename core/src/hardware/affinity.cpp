@@ -37,10 +37,10 @@ PinChoice choose_cpu() {
     if (value.off)
         return {-1, {}};
     if (!value.problem.empty())
+        // Where the rows run instead is said by the one who knows (kernels' pin_cpu_problem:
+        // the CPU of the ceilings in use, when they were measured on one).
         return {first, "SWITCHYARD_PIN_CPU=" +
-                           (value.parsed ? std::string(v) + ": " + value.problem : value.problem) +
-                           ": 1-thread probes and rows run on CPU " + std::to_string(first) +
-                           ", where it was running"};
+                           (value.parsed ? std::string(v) + ": " + value.problem : value.problem)};
     return {value.cpu, {}, true};
 }
 

@@ -8,6 +8,9 @@
 #include <cpuinfo_aarch64.h>
 #endif
 
+#include "util/difflib.h"
+#include "util/textutil.h"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -62,12 +65,16 @@ std::vector<std::string> isa_cap_choices() {
 #endif
 }
 
-std::string validate_isa_cap(std::string_view value) {
+std::string validate_isa_cap(std::string_view value, std::string_view name) {
     const auto choices = isa_cap_choices();
     if (std::find(choices.begin(), choices.end(), value) != choices.end())
         return {};
-    std::string msg =
-        "SWITCHYARD_MAX_ISA='" + std::string(value) + "' is not an ISA level; use one of";
+    // An option reads "--max-isa 'v5'", a variable "SWITCHYARD_MAX_ISA='v5'".
+    std::string msg = std::string(name) + (name.starts_with("-") ? " '" : "='") +
+                      text::untrusted(value) + "' is not an ISA level;";
+    if (const auto close = difflib::get_close_matches(value, choices); !close.empty())
+        msg += " did you mean " + text::join(close, " or ", text::quoted) + "?";
+    msg += " use one of";
     for (const auto& c : choices)
         msg += " " + c;
     msg += " (or leave it unset)";

@@ -862,8 +862,16 @@ int one_thread_cpu(int ceilings_cpu) {
 }
 
 std::string pin_cpu_problem(int ceilings_cpu) {
-    if (auto problem = detail::measurement_cpu_problem(); !problem.empty())
-        return problem;
+    if (auto problem = detail::measurement_cpu_problem(); !problem.empty()) {
+        // The CPU the 1-thread rows really run on (one_thread_cpu()), as their pinned_cpu says.
+        const int cpu = one_thread_cpu(ceilings_cpu);
+        if (cpu < 0)
+            return problem;
+        return problem + ": 1-thread probes and rows run on CPU " + std::to_string(cpu) +
+               (cpu == ceilings_cpu && cpu != detail::measurement_cpu()
+                    ? ", where the 1-thread ceilings in use were measured"
+                    : ", where it was running");
+    }
     // A CPU named by the user that the ceilings in use overrule (one_thread_cpu()): say so,
     // or the rows would run on another CPU than the one asked for without a word.
     const int named = detail::measurement_cpu();

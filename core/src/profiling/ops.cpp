@@ -179,6 +179,12 @@ std::optional<Dims> parse_dims(const OpInfo& op, std::string_view text, std::str
         auto x = text.find('x', start);
         auto part =
             text.substr(start, x == std::string_view::npos ? std::string_view::npos : x - start);
+        if (part.empty())
+            return fail(text.empty() ? std::string("the size is empty")
+                        : start == 0 ? std::string("nothing before the first 'x'")
+                        : x == std::string_view::npos
+                            ? std::string("nothing after the last 'x'")
+                            : std::string("two 'x' with nothing between them"));
         auto v = parse_count(part);
         if (v == kCountTooLarge)
             return fail("'" + std::string(part) +

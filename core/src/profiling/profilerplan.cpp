@@ -7,12 +7,15 @@
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/workload.h>
+#include <switchyard/registry/backendinfoformat.h>
 #include <switchyard/registry/backendregistry.h>
+#include <switchyard/registry/devicebackends.h>
 #include <switchyard/registry/fallback.h>
+#include <switchyard/registry/resolution.h>
+#include <switchyard/registry/suggest.h>
 #include <switchyard/sdk/registries.h>
 
 #include "profiling/profilerdetail.h"
-#include "util/difflib.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -29,12 +32,7 @@ namespace {
 
 std::string suggest(std::string_view what, std::string_view name,
                     const std::vector<std::string>& known) {
-    std::string msg = "unknown " + std::string(what) + " '" + std::string(name) + "'";
-    const auto close = difflib::get_close_matches(name, known);
-    if (!close.empty()) {
-        msg += "; did you mean " + text::join(close, " or ", text::quoted) + "?";
-    }
-    return msg + " (known: " + text::join(known) + ")";
+    return unknown_name(what, name, known);
 }
 
 // The ops named in the settings (every op when none is named), each once, in order.
@@ -293,6 +291,61 @@ private:
     std::map<std::string, CodeIdentity> m_identities;
 };
 
+// A device `want` names that is not among `devices`: every device backend is loaded to
+// list what is here, and a kind the core knows or a backend provides says why it is not
+// (each backend of that kind with its cause, as doctor gives it). Throws
+// std::invalid_argument; returns when, with every backend loaded, the device is there.
+void explain_missing_device(BackendRegistry& backends, DeviceRegistry& registry,
+                            const std::string& want) {
+    backends.load_device_backends({});
+    const auto devices = registry.devices();
+    std::vector<std::string> here;
+    for (const auto& d : devices) {
+        if (d->info().id == want || d->info().kind == want)
+            return;
+        here.push_back(d->info().id);
+    }
+    const std::string kind = want.substr(0, want.find(':'));
+    const auto infos = backends.infos();
+    std::string why;
+    bool provided = device_kind(kind) != DeviceKind::Other;
+    for (const auto& info : infos) {
+        const auto kinds = provided_device_kinds(info, infos);
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+            continue;
+        provided = true;
+        const auto cause = explain(info);
+        if (cause.empty())
+            continue;
+        why += "; backend '" + info.name + "' is " + std::string(to_string(info.state)) + ": " +
+               cause.summary;
+        if (const auto fix = cause.fix.substr(0, cause.fix.find('\n')); !fix.empty())
+            why += " (" + fix + ")";
+    }
+    for (const auto& [k, message] : registry.enumeration_errors())
+        if (k == kind)
+            why += "; the " + k + " backend could not list its devices: " + message;
+    if (!provided) {
+        std::vector<std::string> known = here;
+        for (const auto& d : devices)
+            if (std::find(known.begin(), known.end(), d->info().kind) == known.end())
+                known.push_back(d->info().kind);
+        throw std::invalid_argument(suggest("device", want, known));
+    }
+    if (why.empty())
+        why = std::any_of(infos.begin(), infos.end(),
+                          [&](const BackendInfo& info) {
+                              const auto k = provided_device_kinds(info, infos);
+                              return std::find(k.begin(), k.end(), kind) != k.end();
+                          })
+                  ? "; its backend lists no such device here"
+                  : "; no installed backend provides " + kind +
+                        " devices (`switchyard-cli list "
+                        "--include-unavailable`)";
+    throw std::invalid_argument("device '" + text::untrusted(want) + "' is not available here" +
+                                why + " (devices here: " + text::join(here) + ")");
+}
+
 } // namespace
 
 std::map<std::string, std::vector<std::string>>
@@ -307,14 +360,37 @@ parse_size_tokens(const std::vector<std::string>& tokens, const std::vector<std:
         return op;
     };
     std::map<std::string, std::vector<std::string>> sizes;
-    for (const auto& token : tokens) {
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const auto& token = tokens[i];
         const auto colon = token.find(':');
         const std::string key = colon == std::string::npos ? "*" : token.substr(0, colon);
         const std::string size = colon == std::string::npos ? token : token.substr(colon + 1);
+        // "1,024" is the sizes 1 and 024 to a comma-separated list: a number that starts with
+        // 0 is refused, since it is most likely the rest of a thousands separator.
+        for (std::size_t at = 0; at < size.size();) {
+            if (size[at] == '0' && at + 1 < size.size() && size[at + 1] >= '0' &&
+                size[at + 1] <= '9') {
+                const std::string joined = i > 0 ? tokens[i - 1] + "," + token : token;
+                throw std::invalid_argument(
+                    "size '" + text::untrusted(token) + "' starts with 0: is '" +
+                    text::untrusted(joined) +
+                    "' one number with a thousands separator? A comma separates sizes; write "
+                    "the number without one (1024, or 1K)");
+            }
+            const auto x = size.find('x', at);
+            if (x == std::string::npos)
+                break;
+            at = x + 1;
+        }
         std::vector<const OpInfo*> targets;
-        if (key != "*")
+        if (key != "*") {
             targets.push_back(op_named(key));
-        else if (!ops.empty())
+            if (!ops.empty() && std::find(ops.begin(), ops.end(), key) == ops.end())
+                throw std::invalid_argument(
+                    "size '" + text::untrusted(token) + "' is for op '" + key +
+                    "', which is not in this run (ops: " + text::join(ops) +
+                    "); add it to the ops, or give '" + text::untrusted(size) + "' without the op");
+        } else if (!ops.empty())
             for (const auto& name : ops)
                 targets.push_back(op_named(name));
         else
@@ -336,12 +412,85 @@ parse_size_tokens(const std::vector<std::string>& tokens, const std::vector<std:
     return sizes;
 }
 
+void check_profile_names(const ProfileSettings& st, BackendRegistry& backends, bool here) {
+    backends.ensure_initialized();
+    const auto op_list = resolve_ops(st);
+    std::vector<std::string> op_names;
+    for (const auto* op : op_list)
+        op_names.emplace_back(op->name);
+    for (const auto& [key, list] : st.sizes)
+        if (key != "*" && !st.ops.empty() &&
+            std::find(op_names.begin(), op_names.end(), key) == op_names.end())
+            throw std::invalid_argument("--sizes: op '" + key +
+                                        "' is not in this run (ops: " + text::join(op_names) + ")");
+    if (!st.sizes.empty())
+        for (const auto* op : op_list)
+            sizes_for(*op, st, 0);
+    // Device ids and kinds: a kind the core knows or some backend provides or declares cells
+    // for, alone or with a device number ("cuda:1"). Whether such a device is here is the
+    // plan's to say (it lists the devices, loading their backends).
+    std::vector<std::string> kinds;
+    for (const auto kind : {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::OpenCl})
+        kinds.emplace_back(to_string(kind));
+    const auto infos = backends.infos();
+    auto add_kind = [&](const std::string& kind) {
+        if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+            kinds.push_back(kind);
+    };
+    for (const auto& info : infos)
+        for (const auto& kind : provided_device_kinds(info, infos))
+            add_kind(kind);
+    const auto& registry = backends.kernel_registry();
+    for (const auto& entry : registry.manifest())
+        add_kind(entry.cell->key[1]);
+    for (const auto& want : st.devices) {
+        const auto colon = want.find(':');
+        const std::string kind = want.substr(0, colon);
+        const std::string number = colon == std::string::npos ? "1" : want.substr(colon + 1);
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+            throw std::invalid_argument(suggest("device", want, kinds) +
+                                        "; give a kind, or KIND:N for one device");
+        if (number.empty() || number.size() > 6 ||
+            !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            throw std::invalid_argument("unknown device '" + text::untrusted(want) + "': after '" +
+                                        kind + ":' comes a device number (" + kind + ":0)");
+    }
+    if (here)
+        check_cell_names(st, op_list, registry);
+    else if (!st.cells.empty()) {
+        // Declared on some machine is enough: availability is the nodes' to say.
+        std::vector<std::string> known;
+        for (const auto& entry : registry.manifest())
+            if (std::find(op_names.begin(), op_names.end(), entry.cell->key[0]) != op_names.end())
+                known.push_back(cell_name(entry.cell->key));
+        std::sort(known.begin(), known.end());
+        known.erase(std::unique(known.begin(), known.end()), known.end());
+        for (const auto& name : st.cells)
+            if (std::none_of(known.begin(), known.end(), [&](const std::string& k) {
+                    return k == name || k.substr(k.find('/') + 1) == name;
+                }))
+                throw std::invalid_argument("--cells: " + suggest("cell", name, known));
+    }
+    try {
+        check_variant(backends, op_names, st.variant);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("--variant: " + std::string(e.what()));
+    }
+}
+
 std::vector<RowSpec> Profiler::plan() const {
     m_backends.ensure_initialized();
     const auto op_list = resolve_ops(m_settings);
     // Device backends publish their providers when loaded: load the plugins that declare
     // kernels for a device kind this run may use before listing the devices.
     m_backends.load_device_backends(m_settings.devices);
+    for (const auto& want : m_settings.devices) {
+        const auto listed = m_devices.devices();
+        if (std::none_of(listed.begin(), listed.end(), [&](const auto& d) {
+                return d->info().id == want || d->info().kind == want;
+            }))
+            explain_missing_device(m_backends, m_devices, want);
+    }
     const auto devices =
         resolve_devices(m_devices.devices(), m_settings.devices, m_devices.enumeration_errors());
     const auto llc = cpu_info().last_level_cache_bytes();

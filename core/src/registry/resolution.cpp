@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/registry/resolution.h>
 
+#include <switchyard/registry/backendinfoformat.h>
+#include <switchyard/registry/suggest.h>
+
 #include "util/difflib.h"
 #include "util/jsonread.h"
 #include "util/textutil.h"
@@ -46,9 +49,34 @@ std::vector<std::string> known_ops(BackendRegistry& registry) {
     return {ops.begin(), ops.end()};
 }
 
+std::vector<std::string> known_variants(BackendRegistry& registry,
+                                        const std::vector<std::string>& ops) {
+    registry.ensure_initialized();
+    std::set<std::string> variants;
+    for (const auto& row : registry.kernel_registry().manifest())
+        if (ops.empty() || std::find(ops.begin(), ops.end(), row.cell->key[0]) != ops.end())
+            variants.insert(row.cell->key[3]);
+    return {variants.begin(), variants.end()};
+}
+
+void check_variant(BackendRegistry& registry, const std::vector<std::string>& ops,
+                   std::string_view variant) {
+    if (variant == "default")
+        return;
+    const auto known = known_variants(registry, ops);
+    if (std::find(known.begin(), known.end(), variant) != known.end())
+        return;
+    throw std::invalid_argument(unknown_name("variant", variant, known, false) + " (variants" +
+                                (ops.empty() ? std::string() : " of " + text::join(ops)) + ": " +
+                                text::join(known) + ")");
+}
+
 Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
                           std::string_view variant) {
-    return resolve_kernel(registry, op, target, variant, known_ops(registry));
+    const auto ops = known_ops(registry);
+    if (std::find(ops.begin(), ops.end(), op) != ops.end())
+        check_variant(registry, {std::string(op)}, variant);
+    return resolve_kernel(registry, op, target, variant, ops);
 }
 
 Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const Target& target,
@@ -91,9 +119,14 @@ Resolution resolve_kernel(BackendRegistry& registry, std::string_view op, const 
             std::string reason;
             try {
                 const auto info = registry.info(cell->backend);
-                if (!info.is_available())
+                // One line (a table cell): the cause's summary, else the message's first line.
+                if (!info.is_available()) {
+                    const auto why = explain(info);
+                    const auto first = info.error.substr(0, info.error.find('\n'));
                     reason = "backend '" + info.name + "' is " +
-                             std::string(to_string(info.state)) + ": " + info.error;
+                             std::string(to_string(info.state)) + ": " +
+                             (why.summary.empty() ? first : why.summary);
+                }
             } catch (const std::exception&) {
             }
             if (const Value* needs = cell->meta.find("requires");

@@ -7,7 +7,11 @@
 #include "util/safefile.h"
 #include "util/textutil.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <sstream>
 
@@ -145,6 +149,39 @@ void Report::save(const std::string& path) const {
     } catch (const safefile::Error& e) {
         throw ReportError(e.what());
     }
+}
+
+void Report::check_writable(const std::string& path) {
+    try {
+        safefile::check_writable(path);
+    } catch (const safefile::Error& e) {
+        throw ReportError(e.what());
+    }
+}
+
+std::string Report::save_with_fallback(const std::string& path, std::string& why) const {
+    try {
+        save(path);
+        return {};
+    } catch (const ReportError& e) {
+        why = e.what();
+    }
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string dir = tmp && *tmp ? tmp : "/tmp";
+    char stamp[32];
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+    const std::string fallback =
+        dir + "/switchyard-report-" + stamp + "-" + std::to_string(::getpid()) + ".json";
+    try {
+        save(fallback);
+    } catch (const ReportError& e) {
+        throw ReportError(why + "; the fallback " + fallback +
+                          " could not be written either: " + e.what());
+    }
+    return fallback;
 }
 
 std::vector<std::string> Report::files_in(const std::string& folder) {

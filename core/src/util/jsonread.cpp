@@ -330,7 +330,9 @@ void escape_invalid_utf8(json& value) {
 
 } // namespace
 
-std::string dump(const json& value, int indent) {
+namespace {
+
+std::string dump_utf8(const json& value, int indent) {
     try {
         return value.dump(indent);
     } catch (const json::type_error& e) {
@@ -340,6 +342,29 @@ std::string dump(const json& value, int indent) {
     json copy = value;
     escape_invalid_utf8(copy);
     return copy.dump(indent);
+}
+
+} // namespace
+
+std::string dump(const json& value, int indent) {
+    // A document's "format" and "format_version" come first, so a reader (or a person) knows
+    // what it is from its first line; the other keys follow in nlohmann's (sorted) order.
+    if (!value.is_object() || !value.contains("format") || !value.contains("format_version"))
+        return dump_utf8(value, indent);
+    json rest = value;
+    rest.erase("format");
+    rest.erase("format_version");
+    const std::string nl = indent >= 0 ? "\n" : "";
+    const std::string pad = indent >= 0 ? std::string(std::size_t(indent), ' ') : "";
+    const std::string colon = indent >= 0 ? ": " : ":";
+    std::string out = "{" + nl + pad + "\"format\"" + colon + dump_utf8(value["format"], -1) + "," +
+                      nl + pad + "\"format_version\"" + colon +
+                      dump_utf8(value["format_version"], -1);
+    if (rest.empty())
+        return out + nl + "}";
+    // The rest's own text without its opening brace (and, indented, its newline).
+    const std::string tail = dump_utf8(rest, indent);
+    return out + "," + tail.substr(indent >= 0 ? 2 : 1);
 }
 
 // --- parse ---

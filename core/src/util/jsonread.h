@@ -200,7 +200,8 @@ private:
 /// `value` as JSON text (nlohmann's dump(indent)) that is valid UTF-8 whatever its strings
 /// and keys hold: a byte that is not part of well-formed UTF-8 is written as the visible text
 /// "\xNN" (text::utf8_escaped), never dropped and never passed raw (nlohmann's own dump
-/// throws on it). The one writer of JSON the tool emits.
+/// throws on it). A document with "format" and "format_version" has those two first, the
+/// other keys sorted (docs/json.md). The one writer of JSON the tool emits.
 std::string dump(const json& value, int indent = -1);
 
 /// "string", "integer", "object", ...: how a JSON value's type reads in a message.

@@ -278,4 +278,45 @@ void write_file(const std::string& path, const std::string& content) {
     throw Error(path + ": is " + kind_of(st.st_mode) + "; not replacing it");
 }
 
+void check_writable(const std::string& path) {
+    if (path.empty())
+        throw Error("cannot write to an empty file name");
+    if (is_stream_name(path))
+        return;
+    struct stat st {};
+    std::string target = path;
+    if (::stat(path.c_str(), &st) == 0) {
+        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+            if (::access(path.c_str(), W_OK) != 0)
+                throw Error(path + ": cannot write: " + errno_text(errno));
+            return;
+        }
+        if (!S_ISREG(st.st_mode))
+            throw Error(path + ": is " + kind_of(st.st_mode) + "; not replacing it");
+        if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+            target = resolved;
+            std::free(resolved);
+        }
+    } else if (errno != ENOENT) {
+        throw Error(path + ": cannot write: " + errno_text(errno));
+    } else {
+        struct stat lst {};
+        if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+            throw Error(path + ": is a symbolic link that leads nowhere; not replacing it");
+    }
+    // The file is written as a temporary file in its folder, then renamed: try that folder.
+    const std::string dir = dirname_of(target);
+    struct stat dst {};
+    if (::stat(dir.c_str(), &dst) != 0)
+        throw Error(path + ": the folder " + dir + " cannot be used: " + errno_text(errno));
+    if (!S_ISDIR(dst.st_mode))
+        throw Error(path + ": " + dir + " is " + kind_of(dst.st_mode) + ", not a folder");
+    std::string templ = dir + "/." + basename_of(target) + ".check.XXXXXX";
+    const int fd = ::mkstemp(templ.data());
+    if (fd < 0)
+        throw Error(path + ": cannot create a file in " + dir + ": " + errno_text(errno));
+    ::close(fd);
+    ::unlink(templ.c_str());
+}
+
 } // namespace switchyard::safefile

@@ -69,6 +69,12 @@ private:
 /// Writes `content` to `path` by the rules above; throws Error naming the path and why.
 void write_file(const std::string& path, const std::string& content);
 
+/// Whether write_file(path, ...) could write now, without writing it: the target is a kind
+/// write_file writes (a regular file or none, a FIFO, a terminal, a standard stream) and a
+/// file can be created in its folder (one is created and removed). Throws Error naming the
+/// path and why. For a command that checks its output before long work.
+void check_writable(const std::string& path);
+
 /// "1 MiB", "512 MiB", "4 KiB", "17 bytes".
 std::string size_text(std::size_t bytes);
 

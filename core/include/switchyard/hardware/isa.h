@@ -34,7 +34,9 @@ SWITCHYARD_CORE_EXPORT const IsaCap& cpu_isa_cap();
 
 /// The levels a cap may name on this architecture, least specific first ("generic" first).
 SWITCHYARD_CORE_EXPORT std::vector<std::string> isa_cap_choices();
-/// "" when `value` is a level a cap may name, else a message that says what is accepted.
-SWITCHYARD_CORE_EXPORT std::string validate_isa_cap(std::string_view value);
+/// "" when `value` is a level a cap may name, else a message that names `name` (the variable,
+/// or the option that was typed: "--max-isa"), the close levels and what is accepted.
+SWITCHYARD_CORE_EXPORT std::string validate_isa_cap(std::string_view value,
+                                                    std::string_view name = "SWITCHYARD_MAX_ISA");
 
 } // namespace switchyard

@@ -38,6 +38,17 @@ struct SWITCHYARD_CORE_EXPORT RunClock {
 /// This process's: the counter's method where there is one, and a dependent-add chain now.
 SWITCHYARD_CORE_EXPORT RunClock run_clock();
 
+/// Every name a run's settings use, checked before anything runs (the CLI before its worker
+/// starts, fleet submit before it writes a script, the GUI before a run): the ops, the ops
+/// of OP:SIZE sizes (each in the run) and every size, device ids and kinds (a kind the core
+/// knows or a backend provides, alone or as KIND:N), --cells and --variant (check_variant:
+/// some declared cell of the run's ops has it; one this device lacks still falls back).
+/// `here`: each --cells name must also be available on this machine (a run here); false for
+/// a run elsewhere (fleet submit: declared is enough). Nothing is loaded or measured.
+/// Throws std::invalid_argument naming the input and the close names.
+SWITCHYARD_CORE_EXPORT void check_profile_names(const ProfileSettings& settings,
+                                                BackendRegistry& backends, bool here = true);
+
 class SWITCHYARD_CORE_EXPORT Profiler {
 public:
     /// Called while a row runs: phase ("inputs", "reference", "parity", "warmup",

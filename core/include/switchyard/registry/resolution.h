@@ -36,7 +36,8 @@ struct SWITCHYARD_CORE_EXPORT Resolution {
 
 /// Builds the chain for (op, target, variant), resolves it through `registry`'s kernels
 /// (loading a plugin whose declared cell the chain reaches) and explains every rung.
-/// Throws std::invalid_argument for an unknown op, device or arch.
+/// Throws std::invalid_argument for an unknown op, device or arch, or a variant no cell of
+/// the op has (check_variant).
 SWITCHYARD_CORE_EXPORT Resolution resolve_kernel(BackendRegistry& registry, std::string_view op,
                                                  const Target& target,
                                                  std::string_view variant = "default");
@@ -53,5 +54,17 @@ SWITCHYARD_CORE_EXPORT Resolution resolution_from_json(const nlohmann::json& j);
 
 /// Ops the registry has at least one cell for, sorted.
 SWITCHYARD_CORE_EXPORT std::vector<std::string> known_ops(BackendRegistry& registry);
+
+/// The variants the declared cells of `ops` have (every op's when `ops` is empty), on any
+/// device and arch, sorted.
+SWITCHYARD_CORE_EXPORT std::vector<std::string>
+known_variants(BackendRegistry& registry, const std::vector<std::string>& ops = {});
+/// Throws std::invalid_argument when no declared cell of `ops` (every op's when empty) has
+/// `variant`, on any device or arch: "unknown variant 'threded'; did you mean 'threaded'?
+/// (variants of gemm: ...)". "default" always passes. A variant that some cell has, but not
+/// this target's, still falls back along the chain, as fallback_chain() says.
+SWITCHYARD_CORE_EXPORT void check_variant(BackendRegistry& registry,
+                                          const std::vector<std::string>& ops,
+                                          std::string_view variant);
 
 } // namespace switchyard

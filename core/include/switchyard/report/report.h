@@ -76,6 +76,15 @@ struct SWITCHYARD_CORE_EXPORT Report {
     /// FIFO, a terminal, /dev/null or a standard stream is written through; anything else
     /// is refused. ReportError on failure, the previous file intact.
     void save(const std::string& path) const;
+    /// Whether save(path) could write now (util/safefile.h's check, a file created and
+    /// removed in its folder): a command checks its output before it measures. ReportError
+    /// naming the path and why.
+    static void check_writable(const std::string& path);
+    /// save(path); when that fails, the report goes to a fallback file instead, so a run is
+    /// never lost: `switchyard-report-<UTC time>-<pid>.json` in the temporary folder
+    /// (TMPDIR, else /tmp). Returns "" when `path` was written, else the fallback's path,
+    /// with `why` saying why `path` was not. ReportError when neither can be written.
+    std::string save_with_fallback(const std::string& path, std::string& why) const;
 
     /// Rows as CSV (one line per row, header first).
     std::string to_csv() const;
