@@ -173,29 +173,40 @@ void gemm(const KernelArgs& a, bool tiled) {
     dev.dispatch(d);
 }
 
+bool on_cpu_device(const KernelArgs& a) {
+    return device_of(a).record().type == "CPU";
+}
+
 } // namespace
 
 std::vector<KernelCellSpec> kernel_cells() {
+    // `default` is what the dispatch chain resolves. gemm's picks its form by the device
+    // type: lavapipe runs a work-group's invocations as one CPU thread's SIMD loop and every
+    // barrier as a switch between them, so the tiled shader's 64 barriers per 32-wide slice
+    // of K made it 1.3-12x slower than the naive one there (67x45x129 to 256^3); a GPU
+    // wants the shared-memory tiles. rms_norm's is the shared-memory reduction, which every
+    // device runs (subgroup arithmetic is optional in Vulkan 1.1).
     return {
         {kFlowMatchStep, "default", [](const KernelArgs& a) { flow_match_step(a, true); },
-         "runs vec4", "vec4"},
+         "runs vec4", "vec4", "vec4"},
         {kFlowMatchStep, "scalar", [](const KernelArgs& a) { flow_match_step(a, false); },
          "one float per invocation"},
         {kFlowMatchStep, "vec4", [](const KernelArgs& a) { flow_match_step(a, true); },
          "a vec4 per invocation, scalar tail"},
         {kFlowSdeStep, "default", [](const KernelArgs& a) { flow_sde_step(a, true); },
-         "runs vec4", "vec4"},
+         "runs vec4", "vec4", "vec4"},
         {kFlowSdeStep, "scalar", [](const KernelArgs& a) { flow_sde_step(a, false); },
          "a work-group per row, shared-memory reduction"},
         {kFlowSdeStep, "vec4", [](const KernelArgs& a) { flow_sde_step(a, true); },
          "a work-group per row, vec4 with scalar head and tail, shared-memory reduction"},
-        {kGemm, "default", [](const KernelArgs& a) { gemm(a, true); }, "runs tiled", "tiled"},
+        {kGemm, "default", [](const KernelArgs& a) { gemm(a, !on_cpu_device(a)); },
+         "naive on CPU devices, tiled on GPUs", "naive", "tiled"},
         {kGemm, "naive", [](const KernelArgs& a) { gemm(a, false); },
          "an invocation per element of C"},
         {kGemm, "tiled", [](const KernelArgs& a) { gemm(a, true); },
          "32x32 shared-memory tiles, 4 rows per invocation"},
         {kRmsNorm, "default", [](const KernelArgs& a) { rms_norm(a, false); }, "runs shared",
-         "shared"},
+         "shared", "shared"},
         {kRmsNorm, "shared", [](const KernelArgs& a) { rms_norm(a, false); },
          "a work-group per row, shared-memory reduction"},
         {kRmsNorm, "subgroup", [](const KernelArgs& a) { rms_norm(a, true); },

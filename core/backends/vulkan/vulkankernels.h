@@ -14,8 +14,9 @@ struct KernelCellSpec {
     std::string_view variant;
     KernelFn fn;
     std::string_view description;
-    /// `default` only: the variant whose code it runs (the same on every device type).
-    std::string_view runs = {};
+    /// `default` only: the variants whose code it runs on a CPU device (lavapipe) and on any
+    /// other (the cell's meta "runs_as", by the device's "device_type" property).
+    std::string_view on_cpu = {}, on_gpu = {};
 };
 
 /// The four ops as compute shaders: scalar and vec4 flow_match_step and flow_sde_step,

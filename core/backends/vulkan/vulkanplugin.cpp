@@ -24,13 +24,13 @@ void register_cells(PluginContext& ctx) {
                                   : "a Vulkan 1.1 device (" + inventory.unavailable_reason + ")";
     for (auto& cell : kernel_cells()) {
         Value meta = {{"requires", needs}, {"kernel", cell.description}};
-        // The dispatch findings of an --all-variants run then know default and the variant
-        // it runs are one kernel: a gap between them is the run's noise.
-        if (!cell.runs.empty())
-            meta["runs_as"] = {{"CPU", cell.runs},
-                               {"GPU", cell.runs},
-                               {"accelerator", cell.runs},
-                               {"other", cell.runs}};
+        // The dispatch findings of an --all-variants run then know default and the form it
+        // runs on a device are one kernel: a gap between them is the run's noise.
+        if (!cell.on_cpu.empty())
+            meta["runs_as"] = {{"CPU", cell.on_cpu},
+                               {"GPU", cell.on_gpu},
+                               {"accelerator", cell.on_gpu},
+                               {"other", cell.on_gpu}};
         ctx.add_kernel({.op = std::string(cell.op),
                         .device = "vulkan",
                         .arch = "generic",
