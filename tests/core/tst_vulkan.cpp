@@ -121,9 +121,9 @@ private slots:
         QCOMPARE(info.arch, std::string("generic"));
         QVERIFY(!info.name.empty());
         for (const char* key :
-             {"api_version", "driver_version", "device_type", "vulkan_device_type",
-              "memory_heaps", "subgroup_size", "timestamp_period_ns", "timestamp_valid_bits",
-              "max_work_group_size", "global_memory_bytes"})
+             {"api_version", "driver_version", "device_type", "vulkan_device_type", "memory_heaps",
+              "subgroup_size", "timestamp_period_ns", "timestamp_valid_bits", "max_work_group_size",
+              "global_memory_bytes"})
             QVERIFY2(info.properties.contains(key), key);
         QVERIFY(info.properties.find("memory_heaps")->size() > 0);
         QVERIFY(info.properties.integer_or("subgroup_size", 0) > 0);
@@ -132,8 +132,7 @@ private slots:
         if (info.has_device_timer)
             QVERIFY(info.properties.number_or("timestamp_period_ns", 0.0) > 0);
         const auto api = info.properties.text_or("api_version", "");
-        QVERIFY2(api.rfind("1.", 0) == 0 && api != "1.0" && api.rfind("1.0.", 0) != 0,
-                 api.c_str());
+        QVERIFY2(api.rfind("1.", 0) == 0 && api != "1.0" && api.rfind("1.0.", 0) != 0, api.c_str());
         for (const auto& m : kernels().manifest())
             if (m.cell->key[1] == "vulkan")
                 QVERIFY(m.available);
@@ -215,8 +214,8 @@ private slots:
                                        << QStringList{"default", "scalar", "vec4"};
         QTest::newRow("rms_norm") << "rms_norm" << QStringList{"1", "7", "1023", "5x1001"}
                                   << QStringList{"default", "shared", "subgroup"};
-        QTest::newRow("gemm") << "gemm" << QStringList{"1x1x1", "7x7x7", "1023x7x9", "9x1023x7",
-                                                       "7x9x1023", "67x45x129"}
+        QTest::newRow("gemm") << "gemm" << QStringList{"1x1x1",    "7x7x7",    "1023x7x9",
+                                                       "9x1023x7", "7x9x1023", "67x45x129"}
                               << QStringList{"default", "naive", "tiled"};
     }
 
@@ -399,7 +398,8 @@ private slots:
         QVERIFY(first.value("declared").toBool());
         QVERIFY(!first.value("available").toBool());
         const auto why = first.value("why_not").toString();
-        QVERIFY2(why.contains("vkCreateInstance: -9 VK_ERROR_INCOMPATIBLE_DRIVER"), qPrintable(why));
+        QVERIFY2(why.contains("vkCreateInstance: -9 VK_ERROR_INCOMPATIBLE_DRIVER"),
+                 qPrintable(why));
         QVERIFY2(why.contains("VK_DRIVER_FILES is " + none), qPrintable(why));
     }
 
@@ -425,9 +425,8 @@ private slots:
             ops << row.value("op").toString();
             QCOMPARE(row.value("backend").toString(), QString("vulkan"));
             QCOMPARE(row.value("status").toString(), QString("ok"));
-            QCOMPARE(row.value("timer").toString(), m_device->info().has_device_timer
-                                                        ? QString("device")
-                                                        : QString("host"));
+            QCOMPARE(row.value("timer").toString(),
+                     m_device->info().has_device_timer ? QString("device") : QString("host"));
             QCOMPARE(row.value("parity").toObject().value("verdict").toString(), QString("PASS"));
             QVERIFY2(row.value("speedup_vs_reference").toDouble() > 0, what.constData());
             QVERIFY2(!row.value("ceiling_id").toString().isEmpty(), what.constData());

@@ -29,11 +29,16 @@ std::string driver_search() {
 
 std::string type_of(VkPhysicalDeviceType t, bool vulkan_words) {
     switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return vulkan_words ? "discrete GPU" : "GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return vulkan_words ? "integrated GPU" : "GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return vulkan_words ? "virtual GPU" : "GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+        return vulkan_words ? "discrete GPU" : "GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+        return vulkan_words ? "integrated GPU" : "GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+        return vulkan_words ? "virtual GPU" : "GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+        return "CPU";
+    default:
+        return "other";
     }
 }
 
@@ -180,7 +185,8 @@ Inventory Inventory::query() {
         inv.unavailable_reason = describe_error("vkCreateInstance", created);
         if (created == VK_ERROR_INCOMPATIBLE_DRIVER)
             inv.unavailable_reason +=
-                " (no Vulkan driver: the loader found no ICD it could load; " + driver_search() + ")";
+                " (no Vulkan driver: the loader found no ICD it could load; " + driver_search() +
+                ")";
         return inv;
     }
     inv.vk_instance = instance;
@@ -210,7 +216,8 @@ Inventory Inventory::query() {
     if (inv.devices.empty())
         inv.unavailable_reason = !inv.skipped.empty() ? inv.skipped
                                                       : "vkEnumeratePhysicalDevices found no "
-                                                        "device (" + driver_search() + ")";
+                                                        "device (" +
+                                                            driver_search() + ")";
     return inv;
 }
 

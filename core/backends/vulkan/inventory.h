@@ -23,20 +23,20 @@ struct DeviceRecord {
     std::string vulkan_type; // "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other"
     std::uint32_t api_version = 0;
     std::uint32_t vendor_id = 0, device_id = 0;
-    std::string api_version_text;    // "1.3.230"
-    std::string driver_version_text; // decoded by the vendor's scheme ("535.104.5", "0.0.1")
+    std::string api_version_text;         // "1.3.230"
+    std::string driver_version_text;      // decoded by the vendor's scheme ("535.104.5", "0.0.1")
     std::string driver_name, driver_info; // VkPhysicalDeviceDriverProperties (Vulkan 1.2)
     std::vector<MemoryHeap> heaps;
     std::uint32_t subgroup_size = 0;
-    bool subgroup_arithmetic = false; // subgroupAdd and friends in compute shaders
-    float timestamp_period_ns = 0;    // nanoseconds per timestamp tick
+    bool subgroup_arithmetic = false;       // subgroupAdd and friends in compute shaders
+    float timestamp_period_ns = 0;          // nanoseconds per timestamp tick
     std::uint32_t timestamp_valid_bits = 0; // of the compute queue family; 0: no timestamps
     std::uint32_t queue_family = 0;         // the first family with compute
     std::uint32_t max_invocations = 0;      // maxComputeWorkGroupInvocations
     std::uint32_t max_group_size_x = 0, max_group_size_y = 0;
     std::uint32_t max_group_count_x = 0, max_group_count_y = 0;
-    std::uint32_t max_shared_bytes = 0;     // maxComputeSharedMemorySize
-    std::uint64_t max_storage_range = 0;    // maxStorageBufferRange
+    std::uint32_t max_shared_bytes = 0;  // maxComputeSharedMemorySize
+    std::uint64_t max_storage_range = 0; // maxStorageBufferRange
     std::uint64_t min_storage_offset_alignment = 0;
     std::uint64_t max_allocation_bytes = 0; // maxMemoryAllocationSize (Vulkan 1.1)
     /// The largest device-local heap, the memory the device's kernels run from.

@@ -47,7 +47,10 @@ constexpr std::uint32_t kProbeFma[] = {
 #include "shaders/probe_fma.spv.inc"
 };
 
-#define SHADER(name, array, bindings) Shader{name, array, sizeof(array) / sizeof(array[0]), bindings}
+#define SHADER(name, array, bindings)                                                              \
+    Shader {                                                                                       \
+        name, array, sizeof(array) / sizeof(array[0]), bindings                                    \
+    }
 const std::array<Shader, 12> kShaders = {
     SHADER("flow_match_step_scalar", kFlowMatchStepScalar, 3),
     SHADER("flow_match_step_vec4", kFlowMatchStepVec4, 6),

@@ -41,14 +41,22 @@ std::string hex(std::uint32_t v) {
 // The vendor a PCI (or Khronos) vendor id names; "" for one this table lacks.
 std::string vendor_name(std::uint32_t id) {
     switch (id) {
-    case 0x10DE: return "NVIDIA";
-    case 0x1002: return "AMD";
-    case 0x8086: return "Intel";
-    case 0x13B5: return "ARM";
-    case 0x5143: return "Qualcomm";
-    case 0x106B: return "Apple";
-    case 0x10005: return "Mesa";
-    default: return "";
+    case 0x10DE:
+        return "NVIDIA";
+    case 0x1002:
+        return "AMD";
+    case 0x8086:
+        return "Intel";
+    case 0x13B5:
+        return "ARM";
+    case 0x5143:
+        return "Qualcomm";
+    case 0x106B:
+        return "Apple";
+    case 0x10005:
+        return "Mesa";
+    default:
+        return "";
     }
 }
 
@@ -197,9 +205,9 @@ void VulkanDevice::open() {
                 break;
             }
         }
-        m_info.properties["buffers"] =
-            m_mapped_buffers ? "device-local memory, host-visible: mapped"
-                             : "device-local memory, through staging copies";
+        m_info.properties["buffers"] = m_mapped_buffers
+                                           ? "device-local memory, host-visible: mapped"
+                                           : "device-local memory, through staging copies";
     });
     if (!m_device || !m_descriptors)
         throw std::runtime_error(m_info.id + " could not be opened (an earlier attempt failed)");
@@ -505,10 +513,10 @@ double VulkanDevice::dispatch(const Dispatch& d) {
             throw std::invalid_argument("vulkan kernel: buffer " + std::to_string(i) +
                                         " is not a buffer of a vulkan device");
         if (b->size > m_record.max_storage_range)
-            throw std::runtime_error(
-                "vulkan kernel: a buffer of " + std::to_string(b->size) + " bytes is past " +
-                m_info.id + "'s maxStorageBufferRange (" +
-                std::to_string(m_record.max_storage_range) + " bytes); use smaller sizes");
+            throw std::runtime_error("vulkan kernel: a buffer of " + std::to_string(b->size) +
+                                     " bytes is past " + m_info.id + "'s maxStorageBufferRange (" +
+                                     std::to_string(m_record.max_storage_range) +
+                                     " bytes); use smaller sizes");
         infos[i] = {b->buffer, b->offset, b->size};
     }
     check(vkResetDescriptorPool(m_device, m_descriptors, 0), "vkResetDescriptorPool");
@@ -577,10 +585,10 @@ void VulkanDevice::prepare() {
             c.kind = "bandwidth";
             c.level = "device";
             try {
-                c.value = probe_bandwidth(probe.shader, probe.buffers, probe.bytes_per_vec4,
-                                          c.method);
-                c.working_set_bytes = double(m_info.properties.integer_or("probe_bytes", 0)) *
-                                      probe.buffers;
+                c.value =
+                    probe_bandwidth(probe.shader, probe.buffers, probe.bytes_per_vec4, c.method);
+                c.working_set_bytes =
+                    double(m_info.properties.integer_or("probe_bytes", 0)) * probe.buffers;
             } catch (const std::exception& e) {
                 c.value = 0;
                 c.method = std::string("Vulkan ") + probe.shader + " failed: " + e.what();
@@ -668,9 +676,8 @@ double VulkanDevice::probe_bandwidth(const char* name, int buffers, double bytes
     const double gbs = bytes_per_vec4 * double(n4) / best / 1e9;
     method = std::string("Vulkan ") + name + " shader, " + std::to_string(bytes / kMiB) +
              " MiB x " + std::to_string(buffers) + ", vec4, " + std::to_string(groups) + " x " +
-             std::to_string(local) + " invocations, " +
-             (m_queries ? "timestamps" : "host time") + ", best of " +
-             std::to_string(kProbeRuns - 1);
+             std::to_string(local) + " invocations, " + (m_queries ? "timestamps" : "host time") +
+             ", best of " + std::to_string(kProbeRuns - 1);
     return gbs;
 }
 
@@ -699,16 +706,15 @@ void VulkanDevice::probe_flops() {
     auto timed = [&] {
         const auto t0 = std::chrono::steady_clock::now();
         const double s = dispatch(d);
-        return m_queries ? s
-                         : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                               .count();
+        return m_queries
+                   ? s
+                   : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     // Long enough to time well: about 20 ms a dispatch (a GPU runs 256 iterations in
     // microseconds).
     const double first = timed();
     if (first > 0 && first < 0.02)
-        push.iterations = std::uint32_t(
-            std::clamp(256.0 * 0.02 / first, 256.0, double(1u << 20)));
+        push.iterations = std::uint32_t(std::clamp(256.0 * 0.02 / first, 256.0, double(1u << 20)));
     double best = std::numeric_limits<double>::infinity();
     for (int run = 0; run < kProbeRuns; ++run) {
         const double s = timed();
@@ -721,10 +727,9 @@ void VulkanDevice::probe_flops() {
     m_info.peak_gflops = flops / best / 1e9;
     m_info.peak_gflops_source = "measured: Vulkan probe_fma shader, " + std::to_string(groups) +
                                 " x " + std::to_string(local) + " invocations x " +
-                                std::to_string(push.iterations) +
-                                " x 8 vec4 FMA chains, best of " +
-                                std::to_string(kProbeRuns - 1) + " (" +
-                                fixed(flops / 1e9, 2) + " GFLOP each)";
+                                std::to_string(push.iterations) + " x 8 vec4 FMA chains, best of " +
+                                std::to_string(kProbeRuns - 1) + " (" + fixed(flops / 1e9, 2) +
+                                " GFLOP each)";
 }
 
 std::vector<std::shared_ptr<Device>> VulkanProvider::enumerate() {

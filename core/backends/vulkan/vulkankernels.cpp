@@ -38,8 +38,8 @@ std::uint32_t u32(std::int64_t n, const char* what) {
 // shared-memory reductions halve it).
 std::uint32_t local_size(const VulkanDevice& d) {
     std::uint32_t p = 1;
-    const auto limit = std::min<std::uint32_t>(
-        {256, d.record().max_invocations, d.record().max_group_size_x});
+    const auto limit =
+        std::min<std::uint32_t>({256, d.record().max_invocations, d.record().max_group_size_x});
     while (p * 2 <= limit)
         p *= 2;
     return p;
@@ -47,8 +47,8 @@ std::uint32_t local_size(const VulkanDevice& d) {
 
 std::uint32_t groups(std::uint64_t items, std::uint32_t local, const VulkanDevice& d) {
     const std::uint64_t g = (items + local - 1) / local;
-    return std::uint32_t(
-        std::clamp<std::uint64_t>(g, 1, std::min<std::uint32_t>(65535, d.record().max_group_count_x)));
+    return std::uint32_t(std::clamp<std::uint64_t>(
+        g, 1, std::min<std::uint32_t>(65535, d.record().max_group_count_x)));
 }
 
 void flow_match_step(const KernelArgs& a, bool vec4) {
@@ -89,9 +89,11 @@ void flow_sde_step(const KernelArgs& a, bool vec4) {
         float x_coef, v_coef, std_dev, log_norm;
         std::uint32_t d, rows;
     } push{float(1.0 + s * s / (2.0 * sigma) * dt),
-           float((1.0 + s * s * (1.0 - sigma) / (2.0 * sigma)) * dt), float(std_dev),
+           float((1.0 + s * s * (1.0 - sigma) / (2.0 * sigma)) * dt),
+           float(std_dev),
            float(std::log(std_dev) + std::log(std::sqrt(2.0 * std::numbers::pi))),
-           std::uint32_t(std::max<std::int64_t>(dd, 0)), std::uint32_t(b)};
+           std::uint32_t(std::max<std::int64_t>(dd, 0)),
+           std::uint32_t(b)};
     Dispatch d;
     d.shader = vec4 ? "flow_sde_step_vec4" : "flow_sde_step_scalar";
     d.local = {local_size(dev), 1};
@@ -193,8 +195,8 @@ std::vector<KernelCellSpec> kernel_cells() {
          "one float per invocation"},
         {kFlowMatchStep, "vec4", [](const KernelArgs& a) { flow_match_step(a, true); },
          "a vec4 per invocation, scalar tail"},
-        {kFlowSdeStep, "default", [](const KernelArgs& a) { flow_sde_step(a, true); },
-         "runs vec4", "vec4", "vec4"},
+        {kFlowSdeStep, "default", [](const KernelArgs& a) { flow_sde_step(a, true); }, "runs vec4",
+         "vec4", "vec4"},
         {kFlowSdeStep, "scalar", [](const KernelArgs& a) { flow_sde_step(a, false); },
          "a work-group per row, shared-memory reduction"},
         {kFlowSdeStep, "vec4", [](const KernelArgs& a) { flow_sde_step(a, true); },

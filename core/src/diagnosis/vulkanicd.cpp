@@ -4,8 +4,10 @@
 #include <switchyard/diagnosis/loadsim.h>
 
 #include "util/jsonread.h"
+
 #include "util/safefile.h"
 #include "util/textutil.h"
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -67,7 +69,8 @@ int major_minor(const std::string& version) {
 void read_manifest(VulkanIcd& icd) {
     try {
         safefile::InputFile file(icd.manifest, safefile::InputFile::Accept::RegularFile);
-        const auto doc = jsonread::parse(file.read_all(kMaxManifestBytes, "Vulkan driver manifest"));
+        const auto doc =
+            jsonread::parse(file.read_all(kMaxManifestBytes, "Vulkan driver manifest"));
         const auto it = doc.is_object() ? doc.find("ICD") : doc.end();
         if (it == doc.end() || !it->is_object()) {
             icd.state = VulkanIcdState::ManifestInvalid;
@@ -99,10 +102,10 @@ void resolve(VulkanIcd& icd, const ElfDependencyResolver& resolver) {
     if (!icd.resolved.found()) {
         if (name.find('/') == std::string::npos || !exists(name)) {
             icd.state = VulkanIcdState::LibraryMissing;
-            icd.problem = shown + " is not found" +
-                          (icd.resolved.detail.empty()
-                               ? std::string()
-                               : ": " + text::untrusted(icd.resolved.detail));
+            icd.problem =
+                shown + " is not found" +
+                (icd.resolved.detail.empty() ? std::string()
+                                             : ": " + text::untrusted(icd.resolved.detail));
             return;
         }
         icd.resolved.path = name;
@@ -134,22 +137,42 @@ void resolve(VulkanIcd& icd, const ElfDependencyResolver& resolver) {
 
 std::string_view to_string(VulkanIcdState state) noexcept {
     switch (state) {
-    case VulkanIcdState::Ok: return "ok";
-    case VulkanIcdState::ManifestInvalid: return "manifest_invalid";
-    case VulkanIcdState::LibraryMissing: return "library_missing";
-    case VulkanIcdState::WrongArchitecture: return "wrong_architecture";
-    case VulkanIcdState::DependencyMissing: return "dependency_missing";
-    case VulkanIcdState::LoadFails: return "load_fails";
-    case VulkanIcdState::ApiTooOld: return "api_too_old";
+    case VulkanIcdState::Ok:
+        return "ok";
+    case VulkanIcdState::ManifestInvalid:
+        return "manifest_invalid";
+    case VulkanIcdState::LibraryMissing:
+        return "library_missing";
+    case VulkanIcdState::WrongArchitecture:
+        return "wrong_architecture";
+    case VulkanIcdState::DependencyMissing:
+        return "dependency_missing";
+    case VulkanIcdState::LoadFails:
+        return "load_fails";
+    case VulkanIcdState::ApiTooOld:
+        return "api_too_old";
     }
     return "ok";
 }
 
+void to_json(nlohmann::json& j, const VulkanIcd& icd) {
+    j = {{"manifest", icd.manifest},
+         {"origin", icd.origin},
+         {"library", icd.library},
+         {"api_version", icd.api_version},
+         {"library_arch", icd.library_arch},
+         {"cpu_driver", icd.cpu_driver},
+         {"path", icd.resolved.path},
+         {"state", std::string(to_string(icd.state))},
+         {"problem", icd.problem}};
+}
+
 VulkanIcdSearch::Environment VulkanIcdSearch::Environment::current() {
     using vkicd::env;
-    return {env("VK_DRIVER_FILES"), env("VK_ICD_FILENAMES"), env("VK_ADD_DRIVER_FILES"),
-            env("XDG_CONFIG_HOME"), env("XDG_CONFIG_DIRS"),  env("XDG_DATA_HOME"),
-            env("XDG_DATA_DIRS"),   env("HOME")};
+    return {env("VK_DRIVER_FILES"),     env("VK_ICD_FILENAMES"),
+            env("VK_ADD_DRIVER_FILES"), env("XDG_CONFIG_HOME"),
+            env("XDG_CONFIG_DIRS"),     env("XDG_DATA_HOME"),
+            env("XDG_DATA_DIRS"),       env("HOME")};
 }
 
 VulkanIcdSearch VulkanIcdSearch::from_values(const Environment& e) {
@@ -274,8 +297,8 @@ std::string vulkan_only_cpu(const std::vector<VulkanIcd>& icds) {
         return {};
     return "Vulkan sees only a CPU device" +
            (cpu.empty() ? std::string(" or none") : " (" + text::join(cpu, ", ") + ")") +
-           ": the GPU driver" + (broken_gpu.size() > 1 ? "s " : " ") + text::join(broken_gpu, ", ") +
-           (broken_gpu.size() > 1 ? " cannot load" : " cannot load");
+           ": the GPU driver" + (broken_gpu.size() > 1 ? "s " : " ") +
+           text::join(broken_gpu, ", ") + (broken_gpu.size() > 1 ? " cannot load" : " cannot load");
 }
 
 } // namespace switchyard

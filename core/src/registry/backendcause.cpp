@@ -102,9 +102,14 @@ constexpr CauseEntry kCauses[] = {
      "the OpenCL ICD file names {missing}, which the ICD loader cannot load",
      "Install the vendor's OpenCL runtime package that provides the library, or remove the "
      "stale .icd file"},
+    {C::VulkanIcdBroken, "vulkan_icd_broken", S::Warning,
+     "the Vulkan driver manifest names {missing}, which the Vulkan loader cannot use",
+     "Install the vendor's Vulkan driver package that provides the library (Debian: "
+     "mesa-vulkan-drivers for Mesa's, nvidia-vulkan-icd for NVIDIA's), or remove the stale "
+     "manifest; `vulkaninfo --summary` then lists the device"},
 };
 
-static_assert(std::size(kCauses) == std::size_t(C::IcdLibraryMissing) + 1,
+static_assert(std::size(kCauses) == std::size_t(C::VulkanIcdBroken) + 1,
               "one row per BackendCause, in declaration order");
 
 constexpr bool in_declaration_order() {

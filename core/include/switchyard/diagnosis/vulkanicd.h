@@ -5,6 +5,8 @@
 
 #include <switchyard/diagnosis/elfdeps.h>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,8 +23,9 @@ namespace switchyard {
 ///   `$XDG_DATA_DIRS` (`/usr/local/share:/usr/share`).
 struct SWITCHYARD_CORE_EXPORT VulkanIcdSearch {
     struct Place {
-        std::string path;   // a manifest or a folder of them
-        std::string origin; // "VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "default"
+        std::string path; // a manifest or a folder of them
+        std::string
+            origin; // "VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "default"
     };
     std::vector<Place> places; // in the loader's order
     bool replaced = false;     // VK_DRIVER_FILES or VK_ICD_FILENAMES replaced the standard folders
@@ -30,8 +33,8 @@ struct SWITCHYARD_CORE_EXPORT VulkanIcdSearch {
     /// The environment's values (nullopt: unset) the search depends on.
     struct Environment {
         std::optional<std::string> driver_files, icd_filenames, add_driver_files;
-        std::optional<std::string> xdg_config_home, xdg_config_dirs, xdg_data_home,
-            xdg_data_dirs, home;
+        std::optional<std::string> xdg_config_home, xdg_config_dirs, xdg_data_home, xdg_data_dirs,
+            home;
         static Environment current();
     };
     static VulkanIcdSearch from_environment();
@@ -65,7 +68,7 @@ struct SWITCHYARD_CORE_EXPORT VulkanIcd {
     /// The driver runs on the CPU (Mesa's lavapipe, SwiftShader), by its manifest's or
     /// library's name; false for a GPU vendor's driver.
     bool cpu_driver = false;
-    ResolvedLibrary resolved; // the file the loader would dlopen
+    ResolvedLibrary resolved;                        // the file the loader would dlopen
     std::optional<ElfDependencyReport> dependencies; // of the resolved library, when found
     VulkanIcdState state = VulkanIcdState::Ok;
     /// Why the loader cannot use the driver; empty when Ok: "/x/libvulkan_foo.so is not found",
@@ -74,6 +77,11 @@ struct SWITCHYARD_CORE_EXPORT VulkanIcd {
 
     bool ok() const { return state == VulkanIcdState::Ok; }
 };
+
+/// The one JSON shape of a driver (`doctor --json`, `hardware --json`): {"manifest", "origin",
+/// "library", "api_version", "library_arch", "cpu_driver", "path" (the resolved library, "" when
+/// not found), "state" (to_string(VulkanIcdState)), "problem"}.
+SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const VulkanIcd& icd);
 
 /// The manifests of `search` in the loader's order (a folder's `*.json` files by name),
 /// each read and its library resolved; a place that does not exist gives none.

@@ -128,6 +128,9 @@ enum class BackendCause {
     DriverTooOld,
     /// An OpenCL ICD vendor file names a library the ICD loader cannot load.
     IcdLibraryMissing,
+    /// A Vulkan driver manifest (ICD JSON) names a library the Vulkan loader cannot load
+    /// (missing, another architecture, a missing dependency) or a Vulkan version too old.
+    VulkanIcdBroken,
 };
 
 /// The backend is installed but cannot be used: its library or one of the library's own
