@@ -113,21 +113,27 @@ void resolve(VulkanIcd& icd, const ElfDependencyResolver& resolver) {
         icd.resolved.detail.clear();
     }
     auto report = resolver.diagnose(icd.resolved.path);
+    // In the loader's order: the library's own ELF header first (a library of another
+    // machine has no dependencies this process could load), then its dependencies, then
+    // its symbols.
+    const auto foreign = std::find_if(
+        report.load_problems.begin(), report.load_problems.end(),
+        [](const LoadProblem& p) { return p.cause == BackendCause::WrongArchitecture; });
     if (!report.readable) {
         icd.state = VulkanIcdState::LibraryMissing;
         icd.problem = text::untrusted(icd.resolved.path) +
                       " cannot be loaded: " + text::untrusted(report.error);
+    } else if (foreign != report.load_problems.end()) {
+        icd.state = VulkanIcdState::WrongArchitecture;
+        icd.problem = text::untrusted(foreign->message);
     } else if (const auto missing = report.unresolved_with_requester(); !missing.empty()) {
         icd.state = VulkanIcdState::DependencyMissing;
         icd.problem = text::untrusted(icd.resolved.path) + " needs " +
                       text::untrusted(text::join(missing, ", ")) +
                       ", which the dynamic loader cannot find";
     } else if (!report.load_problems.empty()) {
-        const auto& first = report.load_problems.front();
-        icd.state = first.cause == BackendCause::WrongArchitecture
-                        ? VulkanIcdState::WrongArchitecture
-                        : VulkanIcdState::LoadFails;
-        icd.problem = text::untrusted(first.message);
+        icd.state = VulkanIcdState::LoadFails;
+        icd.problem = text::untrusted(report.load_problems.front().message);
     }
     icd.dependencies = std::move(report);
 }
