@@ -22,6 +22,7 @@ packages=(
     qt6-svg-dev  # optional for the build: SVG icons and the plots' SVG export (SWITCHYARD_ENABLE_SVG)
     nlohmann-json3-dev libcli11-dev libcpu-features-dev libopenblas-dev libelf-dev
     libbenchmark-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+    libvulkan-dev glslc mesa-vulkan-drivers vulkan-tools  # the vulkan plugin; lavapipe runs its suite
     xvfb xauth
     slurm-wlm munge  # tests/fleet: a single-node Slurm cluster (fleet/tst_fleet_slurm)
     clang libclang-rt-14-dev  # tests/fuzz/run.sh: clang 14 and its libFuzzer (libclang_rt.fuzzer)

@@ -74,7 +74,7 @@ env -i PATH=/usr/bin:/bin /usr/bin/switchyard-cli list --all --include-unavailab
 python3 - "$work/list.json" "${packages[@]}" <<'PY'
 import json, sys
 names = {b["name"] for b in json.load(open(sys.argv[1]))["backends"] if b["source"] == "plugin"}
-want = {"opencl"} | ({"cuda", "cuda-cublas"} if "switchyard-cuda" in sys.argv[2:] else set())
+want = {"opencl", "vulkan"} | ({"cuda", "cuda-cublas"} if "switchyard-cuda" in sys.argv[2:] else set())
 assert names == want, f"installed plugins listed: {sorted(names)}, want {sorted(want)}"
 print("listed plugins:", ", ".join(sorted(names)))
 PY

@@ -2,6 +2,7 @@
 // profile (out-of-process runs), hardware (what this machine is).
 #include "cmd_profile.h"
 
+#include <switchyard/diagnosis/vulkanicd.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/hardware/sdkjson.h>
@@ -494,6 +495,8 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
     const auto cpu_device = find_cpu_device(default_devices());
     const auto peaks = cpu_device ? cpu_device->peaks() : std::nullopt;
     const int ceilings_cpu = peaks ? peaks->pinned_cpu : -1;
+    // The Vulkan loader's drivers, read without loading them: why a GPU is missing there.
+    const auto vulkan_icds = find_vulkan_icds();
     if (as_json) {
         json j = {{"format", "switchyard.hardware"},
                   {"format_version", 1},
@@ -501,6 +504,7 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
                   {"host", host.to_json()},
                   {"devices", json::array()},
                   {"openblas", openblas_info().to_json()},
+                  {"vulkan_icds", vulkan_icds},
                   {"warnings", host_measurement_warnings(ceilings_cpu)}};
         if (const auto w = openblas_core_warning(openblas_info()); !w.empty())
             j["warnings"].push_back(w);
@@ -559,6 +563,17 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
                              c.measured ? c.method : "theoretical: " + c.method});
         std::cout << "\nCeilings of " << i.id << ":\n"
                   << format_table({"id", "level", "value", "method"}, crows);
+    }
+    if (!vulkan_icds.empty()) {
+        std::vector<std::vector<std::string>> vrows;
+        for (const auto& icd : vulkan_icds)
+            vrows.push_back({icd.manifest, icd.api_version.empty() ? "-" : icd.api_version,
+                             icd.ok() ? icd.resolved.path : icd.problem});
+        std::cout << "\nVulkan drivers (the loader's manifests):\n"
+                  << format_table({"manifest", "api", "library or problem"}, vrows);
+        if (const auto only_cpu = vulkan_only_cpu(vulkan_icds); !only_cpu.empty())
+            std::cout << "warning: " << only_cpu
+                      << " (`switchyard-cli doctor` says how to fix it)\n";
     }
     if (probe) {
         const auto blas = openblas_info();

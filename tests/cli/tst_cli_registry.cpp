@@ -49,7 +49,7 @@ private slots:
         QTest::newRow("resolve unknown op")
             << QStringList{"resolve", "gemn"} << 2 << "did you mean: 'gemm'?";
         QTest::newRow("resolve bad device") << QStringList{"resolve", "gemm", "--target", "tpu"}
-                                            << 2 << "known devices: cpu, cuda, opencl";
+                                            << 2 << "known devices: cpu, cuda, opencl, vulkan";
         QTest::newRow("resolve bad arch")
             << QStringList{"resolve", "gemm", "--target", "cuda:volta"} << 2
             << "unknown arch 'volta'";

@@ -72,6 +72,8 @@ private slots:
             << QStringList{"cpu:sve:default", "cpu:neon:default", "cpu:generic:default", ref};
         QTest::newRow("opencl") << "opencl"
                                 << "default" << QStringList{"opencl:generic:default", ref};
+        QTest::newRow("vulkan") << "vulkan"
+                                << "default" << QStringList{"vulkan:generic:default", ref};
         QTest::newRow("cpu reference is not repeated") << "cpu:generic"
                                                        << "reference" << QStringList{ref};
     }
@@ -98,8 +100,9 @@ private slots:
     void badTargets_data() {
         QTest::addColumn<QString>("target");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown device") << "tpu"
-                                        << "unknown device 'tpu'; known devices: cpu, cuda, opencl";
+        QTest::newRow("unknown device")
+            << "tpu"
+            << "unknown device 'tpu'; known devices: cpu, cuda, opencl, vulkan";
         QTest::newRow("unknown cuda arch") << "cuda:ampere"
                                            << "unknown arch 'ampere' for device 'cuda'";
         QTest::newRow("cpu arch of cuda") << "cpu:sm_90"

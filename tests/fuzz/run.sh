@@ -21,7 +21,7 @@ fi
 if ! grep -qs "^SWITCHYARD_ENABLE_FUZZ:BOOL=ON" "$build/CMakeCache.txt"; then
     CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DSWITCHYARD_ENABLE_FUZZ=ON -DSWITCHYARD_ENABLE_GUI=OFF -DSWITCHYARD_ENABLE_TESTS=OFF \
-        -DSWITCHYARD_ENABLE_BENCHMARKS=OFF -DSWITCHYARD_ENABLE_OPENCL=OFF \
+        -DSWITCHYARD_ENABLE_BENCHMARKS=OFF -DSWITCHYARD_ENABLE_OPENCL=OFF -DSWITCHYARD_ENABLE_VULKAN=OFF \
         -DSWITCHYARD_ENABLE_CUDA=OFF "${launcher[@]}" >/dev/null
 fi
 cmake --build "$build" --target "${targets[@]/#/fuzz_}"

@@ -101,7 +101,7 @@ void HardwareModel::setResults(const DoctorReport& report) {
             addNode(n, {qs(key), qs(value)});
     }
     // Why a device class is absent: what the doctor found of its driver/runtime.
-    for (const char* kind : {"cuda", "opencl"}) {
+    for (const char* kind : {"cuda", "opencl", "vulkan"}) {
         if (kinds.count(kind))
             continue;
         QStringList found;

@@ -19,7 +19,7 @@
 namespace switchyard::ui {
 namespace {
 int deviceOrder(const std::string& device) {
-    static const std::vector<std::string> order{"cpu", "cuda", "opencl"};
+    static const std::vector<std::string> order{"cpu", "cuda", "opencl", "vulkan"};
     const auto it = std::find(order.begin(), order.end(), device);
     return it == order.end() ? int(order.size()) : int(it - order.begin());
 }

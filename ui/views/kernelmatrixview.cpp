@@ -27,7 +27,8 @@ QStringList KernelMatrixView::whatIfTargets() {
             QStringLiteral("cuda:sm_89"),    QStringLiteral("cuda:sm_80"),
             QStringLiteral("cuda:sm_75"),    QStringLiteral("cpu:x86-64-v4"),
             QStringLiteral("cpu:x86-64-v3"), QStringLiteral("cpu:x86-64-v2"),
-            QStringLiteral("cpu:generic"),   QStringLiteral("opencl")};
+            QStringLiteral("cpu:generic"),   QStringLiteral("opencl"),
+            QStringLiteral("vulkan")};
 }
 
 KernelMatrixView::KernelMatrixView(QWidget* parent)

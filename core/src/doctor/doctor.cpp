@@ -55,7 +55,8 @@ std::vector<DeviceInfo> collect_devices(DeviceRegistry& registry) {
 
 // Drivers and runtimes visible without loading them, for devices whose provider is not
 // registered (the CUDA and OpenCL backends register theirs when they are loaded).
-std::vector<DoctorRuntime> collect_runtimes(const std::vector<IcdVendor>& icd_vendors) {
+std::vector<DoctorRuntime> collect_runtimes(const std::vector<IcdVendor>& icd_vendors,
+                                            const std::vector<VulkanIcd>& vulkan_icds) {
     using Kind = DoctorRuntime::Kind;
     std::vector<DoctorRuntime> runtimes;
     std::error_code ec;
@@ -84,6 +85,12 @@ std::vector<DoctorRuntime> collect_runtimes(const std::vector<IcdVendor>& icd_ve
                                               untrusted(vendor.resolved.path) + ")"
                                         : vendor.problem});
     }
+    for (const auto& icd : vulkan_icds)
+        runtimes.push_back({Kind::VulkanIcd, untrusted(fs::path(icd.manifest).filename().string()),
+                            icd.ok() ? untrusted(icd.library) + " (found at " +
+                                           untrusted(icd.resolved.path) + "; Vulkan " +
+                                           untrusted(icd.api_version) + ")"
+                                     : icd.problem});
     return runtimes;
 }
 
@@ -157,6 +164,25 @@ void add_icd_problems(const std::vector<IcdVendor>& vendors, std::vector<DoctorP
             {row.severity, vendor.icd_file.empty() ? "OCL_ICD_VENDORS" : untrusted(vendor.icd_file),
              summary + ": " + vendor.problem, std::string(row.fix),
              BackendCause::IcdLibraryMissing});
+    }
+}
+
+// A Vulkan driver the loader cannot use: its device is silently missing from
+// vkEnumeratePhysicalDevices (and vulkaninfo). When that leaves only CPU drivers (lavapipe),
+// the user sees only a CPU device, and is told so first.
+void add_vulkan_icd_problems(const std::vector<VulkanIcd>& icds,
+                             std::vector<DoctorProblem>& problems) {
+    const auto& row = cause_entry(BackendCause::VulkanIcdBroken);
+    if (const auto only_cpu = vulkan_only_cpu(icds); !only_cpu.empty())
+        problems.push_back({row.severity, "Vulkan", only_cpu, std::string(row.fix),
+                            BackendCause::VulkanIcdBroken});
+    for (const auto& icd : icds) {
+        if (icd.ok())
+            continue;
+        const std::string summary = cause_summary(BackendCause::VulkanIcdBroken,
+                                                  icd.library.empty() ? "no library" : icd.library);
+        problems.push_back({row.severity, untrusted(icd.manifest), summary + ": " + icd.problem,
+                            std::string(row.fix), BackendCause::VulkanIcdBroken});
     }
 }
 
@@ -330,6 +356,8 @@ std::string_view to_string(DoctorRuntime::Kind kind) noexcept {
         return "cuda-driver";
     case DoctorRuntime::Kind::OpenClIcd:
         return "opencl-icd";
+    case DoctorRuntime::Kind::VulkanIcd:
+        return "vulkan-icd";
     }
     return "cuda-driver";
 }
@@ -352,7 +380,8 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
     report.system = collect_system();
     report.devices = collect_devices(devices);
     report.icd_vendors = find_icd_vendors();
-    report.runtimes = collect_runtimes(report.icd_vendors);
+    report.vulkan_icds = find_vulkan_icds();
+    report.runtimes = collect_runtimes(report.icd_vendors, report.vulkan_icds);
     report.search_path = path.scan(); // what discovery finds where (no manifest read again)
     // In detail: each plugin library's ELF dependencies are read (not loaded), and what
     // they show is stored in the registry.
@@ -378,6 +407,7 @@ DoctorReport DoctorReport::collect(BackendRegistry& registry, DeviceRegistry& de
     for (const auto& info : report.backends)
         add_backend_problems(info, report.problems);
     add_icd_problems(report.icd_vendors, report.problems);
+    add_vulkan_icd_problems(report.vulkan_icds, report.problems);
     add_gpu_code_problems(report.backends, report.devices, report.problems);
     add_enumeration_problems(devices, report.problems);
     std::stable_sort(
@@ -424,11 +454,11 @@ json DoctorReport::to_json() const {
                                 {"cause", p.cause},
                                 {"problem", p.problem},
                                 {"fix", p.fix}});
-    return {{"format", "switchyard.doctor"}, {"format_version", 1},
-            {"switchyard", build_row},       {"system", system_row},
-            {"devices", device_rows},        {"runtimes", runtime_rows},
-            {"plugin_path", scans},          {"backends", backend_rows},
-            {"problems", problem_rows},      {"ok", !has_errors()}};
+    return {
+        {"format", "switchyard.doctor"}, {"format_version", 1},      {"switchyard", build_row},
+        {"system", system_row},          {"devices", device_rows},   {"runtimes", runtime_rows},
+        {"plugin_path", scans},          {"backends", backend_rows}, {"vulkan_icds", vulkan_icds},
+        {"problems", problem_rows},      {"ok", !has_errors()}};
 }
 
 std::string DoctorReport::to_markdown() const {

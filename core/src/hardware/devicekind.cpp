@@ -9,10 +9,11 @@ namespace switchyard {
 namespace {
 
 // The one table between a known kind and its text.
-constexpr std::array<std::pair<DeviceKind, std::string_view>, 3> kKindNames = {{
+constexpr std::array<std::pair<DeviceKind, std::string_view>, 4> kKindNames = {{
     {DeviceKind::Cpu, "cpu"},
     {DeviceKind::Cuda, "cuda"},
     {DeviceKind::OpenCl, "opencl"},
+    {DeviceKind::Vulkan, "vulkan"},
 }};
 
 } // namespace

@@ -194,6 +194,9 @@ struct RowClockSource {
         } else if (device_kind(info.kind) == DeviceKind::OpenCl) {
             none_reason = "core OpenCL has no query for a device's clock while a kernel runs (" +
                           info.id + " is not a CPU device, so the host's clock does not apply)";
+        } else if (device_kind(info.kind) == DeviceKind::Vulkan) {
+            none_reason = "Vulkan has no query for a device's clock while a shader runs (" +
+                          info.id + " is not a CPU device, so the host's clock does not apply)";
         } else {
             none_reason = info.id + " reports no clock (its backend measures none)";
         }

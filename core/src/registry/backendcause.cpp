@@ -115,9 +115,14 @@ constexpr CauseEntry kCauses[] = {
      "Load the library named in the details when the process starts (`LD_PRELOAD=` it), or raise "
      "glibc's static TLS surplus (`GLIBC_TUNABLES=glibc.rtld.optional_static_tls=` the bytes the "
      "details give)"},
+    {C::VulkanIcdBroken, "vulkan_icd_broken", S::Warning,
+     "the Vulkan driver manifest names {missing}, which the Vulkan loader cannot use",
+     "Install the vendor's Vulkan driver package that provides the library (Debian: "
+     "mesa-vulkan-drivers for Mesa's, nvidia-vulkan-icd for NVIDIA's), or remove the stale "
+     "manifest; `vulkaninfo --summary` then lists the device"},
 };
 
-static_assert(std::size(kCauses) == std::size_t(C::StaticTlsExhausted) + 1,
+static_assert(std::size(kCauses) == std::size_t(C::VulkanIcdBroken) + 1,
               "one row per BackendCause, in declaration order");
 
 constexpr bool in_declaration_order() {

@@ -18,6 +18,7 @@ const std::vector<std::string> kCudaLadder = {"sm_100", "sm_90", "sm_89",  "sm_8
 const std::vector<std::string> kX86Ladder = {"x86-64-v4", "x86-64-v3", "x86-64-v2", "generic"};
 const std::vector<std::string> kArmLadder = {"sve", "neon", "generic"};
 const std::vector<std::string> kOpenclLadder = {"generic"};
+const std::vector<std::string> kVulkanLadder = {"generic"};
 
 // "sm_87" -> 87; -1 when not an sm_NN arch.
 int sm_number(std::string_view arch) {
@@ -43,7 +44,8 @@ bool host_is_aarch64() {
 const std::vector<std::string>& known_devices() {
     static const std::vector<std::string> devices = [] {
         std::vector<std::string> names;
-        for (const auto kind : {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::OpenCl})
+        for (const auto kind :
+             {DeviceKind::Cpu, DeviceKind::Cuda, DeviceKind::OpenCl, DeviceKind::Vulkan})
             names.emplace_back(to_string(kind));
         return names;
     }();
@@ -58,6 +60,8 @@ std::vector<std::string> arch_ladder(std::string_view device) {
         return host_is_aarch64() ? kArmLadder : kX86Ladder;
     case DeviceKind::OpenCl:
         return kOpenclLadder;
+    case DeviceKind::Vulkan:
+        return kVulkanLadder;
     case DeviceKind::Other:
         break;
     }

@@ -5,6 +5,7 @@
 
 #include <switchyard/diagnosis/elfdeps.h>
 #include <switchyard/diagnosis/openclicd.h>
+#include <switchyard/diagnosis/vulkanicd.h>
 #include <switchyard/hardware/deviceregistry.h>
 #include <switchyard/hardware/hardware.h>
 #include <switchyard/plugins/pluginsearchpath.h>
@@ -31,14 +32,14 @@ struct SWITCHYARD_CORE_EXPORT DoctorProblem {
 
 /// A driver or runtime found without loading it, for devices whose backend is not loaded.
 struct SWITCHYARD_CORE_EXPORT DoctorRuntime {
-    enum class Kind { NvidiaGpu, CudaDriver, OpenClIcd };
+    enum class Kind { NvidiaGpu, CudaDriver, OpenClIcd, VulkanIcd };
     Kind kind = Kind::CudaDriver;
     std::string name;   // the GPU model, the library's soname, the ICD file's name
     std::string detail; // where it is, or that it is not found
-    /// {"kind": "nvidia-gpu" | "cuda-driver" | "opencl-icd", "name", "detail"}.
+    /// {"kind": "nvidia-gpu" | "cuda-driver" | "opencl-icd" | "vulkan-icd", "name", "detail"}.
     nlohmann::json to_json() const;
 };
-/// "nvidia-gpu", "cuda-driver", "opencl-icd".
+/// "nvidia-gpu", "cuda-driver", "opencl-icd", "vulkan-icd".
 SWITCHYARD_CORE_EXPORT std::string_view to_string(DoctorRuntime::Kind kind) noexcept;
 
 /// The whole machine in one report a support engineer can paste into a ticket
@@ -73,6 +74,12 @@ struct SWITCHYARD_CORE_EXPORT DoctorReport {
     /// library resolved and its dependencies read; one that cannot load is a problem
     /// (`icd_library_missing`). Also listed in `runtimes` as "opencl-icd".
     std::vector<IcdVendor> icd_vendors;
+    /// The Vulkan loader's driver manifests (VulkanIcdSearch: `VK_DRIVER_FILES`,
+    /// `VK_ADD_DRIVER_FILES`, the icd.d folders), each library resolved and put through the
+    /// load simulation; one the loader cannot use is a problem (`vulkan_icd_broken`), and so
+    /// is "Vulkan sees only a CPU device" when a GPU vendor's is among them. Also listed in
+    /// `runtimes` as "vulkan-icd", and in the JSON as "vulkan_icds".
+    std::vector<VulkanIcd> vulkan_icds;
     std::vector<PluginDirectoryScan> search_path;
     std::vector<BackendInfo> backends;
     std::vector<ElfDependencyReport> libraries; // one per plugin library that exists

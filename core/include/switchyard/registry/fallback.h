@@ -11,7 +11,7 @@
 
 namespace switchyard {
 
-/// Where a kernel should run: a device kind ("cpu", "cuda", "opencl") and an arch
+/// Where a kernel should run: a device kind ("cpu", "cuda", "opencl", "vulkan") and an arch
 /// ("sm_90", "x86-64-v3", "generic"). An empty arch means "what this machine has".
 struct SWITCHYARD_CORE_EXPORT Target {
     std::string device;
@@ -28,7 +28,7 @@ SWITCHYARD_CORE_EXPORT const std::vector<std::string>& known_devices();
 
 /// The arch ladder of a device kind, most specific first, ending at "generic":
 /// cuda: sm_100 sm_90 sm_89 sm_86 sm_80 sm_75 generic; cpu (x86-64): x86-64-v4 x86-64-v3
-/// x86-64-v2 generic; cpu (aarch64): sve neon generic; opencl: generic.
+/// x86-64-v2 generic; cpu (aarch64): sve neon generic; opencl, vulkan: generic.
 SWITCHYARD_CORE_EXPORT std::vector<std::string> arch_ladder(std::string_view device);
 
 /// The ladder from `start` down to generic. `start` may be any arch of the device kind,

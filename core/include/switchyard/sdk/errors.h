@@ -137,6 +137,9 @@ enum class BackendCause {
     /// The library (or one of its closure) uses initial-exec TLS larger than what is left of
     /// the process's static TLS block ("cannot allocate memory in static TLS block").
     StaticTlsExhausted,
+    /// A Vulkan driver manifest (ICD JSON) names a library the Vulkan loader cannot load
+    /// (missing, another architecture, a missing dependency) or a Vulkan version too old.
+    VulkanIcdBroken,
 };
 
 /// The backend is installed but cannot be used: its library or one of the library's own
