@@ -568,6 +568,25 @@ double VulkanDevice::dispatch(const Dispatch& d) {
     return seconds;
 }
 
+std::string VulkanDevice::prepared_identity() const {
+    return "Vulkan " + m_record.api_version_text + " | " + m_record.name + " (" +
+           std::to_string(m_record.vendor_id) + ":" + std::to_string(m_record.device_id) +
+           ") | driver " + m_record.driver_name + " " + m_record.driver_version_text + " " +
+           m_record.driver_info;
+}
+
+void VulkanDevice::adopt_prepared(const DeviceInfo& measured) {
+    std::call_once(m_peaks_once, [&] {
+        m_info.peak_bandwidth_gbs = measured.peak_bandwidth_gbs;
+        m_info.peak_bandwidth_source = measured.peak_bandwidth_source;
+        m_info.peak_gflops = measured.peak_gflops;
+        m_info.peak_gflops_source = measured.peak_gflops_source;
+        m_info.ceilings = measured.ceilings;
+        if (const Value* bytes = measured.properties.find("probe_bytes"))
+            m_info.properties["probe_bytes"] = *bytes;
+    });
+}
+
 void VulkanDevice::prepare() {
     std::call_once(m_peaks_once, [this] {
         struct Probe {

@@ -55,7 +55,7 @@ struct Stream {
 /// staging copies), one pipeline per (shader, work-group size). Every dispatch is one
 /// submission with a timestamp before and after it, waited for: samples are the sum of the
 /// dispatches' timestamp differences times timestampPeriod.
-class VulkanDevice final : public Device, public BufferViews {
+class VulkanDevice final : public Device, public BufferViews, public PreparedState {
 public:
     VulkanDevice(std::string id, const DeviceRecord& record);
     ~VulkanDevice() override;
@@ -65,6 +65,10 @@ public:
     /// The shader probes: read, copy, triad (bandwidth) and FMA (fp32 FLOP/s). A failed
     /// probe leaves its ceiling at 0 and says why in its method.
     void prepare() override;
+    /// The device, its driver and the Vulkan version: what the probes' figures depend on.
+    std::string prepared_identity() const override;
+    /// Takes an earlier prepare()'s ceilings and peaks instead of probing.
+    void adopt_prepared(const DeviceInfo& measured) override;
 
     void* allocate(std::size_t bytes) override;
     void release(void* buffer) noexcept override;
