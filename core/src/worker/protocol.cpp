@@ -443,4 +443,18 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
     return r;
 }
 
+nlohmann::json to_json(const SliceCommand& command) {
+    return {{"index", command.index}, {"slices", command.slices}, {"first", command.first}};
+}
+
+SliceCommand slice_command_from_json(const nlohmann::json& j) {
+    const jsonread::Value v(j, "slice");
+    v.expect(jsonread::Kind::Object);
+    SliceCommand c;
+    c.index = v.integer("index", std::nullopt, 0);
+    c.slices = v.integer("slices", 1, 1, ProfileSettings::kMaxRepeat);
+    c.first = v.boolean("first", true);
+    return c;
+}
+
 } // namespace switchyard::protocol

@@ -59,6 +59,7 @@ void WorkerController::cancel() noexcept {
 // --- bookkeeping: the plan, the rows, where the next worker starts ---
 
 struct WorkerController::RunState {
+    ProfileSettings settings; // this pass's (ProfileSettings::pass_settings)
     Report report;
     std::vector<RowSpec> plan;
     bool have_plan = false;
@@ -164,7 +165,7 @@ void WorkerController::handle_line(const std::string& line, RunState& state, Att
 }
 
 std::string WorkerController::worker_input(const RunState& state) const {
-    return protocol::to_json(protocol::ProfileRequest{m_options.settings, state.start, state.peaks})
+    return protocol::to_json(protocol::ProfileRequest{state.settings, state.start, state.peaks})
         .dump();
 }
 
@@ -294,7 +295,7 @@ void WorkerController::record_ceilings(RunContext& context, const CpuPeaks* peak
 
 Report WorkerController::run(const Callbacks& cb) {
     const auto env = detail::worker_environment(m_options.environment);
-    const std::int64_t passes = std::max<std::int64_t>(1, m_options.settings.repeat);
+    const std::int64_t passes = m_options.settings.passes();
     // The CPU ceilings every worker of the run shares: given, cached, or measured by the
     // first worker (and then kept in the cache).
     if (m_options.cpu_peaks) {
@@ -314,13 +315,16 @@ Report WorkerController::run(const Callbacks& cb) {
     std::optional<CpuPeaks> peaks = m_ceilings.peaks;
     if (passes == 1) {
         RunState state;
+        state.settings = m_options.settings;
         state.peaks = peaks;
         Report report = run_pass(state, env, cb);
         report.annotate();
         return report;
     }
-    // --repeat N: the whole plan N times over, pass after pass, so what drifts (the load of
-    // the neighbours, the clock, the memory placement) hits every cell alike. Every pass
+    // Slices (ProfileSettings::slices) and --repeat N: the whole plan passes() times over,
+    // pass after pass, each pass with its share of every row's budget, so what drifts (the
+    // load of the neighbours, the clock, the memory placement) hits every cell alike and every
+    // row has runs spread over the run. Every pass
     // after the first takes the first one's CPU ceilings, so the rows of all passes are
     // judged against the same ones; a row is reported once, with all its runs merged.
     Report first;
@@ -365,6 +369,7 @@ Report WorkerController::run(const Callbacks& cb) {
                     cb.on_row(done);
             };
         RunState state;
+        state.settings = m_options.settings.pass_settings(pass);
         state.peaks = peaks;
         Report report = run_pass(state, env, pcb);
         if (pass == 0) {
@@ -382,6 +387,7 @@ Report WorkerController::run(const Callbacks& cb) {
     for (auto& [index, row] : merged)
         first.rows.push_back(std::move(row));
     first.context.repeat = int(passes);
+    first.context.settings = m_options.settings; // the run's, not its first pass's share
     first.annotate();
     return first;
 }
