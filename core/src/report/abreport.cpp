@@ -156,7 +156,7 @@ std::string AbReport::to_text() const {
     using ab_detail::printf_text;
     std::ostringstream os;
     os << "A: " << text::untrusted(a.describe()) << "\nB: " << text::untrusted(b.describe())
-       << "\nVerdicts: paired slices (A B B A ...), " << options.describe() << ".\n\n";
+       << "\nVerdicts: " << paired_rule(options) << ".\n\n";
     os << padded("op", 16) << ' ' << padded("size", 14) << ' ' << padded("device", 8) << ' '
        << padded("arch/variant", 22) << ' ' << padded("A median", 12) << ' '
        << padded("B median", 12) << ' ' << padded("pairs", 5) << ' ' << padded("B/A", 7) << ' '

@@ -43,6 +43,16 @@ std::string percent(double v) {
 
 } // namespace paired_detail
 
+std::string paired_rule(const CompareOptions& options) {
+    char fdr[32];
+    std::snprintf(fdr, sizeof fdr, "%g", options.fdr);
+    return "paired slices (A B B A ...): false-discovery rate " + std::string(fdr) +
+           " (Benjamini-Hochberg over all rows, signed-rank test on the pairs' log ratios); a "
+           "difference must exceed " +
+           paired_detail::percent(options.min_effect) +
+           "; SAME needs the 90 % bootstrap interval of the median ratio within it";
+}
+
 double signed_rank_p(std::span<const double> d) {
     std::vector<double> nz;
     for (double x : d)
@@ -161,8 +171,10 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
                      std::to_string(PairedComparison::kMinPairs);
         } else if (c.q_value < options.fdr && std::fabs(center) > bound) {
             c.verdict = center > 0 ? Verdict::Slower : Verdict::Faster;
-            c.note = "paired: " + std::to_string(c.pairs) + " pairs, signed-rank q " +
-                     std::to_string(c.q_value).substr(0, 6) + ", beyond the " +
+            char qtext[32];
+            std::snprintf(qtext, sizeof qtext, "%.2g", c.q_value);
+            c.note = "paired: " + std::to_string(c.pairs) + " pairs, signed-rank q " + qtext +
+                     ", beyond the " +
                      percent(c.threshold) + " threshold";
         } else if (std::log(c.ci_low) >= -bound && std::log(c.ci_high) <= bound) {
             c.verdict = Verdict::Same;

@@ -45,6 +45,11 @@ struct SWITCHYARD_CORE_EXPORT PairedComparison {
     static PairedComparison from_json(const nlohmann::json& j);
 };
 
+/// "paired slices (A B B A ...): false-discovery rate 0.05 (Benjamini-Hochberg over all rows);
+/// a difference must exceed 2.0 %; SAME needs the 90 % bootstrap interval of the median ratio
+/// within it": what a paired run printed its verdicts under.
+SWITCHYARD_CORE_EXPORT std::string paired_rule(const CompareOptions& options);
+
 /// The two-sided p of the Wilcoxon signed-rank test that `d`'s median is 0 (zeros dropped,
 /// ties given their mean rank): exact up to 25 non-zero values, the normal approximation
 /// with a tie correction beyond. 1 for an empty `d`.
