@@ -429,6 +429,8 @@ nlohmann::json to_json(const ProfileRequest& request) {
     nlohmann::json j = {{"settings", request.settings.to_json()}, {"start", request.start}};
     if (request.peaks)
         j["peaks"] = request.peaks->to_json();
+    if (!request.skip.empty())
+        j["skip"] = request.skip;
     return j;
 }
 
@@ -440,6 +442,11 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
     r.start = v.integer("start", 0, 0);
     if (const auto p = v.find("peaks"))
         r.peaks = CpuPeaks::from_json(p->raw());
+    if (const auto skip = v.find("skip")) {
+        skip->expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < skip->size(); ++i)
+            r.skip.push_back((*skip)[i].integer());
+    }
     return r;
 }
 

@@ -66,6 +66,7 @@ struct WorkerController::RunState {
     std::map<std::int64_t, ProfileRow> finished;
     std::int64_t start = 0;
     std::optional<CpuPeaks> peaks; // the run's CPU ceilings, for every worker after the first
+    std::vector<std::int64_t> skip; // rows an earlier pass lost (crashed, timed out)
     std::int64_t last_failed_start = -1;
     bool has_context = false; // the first worker's context arrived
 };
@@ -165,7 +166,8 @@ void WorkerController::handle_line(const std::string& line, RunState& state, Att
 }
 
 std::string WorkerController::worker_input(const RunState& state) const {
-    return protocol::to_json(protocol::ProfileRequest{state.settings, state.start, state.peaks})
+    return protocol::to_json(
+               protocol::ProfileRequest{state.settings, state.start, state.peaks, state.skip})
         .dump();
 }
 
@@ -331,6 +333,8 @@ Report WorkerController::run(const Callbacks& cb) {
     std::vector<RowSpec> plan;
     std::map<std::int64_t, std::vector<ProfileRow>> runs; // plan index -> runs so far
     std::map<std::int64_t, ProfileRow> merged;            // rows the last pass finished
+    // A row that crashed or hung is not run again: a hang would cost its timeout each pass.
+    std::vector<std::int64_t> lost;
     for (std::int64_t pass = 0; pass < passes && !m_cancel; ++pass) {
         const bool last = pass + 1 == passes;
         Callbacks pcb;
@@ -371,7 +375,11 @@ Report WorkerController::run(const Callbacks& cb) {
         RunState state;
         state.settings = m_options.settings.pass_settings(pass);
         state.peaks = peaks;
+        state.skip = lost;
         Report report = run_pass(state, env, pcb);
+        for (const auto& row : report.rows)
+            if (row.status == RowStatus::Crashed || row.status == RowStatus::TimedOut)
+                lost.push_back(row.spec.index);
         if (pass == 0) {
             peaks = state.peaks;
             first.context = std::move(report.context);
@@ -382,8 +390,11 @@ Report WorkerController::run(const Callbacks& cb) {
     }
     // Rows the last pass did not reach (a cancelled run) are merged from the passes before.
     for (auto& [index, rows] : runs)
-        if (!merged.count(index) && !rows.empty())
+        if (!merged.count(index) && !rows.empty()) {
             merged[index] = merge_runs(std::move(rows), m_options.settings.keep_samples);
+            if (cb.on_row && !m_cancel)
+                cb.on_row(merged[index]); // a row lost in an earlier pass
+        }
     for (auto& [index, row] : merged)
         first.rows.push_back(std::move(row));
     first.context.repeat = int(passes);
@@ -426,7 +437,8 @@ CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
 }
 
 int run_profile_worker(const ProfileSettings& settings, std::int64_t start, const CpuPeaks* peaks,
-                       int fd, BackendRegistry& backends, DeviceRegistry& devices) {
+                       int fd, BackendRegistry& backends, DeviceRegistry& devices,
+                       const std::vector<std::int64_t>& skip) {
     try {
         if (const auto cpu = find_cpu_device(devices); cpu && peaks)
             cpu->set_peaks(*peaks);
@@ -463,6 +475,8 @@ int run_profile_worker(const ProfileSettings& settings, std::int64_t start, cons
         detail::emit_line(fd, protocol::plan_message(plan));
         for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());
              ++i) {
+            if (std::find(skip.begin(), skip.end(), i) != skip.end())
+                continue;
             detail::emit_line(fd, protocol::row_start_message(i));
             const auto row = profiler.run_row(
                 plan[std::size_t(i)], [&](const std::string& phase, std::int64_t n) {

@@ -78,7 +78,7 @@ int worker_main(WorkerMode mode, const WorkerHost& host) {
     }
     return run_profile_worker(request.settings, request.start,
                               request.peaks ? &*request.peaks : nullptr, proto, host.backends,
-                              host.devices);
+                              host.devices, request.skip);
 }
 
 } // namespace switchyard

@@ -68,6 +68,9 @@ struct SWITCHYARD_CORE_EXPORT ProfileRequest {
     ProfileSettings settings;
     std::int64_t start = 0;        // the first row of the plan to run
     std::optional<CpuPeaks> peaks; // the run's CPU ceilings (every worker shares them)
+    /// Rows of the plan not to run (JSON "skip", absent when none): a row that crashed or
+    /// hung in an earlier pass of the run is not run again.
+    std::vector<std::int64_t> skip;
 };
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const ProfileRequest& request);
 /// Throws std::runtime_error naming the key path when malformed.

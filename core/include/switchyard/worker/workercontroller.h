@@ -133,9 +133,11 @@ SWITCHYARD_CORE_EXPORT CpuPeaks reusable_cpu_peaks(const Report& earlier,
 /// `peaks` (when set) are given to `devices`' CPU device instead of probing, so every worker
 /// of a run shares them.
 /// Returns the process exit code (0 done, 2 bad settings).
+/// Rows in `skip` are not run (no messages).
 SWITCHYARD_CORE_EXPORT int run_profile_worker(const ProfileSettings& settings, std::int64_t start,
                                               const CpuPeaks* peaks, int fd,
-                                              BackendRegistry& backends, DeviceRegistry& devices);
+                                              BackendRegistry& backends, DeviceRegistry& devices,
+                                              const std::vector<std::int64_t>& skip = {});
 
 /// Ends every worker this process has running (profile and inspection workers) and
 /// everything they started: each worker's keeper is told to kill them all. Async-signal-safe:
