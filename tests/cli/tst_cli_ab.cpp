@@ -180,6 +180,37 @@ private slots:
         QCOMPARE(code, 1); // a regression where the code differs
     }
 
+    // A side may be a tuning: untuned (the chain's slow pick, 1 ms a call) against the tuning
+    // `tune` wrote (the fast cell) is FASTER on the resolved row.
+    void tunedAgainstUntuned() {
+        const QString plugins = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/tuning");
+        const QString tuning = m_dir.filePath("ab.tuning");
+        auto r = cli({"tune", "--op", "flow_match_step", "--variant", "tunable", "--cells",
+                      "tunable", "--device", "cpu", "--sizes", "4096", "--budget", "0.05", "-o",
+                      tuning, "--json"},
+                     plugins);
+        QVERIFY2(r.code == 0, r.err.right(2000).constData());
+        r = cli({"ab", "--a-tuning", "none", "--b-tuning", tuning, "--op", "flow_match_step",
+                 "--variant", "tunable", "--device", "cpu", "--sizes", "4096", "--budget", "0.2",
+                 "--pairs", "6", "--json"},
+                plugins);
+        QVERIFY2(r.code == 0, r.err.right(2000).constData());
+        const auto report = parse(r.out);
+        QCOMPARE(report["b"].toObject()["tuning"].toString(), tuning);
+        bool tuned = false;
+        for (const auto& value : report["rows"].toArray()) {
+            const auto row = value.toObject();
+            if (!row["b"].toObject()["tuned_from"].toString().isEmpty()) {
+                tuned = true;
+                QCOMPARE(row["a"].toObject()["variant"].toString(), QStringLiteral("tunable"));
+                QCOMPARE(row["a"].toObject()["arch"].toString(), QStringLiteral("x86-64-v2"));
+                QCOMPARE(row["verdict"].toObject()["verdict"].toString(),
+                         QStringLiteral("FASTER"));
+            }
+        }
+        QVERIFY(tuned);
+    }
+
     // Bad input: a clear usage error that names the option.
     void usageErrors() {
         auto r = cli({"ab", "--op", "flow_match_step"});
