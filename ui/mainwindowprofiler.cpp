@@ -5,12 +5,12 @@
 #include "mainwindow.h"
 #include "models/qtstring.h"
 
+#include "controllers/abruncontroller.h"
 #include "controllers/fleetloader.h"
 #include "controllers/profilecontroller.h"
 #include "models/comparemodel.h"
 #include "models/kernelmatrixmodel.h"
 #include "models/resultsmodel.h"
-#include "controllers/abruncontroller.h"
 #include "views/abview.h"
 #include "views/compareview.h"
 #include "views/fleetview.h"

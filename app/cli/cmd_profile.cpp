@@ -11,12 +11,12 @@
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/profiling/workload.h>
+#include <switchyard/report/abreport.h>
+#include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/tuning/tune.h>
 #include <switchyard/tuning/tunedresolve.h>
-#include <switchyard/report/abreport.h>
-#include <switchyard/report/compare.h>
 #include <switchyard/worker/abcontroller.h>
 #include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
@@ -569,8 +569,8 @@ AbSide ab_side(const char* name, const std::string& dir, const std::string& tuni
                                     "writes one) or 'none' for the fallback chain alone");
     AbSide side;
     side.plugin_dir = dir.empty() ? dir : fs::absolute(dir, ec).string();
-    side.tuning = tuning.empty() || tuning == AbSide::kNoTuning ? tuning
-                                                                 : fs::absolute(tuning, ec).string();
+    side.tuning =
+        tuning.empty() || tuning == AbSide::kNoTuning ? tuning : fs::absolute(tuning, ec).string();
     return side;
 }
 
@@ -602,8 +602,8 @@ int run_ab(const ProfileOptions& o, const AbOptions& ab) {
     cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
     cb.on_row = [&](const AbRow& r) {
         std::cerr << "[" << r.a.spec.index + 1 << "/" << total << "] " << r.a.spec.label() << ": "
-                  << to_string(r.result.verdict) << " (B/A " << fmt("%.3f", r.result.ratio)
-                  << ", " << r.result.pairs << " pairs)" << std::endl;
+                  << to_string(r.result.verdict) << " (B/A " << fmt("%.3f", r.result.ratio) << ", "
+                  << r.result.pairs << " pairs)" << std::endl;
     };
     cb.on_worker_stderr = [](char side, const std::string& l) {
         std::cerr << "worker " << side << ": " << l << "\n";

@@ -185,10 +185,10 @@ private slots:
     void tunedAgainstUntuned() {
         const QString plugins = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/tuning");
         const QString tuning = m_dir.filePath("ab.tuning");
-        auto r = cli({"tune", "--op", "flow_match_step", "--variant", "tunable", "--cells",
-                      "tunable", "--device", "cpu", "--sizes", "4096", "--budget", "0.05", "-o",
-                      tuning, "--json"},
-                     plugins);
+        auto r =
+            cli({"tune", "--op", "flow_match_step", "--variant", "tunable", "--cells", "tunable",
+                 "--device", "cpu", "--sizes", "4096", "--budget", "0.05", "-o", tuning, "--json"},
+                plugins);
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
         r = cli({"ab", "--a-tuning", "none", "--b-tuning", tuning, "--op", "flow_match_step",
                  "--variant", "tunable", "--device", "cpu", "--sizes", "4096", "--budget", "0.2",
@@ -204,8 +204,7 @@ private slots:
                 tuned = true;
                 QCOMPARE(row["a"].toObject()["variant"].toString(), QStringLiteral("tunable"));
                 QCOMPARE(row["a"].toObject()["arch"].toString(), QStringLiteral("x86-64-v2"));
-                QCOMPARE(row["verdict"].toObject()["verdict"].toString(),
-                         QStringLiteral("FASTER"));
+                QCOMPARE(row["verdict"].toObject()["verdict"].toString(), QStringLiteral("FASTER"));
             }
         }
         QVERIFY(tuned);
@@ -219,7 +218,8 @@ private slots:
         r = cli({"ab", "--a", m_dir.filePath("no-such-folder"), "--b", kBuildA});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--a: ") && r.err.contains("not a folder"), r.err.constData());
-        r = cli({"ab", "--a", kBuildA, "--b", kBuildA, "--b-tuning", m_dir.filePath("none.tuning")});
+        r = cli(
+            {"ab", "--a", kBuildA, "--b", kBuildA, "--b-tuning", m_dir.filePath("none.tuning")});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--b-tuning"), r.err.constData());
         r = cli({"ab", "--a", kBuildA, "--b", kBuildA, "--pairs", "2"});

@@ -16,6 +16,7 @@
 
 using namespace switchyard;
 using namespace switchyard::ui;
+using switchyard::test::child;
 
 namespace {
 const QString kBuildA = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/ab-a");
@@ -69,11 +70,10 @@ private slots:
         view->setBudget(0.1);
         view->setPairs(6);
         bool done = false, cancelled = true;
-        connect(&controller, &AbRunController::finished, this,
-                [&](const AbReport&, bool c) {
-                    done = true;
-                    cancelled = c;
-                });
+        connect(&controller, &AbRunController::finished, this, [&](const AbReport&, bool c) {
+            done = true;
+            cancelled = c;
+        });
         QVERIFY(view->run());
         QCOMPARE(child<QPushButton>(view, "abRunButton")->text(), QStringLiteral("Cancel"));
         // Each worker measures the CPU ceilings first (no cache here): a minute when loaded.

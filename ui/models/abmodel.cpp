@@ -110,9 +110,8 @@ QVariant AbModel::data(const QModelIndex& index, int role) const {
     case RatioColumn:
         return c.ratio > 0 ? QString::number(c.ratio, 'f', 3) : QStringLiteral("-");
     case IntervalColumn:
-        return c.ratio > 0 ? QStringLiteral("%1–%2")
-                                 .arg(QString::number(c.ci_low, 'f', 3),
-                                      QString::number(c.ci_high, 'f', 3))
+        return c.ratio > 0 ? QStringLiteral("%1–%2").arg(QString::number(c.ci_low, 'f', 3),
+                                                         QString::number(c.ci_high, 'f', 3))
                            : QStringLiteral("-");
     case QColumn:
         return QString::number(c.q_value, 'g', 2);

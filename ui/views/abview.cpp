@@ -41,9 +41,8 @@ AbView::AbView(QWidget* parent)
     : QWidget(parent), m_model(new AbModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_a(new QLineEdit), m_b(new QLineEdit), m_ops(new QLineEdit), m_sizes(new QLineEdit),
       m_cells(new QLineEdit), m_devices(new QLineEdit(QStringLiteral("cpu"))),
-      m_budget(new QDoubleSpinBox), m_pairs(new QSpinBox),
-      m_run(new QPushButton(tr("Run A/B"))), m_progress(new QProgressBar), m_status(new QLabel),
-      m_table(new QTableView) {
+      m_budget(new QDoubleSpinBox), m_pairs(new QSpinBox), m_run(new QPushButton(tr("Run A/B"))),
+      m_progress(new QProgressBar), m_status(new QLabel), m_table(new QTableView) {
     identify(this, "abView", tr("A/B in one run"));
     identify(m_a, "abSideA", tr("Side A's plugin folder"));
     identify(m_b, "abSideB", tr("Side B's plugin folder"));

@@ -75,10 +75,10 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
       m_sizeMode(new QComboBox), m_sizes(new QLineEdit),
       m_cold(new QCheckBox(tr("Co&ld cache (evict before each sample)"))),
       m_budget(new QDoubleSpinBox), m_referenceBudget(new QDoubleSpinBox),
-      m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox), m_repeat(new QSpinBox), m_slices(new QSpinBox),
-      m_run(new QPushButton(tr("&Run"))), m_cancel(new QPushButton(tr("&Cancel"))),
-      m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
-      m_noiseBanner(makeBanner(Tone::Warning)), m_log(new QPlainTextEdit),
+      m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox), m_repeat(new QSpinBox),
+      m_slices(new QSpinBox), m_run(new QPushButton(tr("&Run"))),
+      m_cancel(new QPushButton(tr("&Cancel"))), m_progress(new QProgressBar), m_eta(new QLabel),
+      m_origin(new QLabel), m_noiseBanner(makeBanner(Tone::Warning)), m_log(new QPlainTextEdit),
       m_contextView(new QTextBrowser), m_bottom(new QTabWidget), m_plotTimer(new QTimer(this)) {
     identify(this, "profileView", tr("Profiler"),
              tr("What to run, the results table, its plots, log and context"));

@@ -78,15 +78,14 @@ std::int64_t ProfileSettings::passes() const noexcept {
 
 ProfileSettings ProfileSettings::slice_settings(std::int64_t count, bool first) const {
     ProfileSettings s = *this;
-    const double share = double(std::max<std::int64_t>(1, repeat)) /
-                         double(std::max<std::int64_t>(1, count));
+    const double share =
+        double(std::max<std::int64_t>(1, repeat)) / double(std::max<std::int64_t>(1, count));
     if (share >= 1)
         return s;
     s.time_budget_s *= share;
     s.reference_budget_s *= share;
-    s.min_samples =
-        std::max(std::min(min_samples, kSliceMinSamples),
-                 std::int64_t(std::ceil(double(min_samples) * share)));
+    s.min_samples = std::max(std::min(min_samples, kSliceMinSamples),
+                             std::int64_t(std::ceil(double(min_samples) * share)));
     if (!first)
         s.warmup_s *= share;
     return s;

@@ -29,8 +29,9 @@ std::string padded(std::string s, std::size_t width) {
 } // namespace ab_detail
 
 std::string AbSide::describe() const {
-    const std::string plugins = plugin_dir.empty() ? "the default plugins" : "plugins " + plugin_dir;
-    const std::string tuned = tuning.empty()          ? "the machine's tuning"
+    const std::string plugins =
+        plugin_dir.empty() ? "the default plugins" : "plugins " + plugin_dir;
+    const std::string tuned = tuning.empty()        ? "the machine's tuning"
                               : tuning == kNoTuning ? "no tuning"
                                                     : "tuning " + tuning;
     return plugins + ", " + tuned;
@@ -163,15 +164,15 @@ std::string AbReport::to_text() const {
        << padded("90% interval", 15) << ' ' << padded("q", 8) << " verdict\n";
     for (const auto& r : rows) {
         const auto& c = r.result;
-        const auto av = r.a.spec.arch + "/" + r.a.spec.variant +
-                        (r.b.spec.arch + "/" + r.b.spec.variant != r.a.spec.arch + "/" +
-                                                                       r.a.spec.variant
-                             ? " vs " + r.b.spec.arch + "/" + r.b.spec.variant
-                             : "");
+        const auto av =
+            r.a.spec.arch + "/" + r.a.spec.variant +
+            (r.b.spec.arch + "/" + r.b.spec.variant != r.a.spec.arch + "/" + r.a.spec.variant
+                 ? " vs " + r.b.spec.arch + "/" + r.b.spec.variant
+                 : "");
         os << padded(text::untrusted(r.a.spec.op), 16) << ' '
            << padded(text::untrusted(r.a.spec.size), 14) << ' '
-           << padded(text::untrusted(r.a.spec.device), 8) << ' '
-           << padded(text::untrusted(av), 22) << ' '
+           << padded(text::untrusted(r.a.spec.device), 8) << ' ' << padded(text::untrusted(av), 22)
+           << ' '
            << padded(r.a.measured() ? printf_text("%.3fus", r.a.stats.median * 1e6)
                                     : std::string(to_string(r.a.status)),
                      12)
@@ -181,16 +182,17 @@ std::string AbReport::to_text() const {
                      12)
            << ' ' << padded(std::to_string(c.pairs), 5) << ' '
            << padded(c.ratio > 0 ? printf_text("%.3f", c.ratio) : "-", 7) << ' '
-           << padded(c.ratio > 0 ? printf_text("%.3f", c.ci_low) + "-" +
-                                       printf_text("%.3f", c.ci_high)
-                                 : "-",
+           << padded(c.ratio > 0
+                         ? printf_text("%.3f", c.ci_low) + "-" + printf_text("%.3f", c.ci_high)
+                         : "-",
                      15)
            << ' ' << padded(printf_text("%.2g", c.q_value), 8) << ' ' << to_string(c.verdict)
            << (c.note.empty() ? "" : " - ") << text::untrusted(c.note) << "\n";
     }
     os << "\n"
        << count(Verdict::Same) << " same, " << count(Verdict::Faster) << " faster, "
-       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous) << " ambiguous (B against A)\n";
+       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous)
+       << " ambiguous (B against A)\n";
     return os.str();
 }
 

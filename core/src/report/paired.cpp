@@ -174,8 +174,7 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
             char qtext[32];
             std::snprintf(qtext, sizeof qtext, "%.2g", c.q_value);
             c.note = "paired: " + std::to_string(c.pairs) + " pairs, signed-rank q " + qtext +
-                     ", beyond the " +
-                     percent(c.threshold) + " threshold";
+                     ", beyond the " + percent(c.threshold) + " threshold";
         } else if (std::log(c.ci_low) >= -bound && std::log(c.ci_high) <= bound) {
             c.verdict = Verdict::Same;
             c.note = "paired: the 90 % interval of the median ratio is within the " +
@@ -196,11 +195,16 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
 }
 
 nlohmann::json PairedComparison::to_json() const {
-    return {{"verdict", to_string(verdict)}, {"ratio", ratio},
-            {"ci_low", ci_low},              {"ci_high", ci_high},
-            {"p_value", p_value},            {"q_value", q_value},
-            {"threshold", threshold},        {"noise", noise},
-            {"pairs", pairs},                {"identical_code", identical_code},
+    return {{"verdict", to_string(verdict)},
+            {"ratio", ratio},
+            {"ci_low", ci_low},
+            {"ci_high", ci_high},
+            {"p_value", p_value},
+            {"q_value", q_value},
+            {"threshold", threshold},
+            {"noise", noise},
+            {"pairs", pairs},
+            {"identical_code", identical_code},
             {"note", note}};
 }
 

@@ -169,7 +169,8 @@ struct AbController::Side {
             env.emplace_back("SWITCHYARD_TUNING", side.tuning);
         protocol::ProfileRequest request;
         request.settings = options.settings;
-        request.settings.use_tuning = options.settings.use_tuning && side.tuning != AbSide::kNoTuning;
+        request.settings.use_tuning =
+            options.settings.use_tuning && side.tuning != AbSide::kNoTuning;
         request.peaks = given;
         process = std::make_unique<detail::WorkerProcess>(
             std::vector<std::string>{options.executable, "__worker", "slices"},
@@ -192,10 +193,11 @@ struct AbController::Side {
             pid = 0;
             if (cancel)
                 return;
-            throw WorkerError(who() + ": its worker failed before planning (" +
-                              (end.timed_out ? "silent too long" : describe_wait_status(end.status)) +
-                              (phase.empty() ? "" : ", at " + phase) + ")" +
-                              (err_tail.empty() ? "" : "; worker stderr: " + err_tail));
+            throw WorkerError(
+                who() + ": its worker failed before planning (" +
+                (end.timed_out ? "silent too long" : describe_wait_status(end.status)) +
+                (phase.empty() ? "" : ", at " + phase) + ")" +
+                (err_tail.empty() ? "" : "; worker stderr: " + err_tail));
         }
     }
     void stop() {
@@ -226,9 +228,8 @@ struct AbController::Side {
         const std::string command =
             protocol::to_json(protocol::SliceCommand{spec.index, slices, first}).dump() + "\n";
         if (process->send(command)) {
-            const auto end = wait(options.settings.row_timeout_s, [this] {
-                return reply.has_value() || !fatal.empty();
-            });
+            const auto end = wait(options.settings.row_timeout_s,
+                                  [this] { return reply.has_value() || !fatal.empty(); });
             if (end.paused && reply)
                 return *reply;
             if (!end.paused) {
@@ -239,8 +240,8 @@ struct AbController::Side {
                                           " s (phase: " + (phase.empty() ? "start" : phase) +
                                           "); the worker was killed"
                                     : who() + ": the worker died with " +
-                                          describe_wait_status(end.status) + " (phase: " +
-                                          (phase.empty() ? "start" : phase) + ")" +
+                                          describe_wait_status(end.status) +
+                                          " (phase: " + (phase.empty() ? "start" : phase) + ")" +
                                           (err_tail.empty() ? "" : "; worker stderr: " + err_tail);
                 process.reset();
                 pid = 0;
@@ -357,9 +358,9 @@ AbReport AbController::run(const Callbacks& cb) {
             break;
         row.a = merge_runs(std::move(runs_a), m_options.settings.keep_samples);
         row.b = merge_runs(std::move(runs_b), m_options.settings.keep_samples);
-        row.result = judge_paired(std::vector<std::vector<double>>{row.log_ratios},
-                                  m_options.compare)
-                         .front();
+        row.result =
+            judge_paired(std::vector<std::vector<double>>{row.log_ratios}, m_options.compare)
+                .front();
         if (cb.on_row)
             cb.on_row(row);
         report.rows.push_back(std::move(row));

@@ -65,7 +65,7 @@ struct WorkerController::RunState {
     bool have_plan = false;
     std::map<std::int64_t, ProfileRow> finished;
     std::int64_t start = 0;
-    std::optional<CpuPeaks> peaks; // the run's CPU ceilings, for every worker after the first
+    std::optional<CpuPeaks> peaks;  // the run's CPU ceilings, for every worker after the first
     std::vector<std::int64_t> skip; // rows an earlier pass lost (crashed, timed out)
     std::int64_t last_failed_start = -1;
     bool has_context = false; // the first worker's context arrived
@@ -340,7 +340,16 @@ Report WorkerController::run(const Callbacks& cb) {
         Callbacks pcb;
         pcb.on_worker_stderr = cb.on_worker_stderr;
         pcb.on_row_start = cb.on_row_start;
-        pcb.on_progress = cb.on_progress;
+        // A later pass's worker prepares again (its ceilings given): its steps before the plan
+        // are its own liveness, not the run's preparation, and are not passed on.
+        if (pass == 0 || !cb.on_progress)
+            pcb.on_progress = cb.on_progress;
+        else
+            pcb.on_progress = [&cb](std::int64_t index, const std::string& phase,
+                                    std::int64_t samples) {
+                if (index >= 0)
+                    cb.on_progress(index, phase, samples);
+            };
         if (pass == 0) {
             pcb.on_context = cb.on_context;
             pcb.on_plan = [&](const std::vector<RowSpec>& p) {

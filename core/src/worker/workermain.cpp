@@ -9,17 +9,17 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
-#include <string>
 #include <iterator>
+#include <string>
 
 #include <unistd.h>
 
 namespace switchyard {
 
 std::string_view to_string(WorkerMode mode) noexcept {
-    return mode == WorkerMode::Profile ? "profile"
+    return mode == WorkerMode::Profile  ? "profile"
            : mode == WorkerMode::Slices ? "slices"
-                                         : "inspect";
+                                        : "inspect";
 }
 
 std::optional<WorkerMode> worker_mode_from_string(std::string_view text) noexcept {

@@ -481,8 +481,8 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
         throw WorkerError(std::string("cannot create the worker's input: ") + std::strerror(errno));
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, link[2] = {-1, -1};
     const auto close_all = [&] {
-        for (int fd : {in, talk[0], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], link[0],
-                       link[1]})
+        for (int fd :
+             {in, talk[0], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], link[0], link[1]})
             if (fd >= 0)
                 ::close(fd);
     };

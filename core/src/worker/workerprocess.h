@@ -51,7 +51,7 @@ struct WorkerEnd {
     bool timed_out = false; // silent past its limit: killed
     bool cancelled = false; // cancel was set: killed
     bool reaped = true;     // false: still not gone 10 s after SIGKILL (status unknown)
-    bool paused = false;    // run()'s `pause` said so: the worker lives on, run() may be called again
+    bool paused = false; // run()'s `pause` said so: the worker lives on, run() may be called again
 };
 
 class WorkerProcess {

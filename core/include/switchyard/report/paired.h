@@ -30,15 +30,15 @@ namespace switchyard {
 /// - AMBIGUOUS otherwise, or with fewer than kMinPairs pairs.
 struct SWITCHYARD_CORE_EXPORT PairedComparison {
     Verdict verdict = Verdict::Ambiguous;
-    double ratio = 0;                 // B over A: exp(median log ratio)
-    double ci_low = 0, ci_high = 0;   // the 90 % bootstrap interval of that ratio
-    double p_value = 1;               // the signed-rank test's two-sided p
-    double q_value = 1;               // Benjamini-Hochberg adjusted over the run's rows
-    double threshold = 0;             // the practical threshold (relative)
-    double noise = 0;                 // the log ratios' standard deviation (pair to pair)
-    std::size_t pairs = 0;            // pairs of slices the verdict rests on
-    bool identical_code = false;      // both sides ran the same code (RowSpec::code)
-    std::string note;                 // what the verdict rests on, or why AMBIGUOUS
+    double ratio = 0;               // B over A: exp(median log ratio)
+    double ci_low = 0, ci_high = 0; // the 90 % bootstrap interval of that ratio
+    double p_value = 1;             // the signed-rank test's two-sided p
+    double q_value = 1;             // Benjamini-Hochberg adjusted over the run's rows
+    double threshold = 0;           // the practical threshold (relative)
+    double noise = 0;               // the log ratios' standard deviation (pair to pair)
+    std::size_t pairs = 0;          // pairs of slices the verdict rests on
+    bool identical_code = false;    // both sides ran the same code (RowSpec::code)
+    std::string note;               // what the verdict rests on, or why AMBIGUOUS
 
     static constexpr std::size_t kMinPairs = 5;
     nlohmann::json to_json() const;

@@ -39,7 +39,7 @@ class DeviceRegistry;
 class SWITCHYARD_CORE_EXPORT AbController {
 public:
     struct Options {
-        std::string executable; // switchyard-cli ("/proc/self/exe" from the CLI)
+        std::string executable;   // switchyard-cli ("/proc/self/exe" from the CLI)
         ProfileSettings settings; // what to run, and each side's budget per row
         AbSide a, b;
         std::int64_t pairs = kDefaultPairs;
