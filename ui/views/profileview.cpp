@@ -224,9 +224,13 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
                 appendLog(cancelled
                               ? tr("Cancelled: %1 rows kept.").arg(m_model->rowCount())
                               : tr("Done: %1 rows, %2 not ok.").arg(report.rows.size()).arg(bad));
-                if (!cancelled)
+                if (!cancelled) {
+                    // A sliced run's progress follows its slices: full once it is done.
+                    m_progress->setValue(m_progress->maximum());
+                    m_progress->setFormat(
+                        tr("%1 / %2 rows").arg(report.rows.size()).arg(report.rows.size()));
                     m_eta->setText(tr("done"));
-                else
+                } else
                     m_eta->setText(tr("cancelled"));
                 setRunning(false);
                 emit runFinished(cancelled);
