@@ -32,7 +32,8 @@ void to_json(nlohmann::json& j, const ProfileSettings& p) {
          {"reference_budget_s", p.reference_budget_s},
          {"throttle_threshold", p.throttle_threshold},
          {"repeat", p.repeat},
-         {"slices", p.slices}};
+         {"slices", p.slices},
+         {"memory_beside", p.memory_beside}};
 }
 
 void from_json(const nlohmann::json& j, ProfileSettings& s) {
@@ -65,6 +66,7 @@ void from_json(const nlohmann::json& j, ProfileSettings& s) {
     s.throttle_threshold = v.num("throttle_threshold", s.throttle_threshold);
     s.repeat = v.integer("repeat", s.repeat, 1, ProfileSettings::kMaxRepeat);
     s.slices = v.integer("slices", 1, 1, ProfileSettings::kMaxRepeat);
+    s.memory_beside = v.boolean("memory_beside", true);
     if (s.throttle_threshold < 0 || s.throttle_threshold > 1)
         v.at("throttle_threshold").fail("expected a fraction between 0 and 1");
     if (s.max_noise < 0 || s.time_budget_s < 0 || s.warmup_s < 0 || s.min_sample_s < 0 ||
@@ -86,8 +88,10 @@ ProfileSettings ProfileSettings::slice_settings(std::int64_t count, bool first) 
     s.reference_budget_s *= share;
     s.min_samples = std::max(std::min(min_samples, kSliceMinSamples),
                              std::int64_t(std::ceil(double(min_samples) * share)));
-    if (!first)
+    if (!first) {
         s.warmup_s *= share;
+        s.memory_beside = false;
+    }
     return s;
 }
 

@@ -60,6 +60,11 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// stays repeat * time_budget_s. 1: one stretch a run (`profile --slices 1`; JSON
     /// "slices", absent in reports from before slices: 1).
     std::int64_t slices = 5;
+    /// A DRAM row has its ceiling's probe timed beside it (ProfileRow::memory). A sliced
+    /// run's passes after the first leave it out (pass_settings): the probe's working set
+    /// and windows took seconds a slice on a loaded 2-vCPU guest, five times over. JSON
+    /// "memory_beside".
+    bool memory_beside = true;
     static constexpr std::int64_t kReferenceMinSamples = 3;
     /// A slice takes at least this many samples (or min_samples, when fewer).
     static constexpr std::int64_t kSliceMinSamples = 3;
@@ -73,10 +78,12 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// The settings one pass runs with (`pass` from 0): the sampling budget, the reference's
     /// budget and the minimum samples are repeat / passes() of the run's (at least
     /// kSliceMinSamples samples), and every pass after the first warms up for that share of
-    /// warmup_s (the first pass warms up fully). passes() 1: these settings.
+    /// warmup_s (the first pass warms up fully) and times no memory beside its DRAM rows.
+    /// passes() 1: these settings.
     ProfileSettings pass_settings(std::int64_t pass) const;
     /// The settings of one of `slices` slices of a row's budget (`first`: the row's first
-    /// slice, which warms up fully), as pass_settings() scales them.
+    /// slice, which warms up fully and times the memory beside a DRAM row), as pass_settings()
+    /// scales them.
     ProfileSettings slice_settings(std::int64_t slices, bool first) const;
 
     nlohmann::json to_json() const;
