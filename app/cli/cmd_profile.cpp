@@ -834,6 +834,8 @@ void add_profile_commands(CLI::App& app, Context& context) {
                   "same CPU, each row in short slices that alternate A B B A, verdicts from the "
                   "paired ratios");
         add_run_options(cmd, *o);
+        cmd->add_flag("--all-variants", o->all_variants,
+                      "Every available variant, not only the resolved cell");
         cmd->add_option("--a", ab->a, "Side A's plugin folder (searched first by its worker)");
         cmd->add_option("--b", ab->b, "Side B's plugin folder");
         cmd->add_option("--a-tuning", ab->a_tuning,
