@@ -5,11 +5,13 @@
 #include "mainwindow.h"
 #include "models/qtstring.h"
 
+#include "controllers/abruncontroller.h"
 #include "controllers/fleetloader.h"
 #include "controllers/profilecontroller.h"
 #include "models/comparemodel.h"
 #include "models/kernelmatrixmodel.h"
 #include "models/resultsmodel.h"
+#include "views/abview.h"
 #include "views/compareview.h"
 #include "views/fleetview.h"
 #include "views/kernelmatrixview.h"
@@ -56,6 +58,7 @@ void MainWindow::setupProfiler() {
     m_profileController = new ProfileController(this);
     m_profile = new ProfileView(m_profileController);
     m_compare = new CompareView;
+    m_compare->abView()->setController(new AbRunController(this));
     m_tabs->addTab(m_profile, tr("Profiler"));
     m_tabs->addTab(m_compare, tr("Compare"));
     m_fleetView = new FleetView;

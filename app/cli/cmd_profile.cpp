@@ -12,10 +12,13 @@
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/profiler.h>
 #include <switchyard/profiling/workload.h>
+#include <switchyard/report/abreport.h>
+#include <switchyard/report/compare.h>
 #include <switchyard/report/report.h>
 #include <switchyard/runtime/runtime.h>
 #include <switchyard/tuning/tune.h>
 #include <switchyard/tuning/tunedresolve.h>
+#include <switchyard/worker/abcontroller.h>
 #include <switchyard/worker/inspect.h>
 #include <switchyard/worker/protocol.h>
 #include <switchyard/worker/workercontroller.h>
@@ -242,6 +245,7 @@ ProfileSettings to_settings(const ProfileOptions& o) {
     s.min_samples = o.min_samples;
     s.seed = std::uint64_t(o.seed);
     s.repeat = o.repeat;
+    s.slices = o.slices;
     return s;
 }
 
@@ -332,11 +336,14 @@ Measured measure(const ProfileOptions& o) {
             line(protocol::context_message(&report.context));
             line(protocol::plan_message(plan));
         }
-        // --repeat: pass after pass over the plan, as the worker controller does.
+        // Slices and --repeat: pass after pass over the plan, each with its share of the
+        // budget, as the worker controller does.
         std::vector<std::vector<ProfileRow>> runs(plan.size());
-        for (std::int64_t pass = 0; pass < settings.repeat; ++pass)
+        for (std::int64_t pass = 0; pass < settings.passes(); ++pass) {
+            profiler.use_settings(settings.pass_settings(pass));
             for (std::size_t i = 0; i < plan.size(); ++i)
                 runs[i].push_back(profiler.run_row(plan[i]));
+        }
         for (auto& rows : runs) {
             auto row = merge_runs(std::move(rows), settings.keep_samples);
             if (o.jsonl)
@@ -344,8 +351,8 @@ Measured measure(const ProfileOptions& o) {
             print_row(row);
             report.rows.push_back(std::move(row));
         }
-        if (settings.repeat > 1)
-            report.context.repeat = int(settings.repeat);
+        if (settings.passes() > 1)
+            report.context.repeat = int(settings.passes());
         report.annotate();
     } else {
         WorkerController::Options wo;
@@ -596,6 +603,88 @@ int run_hardware(bool as_json, bool probe, double probe_timeout, double load_tim
     return Ok;
 }
 
+// ab's own options (the run's are ProfileOptions').
+struct AbOptions {
+    std::string a, b;               // plugin folders
+    std::string a_tuning, b_tuning; // tuning files, or "none"
+    std::int64_t pairs = AbController::kDefaultPairs;
+    double threshold = CompareOptions{}.min_effect * 100; // percent
+    bool json = false, fail_on_regression = false;
+    std::string output;
+};
+
+// A side as the options give it, checked: a folder that exists, a tuning file that exists.
+AbSide ab_side(const char* name, const std::string& dir, const std::string& tuning) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!dir.empty() && !fs::is_directory(dir, ec))
+        throw std::invalid_argument(std::string("--") + name + ": '" + dir +
+                                    "' is not a folder; give the plugin folder of side " + name +
+                                    " (where its *.plugin.json and library are)");
+    if (!tuning.empty() && tuning != AbSide::kNoTuning && !fs::is_regular_file(tuning, ec))
+        throw std::invalid_argument(std::string("--") + name + "-tuning: '" + tuning +
+                                    "' is not a file; give a tuning file (switchyard-cli tune "
+                                    "writes one) or 'none' for the fallback chain alone");
+    AbSide side;
+    side.plugin_dir = dir.empty() ? dir : fs::absolute(dir, ec).string();
+    side.tuning =
+        tuning.empty() || tuning == AbSide::kNoTuning ? tuning : fs::absolute(tuning, ec).string();
+    return side;
+}
+
+int run_ab(const ProfileOptions& o, const AbOptions& ab) {
+    if (ab.a.empty() && ab.a_tuning.empty() && ab.b.empty() && ab.b_tuning.empty())
+        throw std::invalid_argument("ab: give what differs between the sides: --a and --b (two "
+                                    "plugin folders), or --a-tuning and --b-tuning");
+    if (o.in_process)
+        throw std::invalid_argument("ab: --in-process does not apply: each side runs in a "
+                                    "worker of its own");
+    AbController::Options options;
+    options.executable = "/proc/self/exe";
+    options.settings = to_settings(o);
+    options.a = ab_side("a", ab.a, ab.a_tuning);
+    options.b = ab_side("b", ab.b, ab.b_tuning);
+    options.pairs = ab.pairs;
+    options.compare.min_effect = ab.threshold / 100;
+    std::optional<CeilingsProvenance> provenance;
+    if (const auto reused = reused_peaks(o, provenance)) {
+        options.cpu_peaks = reused->peaks;
+        options.ceiling_set = reused->set;
+    } else {
+        options.ceiling_cache = default_ceiling_cache();
+        options.ceiling_policy = ceiling_policy(o);
+    }
+    AbController controller(options);
+    AbController::Callbacks cb;
+    std::size_t total = 0;
+    cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
+    cb.on_row = [&](const AbRow& r) {
+        std::cerr << "[" << r.a.spec.index + 1 << "/" << total << "] " << r.a.spec.label() << ": "
+                  << to_string(r.result.verdict) << " (B/A " << fmt("%.3f", r.result.ratio) << ", "
+                  << r.result.pairs << " pairs)" << std::endl;
+    };
+    cb.on_worker_stderr = [](char side, const std::string& l) {
+        std::cerr << "worker " << side << ": " << l << "\n";
+    };
+    AbReport report;
+    try {
+        report = controller.run(cb);
+    } catch (const WorkerUsageError& e) {
+        throw std::invalid_argument(e.what());
+    }
+    if (!ab.output.empty())
+        report.save(ab.output);
+    if (ab.json)
+        std::cout << json_text(report.to_json(), 1) << "\n";
+    else
+        std::cout << report.to_text();
+    // A regression: a row B runs slower than A, where the code differs.
+    std::size_t regressions = 0;
+    for (const auto& r : report.rows)
+        regressions += r.result.verdict == Verdict::Slower && !r.result.identical_code;
+    return ab.fail_on_regression && regressions > 0 ? Failure : Ok;
+}
+
 } // namespace
 
 // tune's own options (the run's are ProfileOptions').
@@ -695,6 +784,12 @@ std::vector<const CLI::Option*> add_run_options(CLI::App* cmd, ProfileOptions& o
                     "Independent runs of every row, pass after pass over the plan so drift "
                     "hits every cell alike; compare tests the variation between them (use "
                     "3 or more where reports will be compared)")
+        ->check(integer_in(1, ProfileSettings::kMaxRepeat))
+        ->capture_default_str();
+    cmd->add_option("--slices", o->slices,
+                    "Spend each row's budget in at least this many slices spread over the run, "
+                    "pass after pass (the same total budget), so every row carries its "
+                    "variation between slices; 1 (the default): one stretch a row")
         ->check(integer_in(1, ProfileSettings::kMaxRepeat))
         ->capture_default_str();
     cmd->add_flag("--in-process", o->in_process,
@@ -828,6 +923,38 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_flag("--dry-run", t->dry_run, "Say what would be kept; write nothing");
         cmd->add_flag("--json", t->json, "Machine-readable output");
         set_action(cmd, context, [o, t] { return run_tune(*o, *t); });
+    }
+    {
+        auto o = std::make_shared<ProfileOptions>();
+        auto ab = std::make_shared<AbOptions>();
+        auto* cmd = app.add_subcommand(
+            "ab", "Paired A/B of two builds (or tunings) in one run: one worker a side on the "
+                  "same CPU, each row in short slices that alternate A B B A, verdicts from the "
+                  "paired ratios");
+        add_run_options(cmd, *o);
+        cmd->add_flag("--all-variants", o->all_variants,
+                      "Every available variant, not only the resolved cell");
+        cmd->add_option("--a", ab->a, "Side A's plugin folder (searched first by its worker)");
+        cmd->add_option("--b", ab->b, "Side B's plugin folder");
+        cmd->add_option("--a-tuning", ab->a_tuning,
+                        "Side A follows this tuning file ('none': the fallback chain alone; "
+                        "default: the machine's tuning files)");
+        cmd->add_option("--b-tuning", ab->b_tuning, "Side B's tuning file, or 'none'");
+        cmd->add_option("--pairs", ab->pairs,
+                        "Pairs of slices per row; each slice is a pairs-th of the row's budget")
+            ->check(integer_in(PairedComparison::kMinPairs, ProfileSettings::kMaxRepeat))
+            ->capture_default_str();
+        cmd->add_option("--threshold", ab->threshold,
+                        "A difference under this many percent is never called")
+            ->check(number_in(0, false, 100, "a percentage"))
+            ->capture_default_str();
+        cmd->add_option("--ceilings-from", o->ceilings_from,
+                        "Reuse the CPU ceilings of an earlier report from this machine");
+        cmd->add_flag("--json", ab->json, "Print the A/B report as JSON");
+        cmd->add_option("-o,--output", ab->output, "Write the A/B report (JSON) to this file");
+        cmd->add_flag("--fail-on-regression", ab->fail_on_regression,
+                      "Exit 1 when a row of B is SLOWER than A's and their code differs");
+        set_action(cmd, context, [o, ab] { return run_ab(*o, *ab); });
     }
     {
         auto as_json = std::make_shared<bool>(false);

@@ -28,7 +28,8 @@ struct ProfileOptions {
     double reference_budget = ProfileSettings{}.reference_budget_s;
     double throttle_threshold = ProfileSettings{}.throttle_threshold;
     std::int64_t min_samples = ProfileSettings{}.min_samples,
-                 seed = std::int64_t(ProfileSettings{}.seed), repeat = ProfileSettings{}.repeat;
+                 seed = std::int64_t(ProfileSettings{}.seed), repeat = ProfileSettings{}.repeat,
+                 slices = ProfileSettings{}.slices;
 };
 
 /// The options profile, tune and compare --calibrate --runs share: what to run, and how long

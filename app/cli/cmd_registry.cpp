@@ -493,11 +493,13 @@ void add_registry_commands(CLI::App& app, Context& context) {
         auto* worker = app.add_subcommand("__worker", "internal: worker modes");
         worker->group("");
         worker->require_subcommand(1);
-        for (const auto mode : {WorkerMode::Profile, WorkerMode::Inspect}) {
+        for (const auto mode : {WorkerMode::Profile, WorkerMode::Inspect, WorkerMode::Slices}) {
             auto* sub = worker->add_subcommand(
                 std::string(to_string(mode)),
                 mode == WorkerMode::Profile ? "run rows of a plan (request on stdin)"
-                                            : "load plugins, describe them (request on stdin)");
+                : mode == WorkerMode::Slices
+                    ? "run slices of rows on command (request, then commands, on stdin)"
+                    : "load plugins, describe them (request on stdin)");
             sub->callback([&context, mode] {
                 context.exit_code =
                     worker_main(mode, {default_backends(), default_devices(),

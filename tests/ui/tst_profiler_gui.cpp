@@ -488,6 +488,8 @@ private slots:
         child<QDoubleSpinBox>(&view, "budgetBox")->setValue(3);
         child<QDoubleSpinBox>(&view, "noiseBox")->setValue(0);
         child<QDoubleSpinBox>(&view, "timeoutBox")->setValue(60);
+        // One stretch a row: the rows of a sliced run arrive with its last pass.
+        child<QSpinBox>(&view, "slicesBox")->setValue(1);
         QSignalSpy finished(&view, &ProfileView::runFinished);
         // Before the first row the progress bar names the preparation step under way.
         QStringList shown;

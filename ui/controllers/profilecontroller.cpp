@@ -65,6 +65,8 @@ bool ProfileController::start(const ProfileSettings& settings) {
     m_worker = std::make_shared<WorkerController>(options);
     m_done = 0;
     m_total = 0;
+    m_started = 0;
+    m_passes = int(settings.passes());
     m_clock.start();
     auto worker = m_worker;
     m_thread = QThread::create([this, worker] {
@@ -94,7 +96,11 @@ bool ProfileController::start(const ProfileSettings& settings) {
         cb.on_row_start = [this](const RowSpec& spec) {
             const int i = int(spec.index);
             const QString label = qs(spec.label() + " [" + spec.backend + "]");
-            post([this, i, label] { emit rowStarted(i, label); });
+            post([this, i, label] {
+                emit rowStarted(i, label);
+                if (m_passes > 1)
+                    onSliceStart();
+            });
         };
         cb.on_row = [this](const ProfileRow& row) { post([this, row] { onRow(row); }); };
         cb.on_worker_stderr = [this](const std::string& line) {
@@ -124,9 +130,22 @@ bool ProfileController::start(const ProfileSettings& settings) {
     return true;
 }
 
+// A sliced run's rows arrive with its last pass: its progress is the slices started, in rows.
+void ProfileController::onSliceStart() {
+    ++m_started;
+    const int done = std::min(m_total, (m_started - 1) / m_passes);
+    double eta = -1;
+    if (m_total > 0 && m_started > 1)
+        eta = double(m_clock.elapsed()) / 1000.0 / (m_started - 1) *
+              (double(m_total) * m_passes - (m_started - 1));
+    emit progressChanged(done, m_total, eta);
+}
+
 void ProfileController::onRow(const ProfileRow& row) {
-    ++m_done;
     emit rowFinished(row);
+    if (m_passes > 1)
+        return; // progress follows the slices (onSliceStart)
+    ++m_done;
     double eta = -1;
     if (m_total > 0 && m_done > 0)
         eta = double(m_clock.elapsed()) / 1000.0 / m_done * (m_total - m_done);

@@ -83,6 +83,7 @@ signals:
 private:
     void post(std::function<void()> fn);
     void onRow(const ProfileRow& row);
+    void onSliceStart();
     void onThreadEnd();
 
     QString m_executable;
@@ -94,6 +95,7 @@ private:
     std::shared_ptr<WorkerController> m_worker;
     QElapsedTimer m_clock;
     int m_done = 0, m_total = 0;
+    int m_started = 0, m_passes = 1; // a sliced run: rows started over all its passes
 };
 
 } // namespace switchyard::ui

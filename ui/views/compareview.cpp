@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "views/compareview.h"
 
+#include "views/abview.h"
+
 #include "models/comparemodel.h"
 #include "models/qtstring.h"
 #include "models/resultscontext.h"
@@ -39,7 +41,7 @@ CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_pair(new CompareModel(this)), m_multi(new MultiCompareModel(this)),
       m_pairProxy(new QSortFilterProxyModel(this)), m_multiProxy(new QSortFilterProxyModel(this)),
       m_pairTable(nullptr), m_multiTable(nullptr), m_summary(new QLabel), m_rule(new QLabel),
-      m_warning(makeBanner(Tone::Warning)), m_tabs(new QTabWidget) {
+      m_warning(makeBanner(Tone::Warning)), m_tabs(new QTabWidget), m_ab(new AbView) {
     identify(this, "compareView", tr("Compare reports"));
     identify(m_summary, "compareSummary", tr("Compared reports"));
     identify(m_rule, "compareRule", tr("Verdict rule"),
@@ -69,6 +71,7 @@ CompareView::CompareView(QWidget* parent)
     m_rule->hide();
     m_tabs->addTab(m_pairTable, tr("A vs B"));
     m_tabs->addTab(m_multiTable, tr("All reports"));
+    m_tabs->addTab(m_ab, tr("A/B in one run"));
     auto* legend =
         new QLabel(tr("<span style='background:%1'>&nbsp;FASTER&nbsp;</span> "
                       "<span style='background:%2'>&nbsp;SLOWER&nbsp;</span> "

@@ -15,6 +15,7 @@ class QTabWidget;
 
 namespace switchyard::ui {
 
+class AbView;
 class CompareModel;
 class MultiCompareModel;
 
@@ -32,8 +33,10 @@ public:
 
     CompareModel* pairModel() const { return m_pair; }
     MultiCompareModel* multiModel() const { return m_multi; }
-    /// The two tables' tabs.
-    enum Pane { PairPane, AllPane };
+    /// "A/B in one run": two builds measured in paired slices (its controller injected).
+    AbView* abView() const { return m_ab; }
+    /// The tabs: the two tables, and the A/B run.
+    enum Pane { PairPane, AllPane, AbPane };
     void showPane(Pane pane);
 
 private:
@@ -48,6 +51,7 @@ private:
     QLabel* m_rule; // the verdict rule, its calibration on this machine, what more runs would do
     QLabel* m_warning;
     QTabWidget* m_tabs;
+    AbView* m_ab;
 };
 
 } // namespace switchyard::ui

@@ -76,9 +76,9 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
       m_cold(new QCheckBox(tr("Co&ld cache (evict before each sample)"))),
       m_budget(new QDoubleSpinBox), m_referenceBudget(new QDoubleSpinBox),
       m_noise(new QDoubleSpinBox), m_timeout(new QDoubleSpinBox), m_repeat(new QSpinBox),
-      m_run(new QPushButton(tr("&Run"))), m_cancel(new QPushButton(tr("&Cancel"))),
-      m_progress(new QProgressBar), m_eta(new QLabel), m_origin(new QLabel),
-      m_noiseBanner(makeBanner(Tone::Warning)), m_log(new QPlainTextEdit),
+      m_slices(new QSpinBox), m_run(new QPushButton(tr("&Run"))),
+      m_cancel(new QPushButton(tr("&Cancel"))), m_progress(new QProgressBar), m_eta(new QLabel),
+      m_origin(new QLabel), m_noiseBanner(makeBanner(Tone::Warning)), m_log(new QPlainTextEdit),
       m_contextView(new QTextBrowser), m_bottom(new QTabWidget), m_plotTimer(new QTimer(this)) {
     identify(this, "profileView", tr("Profiler"),
              tr("What to run, the results table, its plots, log and context"));
@@ -224,9 +224,13 @@ ProfileView::ProfileView(ProfileController* controller, QWidget* parent)
                 appendLog(cancelled
                               ? tr("Cancelled: %1 rows kept.").arg(m_model->rowCount())
                               : tr("Done: %1 rows, %2 not ok.").arg(report.rows.size()).arg(bad));
-                if (!cancelled)
+                if (!cancelled) {
+                    // A sliced run's progress follows its slices: full once it is done.
+                    m_progress->setValue(m_progress->maximum());
+                    m_progress->setFormat(
+                        tr("%1 / %2 rows").arg(report.rows.size()).arg(report.rows.size()));
                     m_eta->setText(tr("done"));
-                else
+                } else
                     m_eta->setText(tr("cancelled"));
                 setRunning(false);
                 emit runFinished(cancelled);
@@ -264,6 +268,10 @@ QWidget* ProfileView::buildRunPanel() {
     identify(m_timeout, "timeoutBox", tr("Row timeout"),
              tr("A row silent this long is killed and marked timed out"));
     identify(m_repeat, "repeat", tr("Runs per row"));
+    identify(m_slices, "slicesBox", tr("Slices per row"),
+             tr("Each row's budget is spent in at least this many slices spread over the run, "
+                "pass after pass (the same total budget), so every row carries its variation "
+                "between slices; 1: one stretch a row"));
     identify(m_run, "runButton", tr("Run"), tr("Starts a profile run with these settings"));
     identify(m_cancel, "cancelButton", tr("Cancel"),
              tr("Stops the run; the rows measured so far stay"));
@@ -330,6 +338,9 @@ QWidget* ProfileView::buildRunPanel() {
            "rests on the variation between runs: use 3 or more for reports you will compare."));
     hf->addRow(tr("Row &timeout"), m_timeout);
     hf->addRow(tr("R&uns per row"), m_repeat);
+    m_slices->setRange(1, int(ProfileSettings::kMaxRepeat));
+    m_slices->setValue(int(defaults.slices));
+    hf->addRow(tr("S&lices per row"), m_slices);
     hf->addRow(m_cold);
     auto* buttons = new QHBoxLayout;
     m_run->setDefault(true);
@@ -414,6 +425,7 @@ ProfileSettings ProfileView::settings() const {
     s.max_noise = m_noise->value() / 100.0;
     s.row_timeout_s = m_timeout->value();
     s.repeat = m_repeat->value();
+    s.slices = m_slices->value();
     s.use_tuning = m_followTuning;
     if (m_sizeMode->currentIndex() == 1) {
         const auto tokens = m_sizes->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")),

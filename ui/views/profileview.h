@@ -120,6 +120,7 @@ private:
     QDoubleSpinBox* m_noise;
     QDoubleSpinBox* m_timeout;
     QSpinBox* m_repeat;
+    QSpinBox* m_slices;
     bool m_followTuning = true;
     QPushButton* m_run;
     QPushButton* m_cancel;

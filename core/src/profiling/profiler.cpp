@@ -475,7 +475,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     const std::string host_probe =
         memory_probe.rfind("cpu:", 0) == 0 ? memory_probe.substr(4) : memory_probe;
     std::optional<CpuMemoryProbe> memory;
-    if (host_probe.rfind("dram.", 0) == 0 && host_peaks)
+    if (host_probe.rfind("dram.", 0) == 0 && host_peaks && m_settings.memory_beside)
         memory.emplace(host_probe, *host_peaks); // its working set allocated once, for both sides
     std::vector<double> memory_windows;
     auto time_memory = [&] {

@@ -3,6 +3,9 @@
 
 #include "util/jsonread.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace switchyard {
 
 void to_json(nlohmann::json& j, const ProfileSettings& p) {
@@ -28,7 +31,9 @@ void to_json(nlohmann::json& j, const ProfileSettings& p) {
          {"keep_samples", p.keep_samples},
          {"reference_budget_s", p.reference_budget_s},
          {"throttle_threshold", p.throttle_threshold},
-         {"repeat", p.repeat}};
+         {"repeat", p.repeat},
+         {"slices", p.slices},
+         {"memory_beside", p.memory_beside}};
 }
 
 void from_json(const nlohmann::json& j, ProfileSettings& s) {
@@ -60,11 +65,38 @@ void from_json(const nlohmann::json& j, ProfileSettings& s) {
     s.reference_budget_s = v.num("reference_budget_s", s.reference_budget_s);
     s.throttle_threshold = v.num("throttle_threshold", s.throttle_threshold);
     s.repeat = v.integer("repeat", s.repeat, 1, ProfileSettings::kMaxRepeat);
+    s.slices = v.integer("slices", 1, 1, ProfileSettings::kMaxRepeat);
+    s.memory_beside = v.boolean("memory_beside", true);
     if (s.throttle_threshold < 0 || s.throttle_threshold > 1)
         v.at("throttle_threshold").fail("expected a fraction between 0 and 1");
     if (s.max_noise < 0 || s.time_budget_s < 0 || s.warmup_s < 0 || s.min_sample_s < 0 ||
         s.row_timeout_s <= 0 || s.reference_budget_s < 0)
         v.fail("negative time or noise threshold");
+}
+
+std::int64_t ProfileSettings::passes() const noexcept {
+    return std::max<std::int64_t>({1, repeat, slices});
+}
+
+ProfileSettings ProfileSettings::slice_settings(std::int64_t count, bool first) const {
+    ProfileSettings s = *this;
+    const double share =
+        double(std::max<std::int64_t>(1, repeat)) / double(std::max<std::int64_t>(1, count));
+    if (share >= 1)
+        return s;
+    s.time_budget_s *= share;
+    s.reference_budget_s *= share;
+    s.min_samples = std::max(std::min(min_samples, kSliceMinSamples),
+                             std::int64_t(std::ceil(double(min_samples) * share)));
+    if (!first) {
+        s.warmup_s *= share;
+        s.memory_beside = false;
+    }
+    return s;
+}
+
+ProfileSettings ProfileSettings::pass_settings(std::int64_t pass) const {
+    return slice_settings(passes(), pass == 0);
 }
 
 nlohmann::json ProfileSettings::to_json() const {

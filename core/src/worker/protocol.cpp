@@ -447,6 +447,8 @@ nlohmann::json to_json(const ProfileRequest& request) {
         j["peaks"] = request.peaks->to_json();
     if (!request.ceiling_cache.empty())
         j["ceiling_cache"] = ceiling_cache_json(request.ceiling_cache, request.ceiling_policy);
+    if (!request.skip.empty())
+        j["skip"] = request.skip;
     return j;
 }
 
@@ -460,7 +462,26 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
         r.peaks = CpuPeaks::from_json(p->raw());
     if (const auto c = v.find("ceiling_cache"))
         read_ceiling_cache(*c, r.ceiling_cache, r.ceiling_policy);
+    if (const auto skip = v.find("skip")) {
+        skip->expect(jsonread::Kind::Array);
+        for (std::size_t i = 0; i < skip->size(); ++i)
+            r.skip.push_back((*skip)[i].integer());
+    }
     return r;
+}
+
+nlohmann::json to_json(const SliceCommand& command) {
+    return {{"index", command.index}, {"slices", command.slices}, {"first", command.first}};
+}
+
+SliceCommand slice_command_from_json(const nlohmann::json& j) {
+    const jsonread::Value v(j, "slice");
+    v.expect(jsonread::Kind::Object);
+    SliceCommand c;
+    c.index = v.integer("index", std::nullopt, 0);
+    c.slices = v.integer("slices", 1, 1, ProfileSettings::kMaxRepeat);
+    c.first = v.boolean("first", true);
+    return c;
 }
 
 } // namespace switchyard::protocol

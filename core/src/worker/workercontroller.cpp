@@ -60,12 +60,14 @@ void WorkerController::cancel() noexcept {
 // --- bookkeeping: the plan, the rows, where the next worker starts ---
 
 struct WorkerController::RunState {
+    ProfileSettings settings; // this pass's (ProfileSettings::pass_settings)
     Report report;
     std::vector<RowSpec> plan;
     bool have_plan = false;
     std::map<std::int64_t, ProfileRow> finished;
     std::int64_t start = 0;
-    std::optional<CpuPeaks> peaks; // the run's CPU ceilings, for every worker after the first
+    std::optional<CpuPeaks> peaks;  // the run's CPU ceilings, for every worker after the first
+    std::vector<std::int64_t> skip; // rows an earlier pass lost (crashed, timed out)
     std::int64_t last_failed_start = -1;
     bool has_context = false; // the first worker's context arrived
 };
@@ -165,7 +167,8 @@ void WorkerController::handle_line(const std::string& line, RunState& state, Att
 }
 
 std::string WorkerController::worker_input(const RunState& state) const {
-    protocol::ProfileRequest request{m_options.settings, state.start, state.peaks};
+    protocol::ProfileRequest request{state.settings, state.start, state.peaks};
+    request.skip = state.skip;
     if (m_options.ceiling_cache) {
         request.ceiling_cache = m_options.ceiling_cache->folder();
         request.ceiling_policy = m_options.ceiling_policy;
@@ -299,7 +302,7 @@ void WorkerController::record_ceilings(RunContext& context, const CpuPeaks* peak
 
 Report WorkerController::run(const Callbacks& cb) {
     const auto env = detail::worker_environment(m_options.environment);
-    const std::int64_t passes = std::max<std::int64_t>(1, m_options.settings.repeat);
+    const std::int64_t passes = m_options.settings.passes();
     // The CPU ceilings every worker of the run shares: given, cached, or measured by the
     // first worker (and then kept in the cache).
     if (m_options.cpu_peaks) {
@@ -330,6 +333,7 @@ Report WorkerController::run(const Callbacks& cb) {
     measure_control("start");
     if (passes == 1) {
         RunState state;
+        state.settings = m_options.settings;
         state.peaks = peaks;
         Report report = run_pass(state, env, cb);
         measure_control("end");
@@ -337,20 +341,33 @@ Report WorkerController::run(const Callbacks& cb) {
         report.annotate();
         return report;
     }
-    // --repeat N: the whole plan N times over, pass after pass, so what drifts (the load of
-    // the neighbours, the clock, the memory placement) hits every cell alike. Every pass
+    // Slices (ProfileSettings::slices) and --repeat N: the whole plan passes() times over,
+    // pass after pass, each pass with its share of every row's budget, so what drifts (the
+    // load of the neighbours, the clock, the memory placement) hits every cell alike and every
+    // row has runs spread over the run. Every pass
     // after the first takes the first one's CPU ceilings, so the rows of all passes are
     // judged against the same ones; a row is reported once, with all its runs merged.
     Report first;
     std::vector<RowSpec> plan;
     std::map<std::int64_t, std::vector<ProfileRow>> runs; // plan index -> runs so far
     std::map<std::int64_t, ProfileRow> merged;            // rows the last pass finished
+    // A row that crashed or hung is not run again: a hang would cost its timeout each pass.
+    std::vector<std::int64_t> lost;
     for (std::int64_t pass = 0; pass < passes && !m_cancel; ++pass) {
         const bool last = pass + 1 == passes;
         Callbacks pcb;
         pcb.on_worker_stderr = cb.on_worker_stderr;
         pcb.on_row_start = cb.on_row_start;
-        pcb.on_progress = cb.on_progress;
+        // A later pass's worker prepares again (its ceilings given): its steps before the plan
+        // are its own liveness, not the run's preparation, and are not passed on.
+        if (pass == 0 || !cb.on_progress)
+            pcb.on_progress = cb.on_progress;
+        else
+            pcb.on_progress = [&cb](std::int64_t index, const std::string& phase,
+                                    std::int64_t samples) {
+                if (index >= 0)
+                    cb.on_progress(index, phase, samples);
+            };
         if (pass == 0) {
             pcb.on_context = cb.on_context;
             pcb.on_plan = [&](const std::vector<RowSpec>& p) {
@@ -383,8 +400,13 @@ Report WorkerController::run(const Callbacks& cb) {
                     cb.on_row(done);
             };
         RunState state;
+        state.settings = m_options.settings.pass_settings(pass);
         state.peaks = peaks;
+        state.skip = lost;
         Report report = run_pass(state, env, pcb);
+        for (const auto& row : report.rows)
+            if (row.status == RowStatus::Crashed || row.status == RowStatus::TimedOut)
+                lost.push_back(row.spec.index);
         if (pass == 0) {
             peaks = state.peaks;
             first.context = std::move(report.context);
@@ -396,12 +418,16 @@ Report WorkerController::run(const Callbacks& cb) {
     }
     // Rows the last pass did not reach (a cancelled run) are merged from the passes before.
     for (auto& [index, rows] : runs)
-        if (!merged.count(index) && !rows.empty())
+        if (!merged.count(index) && !rows.empty()) {
             merged[index] = merge_runs(std::move(rows), m_options.settings.keep_samples);
+            if (cb.on_row && !m_cancel)
+                cb.on_row(merged[index]); // a row lost in an earlier pass
+        }
     for (auto& [index, row] : merged)
         first.rows.push_back(std::move(row));
     first.context.repeat = int(passes);
     first.context.control = std::move(control);
+    first.context.settings = m_options.settings; // the run's, not its first pass's share
     first.annotate();
     return first;
 }
@@ -443,6 +469,7 @@ int run_profile_worker(const protocol::ProfileRequest& request, int fd, BackendR
                        DeviceRegistry& devices) {
     const ProfileSettings& settings = request.settings;
     const std::int64_t start = request.start;
+    const std::vector<std::int64_t>& skip = request.skip;
     try {
         if (const auto cpu = find_cpu_device(devices); cpu && request.peaks)
             cpu->set_peaks(*request.peaks);
@@ -481,6 +508,8 @@ int run_profile_worker(const protocol::ProfileRequest& request, int fd, BackendR
         detail::emit_line(fd, protocol::plan_message(plan));
         for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());
              ++i) {
+            if (std::find(skip.begin(), skip.end(), i) != skip.end())
+                continue;
             detail::emit_line(fd, protocol::row_start_message(i));
             const auto row = profiler.run_row(
                 plan[std::size_t(i)], [&](const std::string& phase, std::int64_t n) {

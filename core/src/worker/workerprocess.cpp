@@ -460,22 +460,38 @@ pid_t clone_process(unsigned long flags) noexcept {
 
 } // namespace
 
+struct WorkerProcess::Reading {
+    LineBuffer out{std::size_t(256) << 20}, err{4096};
+    bool out_open = true, err_open = true;
+};
+
 WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
-                             const std::vector<std::string>& env, const std::string& input) {
+                             const std::vector<std::string>& env, const std::string& input,
+                             bool interactive)
+    : m_reading(std::make_unique<Reading>()) {
     install_atexit_once();
     const auto asked = asked_containment();
-    int in = memfd_create("switchyard-worker-input", MFD_CLOEXEC);
+    // Interactive: a socket pair, ours [0] (written with MSG_NOSIGNAL: a worker that died
+    // is an error, not a SIGPIPE), the worker's [1].
+    int talk[2] = {-1, -1};
+    if (interactive && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, talk) != 0)
+        throw WorkerError(std::string("cannot create the worker's input: ") + std::strerror(errno));
+    int in = interactive ? talk[1] : memfd_create("switchyard-worker-input", MFD_CLOEXEC);
     if (in < 0)
         throw WorkerError(std::string("cannot create the worker's input: ") + std::strerror(errno));
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, link[2] = {-1, -1};
     const auto close_all = [&] {
-        for (int fd : {in, out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], link[0], link[1]})
+        for (int fd :
+             {in, talk[0], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], link[0], link[1]})
             if (fd >= 0)
                 ::close(fd);
     };
     try {
-        write_all(in, input);
-        if (lseek(in, 0, SEEK_SET) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
+        if (interactive)
+            write_all(talk[0], input); // the first request: small, the socket buffers it
+        else
+            write_all(in, input);
+        if ((!interactive && lseek(in, 0, SEEK_SET) != 0) || pipe2(out_pipe, O_CLOEXEC) != 0 ||
             pipe2(err_pipe, O_CLOEXEC) != 0 ||
             socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0)
             throw WorkerError(std::string("cannot create a pipe: ") + std::strerror(errno));
@@ -546,6 +562,7 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
     for (int fd : {in, out_pipe[1], err_pipe[1], link[1]})
         ::close(fd);
     m_pid = pid;
+    m_in = talk[0];
     m_containment = plan.mode;
     m_out = out_pipe[0];
     m_err = err_pipe[0];
@@ -592,13 +609,36 @@ void WorkerProcess::finish(WorkerEnd& end) noexcept {
     close_fd(m_link);
     close_fd(m_out);
     close_fd(m_err);
+    close_fd(m_in);
+}
+
+bool WorkerProcess::send(std::string_view text) noexcept {
+    if (m_in < 0 || m_finished)
+        return false;
+    while (!text.empty()) {
+        const ssize_t n = ::send(m_in, text.data(), text.size(), MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        text.remove_prefix(std::size_t(n));
+    }
+    return true;
+}
+
+void WorkerProcess::close_input() noexcept {
+    if (m_in >= 0)
+        ::shutdown(m_in, SHUT_WR);
 }
 
 WorkerEnd WorkerProcess::run(const std::function<double()>& limit, const LineFn& on_line,
-                             const LineFn& on_err, const std::atomic<bool>& cancel) {
+                             const LineFn& on_err, const std::atomic<bool>& cancel,
+                             const std::function<bool()>& pause) {
     WorkerEnd end;
-    LineBuffer out(std::size_t(256) << 20), err(4096);
-    bool out_open = true, err_open = true;
+    auto& out = m_reading->out;
+    auto& err = m_reading->err;
+    bool& out_open = m_reading->out_open;
+    bool& err_open = m_reading->err_open;
     auto last_event = Clock::now();
     // Reads what `fd` has now: 1 data, 0 closed, -1 nothing yet.
     auto read_some = [&](int fd) {
@@ -661,6 +701,10 @@ WorkerEnd WorkerProcess::run(const std::function<double()>& limit, const LineFn&
                 continue;
             if (read_some(fds[i].fd) == 0)
                 (fds[i].fd == m_out ? out_open : err_open) = false;
+        }
+        if (pause && pause()) {
+            end.paused = true;
+            return end;
         }
     }
     if (const auto rest = err.take(); !rest.empty() && on_err)

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -50,6 +51,7 @@ struct WorkerEnd {
     bool timed_out = false; // silent past its limit: killed
     bool cancelled = false; // cancel was set: killed
     bool reaped = true;     // false: still not gone 10 s after SIGKILL (status unknown)
+    bool paused = false; // run()'s `pause` said so: the worker lives on, run() may be called again
 };
 
 class WorkerProcess {
@@ -62,8 +64,10 @@ public:
     /// a PID namespace where one can be made without a user namespace (root, CAP_SYS_ADMIN),
     /// else a subreaper. Throws WorkerError when it cannot start, when the variable names no
     /// containment, or when `pid-namespace` was asked for and none can be made.
+    /// `interactive`: the standard input is a socket instead, `input` its first bytes, and
+    /// send() writes more until close_input() (a worker that takes commands as it goes).
     WorkerProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                  const std::string& input);
+                  const std::string& input, bool interactive = false);
     /// Kills the group and reaps the worker if run() has not.
     ~WorkerProcess();
     WorkerProcess(const WorkerProcess&) = delete;
@@ -74,11 +78,18 @@ public:
     Containment containment() const noexcept { return m_containment; }
 
     /// Reads the worker's stdout line by line (on_line) and its stderr (on_err, lines cut at
-    /// 4 KiB) until it exits, it stays silent on stdout longer than `limit()` seconds, or
-    /// `cancel` is set. Then ends it and everything it started (grandchildren holding the
-    /// pipes included) and reaps the keeper. Called once.
+    /// 4 KiB) until it exits, it stays silent on stdout longer than `limit()` seconds (counted
+    /// from this call at the longest), or `cancel` is set. Then ends it and everything it
+    /// started (grandchildren holding the pipes included) and reaps the keeper. Called once,
+    /// unless `pause` (asked after each read) returns true: then it returns at once with
+    /// WorkerEnd::paused, the worker left running, and may be called again.
     WorkerEnd run(const std::function<double()>& limit, const LineFn& on_line, const LineFn& on_err,
-                  const std::atomic<bool>& cancel);
+                  const std::atomic<bool>& cancel, const std::function<bool()>& pause = {});
+    /// An interactive worker's input: writes `text` to it; false when it cannot take it (it
+    /// ended, or the input is not interactive or closed).
+    bool send(std::string_view text) noexcept;
+    /// Ends an interactive worker's input (it reads end of file).
+    void close_input() noexcept;
 
     /// Tells the keeper `keeper` to end its worker and every descendant, then itself.
     /// Async-signal-safe.
@@ -87,10 +98,13 @@ public:
 private:
     void finish(WorkerEnd& end) noexcept;
 
+    struct Reading; // what run() has read of each pipe, kept between paused calls
+
     pid_t m_pid = -1; // the keeper
     Containment m_containment = Containment::Subreaper;
-    int m_out = -1, m_err = -1, m_link = -1;
+    int m_out = -1, m_err = -1, m_link = -1, m_in = -1;
     bool m_finished = false;
+    std::unique_ptr<Reading> m_reading;
 };
 
 } // namespace switchyard::detail

@@ -61,6 +61,10 @@ public:
     ~Profiler();
 
     const ProfileSettings& settings() const noexcept { return m_settings; }
+    /// The settings the next rows run with: a pass's or a slice's share of the budget
+    /// (ProfileSettings::pass_settings, slice_settings). What plan() reads (ops, sizes,
+    /// devices, cells) must stay as it was; the last (op, size)'s inputs are kept.
+    void use_settings(ProfileSettings settings) { m_settings = std::move(settings); }
 
     /// The cell a tuning picks instead of the chain's `pick` for (op, dims) on `device`; null
     /// for the chain's. The composition root sets it (tuning/tunedresolve.h, tuned_picker())

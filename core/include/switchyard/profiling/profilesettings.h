@@ -53,11 +53,40 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// pass after pass, so drift hits every cell alike; each row keeps its runs
     /// (ProfileRow::runs), which compare tests. 1: one run.
     std::int64_t repeat = 1;
+    /// Each row's budget is spent in at least this many slices spread over the run: the run
+    /// makes passes() passes over its plan, pass after pass as --repeat does, each with
+    /// pass_settings()' share of the budget, so every row has runs (ProfileRow::runs) and its
+    /// between-slice variation, and no verdict rests on one stretch of time. The total budget
+    /// stays repeat * time_budget_s. 1: one stretch a run (`profile --slices N`; JSON
+    /// "slices", absent in reports from before slices: 1). 1 by default: each pass runs in a
+    /// fresh worker that sets up its rows again, which on a loaded 2-vCPU machine made a
+    /// 5-slice run ~2x a 1-slice one (the goal was 1.3x); --slices 5 asks for it.
+    std::int64_t slices = 1;
+    /// A DRAM row has its ceiling's probe timed beside it (ProfileRow::memory). A sliced
+    /// run's passes after the first leave it out (pass_settings): the probe's working set
+    /// and windows took seconds a slice on a loaded 2-vCPU guest, five times over. JSON
+    /// "memory_beside".
+    bool memory_beside = true;
     static constexpr std::int64_t kReferenceMinSamples = 3;
+    /// A slice takes at least this many samples (or min_samples, when fewer).
+    static constexpr std::int64_t kSliceMinSamples = 3;
     /// A reference that took this many reference budgets (or more) to compute for the parity
     /// checks is timed by that computation alone (stop reason "reference_once").
     static constexpr double kReferenceOnceFactor = 10;
     static constexpr std::int64_t kMaxRepeat = 1000;
+
+    /// The passes a run makes over its plan: max(repeat, slices).
+    std::int64_t passes() const noexcept;
+    /// The settings one pass runs with (`pass` from 0): the sampling budget, the reference's
+    /// budget and the minimum samples are repeat / passes() of the run's (at least
+    /// kSliceMinSamples samples), and every pass after the first warms up for that share of
+    /// warmup_s (the first pass warms up fully) and times no memory beside its DRAM rows.
+    /// passes() 1: these settings.
+    ProfileSettings pass_settings(std::int64_t pass) const;
+    /// The settings of one of `slices` slices of a row's budget (`first`: the row's first
+    /// slice, which warms up fully and times the memory beside a DRAM row), as pass_settings()
+    /// scales them.
+    ProfileSettings slice_settings(std::int64_t slices, bool first) const;
 
     nlohmann::json to_json() const;
     /// Each setting as (its JSON key, its value as text), in the JSON's order: for a

@@ -72,10 +72,25 @@ struct SWITCHYARD_CORE_EXPORT ProfileRequest {
     /// "" for none. JSON "ceiling_cache" {"folder", "fresh", "max_age_days"}, absent for none.
     std::string ceiling_cache;
     CeilingCachePolicy ceiling_policy;
+    /// Rows of the plan not to run (JSON "skip", absent when none): a row that crashed or
+    /// hung in an earlier pass of the run is not run again.
+    std::vector<std::int64_t> skip;
 };
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const ProfileRequest& request);
 /// Throws std::runtime_error naming the key path when malformed.
 SWITCHYARD_CORE_EXPORT ProfileRequest profile_request_from_json(const nlohmann::json& j);
+/// What an A/B side's worker (`__worker slices`, worker/abcontroller.h) is told next: one
+/// line on its stdin after its ProfileRequest's, run one slice of row `index` of its plan,
+/// with a `slices`-th of the budget (ProfileSettings::slice_settings; `first`: the row's first
+/// slice, which warms up fully). It answers with the row's row_start and row messages.
+struct SWITCHYARD_CORE_EXPORT SliceCommand {
+    std::int64_t index = 0;
+    std::int64_t slices = 1;
+    bool first = true;
+};
+SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const SliceCommand& command);
+/// Throws std::runtime_error naming the key path when malformed.
+SWITCHYARD_CORE_EXPORT SliceCommand slice_command_from_json(const nlohmann::json& j);
 SWITCHYARD_CORE_EXPORT nlohmann::json plan_message(const std::vector<RowSpec>& plan);
 SWITCHYARD_CORE_EXPORT nlohmann::json row_start_message(std::int64_t index);
 SWITCHYARD_CORE_EXPORT nlohmann::json progress_message(std::int64_t index, const std::string& phase,

@@ -133,7 +133,8 @@ SWITCHYARD_CORE_EXPORT CpuPeaks reusable_cpu_peaks(const Report& earlier,
 /// The worker side: plans, then runs rows from `request.start` on, writing the protocol to
 /// `fd`. `request.peaks` (when set) are given to `devices`' CPU device instead of probing, so
 /// every worker of a run shares them; the other devices keep their figures in
-/// `request.ceiling_cache` (when set). Returns the process exit code (0 done, 2 bad settings).
+/// `request.ceiling_cache` (when set). Rows in `request.skip` are not run (no messages).
+/// Returns the process exit code (0 done, 2 bad settings).
 SWITCHYARD_CORE_EXPORT int run_profile_worker(const protocol::ProfileRequest& request, int fd,
                                               BackendRegistry& backends, DeviceRegistry& devices);
 

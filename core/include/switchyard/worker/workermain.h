@@ -23,8 +23,9 @@ class DeviceRegistry;
 enum class WorkerMode {
     Profile, // runs rows of a plan (worker/workercontroller.h)
     Inspect, // loads plugins, resolves chains, lists devices (worker/inspect.h)
+    Slices,  // one side of a paired A/B run: slices of rows on command (worker/abcontroller.h)
 };
-/// "profile", "inspect".
+/// "profile", "inspect", "slices".
 SWITCHYARD_CORE_EXPORT std::string_view to_string(WorkerMode mode) noexcept;
 SWITCHYARD_CORE_EXPORT std::optional<WorkerMode>
 worker_mode_from_string(std::string_view text) noexcept;
