@@ -415,7 +415,8 @@ void add_compare_commands(CLI::App& app, Context& context) {
             "compare",
             "Compare two or more profile reports (or folders of them) row by row: SAME, FASTER, "
             "SLOWER or AMBIGUOUS against the first, from the variation between runs "
-            "(profile --repeat), with the false-discovery rate controlled over all rows");
+            "(profile --repeat), with the false-discovery rate controlled over all rows; "
+            "MACHINE where both sides ran identical code (the difference is the machine's)");
         cmd->add_option("REPORTS", a->reports, "Reports (JSON) or folders of report*.json")
             ->expected(0, -1);
         cmd->add_flag("--json", a->json, "Machine-readable output");

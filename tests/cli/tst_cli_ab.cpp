@@ -71,9 +71,9 @@ private slots:
     // the row's budget in all.
     void replicationInSlices() {
         const double budget = 0.2;
-        const auto r = cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes",
-                            "4096,65536", "--budget", QString::number(budget), "--slices", "5",
-                            "--jsonl"});
+        const auto r =
+            cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "4096,65536",
+                 "--budget", QString::number(budget), "--slices", "5", "--jsonl"});
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
         QList<int> starts; // row_start indices, in the order the rows ran
         QJsonArray rows;

@@ -225,9 +225,8 @@ private slots:
                      tuning,
                  "  rms_norm on cpu, 4x1024: x86-64-v3/threaded instead of x86-64-v4/default "
                  "(1.80x at least",
-                 "note: rms_norm on cpu at 8x1024: x86-64-v3/threaded instead of "
-                 "x86-64-v4/default is dropped: kept by task 0 (n1); not by task 1 (n2) (keeps "
-                 "the chain's pick)",
+                 "note: rms_norm 8x1024 on cpu: x86-64-v3/threaded beats x86-64-v4/default on "
+                 "task 0 (n1) cpu; not on task 1 (n2) cpu",
                  "machine class fedcba9876543210: no node with dispatch findings; left out, "
                  "without dispatch findings: task 2 (n3); nothing to tune",
                  "note: task 2 (n3): its report has no dispatch findings", "Regret map:",

@@ -219,8 +219,11 @@ def main():
         fail("docs/json.md", f"profile --csv has no column '{column}' (it has {header})")
 
     # compare's verdict names, as its help gives them, against every list the docs quote.
-    m = re.search(r"SAME, FASTER, SLOWER or (\w+)", help_text(["compare"]) or "")
+    compare_help = help_text(["compare"]) or ""
+    m = re.search(r"SAME, FASTER, SLOWER or (\w+)", compare_help)
     verdicts = {"SAME", "FASTER", "SLOWER", m.group(1)} if m else set()
+    if m and re.search(r"\bMACHINE where both sides ran identical code", compare_help):
+        verdicts.add("MACHINE")
     if not verdicts:
         fail("compare --help", "names no verdicts")
     for doc in DOCS:

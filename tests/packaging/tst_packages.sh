@@ -53,6 +53,8 @@ others=$(find "$root/usr/include/switchyard" -mindepth 1 -maxdepth 1 ! -name sdk
 env -i "$cli" list --all --include-unavailable --json >"$work/list.json" || fail "switchyard-cli list failed"
 env -i "$cli" doctor --json >"$work/doctor.json" || true # exit 1 where a problem is found (no GPU)
 plugins=(opencl)
+# The Vulkan plugin ships in the main package where the build made it (glslc and the headers).
+[ -f "$build/lib/switchyard/plugins/vulkan.plugin.json" ] && plugins+=(vulkan)
 [[ " ${expected[*]} " == *" switchyard-cuda "* ]] && plugins+=(cuda cuda-cublas)
 for name in "${plugins[@]}"; do
     env -i "$cli" show "$name" --json >"$work/show-$name.json" || true # unavailable: exit 1

@@ -342,8 +342,9 @@ private slots:
         QVERIFY2(summary.contains(QStringLiteral("2 nodes (task 0 (n1), task 1 (n2)), 1 entry "
                                                  "agreed (not written)")),
                  qPrintable(summary));
-        QVERIFY2(summary.contains(QStringLiteral("is dropped: kept by task 0 (n1); not by task 1 "
-                                                 "(n2) (keeps the chain's pick)")),
+        QVERIFY2(summary.contains(QStringLiteral("rms_norm 8x1024 on cpu: x86-64-v3/threaded beats "
+                                                 "x86-64-v4/default on task 0 (n1) cpu; not on "
+                                                 "task 1 (n2) cpu")),
                  qPrintable(summary));
 
         // Copy as text: the CLI's text, from the button.

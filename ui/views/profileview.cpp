@@ -337,10 +337,18 @@ QWidget* ProfileView::buildRunPanel() {
         tr("Independent runs of every row, pass after pass over the plan. Comparing reports "
            "rests on the variation between runs: use 3 or more for reports you will compare."));
     hf->addRow(tr("Row &timeout"), m_timeout);
-    hf->addRow(tr("R&uns per row"), m_repeat);
     m_slices->setRange(1, int(ProfileSettings::kMaxRepeat));
     m_slices->setValue(int(defaults.slices));
-    hf->addRow(tr("S&lices per row"), m_slices);
+    // Runs and slices on one line: the window's first size still fits a 1366x768 screen.
+    auto* runs = new QHBoxLayout;
+    runs->addWidget(m_repeat, 1);
+    auto* slicesLabel = new QLabel(tr("s&lices"));
+    slicesLabel->setBuddy(m_slices);
+    runs->addWidget(slicesLabel);
+    runs->addWidget(m_slices, 1);
+    auto* runsLabel = new QLabel(tr("R&uns per row"));
+    runsLabel->setBuddy(m_repeat);
+    hf->addRow(runsLabel, runs);
     hf->addRow(m_cold);
     auto* buttons = new QHBoxLayout;
     m_run->setDefault(true);

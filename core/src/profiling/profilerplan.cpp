@@ -330,7 +330,8 @@ void explain_missing_device(BackendRegistry& backends, DeviceRegistry& registry,
         for (const auto& d : devices)
             if (std::find(known.begin(), known.end(), d->info().kind) == known.end())
                 known.push_back(d->info().kind);
-        throw std::invalid_argument(suggest("device", want, known));
+        // A provider of that kind that failed to list its devices still says why.
+        throw std::invalid_argument(suggest("device", want, known) + why);
     }
     if (why.empty())
         why = std::any_of(infos.begin(), infos.end(),

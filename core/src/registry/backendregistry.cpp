@@ -584,6 +584,11 @@ void BackendRegistry::load_entry(const std::shared_ptr<Entry>& entry) {
     if (predicted == BackendCause::IsaUnsupported || predicted == BackendCause::LibraryTruncated) {
         const BackendLoadError error(info.name, predicted, why);
         std::lock_guard lock(entry->state_mutex);
+        // The report it was refused by, so the cause reads with its facts (where it is cut).
+        if (!entry->inspected) {
+            entry->inspected = true;
+            entry->library_report = report;
+        }
         entry->fail(std::make_exception_ptr(error), predicted, error.what());
         throw error;
     }

@@ -26,7 +26,9 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
         if (const auto cpu = find_cpu_device(devices); cpu && request.peaks)
             cpu->set_peaks(*request.peaks);
         Profiler profiler(settings, backends, devices);
-        const auto tuning_ignored = follow_tunings(profiler, backends, devices);
+        if (!request.ceiling_cache.empty())
+            profiler.set_ceiling_cache(CeilingCache(request.ceiling_cache), request.ceiling_policy);
+        const auto tuning_ignored = follow_tunings(profiler, backends);
         std::vector<RowSpec> plan;
         RunContext context;
         std::optional<CpuPeaks> peaks_now;
@@ -172,6 +174,10 @@ struct AbController::Side {
         request.settings.use_tuning =
             options.settings.use_tuning && side.tuning != AbSide::kNoTuning;
         request.peaks = given;
+        if (options.ceiling_cache) { // the devices' figures, kept between runs
+            request.ceiling_cache = options.ceiling_cache->folder();
+            request.ceiling_policy = options.ceiling_policy;
+        }
         process = std::make_unique<detail::WorkerProcess>(
             std::vector<std::string>{options.executable, "__worker", "slices"},
             detail::worker_environment(env), protocol::to_json(request).dump() + "\n", true);
