@@ -188,8 +188,12 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
                                percent(c.threshold) + " threshold (pair-to-pair noise " +
                                percent(c.noise) + ")";
         }
-        if (c.identical_code)
+        if (c.identical_code) {
+            // Identical code is never a regression (nor a gain): a gap is the machine's.
+            if (c.verdict == Verdict::Faster || c.verdict == Verdict::Slower)
+                c.verdict = Verdict::Machine;
             c.note += "; identical code on both sides: a difference is the machine's";
+        }
     }
     return out;
 }
