@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <switchyard/profiling/stats.h>
+#include <switchyard/report/paired.h>
 
 #include <cmath>
 #include <vector>
@@ -154,6 +155,91 @@ private slots:
                  QByteArray::number(mann_whitney_p(a, b), 'g', 17).constData());
         // Symmetric in its arguments.
         QVERIFY(std::fabs(mann_whitney_p(b, a) - mann_whitney_p(a, b)) < 1e-15);
+    }
+
+    // The Wilcoxon signed-rank test of a paired run against hand-counted exact values (the
+    // 2^n sign choices), and the normal approximation far in the tail.
+    void signedRankExact() {
+        // All five positive: only the all-positive (and all-negative) choice is as extreme.
+        const std::vector<double> five{0.1, 0.2, 0.3, 0.4, 0.5};
+        QCOMPARE(signed_rank_p(five), 2.0 / 32);
+        // Ten, all positive: 2 / 1024.
+        std::vector<double> ten;
+        for (int i = 1; i <= 10; ++i)
+            ten.push_back(0.01 * i);
+        QCOMPARE(signed_rank_p(ten), 2.0 / 1024);
+        // Rank 2 negative: the negative rank sum is 2; sums <= 2 are {}, {1}, {2}: 3 choices.
+        ten[1] = -ten[1];
+        QCOMPARE(signed_rank_p(ten), 2.0 * 3 / 1024);
+        // The sign of every value flipped: the same p (two-sided).
+        std::vector<double> flipped;
+        for (double x : ten)
+            flipped.push_back(-x);
+        QCOMPARE(signed_rank_p(flipped), signed_rank_p(ten));
+        // Zeros are dropped; nothing left is no evidence.
+        QCOMPARE(signed_rank_p(std::vector<double>{0, 0, 0}), 1.0);
+        QCOMPARE(signed_rank_p(std::vector<double>{}), 1.0);
+        // Balanced signs: p = 1 (capped).
+        QCOMPARE(signed_rank_p(std::vector<double>{-0.1, 0.1, -0.2, 0.2}), 1.0);
+    }
+
+    void signedRankNormal() {
+        // 1..30, all positive: W = 465, mean 232.5, var 30*31*61/24; z = 232 / 48.62 = 4.77,
+        // two-sided p = 1.82e-6 (scipy.stats.wilcoxon, correction=True, says the same).
+        std::vector<double> d;
+        for (int i = 1; i <= 30; ++i)
+            d.push_back(i);
+        const double z = (465.0 - 232.5 - 0.5) / std::sqrt(30.0 * 31 * 61 / 24);
+        QVERIFY(std::fabs(signed_rank_p(d) - std::erfc(z / std::sqrt(2.0))) < 1e-12);
+        QVERIFY(signed_rank_p(d) > 1.7e-6 && signed_rank_p(d) < 1.9e-6);
+    }
+
+    // The bootstrap interval holds the median, is deterministic for one seed, and collapses
+    // for constant data.
+    void bootstrapInterval() {
+        std::vector<double> d;
+        for (int i = 0; i < 21; ++i)
+            d.push_back(0.001 * ((i * 7) % 21) - 0.01);
+        const auto [lo, hi] = bootstrap_median_interval(d);
+        QVERIFY(lo <= 0 && 0 <= hi); // the median of -0.01..0.01 is 0
+        QVERIFY(lo >= -0.01 && hi <= 0.01);
+        QCOMPARE(bootstrap_median_interval(d), std::make_pair(lo, hi));
+        const std::vector<double> flat(9, 0.05);
+        QCOMPARE(bootstrap_median_interval(flat), std::make_pair(0.05, 0.05));
+    }
+
+    // The paired rule: a clear 5 % slowdown over 12 pairs is SLOWER; a +-0.5 % jitter is
+    // SAME; a large scatter is AMBIGUOUS; four pairs are too few; identical code is MACHINE,
+    // never SLOWER; and a report's verdicts read back as written (MACHINE too).
+    void judgePaired() {
+        std::vector<double> slower, same, scattered, few;
+        for (int i = 0; i < 12; ++i) {
+            const double jitter = 0.005 * ((i % 5) - 2) / 2; // -0.5 % .. +0.5 %
+            slower.push_back(std::log(1.05) + jitter);
+            same.push_back(jitter);
+            scattered.push_back(i % 2 ? 0.3 : -0.25);
+        }
+        few.assign(slower.begin(), slower.begin() + 4);
+        const std::vector<std::vector<double>> rows{slower, same, scattered, few, slower};
+        const auto v = judge_paired(rows, CompareOptions{}, {false, false, false, false, true});
+        QCOMPARE(v.size(), rows.size());
+        QCOMPARE(v[0].verdict, Verdict::Slower);
+        QVERIFY(std::fabs(v[0].ratio - 1.05) < 0.006);
+        QVERIFY(v[0].ci_low > 1.02 && v[0].ci_high < 1.06);
+        QCOMPARE(v[1].verdict, Verdict::Same);
+        QCOMPARE(v[2].verdict, Verdict::Ambiguous);
+        QCOMPARE(v[3].verdict, Verdict::Ambiguous);
+        QVERIFY2(v[3].note.find("a verdict needs 5") != std::string::npos, v[3].note.c_str());
+        QCOMPARE(v[4].verdict, Verdict::Machine);
+        QVERIFY(v[4].note.find("identical code") != std::string::npos);
+        QVERIFY(v[0].q_value >= v[0].p_value); // Benjamini-Hochberg never lowers p
+        for (const auto& c : v) {
+            const auto back = PairedComparison::from_json(c.to_json());
+            QCOMPARE(back.verdict, c.verdict);
+            QCOMPARE(back.pairs, c.pairs);
+            QCOMPARE(back.identical_code, c.identical_code);
+            QCOMPARE(back.note, c.note);
+        }
     }
 };
 

@@ -246,8 +246,8 @@ print(f"fleet tuning: {len(tuning['entries'])} entries, {len(fleet)} (entry, siz
 PY
 
 # 1b. A chain whose pick is slow whatever the CPU: the tuning fixture plugin's
-#     flow_match_step and rms_norm, whose x86-64-v2/tunable cells sleep 1 ms a call before
-#     doing the work. flow_match_step's generic/tunable does the same work as the CPU
+#     flow_match_step and rms_norm, whose x86-64-v2/tunable cells sleep 1 ms a call, then
+#     do the work four times over. flow_match_step's generic/tunable does the same work as the CPU
 #     reference; rms_norm's generic/tunable and generic/tied are one function (a tie by
 #     construction). Both tasks (this node, run 1's ceilings) measure them; the class tunes
 #     every size away from the slow pick to a cell doing the same work, the notes name

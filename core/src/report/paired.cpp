@@ -218,7 +218,8 @@ PairedComparison PairedComparison::from_json(const nlohmann::json& j) {
     PairedComparison c;
     const auto verdict = v.str("verdict", std::string("AMBIGUOUS"));
     bool known = false;
-    for (Verdict w : {Verdict::Same, Verdict::Faster, Verdict::Slower, Verdict::Ambiguous})
+    for (Verdict w : {Verdict::Same, Verdict::Faster, Verdict::Slower, Verdict::Ambiguous,
+                      Verdict::Machine})
         if (verdict == to_string(w)) {
             c.verdict = w;
             known = true;
