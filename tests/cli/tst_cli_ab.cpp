@@ -187,9 +187,9 @@ private slots:
         QCOMPARE(code, 1); // a regression where the code differs
     }
 
-    // A side may be a tuning: untuned (the chain's slow pick, 1 ms and four passes a call) against the tuning
-    // `tune` wrote (the fast cell) is FASTER on the resolved row (10 pairs: 6 cannot pass the
-    // false-discovery control over two rows, whose least q is 2 * 2 / 64).
+    // A side may be a tuning: untuned (the chain's slow pick, 1 ms and four passes a call) against
+    // the tuning `tune` wrote (the fast cell) is FASTER on the resolved row (10 pairs: 6 cannot
+    // pass the false-discovery control over two rows, whose least q is 2 * 2 / 64).
     void tunedAgainstUntuned() {
         const QString plugins = QStringLiteral(SWITCHYARD_FIXTURE_DIR "/tuning");
         const QString tuning = m_dir.filePath("ab.tuning");

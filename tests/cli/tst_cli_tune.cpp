@@ -121,7 +121,8 @@ private slots:
         // Before tuning, the chain picks the slow cell.
         QCOMPARE(selected(resolve("4096", QString())), QStringLiteral("x86-64-v2/tunable"));
         // The chain's two cells (--cells: the built-in cells of other variants would win
-        // otherwise), two sizes, three runs each: the fast generic cell beats the slow one (1 ms and four passes a call).
+        // otherwise), two sizes, three runs each: the fast generic cell beats the slow one (1 ms
+        // and four passes a call).
         const auto r = cli({"tune", "--op", "flow_match_step", "--variant", "tunable", "--cells",
                             "tunable", "--device", "cpu", "--sizes", "4096,65536", "--budget",
                             "0.05", "--repeat", "3", "-o", tuningFile(), "--json"},

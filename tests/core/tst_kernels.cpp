@@ -6,6 +6,7 @@
 #include "kernels/cpukernels.h"
 #include "kernels/threadpool.h"
 
+#include <switchyard/kernels/cpudevice.h>
 #include <switchyard/kernels/reference.h>
 #include <switchyard/profiling/ops.h>
 #include <switchyard/profiling/parity.h>
@@ -71,6 +72,43 @@ class TestKernels : public QObject {
     Q_OBJECT
 
 private slots:
+    // A paired A/B run places each pair's CPU buffers at drawn offsets: every buffer 64-byte
+    // aligned at a 64-byte step into its page, the same seed giving the same offsets (both
+    // sides of a pair), the offsets spread over the page, each buffer usable to its end and
+    // released (ASan checks both), small and mapped (4 MiB on) alike; seed 0 turns it off.
+    void placementIsDrawnFromTheSeed() {
+        const auto device = make_cpu_device();
+        const auto offsets = [&](std::uint64_t seed, std::size_t bytes) {
+            device->vary_placement(seed);
+            std::vector<std::size_t> got;
+            for (int i = 0; i < 32; ++i) {
+                auto* p = static_cast<unsigned char*>(device->allocate(bytes));
+                const auto addr = reinterpret_cast<std::uintptr_t>(p);
+                got.push_back(addr % 4096);
+                std::memset(p, 0x5a, bytes); // all of it is the buffer's
+                device->release(p);
+            }
+            return got;
+        };
+        for (const std::size_t bytes : {std::size_t(4), std::size_t(40000), std::size_t(5) << 20}) {
+            const auto first = offsets(42, bytes);
+            QCOMPARE(offsets(42, bytes), first);
+            QVERIFY(offsets(43, bytes) != first);
+            std::set<std::size_t> distinct;
+            for (const auto off : first) {
+                QCOMPARE(off % 64, std::size_t(0));
+                distinct.insert(off);
+            }
+            QVERIFY2(distinct.size() >= 16, QByteArray::number(qulonglong(distinct.size())));
+        }
+        // Off: host_allocate's own buffers (64-byte aligned), released as such.
+        device->vary_placement(0);
+        void* p = device->allocate(100);
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(p) % 64, std::uintptr_t(0));
+        device->release(p);
+        device->release(nullptr);
+    }
+
     // The copy probe writes a = 0.5 b over exactly [0, n), at every alignment of a and every
     // tail, with each form this CPU runs (plain and non-temporal stores, one lane and two): a float
     // skipped or written past would make the ceiling count bytes it did not move.

@@ -7,10 +7,12 @@
 #include <switchyard/hardware/sdkjson.h>
 
 #include "kernels/cpukernels.h"
+#include "util/splitmix.h"
 
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -130,11 +132,47 @@ void CpuDevice::apply_locked(CpuPeaks p) {
     m_peaks = std::move(p);
 }
 
+void CpuDevice::vary_placement(std::uint64_t seed) {
+    std::lock_guard lock(m_placed_mutex);
+    m_placement = seed;
+}
+
 void* CpuDevice::allocate(std::size_t bytes) {
-    return host_allocate(bytes);
+    constexpr std::size_t kPage = 4096, kStep = 64;
+    std::size_t offset = 0;
+    {
+        std::lock_guard lock(m_placed_mutex);
+        if (m_placement == 0)
+            return host_allocate(bytes);
+        // The same seed gives the same offsets, in any build.
+        offset = std::size_t(splitmix64(m_placement) % (kPage / kStep)) * kStep;
+    }
+    // host_allocate's start: 64-byte aligned; from 4 MiB on, on a 2 MiB boundary. Round up to
+    // the page, then step in, so the offset from the page start is the drawn one.
+    auto* base = static_cast<std::byte*>(host_allocate(bytes + 2 * kPage));
+    const auto addr = reinterpret_cast<std::uintptr_t>(base);
+    std::byte* p = base + ((kPage - addr % kPage) % kPage) + offset;
+    try {
+        std::lock_guard lock(m_placed_mutex);
+        m_placed.emplace(p, base);
+    } catch (...) {
+        host_release(base);
+        throw;
+    }
+    return p;
 }
 
 void CpuDevice::release(void* buffer) noexcept {
+    if (buffer) {
+        std::unique_lock lock(m_placed_mutex);
+        if (const auto it = m_placed.find(buffer); it != m_placed.end()) {
+            void* base = it->second;
+            m_placed.erase(it);
+            lock.unlock();
+            host_release(base);
+            return;
+        }
+    }
     host_release(buffer);
 }
 

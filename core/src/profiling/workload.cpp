@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/profiling/workload.h>
 
+#include "util/splitmix.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -18,12 +20,7 @@ namespace {
 // splitmix64: tiny, fast, identical everywhere.
 struct SplitMix64 {
     std::uint64_t state;
-    std::uint64_t next() noexcept {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
+    std::uint64_t next() noexcept { return splitmix64(state); }
     // Uniform in [0, 1) with 24 random bits (exact in float).
     double unit() noexcept { return double(next() >> 40) * (1.0 / 16777216.0); }
 };

@@ -4,6 +4,7 @@
 #include <switchyard/report/paired.h>
 
 #include "util/jsonread.h"
+#include "util/splitmix.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,14 +26,6 @@ double median_of_copy(std::span<const double> d) {
     std::vector<double> v(d.begin(), d.end());
     std::sort(v.begin(), v.end());
     return median_of_sorted(v);
-}
-
-// splitmix64: a small generator of our own, the same numbers on every platform.
-std::uint64_t next_random(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 std::string percent(double v) {
@@ -119,7 +112,7 @@ std::pair<double, double> bootstrap_median_interval(std::span<const double> d, d
     std::uint64_t state = seed;
     for (std::size_t r = 0; r < resamples; ++r) {
         for (auto& x : draw)
-            x = d[std::size_t(paired_detail::next_random(state) % d.size())];
+            x = d[std::size_t(splitmix64(state) % d.size())];
         std::sort(draw.begin(), draw.end());
         medians.push_back(paired_detail::median_of_sorted(draw));
     }
@@ -218,8 +211,8 @@ PairedComparison PairedComparison::from_json(const nlohmann::json& j) {
     PairedComparison c;
     const auto verdict = v.str("verdict", std::string("AMBIGUOUS"));
     bool known = false;
-    for (Verdict w : {Verdict::Same, Verdict::Faster, Verdict::Slower, Verdict::Ambiguous,
-                      Verdict::Machine})
+    for (Verdict w :
+         {Verdict::Same, Verdict::Faster, Verdict::Slower, Verdict::Ambiguous, Verdict::Machine})
         if (verdict == to_string(w)) {
             c.verdict = w;
             known = true;

@@ -8,14 +8,20 @@
 #include <switchyard/tuning/tunedresolve.h>
 #include <switchyard/worker/workercontroller.h>
 
+#include "util/splitmix.h"
 #include "worker/workerprocess.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <istream>
 #include <memory>
+#include <random>
+#include <string_view>
+
+#include <unistd.h>
 
 namespace switchyard {
 
@@ -23,7 +29,8 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
                      BackendRegistry& backends, DeviceRegistry& devices) {
     try {
         const ProfileSettings& settings = request.settings;
-        if (const auto cpu = find_cpu_device(devices); cpu && request.peaks)
+        const auto cpu = find_cpu_device(devices);
+        if (cpu && request.peaks)
             cpu->set_peaks(*request.peaks);
         Profiler profiler(settings, backends, devices);
         if (!request.ceiling_cache.empty())
@@ -69,6 +76,8 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
                 return 2;
             }
             profiler.use_settings(settings.slice_settings(c.slices, c.first));
+            if (cpu)
+                cpu->vary_placement(std::uint64_t(c.placement));
             const auto i = c.index;
             detail::emit_line(fd, protocol::row_start_message(i));
             const auto row = profiler.run_row(
@@ -218,7 +227,7 @@ struct AbController::Side {
 
     // One slice of `spec`; a worker that dies or hangs in it gives a crashed or timed-out row
     // and is started again on the next call.
-    ProfileRow slice(const RowSpec& spec, std::int64_t slices, bool first,
+    ProfileRow slice(const RowSpec& spec, std::int64_t slices, bool first, std::int64_t placement,
                      const std::optional<CpuPeaks>& run_peaks) {
         if (!process)
             start(run_peaks);
@@ -232,7 +241,8 @@ struct AbController::Side {
         reply.reset();
         phase.clear();
         const std::string command =
-            protocol::to_json(protocol::SliceCommand{spec.index, slices, first}).dump() + "\n";
+            protocol::to_json(protocol::SliceCommand{spec.index, slices, first, placement}).dump() +
+            "\n";
         if (process->send(command)) {
             const auto end = wait(options.settings.row_timeout_s,
                                   [this] { return reply.has_value() || !fatal.empty(); });
@@ -337,19 +347,35 @@ AbReport AbController::run(const Callbacks& cb) {
     if (cb.on_plan)
         cb.on_plan(plan);
     const auto pairs = m_options.pairs;
+    // Each pair's CPU buffers at offsets drawn afresh (CpuDevice::vary_placement), the same
+    // for both of its slices: where a row's arrays sit within their pages (4 KiB aliasing,
+    // cache sets) moved one worker's small rows 2-5 % from the other's, for the whole run, and
+    // a paired test reads a gap that steady as a difference. Both sides now run every pair at
+    // one placement, and the pairs at many. SWITCHYARD_PLACEMENT=fixed: where each worker's
+    // heap puts them (to see what placement does to a row).
+    const char* placement_env = std::getenv("SWITCHYARD_PLACEMENT");
+    const bool fixed_placement = placement_env && std::string_view(placement_env) == "fixed";
+    if (fixed_placement)
+        report.context.warnings.push_back(
+            "SWITCHYARD_PLACEMENT=fixed: each side's CPU buffers sat where its worker's heap "
+            "put them, so a placement one side kept is in its times");
+    std::uint64_t placement_state = std::random_device{}();
+    placement_state = (placement_state << 32) ^ std::uint64_t(std::time(nullptr));
     for (std::size_t i = 0; i < plan.size() && !m_cancel; ++i) {
         std::vector<ProfileRow> runs_a, runs_b;
         AbRow row;
         bool broken = false;
         for (std::int64_t k = 0; k < pairs && !m_cancel && !broken; ++k) {
             ProfileRow got[2];
+            const std::int64_t placement =
+                fixed_placement ? 0 : std::int64_t((splitmix64(placement_state) >> 11) | 1);
             // A B, then B A: each side goes first in every other pair.
             for (int turn = 0; turn < 2; ++turn) {
                 const bool a_turn = (k % 2 == 0) == (turn == 0);
                 Side& s = a_turn ? a : b;
                 if (cb.on_slice)
                     cb.on_slice(std::int64_t(i), s.name, k);
-                got[a_turn ? 0 : 1] = s.slice(s.plan[i], pairs, k == 0, peaks);
+                got[a_turn ? 0 : 1] = s.slice(s.plan[i], pairs, k == 0, placement, peaks);
             }
             runs_a.push_back(got[0]);
             runs_b.push_back(got[1]);

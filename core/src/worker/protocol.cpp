@@ -471,7 +471,10 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const SliceCommand& command) {
-    return {{"index", command.index}, {"slices", command.slices}, {"first", command.first}};
+    return {{"index", command.index},
+            {"slices", command.slices},
+            {"first", command.first},
+            {"placement", command.placement}};
 }
 
 SliceCommand slice_command_from_json(const nlohmann::json& j) {
@@ -481,6 +484,7 @@ SliceCommand slice_command_from_json(const nlohmann::json& j) {
     c.index = v.integer("index", std::nullopt, 0);
     c.slices = v.integer("slices", 1, 1, ProfileSettings::kMaxRepeat);
     c.first = v.boolean("first", true);
+    c.placement = v.integer("placement", 0, 0);
     return c;
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace switchyard {
@@ -36,6 +37,14 @@ public:
     /// that measured them again.
     void set_peaks(CpuPeaks peaks);
 
+    /// From now on, each allocate() places its buffer at a random 64-byte step (0 - 4032
+    /// bytes) past a page-aligned start, drawn from `seed` and a counter; 0 turns it off (the
+    /// default: 64-byte aligned, where the heap puts it). A row's arrays then sit at a new
+    /// offset from each other (4 KiB aliasing, cache sets) in every slice, so what placement
+    /// does to a kernel's time is noise spread over the slices, not a bias a whole process
+    /// keeps: two worker processes of one build were 2-5 % apart on small rows for no other
+    /// reason, which a paired A/B read as a difference.
+    void vary_placement(std::uint64_t seed);
     void* allocate(std::size_t bytes) override;
     void release(void* buffer) noexcept override;
     void upload(void* dst, const void* src, std::size_t bytes) override;
@@ -49,6 +58,9 @@ private:
     mutable std::mutex m_peaks_mutex;
     std::optional<CpuPeaks> m_peaks;
     std::vector<std::uint64_t> m_flush;
+    std::mutex m_placed_mutex;
+    std::uint64_t m_placement = 0;             // vary_placement's state; 0: off
+    std::unordered_map<void*, void*> m_placed; // placed buffer -> what host_allocate gave
     volatile std::uint64_t m_sink = 0;
 };
 

@@ -83,10 +83,14 @@ SWITCHYARD_CORE_EXPORT ProfileRequest profile_request_from_json(const nlohmann::
 /// line on its stdin after its ProfileRequest's, run one slice of row `index` of its plan,
 /// with a `slices`-th of the budget (ProfileSettings::slice_settings; `first`: the row's first
 /// slice, which warms up fully). It answers with the row's row_start and row messages.
+/// `placement`: the slice's CPU buffers at the offsets this seed draws
+/// (CpuDevice::vary_placement; under 2^53); 0: where the worker's heap puts them. The
+/// controller sends both sides of a pair the same seed, a new one each pair.
 struct SWITCHYARD_CORE_EXPORT SliceCommand {
     std::int64_t index = 0;
     std::int64_t slices = 1;
     bool first = true;
+    std::int64_t placement = 0;
 };
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const SliceCommand& command);
 /// Throws std::runtime_error naming the key path when malformed.
