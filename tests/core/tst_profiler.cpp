@@ -219,6 +219,40 @@ private slots:
             QVERIFY(!r.is_reference());
     }
 
+    // A tuning that picked the CPU reference: a plain profile marks the reference row resolved
+    // (one row); with resolved_apart (`ab`, which pairs rows by their place in the plan) the
+    // resolved row stays a row of its own, so a tuned side plans the rows an untuned one does.
+    // (CI under ASan: tune kept generic/reference, and ab refused "A 2 rows, B 1".)
+    void tunedToTheReferenceKeepsItsRowApart() {
+        auto s = quick();
+        s.reference_budget_s = 0.01;
+        s.ops = {"rms_norm"};
+        s.sizes["rms_norm"] = {"4x1024"};
+        s.devices = {"cpu"};
+        s.use_tuning = true;
+        const auto reference =
+            kernels().lookup(kernel_key("rms_norm", "cpu", "generic", "reference"));
+        QVERIFY(reference);
+        const auto picker = [&](const OpInfo&, const Dims&, const DeviceInfo&, const KernelCell&) {
+            return reference;
+        };
+        Profiler merged(s, default_backends(), default_devices());
+        merged.set_tuned_picker(picker);
+        auto rows = merged.plan();
+        QCOMPARE(rows.size(), std::size_t(1));
+        QVERIFY(rows[0].is_reference() && rows[0].resolved && !rows[0].tuned_from.empty());
+        s.resolved_apart = true;
+        Profiler apart(s, default_backends(), default_devices());
+        apart.set_tuned_picker(picker);
+        rows = apart.plan();
+        QCOMPARE(rows.size(), std::size_t(2));
+        QVERIFY(rows[0].is_reference() && !rows[0].resolved && rows[0].tuned_from.empty());
+        QVERIFY(rows[1].is_reference() && rows[1].resolved);
+        QVERIFY(!rows[1].tuned_from.empty());
+        QCOMPARE(rows[1].index, std::int64_t(1));
+        QVERIFY(ProfileSettings::from_json(s.to_json()).resolved_apart);
+    }
+
     // A reference that took many reference budgets to compute for the parity checks is timed
     // by that computation alone (before: gemm 4096^3 on the GPU host ran its 30-60 s reference
     // six times, minutes, for one speedup).

@@ -132,29 +132,50 @@ void CpuDevice::apply_locked(CpuPeaks p) {
     m_peaks = std::move(p);
 }
 
+CpuDevice::~CpuDevice() {
+    for (const auto& spare : m_spares)
+        host_release(spare.base);
+}
+
 void CpuDevice::vary_placement(std::uint64_t seed) {
-    std::lock_guard lock(m_placed_mutex);
-    m_placement = seed;
+    std::vector<Spare> spares;
+    {
+        std::lock_guard lock(m_placed_mutex);
+        m_placement = seed;
+        if (seed == 0)
+            spares.swap(m_spares);
+    }
+    for (const auto& spare : spares)
+        host_release(spare.base);
 }
 
 void* CpuDevice::allocate(std::size_t bytes) {
     constexpr std::size_t kPage = 4096, kStep = 64;
+    const std::size_t want = bytes + 2 * kPage;
     std::size_t offset = 0;
+    std::byte* base = nullptr;
     {
         std::lock_guard lock(m_placed_mutex);
         if (m_placement == 0)
             return host_allocate(bytes);
         // The same seed gives the same offsets, in any build.
         offset = std::size_t(splitmix64(m_placement) % (kPage / kStep)) * kStep;
+        for (auto it = m_spares.begin(); it != m_spares.end(); ++it)
+            if (it->bytes == want) {
+                base = static_cast<std::byte*>(it->base);
+                m_spares.erase(it);
+                break;
+            }
     }
     // host_allocate's start: 64-byte aligned; from 4 MiB on, on a 2 MiB boundary. Round up to
     // the page, then step in, so the offset from the page start is the drawn one.
-    auto* base = static_cast<std::byte*>(host_allocate(bytes + 2 * kPage));
+    if (!base)
+        base = static_cast<std::byte*>(host_allocate(want));
     const auto addr = reinterpret_cast<std::uintptr_t>(base);
     std::byte* p = base + ((kPage - addr % kPage) % kPage) + offset;
     try {
         std::lock_guard lock(m_placed_mutex);
-        m_placed.emplace(p, base);
+        m_placed.emplace(p, Spare{base, want});
     } catch (...) {
         host_release(base);
         throw;
@@ -163,17 +184,41 @@ void* CpuDevice::allocate(std::size_t bytes) {
 }
 
 void CpuDevice::release(void* buffer) noexcept {
-    if (buffer) {
-        std::unique_lock lock(m_placed_mutex);
-        if (const auto it = m_placed.find(buffer); it != m_placed.end()) {
-            void* base = it->second;
+    if (!buffer)
+        return;
+    std::vector<Spare> drop;
+    {
+        std::lock_guard lock(m_placed_mutex);
+        const auto it = m_placed.find(buffer);
+        if (it == m_placed.end()) {
+            drop.push_back({buffer, 0});
+        } else {
+            const Spare got = it->second;
             m_placed.erase(it);
-            lock.unlock();
-            host_release(base);
-            return;
+            if (m_placement == 0 || got.bytes < kSpareFrom) {
+                drop.push_back(got);
+            } else {
+                // Kept for the next slice of the row, the newest last; the oldest go past the
+                // limits. A kept mapping has had its pages touched (and huge where THP gave
+                // them), so the next slice neither faults nor zeroes them again.
+                try {
+                    m_spares.push_back(got);
+                } catch (...) {
+                    drop.push_back(got);
+                }
+                std::size_t total = 0;
+                for (const auto& s : m_spares)
+                    total += s.bytes;
+                while (!m_spares.empty() && (m_spares.size() > kMaxSpares || total > kSpareBytes)) {
+                    total -= m_spares.front().bytes;
+                    drop.push_back(m_spares.front());
+                    m_spares.erase(m_spares.begin());
+                }
+            }
         }
     }
-    host_release(buffer);
+    for (const auto& d : drop)
+        host_release(d.base);
 }
 
 void CpuDevice::upload(void* dst, const void* src, std::size_t bytes) {

@@ -238,7 +238,8 @@ std::string runs_as(const KernelCell& cell, const DeviceInfo& device) {
 // The rows of a plan, each (op, size, device, cell) once, numbered in order.
 class RowList {
 public:
-    explicit RowList(BackendRegistry& backends) : m_backends(backends) {}
+    RowList(BackendRegistry& backends, bool resolved_apart)
+        : m_backends(backends), m_resolved_apart(resolved_apart) {}
 
     void add(const OpInfo& op, const Dims& dims, const KernelCell& cell,
              const std::string& device_id, const std::string& resolved_for, bool resolved,
@@ -263,7 +264,9 @@ public:
         if (resolved_for != device_id)
             r.resolved_for = resolved_for;
         r.code = identity(cell);
-        const auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
+        auto id = r.op + "|" + r.size + "|" + r.device + "|" + cell.key.to_string();
+        if (resolved && m_resolved_apart)
+            id += "|resolved";
         if (const auto [it, added] = m_seen.emplace(id, m_rows.size()); added) {
             r.index = std::int64_t(m_rows.size());
             m_rows.push_back(std::move(r));
@@ -286,6 +289,7 @@ private:
     }
 
     BackendRegistry& m_backends;
+    bool m_resolved_apart;
     std::vector<RowSpec> m_rows;
     std::map<std::string, std::size_t> m_seen; // row id -> position
     std::map<std::string, CodeIdentity> m_identities;
@@ -497,7 +501,7 @@ std::vector<RowSpec> Profiler::plan() const {
     const auto llc = cpu_info().last_level_cache_bytes();
     const auto& registry = m_backends.kernel_registry();
     check_cell_names(m_settings, op_list, registry);
-    RowList rows(m_backends);
+    RowList rows(m_backends, m_settings.resolved_apart);
     for (const auto* op : op_list) {
         // Every (op, size) times the CPU reference first, so each row of it has a speedup
         // over the reference (the rows stream in order: the reference is there before them).

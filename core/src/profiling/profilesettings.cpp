@@ -33,7 +33,8 @@ void to_json(nlohmann::json& j, const ProfileSettings& p) {
          {"throttle_threshold", p.throttle_threshold},
          {"repeat", p.repeat},
          {"slices", p.slices},
-         {"memory_beside", p.memory_beside}};
+         {"memory_beside", p.memory_beside},
+         {"resolved_apart", p.resolved_apart}};
 }
 
 void from_json(const nlohmann::json& j, ProfileSettings& s) {
@@ -67,6 +68,7 @@ void from_json(const nlohmann::json& j, ProfileSettings& s) {
     s.repeat = v.integer("repeat", s.repeat, 1, ProfileSettings::kMaxRepeat);
     s.slices = v.integer("slices", 1, 1, ProfileSettings::kMaxRepeat);
     s.memory_beside = v.boolean("memory_beside", true);
+    s.resolved_apart = v.boolean("resolved_apart", false);
     if (s.throttle_threshold < 0 || s.throttle_threshold > 1)
         v.at("throttle_threshold").fail("expected a fraction between 0 and 1");
     if (s.max_noise < 0 || s.time_budget_s < 0 || s.warmup_s < 0 || s.min_sample_s < 0 ||

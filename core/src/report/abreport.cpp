@@ -50,13 +50,17 @@ AbSide AbSide::from_json(const nlohmann::json& j) {
     return s;
 }
 
+bool AbRow::identical_code() const {
+    return !a.spec.code.build_id.empty() && a.spec.code == b.spec.code &&
+           a.spec.arch == b.spec.arch && a.spec.variant == b.spec.variant;
+}
+
 void AbReport::judge() {
     std::vector<std::vector<double>> ratios;
     std::vector<bool> identical;
     for (const auto& r : rows) {
         ratios.push_back(r.log_ratios);
-        identical.push_back(!r.a.spec.code.build_id.empty() && r.a.spec.code == r.b.spec.code &&
-                            r.a.spec.arch == r.b.spec.arch && r.a.spec.variant == r.b.spec.variant);
+        identical.push_back(r.identical_code());
     }
     const auto results = judge_paired(ratios, options, identical);
     for (std::size_t i = 0; i < rows.size(); ++i)

@@ -26,6 +26,7 @@ public:
     /// `peaks`: the set to use (a cache's, an earlier report's, the run's first worker's);
     /// without one, prepare() measures it. Listing devices stays cheap either way.
     explicit CpuDevice(std::optional<CpuPeaks> peaks = std::nullopt);
+    ~CpuDevice() override;
 
     const DeviceInfo& info() const override { return m_info; }
     /// Measures the ceilings (measure_cpu_peaks(): seconds) when the device has none yet;
@@ -43,7 +44,10 @@ public:
     /// offset from each other (4 KiB aliasing, cache sets) in every slice, so what placement
     /// does to a kernel's time is noise spread over the slices, not a bias a whole process
     /// keeps: two worker processes of one build were 2-5 % apart on small rows for no other
-    /// reason, which a paired A/B read as a difference.
+    /// reason, which a paired A/B read as a difference. While it is on, released buffers of
+    /// 4 MiB and more are kept (at most kMaxSpares, kSpareBytes in all) for the next
+    /// allocate() of their size: the next slice of a row then reuses its pages instead of
+    /// faulting in and zeroing a fresh mapping (a third of each slice of a 134 MB row).
     void vary_placement(std::uint64_t seed);
     void* allocate(std::size_t bytes) override;
     void release(void* buffer) noexcept override;
@@ -58,9 +62,17 @@ private:
     mutable std::mutex m_peaks_mutex;
     std::optional<CpuPeaks> m_peaks;
     std::vector<std::uint64_t> m_flush;
+    struct Spare {
+        void* base;        // what host_allocate gave
+        std::size_t bytes; // what it was asked for
+    };
+    static constexpr std::size_t kSpareFrom = std::size_t(4) << 20;
+    static constexpr std::size_t kMaxSpares = 8;
+    static constexpr std::size_t kSpareBytes = std::size_t(1) << 30;
     std::mutex m_placed_mutex;
     std::uint64_t m_placement = 0;             // vary_placement's state; 0: off
-    std::unordered_map<void*, void*> m_placed; // placed buffer -> what host_allocate gave
+    std::unordered_map<void*, Spare> m_placed; // placed buffer -> its allocation
+    std::vector<Spare> m_spares;               // kept for reuse, oldest first
     volatile std::uint64_t m_sink = 0;
 };
 

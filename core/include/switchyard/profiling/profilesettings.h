@@ -67,6 +67,11 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// and windows took seconds a slice on a loaded 2-vCPU guest, five times over. JSON
     /// "memory_beside".
     bool memory_beside = true;
+    /// A resolved row whose cell is the CPU reference (a tuning that picked the reference) is
+    /// a row of its own, not the reference row marked resolved: `ab` pairs the two sides' rows
+    /// by their place in the plan, so a tuned side must plan as many rows as an untuned one.
+    /// JSON "resolved_apart".
+    bool resolved_apart = false;
     static constexpr std::int64_t kReferenceMinSamples = 3;
     /// A slice takes at least this many samples (or min_samples, when fewer).
     static constexpr std::int64_t kSliceMinSamples = 3;

@@ -39,6 +39,9 @@ struct SWITCHYARD_CORE_EXPORT AbRow {
     ProfileRow a, b;
     std::vector<double> log_ratios;
     PairedComparison result;
+
+    /// Both sides ran the same build of the same cell: a gap is the machine's (MACHINE).
+    bool identical_code() const;
 };
 
 /// A paired A/B run (`switchyard-cli ab`): both sides, their rows and pairs, the verdicts.
