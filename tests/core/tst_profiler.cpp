@@ -26,6 +26,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -545,6 +546,51 @@ private slots:
         QCOMPARE(QString::fromStdString(std::string(to_string(row.status))), status);
         QVERIFY(std::string(row.parity.verdict()) != "PASS");
         QVERIFY(!row.reason.empty());
+    }
+
+    // set_parity_once (ab's workers): a row run again keeps its first run's parity, a FAIL
+    // included, without its checking launch (nor a warm-up where a launch outlasts it); a kernel
+    // that writes past its output on a later run is still caught by the guard zones, which every
+    // run reads.
+    void parityOnceKeepsTheFirstRunsVerdict() {
+        static std::atomic<int> calls{0};
+        static std::atomic<bool> overrun{false};
+        put_test_kernel("counted", [](const KernelArgs& a) {
+            ++calls;
+            for (std::int64_t i = 0; i < a.dims[0]; ++i)
+                a.out[0][i] = a.in[0][i] + float(a.scalars[0]) * a.in[1][i];
+            if (overrun)
+                a.out[0][a.dims[0] + 1] = 0; // two elements past `out`
+        });
+        auto s = quick();
+        s.warmup_s = 0;
+        s.min_samples = 3;
+        s.max_samples = 3;
+        s.min_sample_s = 0;
+        Profiler p(s, default_backends(), default_devices());
+        p.set_parity_once(true);
+        auto spec = spec_for("counted");
+        const auto first = p.run_row(spec);
+        QVERIFY2(first.status == RowStatus::Ok, first.reason.c_str());
+        QVERIFY(first.parity.checked && first.parity.pass);
+        const int first_calls = calls.exchange(0);
+        const auto again = p.run_row(spec);
+        QVERIFY2(again.status == RowStatus::Ok, again.reason.c_str());
+        QVERIFY(again.parity.checked && again.parity.pass);
+        // No checking launch, and no warm-up: its one launch outlasted the 0 s warm-up budget.
+        QCOMPARE(calls.exchange(0), first_calls - 2);
+        overrun = true;
+        const auto wild = p.run_row(spec);
+        overrun = false;
+        QCOMPARE(wild.status, RowStatus::Fail);
+        QVERIFY2(wild.parity.first_failure.find("past `out`") != std::string::npos,
+                 wild.parity.first_failure.c_str());
+        // A FAIL is kept too; another profiler checks afresh.
+        Profiler wrong(s, default_backends(), default_devices());
+        wrong.set_parity_once(true);
+        QCOMPARE(wrong.run_row(spec_for("wrong")).status, RowStatus::Fail);
+        QCOMPARE(wrong.run_row(spec_for("wrong")).status, RowStatus::Fail);
+        kernels().erase(kernel_key(kFlowMatchStep, "cpu", "generic", "counted"));
     }
 
     // Ceilings measured once per machine: a cold run measures and keeps its set, a warm one

@@ -220,7 +220,7 @@ private slots:
             scattered.push_back(i % 2 ? 0.3 : -0.25);
         }
         few.assign(slower.begin(), slower.begin() + 4);
-        const std::vector<std::vector<double>> rows{slower, same, scattered, few, slower};
+        const std::vector<std::vector<double>> rows{slower, same, scattered, few, same};
         const auto v = judge_paired(rows, CompareOptions{}, {false, false, false, false, true});
         QCOMPARE(v.size(), rows.size());
         QCOMPARE(v[0].verdict, Verdict::Slower);
@@ -230,7 +230,7 @@ private slots:
         QCOMPARE(v[2].verdict, Verdict::Ambiguous);
         QCOMPARE(v[3].verdict, Verdict::Ambiguous);
         QVERIFY2(v[3].note.find("a verdict needs 5") != std::string::npos, v[3].note.c_str());
-        QCOMPARE(v[4].verdict, Verdict::Machine);
+        QCOMPARE(v[4].verdict, Verdict::Same);
         QVERIFY(v[4].note.find("identical code") != std::string::npos);
         QVERIFY(v[0].q_value >= v[0].p_value); // Benjamini-Hochberg never lowers p
         for (const auto& c : v) {
@@ -239,7 +239,43 @@ private slots:
             QCOMPARE(back.pairs, c.pairs);
             QCOMPARE(back.identical_code, c.identical_code);
             QCOMPARE(back.note, c.note);
+            QCOMPARE(back.machine_gap, c.machine_gap);
         }
+    }
+
+    // The machine gap: a difference in code is called only past the gap that rows of
+    // identical code showed in the same run (two workers of one build sat 2-3 % apart).
+    void judgePairedWithinTheMachineGap() {
+        auto steady = [](double ratio) {
+            std::vector<double> d;
+            for (int i = 0; i < 20; ++i)
+                d.push_back(std::log(ratio) + 0.002 * ((i % 5) - 2));
+            return d;
+        };
+        // Identical code 5 % apart: MACHINE, and a 5 % change in code beside it is not called.
+        auto v =
+            judge_paired(std::vector{steady(1.05), steady(1.05)}, CompareOptions{}, {false, true});
+        QCOMPARE(v[1].verdict, Verdict::Machine);
+        QCOMPARE(v[0].verdict, Verdict::Ambiguous);
+        QVERIFY2(v[0].note.find("the machine can explain it") != std::string::npos,
+                 v[0].note.c_str());
+        QVERIFY(std::fabs(v[0].machine_gap - 0.05) < 0.003);
+        // 3 % in code beside 1.5 % of the machine: SLOWER, the gap named; 2.5 % beside 3 %: not.
+        v = judge_paired(std::vector{steady(1.03), steady(1.015)}, CompareOptions{}, {false, true});
+        QCOMPARE(v[0].verdict, Verdict::Slower);
+        QVERIFY2(v[0].note.find("identical-code rows moved apart") == std::string::npos,
+                 v[0].note.c_str()); // the 2 % threshold was the larger
+        v = judge_paired(std::vector{steady(1.04), steady(1.03)}, CompareOptions{}, {false, true});
+        QCOMPARE(v[0].verdict, Verdict::Slower);
+        QVERIFY2(v[0].note.find("3.0 % the run's identical-code rows moved apart") !=
+                     std::string::npos,
+                 v[0].note.c_str());
+        v = judge_paired(std::vector{steady(1.025), steady(1.03)}, CompareOptions{}, {false, true});
+        QCOMPARE(v[0].verdict, Verdict::Ambiguous);
+        // No identical row: the threshold alone.
+        v = judge_paired(std::vector{steady(1.025), steady(1.0)}, CompareOptions{});
+        QCOMPARE(v[0].verdict, Verdict::Slower);
+        QCOMPARE(v[0].machine_gap, 0.0);
     }
 };
 

@@ -66,8 +66,8 @@ void* add_guarded(Offsets& at, DeviceBuffers& bufs, Guards& guards, std::size_t 
 
 } // namespace
 
-std::vector<std::string> check_guards(Device& device, const std::string& kind,
-                                      const Guards& guards) {
+std::vector<std::string> check_guards(Device& device, const std::string& kind, const Guards& guards,
+                                      bool inputs) {
     Offsets at(device, kind);
     std::vector<std::string> out;
     std::vector<std::uint32_t> zone(Guards::kBytes / 4);
@@ -91,6 +91,8 @@ std::vector<std::string> check_guards(Device& device, const std::string& kind,
             }
     }
     for (const auto& in : guards.inputs) {
+        if (!inputs)
+            break;
         std::vector<float> now(in.host->size());
         device.download(now.data(), in.buffer, now.size() * sizeof(float));
         std::size_t changed = 0, first = 0;
@@ -121,7 +123,7 @@ KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, D
         args.in[s] = static_cast<const float*>(d);
         guards.inputs.push_back({std::string(op.inputs[s]), d, &host});
     }
-    auto initial = w.make_outputs();
+    const auto& initial = w.initial_outputs();
     for (std::size_t s = 0; s < op.outputs.size(); ++s) {
         void* d = add_guarded(at, bufs, guards, initial[s].size() * sizeof(float),
                               std::string(op.outputs[s]), sizeof(float));

@@ -48,9 +48,10 @@ struct Guards {
 KernelArgs make_args(const OpInfo& op, const RowSpec& spec, const Workload& w, Device& device,
                      DeviceBuffers& bufs, std::int64_t workspace, Guards& guards);
 
-// What the last launches did outside their buffers, or to their inputs.
-std::vector<std::string> check_guards(Device& device, const std::string& kind,
-                                      const Guards& guards);
+// What the last launches did outside their buffers, or to their inputs (`inputs`: compare
+// them with their host copies too; the guard zones are always read).
+std::vector<std::string> check_guards(Device& device, const std::string& kind, const Guards& guards,
+                                      bool inputs = true);
 
 // A FAIL for what the launches did outside their outputs (the first violation leads).
 void add_violations(ParityResult& parity, std::vector<std::string> violations);

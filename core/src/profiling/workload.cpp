@@ -73,7 +73,7 @@ std::int64_t Workload::bytes_needed(const OpInfo& op, const Dims& dims) {
         in += op.input_elems(s, dims);
     for (int s = 0; s < int(op.outputs.size()); ++s)
         out += op.output_elems(s, dims);
-    return std::int64_t(sizeof(float)) * (2 * in + 3 * out);
+    return std::int64_t(sizeof(float)) * (2 * in + 4 * out);
 }
 
 void Workload::check_fits_in_memory(const OpInfo& op, const Dims& dims) {
@@ -136,6 +136,12 @@ Workload::Workload(const OpInfo& op, const Dims& dims, std::uint64_t seed, Input
         }
         m_inputs.push_back(std::move(v));
     }
+}
+
+const std::vector<std::vector<float>>& Workload::initial_outputs() const {
+    if (m_initial.empty())
+        m_initial = make_outputs();
+    return m_initial;
 }
 
 std::vector<std::vector<float>> Workload::make_outputs() const {

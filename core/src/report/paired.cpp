@@ -43,7 +43,8 @@ std::string paired_rule(const CompareOptions& options) {
            " (Benjamini-Hochberg over all rows, signed-rank test on the pairs' log ratios); a "
            "difference must exceed " +
            paired_detail::percent(options.min_effect) +
-           "; SAME needs the 90 % bootstrap interval of the median ratio within it";
+           " and the gap rows of identical code on both sides showed in the run; SAME needs the 90 "
+           "% bootstrap interval of the median ratio within it";
 }
 
 double signed_rank_p(std::span<const double> d) {
@@ -153,28 +154,44 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
         p[i] = c.p_value;
     }
     const auto q = benjamini_hochberg(p);
+    // The machine gap: how far apart the sides ran where their code is the same.
+    double gap = 0;
+    for (const auto& c : out)
+        if (c.identical_code && c.pairs >= PairedComparison::kMinPairs && c.ratio > 0)
+            gap = std::max(gap, std::fabs(std::log(c.ratio)));
     for (std::size_t i = 0; i < out.size(); ++i) {
         auto& c = out[i];
         c.q_value = q[i];
+        c.machine_gap = std::expm1(gap);
         const double bound = std::log1p(c.threshold);
+        // A difference in code must also exceed the gap identical code showed.
+        const double beyond = c.identical_code ? bound : std::max(bound, gap);
         const double center = c.ratio > 0 ? std::log(c.ratio) : 0;
         if (c.pairs < PairedComparison::kMinPairs) {
             c.verdict = Verdict::Ambiguous;
             c.note = std::to_string(c.pairs) + " pairs of slices; a verdict needs " +
                      std::to_string(PairedComparison::kMinPairs);
-        } else if (c.q_value < options.fdr && std::fabs(center) > bound) {
+        } else if (c.q_value < options.fdr && std::fabs(center) > beyond) {
             c.verdict = center > 0 ? Verdict::Slower : Verdict::Faster;
             char qtext[32];
             std::snprintf(qtext, sizeof qtext, "%.2g", c.q_value);
             c.note = "paired: " + std::to_string(c.pairs) + " pairs, signed-rank q " + qtext +
                      ", beyond the " + percent(c.threshold) + " threshold";
+            if (beyond > bound)
+                c.note += " and the " + percent(c.machine_gap) +
+                          " the run's identical-code rows moved apart";
         } else if (std::log(c.ci_low) >= -bound && std::log(c.ci_high) <= bound) {
             c.verdict = Verdict::Same;
             c.note = "paired: the 90 % interval of the median ratio is within the " +
                      percent(c.threshold) + " threshold";
         } else {
             c.verdict = Verdict::Ambiguous;
-            c.note = c.q_value < options.fdr
+            c.note = c.q_value < options.fdr && std::fabs(center) > bound
+                         ? "paired: significant and past the " + percent(c.threshold) +
+                               " threshold, but within the " + percent(c.machine_gap) +
+                               " that rows of identical code on both sides moved apart in this "
+                               "run: the machine can explain it"
+                     : c.q_value < options.fdr
                          ? "paired: significant, but within the " + percent(c.threshold) +
                                " threshold, and the interval reaches past it"
                          : "paired: the interval of the median ratio reaches past the " +
@@ -200,6 +217,7 @@ nlohmann::json PairedComparison::to_json() const {
             {"q_value", q_value},
             {"threshold", threshold},
             {"noise", noise},
+            {"machine_gap", machine_gap},
             {"pairs", pairs},
             {"identical_code", identical_code},
             {"note", note}};
@@ -226,6 +244,7 @@ PairedComparison PairedComparison::from_json(const nlohmann::json& j) {
     c.q_value = v.num("q_value", 1.0);
     c.threshold = v.num("threshold", 0.0);
     c.noise = v.num("noise", 0.0);
+    c.machine_gap = v.num("machine_gap", 0.0);
     c.pairs = std::size_t(v.integer("pairs", 0, 0, std::int64_t(1) << 30));
     c.identical_code = v.boolean("identical_code", false);
     c.note = v.str("note", std::string());

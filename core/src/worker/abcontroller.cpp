@@ -33,6 +33,7 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
         if (cpu && request.peaks)
             cpu->set_peaks(*request.peaks);
         Profiler profiler(settings, backends, devices);
+        profiler.set_parity_once(true); // each row runs 2 x pairs slices of the same code
         if (!request.ceiling_cache.empty())
             profiler.set_ceiling_cache(CeilingCache(request.ceiling_cache), request.ceiling_policy);
         const auto tuning_ignored = follow_tunings(profiler, backends);
@@ -75,7 +76,17 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
                                           std::string("worker: bad command: ") + e.what(), true));
                 return 2;
             }
-            profiler.use_settings(settings.slice_settings(c.slices, c.first));
+            // A slice's share of the row's samples (at least one), not a profile slice's
+            // floor of kSliceMinSamples: each pair's ratio is one of 2 x pairs, and three
+            // samples a slice made a 30 ms row cost 3.6 s where its profile takes 0.2 s.
+            auto slice = settings.slice_settings(c.slices, c.first);
+            slice.min_samples = std::max<std::int64_t>(
+                1, (settings.min_samples + std::max<std::int64_t>(1, c.slices) - 1) /
+                       std::max<std::int64_t>(1, c.slices));
+            // Every slice spends its budget (no early stop at 0.5 % noise): two close samples
+            // ended most slices of small rows, so a pair's ratio rested on two batches.
+            slice.max_noise = 0;
+            profiler.use_settings(std::move(slice));
             if (cpu)
                 cpu->vary_placement(std::uint64_t(c.placement));
             const auto i = c.index;
@@ -397,12 +408,21 @@ AbReport AbController::run(const Callbacks& cb) {
             break;
         row.a = merge_runs(std::move(runs_a), m_options.settings.keep_samples);
         row.b = merge_runs(std::move(runs_b), m_options.settings.keep_samples);
-        // Judged alone for the progress (identical code MACHINE here too: a run once printed
-        // SLOWER 1.158 for the CPU reference, then MACHINE in its report); the run's
-        // false-discovery control comes with report.judge().
-        row.result = judge_paired(std::vector<std::vector<double>>{row.log_ratios},
-                                  m_options.compare, {row.identical_code()})
-                         .front();
+        // Judged for the progress with the rows so far, as report.judge() judges them all
+        // (identical code MACHINE, the machine gap of the identical rows so far, the
+        // false-discovery control over those rows): a run once printed SLOWER 1.158 for the
+        // CPU reference, then MACHINE in its report.
+        {
+            std::vector<std::vector<double>> ratios;
+            std::vector<bool> identical;
+            for (const auto& r : report.rows) {
+                ratios.push_back(r.log_ratios);
+                identical.push_back(r.identical_code());
+            }
+            ratios.push_back(row.log_ratios);
+            identical.push_back(row.identical_code());
+            row.result = judge_paired(ratios, m_options.compare, identical).back();
+        }
         if (cb.on_row)
             cb.on_row(row);
         report.rows.push_back(std::move(row));

@@ -89,6 +89,15 @@ public:
     /// std::invalid_argument for an unknown op, device or malformed size (with suggestions).
     std::vector<RowSpec> plan() const;
 
+    /// Parity once a row: from then on, a row this profiler has run before (the same index and
+    /// label) takes the parity of its first run (its one checking launch, its outputs compared
+    /// with the reference, its inputs compared after the samples) and checks only its guard
+    /// zones. `ab`'s workers run each row in 2 x pairs slices of the same code on the same
+    /// inputs: checking each slice again was three quarters of a DRAM row's slice (a 134 MB
+    /// row: 280 ms a slice for a 10 ms budget). A row whose one launch took longer than the
+    /// warm-up budget the first time is not warmed up again (one launch is what it was).
+    void set_parity_once(bool on) { m_parity_once = on; }
+
     /// Measures one row; never throws (a failure becomes the row's status).
     ProfileRow run_row(const RowSpec& spec, const Progress& progress = {});
 
@@ -119,6 +128,14 @@ private:
     std::unique_ptr<Workload> m_workload; // the last (op, dims): consecutive rows share it
     std::string m_workload_key;
     int m_reprobes = 0; // CPU ceilings re-measured after a row read above them (kMaxReprobes)
+    bool m_parity_once = false;
+    struct FirstRun {
+        std::string label;
+        ParityResult parity;
+        std::int64_t launches_per_sample = 1;
+        double launch_s = 0; // one launch, as the warm-up timed it
+    };
+    std::map<std::int64_t, FirstRun> m_first_runs; // by row index (set_parity_once)
     std::optional<CeilingCache> m_ceiling_cache;
     CeilingCachePolicy m_ceiling_policy;
     // By device id, every device prepared through prepare() (null: it keeps nothing).

@@ -40,6 +40,10 @@ public:
     /// (beta reads it); other outputs are filled with NaN so an element a kernel forgets
     /// to write fails parity.
     std::vector<std::vector<float>> make_outputs() const;
+    /// make_outputs()' contents, made on first call and kept: what every launch's output
+    /// buffers are uploaded from (an A/B's 2 x pairs slices of a row made them afresh each
+    /// time: a fill and a fresh mapping of every output, each slice).
+    const std::vector<std::vector<float>>& initial_outputs() const;
 
     /// Host-pointer KernelArgs over this workload's inputs and the given outputs.
     KernelArgs args(std::vector<std::vector<float>>& outputs) const;
@@ -50,8 +54,9 @@ public:
     double reference_seconds() const noexcept { return m_reference_s; }
 
     /// The memory one row of (op, dims) needs at its peak, in bytes: inputs and outputs on
-    /// the host and on the device (host memory for the CPU), the reference outputs and the
-    /// copy the parity check downloads: 4 * (2 * inputs + 3 * outputs).
+    /// the host and on the device (host memory for the CPU), the initial outputs
+    /// (initial_outputs()), the reference outputs and the copy the parity check downloads:
+    /// 4 * (2 * inputs + 4 * outputs).
     static std::int64_t bytes_needed(const OpInfo& op, const Dims& dims);
     /// Throws std::length_error ("gemm 100000x100000x100000 needs 112 GiB of memory ...; this
     /// machine has 15.6 GiB") when bytes_needed() is more than the machine's physical memory,
@@ -69,6 +74,7 @@ private:
     InputPattern m_pattern;
     std::vector<std::vector<float>> m_inputs;
     mutable std::vector<std::vector<float>> m_reference;
+    mutable std::vector<std::vector<float>> m_initial;
     mutable double m_reference_s = 0;
 };
 

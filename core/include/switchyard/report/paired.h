@@ -24,7 +24,11 @@ namespace switchyard {
 /// Hochberg over every row of the run, CompareOptions::fdr):
 /// - FASTER/SLOWER: the Wilcoxon signed-rank test on the log ratios is significant after the
 ///   control (q < fdr), and the median ratio differs from 1 by more than the threshold
-///   (CompareOptions::min_effect);
+///   (CompareOptions::min_effect) and by more than the run's machine gap: the largest gap
+///   between the sides that a row of identical code on both (the CPU reference, an unchanged
+///   cell) showed in the same run. Two workers of one build sat 2-3 % apart on some rows for
+///   the whole row (their physical pages, their place on the vCPUs): a gap the run's own
+///   controls show is not the code's;
 /// - SAME: the 90 % bootstrap interval of the median log ratio lies within
 ///   +-log(1 + threshold) (a 10 % change hidden in noise is AMBIGUOUS, not SAME);
 /// - AMBIGUOUS otherwise, or with fewer than kMinPairs pairs.
@@ -36,6 +40,7 @@ struct SWITCHYARD_CORE_EXPORT PairedComparison {
     double q_value = 1;             // Benjamini-Hochberg adjusted over the run's rows
     double threshold = 0;           // the practical threshold (relative)
     double noise = 0;               // the log ratios' standard deviation (pair to pair)
+    double machine_gap = 0;         // the run's identical-code rows' largest gap (relative)
     std::size_t pairs = 0;          // pairs of slices the verdict rests on
     bool identical_code = false;    // both sides ran the same code (RowSpec::code)
     std::string note;               // what the verdict rests on, or why AMBIGUOUS
