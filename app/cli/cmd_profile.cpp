@@ -608,6 +608,7 @@ struct AbOptions {
     std::string a, b;               // plugin folders
     std::string a_tuning, b_tuning; // tuning files, or "none"
     std::int64_t pairs = AbController::kDefaultPairs;
+    std::int64_t min_pairs = AbController::kSettlePairs;
     double threshold = CompareOptions{}.min_effect * 100; // percent
     bool json = false, fail_on_regression = false;
     std::string output;
@@ -645,6 +646,7 @@ int run_ab(const ProfileOptions& o, const AbOptions& ab) {
     options.a = ab_side("a", ab.a, ab.a_tuning);
     options.b = ab_side("b", ab.b, ab.b_tuning);
     options.pairs = ab.pairs;
+    options.min_pairs = ab.min_pairs;
     options.compare.min_effect = ab.threshold / 100;
     std::optional<CeilingsProvenance> provenance;
     if (const auto reused = reused_peaks(o, provenance)) {
@@ -942,6 +944,12 @@ void add_profile_commands(CLI::App& app, Context& context) {
         cmd->add_option("--b-tuning", ab->b_tuning, "Side B's tuning file, or 'none'");
         cmd->add_option("--pairs", ab->pairs,
                         "Pairs of slices per row; each slice is a pairs-th of the row's budget")
+            ->check(integer_in(PairedComparison::kMinPairs, ProfileSettings::kMaxRepeat))
+            ->capture_default_str();
+        cmd->add_option("--min-pairs", ab->min_pairs,
+                        "A row may stop after this many pairs (an even number) once its 90 % "
+                        "interval lies within half the threshold; --pairs or more: every row "
+                        "runs all its pairs")
             ->check(integer_in(PairedComparison::kMinPairs, ProfileSettings::kMaxRepeat))
             ->capture_default_str();
         cmd->add_option("--threshold", ab->threshold,

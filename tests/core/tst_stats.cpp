@@ -243,6 +243,23 @@ private slots:
         }
     }
 
+    // A row settles SAME once the interval of its median lies within half the threshold:
+    // never a change of the threshold's size, nor a row of too few pairs.
+    void settledSameIsWithinHalfTheThreshold() {
+        std::vector<double> alike, two_percent, scattered;
+        for (int i = 0; i < 10; ++i) {
+            const double jitter = 0.002 * ((i % 5) - 2); // -0.4 % .. +0.4 %
+            alike.push_back(jitter);
+            two_percent.push_back(std::log(1.02) + jitter);
+            scattered.push_back(i % 2 ? 0.05 : -0.05);
+        }
+        QVERIFY(settled_same(alike, 0.02));
+        QVERIFY(!settled_same(two_percent, 0.02));
+        QVERIFY(settled_same(two_percent, 0.06)); // within 3 %
+        QVERIFY(!settled_same(scattered, 0.02));
+        QVERIFY(!settled_same(std::span(alike).first(4), 0.02)); // under kMinPairs
+    }
+
     // The machine gap: a difference in code is called only past the gap that rows of
     // identical code showed in the same run (two workers of one build sat 2-3 % apart).
     void judgePairedWithinTheMachineGap() {

@@ -84,6 +84,7 @@ nlohmann::json AbReport::to_json() const {
             {"a", a.to_json()},
             {"b", b.to_json()},
             {"pairs", pairs},
+            {"min_pairs", min_pairs},
             {"options", options.to_json()},
             {"context", context.to_json()},
             {"context_b", context_b.to_json()},
@@ -107,6 +108,7 @@ AbReport AbReport::from_json(const nlohmann::json& j) {
         r.a = AbSide::from_json(v.at("a").raw());
         r.b = AbSide::from_json(v.at("b").raw());
         r.pairs = v.integer("pairs", 0, 0, std::int64_t(1) << 20);
+        r.min_pairs = v.integer("min_pairs", 0, 0, std::int64_t(1) << 20);
         if (const auto o = v.find("options")) {
             r.options.fdr = o->num("fdr", r.options.fdr);
             r.options.min_effect = o->num("min_effect", r.options.min_effect);

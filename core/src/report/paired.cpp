@@ -126,6 +126,14 @@ std::pair<double, double> bootstrap_median_interval(std::span<const double> d, d
     return {at(tail), at(1 - tail)};
 }
 
+bool settled_same(std::span<const double> log_ratios, double threshold) {
+    if (log_ratios.size() < PairedComparison::kMinPairs)
+        return false;
+    const auto [lo, hi] = bootstrap_median_interval(log_ratios);
+    const double half = std::log1p(threshold / 2);
+    return lo >= -half && hi <= half;
+}
+
 std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> log_ratios,
                                            const CompareOptions& options,
                                            const std::vector<bool>& identical_code) {

@@ -86,6 +86,8 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
             // Every slice spends its budget (no early stop at 0.5 % noise): two close samples
             // ended most slices of small rows, so a pair's ratio rested on two batches.
             slice.max_noise = 0;
+            if (!c.first)
+                slice.warmup_s = std::min(slice.warmup_s, AbController::kSliceWarmupS);
             profiler.use_settings(std::move(slice));
             if (cpu)
                 cpu->vary_placement(std::uint64_t(c.placement));
@@ -321,6 +323,7 @@ AbReport AbController::run(const Callbacks& cb) {
     report.a = m_options.a;
     report.b = m_options.b;
     report.pairs = m_options.pairs;
+    report.min_pairs = m_options.min_pairs < m_options.pairs ? m_options.min_pairs : 0;
     report.options = m_options.compare;
     a.start(ceilings.peaks);
     if (m_cancel)
@@ -403,6 +406,11 @@ AbReport AbController::run(const Callbacks& cb) {
             // A slice that crashed or hung: the row's other pairs would only repeat it.
             broken = got[0].status == RowStatus::Crashed || got[0].status == RowStatus::TimedOut ||
                      got[1].status == RowStatus::Crashed || got[1].status == RowStatus::TimedOut;
+            // Settled SAME after an even number of pairs: the rest would cost, not decide.
+            if (!broken && (k + 1) % 2 == 0 && k + 1 < pairs &&
+                std::int64_t(row.log_ratios.size()) >= m_options.min_pairs &&
+                settled_same(row.log_ratios, m_options.compare.min_effect))
+                break;
         }
         if (runs_a.empty())
             break;

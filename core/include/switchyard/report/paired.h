@@ -66,6 +66,12 @@ SWITCHYARD_CORE_EXPORT std::pair<double, double>
 bootstrap_median_interval(std::span<const double> d, double level = 0.9,
                           std::size_t resamples = 2000, std::uint64_t seed = 0x5eed);
 
+/// Whether a row's pairs so far have settled it SAME beyond doubt: the 90 % bootstrap interval
+/// of their median log ratio (bootstrap_median_interval) lies within half the threshold,
+/// +-log(1 + threshold / 2). `ab` stops a row there (AbController::Options::min_pairs): a
+/// change of the threshold's size would put the interval's middle past half of it.
+SWITCHYARD_CORE_EXPORT bool settled_same(std::span<const double> log_ratios, double threshold);
+
 /// Judges each row's log ratios (log(B / A), one per pair of slices) by the rule above, the
 /// false-discovery control over all the rows together. `identical_code[i]` marks rows whose
 /// sides ran the same code (said in the note); may be empty. Deterministic.

@@ -43,6 +43,10 @@ public:
         ProfileSettings settings; // what to run, and each side's budget per row
         AbSide a, b;
         std::int64_t pairs = kDefaultPairs;
+        /// A row stops before `pairs` once it has at least this many (an even number, so
+        /// each side went first as often) and settled_same() holds: a row the machine
+        /// measures alike on both sides costs half. `pairs` (or more): every row runs all.
+        std::int64_t min_pairs = kSettlePairs;
         CompareOptions compare; // the verdicts' threshold and false-discovery rate
         std::vector<std::pair<std::string, std::string>> environment; // added to both workers'
         double startup_timeout_s = 60; // silence allowed while a worker prepares and plans
@@ -58,6 +62,12 @@ public:
     /// were hit and the false-discovery control took its share; 20 called it on each row whose
     /// slices held several samples.
     static constexpr std::int64_t kDefaultPairs = 20;
+    /// Pairs before a row may stop settled (Options::min_pairs).
+    static constexpr std::int64_t kSettlePairs = 10;
+    /// The warm-up of a row's later slices at most: the other side's worker ran between
+    /// them, and a millisecond of launches fills the caches again (the profile's share of
+    /// warmup_s was a quarter of each 10 ms slice).
+    static constexpr double kSliceWarmupS = 1e-3;
 
     struct Callbacks {
         std::function<void(const std::vector<RowSpec>& plan)> on_plan; // side A's plan
