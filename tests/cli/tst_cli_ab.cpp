@@ -106,10 +106,13 @@ private slots:
             // The slices' sampling time, in all: within the row's budget (the reference's own),
             // plus the last sample of each slice.
             const double row_budget = row["variant"] == "reference" ? 0.2 : budget;
-            const double per_sample = row["launches_per_sample"].toDouble(1);
             double spent = 0, longest = 0;
             for (const auto& run : runs) {
                 const auto s = run.toObject();
+                // Each slice's warm-up sizes its own batches (a loaded machine's warm-up made
+                // one slice batch twice another's launches).
+                QVERIFY2(s.contains("launches_per_sample"), qPrintable(label));
+                const double per_sample = s["launches_per_sample"].toDouble();
                 spent += s["count"].toDouble() * s["median"].toDouble() * per_sample;
                 longest = std::max(longest, s["median"].toDouble() * per_sample);
             }

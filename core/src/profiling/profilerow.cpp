@@ -268,6 +268,8 @@ void to_json(nlohmann::json& j, const RunSummary& run) {
         j["clock_ghz"] = run.clock_ghz;
     if (run.memory_gbs > 0)
         j["memory_gbs"] = run.memory_gbs;
+    if (run.launches_per_sample > 0)
+        j["launches_per_sample"] = run.launches_per_sample;
 }
 
 void to_json(nlohmann::json& j, const RowMemory& memory) {
@@ -290,6 +292,8 @@ void from_json(const nlohmann::json& j, RunSummary& run) {
     run.rel_noise = v.num("rel_noise", 0.0);
     run.clock_ghz = v.num("clock_ghz", 0.0);
     run.memory_gbs = v.num("memory_gbs", 0.0);
+    run.launches_per_sample =
+        v.integer("launches_per_sample", 0, 0, std::int64_t(1) << 40);
     if (run.memory_gbs < 0)
         v.at("memory_gbs").fail("expected a non-negative number");
     if (!(run.median >= 0) || !std::isfinite(run.median))
@@ -375,7 +379,8 @@ ProfileRow merge_runs(std::vector<ProfileRow> runs, std::int64_t keep_samples) {
             continue;
         }
         out.runs.push_back({r.stats.median, r.stats.count, r.stats.rel_noise, r.clock.median_ghz,
-                            r.memory.measured() ? r.memory.median_gbs : 0.0});
+                            r.memory.measured() ? r.memory.median_gbs : 0.0,
+                            r.launches_per_sample});
         pooled.insert(pooled.end(), r.samples.begin(), r.samples.end());
         discarded += r.clock.samples_discarded;
         if (r.memory.measured() && r.memory.probe == out.memory.probe) {

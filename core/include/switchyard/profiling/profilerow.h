@@ -102,6 +102,8 @@ struct SWITCHYARD_CORE_EXPORT RunSummary {
     double rel_noise = 0;   // the run's stddev / mean
     double clock_ghz = 0;   // the run's effective clock, where measured
     double memory_gbs = 0;  // the run's memory probe median (ProfileRow::memory), where timed
+    /// Launches per sample in this run (each warm-up sizes its own batches; 0: not recorded).
+    std::int64_t launches_per_sample = 0;
 };
 SWITCHYARD_CORE_EXPORT void to_json(nlohmann::json& j, const RunSummary& run);
 SWITCHYARD_CORE_EXPORT void from_json(const nlohmann::json& j, RunSummary& run);
