@@ -251,7 +251,7 @@ PY
 #     reference; rms_norm's generic/tunable and generic/tied are one function (a tie by
 #     construction). Both tasks (this node, run 1's ceilings) measure them; the class tunes
 #     every size away from the slow pick to a cell doing the same work, the notes name
-#     rms_norm's tie, and the regret map says 2 of 2 at each size. The same host under another
+#     rms_norm's tie where it decided a size, and the regret map says 2 of 2 at each size. The same host under another
 #     plugin path has run 1's machine id. The fixture's chain is an x86-64
 #     one; elsewhere, or where it is not built, this is skipped with the reason.
 if [ "$(uname -m)" != x86_64 ]; then
@@ -280,8 +280,6 @@ else
   # it, a tie the chain's order gives to generic/tunable; and the notes name that tie.
   grep -qE "2 nodes \(task 0 \($HOST\), task 1 \($HOST\)\), [0-9]+ entr(y|ies) agreed, written to $H/tuning/$MID.tuning" "$T/tuned.txt" \
     || fail "the fixture fleet's class of two nodes wrote no tuning"
-  grep -qE "note: rms_norm (16x1024|64x1024) on cpu: generic/tunable and .*generic/tied.* tie .*generic/tunable is kept" "$T/tuned.txt" \
-    || fail "the notes do not name rms_norm's tie (generic/tunable and generic/tied)"
   python3 - "$H/tuning/$MID.tuning" "$T/tuned.txt" "$MID" <<'PY' || fail "the fixture fleet's tuning or regret map"
 import json, re, sys
 t = json.load(open(sys.argv[1]))
@@ -298,6 +296,17 @@ for e in t["entries"]:
     for size in e["sizes"]:
         tuned[(e["op"], size)] = e["chosen"]["cell"]
 assert set(tuned) == want, f"tuned {sorted(tuned)}, measured {sorted(want)}"
+# The tie is the class's to name where it decided a size: where generic/tunable was kept for
+# rms_norm. Where the CPU reference beat both on both nodes (this Zen 4 guest, once), the tie
+# decided nothing and no note need name it.
+rms = {size: cell for (op, size), cell in tuned.items() if op == "rms_norm"}
+if any(cell == "generic/tunable" for cell in rms.values()):
+    assert re.search(r"note: rms_norm (16x1024|64x1024) on cpu: generic/tunable and .*generic/tied.* "
+                     r"tie .*generic/tunable is kept", text), \
+        "the notes do not name rms_norm's tie (generic/tunable and generic/tied)"
+else:
+    print(f"note: rms_norm tuned to {sorted(set(rms.values()))} at every size: the tie of "
+          "generic/tunable and generic/tied decided nothing")
 # The regret map: at each size the pick regretted on both nodes (the faster cell each node saw
 # may be any of the cells doing the same work), tuned to the class's cell there.
 for (op, size), cell in tuned.items():
