@@ -148,8 +148,8 @@ private slots:
             fixture += is_fixture(row);
             // All kPairs, or an even number from kSettlePairs on where the row settled SAME.
             const auto pairs = row["log_ratios"].toArray().size();
-            QVERIFY2(pairs == kPairs || (pairs >= kSettlePairs && pairs % 2 == 0 &&
-                                         verdict["verdict"] == "SAME"),
+            QVERIFY2(pairs == kPairs ||
+                         (pairs >= kSettlePairs && pairs % 2 == 0 && verdict["verdict"] == "SAME"),
                      qPrintable(label + " " + QString::number(pairs) + " pairs"));
             QVERIFY2(row["a"].toObject()["runs"].toArray().size() == pairs, qPrintable(label));
             QVERIFY2(row["b"].toObject()["runs"].toArray().size() == pairs, qPrintable(label));

@@ -292,8 +292,7 @@ void from_json(const nlohmann::json& j, RunSummary& run) {
     run.rel_noise = v.num("rel_noise", 0.0);
     run.clock_ghz = v.num("clock_ghz", 0.0);
     run.memory_gbs = v.num("memory_gbs", 0.0);
-    run.launches_per_sample =
-        v.integer("launches_per_sample", 0, 0, std::int64_t(1) << 40);
+    run.launches_per_sample = v.integer("launches_per_sample", 0, 0, std::int64_t(1) << 40);
     if (run.memory_gbs < 0)
         v.at("memory_gbs").fail("expected a non-negative number");
     if (!(run.median >= 0) || !std::isfinite(run.median))

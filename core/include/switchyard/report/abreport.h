@@ -47,8 +47,8 @@ struct SWITCHYARD_CORE_EXPORT AbRow {
 /// A paired A/B run (`switchyard-cli ab`): both sides, their rows and pairs, the verdicts.
 ///
 /// File format (JSON, docs/json.md): {"format": "switchyard.ab", "format_version": 1,
-/// "a": AbSide, "b": AbSide, "pairs": N, "min_pairs": M, "options": CompareOptions, "context": A's context,
-/// "context_b": B's, "rows": [{"a": ProfileRow, "b": ProfileRow, "log_ratios": [...],
+/// "a": AbSide, "b": AbSide, "pairs": N, "min_pairs": M, "options": CompareOptions, "context": A's
+/// context, "context_b": B's, "rows": [{"a": ProfileRow, "b": ProfileRow, "log_ratios": [...],
 /// "verdict": PairedComparison}, ...]}.
 struct SWITCHYARD_CORE_EXPORT AbReport {
     static constexpr const char* kFormat = "switchyard.ab";
@@ -57,9 +57,9 @@ struct SWITCHYARD_CORE_EXPORT AbReport {
     AbSide a, b;
     std::int64_t pairs = 0;     // pairs of slices per row asked for (at most)
     std::int64_t min_pairs = 0; // a row settled SAME may stop from here (0: every row ran all)
-    CompareOptions options; // the verdicts' rule
-    RunContext context;     // side A's worker's
-    RunContext context_b;   // side B's
+    CompareOptions options;     // the verdicts' rule
+    RunContext context;         // side A's worker's
+    RunContext context_b;       // side B's
     std::vector<AbRow> rows;
 
     /// Judges every row from its log ratios (judge_paired(): the false-discovery control
