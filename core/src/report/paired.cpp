@@ -162,11 +162,17 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
         p[i] = c.p_value;
     }
     const auto q = benjamini_hochberg(p);
-    // The machine gap: how far apart the sides ran where their code is the same.
+    // The machine gap: how far apart the sides ran where their code is the same, as far as
+    // each such row shows it beyond doubt (the near end of its interval, where the interval
+    // excludes no gap; 0 where it holds 1): one control row that a burst of load scattered
+    // does not lift the bar for every other row.
     double gap = 0;
     for (const auto& c : out)
-        if (c.identical_code && c.pairs >= PairedComparison::kMinPairs && c.ratio > 0)
-            gap = std::max(gap, std::fabs(std::log(c.ratio)));
+        if (c.identical_code && c.pairs >= PairedComparison::kMinPairs && c.ci_low > 0 &&
+            c.ci_high > 0) {
+            const double lo = std::log(c.ci_low), hi = std::log(c.ci_high);
+            gap = std::max(gap, lo > 0 ? lo : hi < 0 ? -hi : 0.0);
+        }
     for (std::size_t i = 0; i < out.size(); ++i) {
         auto& c = out[i];
         c.q_value = q[i];

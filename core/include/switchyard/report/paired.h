@@ -26,9 +26,9 @@ namespace switchyard {
 ///   control (q < fdr), and the median ratio differs from 1 by more than the threshold
 ///   (CompareOptions::min_effect) and by more than the run's machine gap: the largest gap
 ///   between the sides that a row of identical code on both (the CPU reference, an unchanged
-///   cell) showed in the same run. Two workers of one build sat 2-3 % apart on some rows for
-///   the whole row (their physical pages, their place on the vCPUs): a gap the run's own
-///   controls show is not the code's;
+///   cell) showed beyond doubt in the same run (the near end of its 90 % interval). Two workers of
+///   one build sat 2-3 % apart on some rows for the whole row (their physical pages, their place on
+///   the vCPUs): a gap the run's own controls show is not the code's;
 /// - SAME: the 90 % bootstrap interval of the median log ratio lies within
 ///   +-log(1 + threshold) (a 10 % change hidden in noise is AMBIGUOUS, not SAME);
 /// - AMBIGUOUS otherwise, or with fewer than kMinPairs pairs.
