@@ -832,6 +832,24 @@ private slots:
             qputenv("SWITCHYARD_CEILINGS_MAX_AGE", savedAge);
     }
 
+    // A paired A/B's slice: its share of the budget and of min_samples (at least one), no
+    // early stop, and after the first slice a short warm-up.
+    void pairedSliceSettings() {
+        ProfileSettings s;
+        s.time_budget_s = 0.2;
+        s.min_samples = 10;
+        s.warmup_s = 0.05;
+        const auto first = s.paired_slice_settings(20, true);
+        QVERIFY(std::fabs(first.time_budget_s - 0.01) < 1e-12);
+        QCOMPARE(first.min_samples, std::int64_t(1));
+        QCOMPARE(first.max_noise, 0.0);
+        QCOMPARE(first.warmup_s, 0.05);
+        const auto later = s.paired_slice_settings(20, false);
+        QCOMPARE(later.warmup_s, ProfileSettings::kPairedSliceWarmupS);
+        s.min_samples = 100;
+        QCOMPARE(s.paired_slice_settings(20, false).min_samples, std::int64_t(5));
+    }
+
     void settingsJsonRoundTrip() {
         auto s = quick();
         s.ops = {"gemm", "rms_norm"};

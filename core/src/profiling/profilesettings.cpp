@@ -97,6 +97,16 @@ ProfileSettings ProfileSettings::slice_settings(std::int64_t count, bool first) 
     return s;
 }
 
+ProfileSettings ProfileSettings::paired_slice_settings(std::int64_t slices, bool first) const {
+    ProfileSettings s = slice_settings(slices, first);
+    const std::int64_t n = std::max<std::int64_t>(1, slices);
+    s.min_samples = std::max<std::int64_t>(1, (min_samples + n - 1) / n);
+    s.max_noise = 0;
+    if (!first)
+        s.warmup_s = std::min(s.warmup_s, kPairedSliceWarmupS);
+    return s;
+}
+
 ProfileSettings ProfileSettings::pass_settings(std::int64_t pass) const {
     return slice_settings(passes(), pass == 0);
 }

@@ -137,30 +137,40 @@ bool settled_same(std::span<const double> log_ratios, double threshold) {
 std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> log_ratios,
                                            const CompareOptions& options,
                                            const std::vector<bool>& identical_code) {
+    std::vector<PairedComparison> out;
+    out.reserve(log_ratios.size());
+    for (std::size_t i = 0; i < log_ratios.size(); ++i)
+        out.push_back(
+            measure_paired(log_ratios[i], i < identical_code.size() && identical_code[i]));
+    decide_paired(out, options);
+    return out;
+}
+
+PairedComparison measure_paired(std::span<const double> d, bool identical_code) {
+    PairedComparison c;
+    c.pairs = d.size();
+    c.identical_code = identical_code;
+    if (d.empty())
+        return c;
+    const double center = paired_detail::median_of_copy(d);
+    c.ratio = std::exp(center);
+    const auto [lo, hi] = bootstrap_median_interval(d);
+    c.ci_low = std::exp(lo);
+    c.ci_high = std::exp(hi);
+    const double mean = std::accumulate(d.begin(), d.end(), 0.0) / double(d.size());
+    double ss = 0;
+    for (double x : d)
+        ss += (x - mean) * (x - mean);
+    c.noise = d.size() > 1 ? std::sqrt(ss / double(d.size() - 1)) : 0;
+    c.p_value = signed_rank_p(d);
+    return c;
+}
+
+void decide_paired(std::span<PairedComparison> out, const CompareOptions& options) {
     using paired_detail::percent;
-    std::vector<PairedComparison> out(log_ratios.size());
-    std::vector<double> p(log_ratios.size(), 1.0);
-    for (std::size_t i = 0; i < log_ratios.size(); ++i) {
-        auto& c = out[i];
-        const auto& d = log_ratios[i];
-        c.pairs = d.size();
-        c.threshold = options.min_effect;
-        c.identical_code = i < identical_code.size() && identical_code[i];
-        if (d.empty())
-            continue;
-        const double center = paired_detail::median_of_copy(d);
-        c.ratio = std::exp(center);
-        const auto [lo, hi] = bootstrap_median_interval(d);
-        c.ci_low = std::exp(lo);
-        c.ci_high = std::exp(hi);
-        const double mean = std::accumulate(d.begin(), d.end(), 0.0) / double(d.size());
-        double ss = 0;
-        for (double x : d)
-            ss += (x - mean) * (x - mean);
-        c.noise = d.size() > 1 ? std::sqrt(ss / double(d.size() - 1)) : 0;
-        c.p_value = signed_rank_p(d);
-        p[i] = c.p_value;
-    }
+    std::vector<double> p;
+    for (const auto& c : out)
+        p.push_back(c.pairs > 0 ? c.p_value : 1.0);
     const auto q = benjamini_hochberg(p);
     // The machine gap: how far apart the sides ran where their code is the same, as far as
     // each such row shows it beyond doubt (the near end of its interval, where the interval
@@ -175,6 +185,7 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
         }
     for (std::size_t i = 0; i < out.size(); ++i) {
         auto& c = out[i];
+        c.threshold = options.min_effect;
         c.q_value = q[i];
         c.machine_gap = std::expm1(gap);
         const double bound = std::log1p(c.threshold);
@@ -219,7 +230,6 @@ std::vector<PairedComparison> judge_paired(std::span<const std::vector<double>> 
             c.note += "; identical code on both sides: a difference is the machine's";
         }
     }
-    return out;
 }
 
 nlohmann::json PairedComparison::to_json() const {

@@ -76,19 +76,7 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
                                           std::string("worker: bad command: ") + e.what(), true));
                 return 2;
             }
-            // A slice's share of the row's samples (at least one), not a profile slice's
-            // floor of kSliceMinSamples: each pair's ratio is one of 2 x pairs, and three
-            // samples a slice made a 30 ms row cost 3.6 s where its profile takes 0.2 s.
-            auto slice = settings.slice_settings(c.slices, c.first);
-            slice.min_samples = std::max<std::int64_t>(
-                1, (settings.min_samples + std::max<std::int64_t>(1, c.slices) - 1) /
-                       std::max<std::int64_t>(1, c.slices));
-            // Every slice spends its budget (no early stop at 0.5 % noise): two close samples
-            // ended most slices of small rows, so a pair's ratio rested on two batches.
-            slice.max_noise = 0;
-            if (!c.first)
-                slice.warmup_s = std::min(slice.warmup_s, AbController::kSliceWarmupS);
-            profiler.use_settings(std::move(slice));
+            profiler.use_settings(settings.paired_slice_settings(c.slices, c.first));
             if (cpu)
                 cpu->vary_placement(std::uint64_t(c.placement));
             const auto i = c.index;
@@ -382,6 +370,7 @@ AbReport AbController::run(const Callbacks& cb) {
             "put them, so a placement one side kept is in its times");
     std::uint64_t placement_state = std::random_device{}();
     placement_state = (placement_state << 32) ^ std::uint64_t(std::time(nullptr));
+    std::vector<PairedComparison> measured; // each finished row's own figures
     for (std::size_t i = 0; i < plan.size() && !m_cancel; ++i) {
         std::vector<ProfileRow> runs_a, runs_b;
         AbRow row;
@@ -419,17 +408,12 @@ AbReport AbController::run(const Callbacks& cb) {
         // Judged for the progress with the rows so far, as report.judge() judges them all
         // (identical code MACHINE, the machine gap of the identical rows so far, the
         // false-discovery control over those rows): a run once printed SLOWER 1.158 for the
-        // CPU reference, then MACHINE in its report.
+        // CPU reference, then MACHINE in its report. Each row is measured once.
+        measured.push_back(measure_paired(row.log_ratios, row.identical_code()));
         {
-            std::vector<std::vector<double>> ratios;
-            std::vector<bool> identical;
-            for (const auto& r : report.rows) {
-                ratios.push_back(r.log_ratios);
-                identical.push_back(r.identical_code());
-            }
-            ratios.push_back(row.log_ratios);
-            identical.push_back(row.identical_code());
-            row.result = judge_paired(ratios, m_options.compare, identical).back();
+            auto so_far = measured;
+            decide_paired(so_far, m_options.compare);
+            row.result = so_far.back();
         }
         if (cb.on_row)
             cb.on_row(row);
@@ -447,7 +431,10 @@ AbReport AbController::run(const Callbacks& cb) {
             (side_a ? report.rows[i].a : report.rows[i].b).reference_speedup =
                 rows[i].reference_speedup;
     }
-    report.judge();
+    // The run's rule over every row (report.judge() without measuring the rows again).
+    decide_paired(measured, m_options.compare);
+    for (std::size_t i = 0; i < report.rows.size(); ++i)
+        report.rows[i].result = measured[i];
     return report;
 }
 

@@ -92,6 +92,17 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// slice, which warms up fully and times the memory beside a DRAM row), as pass_settings()
     /// scales them.
     ProfileSettings slice_settings(std::int64_t slices, bool first) const;
+    /// The settings of one slice of a paired A/B (`ab`): slice_settings(), but with the
+    /// slice's share of min_samples (at least one, not kSliceMinSamples: each pair's ratio is
+    /// one of 2 x pairs, and three samples a slice made a 30 ms row cost 3.6 s where its
+    /// profile takes 0.2 s), the whole budget spent (no early stop at max_noise: two close
+    /// samples ended most slices of small rows, so a pair's ratio rested on two batches), and
+    /// after the first slice a warm-up of at most kPairedSliceWarmupS.
+    ProfileSettings paired_slice_settings(std::int64_t slices, bool first) const;
+    /// The warm-up of a paired row's later slices at most: the other side's worker ran
+    /// between them, and a millisecond of launches fills the caches again (the share of
+    /// warmup_s was a quarter of each 10 ms slice).
+    static constexpr double kPairedSliceWarmupS = 1e-3;
 
     nlohmann::json to_json() const;
     /// Each setting as (its JSON key, its value as text), in the JSON's order: for a

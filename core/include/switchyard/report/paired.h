@@ -78,5 +78,13 @@ SWITCHYARD_CORE_EXPORT bool settled_same(std::span<const double> log_ratios, dou
 SWITCHYARD_CORE_EXPORT std::vector<PairedComparison>
 judge_paired(std::span<const std::vector<double>> log_ratios, const CompareOptions& options = {},
              const std::vector<bool>& identical_code = {});
+/// judge_paired() in its two steps. measure_paired: one row's own figures (pairs, ratio, its
+/// interval, noise, p), the costly part (a bootstrap); decide_paired: the run's rule over
+/// measured rows (thresholds, q-values, the machine gap, verdicts and notes), cheap, so a
+/// run can judge its rows so far after each row without measuring them again.
+SWITCHYARD_CORE_EXPORT PairedComparison measure_paired(std::span<const double> log_ratios,
+                                                       bool identical_code = false);
+SWITCHYARD_CORE_EXPORT void decide_paired(std::span<PairedComparison> rows,
+                                          const CompareOptions& options = {});
 
 } // namespace switchyard

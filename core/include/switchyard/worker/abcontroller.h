@@ -64,10 +64,6 @@ public:
     static constexpr std::int64_t kDefaultPairs = 20;
     /// Pairs before a row may stop settled (Options::min_pairs).
     static constexpr std::int64_t kSettlePairs = 10;
-    /// The warm-up of a row's later slices at most: the other side's worker ran between
-    /// them, and a millisecond of launches fills the caches again (the profile's share of
-    /// warmup_s was a quarter of each 10 ms slice).
-    static constexpr double kSliceWarmupS = 1e-3;
 
     struct Callbacks {
         std::function<void(const std::vector<RowSpec>& plan)> on_plan; // side A's plan
