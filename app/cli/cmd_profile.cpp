@@ -312,91 +312,47 @@ Measured measure(const ProfileOptions& o) {
             std::cerr << "[" << r.spec.index + 1 << "/" << total << "] " << r.spec.label() << " ["
                       << r.spec.backend << "]: " << to_string(r.status) << std::endl;
     };
-    if (o.in_process) {
-        // The ceilings as a worker controller chooses them: given, cached, or measured here
-        // and kept.
-        auto ceilings = reused  ? *reused
-                        : cache ? cache->choose(policy, std::int64_t(std::time(nullptr)))
-                                : uncached_ceiling_choice("no cache of ceilings in use");
-        if (const auto cpu = find_cpu_device(default_devices()); cpu && ceilings.peaks)
-            cpu->set_peaks(*ceilings.peaks);
-        Profiler profiler(settings, default_backends(), default_devices());
-        profiler.set_ceiling_cache(cache, policy);
-        const auto tuning_ignored = follow_tunings(profiler, default_backends());
-        const auto plan = profiler.plan();
-        total = plan.size();
-        report.context = run_context(profiler);
-        for (const auto& why : *tuning_ignored)
-            report.context.warnings.push_back("tuning ignored: " + why);
-        if (cache && report.context.cpu_peaks)
-            cache->record(ceilings, *report.context.cpu_peaks, std::int64_t(std::time(nullptr)));
-        report.context.ceiling_set = ceilings.set;
-        note_reused(report.context, provenance);
-        if (o.jsonl) {
-            line(protocol::context_message(&report.context));
-            line(protocol::plan_message(plan));
-        }
-        // Slices and --repeat: pass after pass over the plan, each with its share of the
-        // budget, as the worker controller does.
-        std::vector<std::vector<ProfileRow>> runs(plan.size());
-        for (std::int64_t pass = 0; pass < settings.passes(); ++pass) {
-            profiler.use_settings(settings.pass_settings(pass));
-            for (std::size_t i = 0; i < plan.size(); ++i)
-                runs[i].push_back(profiler.run_row(plan[i]));
-        }
-        for (auto& rows : runs) {
-            auto row = merge_runs(std::move(rows), settings.keep_samples);
-            if (o.jsonl)
-                line(protocol::row_message(row));
-            print_row(row);
-            report.rows.push_back(std::move(row));
-        }
-        if (settings.passes() > 1)
-            report.context.repeat = int(settings.passes());
-        report.annotate();
-    } else {
-        WorkerController::Options wo;
-        wo.executable = "/proc/self/exe";
-        wo.settings = settings;
-        // The cache serves the devices' figures in any case; the CPU's come from an earlier
-        // report where one is given.
-        wo.ceiling_cache = cache;
-        wo.ceiling_policy = policy;
-        if (reused) {
-            wo.cpu_peaks = reused->peaks;
-            wo.ceiling_set = reused->set;
-        }
-        WorkerController controller(wo);
-        WorkerController::Callbacks cb;
-        cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
-        if (o.jsonl) {
-            cb.on_context = [&](const RunContext& c) {
-                RunContext marked = c;
-                note_reused(marked, provenance);
-                line(protocol::context_message(&marked));
-            };
-            cb.on_plan = [&](const std::vector<RowSpec>& plan) {
-                total = plan.size();
-                line(protocol::plan_message(plan));
-            };
-            cb.on_row_start = [&](const RowSpec& r) { line(protocol::row_start_message(r.index)); };
-            cb.on_progress = [&](std::int64_t i, const std::string& phase, std::int64_t n) {
-                line(protocol::progress_message(i, phase, n));
-            };
-        }
-        cb.on_row = [&](const ProfileRow& r) {
-            if (o.jsonl)
-                line(protocol::row_message(r));
-            print_row(r);
-        };
-        cb.on_worker_stderr = [](const std::string& l) { std::cerr << "worker: " << l << "\n"; };
-        try {
-            report = controller.run(cb);
-        } catch (const WorkerUsageError& e) {
-            throw std::invalid_argument(e.what());
-        }
-        note_reused(report.context, provenance);
+    WorkerController::Options wo;
+    wo.executable = "/proc/self/exe";
+    wo.settings = settings;
+    // The cache serves the devices' figures in any case; the CPU's come from an earlier
+    // report where one is given.
+    wo.ceiling_cache = cache;
+    wo.ceiling_policy = policy;
+    if (reused) {
+        wo.cpu_peaks = reused->peaks;
+        wo.ceiling_set = reused->set;
     }
+    WorkerController controller(wo);
+    WorkerController::Callbacks cb;
+    cb.on_plan = [&](const std::vector<RowSpec>& plan) { total = plan.size(); };
+    if (o.jsonl) {
+        cb.on_context = [&](const RunContext& c) {
+            RunContext marked = c;
+            note_reused(marked, provenance);
+            line(protocol::context_message(&marked));
+        };
+        cb.on_plan = [&](const std::vector<RowSpec>& plan) {
+            total = plan.size();
+            line(protocol::plan_message(plan));
+        };
+        cb.on_row_start = [&](const RowSpec& r) { line(protocol::row_start_message(r.index)); };
+        cb.on_progress = [&](std::int64_t i, const std::string& phase, std::int64_t n) {
+            line(protocol::progress_message(i, phase, n));
+        };
+    }
+    cb.on_row = [&](const ProfileRow& r) {
+        if (o.jsonl)
+            line(protocol::row_message(r));
+        print_row(r);
+    };
+    cb.on_worker_stderr = [](const std::string& l) { std::cerr << "worker: " << l << "\n"; };
+    try {
+        report = controller.run(cb);
+    } catch (const WorkerUsageError& e) {
+        throw std::invalid_argument(e.what());
+    }
+    note_reused(report.context, provenance);
     return {std::move(report), settings, reused.has_value()};
 }
 
@@ -637,9 +593,6 @@ int run_ab(const ProfileOptions& o, const AbOptions& ab) {
     if (ab.a.empty() && ab.a_tuning.empty() && ab.b.empty() && ab.b_tuning.empty())
         throw std::invalid_argument("ab: give what differs between the sides: --a and --b (two "
                                     "plugin folders), or --a-tuning and --b-tuning");
-    if (o.in_process)
-        throw std::invalid_argument("ab: --in-process does not apply: each side runs in a "
-                                    "worker of its own");
     AbController::Options options;
     options.executable = "/proc/self/exe";
     options.settings = to_settings(o);
@@ -791,11 +744,10 @@ std::vector<const CLI::Option*> add_run_options(CLI::App* cmd, ProfileOptions& o
     cmd->add_option("--slices", o->slices,
                     "Spend each row's budget in at least this many slices spread over the run, "
                     "pass after pass (the same total budget), so every row carries its "
-                    "variation between slices; 1 (the default): one stretch a row")
+                    "variation between slices and no verdict rests on one stretch of time (5 by "
+                    "default; 1: one stretch a row)")
         ->check(integer_in(1, ProfileSettings::kMaxRepeat))
         ->capture_default_str();
-    cmd->add_flag("--in-process", o->in_process,
-                  "Run the kernels in this process (no crash isolation)");
     std::vector<const CLI::Option*> added;
     for (const auto* option : std::as_const(*cmd).get_options())
         if (std::find(before.begin(), before.end(), option) == before.end())

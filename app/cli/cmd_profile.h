@@ -17,7 +17,7 @@ namespace switchyard::cli {
 struct ProfileOptions {
     std::vector<std::string> ops, devices, sizes, cells;
     bool all_variants = false, cold = false, json = false, jsonl = false, csv = false,
-         in_process = false, no_tuning = false;
+         no_tuning = false;
     std::string variant = "default", output;
     std::string ceilings_from;              // an earlier report whose CPU ceilings this run reuses
     bool fresh_ceilings = false;            // measure them, and refresh the cache
@@ -36,7 +36,7 @@ struct ProfileOptions {
 /// each row may take.
 /// The options added, for a command that must tell whether any was given.
 std::vector<const CLI::Option*> add_run_options(CLI::App* cmd, ProfileOptions& options);
-/// One run as `profile` makes it (in a worker, or --in-process): the report; a line per
+/// One run as `profile` makes it (in a worker): the report; a line per
 /// finished row on stderr unless `o.json`.
 Report measure_report(const ProfileOptions& o);
 

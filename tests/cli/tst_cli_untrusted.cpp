@@ -233,7 +233,7 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("option");
         QTest::addColumn<QString>("value");
-        const QStringList profile{"profile", "--in-process", "--op", "flow_match_step"};
+        const QStringList profile{"profile", "--op", "flow_match_step"};
         const QList<QPair<QString, QString>> cases = {
             {"--timeout", "nan"},
             {"--timeout", "inf"},
@@ -274,8 +274,7 @@ private slots:
     // gemm 100000^3 would need about 260 GiB: a usage error that says how much it needs and
     // how much this machine has, not std::bad_alloc.
     void tooLargeForMemorySaysHowMuch() {
-        const Run r =
-            cli({"profile", "--in-process", "--op", "gemm", "--sizes", "100000x100000x100000"});
+        const Run r = cli({"profile", "--op", "gemm", "--sizes", "100000x100000x100000"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--sizes: gemm 100000x100000x100000 needs") &&
                      r.err.contains("GiB of memory") && r.err.contains("this machine has"),

@@ -3,12 +3,16 @@
 
 #include <switchyard/kernels/reference.h>
 
+#include "profiling/vectorstate.h"
 #include "util/jsonread.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
 
 namespace switchyard {
 
@@ -121,14 +125,24 @@ MachineDrift MachineDrift::between(const DriftControl& a, const DriftControl& b)
 double measure_sentinel() {
     using Clock = std::chrono::steady_clock;
     constexpr std::size_t n = std::size_t(DriftControl::kSentinelSize);
-    std::vector<float> x(n), v(n), out(n);
+    // Its three arrays at the same offsets of one page-aligned block in every process, apart
+    // by a page and 256 bytes, not wherever a process's heap happens to put them: the
+    // sentinel compares processes (the controller's, each worker's) and runs.
+    constexpr std::size_t stride = n + 64;
+    const std::unique_ptr<float, decltype(&std::free)> block(
+        static_cast<float*>(
+            std::aligned_alloc(4096, (3 * stride * sizeof(float) + 4095) / 4096 * 4096)),
+        &std::free);
+    if (!block)
+        throw std::bad_alloc();
+    float* x = block.get();
+    float* v = x + stride;
+    float* out = v + stride;
     for (std::size_t i = 0; i < n; ++i) {
         x[i] = float(i % 97) * 0.01f;
         v[i] = float(i % 89) * -0.02f;
     }
-    auto launch = [&] {
-        reference::flow_match_step(std::int64_t(n), x.data(), v.data(), 0.01, out.data());
-    };
+    auto launch = [&] { reference::flow_match_step(std::int64_t(n), x, v, 0.01, out); };
     // Warm up, then size a batch to about 0.5 ms so the clock's resolution does not matter.
     int per_batch = 1;
     for (;;) {

@@ -17,8 +17,11 @@
 #include "hardware/affinity.h"
 #include "profiling/guards.h"
 #include "profiling/profilerdetail.h"
+#include "profiling/vectorstate.h"
+
 #include "util/sanitizer.h"
 #include "util/textutil.h"
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -77,17 +80,42 @@ const Workload& Profiler::workload(const std::string& op, const Dims& dims,
                                    const Progress& progress) {
     const auto key = op + "|" + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
                      std::to_string(dims[2]);
-    if (!m_workload || m_workload_key != key) {
-        m_workload.reset();
+    auto found = m_workloads.find(key);
+    if (found == m_workloads.end()) {
+        const OpInfo& info = *find_op(op);
+        const std::int64_t bytes = Workload::bytes_needed(info, dims);
+        // What may stay: one workload, or (parity once) those that fit the limit together.
+        std::int64_t limit = 0;
+        if (m_parity_once) {
+            const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+            limit = kKeptWorkloadBytes;
+            if (pages > 0 && page > 0)
+                limit = std::min<std::int64_t>(limit, std::int64_t(pages) * page / 8);
+        }
+        std::int64_t kept = 0;
+        for (const auto& [k, w] : m_workloads)
+            kept += w.bytes;
+        while (!m_workloads.empty() && kept + bytes > limit) {
+            auto oldest = m_workloads.begin();
+            for (auto it = m_workloads.begin(); it != m_workloads.end(); ++it)
+                if (it->second.used < oldest->second.used)
+                    oldest = it;
+            kept -= oldest->second.bytes;
+            m_workloads.erase(oldest);
+        }
         if (progress)
             progress("inputs", 0);
-        m_workload = std::make_unique<Workload>(*find_op(op), dims, m_settings.seed);
-        m_workload_key = key;
+        found =
+            m_workloads
+                .emplace(key, KeptWorkload{std::make_unique<Workload>(info, dims, m_settings.seed),
+                                           bytes, 0})
+                .first;
     }
+    found->second.used = ++m_workload_uses;
     if (progress)
         progress("reference", 0);
-    (void)m_workload->reference();
-    return *m_workload;
+    (void)found->second.workload->reference();
+    return *found->second.workload;
 }
 
 namespace {
@@ -426,6 +454,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
         pin.emplace(one_thread_cpu(pinned_cpu_of(host_peaks)));
         row.pinned_cpu = pin->cpu();
     }
+    detail::clear_vector_upper_state(); // the row before it does not slow this one
     detail::DeviceBuffers bufs(*device);
     detail::Guards guards;
     const KernelArgs args = detail::make_args(

@@ -23,7 +23,7 @@ void read_ceiling_cache(const jsonread::Value& c, std::string& folder, CeilingCa
     policy.max_age_days = c.num("max_age_days", kDefaultCeilingsMaxAgeDays);
 }
 
-constexpr std::array<std::pair<Event, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<Event, std::string_view>, 8> kNames = {{
     {Event::Context, "context"},
     {Event::Plan, "plan"},
     {Event::RowStart, "row_start"},
@@ -31,6 +31,7 @@ constexpr std::array<std::pair<Event, std::string_view>, 7> kNames = {{
     {Event::Row, "row"},
     {Event::Done, "done"},
     {Event::Fatal, "fatal"},
+    {Event::Control, "control"},
 }};
 
 nlohmann::json event(Event e) {
@@ -53,6 +54,7 @@ void read_body(const jsonread::Value& v, Message& m) {
     }
     case Event::RowStart:
         m.index = v.integer("index");
+        m.pass = v.integer("pass", 0, 0);
         break;
     case Event::Progress:
         m.index = v.integer("index", -1, -1);
@@ -61,6 +63,11 @@ void read_body(const jsonread::Value& v, Message& m) {
         break;
     case Event::Row:
         m.row = v.get<ProfileRow>("row");
+        m.pass = v.integer("pass", 0, 0);
+        break;
+    case Event::Control:
+        m.phase = v.str("when");
+        m.median = v.num("median");
         break;
     case Event::Done:
         if (v.contains("rows"))
@@ -106,9 +113,11 @@ nlohmann::json plan_message(const std::vector<RowSpec>& plan) {
     return j;
 }
 
-nlohmann::json row_start_message(std::int64_t index) {
+nlohmann::json row_start_message(std::int64_t index, std::int64_t pass) {
     auto j = event(Event::RowStart);
     j["index"] = index;
+    if (pass > 0)
+        j["pass"] = pass;
     return j;
 }
 
@@ -121,9 +130,18 @@ nlohmann::json progress_message(std::int64_t index, const std::string& phase,
     return j;
 }
 
-nlohmann::json row_message(const ProfileRow& row) {
+nlohmann::json row_message(const ProfileRow& row, std::int64_t pass) {
     auto j = event(Event::Row);
     j["row"] = row;
+    if (pass > 0)
+        j["pass"] = pass;
+    return j;
+}
+
+nlohmann::json control_message(const std::string& when, double median) {
+    auto j = event(Event::Control);
+    j["when"] = when;
+    j["median"] = median;
     return j;
 }
 
@@ -443,6 +461,8 @@ std::optional<InspectMessage> parse_inspect(const nlohmann::json& j) {
 
 nlohmann::json to_json(const ProfileRequest& request) {
     nlohmann::json j = {{"settings", request.settings.to_json()}, {"start", request.start}};
+    if (request.pass > 0)
+        j["pass"] = request.pass;
     if (request.peaks)
         j["peaks"] = request.peaks->to_json();
     if (!request.ceiling_cache.empty())
@@ -458,6 +478,7 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
     ProfileRequest r;
     r.settings = ProfileSettings::from_json(v.at("settings").expect(jsonread::Kind::Object).raw());
     r.start = v.integer("start", 0, 0);
+    r.pass = v.integer("pass", 0, 0);
     if (const auto p = v.find("peaks"))
         r.peaks = CpuPeaks::from_json(p->raw());
     if (const auto c = v.find("ceiling_cache"))

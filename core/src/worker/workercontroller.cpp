@@ -60,21 +60,26 @@ void WorkerController::cancel() noexcept {
 // --- bookkeeping: the plan, the rows, where the next worker starts ---
 
 struct WorkerController::RunState {
-    ProfileSettings settings; // this pass's (ProfileSettings::pass_settings)
+    ProfileSettings settings; // the run's; a worker makes each pass's share (pass_settings)
+    std::int64_t passes = 1;  // settings.passes()
     Report report;
     std::vector<RowSpec> plan;
     bool have_plan = false;
-    std::map<std::int64_t, ProfileRow> finished;
-    std::int64_t start = 0;
-    std::optional<CpuPeaks> peaks;  // the run's CPU ceilings, for every worker after the first
-    std::vector<std::int64_t> skip; // rows an earlier pass lost (crashed, timed out)
+    std::map<std::int64_t, std::vector<ProfileRow>> runs; // plan index -> its runs so far
+    std::map<std::int64_t, ProfileRow> finished;          // merged, once its last run came
+    std::int64_t pass = 0, start = 0; // where the next worker starts: this pass, this row
+    std::optional<CpuPeaks> peaks;    // the run's CPU ceilings, for every worker after the first
+    std::vector<std::int64_t> skip;   // rows a worker died in (crashed, hung): not run again
     std::int64_t last_failed_start = -1;
     bool has_context = false; // the first worker's context arrived
+    DriftControl control;     // the sentinel: here at the start and end, between passes there
+    Clock::time_point started = Clock::now();
 };
 
 // What one worker process did before it ended.
 struct WorkerController::Attempt {
     std::int64_t current = -1; // the row in progress
+    std::int64_t pass = 0;     // of the pass in progress
     std::string phase;
     bool done = false, timed_out = false;
     std::string fatal;
@@ -88,6 +93,10 @@ namespace {
 
 std::string phase_or_start(const std::string& phase) {
     return phase.empty() ? "start" : phase;
+}
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 } // namespace
@@ -119,6 +128,7 @@ void WorkerController::apply(const protocol::Message& m, RunState& state, Attemp
         break;
     case Event::RowStart:
         attempt.current = m.index;
+        attempt.pass = m.pass;
         attempt.phase = "start";
         if (cb.on_row_start && m.index < std::int64_t(state.plan.size()))
             cb.on_row_start(state.plan[std::size_t(m.index)]);
@@ -129,11 +139,13 @@ void WorkerController::apply(const protocol::Message& m, RunState& state, Attemp
             cb.on_progress(m.index, m.phase, m.samples);
         break;
     case Event::Row:
-        state.finished[m.row.spec.index] = m.row;
         attempt.current = -1;
+        state.pass = m.pass;
         state.start = m.row.spec.index + 1;
-        if (cb.on_row)
-            cb.on_row(m.row);
+        add_run(state, m.pass, m.row, cb);
+        break;
+    case Event::Control:
+        state.control.samples.push_back({m.phase, seconds_since(state.started), m.median});
         break;
     case Event::Done:
         attempt.done = true;
@@ -143,6 +155,25 @@ void WorkerController::apply(const protocol::Message& m, RunState& state, Attemp
         attempt.fatal_usage = m.usage;
         break;
     }
+}
+
+// One run of a row: in the run's last pass, the row is merged with its earlier runs and
+// reported at once (merge_runs()); a run of one pass reports it as it came.
+void WorkerController::add_run(RunState& state, std::int64_t pass, ProfileRow row,
+                               const Callbacks& cb) const {
+    const auto index = row.spec.index;
+    if (state.passes == 1) {
+        state.finished[index] = std::move(row);
+    } else {
+        auto& runs = state.runs[index];
+        runs.push_back(std::move(row));
+        if (pass + 1 < state.passes)
+            return;
+        state.finished[index] = merge_runs(std::move(runs), m_options.settings.keep_samples);
+        state.runs.erase(index);
+    }
+    if (cb.on_row)
+        cb.on_row(state.finished[index]);
 }
 
 void WorkerController::handle_line(const std::string& line, RunState& state, Attempt& attempt,
@@ -167,7 +198,11 @@ void WorkerController::handle_line(const std::string& line, RunState& state, Att
 }
 
 std::string WorkerController::worker_input(const RunState& state) const {
-    protocol::ProfileRequest request{state.settings, state.start, state.peaks};
+    protocol::ProfileRequest request;
+    request.settings = state.settings;
+    request.start = state.start;
+    request.pass = state.pass;
+    request.peaks = state.peaks;
     request.skip = state.skip;
     if (m_options.ceiling_cache) {
         request.ceiling_cache = m_options.ceiling_cache->folder();
@@ -244,21 +279,35 @@ bool WorkerController::recover(RunState& state, const Attempt& attempt, const Ca
             (attempt.timed_out ? std::string(silence) : describe_wait_status(attempt.status)) +
             step + ")" + tail);
     }
-    std::int64_t victim = attempt.current;
+    const auto n = std::int64_t(state.plan.size());
+    // Where the next worker starts, as one position over all passes.
+    const auto normalize = [&] {
+        if (state.start >= n && state.pass + 1 < state.passes) {
+            ++state.pass;
+            state.start = 0;
+        }
+    };
+    normalize();
+    std::int64_t victim = attempt.current, pass = attempt.pass;
     if (victim < 0) {
         // Died between rows: blame the next row only if a fresh worker already failed there.
-        if (state.last_failed_start == state.start)
+        const std::int64_t at = state.pass * (n + 1) + state.start;
+        if (state.last_failed_start == at) {
             victim = state.start;
-        state.last_failed_start = state.start;
+            pass = state.pass;
+        }
+        state.last_failed_start = at;
     }
-    if (victim >= 0 && victim < std::int64_t(state.plan.size())) {
-        const auto row = failed_row(state.plan[std::size_t(victim)], attempt);
-        state.finished[victim] = row;
-        if (cb.on_row)
-            cb.on_row(row);
+    if (victim >= 0 && victim < n) {
+        // A row a worker died in is not run again in a later pass: a hang would cost its
+        // timeout each time.
+        state.skip.push_back(victim);
+        add_run(state, pass, failed_row(state.plan[std::size_t(victim)], attempt), cb);
+        state.pass = pass;
         state.start = victim + 1;
+        normalize();
     }
-    return state.start < std::int64_t(state.plan.size());
+    return state.start < n;
 }
 
 Report WorkerController::run_pass(RunState& state, const std::vector<std::string>& env,
@@ -319,117 +368,47 @@ Report WorkerController::run(const Callbacks& cb) {
     } else {
         m_ceilings = uncached_ceiling_choice("no cache of ceilings in use");
     }
-    std::optional<CpuPeaks> peaks = m_ceilings.peaks;
-    // The drift control: the sentinel at the start, after every pass, at the end, measured
-    // here between the workers (none runs then), so the report says how the machine moved.
-    DriftControl control;
-    const auto started = Clock::now();
+    // One worker makes every pass of the run (slices, --repeat N), pass after pass, each
+    // with its share of every row's budget (ProfileSettings::pass_settings), so what drifts
+    // (the load of the neighbours, the clock, the memory placement) hits every cell alike and
+    // every row has runs spread over the run; a row is reported once, its runs merged. Only
+    // a worker that died or hung is replaced: the next one starts after its row.
+    RunState state;
+    state.settings = m_options.settings;
+    state.passes = passes;
+    state.peaks = m_ceilings.peaks;
+    // The drift control: the sentinel here at the start and at the end (no worker runs then),
+    // and by the worker between its passes (no row runs then), so the report says how the
+    // machine moved.
     const auto measure_control = [&](std::string when) {
-        if (m_cancel)
-            return;
-        const double at = std::chrono::duration<double>(Clock::now() - started).count();
-        control.samples.push_back({std::move(when), at, measure_sentinel()});
+        if (!m_cancel)
+            state.control.samples.push_back(
+                {std::move(when), seconds_since(state.started), measure_sentinel()});
     };
     measure_control("start");
-    if (passes == 1) {
-        RunState state;
-        state.settings = m_options.settings;
-        state.peaks = peaks;
-        Report report = run_pass(state, env, cb);
-        measure_control("end");
-        report.context.control = std::move(control);
-        report.annotate();
-        return report;
+    Report report = run_pass(state, env, cb);
+    measure_control("end");
+    if (passes > 1) {
+        // Rows whose last pass was not reached (a cancelled run, a row a worker died in) are
+        // merged from the runs they have.
+        std::map<std::int64_t, ProfileRow> late;
+        for (auto& [index, rows] : state.runs)
+            if (!rows.empty()) {
+                late[index] = merge_runs(std::move(rows), m_options.settings.keep_samples);
+                if (cb.on_row && !m_cancel)
+                    cb.on_row(late[index]);
+            }
+        for (auto& [index, row] : late)
+            report.rows.push_back(std::move(row));
+        std::stable_sort(
+            report.rows.begin(), report.rows.end(),
+            [](const ProfileRow& x, const ProfileRow& y) { return x.spec.index < y.spec.index; });
+        report.context.repeat = int(passes);
     }
-    // Slices (ProfileSettings::slices) and --repeat N: the whole plan passes() times over,
-    // pass after pass, each pass with its share of every row's budget, so what drifts (the
-    // load of the neighbours, the clock, the memory placement) hits every cell alike and every
-    // row has runs spread over the run. Every pass
-    // after the first takes the first one's CPU ceilings, so the rows of all passes are
-    // judged against the same ones; a row is reported once, with all its runs merged.
-    Report first;
-    std::vector<RowSpec> plan;
-    std::map<std::int64_t, std::vector<ProfileRow>> runs; // plan index -> runs so far
-    std::map<std::int64_t, ProfileRow> merged;            // rows the last pass finished
-    // A row that crashed or hung is not run again: a hang would cost its timeout each pass.
-    std::vector<std::int64_t> lost;
-    for (std::int64_t pass = 0; pass < passes && !m_cancel; ++pass) {
-        const bool last = pass + 1 == passes;
-        Callbacks pcb;
-        pcb.on_worker_stderr = cb.on_worker_stderr;
-        pcb.on_row_start = cb.on_row_start;
-        // A later pass's worker prepares again (its ceilings given): its steps before the plan
-        // are its own liveness, not the run's preparation, and are not passed on.
-        if (pass == 0 || !cb.on_progress)
-            pcb.on_progress = cb.on_progress;
-        else
-            pcb.on_progress = [&cb](std::int64_t index, const std::string& phase,
-                                    std::int64_t samples) {
-                if (index >= 0)
-                    cb.on_progress(index, phase, samples);
-            };
-        if (pass == 0) {
-            pcb.on_context = cb.on_context;
-            pcb.on_plan = [&](const std::vector<RowSpec>& p) {
-                plan = p;
-                if (cb.on_plan)
-                    cb.on_plan(p);
-            };
-        } else {
-            pcb.on_plan = [&, pass](const std::vector<RowSpec>& p) {
-                bool same = p.size() == plan.size();
-                for (std::size_t i = 0; same && i < p.size(); ++i)
-                    same = p[i].label() == plan[i].label() && p[i].backend == plan[i].backend;
-                if (!same)
-                    throw WorkerError("--repeat: pass " + std::to_string(pass + 1) +
-                                      " planned other rows than the first (" +
-                                      std::to_string(p.size()) + " rows, the first " +
-                                      std::to_string(plan.size()) +
-                                      "): the backends or devices changed during the run");
-            };
-        }
-        // The last pass merges each row as it finishes (every row, crashed ones too, comes
-        // through on_row), so the caller sees it at once and it is merged only once.
-        if (last)
-            pcb.on_row = [&](const ProfileRow& row) {
-                auto& all = runs[row.spec.index];
-                all.push_back(row);
-                auto& done = merged[row.spec.index];
-                done = merge_runs(std::move(all), m_options.settings.keep_samples);
-                if (cb.on_row)
-                    cb.on_row(done);
-            };
-        RunState state;
-        state.settings = m_options.settings.pass_settings(pass);
-        state.peaks = peaks;
-        state.skip = lost;
-        Report report = run_pass(state, env, pcb);
-        for (const auto& row : report.rows)
-            if (row.status == RowStatus::Crashed || row.status == RowStatus::TimedOut)
-                lost.push_back(row.spec.index);
-        if (pass == 0) {
-            peaks = state.peaks;
-            first.context = std::move(report.context);
-        }
-        if (!last)
-            for (auto& row : report.rows)
-                runs[row.spec.index].push_back(std::move(row));
-        measure_control(last ? "end" : "after pass " + std::to_string(pass + 1));
-    }
-    // Rows the last pass did not reach (a cancelled run) are merged from the passes before.
-    for (auto& [index, rows] : runs)
-        if (!merged.count(index) && !rows.empty()) {
-            merged[index] = merge_runs(std::move(rows), m_options.settings.keep_samples);
-            if (cb.on_row && !m_cancel)
-                cb.on_row(merged[index]); // a row lost in an earlier pass
-        }
-    for (auto& [index, row] : merged)
-        first.rows.push_back(std::move(row));
-    first.context.repeat = int(passes);
-    first.context.control = std::move(control);
-    first.context.settings = m_options.settings; // the run's, not its first pass's share
-    first.annotate();
-    return first;
+    report.context.control = std::move(state.control);
+    report.context.settings = m_options.settings; // the run's, not a pass's share
+    report.annotate();
+    return report;
 }
 
 CpuPeaks reusable_cpu_peaks(const Report& earlier, const std::string& origin) {
@@ -496,7 +475,7 @@ int run_profile_worker(const protocol::ProfileRequest& request, int fd, BackendR
                 detail::emit_line(fd, protocol::fatal_message(e.what(), true));
                 return 2;
             }
-            if (start == 0) {
+            if (start == 0 && request.pass == 0) {
                 context = run_context(profiler);
                 for (const auto& why : *tuning_ignored)
                     context->warnings.push_back("tuning ignored: " + why);
@@ -506,16 +485,31 @@ int run_profile_worker(const protocol::ProfileRequest& request, int fd, BackendR
         detail::emit_line(fd, protocol::context_message(context ? &*context : nullptr,
                                                         peaks_now ? &*peaks_now : nullptr));
         detail::emit_line(fd, protocol::plan_message(plan));
-        for (std::int64_t i = std::max<std::int64_t>(0, start); i < std::int64_t(plan.size());
-             ++i) {
-            if (std::find(skip.begin(), skip.end(), i) != skip.end())
-                continue;
-            detail::emit_line(fd, protocol::row_start_message(i));
-            const auto row = profiler.run_row(
-                plan[std::size_t(i)], [&](const std::string& phase, std::int64_t n) {
-                    detail::emit_line(fd, protocol::progress_message(i, phase, n));
-                });
-            detail::emit_line(fd, protocol::row_message(row));
+        // Every pass of the run from the request's on (ProfileSettings::passes()), each with
+        // its share of the budget. A row's later slices keep its first slice's parity (no
+        // checking launch; the guard zones are still read) and batch size; between two
+        // passes the drift control is timed here, where no row runs.
+        const std::int64_t passes = settings.passes();
+        if (passes > 1)
+            profiler.set_parity_once(true);
+        for (std::int64_t pass = request.pass; pass < passes; ++pass) {
+            if (passes > 1)
+                profiler.use_settings(settings.pass_settings(pass));
+            const std::int64_t first = pass == request.pass ? std::max<std::int64_t>(0, start) : 0;
+            for (std::int64_t i = first; i < std::int64_t(plan.size()); ++i) {
+                if (std::find(skip.begin(), skip.end(), i) != skip.end())
+                    continue;
+                detail::emit_line(fd, protocol::row_start_message(i, pass));
+                const auto row = profiler.run_row(
+                    plan[std::size_t(i)], [&](const std::string& phase, std::int64_t n) {
+                        detail::emit_line(fd, protocol::progress_message(i, phase, n));
+                    });
+                detail::emit_line(fd, protocol::row_message(row, pass));
+            }
+            if (pass + 1 < passes)
+                detail::emit_line(
+                    fd, protocol::control_message("after pass " + std::to_string(pass + 1),
+                                                  measure_sentinel()));
         }
         detail::emit_line(fd, protocol::done_message());
         return 0;

@@ -97,6 +97,8 @@ public:
     /// row: 280 ms a slice for a 10 ms budget). A row whose one launch took longer than the
     /// warm-up budget the first time is not warmed up again (one launch is what it was).
     void set_parity_once(bool on) { m_parity_once = on; }
+    /// The workloads a Profiler with set_parity_once() keeps between rows, at most.
+    static constexpr std::int64_t kKeptWorkloadBytes = std::int64_t(1) << 30;
 
     /// Measures one row; never throws (a failure becomes the row's status).
     ProfileRow run_row(const RowSpec& spec, const Progress& progress = {});
@@ -125,8 +127,17 @@ private:
     TunedPicker m_tuned_picker;
     BackendRegistry& m_backends;
     DeviceRegistry& m_devices;
-    std::unique_ptr<Workload> m_workload; // the last (op, dims): consecutive rows share it
-    std::string m_workload_key;
+    // By (op, dims): the last one, which consecutive rows share; with set_parity_once(), every
+    // one that fits kKeptWorkloadBytes (and an eighth of the machine's memory), so a row's
+    // later slices, a pass apart, make their inputs and reference once (least recently used
+    // first out).
+    struct KeptWorkload {
+        std::unique_ptr<Workload> workload;
+        std::int64_t bytes = 0;
+        std::uint64_t used = 0;
+    };
+    std::map<std::string, KeptWorkload> m_workloads;
+    std::uint64_t m_workload_uses = 0;
     int m_reprobes = 0; // CPU ceilings re-measured after a row read above them (kMaxReprobes)
     bool m_parity_once = false;
     struct FirstRun {

@@ -58,10 +58,12 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// pass_settings()' share of the budget, so every row has runs (ProfileRow::runs) and its
     /// between-slice variation, and no verdict rests on one stretch of time. The total budget
     /// stays repeat * time_budget_s. 1: one stretch a run (`profile --slices N`; JSON
-    /// "slices", absent in reports from before slices: 1). 1 by default: each pass runs in a
-    /// fresh worker that sets up its rows again, which on a loaded 2-vCPU machine made a
-    /// 5-slice run ~2x a 1-slice one (the goal was 1.3x); --slices 5 asks for it.
-    std::int64_t slices = 1;
+    /// "slices", absent in reports from before slices: 1). One worker makes every pass, and a
+    /// row's later slices keep its first one's parity, batch size and workload
+    /// (WorkerController), so 5 slices cost 1.25x one stretch (16 rows, 6.6 s against
+    /// 5.3 s on a 2-vCPU Zen 4 guest).
+    std::int64_t slices = kDefaultSlices;
+    static constexpr std::int64_t kDefaultSlices = 5;
     /// A DRAM row has its ceiling's probe timed beside it (ProfileRow::memory). A sliced
     /// run's passes after the first leave it out (pass_settings): the probe's working set
     /// and windows took seconds a slice on a loaded 2-vCPU guest, five times over. JSON

@@ -32,14 +32,17 @@ enum class Event {
     Context,  // {"context": {...}?, "peaks": {...}?}: the run's context (first worker only), CPU
               // peaks
     Plan,     // {"rows": [RowSpec, ...]}: every row of the run, in order
-    RowStart, // {"index": N}: row N starts
+    RowStart, // {"index": N, "pass": P?}: row N starts (in pass P of a run of several; absent: 0)
     Progress, // {"index": N, "phase": "warmup", "samples": S}: a heartbeat inside row N
-    Row,      // {"row": ProfileRow}: row N finished (crashed and timed-out rows too)
+    Row,      // {"row": ProfileRow, "pass": P?}: row N finished (crashed and timed-out rows too)
     Done,     // {} from the worker; {"rows": N, "not_ok": M} from --jsonl
     Fatal,    // {"message": "...", "usage": true?}: the run cannot go on
+    Control,  // {"when": "after pass 1", "median": s}: the drift control, timed by the worker
+              // between two passes (no row runs then); from the profile worker only
 };
 
-/// The stable event names: "context", "plan", "row_start", "progress", "row", "done", "fatal".
+/// The stable event names: "context", "plan", "row_start", "progress", "row", "done", "fatal",
+/// "control".
 SWITCHYARD_CORE_EXPORT std::string_view to_string(Event event) noexcept;
 SWITCHYARD_CORE_EXPORT std::optional<Event> event_from_string(std::string_view name) noexcept;
 
@@ -50,7 +53,9 @@ struct SWITCHYARD_CORE_EXPORT Message {
     std::optional<CpuPeaks> peaks;     // Context: the CPU ceilings the worker used
     std::vector<RowSpec> plan;         // Plan
     std::int64_t index = -1;           // RowStart, Progress
-    std::string phase;                 // Progress
+    std::int64_t pass = 0;             // RowStart, Row: the pass of the run (0: the first)
+    std::string phase;                 // Progress; Control: when it was timed
+    double median = 0;                 // Control: the sentinel's seconds per launch
     std::int64_t samples = 0;          // Progress
     ProfileRow row;                    // Row
     std::optional<std::int64_t> rows_total, not_ok; // Done (from --jsonl)
@@ -66,7 +71,11 @@ SWITCHYARD_CORE_EXPORT nlohmann::json context_message(const RunContext* context,
 /// ({"settings", "start", "peaks"?}), so any size of plan reaches it.
 struct SWITCHYARD_CORE_EXPORT ProfileRequest {
     ProfileSettings settings;
-    std::int64_t start = 0;        // the first row of the plan to run
+    std::int64_t start = 0; // the first row of the plan to run (in pass `pass`)
+    /// The pass of the run the worker starts in (JSON "pass", absent: 0). A profile worker
+    /// makes every pass of the run (ProfileSettings::passes()) from there, pass after pass:
+    /// a row's later slices keep its first one's parity, workload and warm-up, in one process.
+    std::int64_t pass = 0;
     std::optional<CpuPeaks> peaks; // the run's CPU ceilings (every worker shares them)
     /// The folder the other devices keep their measured figures in (profiling/ceilingcache.h);
     /// "" for none. JSON "ceiling_cache" {"folder", "fresh", "max_age_days"}, absent for none.
@@ -96,10 +105,11 @@ SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const SliceCommand& command);
 /// Throws std::runtime_error naming the key path when malformed.
 SWITCHYARD_CORE_EXPORT SliceCommand slice_command_from_json(const nlohmann::json& j);
 SWITCHYARD_CORE_EXPORT nlohmann::json plan_message(const std::vector<RowSpec>& plan);
-SWITCHYARD_CORE_EXPORT nlohmann::json row_start_message(std::int64_t index);
+SWITCHYARD_CORE_EXPORT nlohmann::json row_start_message(std::int64_t index, std::int64_t pass = 0);
 SWITCHYARD_CORE_EXPORT nlohmann::json progress_message(std::int64_t index, const std::string& phase,
                                                        std::int64_t samples);
-SWITCHYARD_CORE_EXPORT nlohmann::json row_message(const ProfileRow& row);
+SWITCHYARD_CORE_EXPORT nlohmann::json row_message(const ProfileRow& row, std::int64_t pass = 0);
+SWITCHYARD_CORE_EXPORT nlohmann::json control_message(const std::string& when, double median);
 SWITCHYARD_CORE_EXPORT nlohmann::json done_message();
 SWITCHYARD_CORE_EXPORT nlohmann::json done_message(std::int64_t rows_total, std::int64_t not_ok);
 SWITCHYARD_CORE_EXPORT nlohmann::json fatal_message(const std::string& message, bool usage = false);

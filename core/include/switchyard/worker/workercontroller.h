@@ -116,6 +116,7 @@ private:
     // bookkeeping: the row a dead worker takes with it, where the next one starts
     ProfileRow failed_row(const RowSpec& spec, const Attempt& attempt) const;
     bool recover(RunState& state, const Attempt& attempt, const Callbacks& cb) const;
+    void add_run(RunState& state, std::int64_t pass, ProfileRow row, const Callbacks& cb) const;
 
     Options m_options;
     CeilingSetChoice m_ceilings; // this run's (run() chooses; the first context records it)
