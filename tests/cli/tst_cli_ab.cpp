@@ -69,14 +69,29 @@ private slots:
             QVERIFY2(QFile::exists(dir + "/libswitchyard-fixture-ab.so"), qPrintable(dir));
     }
 
-    // --slices 5: every row's budget spent in 5 slices, pass after pass over the plan, within
-    // the row's budget in all.
+    // By default every row's budget is spent in 5 slices, pass after pass over the plan, within
+    // the row's budget in all, and the drift control is timed between the passes.
     void replicationInSlices() {
         const double budget = 0.2;
+        const QString file = m_dir.filePath("sliced.json");
         const auto r =
             cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes", "4096,65536",
-                 "--budget", QString::number(budget), "--slices", "5", "--jsonl"});
+                 "--budget", QString::number(budget), "--jsonl", "-o", file});
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const auto report = QJsonDocument::fromJson(f.readAll()).object();
+            const auto context = report["context"].toObject();
+            QCOMPARE(context["repeat"].toInt(), 5);
+            QStringList when;
+            for (const auto& sample : context["control"].toObject()["samples"].toArray()) {
+                when << sample.toObject()["when"].toString();
+                QVERIFY(sample.toObject()["median"].toDouble() > 0);
+            }
+            QCOMPARE(when, (QStringList{"start", "after pass 1", "after pass 2", "after pass 3",
+                                        "after pass 4", "end"}));
+        }
         QList<int> starts; // row_start indices, in the order the rows ran
         QJsonArray rows;
         QJsonObject context;
@@ -121,10 +136,10 @@ private slots:
         }
     }
 
-    // By default (--slices 1): one stretch a row, as before (no runs).
-    void oneSliceByDefault() {
+    // --slices 1: one stretch a row (no runs).
+    void oneStretchWithSlicesOne() {
         const auto r = cli({"profile", "--device", "cpu", "--op", "flow_match_step", "--sizes",
-                            "4096", "--budget", "0.05", "--json"});
+                            "4096", "--budget", "0.05", "--slices", "1", "--json"});
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
         const auto report = parse(r.out);
         for (const auto& row : report["rows"].toArray())

@@ -12,6 +12,7 @@
 #include <switchyard/profiling/parity.h>
 #include <switchyard/profiling/workload.h>
 
+#include <cpuid.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -64,6 +66,24 @@ std::vector<Dims> odd_sizes(std::string_view op) {
     return {{1, 1, 0},      {1, 7, 0},      {3, 1023, 0},   {5, 4099, 0},   {67, 33, 0},
             {256, 4096, 0}, {257, 4096, 0}, {257, 4099, 0}, {300, 3500, 0}, {1100, 1003, 0},
             {8193, 144, 0}, {60000, 20, 0}, {350000, 3, 0}};
+}
+
+// Whether this thread's vector registers have their upper halves in use (XINUSE, XGETBV with
+// ECX = 1: bit 2, the AVX state, and bit 6, ZMM_Hi256), which makes the SSE code run after a
+// kernel slow; nullopt where the CPU cannot say. Read it right after the kernel returns.
+std::optional<bool> upper_halves_in_use() {
+#if defined(__x86_64__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) // OSXSAVE
+        return std::nullopt;
+    if (!__get_cpuid_count(0xD, 1, &a, &b, &c, &d) || !(a & (1u << 2))) // XGETBV, ECX = 1
+        return std::nullopt;
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1u));
+    return (lo & ((1u << 2) | (1u << 6))) != 0;
+#else
+    return std::nullopt;
+#endif
 }
 
 } // namespace
@@ -287,9 +307,17 @@ private slots:
         const auto& op = *find_op(c.key[0]);
         Workload w(op, dims, 1234, pattern);
         auto out = w.make_outputs();
-        c.fn(w.args(out));
+        auto args = w.args(out);
+        c.fn(args);
+        const auto dirty = upper_halves_in_use();
         const auto parity = check_parity(op, dims, out, w.reference());
         QVERIFY2(parity.pass, parity.first_failure.c_str());
+        // A cell returns with the upper halves of the vector registers clean (vzeroupper):
+        // the rms_norm AVX-512 entry once returned through a tail call without it, and the
+        // reference rows after it in a run took 3.5x as long.
+        QVERIFY2(!dirty.value_or(false),
+                 "the cell returned with the vector registers' upper halves in use (no "
+                 "vzeroupper): the SSE code after it on this thread runs slowly");
     }
 
     // The gemm cells with a declared workspace pack into it (the profiler's canaries guard
