@@ -341,6 +341,16 @@ Measured measure(const ProfileOptions& o) {
             line(protocol::progress_message(i, phase, n));
         };
     }
+    // Human mode, a run of several passes: a line as each pass starts, since its rows are
+    // reported (merged) only in the last one.
+    if (human && settings.passes() > 1) {
+        std::int64_t pass = 0, last_index = -1;
+        cb.on_row_start = [&, pass, last_index](const RowSpec& r) mutable {
+            if (r.index <= last_index || pass == 0)
+                std::cerr << "pass " << ++pass << " of " << settings.passes() << std::endl;
+            last_index = r.index;
+        };
+    }
     cb.on_row = [&](const ProfileRow& r) {
         if (o.jsonl)
             line(protocol::row_message(r));
