@@ -312,10 +312,11 @@ private slots:
         const auto dirty = upper_halves_in_use();
         const auto parity = check_parity(op, dims, out, w.reference());
         QVERIFY2(parity.pass, parity.first_failure.c_str());
-        // A cell returns with the upper halves of the vector registers clean (vzeroupper):
+        // Our cells return with the upper halves of the vector registers clean (vzeroupper):
         // the rms_norm AVX-512 entry once returned through a tail call without it, and the
-        // reference rows after it in a run took 3.5x as long.
-        QVERIFY2(!dirty.value_or(false),
+        // reference rows after it in a run took 3.5x as long. OpenBLAS's kernels are its own
+        // per CPU (the profiler clears the state before each row whatever a cell leaves).
+        QVERIFY2(c.key[3] == "openblas" || !dirty.value_or(false),
                  "the cell returned with the vector registers' upper halves in use (no "
                  "vzeroupper): the SSE code after it on this thread runs slowly");
     }
