@@ -68,19 +68,39 @@ std::vector<Dims> odd_sizes(std::string_view op) {
             {8193, 144, 0}, {60000, 20, 0}, {350000, 3, 0}};
 }
 
-// Whether this thread's vector registers have their upper halves in use (XINUSE, XGETBV with
-// ECX = 1: bit 2, the AVX state, and bit 6, ZMM_Hi256), which makes the SSE code run after a
-// kernel slow; nullopt where the CPU cannot say. Read it right after the kernel returns.
-std::optional<bool> upper_halves_in_use() {
 #if defined(__x86_64__)
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) // OSXSAVE
-        return std::nullopt;
-    if (!__get_cpuid_count(0xD, 1, &a, &b, &c, &d) || !(a & (1u << 2))) // XGETBV, ECX = 1
-        return std::nullopt;
+unsigned xinuse() {
     unsigned lo = 0, hi = 0;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1u));
-    return (lo & ((1u << 2) | (1u << 6))) != 0;
+    return lo;
+}
+
+__attribute__((target("avx"))) unsigned xinuse_after_vzeroupper() {
+    __builtin_ia32_vzeroupper();
+    return xinuse();
+}
+#endif
+
+constexpr unsigned kUpperHalves = (1u << 2) | (1u << 6); // XINUSE: AVX, ZMM_Hi256
+
+// Whether this thread's vector registers have their upper halves in use (XINUSE, XGETBV with
+// ECX = 1: bit 2, the AVX state, and bit 6, ZMM_Hi256), which makes the SSE code run after a
+// kernel slow; nullopt where the CPU cannot say: no XGETBV with ECX = 1, no AVX, or a CPU
+// without the init optimization, whose XINUSE keeps those bits set even after vzeroupper.
+// Read it right after the kernel returns.
+std::optional<bool> upper_halves_in_use() {
+#if defined(__x86_64__)
+    static const bool tracked = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)) || !(c & (1u << 28)))
+            return false; // OSXSAVE, AVX
+        if (!__get_cpuid_count(0xD, 1, &a, &b, &c, &d) || !(a & (1u << 2)))
+            return false; // XGETBV with ECX = 1
+        return (xinuse_after_vzeroupper() & kUpperHalves) == 0;
+    }();
+    if (!tracked)
+        return std::nullopt;
+    return (xinuse() & kUpperHalves) != 0;
 #else
     return std::nullopt;
 #endif
@@ -308,6 +328,7 @@ private slots:
         Workload w(op, dims, 1234, pattern);
         auto out = w.make_outputs();
         auto args = w.args(out);
+        (void)upper_halves_in_use(); // its first call finds out whether the CPU can tell
         c.fn(args);
         const auto dirty = upper_halves_in_use();
         const auto parity = check_parity(op, dims, out, w.reference());
