@@ -306,6 +306,11 @@ const CpuInfo& cpu_info() {
     return info;
 }
 
+std::int64_t physical_memory_bytes() noexcept {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? std::int64_t(pages) * page : 0;
+}
+
 HostInfo host_info() {
     HostInfo h;
     char name[256] = {};
@@ -323,9 +328,7 @@ HostInfo host_info() {
                     h.distro = h.distro.substr(1, h.distro.size() - 2);
             }
     }
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    if (pages > 0 && page > 0)
-        h.memory_bytes = std::int64_t(pages) * page;
+    h.memory_bytes = physical_memory_bytes();
     h.governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     std::error_code ec;
     std::int64_t throttle = 0;

@@ -18,10 +18,8 @@
 #include "profiling/guards.h"
 #include "profiling/profilerdetail.h"
 #include "profiling/vectorstate.h"
-
 #include "util/sanitizer.h"
 #include "util/textutil.h"
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -87,10 +85,8 @@ const Workload& Profiler::workload(const std::string& op, const Dims& dims,
         // What may stay: one workload, or (parity once) those that fit the limit together.
         std::int64_t limit = 0;
         if (m_parity_once) {
-            const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-            limit = kKeptWorkloadBytes;
-            if (pages > 0 && page > 0)
-                limit = std::min<std::int64_t>(limit, std::int64_t(pages) * page / 8);
+            const auto memory = physical_memory_bytes();
+            limit = memory > 0 ? std::min(kKeptWorkloadBytes, memory / 8) : kKeptWorkloadBytes;
         }
         std::int64_t kept = 0;
         for (const auto& [k, w] : m_workloads)

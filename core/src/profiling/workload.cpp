@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/profiling/workload.h>
 
-#include "util/splitmix.h"
+#include <switchyard/hardware/hardware.h>
 
-#include <unistd.h>
+#include "util/splitmix.h"
 
 #include <chrono>
 #include <cmath>
@@ -77,10 +77,10 @@ std::int64_t Workload::bytes_needed(const OpInfo& op, const Dims& dims) {
 }
 
 void Workload::check_fits_in_memory(const OpInfo& op, const Dims& dims) {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0)
+    const auto memory = physical_memory_bytes();
+    if (memory <= 0)
         return; // unknown: let the allocation decide
-    const double have = double(pages) * double(page);
+    const double have = double(memory);
     const auto need = bytes_needed(op, dims);
     if (double(need) <= have)
         return;

@@ -86,5 +86,8 @@ SWITCHYARD_CORE_EXPORT std::vector<std::pair<std::string, std::string>>
 device_property_entries(const DeviceInfo& device);
 /// Read afresh on every call (the governor and throttle counters change).
 SWITCHYARD_CORE_EXPORT HostInfo host_info();
+/// The machine's physical memory in bytes (sysconf); 0 when it cannot say. HostInfo's
+/// memory_bytes, without the rest of host_info()'s reading.
+SWITCHYARD_CORE_EXPORT std::int64_t physical_memory_bytes() noexcept;
 
 } // namespace switchyard
