@@ -258,6 +258,16 @@ private slots:
         r = cli({"ab", "--a", kBuildA, "--b", kBuildA, "--min-pairs", "3"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--min-pairs"), r.err.constData());
+        // The placement of the sides' buffers, asked for by a name it does not know.
+        r = switchyard::test::run_cli(
+            {"ab", "--a", kBuildA, "--b", kBuildA, "--op", "flow_match_step", "--device", "cpu"},
+            {},
+            {.env = {{"XDG_DATA_HOME", m_dir.filePath("xdg")},
+                     {"SWITCHYARD_CEILINGS_CACHE", m_dir.filePath("ceilings")},
+                     {"SWITCHYARD_PLACEMENT", "sideways"}}});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("SWITCHYARD_PLACEMENT") && r.err.contains("shared"),
+                 r.err.constData());
     }
 };
 

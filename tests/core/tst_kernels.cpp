@@ -13,8 +13,12 @@
 #include <switchyard/profiling/workload.h>
 
 #include <cpuid.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -147,6 +151,61 @@ private slots:
         QCOMPARE(reinterpret_cast<std::uintptr_t>(p) % 64, std::uintptr_t(0));
         device->release(p);
         device->release(nullptr);
+    }
+
+    // Both sides of a paired A/B run cut their buffers from one memory file: given the same
+    // seed and sizes, two devices (two workers; here two devices of one process, each with
+    // its own descriptor of the file) get the very same pages, so what one writes the other
+    // reads; another seed starts elsewhere in the file; offsets stay drawn as without it; a
+    // buffer past the first mapping (64 MiB) grows the file for both.
+    void sharedFileGivesBothSidesTheSamePages() {
+        const int fd = memfd_create("tst-kernels-shared", MFD_CLOEXEC);
+        QVERIFY(fd >= 0);
+        const int fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        QVERIFY(fd2 >= 0);
+        {
+            const auto a = make_cpu_device();
+            const auto b = make_cpu_device();
+            a->place_in_shared_file(fd);
+            b->place_in_shared_file(fd2);
+            QVERIFY_THROWS_EXCEPTION(std::logic_error, a->place_in_shared_file(fd));
+            const std::vector<std::size_t> sizes = {4096 * 3 + 100, 40000, std::size_t(70) << 20};
+            const auto cut = [&](CpuDevice& d, std::uint64_t seed) {
+                d.vary_placement(seed);
+                std::vector<unsigned char*> got;
+                for (const auto bytes : sizes)
+                    got.push_back(static_cast<unsigned char*>(d.allocate(bytes)));
+                return got;
+            };
+            const auto pa = cut(*a, 77);
+            const auto pb = cut(*b, 77);
+            for (std::size_t i = 0; i < sizes.size(); ++i) {
+                QVERIFY(pa[i] != pb[i]); // two mappings ...
+                QCOMPARE(reinterpret_cast<std::uintptr_t>(pa[i]) % 4096,
+                         reinterpret_cast<std::uintptr_t>(pb[i]) % 4096);
+                std::memset(pa[i], int(0x11 * (i + 1)), sizes[i]);
+                QCOMPARE(int(pb[i][0]), int(0x11 * (i + 1))); // ... of the same pages
+                QCOMPARE(int(pb[i][sizes[i] - 1]), int(0x11 * (i + 1)));
+            }
+            struct stat st = {};
+            QVERIFY(fstat(fd, &st) == 0);
+            QVERIFY(std::size_t(st.st_size) >= (std::size_t(70) << 20));
+            for (auto* p : pa)
+                a->release(p);
+            for (auto* p : pb)
+                b->release(p);
+            // Another seed: another start in the file (pages), the other side alike.
+            const auto qa = cut(*a, 78);
+            const auto qb = cut(*b, 78);
+            QVERIFY(qa[0] - pa[0] != 0);
+            QCOMPARE(qb[0] - pb[0], qa[0] - pa[0]);
+            for (auto* p : qa)
+                a->release(p);
+            for (auto* p : qb)
+                b->release(p);
+        }
+        ::close(fd);
+        ::close(fd2);
     }
 
     // The copy probe writes a = 0.5 b over exactly [0, n), at every alignment of a and every

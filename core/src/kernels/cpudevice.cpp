@@ -10,12 +10,17 @@
 #include "util/splitmix.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <cerrno>
+#include <stdexcept>
+#include <system_error>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -135,15 +140,70 @@ void CpuDevice::apply_locked(CpuPeaks p) {
 CpuDevice::~CpuDevice() {
     for (const auto& spare : m_spares)
         host_release(spare.base);
+    if (m_shared.base)
+        munmap(m_shared.base, m_shared.reserved);
+}
+
+void CpuDevice::place_in_shared_file(int fd) {
+    std::lock_guard lock(m_placed_mutex);
+    if (m_shared.base)
+        throw std::logic_error("CpuDevice::place_in_shared_file: already placing in one");
+    // Address space for the largest row this machine can hold (its RAM, at most 1 TiB), plus
+    // the seeds' starting pages; reserved, not committed.
+    const auto ram = std::max<std::int64_t>(physical_memory_bytes(), std::int64_t(1) << 30);
+    const std::size_t reserve =
+        std::min<std::size_t>(std::size_t(ram), std::size_t(1) << 40) + (std::size_t(64) << 20);
+    void* base =
+        mmap(nullptr, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+        throw std::system_error(errno, std::generic_category(),
+                                "cannot reserve address space for the shared buffers");
+    m_shared = SharedFile{};
+    m_shared.fd = fd;
+    m_shared.base = static_cast<std::byte*>(base);
+    m_shared.reserved = reserve;
+}
+
+void CpuDevice::map_shared_locked(std::size_t end) {
+    if (end <= m_shared.mapped)
+        return;
+    if (end > m_shared.reserved)
+        throw std::bad_alloc();
+    constexpr std::size_t kGrain = std::size_t(64) << 20;
+    const std::size_t want = std::min(m_shared.reserved, (end + kGrain - 1) / kGrain * kGrain);
+    struct stat st = {};
+    if (fstat(m_shared.fd, &st) != 0)
+        throw std::system_error(errno, std::generic_category(), "the shared buffers' file");
+    // The other side may have made it longer already; it never gets shorter.
+    if (std::size_t(st.st_size) < want && ftruncate(m_shared.fd, off_t(want)) != 0)
+        throw std::system_error(errno, std::generic_category(),
+                                "cannot grow the shared buffers' file");
+    // The same file pages at the same addresses, so buffers already cut stay where they are.
+    if (mmap(m_shared.base, want, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, m_shared.fd, 0) ==
+        MAP_FAILED)
+        throw std::system_error(errno, std::generic_category(),
+                                "cannot map the shared buffers' file");
+#if defined(MADV_HUGEPAGE)
+    (void)madvise(m_shared.base, want, MADV_HUGEPAGE); // where shmem THP allows it
+#endif
+    m_shared.mapped = want;
 }
 
 void CpuDevice::vary_placement(std::uint64_t seed) {
+    constexpr std::size_t kPage = 4096, kStartPages = 512;
     std::vector<Spare> spares;
     {
         std::lock_guard lock(m_placed_mutex);
         m_placement = seed;
         if (seed == 0)
             spares.swap(m_spares);
+        // A slice's buffers from its seed's page of the shared file on (the first 2 MiB), so
+        // both sides of a pair use the same pages and the pairs many. A buffer still held
+        // (none in a slice worker) keeps its pages: the next ones go after it.
+        if (m_shared.base && m_shared.live == 0) {
+            std::uint64_t s = seed ^ 0x5ba7ed5ba7edULL;
+            m_shared.cursor = std::size_t(splitmix64(s) % kStartPages) * kPage;
+        }
     }
     for (const auto& spare : spares)
         host_release(spare.base);
@@ -160,6 +220,16 @@ void* CpuDevice::allocate(std::size_t bytes) {
             return host_allocate(bytes);
         // The same seed gives the same offsets, in any build.
         offset = std::size_t(splitmix64(m_placement) % (kPage / kStep)) * kStep;
+        if (m_shared.base) {
+            const std::size_t start = (m_shared.cursor + kPage - 1) / kPage * kPage + offset;
+            const std::size_t need = std::max<std::size_t>(bytes, 1);
+            if (start > m_shared.reserved || need > m_shared.reserved - start)
+                throw std::bad_alloc();
+            map_shared_locked(start + need);
+            m_shared.cursor = start + need;
+            ++m_shared.live;
+            return m_shared.base + start;
+        }
         for (auto it = m_spares.begin(); it != m_spares.end(); ++it)
             if (it->bytes == want) {
                 base = static_cast<std::byte*>(it->base);
@@ -189,6 +259,10 @@ void CpuDevice::release(void* buffer) noexcept {
     std::vector<Spare> drop;
     {
         std::lock_guard lock(m_placed_mutex);
+        if (m_shared.holds(buffer)) { // its pages stay the file's
+            --m_shared.live;
+            return;
+        }
         const auto it = m_placed.find(buffer);
         if (it == m_placed.end()) {
             drop.push_back({buffer, 0});

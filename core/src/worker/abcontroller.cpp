@@ -15,12 +15,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <ctime>
 #include <istream>
 #include <memory>
 #include <random>
 #include <string_view>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace switchyard {
@@ -32,6 +36,16 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
         const auto cpu = find_cpu_device(devices);
         if (cpu && request.peaks)
             cpu->set_peaks(*request.peaks);
+        if (cpu && request.shared_buffers) {
+            if (fcntl(detail::kWorkerSharedFd, F_GETFD) < 0) {
+                detail::emit_line(fd, protocol::fatal_message(
+                                          "worker: asked for shared buffers, but descriptor " +
+                                          std::to_string(detail::kWorkerSharedFd) +
+                                          " is not open (start it through AbController)"));
+                return 1;
+            }
+            cpu->place_in_shared_file(detail::kWorkerSharedFd);
+        }
         Profiler profiler(settings, backends, devices);
         profiler.set_parity_once(true); // each row runs 2 x pairs slices of the same code
         if (!request.ceiling_cache.empty())
@@ -103,6 +117,7 @@ struct AbController::Side {
     std::atomic<bool>& cancel;
     std::atomic<int>& pid;
     const Callbacks& cb;
+    int shared_fd = -1; // the memory file both sides cut their CPU buffers from; -1: none
 
     std::unique_ptr<detail::WorkerProcess> process;
     std::optional<RunContext> context; // of its first worker
@@ -191,13 +206,15 @@ struct AbController::Side {
         request.settings.use_tuning =
             options.settings.use_tuning && side.tuning != AbSide::kNoTuning;
         request.peaks = given;
+        request.shared_buffers = shared_fd >= 0;
         if (options.ceiling_cache) { // the devices' figures, kept between runs
             request.ceiling_cache = options.ceiling_cache->folder();
             request.ceiling_policy = options.ceiling_policy;
         }
         process = std::make_unique<detail::WorkerProcess>(
             std::vector<std::string>{options.executable, "__worker", "slices"},
-            detail::worker_environment(env), protocol::to_json(request).dump() + "\n", true);
+            detail::worker_environment(env), protocol::to_json(request).dump() + "\n", true,
+            shared_fd);
         pid = process->pid();
         have_plan = false;
         fatal.clear();
@@ -305,8 +322,38 @@ AbReport AbController::run(const Callbacks& cb) {
     } else {
         ceilings = uncached_ceiling_choice("no cache of ceilings in use");
     }
+    // Each pair's CPU buffers at offsets drawn afresh (CpuDevice::vary_placement), the same
+    // for both of its slices: where a row's arrays sit within their pages (4 KiB aliasing,
+    // cache sets) moved one worker's small rows 2-5 % from the other's, for the whole run, and
+    // a paired test reads a gap that steady as a difference. And on the same physical pages:
+    // both sides cut their buffers from one memory file (CpuDevice::place_in_shared_file), so
+    // the host's pages under them, which set a row's mode on a virtual machine, are the pair's
+    // too. SWITCHYARD_PLACEMENT=apart: drawn offsets, each side on pages of its own; fixed:
+    // where each worker's heap puts them (to see what placement does to a row).
+    const char* placement_env = std::getenv("SWITCHYARD_PLACEMENT");
+    const std::string_view placement_mode = placement_env ? placement_env : "";
+    const bool fixed_placement = placement_mode == "fixed";
+    const bool apart = fixed_placement || placement_mode == "apart";
+    if (!placement_mode.empty() && !apart && placement_mode != "shared")
+        throw WorkerUsageError("SWITCHYARD_PLACEMENT is '" + std::string(placement_mode) +
+                               "': expected shared (the default), apart or fixed");
+    struct FileCloser {
+        int fd = -1;
+        ~FileCloser() {
+            if (fd >= 0)
+                ::close(fd);
+        }
+    } shared_file;
+    if (!apart) {
+        shared_file.fd = memfd_create("switchyard-ab-buffers", MFD_CLOEXEC);
+        if (shared_file.fd < 0)
+            throw WorkerError(std::string("cannot create the sides' shared buffer file "
+                                          "(memfd_create): ") +
+                              std::strerror(errno) + "; SWITCHYARD_PLACEMENT=apart runs without");
+    }
     Side a('A', m_options.a, m_options, m_cancel, m_pid_a, cb);
     Side b('B', m_options.b, m_options, m_cancel, m_pid_b, cb);
+    a.shared_fd = b.shared_fd = shared_file.fd;
     AbReport report;
     report.a = m_options.a;
     report.b = m_options.b;
@@ -356,18 +403,14 @@ AbReport AbController::run(const Callbacks& cb) {
     if (cb.on_plan)
         cb.on_plan(plan);
     const auto pairs = m_options.pairs;
-    // Each pair's CPU buffers at offsets drawn afresh (CpuDevice::vary_placement), the same
-    // for both of its slices: where a row's arrays sit within their pages (4 KiB aliasing,
-    // cache sets) moved one worker's small rows 2-5 % from the other's, for the whole run, and
-    // a paired test reads a gap that steady as a difference. Both sides now run every pair at
-    // one placement, and the pairs at many. SWITCHYARD_PLACEMENT=fixed: where each worker's
-    // heap puts them (to see what placement does to a row).
-    const char* placement_env = std::getenv("SWITCHYARD_PLACEMENT");
-    const bool fixed_placement = placement_env && std::string_view(placement_env) == "fixed";
     if (fixed_placement)
         report.context.warnings.push_back(
             "SWITCHYARD_PLACEMENT=fixed: each side's CPU buffers sat where its worker's heap "
             "put them, so a placement one side kept is in its times");
+    else if (apart)
+        report.context.warnings.push_back(
+            "SWITCHYARD_PLACEMENT=apart: each side's CPU buffers sat on pages of its own, so "
+            "the pages' own speed is in each pair's ratio");
     std::uint64_t placement_state = std::random_device{}();
     placement_state = (placement_state << 32) ^ std::uint64_t(std::time(nullptr));
     std::vector<PairedComparison> measured; // each finished row's own figures

@@ -469,6 +469,8 @@ nlohmann::json to_json(const ProfileRequest& request) {
         j["ceiling_cache"] = ceiling_cache_json(request.ceiling_cache, request.ceiling_policy);
     if (!request.skip.empty())
         j["skip"] = request.skip;
+    if (request.shared_buffers)
+        j["shared_buffers"] = true;
     return j;
 }
 
@@ -488,6 +490,7 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
         for (std::size_t i = 0; i < skip->size(); ++i)
             r.skip.push_back((*skip)[i].integer());
     }
+    r.shared_buffers = v.boolean("shared_buffers", false);
     return r;
 }
 

@@ -186,7 +186,8 @@ worker_environment(const std::vector<std::pair<std::string, std::string>>& extra
 namespace {
 
 // The keeper's file descriptors, whatever numbers the controller's were.
-constexpr int kKeeperIn = 3, kKeeperOut = 4, kKeeperErr = 5, kKeeperLink = 6, kKeeperSignals = 7;
+constexpr int kKeeperIn = 3, kKeeperOut = 4, kKeeperErr = 5, kKeeperLink = 6, kKeeperShared = 7,
+              kKeeperSignals = 8;
 
 // The keeper's status message on the link: a tag, then the worker's wait status.
 constexpr std::uint32_t kStatusTag = 0x53594b31; // "SYK1"
@@ -194,6 +195,7 @@ constexpr std::uint32_t kStatusTag = 0x53594b31; // "SYK1"
 struct KeeperPlan {
     int in, out, err, link; // the worker's stdin, stdout, stderr; the keeper's end of the link
     int controller_link;    // the controller's end: closed in the keeper
+    int shared;             // the worker's fd kWorkerSharedFd; -1: none
     Containment mode;
     bool map_user; // a user namespace came with the PID namespace: map our ids
     char uid_map[64], gid_map[64];
@@ -332,9 +334,13 @@ int lift(int fd) noexcept {
     ::close(plan.controller_link);
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     const int fds[4] = {lift(plan.in), lift(plan.out), lift(plan.err), lift(plan.link)};
+    const int shared = plan.shared >= 0 ? lift(plan.shared) : -1;
     for (int i = 0; i < 4; ++i)
         if (fds[i] < 0 || dup2(fds[i], kKeeperIn + i) < 0)
             _exit(127);
+    if (plan.shared >= 0 ? shared < 0 || dup2(shared, kKeeperShared) < 0
+                         : ::close(kKeeperShared) < 0 && errno != EBADF)
+        _exit(127);
     // Nothing of the controller's stays open here (another worker's link would not see its
     // controller close while we hold a copy).
     close_range(kKeeperSignals, ~0U, 0);
@@ -398,13 +404,15 @@ int lift(int fd) noexcept {
         dup2(kKeeperIn, STDIN_FILENO);
         dup2(kKeeperOut, STDOUT_FILENO);
         dup2(kKeeperErr, STDERR_FILENO);
-        close_range(3, ~0U, 0);
+        if (plan.shared >= 0 && dup2(kKeeperShared, kWorkerSharedFd) < 0)
+            _exit(127);
+        close_range(plan.shared >= 0 ? kWorkerSharedFd + 1 : 3, ~0U, 0);
         execve(plan.argv[0], plan.argv, plan.envp);
         say("switchyard worker: exec failed\n");
         _exit(127);
     }
     // The pipes are the worker's: they close when it and its descendants are gone.
-    for (int fd : {kKeeperIn, kKeeperOut, kKeeperErr})
+    for (int fd : {kKeeperIn, kKeeperOut, kKeeperErr, kKeeperShared})
         ::close(fd);
 
     int status = 0;
@@ -467,7 +475,7 @@ struct WorkerProcess::Reading {
 
 WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
                              const std::vector<std::string>& env, const std::string& input,
-                             bool interactive)
+                             bool interactive, int shared_fd)
     : m_reading(std::make_unique<Reading>()) {
     install_atexit_once();
     const auto asked = asked_containment();
@@ -508,9 +516,9 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
     for (const auto& e : env)
         cenv.push_back(const_cast<char*>(e.c_str()));
     cenv.push_back(nullptr);
-    KeeperPlan plan = {
-        in,    out_pipe[1], err_pipe[1], link[1],      link[0],    Containment::Subreaper,
-        false, {},          {},          cargv.data(), cenv.data()};
+    KeeperPlan plan = {in,    out_pipe[1], err_pipe[1], link[1],      link[0],    shared_fd,
+                       Containment::Subreaper, false, {},          {},          cargv.data(),
+                       cenv.data()};
     std::snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", unsigned(geteuid()),
                   unsigned(geteuid()));
     std::snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", unsigned(getegid()),

@@ -45,6 +45,9 @@ void emit_line(int fd, const nlohmann::json& message);
 std::vector<std::string>
 worker_environment(const std::vector<std::pair<std::string, std::string>>& extra);
 
+/// The descriptor number a worker finds WorkerProcess's `shared_fd` at.
+constexpr int kWorkerSharedFd = 3;
+
 /// How a worker ended.
 struct WorkerEnd {
     int status = 0;         // the waitpid status (when reaped)
@@ -66,8 +69,11 @@ public:
     /// containment, or when `pid-namespace` was asked for and none can be made.
     /// `interactive`: the standard input is a socket instead, `input` its first bytes, and
     /// send() writes more until close_input() (a worker that takes commands as it goes).
+    /// `shared_fd` (>= 0): a descriptor of ours the worker gets as its kWorkerSharedFd (the
+    /// memory file an A/B run's two workers place their CPU buffers in); the caller keeps its
+    /// own.
     WorkerProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                  const std::string& input, bool interactive = false);
+                  const std::string& input, bool interactive = false, int shared_fd = -1);
     /// Kills the group and reaps the worker if run() has not.
     ~WorkerProcess();
     WorkerProcess(const WorkerProcess&) = delete;

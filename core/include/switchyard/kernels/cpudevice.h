@@ -49,6 +49,16 @@ public:
     /// allocate() of their size: the next slice of a row then reuses its pages instead of
     /// faulting in and zeroing a fresh mapping (a third of each slice of a 134 MB row).
     void vary_placement(std::uint64_t seed);
+    /// From now on, placed buffers (vary_placement() on) are cut from the memory file `fd`
+    /// (a memfd: the caller keeps it open), which another process maps too: the two workers
+    /// of a paired A/B run. Given the same seed and the same sizes, both then run on the very
+    /// same physical pages, not only at the same offsets within them. On a virtual machine the
+    /// cache sets and DRAM banks follow from the host's pages, which no guest chooses: fresh
+    /// pages put each side of a pair in its own mode (one row's slices came at 0.92, 1.00,
+    /// 1.09 and 1.25 of its median, on each side independently), and the pair's ratio carried
+    /// it. Each seed starts the row at its own page of the file (vary_placement), so the pairs
+    /// still see many placements. Throws std::system_error when the file cannot be mapped.
+    void place_in_shared_file(int fd);
     void* allocate(std::size_t bytes) override;
     void release(void* buffer) noexcept override;
     void upload(void* dst, const void* src, std::size_t bytes) override;
@@ -73,6 +83,17 @@ private:
     std::uint64_t m_placement = 0;             // vary_placement's state; 0: off
     std::unordered_map<void*, Spare> m_placed; // placed buffer -> its allocation
     std::vector<Spare> m_spares;               // kept for reuse, oldest first
+    struct SharedFile {                        // place_in_shared_file()'s
+        int fd = -1;
+        std::byte* base = nullptr; // `reserved` bytes of address space, the file mapped at its start
+        std::size_t reserved = 0, mapped = 0;
+        std::size_t cursor = 0; // where the next buffer goes (bytes into the file)
+        std::size_t live = 0;   // buffers cut from it and not released
+        bool holds(const void* p) const noexcept {
+            return base && p >= base && p < base + reserved;
+        }
+    } m_shared;
+    void map_shared_locked(std::size_t end); // m_placed_mutex held; throws when it cannot
     volatile std::uint64_t m_sink = 0;
 };
 

@@ -84,6 +84,10 @@ struct SWITCHYARD_CORE_EXPORT ProfileRequest {
     /// Rows of the plan not to run (JSON "skip", absent when none): a row that crashed or
     /// hung in an earlier pass of the run is not run again.
     std::vector<std::int64_t> skip;
+    /// An A/B side's worker (JSON "shared_buffers", absent: false): its placed CPU buffers
+    /// are cut from the memory file at its descriptor 3, which the other side's worker maps
+    /// too (CpuDevice::place_in_shared_file).
+    bool shared_buffers = false;
 };
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const ProfileRequest& request);
 /// Throws std::runtime_error naming the key path when malformed.
