@@ -311,6 +311,16 @@ std::int64_t physical_memory_bytes() noexcept {
     return pages > 0 && page > 0 ? std::int64_t(pages) * page : 0;
 }
 
+std::string shared_memory_huge_pages() {
+    std::ifstream in("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+    std::string text;
+    std::getline(in, text);
+    const auto open = text.find('['), close = text.find(']');
+    return open != std::string::npos && close != std::string::npos && close > open
+               ? text.substr(open + 1, close - open - 1)
+               : std::string();
+}
+
 HostInfo host_info() {
     HostInfo h;
     char name[256] = {};

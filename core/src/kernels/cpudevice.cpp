@@ -144,7 +144,11 @@ CpuDevice::~CpuDevice() {
         munmap(m_shared.base, m_shared.reserved);
 }
 
-void CpuDevice::place_in_shared_file(int fd) {
+std::uintptr_t CpuDevice::shared_at() const noexcept {
+    return reinterpret_cast<std::uintptr_t>(m_shared.base);
+}
+
+void CpuDevice::place_in_shared_file(int fd, std::uintptr_t at) {
     std::lock_guard lock(m_placed_mutex);
     if (m_shared.base)
         throw std::logic_error("CpuDevice::place_in_shared_file: already placing in one");
@@ -153,8 +157,19 @@ void CpuDevice::place_in_shared_file(int fd) {
     const auto ram = std::max<std::int64_t>(physical_memory_bytes(), std::int64_t(1) << 30);
     const std::size_t reserve =
         std::min<std::size_t>(std::size_t(ram), std::size_t(1) << 40) + (std::size_t(64) << 20);
-    void* base =
-        mmap(nullptr, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    constexpr int kReserve = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    void* base = MAP_FAILED;
+    if (at != 0) {
+        base = mmap(reinterpret_cast<void*>(at), reserve, PROT_NONE, kReserve | MAP_FIXED_NOREPLACE,
+                    -1, 0);
+        // A kernel before 4.17 takes the flag for a hint and may map elsewhere.
+        if (base != MAP_FAILED && reinterpret_cast<std::uintptr_t>(base) != at) {
+            munmap(base, reserve);
+            base = MAP_FAILED;
+        }
+    }
+    if (base == MAP_FAILED)
+        base = mmap(nullptr, reserve, PROT_NONE, kReserve, -1, 0);
     if (base == MAP_FAILED)
         throw std::system_error(errno, std::generic_category(),
                                 "cannot reserve address space for the shared buffers");

@@ -247,10 +247,11 @@ struct RowClockSource {
 std::vector<double> take_samples(Device& device, const std::function<void()>& launch,
                                  std::int64_t batch, const ProfileSettings& st, StoppingRule& rule,
                                  const Profiler::Progress& progress, RowClockSource& clock,
-                                 std::vector<double>& sample_ghz) {
+                                 std::vector<double>& sample_ghz,
+                                 const Profiler::SampleHook& hook) {
     CpuClockCounter* counter = clock.counter ? &*clock.counter : nullptr;
     std::vector<double> samples;
-    const auto s0 = Clock::now();
+    auto s0 = Clock::now();
     auto last_beat = s0;
     while (true) {
         if (st.cold)
@@ -263,7 +264,18 @@ std::vector<double> take_samples(Device& device, const std::function<void()>& la
         else if (clock.device)
             sample_ghz.push_back(clock.device->last_sample_clock_ghz());
         samples.push_back(t);
-        if (rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None)
+        const bool last = rule.add(t, seconds_since(s0)) != StoppingRule::Stop::None;
+        if (hook) {
+            double waited = 0;
+            const bool go_on = hook(samples, last, waited);
+            // The time it waited (the other side's turn) is not this row's budget.
+            s0 += std::chrono::duration_cast<Clock::duration>(
+                std::chrono::duration<double>(std::max(0.0, waited)));
+            last_beat = Clock::now();
+            if (!go_on)
+                break;
+        }
+        if (last)
             break;
         if (progress && seconds_since(last_beat) > 0.2) {
             last_beat = Clock::now();
@@ -532,7 +544,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                        reference_budget
                            ? std::min(m_settings.min_samples, ProfileSettings::kReferenceMinSamples)
                            : m_settings.min_samples,
-                       reference_budget ? m_settings.reference_budget_s : m_settings.time_budget_s,
+                       m_settings.row_budget_s(spec.is_reference()),
                        m_settings.max_samples});
     // The effective clock: per sample from the cycle counter where the kernel has one, else a
     // dependent-add chain before and after the samples (CPU rows: this thread runs them).
@@ -542,7 +554,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
     if (clock.chain)
         clocks.chain_before_ghz = dependent_add_chain_ghz();
     auto samples = take_samples(*device, launch, row.launches_per_sample, m_settings, rule,
-                                progress, clock, clocks.sample_ghz);
+                                progress, clock, clocks.sample_ghz, m_sample_hook);
     if (clock.chain)
         clocks.chain_after_ghz = dependent_add_chain_ghz();
     time_memory();

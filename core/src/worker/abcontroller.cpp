@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <switchyard/worker/abcontroller.h>
 
+#include <switchyard/hardware/hardware.h>
 #include <switchyard/kernels/cpudevice.h>
 #include <switchyard/profiling/fingerprint.h>
 #include <switchyard/profiling/profiler.h>
@@ -12,6 +13,7 @@
 #include "worker/workerprocess.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +31,29 @@
 
 namespace switchyard {
 
+namespace {
+
+// Runs `fn` with the stack at the same offset within its page in every process given the
+// same seed: the row's frames (its kernel arguments, the launch loop's state) then sit at
+// the same page offsets on both sides of a pair, as its buffers do. A process's stack starts
+// at a random offset (ASLR), and 4 KiB aliasing between a frame and a row's arrays moved one
+// worker's small rows 1-3 % from the other's for a whole run.
+void on_stack_at(std::int64_t seed, const std::function<void()>& fn) {
+    if (seed == 0) {
+        fn();
+        return;
+    }
+    std::uint64_t s = std::uint64_t(seed) ^ 0x57ac4ULL;
+    const std::size_t want = std::size_t(splitmix64(s) % 64) * 64; // the page offset wanted
+    const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    const std::size_t pad = (here - want) % 4096 + 64; // the stack grows down
+    auto* gap = static_cast<volatile char*>(__builtin_alloca(pad));
+    gap[0] = 0; // keeps the allocation
+    fn();
+}
+
+} // namespace
+
 int run_slice_worker(const protocol::ProfileRequest& request, std::istream& commands, int fd,
                      BackendRegistry& backends, DeviceRegistry& devices) {
     try {
@@ -44,7 +69,7 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
                                           " is not open (start it through AbController)"));
                 return 1;
             }
-            cpu->place_in_shared_file(detail::kWorkerSharedFd);
+            cpu->place_in_shared_file(detail::kWorkerSharedFd, std::uintptr_t(request.shared_at));
         }
         Profiler profiler(settings, backends, devices);
         profiler.set_parity_once(true); // each row runs 2 x pairs slices of the same code
@@ -68,6 +93,11 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
                 return 2;
             }
             context = run_context(profiler);
+            if (cpu && request.shared_at != 0 && cpu->shared_at() != request.shared_at)
+                context.warnings.push_back(
+                    "the shared buffers could not be mapped at the address both sides use (it "
+                    "was taken in this worker): the sides' buffers have other virtual addresses, "
+                    "which moved some rows 1-1.5 % apart");
             for (const auto& why : *tuning_ignored)
                 context.warnings.push_back("tuning ignored: " + why);
             peaks_now = profiler.cpu_peaks();
@@ -94,11 +124,69 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
             if (cpu)
                 cpu->vary_placement(std::uint64_t(c.placement));
             const auto i = c.index;
-            detail::emit_line(fd, protocol::row_start_message(i));
-            const auto row = profiler.run_row(
-                plan[std::size_t(i)], [&](const std::string& phase, std::int64_t n) {
-                    detail::emit_line(fd, protocol::progress_message(i, phase, n));
+            // Lockstep: a Turn after each chunk of samples, then wait for the controller.
+            bool broken_turn = false;
+            std::string turn_error;
+            if (c.chunk_s > 0) {
+                auto chunk_start = std::chrono::steady_clock::now();
+                std::size_t from = 0;
+                profiler.set_sample_hook([&, i](const std::vector<double>& samples, bool last,
+                                                double& waited) {
+                    using namespace std::chrono;
+                    if (!last && duration<double>(steady_clock::now() - chunk_start).count() <
+                                     c.chunk_s)
+                        return true;
+                    std::vector<double> chunk(samples.begin() + std::ptrdiff_t(from),
+                                              samples.end());
+                    from = samples.size();
+                    std::nth_element(chunk.begin(), chunk.begin() + std::ptrdiff_t(chunk.size() / 2),
+                                     chunk.end());
+                    double median = chunk[chunk.size() / 2];
+                    if (chunk.size() % 2 == 0) {
+                        const double below = *std::max_element(
+                            chunk.begin(), chunk.begin() + std::ptrdiff_t(chunk.size() / 2));
+                        median = (median + below) / 2;
+                    }
+                    detail::emit_line(fd, protocol::turn_message(i, median,
+                                                                 std::int64_t(chunk.size()), last));
+                    if (last)
+                        return true;
+                    const auto t0 = steady_clock::now();
+                    std::string next;
+                    bool go = false;
+                    while (std::getline(commands, next)) {
+                        if (next.empty())
+                            continue;
+                        try {
+                            go = protocol::turn_command_from_json(nlohmann::json::parse(next));
+                        } catch (const std::exception& e) {
+                            turn_error = e.what();
+                            broken_turn = true;
+                        }
+                        break;
+                    }
+                    if (!commands)
+                        broken_turn = true, turn_error = "its input ended in lockstep";
+                    chunk_start = steady_clock::now();
+                    waited = duration<double>(chunk_start - t0).count();
+                    return go && !broken_turn;
                 });
+            }
+            detail::emit_line(fd, protocol::row_start_message(i));
+            ProfileRow row;
+            on_stack_at(c.placement, [&] {
+                row = profiler.run_row(plan[std::size_t(i)],
+                                       [&](const std::string& phase, std::int64_t n) {
+                                           detail::emit_line(fd,
+                                                             protocol::progress_message(i, phase, n));
+                                       });
+            });
+            profiler.set_sample_hook({});
+            if (broken_turn) {
+                detail::emit_line(fd, protocol::fatal_message(
+                                          "worker: bad command in lockstep: " + turn_error, true));
+                return 2;
+            }
             detail::emit_line(fd, protocol::row_message(row));
         }
         detail::emit_line(fd, protocol::done_message());
@@ -118,6 +206,7 @@ struct AbController::Side {
     std::atomic<int>& pid;
     const Callbacks& cb;
     int shared_fd = -1; // the memory file both sides cut their CPU buffers from; -1: none
+    std::uint64_t shared_at = 0; // where both sides map it
 
     std::unique_ptr<detail::WorkerProcess> process;
     std::optional<RunContext> context; // of its first worker
@@ -125,6 +214,12 @@ struct AbController::Side {
     std::vector<RowSpec> plan;
     bool have_plan = false;
     std::optional<ProfileRow> reply;
+    struct Turn {
+        double median = 0;
+        std::int64_t samples = 0;
+        bool last = false;
+    };
+    std::optional<Turn> turn; // the chunk the worker just ended (lockstep)
     std::string fatal, err_tail, phase;
     bool fatal_usage = false;
 
@@ -160,6 +255,9 @@ struct AbController::Side {
                 break;
             case Event::Row:
                 reply = m->row;
+                break;
+            case Event::Turn:
+                turn = Turn{m->median, m->samples, m->last};
                 break;
             case Event::Fatal:
                 fatal = m->message;
@@ -207,6 +305,7 @@ struct AbController::Side {
             options.settings.use_tuning && side.tuning != AbSide::kNoTuning;
         request.peaks = given;
         request.shared_buffers = shared_fd >= 0;
+        request.shared_at = shared_at;
         if (options.ceiling_cache) { // the devices' figures, kept between runs
             request.ceiling_cache = options.ceiling_cache->folder();
             request.ceiling_policy = options.ceiling_policy;
@@ -250,50 +349,85 @@ struct AbController::Side {
         pid = 0;
     }
 
-    // One slice of `spec`; a worker that dies or hangs in it gives a crashed or timed-out row
-    // and is started again on the next call.
-    ProfileRow slice(const RowSpec& spec, std::int64_t slices, bool first, std::int64_t placement,
-                     const std::optional<CpuPeaks>& run_peaks) {
+    // Lockstep (SliceCommand::chunk_s): starts row `spec` and returns after its first chunk
+    // (true, in `turn`) or its row (false, in `done`: also a crashed, hung or cancelled one).
+    // A worker that died is started again here.
+    bool begin(const RowSpec& spec, std::int64_t placement, double chunk_s,
+               const std::optional<CpuPeaks>& run_peaks) {
         if (!process)
             start(run_peaks);
-        ProfileRow failed;
-        failed.spec = spec;
-        if (!process) { // cancelled
-            failed.status = RowStatus::Error;
-            failed.reason = "cancelled";
-            return failed;
+        current = spec;
+        if (!process) // cancelled
+            return failed_row("cancelled", RowStatus::Error);
+        return exchange(
+            protocol::to_json(protocol::SliceCommand{spec.index, 1, true, placement, chunk_s})
+                .dump() +
+            "\n");
+    }
+    // After a turn that was not the last: its next chunk (`go`) or the end of its sampling
+    // now; returns as begin() does.
+    bool resume(bool go) { return exchange(protocol::turn_command(go).dump() + "\n"); }
+    // After its last turn: waits for the row.
+    void finish() {
+        if (reply) {
+            done = *reply;
+            return;
         }
+        turn.reset();
+        (void)await();
+    }
+
+    RowSpec current;
+    ProfileRow done; // the row, once begin(), resume() or finish() returned it
+
+private:
+    bool failed_row(const std::string& reason, RowStatus status) {
+        done = ProfileRow{};
+        done.spec = current;
+        done.status = status;
+        done.reason = reason;
+        return false;
+    }
+    bool exchange(const std::string& command) {
         reply.reset();
+        turn.reset();
         phase.clear();
-        const std::string command =
-            protocol::to_json(protocol::SliceCommand{spec.index, slices, first, placement}).dump() +
-            "\n";
-        if (process->send(command)) {
-            const auto end = wait(options.settings.row_timeout_s,
-                                  [this] { return reply.has_value() || !fatal.empty(); });
-            if (end.paused && reply)
-                return *reply;
-            if (!end.paused) {
-                failed.status = end.timed_out ? RowStatus::TimedOut : RowStatus::Crashed;
-                failed.reason = end.timed_out
-                                    ? who() + ": no progress for " +
-                                          std::to_string(options.settings.row_timeout_s) +
-                                          " s (phase: " + (phase.empty() ? "start" : phase) +
-                                          "); the worker was killed"
-                                    : who() + ": the worker died with " +
-                                          describe_wait_status(end.status) +
-                                          " (phase: " + (phase.empty() ? "start" : phase) + ")" +
-                                          (err_tail.empty() ? "" : "; worker stderr: " + err_tail);
-                process.reset();
-                pid = 0;
-                return failed;
-            }
+        if (!process->send(command)) {
+            const std::string why = fatal.empty() ? "its worker took no command" : fatal;
+            process.reset();
+            pid = 0;
+            return failed_row(who() + ": " + why, RowStatus::Crashed);
         }
-        failed.status = RowStatus::Crashed;
-        failed.reason = who() + ": " + (fatal.empty() ? "its worker took no command" : fatal);
+        return await();
+    }
+    bool await() {
+        const auto end = wait(options.settings.row_timeout_s, [this] {
+            return turn.has_value() || reply.has_value() || !fatal.empty();
+        });
+        if (end.paused && turn)
+            return true;
+        if (end.paused && reply) {
+            done = *reply;
+            return false;
+        }
+        if (end.paused) { // a fatal message: it cannot go on
+            const std::string why = fatal;
+            stop();
+            return failed_row(who() + ": " + why, RowStatus::Crashed);
+        }
+        const std::string where = " (phase: " + (phase.empty() ? "start" : phase) + ")";
         process.reset();
         pid = 0;
-        return failed;
+        if (end.timed_out)
+            return failed_row(who() + ": no progress for " +
+                                  std::to_string(options.settings.row_timeout_s) + " s" + where +
+                                  "; the worker was killed",
+                              RowStatus::TimedOut);
+        if (end.cancelled || cancel)
+            return failed_row("cancelled", RowStatus::Error);
+        return failed_row(who() + ": the worker died with " + describe_wait_status(end.status) +
+                              where + (err_tail.empty() ? "" : "; worker stderr: " + err_tail),
+                          RowStatus::Crashed);
     }
 };
 
@@ -354,6 +488,13 @@ AbReport AbController::run(const Callbacks& cb) {
     Side a('A', m_options.a, m_options, m_cancel, m_pid_a, cb);
     Side b('B', m_options.b, m_options, m_cancel, m_pid_b, cb);
     a.shared_fd = b.shared_fd = shared_file.fd;
+    // The same virtual addresses too: a range far from where the loader and mmap put things
+    // (32-64 TiB, 2 TiB steps), drawn per run.
+    if (!apart) {
+        std::uint64_t draw = std::random_device{}();
+        a.shared_at = b.shared_at =
+            (std::uint64_t(1) << 45) + (splitmix64(draw) % 16) * (std::uint64_t(1) << 41);
+    }
     AbReport report;
     report.a = m_options.a;
     report.b = m_options.b;
@@ -407,7 +548,18 @@ AbReport AbController::run(const Callbacks& cb) {
         report.context.warnings.push_back(
             "SWITCHYARD_PLACEMENT=fixed: each side's CPU buffers sat where its worker's heap "
             "put them, so a placement one side kept is in its times");
-    else if (apart)
+    else if (!apart) {
+        const auto huge = shared_memory_huge_pages();
+        if (huge == "never" || huge == "deny")
+            report.context.warnings.push_back(
+                "the sides' CPU buffers shared the pages of one memory file, and this kernel "
+                "backs shared memory with 4 KiB pages only (transparent_hugepage/shmem_enabled "
+                "is " + huge + "): rows larger than the caches ran up to 1.5x slower than "
+                "`profile` times them, alike on both sides, so the ratios hold; as root, echo "
+                "advise > /sys/kernel/mm/transparent_hugepage/shmem_enabled gives them huge "
+                "pages");
+    }
+    if (apart && !fixed_placement)
         report.context.warnings.push_back(
             "SWITCHYARD_PLACEMENT=apart: each side's CPU buffers sat on pages of its own, so "
             "the pages' own speed is in each pair's ratio");
@@ -415,37 +567,78 @@ AbReport AbController::run(const Callbacks& cb) {
     placement_state = (placement_state << 32) ^ std::uint64_t(std::time(nullptr));
     std::vector<PairedComparison> measured; // each finished row's own figures
     for (std::size_t i = 0; i < plan.size() && !m_cancel; ++i) {
-        std::vector<ProfileRow> runs_a, runs_b;
         AbRow row;
-        bool broken = false;
-        for (std::int64_t k = 0; k < pairs && !m_cancel && !broken; ++k) {
-            ProfileRow got[2];
-            const std::int64_t placement =
-                fixed_placement ? 0 : std::int64_t((splitmix64(placement_state) >> 11) | 1);
-            // A B, then B A: each side goes first in every other pair.
-            for (int turn = 0; turn < 2; ++turn) {
-                const bool a_turn = (k % 2 == 0) == (turn == 0);
-                Side& s = a_turn ? a : b;
-                if (cb.on_slice)
-                    cb.on_slice(std::int64_t(i), s.name, k);
-                got[a_turn ? 0 : 1] = s.slice(s.plan[i], pairs, k == 0, placement, peaks);
+        // Lockstep: both sides hold the row at once and take turns sampling it, a chunk each,
+        // A B B A ..., each waiting (not counted in its budget) while the other samples. A
+        // chunk is a pairs-th of the row's budget, at least kMinChunkS, at least one sample.
+        const double chunk_s = std::max(
+            kMinChunkS, m_options.settings.row_budget_s(plan[i].is_reference()) / double(pairs));
+        // One placement a row, both sides at it: the same pages, the same offsets.
+        const std::int64_t placement =
+            fixed_placement ? 0 : std::int64_t((splitmix64(placement_state) >> 11) | 1);
+        struct Track {
+            Side& side;
+            std::vector<double> chunks; // each chunk's median, in order
+            bool waiting = false;       // at a turn, waiting for go or stop
+            bool ended = false;         // its row is in side.done
+        };
+        Track ta{a, {}, false, false}, tb{b, {}, false, false};
+        const auto took = [&](Track& t, bool got_turn) {
+            if (got_turn) {
+                t.chunks.push_back(t.side.turn->median);
+                t.waiting = !t.side.turn->last;
+                if (!t.waiting)
+                    t.side.finish(); // its last chunk: the row follows
+                t.ended = !t.waiting;
+            } else {
+                t.waiting = false;
+                t.ended = true;
             }
-            runs_a.push_back(got[0]);
-            runs_b.push_back(got[1]);
-            if (got[0].measured() && got[1].measured() && got[0].stats.median > 0 &&
-                got[1].stats.median > 0)
-                row.log_ratios.push_back(std::log(got[1].stats.median / got[0].stats.median));
-            // A slice that crashed or hung: the row's other pairs would only repeat it.
-            broken = got[0].status == RowStatus::Crashed || got[0].status == RowStatus::TimedOut ||
-                     got[1].status == RowStatus::Crashed || got[1].status == RowStatus::TimedOut;
-            // Settled SAME after an even number of pairs: the rest would cost, not decide.
-            if (!broken && (k + 1) % 2 == 0 && k + 1 < pairs &&
-                std::int64_t(row.log_ratios.size()) >= m_options.min_pairs &&
-                settled_same(row.log_ratios, m_options.compare.min_effect))
-                break;
+        };
+        for (Track* t : {&ta, &tb}) {
+            if (cb.on_slice)
+                cb.on_slice(std::int64_t(i), t->side.name, 0);
+            took(*t, t->side.begin(t->side.plan[i], placement, chunk_s, peaks));
         }
-        if (runs_a.empty())
-            break;
+        // Pair k: A then B when k is even, B then A when odd, so each side goes first as often
+        // and the pair's two chunks are adjacent in time.
+        for (std::int64_t k = 1; !m_cancel; ++k) {
+            const auto n = std::min(ta.chunks.size(), tb.chunks.size());
+            // Settled SAME after an even number of pairs: the rest would cost, not decide.
+            if (k % 2 == 0 && std::int64_t(n) >= m_options.min_pairs) {
+                std::vector<double> lr;
+                for (std::size_t j = 0; j < n; ++j)
+                    lr.push_back(std::log(tb.chunks[j] / ta.chunks[j]));
+                if (settled_same(lr, m_options.compare.min_effect))
+                    break;
+            }
+            bool ran = false;
+            for (int turn = 0; turn < 2; ++turn) {
+                Track& t = (k % 2 == 0) == (turn == 0) ? ta : tb;
+                if (!t.waiting)
+                    continue;
+                if (cb.on_slice)
+                    cb.on_slice(std::int64_t(i), t.side.name, k);
+                took(t, t.side.resume(true));
+                ran = true;
+            }
+            if (!ran || !ta.waiting || !tb.waiting)
+                break; // a side's budget is spent (or it failed): no more pairs
+        }
+        for (Track* t : {&ta, &tb}) {
+            if (t->waiting)
+                took(*t, t->side.resume(false));
+        }
+        const auto n = std::min(ta.chunks.size(), tb.chunks.size());
+        for (std::size_t j = 0; j < n; ++j)
+            if (ta.chunks[j] > 0 && tb.chunks[j] > 0)
+                row.log_ratios.push_back(std::log(tb.chunks[j] / ta.chunks[j]));
+        // A row that ended without a turn (its one run was its sample: ProfileRow's
+        // reference_budget path) gives one pair, its two medians.
+        if (ta.chunks.empty() && tb.chunks.empty() && a.done.measured() && b.done.measured() &&
+            a.done.stats.median > 0 && b.done.stats.median > 0)
+            row.log_ratios.push_back(std::log(b.done.stats.median / a.done.stats.median));
+        std::vector<ProfileRow> runs_a{a.done}, runs_b{b.done};
         row.a = merge_runs(std::move(runs_a), m_options.settings.keep_samples);
         row.b = merge_runs(std::move(runs_b), m_options.settings.keep_samples);
         // Judged for the progress with the rows so far, as report.judge() judges them all

@@ -23,7 +23,7 @@ void read_ceiling_cache(const jsonread::Value& c, std::string& folder, CeilingCa
     policy.max_age_days = c.num("max_age_days", kDefaultCeilingsMaxAgeDays);
 }
 
-constexpr std::array<std::pair<Event, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<Event, std::string_view>, 9> kNames = {{
     {Event::Context, "context"},
     {Event::Plan, "plan"},
     {Event::RowStart, "row_start"},
@@ -32,6 +32,7 @@ constexpr std::array<std::pair<Event, std::string_view>, 8> kNames = {{
     {Event::Done, "done"},
     {Event::Fatal, "fatal"},
     {Event::Control, "control"},
+    {Event::Turn, "turn"},
 }};
 
 nlohmann::json event(Event e) {
@@ -68,6 +69,12 @@ void read_body(const jsonread::Value& v, Message& m) {
     case Event::Control:
         m.phase = v.str("when");
         m.median = v.num("median");
+        break;
+    case Event::Turn:
+        m.index = v.integer("index");
+        m.median = v.num("median");
+        m.samples = v.integer("samples", 0, 0);
+        m.last = v.boolean("last", false);
         break;
     case Event::Done:
         if (v.contains("rows"))
@@ -143,6 +150,30 @@ nlohmann::json control_message(const std::string& when, double median) {
     j["when"] = when;
     j["median"] = median;
     return j;
+}
+
+nlohmann::json turn_message(std::int64_t index, double median, std::int64_t samples, bool last) {
+    auto j = event(Event::Turn);
+    j["index"] = index;
+    j["median"] = median;
+    j["samples"] = samples;
+    if (last)
+        j["last"] = true;
+    return j;
+}
+
+nlohmann::json turn_command(bool go) {
+    return {{"turn", go ? "go" : "stop"}};
+}
+
+bool turn_command_from_json(const nlohmann::json& j) {
+    const jsonread::Value v(j, "command");
+    v.expect(jsonread::Kind::Object);
+    const auto what = v.str("turn");
+    if (what != "go" && what != "stop")
+        throw std::runtime_error("command.turn: expected \"go\" or \"stop\", got \"" + what +
+                                 "\"");
+    return what == "go";
 }
 
 nlohmann::json done_message() {
@@ -471,6 +502,8 @@ nlohmann::json to_json(const ProfileRequest& request) {
         j["skip"] = request.skip;
     if (request.shared_buffers)
         j["shared_buffers"] = true;
+    if (request.shared_at != 0)
+        j["shared_at"] = request.shared_at;
     return j;
 }
 
@@ -491,6 +524,7 @@ ProfileRequest profile_request_from_json(const nlohmann::json& j) {
             r.skip.push_back((*skip)[i].integer());
     }
     r.shared_buffers = v.boolean("shared_buffers", false);
+    r.shared_at = std::uint64_t(v.integer("shared_at", 0, 0));
     return r;
 }
 
@@ -498,7 +532,8 @@ nlohmann::json to_json(const SliceCommand& command) {
     return {{"index", command.index},
             {"slices", command.slices},
             {"first", command.first},
-            {"placement", command.placement}};
+            {"placement", command.placement},
+            {"chunk_s", command.chunk_s}};
 }
 
 SliceCommand slice_command_from_json(const nlohmann::json& j) {
@@ -509,6 +544,9 @@ SliceCommand slice_command_from_json(const nlohmann::json& j) {
     c.slices = v.integer("slices", 1, 1, ProfileSettings::kMaxRepeat);
     c.first = v.boolean("first", true);
     c.placement = v.integer("placement", 0, 0);
+    c.chunk_s = v.num("chunk_s", 0.0);
+    if (!(c.chunk_s >= 0) || c.chunk_s > 3600)
+        throw std::runtime_error("slice.chunk_s: expected 0 - 3600 seconds");
     return c;
 }
 

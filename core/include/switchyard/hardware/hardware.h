@@ -89,5 +89,9 @@ SWITCHYARD_CORE_EXPORT HostInfo host_info();
 /// The machine's physical memory in bytes (sysconf); 0 when it cannot say. HostInfo's
 /// memory_bytes, without the rest of host_info()'s reading.
 SWITCHYARD_CORE_EXPORT std::int64_t physical_memory_bytes() noexcept;
+/// How the kernel backs shared memory (a memfd) with transparent huge pages: the selected
+/// word of /sys/kernel/mm/transparent_hugepage/shmem_enabled ("never", "advise", "always",
+/// "within_size", "deny", "force"); "" when it cannot be read.
+SWITCHYARD_CORE_EXPORT std::string shared_memory_huge_pages();
 
 } // namespace switchyard

@@ -57,8 +57,15 @@ public:
     /// pages put each side of a pair in its own mode (one row's slices came at 0.92, 1.00,
     /// 1.09 and 1.25 of its median, on each side independently), and the pair's ratio carried
     /// it. Each seed starts the row at its own page of the file (vary_placement), so the pairs
-    /// still see many placements. Throws std::system_error when the file cannot be mapped.
-    void place_in_shared_file(int fd);
+    /// still see many placements. `at` (non-zero): the file is mapped at this address, where
+    /// the other side maps it too, so the two sides' buffers have the same virtual addresses
+    /// as well (what the CPU keys on virtual addresses: its L1 way predictor, its TLBs); two
+    /// workers of one build were otherwise 1-1.5 % apart on some rows for a whole run. When
+    /// that range is taken, anywhere: shared_at() says which. Throws std::system_error when
+    /// the file cannot be mapped.
+    void place_in_shared_file(int fd, std::uintptr_t at = 0);
+    /// Where place_in_shared_file() mapped the file (0: not placing in one).
+    std::uintptr_t shared_at() const noexcept;
     void* allocate(std::size_t bytes) override;
     void release(void* buffer) noexcept override;
     void upload(void* dst, const void* src, std::size_t bytes) override;

@@ -100,6 +100,15 @@ public:
     /// The workloads a Profiler with set_parity_once() keeps between rows, at most.
     static constexpr std::int64_t kKeptWorkloadBytes = std::int64_t(1) << 30;
 
+    /// Called after each timed sample of the rows run from now on (empty: none), with the
+    /// row's samples so far (seconds per launch, in order) and whether the row's budget ended
+    /// with it. It may block, as a paired run's side does while the other side samples
+    /// (worker/abcontroller.h, lockstep): the seconds it reports in `waited` do not count
+    /// toward the row's budget. It returns false to end the row's sampling there.
+    using SampleHook =
+        std::function<bool(const std::vector<double>& samples, bool last, double& waited)>;
+    void set_sample_hook(SampleHook hook) { m_sample_hook = std::move(hook); }
+
     /// Measures one row; never throws (a failure becomes the row's status).
     ProfileRow run_row(const RowSpec& spec, const Progress& progress = {});
 
@@ -125,6 +134,7 @@ private:
 
     ProfileSettings m_settings;
     TunedPicker m_tuned_picker;
+    SampleHook m_sample_hook;
     BackendRegistry& m_backends;
     DeviceRegistry& m_devices;
     // By (op, dims): the last one, which consecutive rows share; with set_parity_once(), every

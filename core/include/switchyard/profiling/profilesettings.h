@@ -46,6 +46,11 @@ struct SWITCHYARD_CORE_EXPORT ProfileSettings {
     /// it; the reference row samples for this long (at least kReferenceMinSamples). 0: the
     /// reference is timed only where the plan has it anyway (--all-variants).
     double reference_budget_s = 0.2;
+    /// The sampling budget of a row: reference_budget_s for the CPU reference rows (when
+    /// set), time_budget_s for the others.
+    double row_budget_s(bool is_reference) const {
+        return is_reference && reference_budget_s > 0 ? reference_budget_s : time_budget_s;
+    }
     /// Samples whose effective clock is below this fraction of the row's best are dropped
     /// and counted (0: keep every sample), as nvbench's --throttle-threshold.
     double throttle_threshold = 0.75;

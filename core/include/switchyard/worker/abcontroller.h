@@ -61,9 +61,12 @@ public:
     /// left a 5 % change AMBIGUOUS on a loaded 2-vCPU guest (load average 8) once a few pairs
     /// were hit and the false-discovery control took its share; 20 called it on each row whose
     /// slices held several samples.
-    static constexpr std::int64_t kDefaultPairs = 20;
+    static constexpr std::int64_t kDefaultPairs = 500;
     /// Pairs before a row may stop settled (Options::min_pairs).
-    static constexpr std::int64_t kSettlePairs = 10;
+    static constexpr std::int64_t kSettlePairs = 250;
+    /// A chunk (a side's turn) lasts at least this long, whatever `pairs` asks: each turn
+    /// costs a round trip through the controller (tens of microseconds).
+    static constexpr double kMinChunkS = 0.002;
 
     struct Callbacks {
         std::function<void(const std::vector<RowSpec>& plan)> on_plan; // side A's plan

@@ -39,10 +39,13 @@ enum class Event {
     Fatal,    // {"message": "...", "usage": true?}: the run cannot go on
     Control,  // {"when": "after pass 1", "median": s}: the drift control, timed by the worker
               // between two passes (no row runs then); from the profile worker only
+    Turn,     // {"index": N, "median": s, "samples": S, "last": true?}: an A/B side's chunk of
+              // row N in lockstep (SliceCommand::chunk_s) ended with S samples of this median;
+              // it waits for its next turn unless `last` (its budget is spent)
 };
 
 /// The stable event names: "context", "plan", "row_start", "progress", "row", "done", "fatal",
-/// "control".
+/// "control", "turn".
 SWITCHYARD_CORE_EXPORT std::string_view to_string(Event event) noexcept;
 SWITCHYARD_CORE_EXPORT std::optional<Event> event_from_string(std::string_view name) noexcept;
 
@@ -55,8 +58,9 @@ struct SWITCHYARD_CORE_EXPORT Message {
     std::int64_t index = -1;           // RowStart, Progress
     std::int64_t pass = 0;             // RowStart, Row: the pass of the run (0: the first)
     std::string phase;                 // Progress; Control: when it was timed
-    double median = 0;                 // Control: the sentinel's seconds per launch
-    std::int64_t samples = 0;          // Progress
+    double median = 0;                 // Control: the sentinel's seconds per launch; Turn
+    std::int64_t samples = 0;          // Progress, Turn
+    bool last = false;                 // Turn
     ProfileRow row;                    // Row
     std::optional<std::int64_t> rows_total, not_ok; // Done (from --jsonl)
     std::string message;                            // Fatal
@@ -88,6 +92,9 @@ struct SWITCHYARD_CORE_EXPORT ProfileRequest {
     /// are cut from the memory file at its descriptor 3, which the other side's worker maps
     /// too (CpuDevice::place_in_shared_file).
     bool shared_buffers = false;
+    /// Where to map that file (JSON "shared_at", absent: 0, anywhere): the same address in
+    /// both sides' workers.
+    std::uint64_t shared_at = 0;
 };
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const ProfileRequest& request);
 /// Throws std::runtime_error naming the key path when malformed.
@@ -99,15 +106,26 @@ SWITCHYARD_CORE_EXPORT ProfileRequest profile_request_from_json(const nlohmann::
 /// `placement`: the slice's CPU buffers at the offsets this seed draws
 /// (CpuDevice::vary_placement; under 2^53); 0: where the worker's heap puts them. The
 /// controller sends both sides of a pair the same seed, a new one each pair.
+/// `chunk_s` > 0: lockstep. The slice takes its samples in chunks of about `chunk_s` seconds
+/// of sampling; after each it sends a Turn message and waits for a TurnCommand (the other
+/// side's chunk runs meanwhile, its waiting not counted in the budget).
 struct SWITCHYARD_CORE_EXPORT SliceCommand {
     std::int64_t index = 0;
     std::int64_t slices = 1;
     bool first = true;
     std::int64_t placement = 0;
+    double chunk_s = 0;
 };
 SWITCHYARD_CORE_EXPORT nlohmann::json to_json(const SliceCommand& command);
 /// Throws std::runtime_error naming the key path when malformed.
 SWITCHYARD_CORE_EXPORT SliceCommand slice_command_from_json(const nlohmann::json& j);
+/// What a side in lockstep waiting after a Turn is told: {"turn": "go"} (its next chunk) or
+/// {"turn": "stop"} (end the row's sampling now).
+SWITCHYARD_CORE_EXPORT nlohmann::json turn_command(bool go);
+/// true for "go", false for "stop"; throws std::runtime_error for anything else.
+SWITCHYARD_CORE_EXPORT bool turn_command_from_json(const nlohmann::json& j);
+SWITCHYARD_CORE_EXPORT nlohmann::json turn_message(std::int64_t index, double median,
+                                                   std::int64_t samples, bool last);
 SWITCHYARD_CORE_EXPORT nlohmann::json plan_message(const std::vector<RowSpec>& plan);
 SWITCHYARD_CORE_EXPORT nlohmann::json row_start_message(std::int64_t index, std::int64_t pass = 0);
 SWITCHYARD_CORE_EXPORT nlohmann::json progress_message(std::int64_t index, const std::string& phase,
