@@ -893,8 +893,8 @@ void add_profile_commands(CLI::App& app, Context& context) {
         auto ab = std::make_shared<AbOptions>();
         auto* cmd = app.add_subcommand(
             "ab", "Paired A/B of two builds (or tunings) in one run: one worker a side on the "
-                  "same CPU, each row in short slices that alternate A B B A, verdicts from the "
-                  "paired ratios");
+                  "same CPU and the same memory, the sides taking turns on each row (A B B A), "
+                  "verdicts from the paired ratios");
         add_run_options(cmd, *o);
         cmd->add_flag("--all-variants", o->all_variants,
                       "Every available variant, not only the resolved cell");
@@ -905,7 +905,8 @@ void add_profile_commands(CLI::App& app, Context& context) {
                         "default: the machine's tuning files)");
         cmd->add_option("--b-tuning", ab->b_tuning, "Side B's tuning file, or 'none'");
         cmd->add_option("--pairs", ab->pairs,
-                        "Pairs of slices per row; each slice is a pairs-th of the row's budget")
+                        "Pairs of turns per row: the sides take turns sampling each row, A B B A, "
+                        "each turn a pairs-th of the row's budget (at least 2 ms and one sample)")
             ->check(integer_in(PairedComparison::kMinPairs, ProfileSettings::kMaxRepeat))
             ->capture_default_str();
         cmd->add_option("--min-pairs", ab->min_pairs,

@@ -1292,7 +1292,7 @@ private slots:
             return *parsed;
         };
         for (const auto e : {Event::Context, Event::Plan, Event::RowStart, Event::Progress,
-                             Event::Row, Event::Done, Event::Fatal})
+                             Event::Row, Event::Done, Event::Fatal, Event::Control, Event::Turn})
             QVERIFY(event_from_string(to_string(e)) == e);
         QCOMPARE(std::string(to_string(Event::RowStart)), std::string("row_start"));
 
@@ -1346,6 +1346,36 @@ private slots:
         m = round(fatal_message("bad op", true));
         QVERIFY(m.event == Event::Fatal && m.usage);
         QCOMPARE(m.message, std::string("bad op"));
+
+        // An A/B side's request, its row command and its turns in lockstep.
+        request.shared_buffers = true;
+        request.shared_at = std::uint64_t(1) << 45;
+        const auto side = profile_request_from_json(nlohmann::json::parse(to_json(request).dump()));
+        QVERIFY(side.shared_buffers);
+        QCOMPARE(side.shared_at, std::uint64_t(1) << 45);
+        QVERIFY(!back.shared_buffers && back.shared_at == 0);
+        const auto slice = slice_command_from_json(
+            nlohmann::json::parse(to_json(SliceCommand{4, 1, true, 99, 0.002}).dump()));
+        QCOMPARE(slice.index, std::int64_t(4));
+        QCOMPARE(slice.placement, std::int64_t(99));
+        QCOMPARE(slice.chunk_s, 0.002);
+        QCOMPARE(slice_command_from_json(nlohmann::json{{"index", 0}}).chunk_s, 0.0);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 slice_command_from_json({{"index", 0}, {"chunk_s", -1}}));
+        m = round(turn_message(4, 3.5e-6, 17, false));
+        QVERIFY(m.event == Event::Turn && !m.last);
+        QCOMPARE(m.index, std::int64_t(4));
+        QCOMPARE(m.median, 3.5e-6);
+        QCOMPARE(m.samples, std::int64_t(17));
+        QVERIFY(round(turn_message(4, 1e-3, 1, true)).last);
+        QVERIFY(turn_command_from_json(turn_command(true)));
+        QVERIFY(!turn_command_from_json(turn_command(false)));
+        try {
+            turn_command_from_json({{"turn", "later"}});
+            QFAIL("took a turn command it does not know");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("command.turn") != std::string::npos, e.what());
+        }
 
         QVERIFY(!parse(nlohmann::json{{"event", "gossip"}}));
         QVERIFY(!parse(nlohmann::json::array()));

@@ -39,7 +39,7 @@ public:
     }
     void setCeilingCache(std::optional<CeilingCache> cache) { m_ceilingCache = std::move(cache); }
 
-    /// Starts a run of `settings` with sides `a` and `b`, `pairs` pairs of slices a row; false
+    /// Starts a run of `settings` with sides `a` and `b`, `pairs` pairs of turns a row; false
     /// (and failed()) when one is running or no worker program exists.
     bool start(const ProfileSettings& settings, const AbSide& a, const AbSide& b,
                std::int64_t pairs);

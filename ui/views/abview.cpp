@@ -52,12 +52,12 @@ AbView::AbView(QWidget* parent)
              tr("As profile --cells (arch/variant or variant); empty: the resolved cells"));
     identify(m_devices, "abDevices", tr("Devices"));
     identify(m_budget, "abBudget", tr("Budget per row and side, seconds"));
-    identify(m_pairs, "abPairs", tr("Pairs of slices per row"));
+    identify(m_pairs, "abPairs", tr("Pairs of turns per row"));
     identify(m_run, "abRunButton", tr("Run A/B"));
     identify(m_progress, "abProgress", tr("A/B progress"));
     identify(m_status, "abStatus", tr("A/B status"));
     identify(m_table, "abTable", tr("A/B verdicts"),
-             tr("Each row's paired verdict: the median of B/A over pairs of slices measured "
+             tr("Each row's paired verdict: the median of B/A over pairs of turns measured "
                 "next to each other"));
     m_budget->setRange(0.01, 3600);
     m_budget->setDecimals(2);
@@ -99,8 +99,9 @@ AbView::AbView(QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_status->setText(tr("Two builds of a plugin, measured in one run: each row in short slices "
-                         "that alternate A B B A on the same CPU, judged on the pairs."));
+    m_status->setText(tr("Two builds of a plugin, measured in one run: each row in short turns "
+                         "that alternate A B B A on the same CPU and the same memory, judged on "
+                         "the pairs."));
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     auto* layout = new QVBoxLayout(this);

@@ -194,7 +194,7 @@ void decide_paired(std::span<PairedComparison> out, const CompareOptions& option
         const double center = c.ratio > 0 ? std::log(c.ratio) : 0;
         if (c.pairs < PairedComparison::kMinPairs) {
             c.verdict = Verdict::Ambiguous;
-            c.note = std::to_string(c.pairs) + " pairs of slices; a verdict needs " +
+            c.note = std::to_string(c.pairs) + " pairs of turns; a verdict needs " +
                      std::to_string(PairedComparison::kMinPairs);
         } else if (c.q_value < options.fdr && std::fabs(center) > beyond) {
             c.verdict = center > 0 ? Verdict::Slower : Verdict::Faster;

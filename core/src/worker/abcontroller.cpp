@@ -602,10 +602,14 @@ AbReport AbController::run(const Callbacks& cb) {
         }
         // Pair k: A then B when k is even, B then A when odd, so each side goes first as often
         // and the pair's two chunks are adjacent in time.
+        // Settled SAME after an even number of pairs: the rest would cost, not decide. Asked
+        // from min_pairs on, a few times (a bootstrap while both sides wait).
+        const std::int64_t settle_step = std::max<std::int64_t>(2, m_options.min_pairs / 8 * 2);
+        std::int64_t settle_at = m_options.min_pairs;
         for (std::int64_t k = 1; !m_cancel; ++k) {
             const auto n = std::min(ta.chunks.size(), tb.chunks.size());
-            // Settled SAME after an even number of pairs: the rest would cost, not decide.
-            if (k % 2 == 0 && std::int64_t(n) >= m_options.min_pairs) {
+            if (k % 2 == 0 && std::int64_t(n) >= settle_at) {
+                settle_at = std::int64_t(n) + settle_step;
                 std::vector<double> lr;
                 for (std::size_t j = 0; j < n; ++j)
                     lr.push_back(std::log(tb.chunks[j] / ta.chunks[j]));

@@ -32,9 +32,9 @@ struct SWITCHYARD_CORE_EXPORT AbSide {
     static AbSide from_json(const nlohmann::json& j);
 };
 
-/// One row of a paired A/B run: both sides' rows (each merged from its slices: ProfileRow::
-/// runs in slice order), the log ratio log(B / A) of each pair of slices measured next to
-/// each other, and the verdict on them.
+/// One row of a paired A/B run: both sides' rows (each side's samples of the row, all its
+/// turns), the log ratio log(B / A) of each pair of turns (the medians of A's turn and of B's
+/// next to it), and the verdict on them.
 struct SWITCHYARD_CORE_EXPORT AbRow {
     ProfileRow a, b;
     std::vector<double> log_ratios;
@@ -55,7 +55,7 @@ struct SWITCHYARD_CORE_EXPORT AbReport {
     static constexpr int kFormatVersion = 1;
 
     AbSide a, b;
-    std::int64_t pairs = 0;     // pairs of slices per row asked for (at most)
+    std::int64_t pairs = 0;     // pairs of turns per row asked for (a turn: a pairs-th of the budget)
     std::int64_t min_pairs = 0; // a row settled SAME may stop from here (0: every row ran all)
     CompareOptions options;     // the verdicts' rule
     RunContext context;         // side A's worker's

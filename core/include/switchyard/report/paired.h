@@ -15,8 +15,8 @@
 
 namespace switchyard {
 
-/// The statistics of a paired A/B run (`switchyard-cli ab`): each row measured in slices
-/// that alternate between the sides (A B B A ...), so each pair of slices shares its moment
+/// The statistics of a paired A/B run (`switchyard-cli ab`): each row measured in turns
+/// that alternate between the sides (A B B A ...), so each pair of turns shares its moment
 /// of the machine, and the verdict rests on the pairs' log ratios log(B / A) alone. What
 /// drifts between pairs (the neighbours' load, the clock) cancels within each pair.
 ///
@@ -41,7 +41,7 @@ struct SWITCHYARD_CORE_EXPORT PairedComparison {
     double threshold = 0;           // the practical threshold (relative)
     double noise = 0;               // the log ratios' standard deviation (pair to pair)
     double machine_gap = 0;         // the run's identical-code rows' largest gap (relative)
-    std::size_t pairs = 0;          // pairs of slices the verdict rests on
+    std::size_t pairs = 0;          // pairs of turns the verdict rests on
     bool identical_code = false;    // both sides ran the same code (RowSpec::code)
     std::string note;               // what the verdict rests on, or why AMBIGUOUS
 
@@ -72,7 +72,7 @@ bootstrap_median_interval(std::span<const double> d, double level = 0.9,
 /// change of the threshold's size would put the interval's middle past half of it.
 SWITCHYARD_CORE_EXPORT bool settled_same(std::span<const double> log_ratios, double threshold);
 
-/// Judges each row's log ratios (log(B / A), one per pair of slices) by the rule above, the
+/// Judges each row's log ratios (log(B / A), one per pair of turns) by the rule above, the
 /// false-discovery control over all the rows together. `identical_code[i]` marks rows whose
 /// sides ran the same code (said in the note); may be empty. Deterministic.
 SWITCHYARD_CORE_EXPORT std::vector<PairedComparison>

@@ -29,12 +29,21 @@ class DeviceRegistry;
 
 /// A paired A/B run of two builds (or two tunings) in one run (`switchyard-cli ab`): one
 /// worker process per side (`__worker slices`, each with its side's plugin folder and tuning),
-/// both given the same CPU ceilings, so their 1-thread rows run on the same CPU. Each row is
-/// measured in `pairs` pairs of short slices that alternate between the sides, A B B A A B ...,
-/// each slice a `pairs`-th of the row's budget, while the other side's worker waits: what drifts
-/// hits both sides of a pair alike. Each pair gives one log ratio log(B / A) of the slices'
-/// medians; the verdicts are judge_paired()'s (report/paired.h). A side's worker that dies or
-/// hangs costs that row (crashed, timed out, no pairs) and is started again for the next.
+/// both given the same CPU ceilings, so their 1-thread rows run on the same CPU. Both sides
+/// hold a row at once and take turns sampling it, in lockstep (protocol::SliceCommand::
+/// chunk_s): A B B A A B ..., each turn a `pairs`-th of the row's budget (at least kMinChunkS
+/// and one sample) while the other side's worker waits, its waiting outside its budget. Each
+/// pair of turns, next to each other in time, gives one log ratio log(B / A) of their
+/// medians; the verdicts are judge_paired()'s (report/paired.h). What drifts (the neighbours'
+/// load, the memory bandwidth left to us: 5-10 % between stretches 50 ms apart on a shared
+/// guest) hits both turns of a pair alike; whole slices a side, 50-100 ms apart, left pairs
+/// of a DRAM row 5-10 % apart, turns of one sample 3-5 %.
+/// Both sides also run a row on the same memory: their CPU buffers are cut from one memory
+/// file (CpuDevice::place_in_shared_file) at the same addresses, drawn afresh each row, and
+/// their stacks at the same page offset, so no page, cache set or 4 KiB alias is one side's
+/// alone (each gave a side a steady 1-25 % of its own on some row).
+/// A side's worker that dies or hangs costs that row (crashed, timed out, its pairs so far)
+/// and is started again for the next.
 /// Thread-safe to cancel() from another thread; everything else is single-threaded.
 class SWITCHYARD_CORE_EXPORT AbController {
 public:
@@ -43,9 +52,10 @@ public:
         ProfileSettings settings; // what to run, and each side's budget per row
         AbSide a, b;
         std::int64_t pairs = kDefaultPairs;
-        /// A row stops before `pairs` once it has at least this many (an even number, so
-        /// each side went first as often) and settled_same() holds: a row the machine
-        /// measures alike on both sides costs half. `pairs` (or more): every row runs all.
+        /// A row stops before its budget ends once it has at least this many pairs (checked
+        /// at an even number, so each side went first as often) and settled_same() holds: a
+        /// row the machine measures alike on both sides costs half. `pairs` (or more): every
+        /// row runs its whole budget.
         std::int64_t min_pairs = kSettlePairs;
         CompareOptions compare; // the verdicts' threshold and false-discovery rate
         std::vector<std::pair<std::string, std::string>> environment; // added to both workers'
@@ -57,10 +67,10 @@ public:
         std::optional<CeilingCache> ceiling_cache;
         CeilingCachePolicy ceiling_policy;
     };
-    /// Pairs per row by default: the signed-rank test needs 6 for p < 0.05 at all, and 10
-    /// left a 5 % change AMBIGUOUS on a loaded 2-vCPU guest (load average 8) once a few pairs
-    /// were hit and the false-discovery control took its share; 20 called it on each row whose
-    /// slices held several samples.
+    /// Pairs per row by default: turns short enough (2 ms at 1 s a row, one sample of a DRAM
+    /// row) that the two turns of a pair see the same moment of the machine. The signed-rank
+    /// test needs 6 for p < 0.05 at all; a row whose samples outlast a turn gets fewer pairs
+    /// (a 13 ms DRAM row: 76 at 1 s).
     static constexpr std::int64_t kDefaultPairs = 500;
     /// Pairs before a row may stop settled (Options::min_pairs).
     static constexpr std::int64_t kSettlePairs = 250;
