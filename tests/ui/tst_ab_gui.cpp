@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Compare tab's "A/B in one run": two plugin folders run in paired slices through the core's
+// The Compare tab's "A/B in one run": two plugin folders run in paired turns through the core's
 // AbController, live progress, the verdicts in a model that QAbstractItemModelTester checks.
 #include <QtTest>
 
@@ -87,6 +87,12 @@ private slots:
         QVERIFY2(view->status().contains("same,"), qPrintable(view->status()));
         auto* progress = child<QProgressBar>(view, "abProgress");
         QCOMPARE(progress->value(), progress->maximum());
+        // To look at it: SWITCHYARD_TEST_SHOTS=DIR saves the tab as it ended.
+        if (const auto dir = qEnvironmentVariable("SWITCHYARD_TEST_SHOTS"); !dir.isEmpty()) {
+            compare.resize(1200, 720);
+            compare.showPane(CompareView::AbPane);
+            QVERIFY(compare.grab().save(dir + "/ab-in-one-run.png"));
+        }
     }
 };
 

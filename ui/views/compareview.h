@@ -33,7 +33,7 @@ public:
 
     CompareModel* pairModel() const { return m_pair; }
     MultiCompareModel* multiModel() const { return m_multi; }
-    /// "A/B in one run": two builds measured in paired slices (its controller injected).
+    /// "A/B in one run": two builds measured in paired turns (its controller injected).
     AbView* abView() const { return m_ab; }
     /// The tabs: the two tables, and the A/B run.
     enum Pane { PairPane, AllPane, AbPane };

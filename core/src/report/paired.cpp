@@ -39,7 +39,7 @@ std::string percent(double v) {
 std::string paired_rule(const CompareOptions& options) {
     char fdr[32];
     std::snprintf(fdr, sizeof fdr, "%g", options.fdr);
-    return "paired slices (A B B A ...): false-discovery rate " + std::string(fdr) +
+    return "paired turns (A B B A ...): false-discovery rate " + std::string(fdr) +
            " (Benjamini-Hochberg over all rows, signed-rank test on the pairs' log ratios); a "
            "difference must exceed " +
            paired_detail::percent(options.min_effect) +

@@ -50,7 +50,7 @@ struct SWITCHYARD_CORE_EXPORT PairedComparison {
     static PairedComparison from_json(const nlohmann::json& j);
 };
 
-/// "paired slices (A B B A ...): false-discovery rate 0.05 (Benjamini-Hochberg over all rows);
+/// "paired turns (A B B A ...): false-discovery rate 0.05 (Benjamini-Hochberg over all rows);
 /// a difference must exceed 2.0 %; SAME needs the 90 % bootstrap interval of the median ratio
 /// within it": what a paired run printed its verdicts under.
 SWITCHYARD_CORE_EXPORT std::string paired_rule(const CompareOptions& options);
