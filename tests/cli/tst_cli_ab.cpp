@@ -181,9 +181,12 @@ private slots:
     // even number of pairs from --min-pairs on, and still report their rows whole. Whether a
     // row settles is the machine's; a row that stopped short must have.
     void settledRowsStopTogether() {
-        const auto r = cli({"ab", "--a", kBuildA, "--b", kBuildA, "--op", "flow_match_step",
-                            "--device", "cpu", "--cells", "generic/abwork", "--sizes", "4096",
-                            "--budget", "0.3", "--pairs", "60", "--min-pairs", "10", "--json"});
+        const auto r =
+            cli(QStringList{"ab", "--a", kBuildA, "--b", kBuildA} +
+                QStringLiteral("--op flow_match_step --device cpu --cells generic/abwork "
+                               "--sizes 4096 --budget 0.3 --pairs 60 --min-pairs 10 "
+                               "--json")
+                    .split(' '));
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
         const auto report = parse(r.out);
         const auto rows = report["rows"].toArray();

@@ -544,8 +544,7 @@ void Profiler::measure(ProfileRow& row, const Progress& progress) {
                        reference_budget
                            ? std::min(m_settings.min_samples, ProfileSettings::kReferenceMinSamples)
                            : m_settings.min_samples,
-                       m_settings.row_budget_s(spec.is_reference()),
-                       m_settings.max_samples});
+                       m_settings.row_budget_s(spec.is_reference()), m_settings.max_samples});
     // The effective clock: per sample from the cycle counter where the kernel has one, else a
     // dependent-add chain before and after the samples (CPU rows: this thread runs them).
     RowClockSource clock(*device, on_cpu);

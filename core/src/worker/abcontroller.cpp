@@ -13,16 +13,18 @@
 #include "worker/workerprocess.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cerrno>
 #include <ctime>
 #include <istream>
 #include <memory>
+#include <optional>
 #include <random>
+#include <span>
 #include <string_view>
 
 #include <fcntl.h>
@@ -51,6 +53,54 @@ void on_stack_at(std::int64_t seed, const std::function<void()>& fn) {
     gap[0] = 0; // keeps the allocation
     fn();
 }
+
+// A side's row in lockstep (SliceCommand::chunk_s): the Profiler's sample hook. After each
+// chunk of about `chunk_s` seconds of samples, a Turn with the chunk's median; then, unless
+// the row's budget is spent, the controller's next command on `commands`, the time waited
+// for it given back to the row's budget.
+struct Lockstep {
+    std::int64_t index;
+    double chunk_s;
+    std::istream& commands;
+    int fd;
+    std::chrono::steady_clock::time_point chunk_start = std::chrono::steady_clock::now();
+    std::size_t from = 0; // the chunk's first sample
+    std::string error;    // a command it could not take: the row ends there
+
+    Lockstep(std::int64_t i, double chunk, std::istream& in, int out)
+        : index(i), chunk_s(chunk), commands(in), fd(out) {}
+
+    bool after_sample(const std::vector<double>& samples, bool last, double& waited) {
+        using std::chrono::steady_clock;
+        const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+        if (!last && seconds(steady_clock::now() - chunk_start) < chunk_s)
+            return true;
+        const std::span<const double> chunk(samples.data() + from, samples.size() - from);
+        from = samples.size();
+        detail::emit_line(fd, protocol::turn_message(index, SampleStats::from(chunk).median,
+                                                     std::int64_t(chunk.size()), last));
+        if (last)
+            return true;
+        const auto asked = steady_clock::now();
+        bool go = false;
+        std::string line;
+        while (error.empty() && std::getline(commands, line)) {
+            if (line.empty())
+                continue;
+            try {
+                go = protocol::turn_command_from_json(nlohmann::json::parse(line));
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+            break;
+        }
+        if (error.empty() && !commands)
+            error = "its input ended while it waited for its turn";
+        chunk_start = steady_clock::now();
+        waited = seconds(chunk_start - asked);
+        return go && error.empty();
+    }
+};
 
 } // namespace
 
@@ -125,66 +175,27 @@ int run_slice_worker(const protocol::ProfileRequest& request, std::istream& comm
                 cpu->vary_placement(std::uint64_t(c.placement));
             const auto i = c.index;
             // Lockstep: a Turn after each chunk of samples, then wait for the controller.
-            bool broken_turn = false;
-            std::string turn_error;
+            std::optional<Lockstep> lockstep;
             if (c.chunk_s > 0) {
-                auto chunk_start = std::chrono::steady_clock::now();
-                std::size_t from = 0;
-                profiler.set_sample_hook([&, i](const std::vector<double>& samples, bool last,
-                                                double& waited) {
-                    using namespace std::chrono;
-                    if (!last && duration<double>(steady_clock::now() - chunk_start).count() <
-                                     c.chunk_s)
-                        return true;
-                    std::vector<double> chunk(samples.begin() + std::ptrdiff_t(from),
-                                              samples.end());
-                    from = samples.size();
-                    std::nth_element(chunk.begin(), chunk.begin() + std::ptrdiff_t(chunk.size() / 2),
-                                     chunk.end());
-                    double median = chunk[chunk.size() / 2];
-                    if (chunk.size() % 2 == 0) {
-                        const double below = *std::max_element(
-                            chunk.begin(), chunk.begin() + std::ptrdiff_t(chunk.size() / 2));
-                        median = (median + below) / 2;
-                    }
-                    detail::emit_line(fd, protocol::turn_message(i, median,
-                                                                 std::int64_t(chunk.size()), last));
-                    if (last)
-                        return true;
-                    const auto t0 = steady_clock::now();
-                    std::string next;
-                    bool go = false;
-                    while (std::getline(commands, next)) {
-                        if (next.empty())
-                            continue;
-                        try {
-                            go = protocol::turn_command_from_json(nlohmann::json::parse(next));
-                        } catch (const std::exception& e) {
-                            turn_error = e.what();
-                            broken_turn = true;
-                        }
-                        break;
-                    }
-                    if (!commands)
-                        broken_turn = true, turn_error = "its input ended in lockstep";
-                    chunk_start = steady_clock::now();
-                    waited = duration<double>(chunk_start - t0).count();
-                    return go && !broken_turn;
-                });
+                lockstep.emplace(i, c.chunk_s, commands, fd);
+                profiler.set_sample_hook(
+                    [&](const std::vector<double>& samples, bool last, double& waited) {
+                        return lockstep->after_sample(samples, last, waited);
+                    });
             }
             detail::emit_line(fd, protocol::row_start_message(i));
             ProfileRow row;
             on_stack_at(c.placement, [&] {
-                row = profiler.run_row(plan[std::size_t(i)],
-                                       [&](const std::string& phase, std::int64_t n) {
-                                           detail::emit_line(fd,
-                                                             protocol::progress_message(i, phase, n));
-                                       });
+                row = profiler.run_row(
+                    plan[std::size_t(i)], [&](const std::string& phase, std::int64_t n) {
+                        detail::emit_line(fd, protocol::progress_message(i, phase, n));
+                    });
             });
             profiler.set_sample_hook({});
-            if (broken_turn) {
-                detail::emit_line(fd, protocol::fatal_message(
-                                          "worker: bad command in lockstep: " + turn_error, true));
+            if (lockstep && !lockstep->error.empty()) {
+                detail::emit_line(fd,
+                                  protocol::fatal_message(
+                                      "worker: bad command in lockstep: " + lockstep->error, true));
                 return 2;
             }
             detail::emit_line(fd, protocol::row_message(row));
@@ -205,7 +216,7 @@ struct AbController::Side {
     std::atomic<bool>& cancel;
     std::atomic<int>& pid;
     const Callbacks& cb;
-    int shared_fd = -1; // the memory file both sides cut their CPU buffers from; -1: none
+    int shared_fd = -1;          // the memory file both sides cut their CPU buffers from; -1: none
     std::uint64_t shared_at = 0; // where both sides map it
 
     std::unique_ptr<detail::WorkerProcess> process;
@@ -554,7 +565,9 @@ AbReport AbController::run(const Callbacks& cb) {
             report.context.warnings.push_back(
                 "the sides' CPU buffers shared the pages of one memory file, and this kernel "
                 "backs shared memory with 4 KiB pages only (transparent_hugepage/shmem_enabled "
-                "is " + huge + "): rows larger than the caches ran up to 1.5x slower than "
+                "is " +
+                huge +
+                "): rows larger than the caches ran up to 1.5x slower than "
                 "`profile` times them, alike on both sides, so the ratios hold; as root, echo "
                 "advise > /sys/kernel/mm/transparent_hugepage/shmem_enabled gives them huge "
                 "pages");

@@ -171,8 +171,7 @@ bool turn_command_from_json(const nlohmann::json& j) {
     v.expect(jsonread::Kind::Object);
     const auto what = v.str("turn");
     if (what != "go" && what != "stop")
-        throw std::runtime_error("command.turn: expected \"go\" or \"stop\", got \"" + what +
-                                 "\"");
+        throw std::runtime_error("command.turn: expected \"go\" or \"stop\", got \"" + what + "\"");
     return what == "go";
 }
 

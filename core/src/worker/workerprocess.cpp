@@ -516,9 +516,18 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv,
     for (const auto& e : env)
         cenv.push_back(const_cast<char*>(e.c_str()));
     cenv.push_back(nullptr);
-    KeeperPlan plan = {in,    out_pipe[1], err_pipe[1], link[1],      link[0],    shared_fd,
-                       Containment::Subreaper, false, {},          {},          cargv.data(),
-                       cenv.data()};
+    KeeperPlan plan = {.in = in,
+                       .out = out_pipe[1],
+                       .err = err_pipe[1],
+                       .link = link[1],
+                       .controller_link = link[0],
+                       .shared = shared_fd,
+                       .mode = Containment::Subreaper,
+                       .map_user = false,
+                       .uid_map = {},
+                       .gid_map = {},
+                       .argv = cargv.data(),
+                       .envp = cenv.data()};
     std::snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", unsigned(geteuid()),
                   unsigned(geteuid()));
     std::snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", unsigned(getegid()),

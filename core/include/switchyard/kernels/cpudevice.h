@@ -92,7 +92,8 @@ private:
     std::vector<Spare> m_spares;               // kept for reuse, oldest first
     struct SharedFile {                        // place_in_shared_file()'s
         int fd = -1;
-        std::byte* base = nullptr; // `reserved` bytes of address space, the file mapped at its start
+        std::byte* base =
+            nullptr; // `reserved` bytes of address space, the file mapped at its start
         std::size_t reserved = 0, mapped = 0;
         std::size_t cursor = 0; // where the next buffer goes (bytes into the file)
         std::size_t live = 0;   // buffers cut from it and not released

@@ -55,7 +55,7 @@ struct SWITCHYARD_CORE_EXPORT AbReport {
     static constexpr int kFormatVersion = 1;
 
     AbSide a, b;
-    std::int64_t pairs = 0;     // pairs of turns per row asked for (a turn: a pairs-th of the budget)
+    std::int64_t pairs = 0;     // pairs of turns asked for a row (a turn: a pairs-th of it)
     std::int64_t min_pairs = 0; // a row settled SAME may stop from here (0: every row ran all)
     CompareOptions options;     // the verdicts' rule
     RunContext context;         // side A's worker's
