@@ -197,8 +197,18 @@ std::string AbReport::to_text() const {
     }
     os << "\n"
        << count(Verdict::Same) << " same, " << count(Verdict::Faster) << " faster, "
-       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous)
-       << " ambiguous (B against A)\n";
+       << count(Verdict::Slower) << " slower, " << count(Verdict::Ambiguous) << " ambiguous";
+    if (const auto machine = count(Verdict::Machine))
+        os << ", " << machine << " machine (identical code: a difference the machine made)";
+    os << " (B against A)\n";
+    // What the run's workers said of their measurements (the shared buffers' pages, a cap).
+    std::vector<std::string> said;
+    for (const auto* c : {&context, &context_b})
+        for (const auto& w : c->warnings)
+            if (std::find(said.begin(), said.end(), w) == said.end())
+                said.push_back(w);
+    for (const auto& w : said)
+        os << "warning: " << text::untrusted(w) << "\n";
     return os.str();
 }
 
