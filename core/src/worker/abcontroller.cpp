@@ -63,7 +63,7 @@ struct Lockstep {
     double chunk_s;
     std::istream& commands;
     int fd;
-    std::chrono::steady_clock::time_point chunk_start = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point chunk_start;
     std::size_t from = 0; // the chunk's first sample
     std::string error;    // a command it could not take: the row ends there
 
@@ -73,6 +73,8 @@ struct Lockstep {
     bool after_sample(const std::vector<double>& samples, bool last, double& waited) {
         using std::chrono::steady_clock;
         const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+        if (samples.size() == 1) // the first turn is timed from its first sample, not the setup
+            chunk_start = steady_clock::now();
         if (!last && seconds(steady_clock::now() - chunk_start) < chunk_s)
             return true;
         const std::span<const double> chunk(samples.data() + from, samples.size() - from);
