@@ -157,19 +157,11 @@ void CpuDevice::place_in_shared_file(int fd, std::uintptr_t at) {
     const auto ram = std::max<std::int64_t>(physical_memory_bytes(), std::int64_t(1) << 30);
     const std::size_t reserve =
         std::min<std::size_t>(std::size_t(ram), std::size_t(1) << 40) + (std::size_t(64) << 20);
-    constexpr int kReserve = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-    void* base = MAP_FAILED;
-    if (at != 0) {
-        base = mmap(reinterpret_cast<void*>(at), reserve, PROT_NONE, kReserve | MAP_FIXED_NOREPLACE,
-                    -1, 0);
-        // A kernel before 4.17 takes the flag for a hint and may map elsewhere.
-        if (base != MAP_FAILED && reinterpret_cast<std::uintptr_t>(base) != at) {
-            munmap(base, reserve);
-            base = MAP_FAILED;
-        }
-    }
-    if (base == MAP_FAILED)
-        base = mmap(nullptr, reserve, PROT_NONE, kReserve, -1, 0);
+    // `at` as a hint, which the kernel takes where the range is free; elsewhere otherwise
+    // (shared_at() says where). Not MAP_FIXED_NOREPLACE: a sanitizer that finds the address
+    // outside its application memory drops it, and the flag with no address maps page 0.
+    void* base = mmap(reinterpret_cast<void*>(at), reserve, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         throw std::system_error(errno, std::generic_category(),
                                 "cannot reserve address space for the shared buffers");
