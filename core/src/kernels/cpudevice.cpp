@@ -204,9 +204,9 @@ void CpuDevice::vary_placement(std::uint64_t seed) {
         m_placement = seed;
         if (seed == 0)
             spares.swap(m_spares);
-        // A slice's buffers from its seed's page of the shared file on (the first 2 MiB), so
-        // both sides of a pair use the same pages and the pairs many. A buffer still held
-        // (none in a slice worker) keeps its pages: the next ones go after it.
+        // The buffers from this seed's page of the shared file on (within its first 2 MiB),
+        // so both sides given the seed use the same pages and each seed others. A buffer still
+        // held (none in a slice worker) keeps its pages: the next ones go after it.
         if (m_shared.base && m_shared.live == 0) {
             std::uint64_t s = seed ^ 0x5ba7ed5ba7edULL;
             m_shared.cursor = std::size_t(splitmix64(s) % kStartPages) * kPage;

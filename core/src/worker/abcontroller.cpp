@@ -229,7 +229,6 @@ struct AbController::Side {
     std::optional<ProfileRow> reply;
     struct Turn {
         double median = 0;
-        std::int64_t samples = 0;
         bool last = false;
     };
     std::optional<Turn> turn; // the chunk the worker just ended (lockstep)
@@ -270,7 +269,7 @@ struct AbController::Side {
                 reply = m->row;
                 break;
             case Event::Turn:
-                turn = Turn{m->median, m->samples, m->last};
+                turn = Turn{m->median, m->last};
                 break;
             case Event::Fatal:
                 fatal = m->message;
@@ -469,10 +468,10 @@ AbReport AbController::run(const Callbacks& cb) {
     } else {
         ceilings = uncached_ceiling_choice("no cache of ceilings in use");
     }
-    // Each pair's CPU buffers at offsets drawn afresh (CpuDevice::vary_placement), the same
-    // for both of its slices: where a row's arrays sit within their pages (4 KiB aliasing,
-    // cache sets) moved one worker's small rows 2-5 % from the other's, for the whole run, and
-    // a paired test reads a gap that steady as a difference. And on the same physical pages:
+    // Each row's CPU buffers at offsets drawn afresh (CpuDevice::vary_placement), the same
+    // for both sides: where a row's arrays sit within their pages (4 KiB aliasing, cache sets)
+    // moved one worker's small rows 2-5 % from the other's, for the whole run, and a paired
+    // test reads a gap that steady as a difference. And on the same physical pages:
     // both sides cut their buffers from one memory file (CpuDevice::place_in_shared_file), so
     // the host's pages under them, which set a row's mode on a virtual machine, are the pair's
     // too. SWITCHYARD_PLACEMENT=apart: drawn offsets, each side on pages of its own; fixed:
@@ -594,21 +593,25 @@ AbReport AbController::run(const Callbacks& cb) {
         struct Track {
             Side& side;
             std::vector<double> chunks; // each chunk's median, in order
-            bool waiting = false;       // at a turn, waiting for go or stop
-            bool ended = false;         // its row is in side.done
+            bool waiting = false;       // at a turn, waiting for go or stop; else its row is done
         };
-        Track ta{a, {}, false, false}, tb{b, {}, false, false};
+        Track ta{a, {}, false}, tb{b, {}, false};
+        // After begin() or resume(): a turn (waiting for the next, unless it was the last, whose
+        // row follows) or the row (side.done).
         const auto took = [&](Track& t, bool got_turn) {
-            if (got_turn) {
+            t.waiting = got_turn && !t.side.turn->last;
+            if (got_turn)
                 t.chunks.push_back(t.side.turn->median);
-                t.waiting = !t.side.turn->last;
-                if (!t.waiting)
-                    t.side.finish(); // its last chunk: the row follows
-                t.ended = !t.waiting;
-            } else {
-                t.waiting = false;
-                t.ended = true;
-            }
+            if (got_turn && !t.waiting)
+                t.side.finish();
+        };
+        // log(B / A) of each pair of turns so far.
+        const auto log_ratios = [&] {
+            std::vector<double> lr;
+            for (std::size_t j = 0; j < std::min(ta.chunks.size(), tb.chunks.size()); ++j)
+                if (ta.chunks[j] > 0 && tb.chunks[j] > 0)
+                    lr.push_back(std::log(tb.chunks[j] / ta.chunks[j]));
+            return lr;
         };
         for (Track* t : {&ta, &tb}) {
             if (cb.on_slice)
@@ -625,10 +628,7 @@ AbReport AbController::run(const Callbacks& cb) {
             const auto n = std::min(ta.chunks.size(), tb.chunks.size());
             if (k % 2 == 0 && std::int64_t(n) >= settle_at) {
                 settle_at = std::int64_t(n) + settle_step;
-                std::vector<double> lr;
-                for (std::size_t j = 0; j < n; ++j)
-                    lr.push_back(std::log(tb.chunks[j] / ta.chunks[j]));
-                if (settled_same(lr, m_options.compare.min_effect))
+                if (settled_same(log_ratios(), m_options.compare.min_effect))
                     break;
             }
             bool ran = false;
@@ -648,10 +648,7 @@ AbReport AbController::run(const Callbacks& cb) {
             if (t->waiting)
                 took(*t, t->side.resume(false));
         }
-        const auto n = std::min(ta.chunks.size(), tb.chunks.size());
-        for (std::size_t j = 0; j < n; ++j)
-            if (ta.chunks[j] > 0 && tb.chunks[j] > 0)
-                row.log_ratios.push_back(std::log(tb.chunks[j] / ta.chunks[j]));
+        row.log_ratios = log_ratios();
         // A row that ended without a turn (its one run was its sample: ProfileRow's
         // reference_budget path) gives one pair, its two medians.
         if (ta.chunks.empty() && tb.chunks.empty() && a.done.measured() && b.done.measured() &&
